@@ -1,0 +1,86 @@
+"""Byte units and the formatter that always shows decimal and binary figures.
+
+GB = 10**9 B (SI, what vendors print on data sheets); GiB = 2**30 B (IEC, what
+``nvidia-smi`` and most allocators report). kvplan keeps every quantity in
+bytes (``int``) and converts only for display, always showing both.
+
+>>> format_bytes(890_000_000)
+'0.89 GB (0.829 GiB)'
+"""
+
+from __future__ import annotations
+
+import math
+
+KB: int = 10**3
+"""Kilobyte, 10**3 B (SI)."""
+MB: int = 10**6
+"""Megabyte, 10**6 B (SI)."""
+GB: int = 10**9
+"""Gigabyte, 10**9 B (SI). Vendors' "80 GB" is this unit."""
+TB: int = 10**12
+"""Terabyte, 10**12 B (SI)."""
+KiB: int = 2**10
+"""Kibibyte, 2**10 B (IEC)."""
+MiB: int = 2**20
+"""Mebibyte, 2**20 B (IEC). ``nvidia-smi`` reports memory in MiB."""
+GiB: int = 2**30
+"""Gibibyte, 2**30 B (IEC)."""
+TiB: int = 2**40
+"""Tebibyte, 2**40 B (IEC)."""
+
+
+def to_gb(num_bytes: float) -> float:
+    """Bytes -> GB (10**9 B). ``to_gb(890_000_000) == 0.89``."""
+    return num_bytes / GB
+
+
+def to_gib(num_bytes: float) -> float:
+    """Bytes -> GiB (2**30 B). ``to_gib(2**30) == 1.0``."""
+    return num_bytes / GiB
+
+
+def gib_to_bytes(gib: float) -> int:
+    """GiB -> whole bytes, rounded to the nearest byte.
+
+    Raises:
+        ValueError: ``gib`` is NaN or infinite.
+    """
+    if not math.isfinite(gib):
+        raise ValueError(f"gib: {gib!r} is not a finite number")
+    return int(round(gib * GiB))
+
+
+def gb_to_bytes(gb: float) -> int:
+    """GB -> whole bytes, rounded to the nearest byte.
+
+    Raises:
+        ValueError: ``gb`` is NaN or infinite.
+    """
+    if not math.isfinite(gb):
+        raise ValueError(f"gb: {gb!r} is not a finite number")
+    return int(round(gb * GB))
+
+
+def format_number(value: float) -> str:
+    """A short human figure: 3 significant digits below 100, one decimal above.
+
+    >>> format_number(0.828877), format_number(8.9), format_number(140.4013)
+    ('0.829', '8.9', '140.4')
+    """
+    if value == 0:
+        return "0"
+    if not math.isfinite(value):
+        return str(value)
+    if abs(value) >= 100:
+        return f"{value:,.1f}"
+    return f"{value:.3g}"
+
+
+def format_bytes(num_bytes: float) -> str:
+    """Bytes as "X GB (Y GiB)": both units, each labelled, never one for the other.
+
+    >>> format_bytes(2**30)
+    '1.07 GB (1 GiB)'
+    """
+    return f"{format_number(to_gb(num_bytes))} GB ({format_number(to_gib(num_bytes))} GiB)"
