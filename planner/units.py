@@ -84,3 +84,35 @@ def format_bytes(num_bytes: float) -> str:
     '1.07 GB (1 GiB)'
     """
     return f"{format_number(to_gb(num_bytes))} GB ({format_number(to_gib(num_bytes))} GiB)"
+
+
+_TOKEN_SUFFIXES = {"k": 10**3, "m": 10**6, "g": 10**9}
+
+
+def parse_tokens(text: str, *, field: str = "context_tokens", minimum: int = 1, maximum: int = 10**8) -> int:
+    """A token count typed by a person: "1000000", "1,000,000", "1e6", "128k", "1M".
+
+    Suffixes are decimal (k = 10**3, M = 10**6), as token counts are.
+
+    >>> parse_tokens("128k"), parse_tokens("1M"), parse_tokens("1e6")
+    (128000, 1000000, 1000000)
+
+    Raises:
+        PlanInputError: not a whole number, or outside [minimum, maximum].
+    """
+    from planner.errors import PlanInputError
+
+    allowed = f"a whole number of tokens in [{minimum:,}, {maximum:,}] (e.g. 131072, 128k, 1M, 1e6)"
+    raw = str(text).strip().replace(",", "").replace("_", "")
+    if len(raw) > 40:
+        raise PlanInputError(field, text, allowed)
+    scale = 1
+    if raw and raw[-1].lower() in _TOKEN_SUFFIXES:
+        scale, raw = _TOKEN_SUFFIXES[raw[-1].lower()], raw[:-1]
+    try:
+        value = float(raw) * scale
+    except ValueError:
+        raise PlanInputError(field, text, allowed) from None
+    if not math.isfinite(value) or not value.is_integer() or not minimum <= value <= maximum:
+        raise PlanInputError(field, text, allowed)
+    return int(value)

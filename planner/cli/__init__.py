@@ -49,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     except PlanInputError as exc:
         print(f"kvplan: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `kvplan models | head`
+        return 0
     except OverflowError as exc:
         print(f"kvplan: error: a number is too large ({exc})", file=sys.stderr)
         return 2

@@ -1,0 +1,14 @@
+"""kvplan dashboard: the router. Run with ``streamlit run app.py``."""
+
+import streamlit as st
+
+st.set_page_config(page_title="kvplan: KV-cache capacity planner", page_icon="🧮", layout="wide")
+
+pages = [
+    st.Page("pages/plan.py", title="Plan", icon="🧮", default=True, url_path="plan"),
+]
+
+nav = st.navigation(pages)
+with st.sidebar:
+    st.caption("GB = 10^9 B · GiB = 2^30 B. Figures are per GPU unless marked per replica.")
+nav.run()

@@ -1,0 +1,147 @@
+"""Plan page: a model on an accelerator, sliders for HBM and prefix hit rate."""
+
+import streamlit as st
+
+from planner.capacity import context_table, make_inputs, plan, plan_frame
+from planner.catalog import GPUS, get_gpu, get_model, models
+from planner.errors import PlanInputError
+from planner.figures import kv_vs_context_figure
+from planner.formats import FORMATS
+from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
+from planner.units import GiB, format_bytes, parse_tokens, to_gb
+from ui.state import current_inputs, set_inputs, show_link_warnings
+
+st.title("KV-cache plan")
+show_link_warnings()
+last = current_inputs()
+
+# Widget state starts from the last valid plan (the link on first load).
+defaults = {
+    "plan_model_id": last.model_id,
+    "plan_gpu_id": last.gpu_id,
+    "plan_gpus_per_replica": last.gpus_per_replica,
+    "plan_context_tokens": f"{last.context_tokens:,}",
+    "plan_output_tokens": last.output_tokens,
+    "plan_kv_format": last.kv_format,
+    "plan_hit_rate": float(last.hit_rate),
+    "plan_gpu_memory_utilization": float(last.gpu_memory_utilization),
+    "plan_reserve_gib": float(last.reserve_gib),
+    "plan_weight_format": last.weight_format or "catalog",
+    "plan_state_in_hbm": last.state_in_hbm,
+    "plan_decode_tokens_per_s": float(last.decode_tokens_per_s),
+    "plan_session_decode_tokens_per_s": float(last.session_decode_tokens_per_s),
+}
+for key, value in defaults.items():
+    st.session_state.setdefault(key, value)
+
+model_ids = list(models())
+gpu_ids = list(GPUS) + ["custom"]
+c1, c2, c3 = st.columns(3)
+model_id = c1.selectbox("Model", model_ids, key="plan_model_id", format_func=lambda m: models()[m].name)
+gpu_id = c2.selectbox("GPU", gpu_ids, key="plan_gpu_id",
+                      format_func=lambda g: GPUS[g].name if g in GPUS else "Custom HBM size")
+gpus = c3.number_input("GPUs per replica (split the weights)", min_value=1, max_value=1024, step=1,
+                       key="plan_gpus_per_replica")
+
+# HBM slider follows the chosen GPU until the user moves it.
+device_gib = get_gpu(gpu_id).hbm_bytes / GiB if gpu_id in GPUS else 80.0
+if st.session_state.get("plan_hbm_for_gpu") != gpu_id or "plan_hbm_gib" not in st.session_state:
+    first_load = st.session_state.get("plan_hbm_for_gpu") is None
+    st.session_state["plan_hbm_gib"] = float(last.hbm_gib if last.hbm_gib is not None and first_load
+                                             else round(device_gib, 1))
+    st.session_state["plan_hbm_for_gpu"] = gpu_id
+
+c4, c5, c6 = st.columns(3)
+context_text = c4.text_input("Context tokens per session (e.g. 1M, 128k, 1e6)", key="plan_context_tokens")
+output_tokens = c5.number_input("Output tokens per request", min_value=0, max_value=100_000_000, step=100,
+                                key="plan_output_tokens")
+kv_format = c6.selectbox("KV format", [NATIVE, *FORMATS], key="plan_kv_format",
+                         format_func=lambda f: f"native ({models()[model_id].native_format_label})"
+                         if f == NATIVE else FORMATS[f].label)
+
+s1, s2 = st.columns(2)
+hbm_gib = s1.slider("HBM per GPU (GiB)", min_value=1.0, max_value=1024.0, step=0.1, key="plan_hbm_gib")
+s1.caption(f"= {to_gb(hbm_gib * GiB):,.2f} GB · {get_gpu(gpu_id).vendor_capacity + ' on the data sheet' if gpu_id in GPUS else 'custom'}")
+hit_rate = s2.slider("Prefix hit rate", min_value=0.0, max_value=1.0, step=0.01, key="plan_hit_rate")
+
+with st.expander("Memory and throughput assumptions"):
+    a1, a2, a3 = st.columns(3)
+    util = a1.slider("GPU memory utilization", 0.05, 1.0, step=0.01, key="plan_gpu_memory_utilization")
+    reserve = a2.number_input("Runtime reserve per GPU (GiB)", min_value=0.0, max_value=1024.0, step=0.5,
+                              key="plan_reserve_gib")
+    weight_format = a3.selectbox("Weight format", ["catalog", *WEIGHT_BYTES_PER_PARAM], key="plan_weight_format",
+                                 format_func=lambda w: f"catalog ({models()[model_id].weight_format})"
+                                 if w == "catalog" else w)
+    b1, b2, b3 = st.columns(3)
+    decode_tps = b1.number_input("Decode throughput per GPU (tokens/s)", min_value=1.0, max_value=1e9,
+                                 key="plan_decode_tokens_per_s")
+    session_tps = b2.number_input("Decode speed per session (tokens/s)", min_value=0.1, max_value=1e7,
+                                  key="plan_session_decode_tokens_per_s")
+    state_in_hbm = b3.checkbox("Keep window state in HBM (not host RAM)", key="plan_state_in_hbm")
+
+# The slider at the device's own (rounded) figure means "the device's reported total", to the byte.
+hbm_choice = None if gpu_id in GPUS and abs(hbm_gib - round(device_gib, 1)) < 1e-9 else float(hbm_gib)
+try:
+    inputs = make_inputs(
+        model_id=model_id, gpu_id=gpu_id, gpus_per_replica=int(gpus), hbm_gib=hbm_choice,
+        gpu_memory_utilization=float(util), reserve_gib=float(reserve),
+        weight_format=None if weight_format == "catalog" else weight_format,
+        weights_gib=last.weights_gib if model_id == last.model_id else None,
+        context_tokens=parse_tokens(context_text), output_tokens=int(output_tokens), hit_rate=float(hit_rate),
+        kv_format=kv_format, state_in_hbm=bool(state_in_hbm), decode_tokens_per_s=float(decode_tps),
+        session_decode_tokens_per_s=float(session_tps),
+    )
+    result = plan(inputs)
+    set_inputs(inputs)
+except PlanInputError as exc:
+    st.error(f"{exc}. Showing the last valid plan.")
+    inputs = last
+    result = plan(last)
+
+model = get_model(inputs.model_id)
+if result.message:
+    st.warning(result.message)
+
+context_kv = model.estimate(inputs.context_tokens, inputs.kv_format)
+m0, m1, m2, m3, m4, m5 = st.columns(6)
+m0.metric(f"KV at {inputs.context_tokens:,} tokens", format_bytes(context_kv.kv_bytes))
+m1.metric("KV per session with output (no sharing)", format_bytes(result.session_kv_bytes))
+m2.metric("Shared prefix (stored once)", format_bytes(result.shared_prefix_bytes))
+m3.metric("Usable KV per GPU", format_bytes(max(result.usable_kv_bytes, 0)))
+m4.metric("Sessions per GPU", f"{result.sessions_per_gpu:,}")
+m5.metric("Request rate per GPU", "undefined" if result.request_rate_per_s is None
+          else f"{result.request_rate_per_s:.3g} /s")
+st.caption(
+    f"Per session in HBM: {format_bytes(result.per_session_bytes)} (uncached tail of {result.tail_tokens:,} tokens "
+    f"+ {inputs.output_tokens:,} output tokens"
+    + (f" + window state {format_bytes(result.state_bytes_per_session)}" if inputs.state_in_hbm and result.state_bytes_per_session else "")
+    + f"). KV bytes per token: {result.kv_bytes_per_token:,.6g} B. Weights per GPU: "
+    f"{format_bytes(result.weights_bytes_per_gpu)}. HBM: {format_bytes(result.hbm_bytes)} ({result.hbm_source}). "
+    f"Sessions per replica: {result.sessions_per_replica:,}. Rate limited by {result.request_rate_limit}."
+)
+if result.state_bytes_per_session and not inputs.state_in_hbm:
+    st.caption(f"Window state in host RAM: {format_bytes(result.state_bytes_per_session)} per session, "
+               f"{format_bytes(result.host_state_bytes)} for {result.sessions_per_gpu:,} sessions.")
+
+st.plotly_chart(
+    kv_vs_context_figure(model, kv_format=inputs.kv_format, marker_tokens=inputs.context_tokens,
+                         max_tokens=max(model.max_context_tokens or 1_000_000, inputs.context_tokens),
+                         hbm_line_bytes=result.usable_kv_bytes, hbm_label="usable KV per GPU"),
+    key="plan_chart",
+)
+
+left, right = st.columns(2)
+with left:
+    st.subheader("KV cache by context (one sequence)")
+    table = context_table(model, kv_format=inputs.kv_format)
+    st.dataframe(table.rename(columns={"context_tokens": "context (tokens)", "kv_bytes": "KV (B)", "kv_gb": "KV (GB)",
+                                       "kv_gib": "KV (GiB)", "state_bytes": "state outside pool (B)"}),
+                 hide_index=True)
+with right:
+    st.subheader("Export")
+    st.download_button("Download plan CSV", plan_frame(result).to_csv(index=False).encode("utf-8"),
+                       file_name=f"kvplan-{inputs.model_id}-{inputs.gpu_id}.csv", mime="text/csv",
+                       key="plan_download_csv")
+    st.caption(f"Source: {model.source}")
+    for note in model.notes:
+        st.caption(note)

@@ -1,0 +1,54 @@
+"""``kvplan models`` and ``kvplan gpus``: the catalog, with sources."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from planner.catalog import GPUS, models
+from planner.units import format_bytes, to_gib
+
+LONG_CONTEXT_TOKENS = 1_000_000
+"""Length at which the listed slope is taken: windows are full, only growing KV counts."""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``models`` and ``gpus`` subcommands."""
+    p = sub.add_parser("models", help="list catalog models")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_models)
+    g = sub.add_parser("gpus", help="list catalog accelerators")
+    g.add_argument("--json", action="store_true")
+    g.set_defaults(func=run_gpus)
+
+
+def run_models(args: argparse.Namespace) -> int:
+    """Print the models."""
+    rows = []
+    for m in models().values():
+        est = m.estimate(LONG_CONTEXT_TOKENS, None)
+        rows.append({"id": m.id, "name": m.name, "kv_bytes_per_token": est.kv_bytes_per_token,
+                     "basis": est.basis, "native_kv_format": m.native_format_label,
+                     "max_context_tokens": m.max_context_tokens, "total_params": m.total_params,
+                     "weight_format": m.weight_format, "source": m.source})
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        for r in rows:
+            print(f"{r['id']:<22} {r['kv_bytes_per_token']:>12,.6g} B/token at long context  {r['name']}")
+    return 0
+
+
+def run_gpus(args: argparse.Namespace) -> int:
+    """Print the accelerators."""
+    rows = [{"id": g.id, "name": g.name, "hbm_bytes": g.hbm_bytes, "hbm_gib": to_gib(g.hbm_bytes),
+             "memory_reported": g.memory_reported, "vendor_capacity": g.vendor_capacity,
+             "hbm_bandwidth_bytes_per_s": g.hbm_bandwidth_bytes_per_s, "bf16_dense_flops": g.bf16_dense_flops,
+             "source": g.source} for g in GPUS.values()]
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        for r in rows:
+            how = "reported" if r["memory_reported"] else "vendor"
+            print(f"{r['id']:<10} {format_bytes(r['hbm_bytes']):>24} ({how})  {r['name']}")
+    return 0
