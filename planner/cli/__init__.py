@@ -44,7 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run kvplan; returns the exit code (0 ok, 2 bad input)."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # usage errors (code 2, one line printed) and --help (code 0)
+            return int(exc.code or 0)
         return int(args.func(args) or 0)
     except PlanInputError as exc:
         print(f"kvplan: error: {exc}", file=sys.stderr)

@@ -1,0 +1,45 @@
+"""Units: GB is 10^9 B, GiB is 2^30 B, both shown and labelled."""
+
+import math
+
+import pytest
+
+from planner.errors import PlanInputError
+from planner.units import GB, GiB, MiB, format_bytes, gib_to_bytes, parse_tokens, to_gb, to_gib
+
+
+def test_constants():
+    assert GB == 1_000_000_000
+    assert GiB == 1_073_741_824
+    assert MiB == 1_048_576
+
+
+def test_h100_reported_memory():
+    # domain.md §1: 81,559 MiB = 85,520,809,984 B = 79.65 GiB
+    b = 81_559 * MiB
+    assert b == 85_520_809_984
+    assert round(to_gib(b), 2) == 79.65
+    assert round(to_gb(b), 2) == 85.52
+
+
+def test_format_shows_both_units_labelled():
+    assert format_bytes(890_000_000) == "0.89 GB (0.829 GiB)"
+    assert format_bytes(2**30) == "1.07 GB (1 GiB)"
+    assert format_bytes(0) == "0 GB (0 GiB)"
+
+
+@pytest.mark.parametrize("text,tokens", [("1000000", 1_000_000), ("1,000,000", 1_000_000), ("1e6", 1_000_000),
+                                         ("1M", 1_000_000), ("128k", 128_000), (" 2048 ", 2048)])
+def test_parse_tokens(text, tokens):
+    assert parse_tokens(text) == tokens
+
+
+@pytest.mark.parametrize("text", ["", "abc", "1.5", "-1", "0", "1e99", "nan", "inf", "x" * 1000])
+def test_parse_tokens_rejects(text):
+    with pytest.raises(PlanInputError, match="context_tokens"):
+        parse_tokens(text)
+
+
+def test_gib_to_bytes_rejects_nan():
+    with pytest.raises(ValueError, match="gib"):
+        gib_to_bytes(math.nan)
