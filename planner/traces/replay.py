@@ -1,0 +1,243 @@
+"""Reference replay: requests in arrival order through an LRU prefix cache with a TTL.
+
+The straightforward simulation (a dict in LRU order, one pass per capacity)
+that defines the semantics; :mod:`planner.traces.stack` computes the same hit
+counts for every capacity at once and is checked against this one.
+
+The cache, precisely:
+
+* it holds whole blocks, at most ``capacity_blocks`` of them (None =
+  unlimited); a request's partial last block takes a whole block;
+* at a request's arrival time ``now``, expired entries are dropped first: an
+  entry last used at ``t0`` is live iff ``now - t0 < ttl_s``, so an entry used
+  exactly ``ttl_s`` earlier has expired (``ttl_s=0``: nothing persists, not
+  even between requests with the same timestamp; ``ttl_s=None``: no TTL);
+* the request's hit is the longest leading run of its blocks that are in the
+  cache (block hashes chain over the prefix, Qin et al., Mooncake, FAST '25);
+  a cached block after the first miss does not count;
+* then all its blocks, in order, are inserted or refreshed with last-use time
+  ``now`` and moved to the most-recently-used end; when the cache is over
+  capacity the least recently used block is evicted (a request longer than the
+  cache evicts its own first blocks);
+* block hit rate = hit blocks / block references; token hit rate = prompt
+  tokens in hit blocks / all prompt tokens (a partial last block counts its
+  real tokens; tokens not covered by a hash never hit).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from planner.traces.readers import Trace
+from planner.traces.stack import (
+    CURVE_COLUMNS, Progress, blocks_for_bytes, check_capacity_blocks, check_kv_bytes_per_token, check_ttl_s,
+)
+from planner.errors import PlanInputError
+from planner.units import GB, GiB
+
+TIMELINE_COLUMNS: tuple[str, ...] = (
+    "arrival_s", "input_tokens", "num_blocks", "hit_blocks", "hit_tokens", "cache_blocks", "cache_bytes",
+)
+"""Columns of :attr:`ReplayResult.timeline`, one row per request in arrival
+order: arrival (s since the first), prompt tokens, hashed blocks, hit blocks,
+hit tokens (ints), blocks in the cache just after the request was inserted
+(int), and those blocks in bytes (float; NaN without ``kv_bytes_per_token``)."""
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class ReplayResult:
+    """One replay of a trace through a cache of one capacity and TTL.
+
+    Attributes:
+        trace_name: the trace's name.
+        measurable: False when the trace has no prefix hashes (hit fields are then None).
+        message: why hit rates are not measurable, or "".
+        capacity_blocks: capacity, blocks (None = unlimited).
+        ttl_s: TTL, seconds (None = none).
+        block_tokens: tokens per block (None without hashes).
+        kv_bytes_per_token: bytes per token used for byte figures, or None.
+        num_requests, num_block_refs, num_unique_blocks, num_input_tokens: trace size.
+        num_hit_blocks, num_hit_tokens: hits (None when not measurable).
+        num_evicted_blocks: blocks evicted for capacity.
+        num_expired_blocks: blocks dropped by the TTL.
+        timeline: DataFrame with :data:`TIMELINE_COLUMNS`.
+    """
+
+    trace_name: str
+    measurable: bool
+    message: str
+    capacity_blocks: int | None
+    ttl_s: float | None
+    block_tokens: int | None
+    kv_bytes_per_token: float | None
+    num_requests: int
+    num_block_refs: int
+    num_unique_blocks: int
+    num_input_tokens: int
+    num_hit_blocks: int | None
+    num_hit_tokens: int | None
+    num_evicted_blocks: int
+    num_expired_blocks: int
+    timeline: pd.DataFrame
+
+    @property
+    def block_hit_rate(self) -> float | None:
+        """Hit blocks / block references; None when not measurable."""
+        if self.num_hit_blocks is None:
+            return None
+        return self.num_hit_blocks / self.num_block_refs if self.num_block_refs else 0.0
+
+    @property
+    def token_hit_rate(self) -> float | None:
+        """Hit tokens / prompt tokens; None when not measurable."""
+        if self.num_hit_tokens is None:
+            return None
+        return self.num_hit_tokens / self.num_input_tokens if self.num_input_tokens else 0.0
+
+    @property
+    def capacity_bytes(self) -> float | None:
+        """Capacity in bytes (blocks x block tokens x bytes per token), or None."""
+        if self.capacity_blocks is None or self.kv_bytes_per_token is None or self.block_tokens is None:
+            return None
+        return self.capacity_blocks * self.block_tokens * self.kv_bytes_per_token
+
+
+NOT_MEASURABLE = ("This trace has lengths and arrival times only (no prefix block hashes): prefix-cache hit "
+                  "rates are not measurable from it. Lengths, arrival rate and concurrency still are.")
+"""The message of results on traces without prefix hashes."""
+
+
+def resolve_capacity(trace: Trace, *, capacity_blocks: int | None = None, capacity_bytes: float | None = None,
+                     kv_bytes_per_token: float | None = None) -> int | None:
+    """A capacity in blocks from blocks or bytes (bytes need ``kv_bytes_per_token``).
+
+    Raises:
+        PlanInputError: both or a bad value given, or bytes without bytes per token.
+    """
+    if capacity_blocks is not None and capacity_bytes is not None:
+        raise PlanInputError("capacity_bytes", capacity_bytes, "None when capacity_blocks is given (one or the other)")
+    if capacity_bytes is None:
+        return check_capacity_blocks(capacity_blocks)
+    if kv_bytes_per_token is None:
+        raise PlanInputError("kv_bytes_per_token", None, "KV bytes per token, to turn capacity_bytes into blocks")
+    return blocks_for_bytes(capacity_bytes, kv_bytes_per_token, trace.block_tokens or 1)
+
+
+def replay(trace: Trace, *, capacity_blocks: int | None = None, capacity_bytes: float | None = None,
+           kv_bytes_per_token: float | None = None, ttl_s: float | None = None) -> ReplayResult:
+    """Replay ``trace`` through one LRU prefix cache (semantics in the module docstring).
+
+    Args:
+        trace: any trace; without prefix hashes the result says hit rates are
+            not measurable.
+        capacity_blocks: capacity in blocks (None = unlimited), or
+        capacity_bytes: capacity in bytes, converted to whole blocks of
+            ``kv_bytes_per_token * block_tokens`` bytes.
+        kv_bytes_per_token: KV bytes per token (from
+            ``planner.catalog.get_model(id).estimate(...)``): needed with
+            ``capacity_bytes``, and fills the byte columns.
+        ttl_s: TTL in seconds (None = no TTL; 0 = nothing persists).
+
+    Returns:
+        :class:`ReplayResult`. Time O(block references), pure Python.
+
+    Raises:
+        PlanInputError: bad capacity, TTL or bytes per token.
+    """
+    cap = resolve_capacity(trace, capacity_blocks=capacity_blocks, capacity_bytes=capacity_bytes,
+                           kv_bytes_per_token=kv_bytes_per_token)
+    ttl = check_ttl_s(ttl_s)
+    per_token = None if kv_bytes_per_token is None else check_kv_bytes_per_token(kv_bytes_per_token)
+    n = trace.num_requests
+    hit_blocks = np.zeros(n, dtype=np.int64)
+    hit_tokens = np.zeros(n, dtype=np.int64)
+    cache_blocks = np.zeros(n, dtype=np.int64)
+    evicted = expired = 0
+    if trace.has_prefix_hashes:
+        bt = trace.block_tokens
+        offsets = trace.block_offsets.tolist()
+        ids = trace.block_ids.tolist()
+        arrivals = trace.arrival_s.tolist()
+        inputs = trace.input_tokens.tolist()
+        cache: OrderedDict[int, float] = OrderedDict()   # block -> last use, LRU first
+        for i in range(n):
+            now = arrivals[i]
+            if ttl is not None:
+                # LRU order is last-use order (arrivals are sorted): expired entries lead.
+                while cache:
+                    last = next(iter(cache.values()))
+                    if now - last >= ttl:
+                        cache.popitem(last=False)
+                        expired += 1
+                    else:
+                        break
+            blocks = ids[offsets[i]:offsets[i + 1]]
+            run = 0
+            for b in blocks:
+                if b not in cache:
+                    break
+                run += 1
+            hit_blocks[i] = run
+            hit_tokens[i] = min(run * bt, inputs[i])
+            for b in blocks:
+                if b in cache:
+                    cache.move_to_end(b)
+                cache[b] = now
+                if cap is not None and len(cache) > cap:
+                    cache.popitem(last=False)
+                    evicted += 1
+            cache_blocks[i] = len(cache)
+    block_bytes = per_token * trace.block_tokens if (per_token is not None and trace.block_tokens) else math.nan
+    timeline = pd.DataFrame({
+        "arrival_s": trace.arrival_s,
+        "input_tokens": trace.input_tokens,
+        "num_blocks": trace.num_blocks,
+        "hit_blocks": hit_blocks,
+        "hit_tokens": hit_tokens,
+        "cache_blocks": cache_blocks,
+        "cache_bytes": cache_blocks * block_bytes,
+    }, columns=list(TIMELINE_COLUMNS))
+    measurable = trace.has_prefix_hashes
+    return ReplayResult(
+        trace_name=trace.name, measurable=measurable, message="" if measurable else NOT_MEASURABLE,
+        capacity_blocks=cap, ttl_s=ttl, block_tokens=trace.block_tokens, kv_bytes_per_token=per_token,
+        num_requests=n, num_block_refs=trace.num_block_refs, num_unique_blocks=trace.num_unique_blocks,
+        num_input_tokens=int(trace.input_tokens.sum()),
+        num_hit_blocks=int(hit_blocks.sum()) if measurable else None,
+        num_hit_tokens=int(hit_tokens.sum()) if measurable else None,
+        num_evicted_blocks=evicted, num_expired_blocks=expired, timeline=timeline,
+    )
+
+
+def reference_curve(trace: Trace, capacities_blocks: Sequence[int], *, ttl_s: float | None = None,
+                    kv_bytes_per_token: float | None = None, progress: Progress | None = None) -> pd.DataFrame:
+    """Hit rate versus capacity by one :func:`replay` per capacity (slow; for checking).
+
+    Returns:
+        DataFrame with :data:`planner.traces.stack.CURVE_COLUMNS`, one row per capacity.
+
+    Raises:
+        PlanInputError: no prefix hashes, or a bad capacity, TTL or bytes per token.
+    """
+    from planner.traces.stack import require_hashes
+
+    require_hashes(trace)
+    rows = []
+    for k, c in enumerate(capacities_blocks):
+        r = replay(trace, capacity_blocks=c, ttl_s=ttl_s, kv_bytes_per_token=kv_bytes_per_token)
+        cap_bytes = r.capacity_bytes if r.capacity_bytes is not None else math.nan
+        rows.append({
+            "capacity_blocks": r.capacity_blocks, "capacity_tokens": r.capacity_blocks * trace.block_tokens,
+            "capacity_bytes": float(cap_bytes), "capacity_gb": cap_bytes / GB, "capacity_gib": cap_bytes / GiB,
+            "hit_blocks": r.num_hit_blocks, "hit_tokens": r.num_hit_tokens,
+            "block_hit_rate": r.block_hit_rate, "token_hit_rate": r.token_hit_rate,
+        })
+        if progress is not None:
+            progress((k + 1) / len(capacities_blocks), f"replay at {c:,} blocks")
+    return pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
