@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+import pandas as pd
+
 from planner.config_import import ConfigField
 from planner.errors import PlanInputError
 from planner.formats import get_format
@@ -89,47 +91,98 @@ class ModelSpec:
         return kv_format in (None, NATIVE) and self.reported_kv_bytes_per_token is not None
 
     # -- bytes --------------------------------------------------------------
-    def growing_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1) -> int:
-        """Pool bytes of the groups that grow with length (full, MLA, compressed)."""
-        if self.uses_coefficient(kv_format):
-            return math.ceil(self.reported_kv_bytes_per_token * num_tokens)
-        return sum(g.bytes_for(num_tokens, tp) for g in self.layout(kv_format) if not g.capped and g.in_pool)
-
-    def capped_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1) -> int:
-        """Pool bytes of capped groups (windows, chunks, fixed state) in HBM."""
-        return sum(g.bytes_for(num_tokens, tp) for g in self.layout(kv_format) if g.capped and g.in_pool)
-
-    def state_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1) -> int:
-        """Per-session bytes kept outside the HBM pool (e.g. host-RAM window rings)."""
-        return sum(g.bytes_for(num_tokens, tp) for g in self.layout(kv_format) if not g.in_pool)
-
-    def estimate(self, context_tokens: int, kv_format: str | None = None, tp: int = 1) -> KVEstimate:
-        """KV bytes of one sequence of ``context_tokens`` tokens, per GPU at TP ``tp``.
+    def check_pp(self, pp: int, kv_format: str | None = None) -> int:
+        """Validate a pipeline-parallel degree for this model.
 
         Raises:
-            PlanInputError: bad token count, TP degree or format.
+            PlanInputError: not in [1, 1024], more stages than the model has
+                layers, or PP > 1 for a model known only by its coefficient.
+        """
+        pp = check_tp("pp", pp)
+        if pp == 1:
+            return pp
+        layers = max((g.num_layers for g in self.groups if g.in_pool), default=0)
+        if self.uses_coefficient(kv_format) and not self._coefficient_explained():
+            raise PlanInputError("pp", pp, f"1 for {self.id}: only its bytes per token are known, not its layers")
+        if layers and pp > layers:
+            raise PlanInputError("pp", pp, f"at most {layers} (the layers of {self.id}'s largest KV group)")
+        return pp
+
+    def _coefficient_explained(self) -> bool:
+        return any(not g.capped and g.in_pool for g in self.groups)
+
+    def _coefficient_scale(self, pp: int) -> float:
+        """Share of the reported coefficient on the largest PP stage: the
+        architecture's growing bytes per token at ``pp`` over those at PP 1."""
+        if pp == 1:
+            return 1.0
+        growing = [g for g in self.groups if not g.capped and g.in_pool]
+        whole = sum(g.num_layers * g.entry_bytes(1) / g.tokens_per_entry for g in growing)
+        stage = sum(g.layers_per_gpu(pp) * g.entry_bytes(1) / g.tokens_per_entry for g in growing)
+        return stage / whole if whole else 1.0
+
+    def growing_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
+        """Pool bytes of the groups that grow with length (full, MLA, compressed), per GPU.
+
+        A reported coefficient is per GPU at any TP (it prices caches with one
+        KV head, replicated on every rank); at PP > 1 it is scaled by the
+        architecture's share on the largest stage.
+        """
+        if self.uses_coefficient(kv_format):
+            return math.ceil(self.reported_kv_bytes_per_token * self._coefficient_scale(pp) * num_tokens)
+        return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if not g.capped and g.in_pool)
+
+    def capped_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
+        """Pool bytes of capped groups (windows, chunks, fixed state) in HBM, per GPU."""
+        return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if g.capped and g.in_pool)
+
+    def state_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
+        """Per-session bytes kept outside the HBM pool (e.g. host-RAM window rings), per GPU."""
+        return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if not g.in_pool)
+
+    def replica_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1) -> int:
+        """Pool bytes on all ``TP x PP`` GPUs of one replica (each layer once per TP rank)."""
+        groups = self.layout(kv_format)
+        capped = sum(g.bytes_for_replica(num_tokens, tp) for g in groups if g.capped and g.in_pool)
+        if self.uses_coefficient(kv_format):
+            return math.ceil(self.reported_kv_bytes_per_token * num_tokens) * tp + capped
+        return capped + sum(g.bytes_for_replica(num_tokens, tp) for g in groups if not g.capped and g.in_pool)
+
+    def estimate(self, context_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> KVEstimate:
+        """KV bytes of one sequence of ``context_tokens`` tokens, per GPU at TP ``tp``
+        and PP ``pp`` (the GPU of the largest pipeline stage).
+
+        Raises:
+            PlanInputError: bad token count, TP or PP degree, or format.
         """
         n = check_tokens("context_tokens", context_tokens)
         tp = check_tp("tp", tp)
         groups = self.layout(kv_format)
-        rows = tuple(group_bytes(g, n, tp) for g in groups)
+        pp = self.check_pp(pp, kv_format)
+        rows = tuple(group_bytes(g, n, tp, pp) for g in groups)
         if self.uses_coefficient(kv_format):
-            slope = float(self.reported_kv_bytes_per_token)
+            slope = float(self.reported_kv_bytes_per_token) * self._coefficient_scale(pp)
             slope += sum(r.bytes_per_token for r, g in zip(rows, groups) if g.capped and g.in_pool)
             basis = "reported coefficient"
         else:
             slope = sum(r.bytes_per_token for r in rows if r.in_pool)
             basis = "architecture"
+        per = "GPU"
+        if tp > 1 or pp > 1:
+            per = f"GPU (TP {tp}, PP {pp}: one GPU of the largest pipeline stage)"
         return KVEstimate(
             model_id=self.id,
             context_tokens=n,
             kv_format=kv_format or NATIVE,
             tp=tp,
-            kv_bytes=self.growing_bytes(n, kv_format, tp) + self.capped_bytes(n, kv_format, tp),
-            state_bytes=self.state_bytes(n, kv_format, tp),
+            kv_bytes=self.growing_bytes(n, kv_format, tp, pp) + self.capped_bytes(n, kv_format, tp, pp),
+            state_bytes=self.state_bytes(n, kv_format, tp, pp),
             kv_bytes_per_token=slope,
             basis=basis,
             groups=rows,
+            pp=pp,
+            kv_bytes_per_replica=self.replica_bytes(n, kv_format, tp),
+            per=per,
         )
 
     def weights_bytes(self, weight_format: str | None = None) -> int:
@@ -170,3 +223,117 @@ def coefficient_model(kv_bytes_per_token: float, *, state_bytes: int = 0, name: 
                              role="state", in_pool=False, state_bytes=state_bytes),)
     return ModelSpec(id="custom", name=name, groups=groups, reported_kv_bytes_per_token=float(kv_bytes_per_token),
                      native_format_label="as reported", source="user-supplied coefficient")
+
+
+# ---------------------------------------------------------------------------
+# Breakdown helpers (pure; the Model page and the CLI render them)
+# ---------------------------------------------------------------------------
+
+BREAKDOWN_COLUMNS: tuple[str, ...] = (
+    "group", "kind", "role", "layers", "layers_per_gpu", "kv_heads_per_gpu", "channels", "kv_format",
+    "entry_bytes", "tokens_per_entry", "bytes_per_token", "entries", "bytes", "growth", "in_pool",
+    "replicated_on_tp",
+)
+"""Column contract of :func:`breakdown_frame`, one row per layer group, per GPU:
+
+* ``layers`` (whole model) and ``layers_per_gpu`` (``ceil(layers / PP)``);
+* ``kv_heads_per_gpu``: ``ceil(H_kv / TP)``, at least 1 (1 for latents and
+  compressed entries, empty for fixed state);
+* ``channels``: width of one entry, in words;
+* ``entry_bytes``: one entry of one layer in ``kv_format``, scales included;
+* ``bytes_per_token``: ``layers_per_gpu * entry_bytes / tokens_per_entry``
+  while the group grows (a capped group stops at its window / state);
+* ``entries`` and ``bytes``: what one sequence of the chosen context holds;
+* ``growth``: "growing" or "capped"; ``in_pool``: in the HBM KV pool or not.
+"""
+
+
+def breakdown_frame(model: ModelSpec, context_tokens: int, kv_format: str | None = None,
+                    tp: int = 1, pp: int = 1) -> pd.DataFrame:
+    """Per-group breakdown of one sequence, per GPU, with :data:`BREAKDOWN_COLUMNS`.
+
+    Raises:
+        PlanInputError: from :meth:`ModelSpec.estimate`.
+    """
+    est = model.estimate(context_tokens, kv_format, tp, pp)
+    rows = []
+    for g in est.groups:
+        rows.append({
+            "group": g.name, "kind": g.kind, "role": g.role, "layers": g.num_layers,
+            "layers_per_gpu": g.num_layers_per_gpu, "kv_heads_per_gpu": g.kv_heads_per_gpu,
+            "channels": g.width, "kv_format": g.kv_format, "entry_bytes": g.entry_bytes,
+            "tokens_per_entry": g.tokens_per_entry,
+            "bytes_per_token": g.num_layers_per_gpu * g.entry_bytes / g.tokens_per_entry,
+            "entries": g.entries, "bytes": g.bytes, "growth": "capped" if g.capped else "growing",
+            "in_pool": g.in_pool, "replicated_on_tp": g.replicated_on_tp,
+        })
+    return pd.DataFrame(rows, columns=list(BREAKDOWN_COLUMNS))
+
+
+@dataclass(frozen=True)
+class CoefficientCheck:
+    """A reported coefficient next to the architecture's bytes per token.
+
+    Attributes:
+        reported: the publisher's growing bytes per token (None if none).
+        architecture: growing bytes per token from the layer groups, per GPU at
+            TP 1, PP 1 in the native formats.
+        matches: True when they agree to within 0.5 B.
+        explanation: the sum, in words ("1 x 356 / 1 + 3 x 356 / 2 = 890 B").
+    """
+
+    reported: float | None
+    architecture: float
+    matches: bool
+    explanation: str
+
+
+def coefficient_check(model: ModelSpec) -> CoefficientCheck:
+    """Does the architecture explain the reported coefficient? (native formats, TP 1, PP 1).
+
+    >>> from planner.catalog import get_model
+    >>> coefficient_check(get_model("deepseek-v4.1-flash")).matches
+    True
+    """
+    growing = [g for g in model.groups if not g.capped and g.in_pool]
+    terms = [f"{g.num_layers} x {g.entry_bytes(1)} B / {g.tokens_per_entry} ({g.name})" for g in growing]
+    arch = sum(g.num_layers * g.entry_bytes(1) / g.tokens_per_entry for g in growing)
+    reported = model.reported_kv_bytes_per_token
+    text = " + ".join(terms) + f" = {arch:,.6g} B/token" if terms else "no growing groups known"
+    if reported is not None:
+        text += f"; reported {reported:,.6g} B/token"
+    return CoefficientCheck(reported=reported, architecture=arch,
+                            matches=reported is not None and abs(arch - reported) < 0.5, explanation=text)
+
+
+def how_computed(model: ModelSpec, context_tokens: int, kv_format: str | None = None,
+                 tp: int = 1, pp: int = 1) -> list[str]:
+    """The formulas behind :meth:`ModelSpec.estimate`, numbers plugged in, one line each (Markdown-free text).
+
+    Raises:
+        PlanInputError: from :meth:`ModelSpec.estimate`.
+    """
+    est = model.estimate(context_tokens, kv_format, tp, pp)
+    n = est.context_tokens
+    lines = [f"Per GPU at TP {tp}, PP {pp}: each group's layers per GPU = ceil(layers / {pp}); "
+             f"KV heads per GPU = max(1, ceil(H_kv / {tp})); latents and compressed entries are replicated on TP."]
+    for g in est.groups:
+        if g.tokens_per_entry > 1:
+            ent = f"{n:,} // {g.tokens_per_entry} = {g.entries:,} entries"
+        elif g.capped and g.kind == "StateGroup":
+            ent = f"{g.entries} state per sequence"
+        elif g.capped:
+            ent = f"min({n:,}, cap) = {g.entries:,} entries"
+        else:
+            ent = f"{g.entries:,} entries"
+        where = "in the HBM pool" if g.in_pool else "outside the pool (per session)"
+        lines.append(f"{g.name} [{g.kv_format}]: entry = {g.formula}. "
+                     f"{g.num_layers_per_gpu} layer(s) x {ent} x {g.entry_bytes:,} B = {g.bytes:,} B, {where}.")
+    if est.basis == "reported coefficient":
+        chk = coefficient_check(model)
+        scale = f" x {model._coefficient_scale(pp):.4g} (largest PP stage)" if pp > 1 else ""
+        lines.append(f"Growing KV uses the reported coefficient: ceil({model.reported_kv_bytes_per_token:,.6g} B/token"
+                     f"{scale} x {n:,}) = {model.growing_bytes(n, kv_format, tp, pp):,} B. Architecture check: {chk.explanation}.")
+    lines.append(f"Total in the pool per GPU: {est.kv_bytes:,} B; per replica (all {tp * pp} GPUs): "
+                 f"{est.kv_bytes_per_replica:,} B; outside the pool: {est.state_bytes:,} B per session.")
+    return lines
