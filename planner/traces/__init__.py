@@ -1,0 +1,38 @@
+"""Measured prefix-cache hit rates: replay request traces through a cache of a given size and TTL.
+
+* :mod:`~planner.traces.readers`: Mooncake JSONL, Azure CSV and a generic
+  JSONL (documented there and in ``docs/traces.md``) into a :class:`Trace`;
+  malformed rows are counted, never fatal.
+* :mod:`~planner.traces.samples`: the bundled traces (``sample:conversation``,
+  ``sample:synthetic``, ``sample:azure-conv``, ``sample:azure-code``).
+* :mod:`~planner.traces.replay`: the reference replay (LRU + TTL, one pass per
+  capacity) that defines the semantics, with cache bytes over time.
+* :mod:`~planner.traces.stack`: the whole hit-rate-vs-capacity (and vs-TTL)
+  curve from one pass of LRU stack distances (Mattson et al., IBM Systems
+  Journal, 1970) under the prefix rule (longest leading run of cached blocks;
+  Qin et al., Mooncake, FAST '25).
+* :mod:`~planner.traces.arrivals`: lengths, arrival rates, concurrency over time.
+* :mod:`~planner.traces.figures`: plotly figures (pure functions, ``go.Figure``).
+
+Pure Python with numpy and pandas; no Streamlit.
+"""
+
+from planner.traces.arrivals import Concurrency, TraceSummary, arrivals_per_minute, concurrency, summarize
+from planner.traces.readers import (
+    FORMATS, MAX_TRACE_BYTES, MalformedRows, Trace, read_azure, read_jsonl, read_mooncake, read_trace,
+)
+from planner.traces.replay import NOT_MEASURABLE, ReplayResult, reference_curve, replay
+from planner.traces.samples import SAMPLES, load_sample
+from planner.traces.sizing import kv_bytes_per_token_for, typical_context_tokens
+from planner.traces.stack import (
+    CURVE_COLUMNS, DEFAULT_TTLS_S, TTL_CURVE_COLUMNS, HitRates, ReuseProfile, blocks_for_bytes, capacity_curve,
+    default_capacities, reuse_profile, ttl_curve,
+)
+
+__all__ = [
+    "CURVE_COLUMNS", "Concurrency", "DEFAULT_TTLS_S", "FORMATS", "HitRates", "MAX_TRACE_BYTES", "MalformedRows",
+    "NOT_MEASURABLE", "ReplayResult", "ReuseProfile", "SAMPLES", "TTL_CURVE_COLUMNS", "Trace", "TraceSummary",
+    "arrivals_per_minute", "blocks_for_bytes", "capacity_curve", "concurrency", "default_capacities",
+    "kv_bytes_per_token_for", "load_sample", "read_azure", "read_jsonl", "read_mooncake", "read_trace",
+    "reference_curve", "replay", "reuse_profile", "summarize", "ttl_curve", "typical_context_tokens",
+]

@@ -1,0 +1,183 @@
+"""Plotly figures for trace replays: pure functions from results to ``go.Figure``.
+
+Capacities are shown in GB (10**9 B) with the GiB (2**30 B) figure under each
+tick and in every hover; no binary figure is ever labelled GB.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from planner.traces.arrivals import Concurrency
+from planner.units import GB, GiB, format_bytes, format_number
+
+_BLOCK_COLOR = "#636EFA"
+_TOKEN_COLOR = "#EF553B"
+
+
+def _nice_ticks(lo: float, hi: float) -> list[float]:
+    """1-2-5 ticks covering [lo, hi] (lo > 0); powers of 10 only over more than 3 decades."""
+    ticks = []
+    mantissas = (1,) if hi / lo > 1e3 else (1, 2, 5)
+    for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 2):
+        for m in mantissas:
+            v = m * 10.0**k
+            if lo <= v <= hi:
+                ticks.append(v)
+    return ticks
+
+
+def _gb_gib_ticktext(gb: float) -> str:
+    return f"{format_number(gb)} GB<br>{format_number(gb * GB / GiB)} GiB"
+
+
+def capacity_curve_figure(curve: pd.DataFrame, *, usable_kv_bytes: float | None = None,
+                          usable_label: str = "usable KV", title: str = "Prefix-cache hit rate vs cache capacity",
+                          ) -> go.Figure:
+    """Hit rate (block- and token-weighted) against capacity, log scale.
+
+    Args:
+        curve: DataFrame with ``planner.traces.stack.CURVE_COLUMNS``. When its
+            ``capacity_bytes`` are known, the x axis is capacity in GB with
+            GiB under each tick; otherwise capacity in blocks.
+        usable_kv_bytes: marks this capacity (e.g. the plan's usable KV per
+            GPU) with a vertical line, when bytes are known.
+        usable_label: the line's label ("usable KV on H200").
+        title: figure title.
+
+    Returns:
+        A figure with two line traces ("token-weighted", "block-weighted").
+    """
+    fig = go.Figure()
+    has_bytes = bool(curve["capacity_bytes"].notna().all()) and len(curve) > 0
+    data = curve[curve["capacity_blocks"] > 0]
+    x = data["capacity_gb"] if has_bytes else data["capacity_blocks"]
+    custom = np.column_stack([data["capacity_blocks"], data["capacity_gb"], data["capacity_gib"],
+                              data["capacity_tokens"]])
+    hover = ("%{customdata[0]:,} blocks · %{customdata[3]:,} tokens<br>"
+             + ("%{customdata[1]:.4g} GB (%{customdata[2]:.4g} GiB)<br>" if has_bytes else "")
+             + "hit rate %{y:.1%}<extra>%{fullData.name}</extra>")
+    for col, name, color in (("token_hit_rate", "token-weighted", _TOKEN_COLOR),
+                             ("block_hit_rate", "block-weighted", _BLOCK_COLOR)):
+        fig.add_trace(go.Scatter(x=x, y=data[col], mode="lines", name=name, line={"color": color, "shape": "hv"},
+                                 customdata=custom, hovertemplate=hover))
+    xaxis: dict = {"type": "log", "title": "cache capacity (GB = 10^9 B; GiB = 2^30 B below)" if has_bytes
+                   else "cache capacity (blocks)"}
+    if has_bytes and len(data):
+        lo, hi = float(data["capacity_gb"].min()), float(data["capacity_gb"].max())
+        if usable_kv_bytes is not None and usable_kv_bytes > 0:
+            lo, hi = min(lo, usable_kv_bytes / GB), max(hi, usable_kv_bytes / GB)
+        ticks = _nice_ticks(lo, hi)
+        xaxis.update(tickvals=ticks, ticktext=[_gb_gib_ticktext(t) for t in ticks])
+    fig.update_layout(title=title, xaxis=xaxis, yaxis={"title": "hit rate", "tickformat": ".0%", "range": [0, 1]},
+                      legend={"orientation": "h", "y": -0.25}, margin={"t": 50})
+    if has_bytes and usable_kv_bytes is not None and usable_kv_bytes > 0:
+        fig.add_vline(x=usable_kv_bytes / GB, line_dash="dash", line_color="#444",
+                      annotation_text=f"{usable_label}: {format_bytes(usable_kv_bytes)}",
+                      annotation_position="top left")
+    return fig
+
+
+def _ttl_label(ttl_s: float) -> str:
+    if math.isinf(ttl_s):
+        return "no TTL"
+    if ttl_s >= 60 and ttl_s % 60 == 0:
+        return f"{ttl_s / 60:g} min"
+    return f"{ttl_s:g} s"
+
+
+def ttl_curve_figure(ttl_df: pd.DataFrame, *, title: str = "Prefix-cache hit rate vs TTL") -> go.Figure:
+    """Hit rate against TTL (one category per TTL, "no TTL" last).
+
+    Args:
+        ttl_df: DataFrame with ``planner.traces.stack.TTL_CURVE_COLUMNS``.
+    """
+    labels = [_ttl_label(float(t)) for t in ttl_df["ttl_s"]]
+    fig = go.Figure()
+    for col, name, color in (("token_hit_rate", "token-weighted", _TOKEN_COLOR),
+                             ("block_hit_rate", "block-weighted", _BLOCK_COLOR)):
+        fig.add_trace(go.Scatter(x=labels, y=ttl_df[col], mode="lines+markers", name=name, line={"color": color},
+                                 hovertemplate="TTL %{x}: %{y:.1%}<extra>%{fullData.name}</extra>"))
+    fig.update_layout(title=title, xaxis={"title": "TTL (entries unused this long expire)", "type": "category"},
+                      yaxis={"title": "hit rate", "tickformat": ".0%", "range": [0, 1]},
+                      legend={"orientation": "h", "y": -0.25}, margin={"t": 50})
+    return fig
+
+
+def concurrency_figure(conc: Concurrency, *, title: str = "Concurrent requests (estimated)") -> go.Figure:
+    """Requests in flight over time, a step line (x in minutes since the first arrival)."""
+    f = conc.frame
+    fig = go.Figure(go.Scatter(x=f["time_s"] / 60, y=f["concurrent_requests"], mode="lines", line={"shape": "hv"},
+                               name="requests in flight",
+                               hovertemplate="%{x:.2f} min: %{y} requests<extra></extra>"))
+    fig.add_hline(y=conc.mean_concurrent_requests, line_dash="dot",
+                  annotation_text=f"mean {conc.mean_concurrent_requests:.1f}", annotation_position="top left")
+    fig.update_layout(title=title, xaxis={"title": "time since first arrival (min)"},
+                      yaxis={"title": "requests in flight"}, showlegend=False, margin={"t": 50})
+    return fig
+
+
+def cache_bytes_figure(timeline: pd.DataFrame, *, capacity_bytes: float | None = None,
+                       title: str = "Prefix-cache contents over time") -> go.Figure:
+    """Cache occupancy just after each arrival, in GB (GiB in the hover), with the capacity line.
+
+    Args:
+        timeline: ``ReplayResult.timeline`` (``planner.traces.replay.TIMELINE_COLUMNS``);
+            in blocks when its ``cache_bytes`` are NaN.
+        capacity_bytes: the cache size to mark, bytes (or None).
+    """
+    has_bytes = bool(timeline["cache_bytes"].notna().all()) and len(timeline) > 0
+    x = timeline["arrival_s"] / 60
+    if has_bytes:
+        y = timeline["cache_bytes"] / GB
+        custom = np.column_stack([timeline["cache_bytes"] / GiB, timeline["cache_blocks"]])
+        hover = "%{x:.2f} min: %{y:.4g} GB (%{customdata[0]:.4g} GiB), %{customdata[1]:,} blocks<extra></extra>"
+        ytitle = "cache contents (GB = 10^9 B)"
+    else:
+        y = timeline["cache_blocks"]
+        custom = None
+        hover = "%{x:.2f} min: %{y:,} blocks<extra></extra>"
+        ytitle = "cache contents (blocks)"
+    fig = go.Figure(go.Scatter(x=x, y=y, mode="lines", line={"shape": "hv"}, customdata=custom,
+                               hovertemplate=hover, name="cache"))
+    if has_bytes and capacity_bytes is not None and math.isfinite(capacity_bytes):
+        fig.add_hline(y=capacity_bytes / GB, line_dash="dash",
+                      annotation_text=f"capacity {format_bytes(capacity_bytes)}", annotation_position="bottom right")
+    fig.update_layout(title=title, xaxis={"title": "time since first arrival (min)"}, yaxis={"title": ytitle},
+                      showlegend=False, margin={"t": 50})
+    return fig
+
+
+def arrivals_figure(per_minute: pd.DataFrame, *, title: str = "Arrivals per minute") -> go.Figure:
+    """Requests per minute (bars).
+
+    Args:
+        per_minute: DataFrame with ``planner.traces.arrivals.ARRIVAL_COLUMNS``.
+    """
+    fig = go.Figure(go.Bar(x=per_minute["minute"], y=per_minute["requests"], name="requests",
+                           hovertemplate="minute %{x}: %{y} requests<extra></extra>"))
+    fig.update_layout(title=title, xaxis={"title": "minute since first arrival"}, yaxis={"title": "requests"},
+                      showlegend=False, margin={"t": 50})
+    return fig
+
+
+def lengths_figure(input_tokens: np.ndarray, output_tokens: np.ndarray, *,
+                   title: str = "Prompt and output lengths") -> go.Figure:
+    """Histograms of prompt and output tokens per request (log-spaced bins)."""
+    fig = go.Figure()
+    for values, name in ((np.asarray(input_tokens), "prompt tokens"), (np.asarray(output_tokens), "output tokens")):
+        v = values[values > 0]
+        if v.size == 0:
+            continue
+        fig.add_trace(go.Histogram(x=np.log10(v), name=name, opacity=0.6, nbinsx=50,
+                                   hovertemplate="10^%{x:.2f} tokens: %{y} requests<extra>%{fullData.name}</extra>"))
+    ticks = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]
+    fig.update_layout(title=title, barmode="overlay",
+                      xaxis={"title": "tokens per request (log scale)", "tickvals": np.log10(ticks).tolist(),
+                             "ticktext": [f"{t:,}" for t in ticks]},
+                      yaxis={"title": "requests"}, legend={"orientation": "h", "y": -0.25}, margin={"t": 50})
+    return fig
