@@ -1,0 +1,580 @@
+"""Theory vs engine: what vLLM allocates for a sequence, and capacity in vLLM's own terms.
+
+kvplan's default figure is the *theory*: the window-capped bytes of
+:meth:`planner.models.ModelSpec.estimate`. An engine pages KV in blocks and
+reserves more than that for some layers; this module reproduces vLLM's
+arithmetic (V1 engine, ``vllm/v1/core/kv_cache_utils.py`` and
+``vllm/v1/kv_cache_interface.py`` at vllm-project/vllm@001cabc) so both can be
+shown side by side, each with the reason they differ:
+
+* block rounding: a sequence of ``n`` tokens holds ``ceil(n / block_size)``
+  blocks per layer (``FullAttentionSpec``); a block of one layer is
+  ``page_size_bytes = block_size * entry_bytes``;
+* sliding window ``W``: vLLM reserves
+  ``cdiv(min(W - 1 + max_num_batched_tokens, max_model_len), block_size) + 1``
+  blocks (``SlidingWindowSpec.max_memory_usage_bytes``: the last ``W - 1``
+  tokens plus one scheduled chunk, +1 because the window need not start on a
+  block boundary); a sequence shorter than that holds ``ceil(n / block)``;
+* chunked local ``C``: ``cdiv(min(C + max_num_batched_tokens, max_model_len), block)``;
+* hybrid KV cache manager off (``--disable-hybrid-kv-cache-manager``, e.g. with
+  a KV connector): a model with full *and* sliding / chunked layers stores full
+  KV on every layer (``unify_hybrid_kv_cache_specs``);
+* hybrid models: layers are grouped in KV-cache groups of ``group_size`` layers
+  (the smallest type's layer count, or the largest when it is under 1.5 x the
+  smallest); each type fills ``ceil(L_t / group_size)`` groups, padding the
+  last (``_get_kv_cache_groups_uniform_page_size``).
+
+Capacity for a KV budget (per GPU), as vLLM logs it at start-up:
+
+* ``num_blocks = budget // page_size_bytes // num_layers`` (``get_num_blocks``;
+  for one layer type with several page sizes, ``budget // sum(page sizes)``;
+  for hybrid models ``num_layers`` is ``group_size``);
+* "GPU KV cache size" ``= num_blocks // num_kv_cache_groups * block_size`` tokens;
+* "Maximum concurrency for M tokens per request" ``= num_blocks /
+  blocks_per_request`` with ``blocks_per_request = sum over KV-cache groups of
+  cdiv(max_memory_usage_bytes, page_size_bytes)``
+  (``get_max_concurrency_for_kv_cache_config``). It is pool tokens over
+  ``max_model_len``: how many *full-length* requests fit at once, not a cap on
+  concurrent requests (shorter requests fit more; vLLM issue #8031, maintainer
+  reply: "4.61x ... or 46 800 token requests");
+* the largest ``max_model_len`` a budget can serve: the largest ``M`` with
+  ``group_size * page_size * sum_g cdiv(max_memory_usage_g(M), page_size) <=
+  budget`` (``_estimate_max_model_len_from_groups``, a binary search).
+
+Not modelled (theory shown, with the reason): DeepSeek V4 compressed entries,
+indexer keys and window rings, and fixed state (SSM / linear attention), which
+vLLM pages in its own ways.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from planner.errors import PlanInputError
+from planner.formats import cdiv
+from planner.kv import (
+    ChunkedLocalGroup,
+    FullAttentionGroup,
+    KVGroup,
+    MLAGroup,
+    SlidingWindowGroup,
+    check_tokens,
+    check_tp,
+)
+from planner.models import ModelSpec
+
+VLLM_SOURCE = (
+    "vLLM V1 (vllm-project/vllm@001cabc): vllm/v1/core/kv_cache_utils.py (get_num_blocks, "
+    "get_kv_cache_config_from_groups, _get_kv_cache_groups_uniform_page_size, unify_hybrid_kv_cache_specs, "
+    "get_max_concurrency_for_kv_cache_config, _report_kv_cache_config, _estimate_max_model_len_from_groups) and "
+    "vllm/v1/kv_cache_interface.py (FullAttentionSpec, SlidingWindowSpec, ChunkedLocalAttentionSpec, "
+    "MLAAttentionSpec: page_size_bytes, max_memory_usage_bytes)"
+)
+"""Where the engine arithmetic comes from."""
+
+DEFAULT_BLOCK_SIZE = 16
+"""vLLM's default tokens per KV block (``--block-size``) on CUDA."""
+DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192
+"""vLLM's ``max_num_batched_tokens`` default for ``vllm serve`` on GPUs with at
+least 70 GiB other than A100 (2048 on smaller GPUs and A100; 16384 for the
+offline ``LLM`` class): ``EngineArgs.get_batch_defaults``. Set yours."""
+HYBRID_GROUP_RATIO = 1.5
+"""vLLM uses the largest layer count as group size when it is under 1.5 x the smallest."""
+MAX_BLOCK_SIZE = 4096
+MAX_BATCHED_TOKENS = 10**8
+MAX_MODEL_LEN = 10**9
+MAX_BUDGET_BYTES = 10**16
+"""Largest KV budget accepted (10 PB, far above any device)."""
+
+NOT_A_HARD_CAP = (
+    "Maximum concurrency is pool tokens / max_model_len: the number of full-length requests that fit at once. "
+    "It is not a cap on concurrent requests: shorter requests fit more, and the scheduler also stops at max_num_seqs."
+)
+BUDGET_MOVES = (
+    "The KV budget is what is left after weights and the profiled activation peak; the engine re-profiles when "
+    "max_model_len or max_num_batched_tokens change, so the budget can move with them (vLLM issue #10517: "
+    "Llama-3.1-8B on one RTX 3090, 3.81 GiB at max_model_len 20k but 2.89 GiB at 29k)."
+)
+
+Kind = Literal["full", "sliding", "chunked"]
+
+
+def _check_int(name: str, value: object, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise PlanInputError(name, value, f"a whole number in [{lo:,}, {hi:,}]")
+    return value
+
+
+def check_budget_bytes(name: str, value: object) -> int:
+    """Validate a KV budget in bytes: an integer in [0, 10**16].
+
+    Raises:
+        PlanInputError: not an integer (NaN, inf, bools), negative or absurd.
+    """
+    return _check_int(name, value, 0, MAX_BUDGET_BYTES)
+
+
+@dataclass(frozen=True, kw_only=True)
+class VLLMSettings:
+    """The engine settings the vLLM view depends on, validated at construction.
+
+    Attributes:
+        block_size: tokens per KV block (``--block-size``, default 16).
+        max_num_batched_tokens: tokens scheduled per step (chunked prefill
+            chunk), default :data:`DEFAULT_MAX_NUM_BATCHED_TOKENS`.
+        max_model_len: the engine's maximum sequence length; ``None`` means
+            "the context being evaluated" (for a per-sequence view) or the
+            model's maximum (for capacity).
+        hybrid_kv_cache_manager: False models ``--disable-hybrid-kv-cache-manager``
+            (forced on with KV connectors in many vLLM versions): sliding and
+            chunked layers of a model that also has full layers store full KV.
+
+    Raises:
+        PlanInputError: a field outside its range, naming it.
+    """
+
+    block_size: int = DEFAULT_BLOCK_SIZE
+    max_num_batched_tokens: int = DEFAULT_MAX_NUM_BATCHED_TOKENS
+    max_model_len: int | None = None
+    hybrid_kv_cache_manager: bool = True
+
+    def __post_init__(self) -> None:
+        _check_int("block_size", self.block_size, 1, MAX_BLOCK_SIZE)
+        _check_int("max_num_batched_tokens", self.max_num_batched_tokens, 1, MAX_BATCHED_TOKENS)
+        if self.max_model_len is not None:
+            _check_int("max_model_len", self.max_model_len, 1, MAX_MODEL_LEN)
+        if not isinstance(self.hybrid_kv_cache_manager, bool):
+            raise PlanInputError("hybrid_kv_cache_manager", self.hybrid_kv_cache_manager, "true or false")
+
+
+# ---------------------------------------------------------------------------
+# vLLM's view of a layout: KV cache types, pages, groups
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Type:
+    """One vLLM KV-cache spec (a set of layers with identical paging) on one GPU."""
+
+    kind: Kind
+    cap_tokens: int | None  # window W or chunk C
+    page_size_bytes: int  # one layer, one block
+    block_size: int
+    layers: int  # real layers on this GPU
+    names: tuple[str, ...]
+    converted: bool  # sliding / chunked stored as full (hybrid manager off)
+
+    def max_memory_blocks(self, max_model_len: int, max_batched: int) -> int:
+        """Blocks one request of ``max_model_len`` tokens may hold per layer (``max_memory_usage_bytes / page``)."""
+        b = self.block_size
+        if self.kind == "sliding":
+            return cdiv(min(self.cap_tokens - 1 + max_batched, max_model_len), b) + 1
+        if self.kind == "chunked":
+            return cdiv(min(self.cap_tokens + max_batched, max_model_len), b)
+        return cdiv(max_model_len, b)
+
+    def blocks_for(self, num_tokens: int, max_model_len: int, max_batched: int) -> int:
+        """Blocks per layer a sequence of ``num_tokens`` tokens holds (at most the reservation)."""
+        return min(cdiv(num_tokens, self.block_size), self.max_memory_blocks(max_model_len, max_batched))
+
+
+@dataclass(frozen=True)
+class _Paging:
+    types: tuple[_Type, ...]
+    layout: Literal["uniform", "uniform type", "hybrid", "none"]
+    group_size: int  # layers sharing one block id
+    num_kv_groups: int
+    groups_per_type: tuple[int, ...]
+    unmodelled: tuple[KVGroup, ...]
+    notes: tuple[str, ...]
+
+
+def _kind_of(group: KVGroup) -> tuple[Kind, int | None] | None:
+    if isinstance(group, SlidingWindowGroup):
+        return "sliding", group.window_tokens
+    if isinstance(group, ChunkedLocalGroup):
+        return "chunked", group.chunk_tokens
+    if isinstance(group, (FullAttentionGroup, MLAGroup)):
+        return "full", None
+    return None
+
+
+def _paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings) -> _Paging:
+    """vLLM's KV-cache groups for this model on one GPU (largest PP stage)."""
+    groups = model.layout(kv_format)
+    modelled_groups = [g for g in groups if g.in_pool and _kind_of(g) is not None]
+    unmodelled = tuple(g for g in groups if g.in_pool and g not in modelled_groups)
+    notes: list[str] = []
+    has_full = any(_kind_of(g)[0] == "full" for g in modelled_groups)
+    convert = (not s.hybrid_kv_cache_manager) and has_full and any(_kind_of(g)[0] != "full" for g in modelled_groups)
+    if convert:
+        notes.append("hybrid KV cache manager off (e.g. with a KV connector): vLLM stores full KV on sliding and "
+                     "chunked layers too (unify_hybrid_kv_cache_specs)")
+    raw: dict[tuple[Kind, int | None, int], list[KVGroup]] = {}
+    for g in modelled_groups:
+        kind, cap = _kind_of(g)
+        if convert and kind != "full":
+            kind, cap = "full", None
+        raw.setdefault((kind, cap, s.block_size * g.entry_bytes(tp)), []).append(g)
+    if not raw:
+        return _Paging((), "none", 0, 0, (), unmodelled, tuple(notes))
+
+    def make(key, gs, block, page) -> _Type:
+        kind, cap, _ = key
+        converted = convert and any(_kind_of(g)[0] != "full" for g in gs)
+        return _Type(kind, cap, page, block, sum(g.layers_per_gpu(pp) for g in gs), tuple(g.name for g in gs),
+                     converted)
+
+    kinds = {(k[0], k[1]) for k in raw}
+    if len(raw) == 1 or len(kinds) == 1:
+        # One spec, or one type with several page sizes (UniformTypeKVCacheSpecs): one KV-cache group.
+        types = tuple(make(k, gs, s.block_size, k[2]) for k, gs in raw.items())
+        layout = "uniform" if len(raw) == 1 else "uniform type"
+        layers = sum(t.layers for t in types)
+        return _Paging(types, layout, layers, 1, (1,) * len(types), unmodelled, tuple(notes))
+
+    # Hybrid: unify page sizes by growing the block size of smaller pages (unify_kv_cache_spec_page_size).
+    max_page = max(k[2] for k in raw)
+    types_list = []
+    for key, gs in raw.items():
+        page = key[2]
+        if max_page % page:
+            raise PlanInputError("engine", model.id, "a layout whose page sizes divide each other: vLLM cannot unify "
+                                 f"page sizes {page:,} B and {max_page:,} B (NotImplementedError in vLLM)")
+        ratio = max_page // page
+        if ratio > 1:
+            notes.append(f"{', '.join(g.name for g in gs)}: page size {page:,} B grown to {max_page:,} B by a block "
+                         f"size of {s.block_size * ratio} tokens (unify_kv_cache_spec_page_size)")
+        types_list.append(make(key, gs, s.block_size * ratio, max_page))
+    counts = [t.layers for t in types_list]
+    group_size = min(counts)
+    if max(counts) < min(counts) * HYBRID_GROUP_RATIO:
+        group_size = max(counts)
+    per_type = tuple(cdiv(t.layers, group_size) for t in types_list)
+    for t, n in zip(types_list, per_type):
+        pad = n * group_size - t.layers
+        if pad:
+            notes.append(f"{', '.join(t.names)}: {t.layers} layers fill {n} KV-cache group(s) of {group_size}: "
+                         f"{pad} padding layer(s) (_get_kv_cache_groups_uniform_page_size)")
+    return _Paging(tuple(types_list), "hybrid", group_size, sum(per_type), per_type, unmodelled, tuple(notes))
+
+
+def _engine_layers(p: _Paging, i: int) -> int:
+    """Layers (padding included) vLLM charges for type ``i`` on one GPU."""
+    if p.layout == "hybrid":
+        return p.groups_per_type[i] * p.group_size
+    return p.types[i].layers
+
+
+# ---------------------------------------------------------------------------
+# Theory vs engine for one sequence
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EngineTypeBytes:
+    """One vLLM KV-cache type's share of a sequence, per GPU.
+
+    Attributes:
+        name: the kvplan groups it pages.
+        kind: "full", "sliding" or "chunked" as vLLM pages it.
+        cap_tokens: window or chunk (None for full).
+        layers: real layers on this GPU; ``padding_layers``: vLLM's padding.
+        block_size: tokens per block for this type (grown for page unification).
+        page_size_bytes: one layer, one block.
+        blocks_per_layer: blocks the sequence holds per layer.
+        theory_bytes: window-capped bytes (kvplan's default figure).
+        engine_bytes: ``(layers + padding) * blocks_per_layer * page_size_bytes``.
+        reason: why they differ ("" when equal).
+    """
+
+    name: str
+    kind: str
+    cap_tokens: int | None
+    layers: int
+    padding_layers: int
+    block_size: int
+    page_size_bytes: int
+    blocks_per_layer: int
+    theory_bytes: int
+    engine_bytes: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class TheoryVsEngine:
+    """Window-capped theory and vLLM's allocation for one sequence, per GPU.
+
+    Attributes:
+        model_id, context_tokens, kv_format, tp, pp: the question.
+        settings: the engine settings used (``max_model_len`` resolved).
+        theory_bytes: :attr:`planner.kv.KVEstimate.kv_bytes` (pool, per GPU).
+        engine_bytes: what vLLM allocates (modelled types) plus the theory of
+            groups it does not model.
+        differs: ``engine_bytes != theory_bytes``.
+        reasons: why, one sentence each.
+        types: per vLLM KV-cache type.
+        unmodelled: groups shown at theory (vLLM pages them its own way).
+        per: "GPU" (largest pipeline stage).
+        engine: "vllm".
+    """
+
+    model_id: str
+    context_tokens: int
+    kv_format: str
+    tp: int
+    pp: int
+    settings: VLLMSettings
+    theory_bytes: int
+    engine_bytes: int
+    differs: bool
+    reasons: tuple[str, ...]
+    types: tuple[EngineTypeBytes, ...]
+    unmodelled: tuple[str, ...]
+    per: str = "GPU"
+    engine: str = "vllm"
+
+
+def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | None = None, tp: int = 1,
+                     pp: int = 1, settings: VLLMSettings | None = None) -> TheoryVsEngine:
+    """Theory and vLLM's view of one sequence of ``context_tokens`` tokens, per GPU.
+
+    Raises:
+        PlanInputError: bad inputs, a context above ``max_model_len``, or a
+            layout vLLM cannot page.
+    """
+    s = settings or VLLMSettings()
+    n = check_tokens("context_tokens", context_tokens)
+    tp = check_tp("tp", tp)
+    est = model.estimate(n, kv_format, tp, pp)
+    pp = est.pp
+    max_len = s.max_model_len if s.max_model_len is not None else max(n, 1)
+    if n > max_len:
+        raise PlanInputError("context_tokens", n, f"at most max_model_len ({max_len:,})")
+    s = VLLMSettings(block_size=s.block_size, max_num_batched_tokens=s.max_num_batched_tokens,
+                     max_model_len=max_len, hybrid_kv_cache_manager=s.hybrid_kv_cache_manager)
+    p = _paging(model, kv_format, tp, pp, s)
+    by_name = {g.name: g for g in est.groups}
+    reasons: list[str] = list(p.notes)
+    rows: list[EngineTypeBytes] = []
+    modelled_theory = 0
+    for i, t in enumerate(p.types):
+        theory = sum(by_name[name].bytes for name in t.names)
+        modelled_theory += theory
+        blocks = t.blocks_for(n, max_len, s.max_num_batched_tokens)
+        layers = _engine_layers(p, i)
+        engine = layers * blocks * t.page_size_bytes
+        why = ""
+        if engine != theory:
+            if t.kind == "full" and t.converted:
+                why = (f"{', '.join(t.names)}: stored as full attention (hybrid manager off): "
+                       f"ceil({n:,} / {t.block_size}) = {blocks:,} blocks per layer instead of a capped window")
+            elif t.kind == "full":
+                why = (f"{', '.join(t.names)}: block rounding, ceil({n:,} / {t.block_size}) = {blocks:,} blocks "
+                       f"= {blocks * t.block_size:,} token slots per layer")
+            elif t.kind == "sliding":
+                why = (f"{', '.join(t.names)}: theory keeps min(n, W) = {min(n, t.cap_tokens):,} tokens; vLLM holds "
+                       f"min(ceil({n:,} / {t.block_size}), cdiv(min({t.cap_tokens:,} - 1 + {s.max_num_batched_tokens:,}, "
+                       f"{max_len:,}), {t.block_size}) + 1) = {blocks:,} blocks per layer (window plus one prefill "
+                       f"chunk, +1 for a window not aligned to a block)")
+            else:
+                why = (f"{', '.join(t.names)}: theory keeps one chunk of {t.cap_tokens:,}; vLLM holds "
+                       f"min(ceil({n:,} / {t.block_size}), cdiv(min({t.cap_tokens:,} + {s.max_num_batched_tokens:,}, "
+                       f"{max_len:,}), {t.block_size})) = {blocks:,} blocks per layer")
+            if layers != t.layers:
+                why += f"; plus {layers - t.layers} padding layer(s)"
+            reasons.append(why)
+        rows.append(EngineTypeBytes(name=", ".join(t.names), kind=t.kind, cap_tokens=t.cap_tokens, layers=t.layers,
+                                    padding_layers=layers - t.layers, block_size=t.block_size,
+                                    page_size_bytes=t.page_size_bytes, blocks_per_layer=blocks, theory_bytes=theory,
+                                    engine_bytes=engine, reason=why))
+    unmodelled = tuple(g.name for g in p.unmodelled)
+    if model.uses_coefficient(kv_format) or unmodelled:
+        what = ", ".join(unmodelled) if unmodelled else "the reported coefficient"
+        reasons.append(f"{what}: vLLM's paging of this layout is not modelled; engine view = theory for it")
+    engine_total = est.kv_bytes - modelled_theory + sum(r.engine_bytes for r in rows)
+    return TheoryVsEngine(model_id=model.id, context_tokens=n, kv_format=kv_format or "native", tp=tp, pp=pp,
+                          settings=s, theory_bytes=est.kv_bytes, engine_bytes=engine_total,
+                          differs=engine_total != est.kv_bytes, reasons=tuple(r for r in reasons if r),
+                          types=tuple(rows), unmodelled=unmodelled, per=est.per)
+
+
+# ---------------------------------------------------------------------------
+# KV budget -> blocks, tokens, concurrency (and back)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VLLMCapacity:
+    """What vLLM makes of a KV budget on one GPU, in its own terms.
+
+    Attributes:
+        kv_budget_bytes: available KV memory on this GPU ("Available KV cache memory").
+        block_size: tokens per block (smallest, for hybrid models).
+        max_model_len: tokens per request the concurrency figure assumes.
+        page_size_bytes: one layer, one block.
+        num_layers_per_block: layers sharing one block id (``num_layers`` in
+            ``get_num_blocks``; ``group_size`` for hybrid models).
+        bytes_per_block: bytes one block id takes on this GPU.
+        num_kv_groups: vLLM KV-cache groups.
+        num_blocks: ``budget // bytes_per_block`` (vLLM's num_gpu_blocks).
+        max_tokens: ``num_blocks // num_kv_groups * block_size`` ("GPU KV cache size").
+        blocks_per_request: blocks one ``max_model_len`` request may need.
+        max_concurrency: ``num_blocks / blocks_per_request`` (not a hard cap).
+        needed_bytes: KV one ``max_model_len`` request needs
+            (vLLM refuses to start when it exceeds the budget).
+        fits_one_request: ``needed_bytes <= kv_budget_bytes``.
+        formula: the arithmetic with the numbers plugged in.
+        note: what max_concurrency means (:data:`NOT_A_HARD_CAP`).
+        per: "GPU".
+    """
+
+    model_id: str
+    kv_format: str
+    tp: int
+    pp: int
+    kv_budget_bytes: int
+    block_size: int
+    max_model_len: int
+    page_size_bytes: int
+    num_layers_per_block: int
+    bytes_per_block: int
+    num_kv_groups: int
+    num_blocks: int
+    max_tokens: int
+    blocks_per_request: int
+    max_concurrency: float
+    needed_bytes: int
+    fits_one_request: bool
+    formula: str
+    note: str = NOT_A_HARD_CAP
+    per: str = "GPU"
+
+
+def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings) -> _Paging:
+    p = _paging(model, kv_format, tp, pp, s)
+    if model.uses_coefficient(kv_format) or p.unmodelled or not p.types:
+        what = ", ".join(g.name for g in p.unmodelled) or "a reported bytes-per-token coefficient"
+        hint = "; choose a KV format to page its architecture" if model.uses_coefficient(kv_format) and p.types else ""
+        raise PlanInputError("engine", model.id, "a model whose KV vLLM pages as full, sliding, chunked or MLA "
+                             f"attention (not modelled here: {what}{hint})")
+    return p
+
+
+def _needed_bytes(p: _Paging, max_model_len: int, max_batched: int) -> int:
+    """vLLM's ``_max_memory_usage_bytes_from_groups`` for ``max_model_len``."""
+    if p.layout == "uniform type":
+        return sum(t.layers * t.max_memory_blocks(max_model_len, max_batched) * t.page_size_bytes for t in p.types)
+    page = p.types[0].page_size_bytes
+    blocks = sum(n * t.max_memory_blocks(max_model_len, max_batched) for t, n in zip(p.types, p.groups_per_type))
+    return p.group_size * page * blocks
+
+
+def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | None = None,
+                  kv_format: str | None = None, tp: int = 1, pp: int = 1,
+                  settings: VLLMSettings | None = None) -> VLLMCapacity:
+    """Blocks, tokens and "maximum concurrency" for a KV budget on one GPU, as vLLM computes them.
+
+    Args:
+        model: the model (its architecture; a reported coefficient is not paged).
+        kv_budget_bytes: available KV memory on one GPU, bytes.
+        max_model_len: tokens per request; default ``settings.max_model_len``,
+            else the model's maximum context.
+        kv_format, tp, pp: as in :meth:`ModelSpec.estimate`.
+        settings: engine settings (block size, batch tokens, hybrid manager).
+
+    Raises:
+        PlanInputError: bad inputs, or a layout vLLM's paging is not modelled for.
+    """
+    s = settings or VLLMSettings()
+    budget = check_budget_bytes("kv_budget_bytes", kv_budget_bytes)
+    tp = check_tp("tp", tp)
+    pp = model.check_pp(pp, kv_format)
+    m = max_model_len if max_model_len is not None else (s.max_model_len or model.max_context_tokens)
+    if m is None:
+        raise PlanInputError("max_model_len", None, "a whole number of tokens (the model's maximum is not known)")
+    m = _check_int("max_model_len", m, 1, MAX_MODEL_LEN)
+    p = _pageable(model, kv_format, tp, pp, s)
+    min_block = min(t.block_size for t in p.types)
+    if p.layout == "uniform type":
+        bytes_per_block = sum(t.layers * t.page_size_bytes for t in p.types)
+        num_blocks = budget // bytes_per_block
+        page = p.types[0].page_size_bytes
+        blocks_per_request = p.types[0].max_memory_blocks(m, s.max_num_batched_tokens)
+        how = f"{budget:,} // ({' + '.join(f'{t.layers} x {t.page_size_bytes:,}' for t in p.types)} B)"
+    else:
+        page = p.types[0].page_size_bytes
+        bytes_per_block = page * p.group_size
+        num_blocks = budget // page // p.group_size
+        blocks_per_request = sum(n * t.max_memory_blocks(m, s.max_num_batched_tokens)
+                                 for t, n in zip(p.types, p.groups_per_type))
+        how = f"{budget:,} // {page:,} // {p.group_size}"
+    max_tokens = num_blocks // p.num_kv_groups * min_block
+    concurrency = num_blocks / blocks_per_request if blocks_per_request else 0.0
+    needed = _needed_bytes(p, m, s.max_num_batched_tokens)
+    formula = (f"page = {min_block} tokens x {page // min_block:,} B = {page:,} B per layer per block; "
+               f"num_blocks = {how} = {num_blocks:,}; GPU KV cache size = {num_blocks:,} // {p.num_kv_groups} x "
+               f"{min_block} = {max_tokens:,} tokens; blocks per {m:,}-token request = {blocks_per_request:,}; "
+               f"maximum concurrency = {num_blocks:,} / {blocks_per_request:,} = {concurrency:.2f}x")
+    return VLLMCapacity(model_id=model.id, kv_format=kv_format or "native", tp=tp, pp=pp, kv_budget_bytes=budget,
+                        block_size=min_block, max_model_len=m, page_size_bytes=page,
+                        num_layers_per_block=p.group_size if p.layout != "uniform type" else sum(t.layers for t in p.types),
+                        bytes_per_block=bytes_per_block, num_kv_groups=p.num_kv_groups, num_blocks=num_blocks,
+                        max_tokens=max_tokens, blocks_per_request=blocks_per_request, max_concurrency=concurrency,
+                        needed_bytes=needed, fits_one_request=needed <= budget, formula=formula)
+
+
+@dataclass(frozen=True)
+class MaxModelLenFit:
+    """The largest ``max_model_len`` one GPU's KV budget can serve (one request).
+
+    Attributes:
+        max_model_len: largest fitting length (0 when not one token fits).
+        upper_bound: the search's upper end (the model's maximum, or given).
+        needed_bytes: KV one request of ``max_model_len`` tokens needs.
+        kv_budget_bytes: the budget.
+        note: :data:`BUDGET_MOVES` (the budget itself depends on max_model_len).
+        per: "GPU".
+    """
+
+    model_id: str
+    kv_budget_bytes: int
+    max_model_len: int
+    upper_bound: int
+    needed_bytes: int
+    note: str = BUDGET_MOVES
+    per: str = "GPU"
+
+
+def vllm_max_model_len(model: ModelSpec, kv_budget_bytes: int, kv_format: str | None = None, tp: int = 1,
+                       pp: int = 1, settings: VLLMSettings | None = None,
+                       upper_bound: int | None = None) -> MaxModelLenFit:
+    """The largest max_model_len whose one request fits ``kv_budget_bytes`` (vLLM's binary search).
+
+    Raises:
+        PlanInputError: bad inputs, or a layout vLLM's paging is not modelled for.
+    """
+    s = settings or VLLMSettings()
+    budget = check_budget_bytes("kv_budget_bytes", kv_budget_bytes)
+    tp = check_tp("tp", tp)
+    pp = model.check_pp(pp, kv_format)
+    hi = upper_bound if upper_bound is not None else (s.max_model_len or model.max_context_tokens or MAX_MODEL_LEN)
+    hi = _check_int("upper_bound", hi, 1, MAX_MODEL_LEN)
+    p = _pageable(model, kv_format, tp, pp, s)
+
+    def fits(m: int) -> bool:
+        return _needed_bytes(p, m, s.max_num_batched_tokens) <= budget
+
+    best = 0
+    lo = 1
+    if fits(1):
+        best, top = 1, hi
+        while lo <= top:
+            mid = (lo + top) // 2
+            if fits(mid):
+                best, lo = mid, mid + 1
+            else:
+                top = mid - 1
+    return MaxModelLenFit(model_id=model.id, kv_budget_bytes=budget, max_model_len=best, upper_bound=hi,
+                          needed_bytes=_needed_bytes(p, best, s.max_num_batched_tokens) if best else 0)
