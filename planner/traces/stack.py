@@ -100,6 +100,15 @@ def check_capacity_blocks(value: object, name: str = "capacity_blocks") -> int |
     return value
 
 
+def _check_capacities(capacities_blocks: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Validate many capacities at once (vectorized for integer arrays)."""
+    arr = np.asarray(capacities_blocks)
+    if arr.ndim == 1 and arr.dtype.kind in "iu" and \
+            (arr.size == 0 or (int(arr.min()) >= 0 and int(arr.max()) <= MAX_CAPACITY_BLOCKS)):
+        return arr.astype(np.int64)
+    return np.asarray([check_capacity_blocks(c) for c in capacities_blocks], dtype=np.int64)
+
+
 def check_ttl_s(value: object, name: str = "ttl_s") -> float | None:
     """Validate a TTL: None (no TTL) or a number of seconds >= 0 (``inf`` means no TTL).
 
@@ -347,9 +356,16 @@ def reuse_profile(trace: Trace, progress: Progress | None = None) -> ReuseProfil
     prev[order[1:][same]] = order[:-1][same]
     if progress is not None:
         progress(0.0, "stack distances")
-    later_newer = count_earlier_greater(prev + 1, progress)
-    t = np.arange(n, dtype=np.int64)
+    # Only warm references matter on both sides of the count (a first reference has
+    # prev = -1, never greater); their prev positions are distinct, so rank them densely.
     warm = prev >= 0
+    warm_at = np.flatnonzero(warm)
+    marked = np.zeros(n, dtype=bool)
+    marked[prev[warm_at]] = True
+    rank = (np.cumsum(marked) - 1)[prev[warm_at]]
+    later_newer = np.zeros(n, dtype=np.int64)
+    later_newer[warm_at] = count_earlier_greater(rank, progress)
+    t = np.arange(n, dtype=np.int64)
     cold_mark = n + 1                      # larger than any distance (<= n)
     dist = np.where(warm, t - prev - later_newer, cold_mark)
     run_dist = _segment_cummax_int(dist, req, cold_mark + 1)
@@ -402,8 +418,7 @@ def capacity_curve(profile: ReuseProfile, capacities_blocks: Sequence[int] | np.
         PlanInputError: a bad capacity, TTL or ``kv_bytes_per_token``.
     """
     ttl_s = check_ttl_s(ttl_s)
-    caps = default_capacities(profile) if capacities_blocks is None else \
-        np.asarray([check_capacity_blocks(c) for c in capacities_blocks], dtype=np.int64)
+    caps = default_capacities(profile) if capacities_blocks is None else _check_capacities(capacities_blocks)
     per_token = None if kv_bytes_per_token is None else check_kv_bytes_per_token(kv_bytes_per_token)
     mask = profile._mask(None, ttl_s)
     rd = profile.run_distance_blocks[mask]
