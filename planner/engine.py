@@ -550,7 +550,8 @@ class MaxModelLenFit:
 def vllm_max_model_len(model: ModelSpec, kv_budget_bytes: int, kv_format: str | None = None, tp: int = 1,
                        pp: int = 1, settings: VLLMSettings | None = None,
                        upper_bound: int | None = None) -> MaxModelLenFit:
-    """The largest max_model_len whose one request fits ``kv_budget_bytes`` (vLLM's binary search).
+    """The largest max_model_len whose one request fits ``kv_budget_bytes`` (vLLM's binary search),
+    searched up to ``upper_bound`` (default: the model's maximum context).
 
     Raises:
         PlanInputError: bad inputs, or a layout vLLM's paging is not modelled for.
@@ -559,7 +560,7 @@ def vllm_max_model_len(model: ModelSpec, kv_budget_bytes: int, kv_format: str | 
     budget = check_budget_bytes("kv_budget_bytes", kv_budget_bytes)
     tp = check_tp("tp", tp)
     pp = model.check_pp(pp, kv_format)
-    hi = upper_bound if upper_bound is not None else (s.max_model_len or model.max_context_tokens or MAX_MODEL_LEN)
+    hi = upper_bound if upper_bound is not None else (model.max_context_tokens or MAX_MODEL_LEN)
     hi = _check_int("upper_bound", hi, 1, MAX_MODEL_LEN)
     p = _pageable(model, kv_format, tp, pp, s)
 

@@ -1,18 +1,37 @@
-"""``kvplan kv``: KV bytes of one sequence, from a catalog model, a config.json or a coefficient."""
+"""``kvplan kv``: KV bytes of one sequence, from a catalog model, a config.json or a coefficient.
+
+Per GPU at ``--tp`` / ``--pp`` (the GPU of the largest pipeline stage). With
+``--engine vllm`` it adds vLLM's allocation next to the window-capped theory;
+with ``--kv-budget-gib`` it adds vLLM's blocks, tokens and maximum concurrency
+for that budget (per GPU) and the largest max_model_len the budget serves.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 from planner.catalog import get_model
 from planner.cli.args import bounded_float, nonneg_int, positive_int
-from planner.config_import import layout_from_config, parse_config_text
+from planner.config_import import model_from_config, parse_config_text
+from planner.engine import (
+    DEFAULT_BLOCK_SIZE,
+    DEFAULT_MAX_NUM_BATCHED_TOKENS,
+    MAX_BLOCK_SIZE,
+    VLLMSettings,
+    theory_vs_engine,
+    vllm_capacity,
+    vllm_max_model_len,
+)
 from planner.errors import PlanInputError
 from planner.formats import FORMATS, get_format
 from planner.models import NATIVE, ModelSpec, coefficient_model
-from planner.units import format_bytes, to_gb, to_gib
+from planner.units import format_bytes, gib_to_bytes, to_gb, to_gib
+
+MAX_BUDGET_GIB = 1_000_000.0
+"""Largest --kv-budget-gib accepted (far above any device)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,6 +46,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--context", type=nonneg_int(10**9), default=1_000_000, help="sequence length, tokens")
     p.add_argument("--kv-format", default=NATIVE, help=f"native or one of {', '.join(FORMATS)}")
     p.add_argument("--tp", type=positive_int(1024), default=1, help="tensor-parallel degree (per-GPU figures)")
+    p.add_argument("--pp", type=positive_int(1024), default=1,
+                   help="pipeline-parallel degree (per GPU of the largest stage: ceil(layers / PP) per group)")
+    p.add_argument("--engine", choices=["vllm"], help="add the engine's allocation next to the theory")
+    p.add_argument("--block-size", type=positive_int(MAX_BLOCK_SIZE), default=DEFAULT_BLOCK_SIZE,
+                   help="engine tokens per KV block (vLLM default 16)")
+    p.add_argument("--max-num-batched-tokens", type=positive_int(10**8), default=DEFAULT_MAX_NUM_BATCHED_TOKENS,
+                   help="engine tokens per scheduler step (sliding-window reservation)")
+    p.add_argument("--no-hybrid-kv-cache-manager", action="store_true",
+                   help="model vLLM with its hybrid KV cache manager off (e.g. with a KV connector)")
+    p.add_argument("--kv-budget-gib", type=bounded_float(0, MAX_BUDGET_GIB),
+                   help="available KV memory per GPU, GiB: adds vLLM's num_blocks, max_tokens, max_concurrency")
+    p.add_argument("--max-model-len", type=positive_int(10**9),
+                   help="tokens per request for max_concurrency (default: the model's maximum context)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -41,10 +73,8 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec:
         except OSError as exc:
             raise PlanInputError("config", str(args.config), f"a readable file ({exc.strerror})") from None
         fmt = None if args.kv_format == NATIVE else get_format(args.kv_format)
-        layout = layout_from_config(parse_config_text(text), main_format=fmt)
-        return ModelSpec(id="custom", name=args.config.name, groups=layout.groups,
-                         max_context_tokens=layout.max_context_tokens, source=str(args.config),
-                         config_report=layout.report)
+        return model_from_config(parse_config_text(text), name=args.config.name, main_format=fmt,
+                                 source=str(args.config))
     return coefficient_model(args.bytes_per_token)
 
 
@@ -54,27 +84,68 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.kv_format
     if args.config is not None:
         fmt = NATIVE  # the format was applied when importing
-    est = model.estimate(args.context, fmt, args.tp)
+    est = model.estimate(args.context, fmt, args.tp, args.pp)
+    settings = VLLMSettings(block_size=args.block_size, max_num_batched_tokens=args.max_num_batched_tokens,
+                            max_model_len=args.max_model_len,
+                            hybrid_kv_cache_manager=not args.no_hybrid_kv_cache_manager)
     out = {
         "model_id": est.model_id,
         "context_tokens": est.context_tokens,
         "kv_format": args.kv_format,
         "tp": est.tp,
+        "pp": est.pp,
         "kv_bytes_per_token": est.kv_bytes_per_token,
         "kv_bytes": est.kv_bytes,
         "kv_gb": to_gb(est.kv_bytes),
         "kv_gib": to_gib(est.kv_bytes),
+        "kv_bytes_per_replica": est.kv_bytes_per_replica,
         "state_bytes": est.state_bytes,
-        "per": "GPU" if est.tp > 1 else "GPU (TP 1: one GPU holds the replica's KV)",
+        "per": est.per,
         "basis": est.basis,
-        "groups": [g.__dict__ for g in est.groups],
+        "groups": [asdict(g) for g in est.groups],
     }
+    engine = None
+    if args.engine == "vllm":
+        engine = theory_vs_engine(model, args.context, fmt, est.tp, est.pp, settings)
+        out["engine"] = {
+            "engine": engine.engine, "theory_bytes": engine.theory_bytes, "engine_bytes": engine.engine_bytes,
+            "engine_gb": to_gb(engine.engine_bytes), "engine_gib": to_gib(engine.engine_bytes),
+            "differs": engine.differs, "reasons": list(engine.reasons), "types": [asdict(t) for t in engine.types],
+            "block_size": settings.block_size, "max_model_len": engine.settings.max_model_len,
+            "per": engine.per,
+        }
+    cap = fit = None
+    if args.kv_budget_gib is not None:
+        budget = gib_to_bytes(args.kv_budget_gib)
+        cap = vllm_capacity(model, budget, args.max_model_len, fmt, est.tp, est.pp, settings)
+        fit = vllm_max_model_len(model, budget, fmt, est.tp, est.pp, settings)
+        out.update({
+            "kv_budget_bytes": cap.kv_budget_bytes, "block_size": cap.block_size, "max_model_len": cap.max_model_len,
+            "page_size_bytes": cap.page_size_bytes, "bytes_per_block": cap.bytes_per_block,
+            "num_blocks": cap.num_blocks, "max_tokens": cap.max_tokens, "max_concurrency": cap.max_concurrency,
+            "blocks_per_request": cap.blocks_per_request, "fits_one_request": cap.fits_one_request,
+            "largest_max_model_len": fit.max_model_len, "capacity_formula": cap.formula,
+            "max_concurrency_note": cap.note, "capacity_per": cap.per,
+        })
     if args.json:
         print(json.dumps(out))
-    else:
-        print(f"{model.name}: {est.context_tokens:,} tokens, KV format {args.kv_format}, TP {est.tp}")
-        print(f"  KV bytes per token: {est.kv_bytes_per_token:,.6g} B ({est.basis})")
-        print(f"  KV pool bytes:      {est.kv_bytes:,} B = {format_bytes(est.kv_bytes)} per GPU")
-        if est.state_bytes:
-            print(f"  state outside pool: {est.state_bytes:,} B = {format_bytes(est.state_bytes)} per session")
+        return 0
+    print(f"{model.name}: {est.context_tokens:,} tokens, KV format {args.kv_format}, TP {est.tp}, PP {est.pp}")
+    print(f"  KV bytes per token: {est.kv_bytes_per_token:,.6g} B per GPU ({est.basis})")
+    print(f"  KV pool bytes:      {est.kv_bytes:,} B = {format_bytes(est.kv_bytes)} per {est.per}")
+    if est.tp * est.pp > 1:
+        print(f"  per replica:        {est.kv_bytes_per_replica:,} B = {format_bytes(est.kv_bytes_per_replica)} "
+              f"on {est.tp * est.pp} GPUs")
+    if est.state_bytes:
+        print(f"  state outside pool: {est.state_bytes:,} B = {format_bytes(est.state_bytes)} per session")
+    if engine is not None:
+        print(f"  vLLM allocates:     {engine.engine_bytes:,} B = {format_bytes(engine.engine_bytes)} per GPU"
+              + ("" if engine.differs else " (same as theory)"))
+        for reason in engine.reasons:
+            print(f"    - {reason}")
+    if cap is not None:
+        print(f"  vLLM, {format_bytes(cap.kv_budget_bytes)} KV per GPU: {cap.num_blocks:,} blocks of {cap.block_size} "
+              f"tokens = {cap.max_tokens:,} tokens; maximum concurrency for {cap.max_model_len:,} tokens per "
+              f"request: {cap.max_concurrency:.2f}x (not a hard cap)")
+        print(f"  largest max_model_len for this budget: {fit.max_model_len:,} tokens")
     return 0
