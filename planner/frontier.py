@@ -1,0 +1,445 @@
+"""Frontiers: sessions per GPU and request rate over accelerators x contexts x hit rates, vectorized.
+
+One call evaluates the plan of :func:`planner.capacity.plan` at every point of
+a grid with numpy broadcasting (accelerators on axis 0, context lengths on
+axis 1, prefix hit rates on axis 2), never a Python loop per point. Only the
+model's per-length bytes are taken once per distinct length (the grid's
+context lengths) or in closed form (growing KV of the prefixes).
+
+The grid keeps every other input of the base plan. Two differences from
+``plan()``, both stated in :class:`FrontierGrid`:
+
+* ``target_sessions_per_gpu`` is ignored (the frontier is what HBM holds: no
+  parked sessions, so no tail restore);
+* with ``scale_throughput`` the decode and prefill throughputs of each
+  accelerator are the base plan's scaled by HBM bandwidth (decode) and dense
+  BF16 FLOP/s (prefill) relative to the base plan's accelerator.
+
+Equality with ``plan()`` at every point is tested on samples
+(``tests/test_frontier.py``): same integer arithmetic for bytes and sessions,
+same floating-point operations in the same order for times and rates.
+
+Column contract of :meth:`FrontierGrid.frame` (one row per point):
+``accelerator, gpu_id, hbm_bytes, usable_kv_bytes, context_tokens, hit_rate,
+shared_prefix_bytes, per_session_bytes, sessions_per_gpu, request_rate_per_s,
+rate_limit, ttft_s``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from planner.capacity import (
+    MAX_CONTEXT_TOKENS,
+    MAX_SESSIONS_PER_GPU,
+    PlanInputs,
+    miss_probability,
+    replay_window_tokens,
+    weights_per_gpu,
+)
+from planner.catalog import GPUS, get_gpu, get_model
+from planner.errors import PlanInputError
+from planner.models import ModelSpec
+from planner.tiers import resolve_links
+from planner.units import GiB, parse_tokens
+
+FRAME_COLUMNS: tuple[str, ...] = (
+    "accelerator", "gpu_id", "hbm_bytes", "usable_kv_bytes", "context_tokens", "hit_rate",
+    "shared_prefix_bytes", "per_session_bytes", "sessions_per_gpu", "request_rate_per_s", "rate_limit", "ttft_s",
+)
+"""Columns of :meth:`FrontierGrid.frame` (units in the names; rates per second, times in seconds)."""
+
+MAX_GRID_POINTS = 50_000_000
+"""Largest grid accepted (accelerators x contexts x hit rates)."""
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One line of a frontier: a catalog accelerator, or ``custom`` with an HBM size.
+
+    Attributes:
+        gpu_id: catalog id or "custom".
+        hbm_gib: HBM per GPU in GiB; None = the device's reported total.
+        label: display name (default: the catalog name, or "custom N GiB").
+    """
+
+    gpu_id: str
+    hbm_gib: float | None = None
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        """The label, or a name built from the id and HBM size."""
+        if self.label:
+            return self.label
+        base = GPUS[self.gpu_id].name if self.gpu_id in GPUS else "custom"
+        return base if self.hbm_gib is None else f"{base} ({self.hbm_gib:g} GiB)"
+
+    def hbm_bytes(self) -> int:
+        """HBM bytes, as :func:`planner.capacity.resolve_hbm` computes them.
+
+        Raises:
+            PlanInputError: unknown id, or custom without a size.
+        """
+        if self.hbm_gib is not None:
+            if not (math.isfinite(self.hbm_gib) and 0 < self.hbm_gib <= 100_000):
+                raise PlanInputError("hbm_gib", self.hbm_gib, "a finite number in (0, 100,000]")
+            return int(round(self.hbm_gib * GiB))
+        if self.gpu_id == "custom":
+            raise PlanInputError("hbm_gib", None, "a size in GiB when gpu is 'custom'")
+        return get_gpu(self.gpu_id).hbm_bytes
+
+
+def parse_accelerators(text: str) -> list[Accelerator]:
+    """Accelerators from "h100-sxm,h200,custom:96" (custom:N = N GiB of HBM).
+
+    Raises:
+        PlanInputError: empty list, unknown id or a bad size.
+    """
+    out: list[Accelerator] = []
+    for item in str(text).split(","):
+        item = item.strip()
+        if not item:
+            continue
+        if item.startswith("custom:"):
+            raw = item.split(":", 1)[1]
+            try:
+                gib = float(raw)
+            except ValueError:
+                raise PlanInputError("gpus", item, "custom:N with N GiB in (0, 100,000]") from None
+            acc = Accelerator("custom", gib)
+        else:
+            get_gpu(item)
+            acc = Accelerator(item)
+        acc.hbm_bytes()
+        out.append(acc)
+    if not out:
+        raise PlanInputError("gpus", text, "a comma-separated list of accelerator ids (kvplan gpus) or custom:N")
+    return out
+
+
+def parse_contexts(text: str) -> np.ndarray:
+    """Context lengths from "128k,1M,1e6" (sorted, unique).
+
+    Raises:
+        PlanInputError: empty, or a length outside [1, MAX_CONTEXT_TOKENS].
+    """
+    values = [parse_tokens(x, field="contexts", maximum=MAX_CONTEXT_TOKENS) for x in str(text).split(",") if x.strip()]
+    if not values:
+        raise PlanInputError("contexts", text, "a comma-separated list of token counts (e.g. 128k,1M)")
+    return np.unique(np.array(values, dtype=np.int64))
+
+
+def parse_hit_rates(text: str) -> np.ndarray:
+    """Hit rates from "0,0.5,0.9" (sorted, unique, each in [0, 1]).
+
+    Raises:
+        PlanInputError: empty, not a number, NaN or outside [0, 1].
+    """
+    values = []
+    for x in str(text).split(","):
+        if not x.strip():
+            continue
+        try:
+            v = float(x)
+        except ValueError:
+            raise PlanInputError("hit_rates", x.strip(), "numbers in [0, 1]") from None
+        if not (math.isfinite(v) and 0 <= v <= 1):
+            raise PlanInputError("hit_rates", x.strip(), "numbers in [0, 1]")
+        values.append(v)
+    if not values:
+        raise PlanInputError("hit_rates", text, "a comma-separated list of numbers in [0, 1]")
+    return np.unique(np.array(values, dtype=np.float64))
+
+
+def accelerators_for(gpu_ids: Sequence[str], base: PlanInputs) -> list[Accelerator]:
+    """Accelerators for these ids; the base plan's own accelerator keeps its HBM setting."""
+    out = []
+    for g in gpu_ids:
+        out.append(Accelerator(g, base.hbm_gib if g == base.gpu_id else None))
+    if base.gpu_id == "custom" and "custom" not in gpu_ids:
+        out.append(Accelerator("custom", base.hbm_gib))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Bytes per length, vectorized
+# ---------------------------------------------------------------------------
+
+
+def growing_bytes_array(model: ModelSpec, tokens: np.ndarray, kv_format: str) -> np.ndarray:
+    """``model.growing_bytes(n, kv_format)`` for every ``n`` in ``tokens`` (int64), in closed form.
+
+    Coefficient: ``ceil(coef * n)`` (the same double multiply as the scalar).
+    Layout: growing groups store ``n // tokens_per_entry`` entries, so each adds
+    ``(n // r) * bytes_for(r)``. Checked against the scalar on a few lengths;
+    falls back to one scalar call per distinct length if a group disagrees.
+    """
+    x = np.asarray(tokens, dtype=np.int64)
+    if model.uses_coefficient(kv_format):
+        out = np.ceil(float(model.reported_kv_bytes_per_token) * x.astype(np.float64)).astype(np.int64)
+    else:
+        out = np.zeros(x.shape, dtype=np.int64)
+        for g in model.layout(kv_format):
+            if g.capped or not g.in_pool:
+                continue
+            r = int(g.tokens_per_entry)
+            out += (x // r) * np.int64(g.bytes_for(r))
+    if any(model.growing_bytes(p, kv_format) != _closed_form(model, p, kv_format) for p in _PROBE_TOKENS):
+        uniq, inv = np.unique(x, return_inverse=True)
+        vals = np.array([model.growing_bytes(int(u), kv_format) for u in uniq], dtype=np.int64)
+        return vals[inv].reshape(x.shape)
+    return out
+
+
+_PROBE_TOKENS = (0, 1, 7, 16, 129, 1_000_003)
+"""Lengths at which the closed form is checked against the scalar before use."""
+
+
+def _closed_form(model: ModelSpec, n: int, kv_format: str) -> int:
+    if model.uses_coefficient(kv_format):
+        return math.ceil(float(model.reported_kv_bytes_per_token) * n)
+    total = 0
+    for g in model.layout(kv_format):
+        if g.capped or not g.in_pool:
+            continue
+        r = int(g.tokens_per_entry)
+        total += (n // r) * g.bytes_for(r)
+    return total
+
+
+def _per_length(model: ModelSpec, tokens: np.ndarray, kv_format: str, fn: str) -> np.ndarray:
+    """One scalar call per distinct length (capped groups, state): a few hundred at most."""
+    return np.array([getattr(model, fn)(int(n), kv_format) for n in tokens], dtype=np.int64)
+
+
+def sessions_array(usable: np.ndarray, shared: np.ndarray, per: np.ndarray, num_prefixes: int) -> np.ndarray:
+    """:func:`planner.capacity.sessions_that_fit`, broadcast (int64)."""
+    k = np.int64(num_prefixes)
+    unit = shared + per
+    regime_all = usable >= k * unit
+    s_all = np.where(per > 0, (usable - k * shared) // np.maximum(per, 1), MAX_SESSIONS_PER_GPU)
+    s_few = usable // np.maximum(unit, 1)
+    s = np.where(regime_all, s_all, s_few)
+    s = np.where(unit == 0, MAX_SESSIONS_PER_GPU, s)
+    s = np.where(usable <= 0, 0, s)
+    return np.minimum(s, MAX_SESSIONS_PER_GPU).astype(np.int64)
+
+
+# ---------------------------------------------------------------------------
+# The grid
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class FrontierGrid:
+    """Plans over accelerators (axis 0) x context lengths (axis 1) x hit rates (axis 2).
+
+    Attributes:
+        inputs: the base plan (every input not on an axis).
+        accelerators: axis 0.
+        contexts: axis 1, tokens (int64).
+        hit_rates: axis 2 (float64).
+        hbm_bytes, usable_kv_bytes: per accelerator (int64).
+        decode_tokens_per_s, prefill_tokens_per_s: per accelerator (scaled or not).
+        shared_prefix_bytes, per_session_bytes: (contexts, hit rates), int64.
+        sessions_per_gpu: (accelerators, contexts, hit rates), int64.
+        request_rate_per_s: same shape, float64; NaN when there are no output tokens.
+        limited_by_sessions: same shape, bool.
+        ttft_s: (accelerators, contexts), float64.
+        miss_probability: scalar, the same for every point.
+        scale_throughput: whether throughputs were scaled per accelerator.
+    """
+
+    inputs: PlanInputs
+    accelerators: tuple[Accelerator, ...]
+    contexts: np.ndarray
+    hit_rates: np.ndarray
+    hbm_bytes: np.ndarray
+    usable_kv_bytes: np.ndarray
+    decode_tokens_per_s: np.ndarray
+    prefill_tokens_per_s: np.ndarray
+    shared_prefix_bytes: np.ndarray
+    per_session_bytes: np.ndarray
+    sessions_per_gpu: np.ndarray
+    request_rate_per_s: np.ndarray
+    limited_by_sessions: np.ndarray
+    ttft_s: np.ndarray
+    miss_probability: float
+    scale_throughput: bool
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """(accelerators, contexts, hit rates)."""
+        return self.sessions_per_gpu.shape
+
+    def inputs_at(self, gpu_index: int, context_index: int, hit_index: int) -> PlanInputs:
+        """The scalar plan inputs of one grid point (for checks against ``plan()``)."""
+        acc = self.accelerators[gpu_index]
+        return self.inputs.model_copy(update={
+            "gpu_id": acc.gpu_id, "hbm_gib": acc.hbm_gib, "context_tokens": int(self.contexts[context_index]),
+            "hit_rate": float(self.hit_rates[hit_index]), "target_sessions_per_gpu": None,
+            "decode_tokens_per_s": float(self.decode_tokens_per_s[gpu_index]),
+            "prefill_tokens_per_s": float(self.prefill_tokens_per_s[gpu_index]),
+        })
+
+    def frame(self, gpu: slice | list[int] | None = None, context: slice | list[int] | None = None,
+              hit: slice | list[int] | None = None) -> pd.DataFrame:
+        """Long DataFrame of (a slice of) the grid with :data:`FRAME_COLUMNS`."""
+        gi = np.arange(self.shape[0])[gpu if gpu is not None else slice(None)]
+        ci = np.arange(self.shape[1])[context if context is not None else slice(None)]
+        hi = np.arange(self.shape[2])[hit if hit is not None else slice(None)]
+        G, C, H = np.meshgrid(gi, ci, hi, indexing="ij")
+        G, C, H = G.ravel(), C.ravel(), H.ravel()
+        names = [a.name for a in self.accelerators]
+        ids = [a.gpu_id for a in self.accelerators]
+        rate = self.request_rate_per_s[G, C, H]
+        codes = np.where(np.isnan(rate), 0, np.where(self.limited_by_sessions[G, C, H], 1, 2))
+        return pd.DataFrame({
+            "accelerator": _labels(names, G), "gpu_id": _labels(ids, G), "hbm_bytes": self.hbm_bytes[G],
+            "usable_kv_bytes": self.usable_kv_bytes[G], "context_tokens": self.contexts[C],
+            "hit_rate": self.hit_rates[H], "shared_prefix_bytes": self.shared_prefix_bytes[C, H],
+            "per_session_bytes": self.per_session_bytes[C, H], "sessions_per_gpu": self.sessions_per_gpu[G, C, H],
+            "request_rate_per_s": rate,
+            "rate_limit": pd.Categorical.from_codes(codes, ["none", "sessions", "decode throughput"]),
+            "ttft_s": self.ttft_s[G, C],
+        }, columns=list(FRAME_COLUMNS))
+
+    def nearest_context(self, tokens: int) -> int:
+        """Index of the context length nearest to ``tokens``."""
+        return int(np.argmin(np.abs(self.contexts - int(tokens))))
+
+    def nearest_hit_rate(self, hit_rate: float) -> int:
+        """Index of the hit rate nearest to ``hit_rate``."""
+        return int(np.argmin(np.abs(self.hit_rates - float(hit_rate))))
+
+
+def _labels(values: list[str], index: np.ndarray) -> pd.Categorical | np.ndarray:
+    """``values[index]`` as a categorical column (fast for 10**5 rows); plain objects if labels repeat."""
+    if len(set(values)) == len(values):
+        return pd.Categorical.from_codes(index, values)
+    return np.array(values, dtype=object)[index]
+
+
+def frontier_grid(
+    base: PlanInputs,
+    accelerators: Sequence[Accelerator | str],
+    contexts: Sequence[int] | np.ndarray,
+    hit_rates: Sequence[float] | np.ndarray,
+    *,
+    model: ModelSpec | None = None,
+    scale_throughput: bool = False,
+) -> FrontierGrid:
+    """Evaluate the plan at every (accelerator, context, hit rate).
+
+    Args:
+        base: every other input (model, format, weights, reserve, utilization,
+            output tokens, prefixes, pauses, TTL, throughputs).
+        accelerators: :class:`Accelerator` or catalog ids.
+        contexts: token counts in [1, MAX_CONTEXT_TOKENS].
+        hit_rates: fractions in [0, 1].
+        model: a model instead of the catalog's ``base.model_id``.
+        scale_throughput: scale decode by HBM bandwidth and prefill by BF16
+            FLOP/s relative to ``base.gpu_id`` (custom accelerators: unscaled).
+
+    Raises:
+        PlanInputError: unknown ids, empty axes, out-of-range values, a grid
+            over :data:`MAX_GRID_POINTS`.
+    """
+    model = model or get_model(base.model_id)
+    accs = tuple(a if isinstance(a, Accelerator) else Accelerator(a) for a in accelerators)
+    ctx = np.asarray(contexts, dtype=np.int64).ravel()
+    hits = np.asarray(hit_rates, dtype=np.float64).ravel()
+    if not accs:
+        raise PlanInputError("gpus", [], "at least one accelerator")
+    if ctx.size == 0 or ctx.min() < 1 or ctx.max() > MAX_CONTEXT_TOKENS:
+        raise PlanInputError("contexts", ctx.tolist()[:5], f"token counts in [1, {MAX_CONTEXT_TOKENS:,}]")
+    if hits.size == 0 or not np.all(np.isfinite(hits)) or hits.min() < 0 or hits.max() > 1:
+        raise PlanInputError("hit_rates", hits.tolist()[:5], "numbers in [0, 1]")
+    if len(accs) * ctx.size * hits.size > MAX_GRID_POINTS:
+        raise PlanInputError("grid", len(accs) * ctx.size * hits.size, f"at most {MAX_GRID_POINTS:,} points")
+    fmt = base.kv_format
+    model.layout(fmt)  # raises for a format the model cannot take
+
+    # -- per accelerator (axis 0) -------------------------------------------------
+    hbm = np.array([a.hbm_bytes() for a in accs], dtype=np.int64)
+    weights = weights_per_gpu(base, model)
+    reserve = int(round(base.reserve_gib * GiB))
+    usable = np.floor(hbm.astype(np.float64) * base.gpu_memory_utilization).astype(np.int64) - weights - reserve
+    links = [resolve_links(a.gpu_id, base.host_link, base.ssd_link)[0] for a in accs]
+    host_bw = np.array([link.bytes_per_s for link in links], dtype=np.float64)
+    decode = np.full(len(accs), base.decode_tokens_per_s, dtype=np.float64)
+    prefill = np.full(len(accs), base.prefill_tokens_per_s, dtype=np.float64)
+    if scale_throughput and base.gpu_id in GPUS:
+        ref = GPUS[base.gpu_id]
+        for i, a in enumerate(accs):
+            if a.gpu_id in GPUS:
+                g = GPUS[a.gpu_id]
+                decode[i] = base.decode_tokens_per_s * (g.hbm_bandwidth_bytes_per_s / ref.hbm_bandwidth_bytes_per_s)
+                prefill[i] = base.prefill_tokens_per_s * (g.bf16_dense_flops / ref.bf16_dense_flops)
+
+    # -- per context (axis 1) and per (context, hit rate) ----------------------------
+    t = base.output_tokens
+    total = ctx + t
+    growing_total = growing_bytes_array(model, total, fmt)
+    capped = _per_length(model, total, fmt, "capped_bytes")
+    state = _per_length(model, total, fmt, "state_bytes")
+    prefix = np.floor(hits[None, :] * ctx[:, None].astype(np.float64)).astype(np.int64)
+    shared = growing_bytes_array(model, prefix, fmt)
+    per = growing_total[:, None] - shared + capped[:, None] + (state[:, None] if base.state_in_hbm else 0)
+
+    sessions = sessions_array(usable[:, None, None], shared[None, :, :], per[None, :, :], base.shared_prefixes)
+
+    # -- misses, replay, rate (same operations as plan()) ---------------------------
+    parked = (not base.state_in_hbm) & (state > 0)
+    p_miss = miss_probability(base.pause_mean_s, base.ttl_s, base.pause_distribution)
+    p_ctx = np.where(parked, p_miss, 0.0)
+    window = replay_window_tokens(model, fmt)
+    replay_per_miss = np.where(parked, np.minimum(window, ctx), 0).astype(np.float64)
+    replay_s_turn = p_ctx[None, :] * (replay_per_miss[None, :] / prefill[:, None])
+    state_reload = np.where(parked[None, :], state[None, :].astype(np.float64) / host_bw[:, None], 0.0)
+    ring = np.where((base.pause_mean_s > 0) & parked[None, :], (1.0 - p_ctx[None, :]) * state_reload + replay_s_turn, 0.0)
+    ttft = ring + 1.0 / base.session_decode_tokens_per_s
+    if t == 0:
+        rate = np.full(sessions.shape, np.nan)
+        by_sessions_limit = np.zeros(sessions.shape, dtype=bool)
+    else:
+        decode_s = t / base.session_decode_tokens_per_s
+        time_per_request = ring + decode_s
+        extra = (p_ctx[None, :] * replay_per_miss[None, :] + 0.0) / prefill[:, None]
+        gpu_seconds = t / decode[:, None] + extra
+        by_throughput = np.where(extra == 0, decode[:, None] / t, 1.0 / gpu_seconds)
+        by_sessions = sessions / time_per_request[:, :, None]
+        rate = np.minimum(by_throughput[:, :, None], by_sessions)
+        by_sessions_limit = by_throughput[:, :, None] > by_sessions
+
+    return FrontierGrid(
+        inputs=base, accelerators=accs, contexts=ctx, hit_rates=hits, hbm_bytes=hbm, usable_kv_bytes=usable,
+        decode_tokens_per_s=decode, prefill_tokens_per_s=prefill, shared_prefix_bytes=shared,
+        per_session_bytes=per, sessions_per_gpu=sessions, request_rate_per_s=rate,
+        limited_by_sessions=by_sessions_limit, ttft_s=ttft, miss_probability=p_miss,
+        scale_throughput=scale_throughput,
+    )
+
+
+def with_points(grid_values: np.ndarray, *points: float) -> np.ndarray:
+    """A sorted, unique axis with ``points`` added (so the plan lies on the grid)."""
+    return np.unique(np.concatenate([np.asarray(grid_values), np.asarray(points, dtype=np.asarray(grid_values).dtype)]))
+
+
+def context_axis(max_tokens: int, num_points: int = 60, *, min_tokens: int = 1_000, include: Sequence[int] = ()) -> np.ndarray:
+    """Log-spaced whole token counts from ``min_tokens`` to ``max_tokens`` (plus ``include``)."""
+    hi = max(int(max_tokens), min_tokens + 1)
+    grid = np.unique(np.round(np.geomspace(min_tokens, hi, max(num_points, 2))).astype(np.int64))
+    return with_points(grid, *[int(x) for x in include]) if include else grid
+
+
+def hit_rate_axis(num_points: int = 101, *, include: Sequence[float] = ()) -> np.ndarray:
+    """Evenly spaced hit rates from 0 to 1 (plus ``include``)."""
+    grid = np.round(np.linspace(0.0, 1.0, max(num_points, 2)), 12)
+    return with_points(grid, *[float(x) for x in include]) if include else grid
