@@ -6,6 +6,7 @@ st.set_page_config(page_title="kvplan: KV-cache capacity planner", page_icon="ğŸ
 
 pages = [
     st.Page("pages/plan.py", title="Plan", icon="ğŸ§®", default=True, url_path="plan"),
+    st.Page("pages/model.py", title="Model", url_path="model"),
 ]
 
 nav = st.navigation(pages)

@@ -48,8 +48,10 @@ vLLM pages in its own ways.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Literal
+
+import pandas as pd
 
 from planner.errors import PlanInputError
 from planner.formats import cdiv
@@ -579,3 +581,17 @@ def vllm_max_model_len(model: ModelSpec, kv_budget_bytes: int, kv_format: str | 
                 top = mid - 1
     return MaxModelLenFit(model_id=model.id, kv_budget_bytes=budget, max_model_len=best, upper_bound=hi,
                           needed_bytes=_needed_bytes(p, best, s.max_num_batched_tokens) if best else 0)
+
+
+ENGINE_COLUMNS: tuple[str, ...] = (
+    "name", "kind", "cap_tokens", "layers", "padding_layers", "block_size", "page_size_bytes", "blocks_per_layer",
+    "theory_bytes", "engine_bytes", "reason",
+)
+"""Column contract of :func:`engine_frame`: one row per vLLM KV-cache type, per GPU
+(fields of :class:`EngineTypeBytes`)."""
+
+
+def engine_frame(result: TheoryVsEngine) -> pd.DataFrame:
+    """The per-type rows of a :class:`TheoryVsEngine`, with :data:`ENGINE_COLUMNS`."""
+    frame = pd.DataFrame([asdict(t) for t in result.types], columns=list(ENGINE_COLUMNS))
+    return frame.astype({"cap_tokens": "Int64"})

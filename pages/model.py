@@ -1,0 +1,271 @@
+"""Model page: a model's KV accounting, group by group, theory next to vLLM, capacity for a KV budget.
+
+Thin: every figure comes from ``planner`` (models, engine, config_import);
+this page gathers inputs, keeps the last valid model in ``st.session_state``
+and renders. Widget keys start with ``model_``; link keys with ``m_``.
+"""
+
+import streamlit as st
+
+from planner.catalog import get_model, models
+from planner.config_import import MAX_CONFIG_BYTES, model_from_config, parse_config_text, report_rows
+from planner.engine import (
+    BUDGET_MOVES,
+    DEFAULT_BLOCK_SIZE,
+    DEFAULT_MAX_NUM_BATCHED_TOKENS,
+    VLLM_SOURCE,
+    VLLMSettings,
+    engine_frame,
+    theory_vs_engine,
+    vllm_capacity,
+    vllm_max_model_len,
+)
+from planner.errors import PlanInputError
+from planner.formats import FORMATS, get_format
+from planner.kv import check_tp
+from planner.models import NATIVE, breakdown_frame, coefficient_check, how_computed
+from planner.units import format_bytes, gib_to_bytes, parse_tokens
+from ui.state import register_page_keys
+
+LINK_KEYS = {"model": "m_model", "fmt": "m_fmt", "tp": "m_tp", "pp": "m_pp", "ctx": "m_ctx"}
+register_page_keys(*LINK_KEYS.values())
+IMPORTED = "__imported__"
+
+st.title("Model: KV accounting")
+st.caption("Every figure is per GPU unless marked per replica. GB = 10^9 B, GiB = 2^30 B.")
+
+# ---------------------------------------------------------------------------
+# First run: widget state from the link (invalid values keep defaults, with a warning)
+# ---------------------------------------------------------------------------
+if "model_link_read" not in st.session_state:
+    st.session_state["model_link_read"] = True
+    params = st.query_params.to_dict()
+    warnings = []
+    def _whole(name, v):
+        return check_tp(name, int(v)) if str(v).isdigit() else check_tp(name, v)
+
+    parsers = {
+        "model": ("model_catalog_id", lambda v: get_model(v).id),
+        "fmt": ("model_kv_format", lambda v: v if v == NATIVE else get_format(v).id),
+        "tp": ("model_tp", lambda v: _whole("tp", v)),
+        "pp": ("model_pp", lambda v: _whole("pp", v)),
+        "ctx": ("model_context", lambda v: f"{parse_tokens(v):,}"),
+    }
+    for name, (widget, parse) in parsers.items():
+        key = LINK_KEYS[name]
+        if key in params:
+            try:
+                st.session_state[widget] = parse(str(params[key])[:200])
+            except PlanInputError:
+                warnings.append(f"Link parameter '{key}' is invalid; default used.")
+    st.session_state["model_link_warnings"] = warnings
+for w in st.session_state.pop("model_link_warnings", []):
+    st.warning(w)
+
+defaults = {
+    "model_source": "Catalog",
+    "model_catalog_id": "deepseek-v4.1-flash",
+    "model_kv_format": NATIVE,
+    "model_tp": 1,
+    "model_pp": 1,
+    "model_context": "1,000,000",
+    "model_block_size": DEFAULT_BLOCK_SIZE,
+    "model_max_num_batched_tokens": DEFAULT_MAX_NUM_BATCHED_TOKENS,
+    "model_hybrid_manager": True,
+    "model_kv_budget_gib": 40.0,
+    "model_max_model_len": "",
+    "model_config_text": "",
+}
+for key, value in defaults.items():
+    st.session_state.setdefault(key, value)
+
+# ---------------------------------------------------------------------------
+# The model: catalog or imported config (a bad config keeps the previous model)
+# ---------------------------------------------------------------------------
+source = st.radio("Model source", ["Catalog", "Import config.json"], horizontal=True, key="model_source")
+model = st.session_state.get("model_current")
+if source == "Catalog":
+    model_id = st.selectbox("Model", list(models()), key="model_catalog_id", format_func=lambda m: models()[m].name)
+    model = get_model(model_id)
+    st.session_state["model_current"] = model
+else:
+    c1, c2 = st.columns(2)
+    upload = c1.file_uploader("Upload a config.json", type=["json"], key="model_config_file")
+    pasted = c2.text_area("…or paste it", key="model_config_text", height=150,
+                          placeholder='{"num_hidden_layers": 32, "num_attention_heads": 32, ...}')
+    text = None
+    name = "pasted config.json"
+    if upload is not None:
+        text = upload.getvalue()[: MAX_CONFIG_BYTES + 1]
+        name = upload.name
+    elif pasted.strip():
+        text = pasted
+    if text is not None:
+        try:
+            imported = model_from_config(parse_config_text(text), name=name, source=f"imported: {name}")
+            st.session_state["model_current"] = imported
+            st.session_state["model_import_report"] = imported.config_report
+            model = imported
+        except PlanInputError as exc:
+            shown = model.name if model is not None else "none yet"
+            st.error(f"This config cannot be imported: {exc}. Keeping the previous model ({shown}).")
+    else:
+        st.info("Upload or paste a Hugging Face config.json. Until then the previous model stays.")
+if model is None:
+    model = get_model(st.session_state["model_catalog_id"])
+    st.session_state["model_current"] = model
+
+# ---------------------------------------------------------------------------
+# Inputs
+# ---------------------------------------------------------------------------
+i1, i2, i3, i4 = st.columns(4)
+kv_format = i1.selectbox("KV format", [NATIVE, *FORMATS], key="model_kv_format",
+                         format_func=lambda f: f"native ({model.native_format_label})" if f == NATIVE
+                         else FORMATS[f].label)
+tp = i2.number_input("Tensor parallel (TP)", min_value=1, max_value=1024, step=1, key="model_tp")
+pp = i3.number_input("Pipeline parallel (PP)", min_value=1, max_value=1024, step=1, key="model_pp")
+context_text = i4.text_input("Context tokens (e.g. 128k, 1M)", key="model_context")
+
+with st.expander("Engine settings (vLLM view) and KV budget"):
+    e1, e2, e3 = st.columns(3)
+    block_size = e1.number_input("Block size (tokens)", min_value=1, max_value=4096, step=1, key="model_block_size")
+    max_batched = e2.number_input("max_num_batched_tokens", min_value=1, max_value=10**8, step=256,
+                                  key="model_max_num_batched_tokens")
+    hybrid = e3.checkbox("Hybrid KV cache manager on (off e.g. with a KV connector)", key="model_hybrid_manager")
+    b1, b2 = st.columns(2)
+    budget_gib = b1.number_input("Available KV memory per GPU (GiB)", min_value=0.0, max_value=1_000_000.0,
+                                 step=1.0, key="model_kv_budget_gib")
+    max_len_text = b2.text_input("max_model_len (blank: the model's maximum context)", key="model_max_model_len")
+
+try:
+    context = parse_tokens(context_text, minimum=1, maximum=10**9)
+    est = model.estimate(context, kv_format, int(tp), int(pp))
+    st.session_state["model_last_inputs"] = (context, kv_format, int(tp), int(pp))
+except PlanInputError as exc:
+    st.error(f"{exc}. Showing the last valid inputs.")
+    context, kv_format, tp, pp = st.session_state.get("model_last_inputs", (1_000_000, NATIVE, 1, 1))
+    try:
+        est = model.estimate(context, kv_format, tp, pp)
+    except PlanInputError:  # the last inputs do not suit this model either
+        context, kv_format, tp, pp = 1_000_000, NATIVE, 1, 1
+        est = model.estimate(context, kv_format, tp, pp)
+tp, pp = est.tp, est.pp
+if source == "Catalog":
+    for name, value in (("model", model.id), ("fmt", kv_format), ("tp", tp), ("pp", pp), ("ctx", context)):
+        if st.query_params.get(LINK_KEYS[name]) != str(value):
+            st.query_params[LINK_KEYS[name]] = str(value)
+
+# ---------------------------------------------------------------------------
+# Totals
+# ---------------------------------------------------------------------------
+st.subheader(f"{model.name} at {context:,} tokens")
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("KV per GPU (pool)", format_bytes(est.kv_bytes))
+m2.metric(f"KV per replica ({tp * pp} GPUs)", format_bytes(est.kv_bytes_per_replica))
+m3.metric("KV bytes per token per GPU", f"{est.kv_bytes_per_token:,.6g} B")
+m4.metric("State outside the pool per session", format_bytes(est.state_bytes))
+st.caption(f"{est.kv_bytes:,} B per {est.per}; basis: {est.basis}. Per replica counts every layer once per TP rank "
+           "(replicated heads and latents included).")
+if est.basis == "reported coefficient":
+    chk = coefficient_check(model)
+    verdict = "explains it" if chk.matches else "does not explain it (the shipped format differs)"
+    st.caption(f"Growing KV priced by the published coefficient ({model.reported_kv_bytes_per_token:,.6g} B/token, "
+               f"the source of truth); the architecture below {verdict}: {chk.explanation}.")
+
+# ---------------------------------------------------------------------------
+# Breakdown
+# ---------------------------------------------------------------------------
+st.subheader("Per-group breakdown (per GPU)")
+table = breakdown_frame(model, context, kv_format, tp, pp)
+st.dataframe(table.rename(columns={
+    "group": "group", "layers": "layers (model)", "layers_per_gpu": "layers per GPU",
+    "kv_heads_per_gpu": "KV heads per GPU", "channels": "head_dim / channels", "kv_format": "format",
+    "entry_bytes": "entry bytes", "tokens_per_entry": "tokens per entry", "bytes_per_token": "B per token (growing)",
+    "entries": f"entries at {context:,}", "bytes": f"bytes at {context:,}", "growth": "capped or growing",
+    "in_pool": "in HBM pool", "replicated_on_tp": "replicated on TP"}), hide_index=True, key="model_breakdown")
+
+# ---------------------------------------------------------------------------
+# Theory vs engine
+# ---------------------------------------------------------------------------
+st.subheader("Theory vs engine (vLLM), one sequence per GPU")
+max_len = None
+try:
+    if max_len_text.strip():
+        max_len = parse_tokens(max_len_text, field="max_model_len", minimum=1, maximum=10**9)
+    settings = VLLMSettings(block_size=int(block_size), max_num_batched_tokens=int(max_batched),
+                            max_model_len=max_len,
+                            hybrid_kv_cache_manager=bool(hybrid))
+except PlanInputError as exc:
+    st.error(f"{exc}. Using vLLM's defaults.")
+    settings, max_len = VLLMSettings(), None
+try:
+    tve = theory_vs_engine(model, context, kv_format, tp, pp, settings)
+    t1, t2 = st.columns(2)
+    t1.metric("Theory (window-capped), per GPU", format_bytes(tve.theory_bytes))
+    t2.metric("vLLM allocates, per GPU", format_bytes(tve.engine_bytes),
+              delta=None if not tve.differs else f"{tve.engine_bytes - tve.theory_bytes:+,} B", delta_color="off")
+    if tve.differs:
+        st.markdown("Why they differ:")
+    for reason in tve.reasons:
+        st.caption(f"• {reason}")
+    if tve.types:
+        st.dataframe(engine_frame(tve), hide_index=True, key="model_engine_table")
+except PlanInputError as exc:
+    tve = None
+    st.info(f"Engine view not available: {exc}")
+
+# ---------------------------------------------------------------------------
+# vLLM capacity for a KV budget
+# ---------------------------------------------------------------------------
+st.subheader("vLLM capacity for a KV budget (per GPU)")
+cap = None
+try:
+    budget = gib_to_bytes(float(budget_gib))
+    cap = vllm_capacity(model, budget, max_len, kv_format, tp, pp, settings)
+    fit = vllm_max_model_len(model, budget, kv_format, tp, pp, settings)
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("KV blocks (num_gpu_blocks)", f"{cap.num_blocks:,}")
+    c2.metric("GPU KV cache size", f"{cap.max_tokens:,} tokens")
+    c3.metric(f"Maximum concurrency for {cap.max_model_len:,} tokens per request", f"{cap.max_concurrency:.2f}x")
+    c4.metric("Largest max_model_len for this budget", f"{fit.max_model_len:,} tokens")
+    st.caption(f"Budget {format_bytes(cap.kv_budget_bytes)} per GPU. {cap.note}")
+    if not cap.fits_one_request:
+        st.warning(f"vLLM would refuse to start: one {cap.max_model_len:,}-token request needs "
+                   f"{format_bytes(cap.needed_bytes)} of KV, more than the budget.")
+    st.caption(BUDGET_MOVES)
+except PlanInputError as exc:
+    st.info(f"vLLM capacity not available: {exc}")
+
+# ---------------------------------------------------------------------------
+# How this is computed, and sources
+# ---------------------------------------------------------------------------
+with st.expander("How this is computed"):
+    for line in how_computed(model, context, kv_format, tp, pp):
+        st.text(line)
+    if tve is not None:
+        st.text(f"Engine view: vLLM holds ceil(n / {settings.block_size}) blocks per layer for full attention; "
+                f"a sliding window W reserves cdiv(min(W - 1 + {settings.max_num_batched_tokens:,}, max_model_len), "
+                f"{settings.block_size}) + 1 blocks; a block of one layer is block_size x entry bytes.")
+        for t in tve.types:
+            st.text(f"{t.name}: ({t.layers} + {t.padding_layers} padding) layers x {t.blocks_per_layer:,} blocks x "
+                    f"{t.page_size_bytes:,} B = {t.engine_bytes:,} B")
+    if cap is not None:
+        st.text(f"Capacity: {cap.formula}.")
+
+with st.expander("Sources"):
+    st.text(f"Model: {model.source}")
+    for note in model.notes:
+        st.text(note)
+    for fmt_id in sorted({g.kv_format for g in est.groups}):
+        st.text(f"Format {fmt_id}: {FORMATS[fmt_id].source}")
+    st.text(f"Engine view and capacity: {VLLM_SOURCE}")
+    if model.config_report:
+        st.dataframe(report_rows(model.config_report), hide_index=True, key="model_report_all")
+
+if source != "Catalog" and model.config_report:
+    st.subheader("What the import read, derived, defaulted or ignored")
+    rows = report_rows(model.config_report)
+    defaulted = [r["field"] for r in rows if r["how"] == "defaulted"]
+    if defaulted:
+        st.warning("Defaulted (not in the config): " + ", ".join(defaulted) + ". Check them before relying on the numbers.")
+    st.dataframe(rows, hide_index=True, key="model_import_report")

@@ -1,0 +1,84 @@
+"""Model page (AppTest): renders, reacts to the KV format, keeps the previous model on a bad config."""
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+
+def _metric(at, label_start):
+    for m in at.metric:
+        if m.label.startswith(label_start):
+            return m.value
+    raise AssertionError(f"no metric {label_start!r}: {[m.label for m in at.metric]}")
+
+
+def _model_page():
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.run()
+    at.switch_page("pages/model.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+# Llama-3.1-8B geometry (32 layers, 8 KV heads, head_dim 4096 / 32 = 128), as in its config.json.
+LLAMA_8B_CONFIG = {
+    "model_type": "llama", "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "hidden_size": 4096, "max_position_embeddings": 131072, "torch_dtype": "bfloat16",
+}
+
+
+def test_renders_v41_default():
+    at = _model_page()
+    # 890 B/token x 1,000,000 tokens = 890,000,000 B = 0.89 GB = 0.829 GiB (seed 004)
+    assert _metric(at, "KV per GPU (pool)") == "0.89 GB (0.829 GiB)"
+    assert any("breakdown" in s.value.lower() for s in at.subheader)
+    assert len(at.dataframe) >= 1
+
+
+def test_changing_format_changes_total():
+    at = _model_page()
+    at.selectbox(key="model_catalog_id").set_value("llama-3.1-8b").run()
+    at.text_input(key="model_context").set_value("2048").run()
+    # bf16: 131,072 B/token x 2,048 = 268,435,456 B = 0.268 GB (0.25 GiB)
+    assert _metric(at, "KV per GPU (pool)") == "0.268 GB (0.25 GiB)"
+    at.selectbox(key="model_kv_format").set_value("fp8").run()
+    assert not at.exception
+    # fp8: half of bf16 = 134,217,728 B = 0.134 GB (0.125 GiB)
+    assert _metric(at, "KV per GPU (pool)") == "0.134 GB (0.125 GiB)"
+
+
+def test_malformed_config_shows_error_and_keeps_previous_model():
+    at = _model_page()
+    at.radio(key="model_source").set_value("Import config.json").run()
+    at.text_area(key="model_config_text").set_value(json.dumps(LLAMA_8B_CONFIG)).run()
+    at.text_input(key="model_context").set_value("2048").run()
+    assert not at.exception
+    good = _metric(at, "KV per GPU (pool)")
+    assert good == "0.268 GB (0.25 GiB)"  # 131,072 B/token x 2,048 in BF16 (defaulted)
+    assert any("defaulted" in w.value.lower() for w in at.warning)
+    at.text_area(key="model_config_text").set_value('{"num_hidden_layers": 32,').run()
+    assert not at.exception
+    assert any("JSON" in e.value for e in at.error)
+    assert _metric(at, "KV per GPU (pool)") == good
+
+
+def test_contradictory_config_names_the_field():
+    at = _model_page()
+    at.radio(key="model_source").set_value("Import config.json").run()
+    bad = dict(LLAMA_8B_CONFIG, num_key_value_heads=5)  # 5 does not divide 32 heads
+    at.text_area(key="model_config_text").set_value(json.dumps(bad)).run()
+    assert not at.exception
+    assert any("num_key_value_heads" in e.value for e in at.error)
+
+
+def test_engine_and_capacity_blocks_render_for_llama():
+    at = _model_page()
+    at.selectbox(key="model_catalog_id").set_value("llama-3.1-8b").run()
+    at.text_input(key="model_max_model_len").set_value("20000").run()
+    at.number_input(key="model_kv_budget_gib").set_value(3.8125).run()
+    assert not at.exception
+    # 3.8125 GiB // (16 x 4,096 B x 32 layers = 2 MiB) = 1,952 blocks (vLLM issue #10517)
+    assert _metric(at, "KV blocks") == "1,952"
+    assert _metric(at, "GPU KV cache size") == "31,232 tokens"
+    assert _metric(at, "Maximum concurrency for 20,000") == "1.56x"
