@@ -130,7 +130,8 @@ def resolve_capacity(trace: Trace, *, capacity_blocks: int | None = None, capaci
 
 
 def replay(trace: Trace, *, capacity_blocks: int | None = None, capacity_bytes: float | None = None,
-           kv_bytes_per_token: float | None = None, ttl_s: float | None = None) -> ReplayResult:
+           kv_bytes_per_token: float | None = None, ttl_s: float | None = None,
+           progress: Progress | None = None) -> ReplayResult:
     """Replay ``trace`` through one LRU prefix cache (semantics in the module docstring).
 
     Args:
@@ -143,6 +144,7 @@ def replay(trace: Trace, *, capacity_blocks: int | None = None, capacity_bytes: 
             ``planner.catalog.get_model(id).estimate(...)``): needed with
             ``capacity_bytes``, and fills the byte columns.
         ttl_s: TTL in seconds (None = no TTL; 0 = nothing persists).
+        progress: optional callback ``(fraction, label)``, called about 50 times.
 
     Returns:
         :class:`ReplayResult`. Time O(block references), pure Python.
@@ -166,7 +168,10 @@ def replay(trace: Trace, *, capacity_blocks: int | None = None, capacity_bytes: 
         arrivals = trace.arrival_s.tolist()
         inputs = trace.input_tokens.tolist()
         cache: OrderedDict[int, float] = OrderedDict()   # block -> last use, LRU first
+        step = max(1, n // 50)
         for i in range(n):
+            if progress is not None and i % step == 0:
+                progress(i / n, "replay")
             now = arrivals[i]
             if ttl is not None:
                 # LRU order is last-use order (arrivals are sorted): expired entries lead.
@@ -193,6 +198,8 @@ def replay(trace: Trace, *, capacity_blocks: int | None = None, capacity_bytes: 
                     cache.popitem(last=False)
                     evicted += 1
             cache_blocks[i] = len(cache)
+    if progress is not None:
+        progress(1.0, "replay")
     block_bytes = per_token * trace.block_tokens if (per_token is not None and trace.block_tokens) else math.nan
     timeline = pd.DataFrame({
         "arrival_s": trace.arrival_s,
