@@ -182,8 +182,6 @@ def layout_from_config(
     if main_format is None:
         r.note("kv_format", "bf16", "defaulted",
                "config.json does not say the KV dtype; BF16 assumed (engines' 'auto'); choose a KV format to change it")
-    else:
-        r.note("kv_format", main_format.id, "read", "chosen by the user, not taken from config.json")
     for key in ("torch_dtype", "dtype"):
         if isinstance(merged.get(key), str):
             r.note(key, merged[key][:32], "ignored", "the weights' dtype; never used as the KV dtype")
