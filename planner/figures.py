@@ -70,3 +70,175 @@ def kv_vs_context_figure(
         hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"),
     )
     return fig
+
+
+# ---------------------------------------------------------------------------
+# Frontier figures (issue 4): each takes the DataFrame it plots (a slice of
+# planner.frontier.FrontierGrid.frame(), or kv_context_frame()), so the page can
+# offer exactly that grid as CSV.
+# ---------------------------------------------------------------------------
+
+PLAN_MARKER = dict(size=14, symbol="diamond", color="black", line=dict(width=1, color="white"))
+"""How the current plan is marked on every frontier figure."""
+
+
+def _plan_marker(fig: go.Figure, x: float, y: float | None, text: str, **kw) -> None:
+    if y is None or not np.isfinite(y):
+        return
+    fig.add_trace(go.Scatter(x=[x], y=[y], mode="markers", name="current plan", marker=PLAN_MARKER,
+                             hovertemplate=text + "<extra></extra>", **kw))
+
+
+def _layout(fig: go.Figure, *, x_title: str, y_title: str, log_x: bool) -> go.Figure:
+    fig.update_layout(
+        xaxis=dict(type="log" if log_x else "linear", title=x_title),
+        yaxis=dict(title=y_title, rangemode="tozero"),
+        hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"),
+    )
+    return fig
+
+
+def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = None, hit_rate: float | None = None) -> go.Figure:
+    """Sessions per GPU vs context length (log x), one line per accelerator.
+
+    Args:
+        frame: rows with ``accelerator, context_tokens, sessions_per_gpu,
+            per_session_bytes`` (one hit rate).
+        plan_point: (context tokens, sessions per GPU) of the current plan.
+        hit_rate: the hit rate of the slice, for the title.
+    """
+    fig = go.Figure()
+    for name, part in frame.groupby("accelerator", sort=False, observed=True):
+        fig.add_trace(go.Scatter(
+            x=part["context_tokens"], y=part["sessions_per_gpu"], mode="lines", name=str(name),
+            customdata=np.stack([part["per_session_bytes"] / GB, part["per_session_bytes"] / GiB], axis=-1),
+            hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:,}} sessions per GPU<br>per session "
+                           "%{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)<extra></extra>"),
+        ))
+    if plan_point is not None:
+        _plan_marker(fig, plan_point[0], plan_point[1], f"plan: {plan_point[0]:,} tokens, {plan_point[1]:,} sessions")
+    title = "sessions per GPU" + (f" at prefix hit rate {hit_rate:.2f}" if hit_rate is not None else "")
+    return _layout(fig, x_title="context (tokens)", y_title=title, log_x=True)
+
+
+def sessions_vs_hit_rate_figure(frame, *, plan_point: tuple[float, int] | None = None, context_tokens: int | None = None) -> go.Figure:
+    """Sessions per GPU vs prefix hit rate, one line per accelerator.
+
+    Args:
+        frame: rows with ``accelerator, hit_rate, sessions_per_gpu`` (one context).
+        plan_point: (hit rate, sessions per GPU) of the current plan.
+        context_tokens: the context of the slice, for the title.
+    """
+    fig = go.Figure()
+    for name, part in frame.groupby("accelerator", sort=False, observed=True):
+        fig.add_trace(go.Scatter(
+            x=part["hit_rate"], y=part["sessions_per_gpu"], mode="lines", name=str(name),
+            hovertemplate=f"{name}<br>hit rate %{{x:.2f}}<br>%{{y:,}} sessions per GPU<extra></extra>",
+        ))
+    if plan_point is not None:
+        _plan_marker(fig, plan_point[0], plan_point[1], f"plan: hit rate {plan_point[0]:.2f}, {plan_point[1]:,} sessions")
+    title = "sessions per GPU" + (f" at {context_tokens:,} tokens" if context_tokens is not None else "")
+    fig = _layout(fig, x_title="prefix hit rate", y_title=title, log_x=False)
+    fig.update_xaxes(range=[0, 1])
+    return fig
+
+
+def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = None, hit_rate: float | None = None) -> go.Figure:
+    """Request-rate frontier: requests/s per GPU vs context length (log x), one line per accelerator.
+
+    Each point is ``min(decode-throughput limit, sessions / time per request)``;
+    the hover says which limit binds. Empty when there are no output tokens.
+
+    Args:
+        frame: rows with ``accelerator, context_tokens, request_rate_per_s, rate_limit, ttft_s``.
+        plan_point: (context tokens, requests/s) of the current plan.
+        hit_rate: the hit rate of the slice, for the title.
+    """
+    fig = go.Figure()
+    for name, part in frame.groupby("accelerator", sort=False, observed=True):
+        fig.add_trace(go.Scatter(
+            x=part["context_tokens"], y=part["request_rate_per_s"], mode="lines", name=str(name),
+            customdata=np.stack([part["rate_limit"].astype(str), part["ttft_s"]], axis=-1),
+            hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:.4g}} requests/s per GPU<br>limited by "
+                           "%{customdata[0]}<br>TTFT %{customdata[1]:.3g} s<extra></extra>"),
+        ))
+    if plan_point is not None and plan_point[1] is not None:
+        _plan_marker(fig, plan_point[0], plan_point[1], f"plan: {plan_point[0]:,} tokens, {plan_point[1]:.4g} requests/s")
+    title = "requests/s per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
+    return _layout(fig, x_title="context (tokens)", y_title=title, log_x=True)
+
+
+def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = None, accelerator: str = "") -> go.Figure:
+    """Sessions per GPU over (prefix hit rate, context length) for one accelerator.
+
+    Args:
+        frame: rows with ``context_tokens, hit_rate, sessions_per_gpu`` (one accelerator).
+        plan_point: (hit rate, context tokens) of the current plan.
+        accelerator: its name, for the title.
+    """
+    table = frame.pivot_table(index="context_tokens", columns="hit_rate", values="sessions_per_gpu", aggfunc="first")
+    fig = go.Figure(go.Heatmap(
+        x=table.columns.to_numpy(), y=table.index.to_numpy(), z=table.to_numpy(), colorscale="Viridis",
+        colorbar=dict(title="sessions<br>per GPU"),
+        hovertemplate="hit rate %{x:.2f}<br>%{y:,} tokens<br>%{z:,} sessions per GPU<extra></extra>",
+    ))
+    if plan_point is not None:
+        fig.add_trace(go.Scatter(x=[plan_point[0]], y=[plan_point[1]], mode="markers", name="current plan",
+                                 marker=PLAN_MARKER, showlegend=False,
+                                 hovertemplate=f"plan: hit rate {plan_point[0]:.2f}, {plan_point[1]:,} tokens<extra></extra>"))
+    fig.update_layout(
+        title=dict(text=f"sessions per GPU{': ' + accelerator if accelerator else ''}", font=dict(size=14)),
+        xaxis=dict(title="prefix hit rate"), yaxis=dict(title="context (tokens)", type="log"),
+        margin=dict(l=10, r=10, t=40, b=10),
+    )
+    return fig
+
+
+def kv_vs_context_models_figure(
+    frame,
+    *,
+    hbm_lines: list[tuple[str, int]] = (),
+    marker: tuple[int, int] | None = None,
+) -> go.Figure:
+    """KV bytes of one sequence vs context (log x) for several models.
+
+    GB (10**9 B) on the left axis, GiB (2**30 B) on the right axis over the same
+    range, both in the hover. Horizontal lines mark memory sizes (an
+    accelerator's HBM, the usable KV after weights): where a curve crosses one,
+    a single sequence stops fitting.
+
+    Args:
+        frame: rows with ``model, context_tokens, kv_bytes`` (see
+            :func:`planner.frontier.kv_context_frame`).
+        hbm_lines: (label, bytes) of each horizontal line.
+        marker: (context tokens, kv bytes) of the current plan.
+    """
+    fig = go.Figure()
+    top = float(frame["kv_bytes"].max()) if len(frame) else 1.0
+    for name, part in frame.groupby("model", sort=False, observed=True):
+        kv = part["kv_bytes"].to_numpy(dtype=np.float64)
+        fig.add_trace(go.Scatter(
+            x=part["context_tokens"], y=kv / GB, mode="lines", name=str(name),
+            customdata=np.stack([kv / GiB, kv], axis=-1),
+            hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:.4g}} GB<br>%{{customdata[0]:.4g}} GiB<br>"
+                           "%{customdata[1]:,.0f} B<extra></extra>"),
+        ))
+    for label, num_bytes in hbm_lines:
+        if num_bytes and num_bytes > 0:
+            top = max(top, float(num_bytes))
+            fig.add_hline(y=num_bytes / GB, line_dash="dash",
+                          annotation_text=f"{label}: {num_bytes / GB:.4g} GB ({num_bytes / GiB:.4g} GiB)",
+                          annotation_position="top left")
+    if marker is not None:
+        _plan_marker(fig, marker[0], marker[1] / GB, f"plan: {marker[0]:,} tokens, {marker[1] / GB:.4g} GB "
+                     f"({marker[1] / GiB:.4g} GiB)")
+    y_max_gb = top * 1.08 / GB
+    fig.add_trace(go.Scatter(x=[None], y=[None], yaxis="y2", showlegend=False, hoverinfo="skip"))
+    fig.update_layout(
+        xaxis=dict(type="log", title="context (tokens)"),
+        yaxis=dict(title="KV cache of one sequence (GB = 10^9 B)", range=[0, y_max_gb]),
+        yaxis2=dict(title="GiB = 2^30 B", overlaying="y", side="right", range=[0, y_max_gb * GB / GiB],
+                    showgrid=False),
+        hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"),
+    )
+    return fig

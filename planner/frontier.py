@@ -46,7 +46,7 @@ from planner.catalog import GPUS, get_gpu, get_model
 from planner.errors import PlanInputError
 from planner.models import ModelSpec
 from planner.tiers import resolve_links
-from planner.units import GiB, parse_tokens
+from planner.units import GB, GiB, parse_tokens
 
 FRAME_COLUMNS: tuple[str, ...] = (
     "accelerator", "gpu_id", "hbm_bytes", "usable_kv_bytes", "context_tokens", "hit_rate",
@@ -443,3 +443,58 @@ def hit_rate_axis(num_points: int = 101, *, include: Sequence[float] = ()) -> np
     """Evenly spaced hit rates from 0 to 1 (plus ``include``)."""
     grid = np.round(np.linspace(0.0, 1.0, max(num_points, 2)), 12)
     return with_points(grid, *[float(x) for x in include]) if include else grid
+
+
+# ---------------------------------------------------------------------------
+# KV bytes vs context for several models (the "GB vs context" page)
+# ---------------------------------------------------------------------------
+
+KV_CONTEXT_COLUMNS: tuple[str, ...] = ("model_id", "model", "context_tokens", "kv_bytes", "kv_gb", "kv_gib")
+"""Columns of :func:`kv_context_frame`."""
+
+
+def kv_context_frame(model_list: Sequence[ModelSpec], contexts: Sequence[int] | np.ndarray,
+                     kv_format: str = "native") -> pd.DataFrame:
+    """KV bytes of one sequence (pool bytes: growing + window-capped) per model and context.
+
+    ``kv_bytes`` equals ``model.estimate(n, kv_format).kv_bytes``; out-of-pool
+    state (host-RAM window rings) is not included, as in the estimate.
+    """
+    ctx = np.asarray(contexts, dtype=np.int64).ravel()
+    parts = []
+    for m in model_list:
+        kv = growing_bytes_array(m, ctx, kv_format) + _per_length(m, ctx, kv_format, "capped_bytes")
+        parts.append(pd.DataFrame({"model_id": m.id, "model": m.name, "context_tokens": ctx, "kv_bytes": kv}))
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["model_id", "model",
+                                                                                     "context_tokens", "kv_bytes"])
+    frame["kv_gb"] = frame["kv_bytes"].astype(np.float64) / GB
+    frame["kv_gib"] = frame["kv_bytes"].astype(np.float64) / GiB
+    return frame[list(KV_CONTEXT_COLUMNS)]
+
+
+def longest_context_that_fits(model: ModelSpec, num_bytes: int, kv_format: str = "native",
+                              max_tokens: int = MAX_CONTEXT_TOKENS) -> int:
+    """Longest context whose one-sequence KV (``estimate().kv_bytes``) fits in ``num_bytes``.
+
+    KV bytes never fall as the context grows, so a bisection finds the
+    crossing; 0 when not even one token fits, ``max_tokens`` when all fit.
+
+    >>> from planner.catalog import get_model
+    >>> longest_context_that_fits(get_model("deepseek-v4.1-flash"), 890_000_000)  # 1M x 890 B
+    1000000
+    """
+    def kv(n: int) -> int:
+        return model.estimate(n, kv_format).kv_bytes
+
+    if num_bytes <= 0 or kv(1) > num_bytes:
+        return 0
+    if kv(max_tokens) <= num_bytes:
+        return max_tokens
+    lo, hi = 1, max_tokens  # kv(lo) fits, kv(hi) does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if kv(mid) <= num_bytes:
+            lo = mid
+        else:
+            hi = mid
+    return lo

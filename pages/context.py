@@ -1,0 +1,100 @@
+"""GB vs context: KV bytes of one sequence for several models, against an accelerator's HBM.
+
+Reads the shared plan (``ui.state.current_inputs``) for the defaults and the
+usable-KV line; its own widgets use ``context_`` keys. Arithmetic lives in
+``planner.frontier`` and ``planner.capacity``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from planner.capacity import context_table, plan
+from planner.catalog import GPUS, get_gpu, get_model, models
+from planner.errors import PlanInputError
+from planner.figures import kv_vs_context_models_figure
+from planner.frontier import context_axis, kv_context_frame, longest_context_that_fits
+from planner.units import format_bytes
+from ui.state import current_inputs
+
+SEED_MODEL = "deepseek-v4.1-flash"
+"""The model of the seed-004 table."""
+DEFAULT_MODELS = ("deepseek-v4.1-flash", "deepseek-v4-flash", "deepseek-llm-67b", "llama-3.1-70b")
+MAX_CONTEXT_CHOICES = (128_000, 256_000, 512_000, 1_000_000, 2_000_000, 4_000_000, 10_000_000)
+CURVE_POINTS = 80
+
+
+def _tokens(n: int) -> str:
+    return f"{n // 1_000_000}M" if n % 1_000_000 == 0 else f"{n // 1_000}k"
+
+
+inputs = current_inputs()
+st.title("KV cache vs context")
+st.caption("One sequence's KV cache in the engine's pool (native KV formats; window state kept outside the pool, "
+           "as for DeepSeek V4.1-Flash, is not included). GB = 10^9 B on the left axis, GiB = 2^30 B on the right.")
+
+if "context_models" not in st.session_state:
+    st.session_state["context_models"] = list(dict.fromkeys([inputs.model_id, *DEFAULT_MODELS]))
+    st.session_state["context_gpu"] = inputs.gpu_id if inputs.gpu_id in GPUS else "h200"
+    st.session_state["context_max"] = min((c for c in MAX_CONTEXT_CHOICES if c >= inputs.context_tokens),
+                                          default=MAX_CONTEXT_CHOICES[-1])
+
+c1, c2, c3 = st.columns([3, 1, 1])
+model_ids = c1.multiselect("Models", list(models()), key="context_models", format_func=lambda m: models()[m].name)
+gpu_id = c2.selectbox("Accelerator (HBM line)", list(GPUS), key="context_gpu", format_func=lambda g: GPUS[g].name)
+max_context = c3.select_slider("Longest context", MAX_CONTEXT_CHOICES, key="context_max", format_func=_tokens)
+
+gpu = get_gpu(gpu_id)
+chosen = [models()[m] for m in model_ids]
+contexts = context_axis(max_context, CURVE_POINTS, include=[inputs.context_tokens] if
+                        inputs.context_tokens <= max_context else [])
+frame = kv_context_frame(chosen, contexts)
+
+# The plan's model on the chosen accelerator: the KV pool left after its weights and reserve.
+lines = [(f"{gpu.name} HBM ({'reported' if gpu.memory_reported else 'vendor figure'})", gpu.hbm_bytes)]
+usable = None
+try:
+    on_gpu = plan(inputs.model_copy(update={"gpu_id": gpu_id, "hbm_gib": None}))
+    usable = on_gpu.usable_kv_bytes
+    if usable > 0:
+        lines.append((f"usable KV per GPU for {on_gpu.model_name}", usable))
+except PlanInputError as exc:
+    st.warning(str(exc))
+
+marker = None
+if inputs.model_id in model_ids and inputs.context_tokens <= max_context:
+    marker = (inputs.context_tokens, get_model(inputs.model_id).estimate(inputs.context_tokens, "native").kv_bytes)
+st.plotly_chart(kv_vs_context_models_figure(frame, hbm_lines=lines, marker=marker), key="context_chart")
+st.download_button("Download the curves (CSV)", frame.to_csv(index=False).encode("utf-8"),
+                   file_name="kvplan-kv-vs-context.csv", mime="text/csv", key="context_csv")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Where one sequence stops fitting")
+    rows = []
+    for m in chosen:
+        rows.append({
+            "model": m.name,
+            "KV bytes per token at 1M": f"{m.estimate(1_000_000, 'native').kv_bytes_per_token:,.6g}",
+            f"longest context in {gpu.name} HBM (tokens)": f"{longest_context_that_fits(m, gpu.hbm_bytes):,}",
+        })
+        try:  # this model's own weights on the plan's GPUs per replica, the plan's reserve and utilization
+            own = plan(inputs.model_copy(update={"model_id": m.id, "gpu_id": gpu_id, "hbm_gib": None,
+                                                 "weights_gib": None, "weight_format": None, "kv_format": "native"}))
+            fits = f"{longest_context_that_fits(m, max(own.usable_kv_bytes, 0)):,}"
+        except PlanInputError:
+            fits = "unknown (no parameter count)"
+        rows[-1]["longest context in usable KV (tokens)"] = fits
+    st.dataframe(rows, hide_index=True)
+    st.caption(f"{gpu.name}: {format_bytes(gpu.hbm_bytes)} "
+               f"({'as the device reports it' if gpu.memory_reported else 'vendor figure'}). "
+               f"Usable KV: each model's weights (catalog format) over {inputs.gpus_per_replica} GPUs per replica, "
+               f"the plan's reserve ({inputs.reserve_gib:g} GiB) and utilization ({inputs.gpu_memory_utilization:g}).")
+with right:
+    st.subheader("Seed table: DeepSeek V4.1-Flash")
+    seed = context_table(get_model(SEED_MODEL))
+    st.dataframe(seed.rename(columns={"context_tokens": "context (tokens)", "kv_bytes": "KV (B)", "kv_gb": "KV (GB)",
+                                      "kv_gib": "KV (GiB)", "state_bytes": "window state outside pool (B)"}),
+                 hide_index=True, key="context_seed_table")
+    st.caption("890 B/token x tokens (seed 004): 100k -> 0.089 GB, 250k -> 0.2225 GB, 500k -> 0.445 GB, "
+               "1M -> 0.89 GB (0.829 GiB).")

@@ -1,0 +1,201 @@
+"""Frontier page: sessions per GPU and request rate over accelerators, context lengths and hit rates.
+
+Reads the shared plan (``ui.state.current_inputs``); its own widgets use
+``frontier_`` keys and its own link parameters (``fgpus``, ``fctx``, ``fhit``,
+``fheat``, ``fscale``) are registered with ``ui.state.register_page_keys``.
+All arithmetic is in ``planner.frontier`` (one vectorized grid per run).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from planner.capacity import plan
+from planner.catalog import GPUS, get_model
+from planner.errors import PlanInputError
+from planner.figures import (
+    request_rate_figure,
+    sessions_heatmap_figure,
+    sessions_vs_context_figure,
+    sessions_vs_hit_rate_figure,
+)
+from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
+from planner.units import format_bytes
+from ui.state import current_inputs, register_page_keys
+
+FRONTIER_QUERY_KEYS = {"gpus": "fgpus", "max_context_tokens": "fctx", "hit_rate": "fhit",
+                       "heatmap_gpu": "fheat", "scale_throughput": "fscale"}
+"""This page's own inputs -> link parameters."""
+register_page_keys(*FRONTIER_QUERY_KEYS.values())
+
+MAX_CONTEXT_CHOICES = (32_000, 128_000, 256_000, 512_000, 1_000_000, 2_000_000, 4_000_000, 10_000_000)
+"""Right ends offered for the context axis (tokens)."""
+CONTEXT_POINTS = 60
+"""Context lengths per line (log-spaced, plus the plan's)."""
+HIT_RATE_POINTS = 101
+"""Hit rates per line (0, 0.01, ..., 1, plus the plan's)."""
+DEFAULT_GPUS = ("h100-sxm", "h200", "b200")
+
+
+class FrontierView(BaseModel):
+    """This page's inputs as a link carries them (validated like the plan's)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    gpus: tuple[str, ...] = ()
+    max_context_tokens: int = Field(0, ge=0, le=MAX_CONTEXT_CHOICES[-1])
+    hit_rate: float | None = Field(None, ge=0, le=1, allow_inf_nan=False)
+    heatmap_gpu: str | None = None
+    scale_throughput: bool = True
+
+    @field_validator("gpus", mode="before")
+    @classmethod
+    def _split(cls, v):
+        if isinstance(v, str):
+            v = [g for g in v.split(",") if g]
+        bad = [g for g in v if g not in GPUS]
+        if bad:
+            raise ValueError(f"accelerator ids from kvplan gpus, not {bad[0]!r}")
+        return tuple(v)
+
+    @field_validator("heatmap_gpu")
+    @classmethod
+    def _known(cls, v):
+        if v is not None and v not in GPUS and v != "custom":
+            raise ValueError("an accelerator id from kvplan gpus")
+        return v
+
+
+def _view_from_link() -> FrontierView:
+    """The page's inputs from the link, field by field (a bad field keeps its default, with a warning)."""
+    raw = st.query_params.to_dict()
+    fields = {}
+    for field, key in FRONTIER_QUERY_KEYS.items():
+        if key not in raw:
+            continue
+        value = raw[key]
+        if field == "scale_throughput":
+            value = str(value) not in ("0", "false", "False")
+        try:
+            FrontierView(**{field: value})
+        except ValidationError:
+            st.warning(f"Link parameter '{key}' is invalid; default used.", icon="⚠️")
+            continue
+        fields[field] = value
+    return FrontierView(**fields)
+
+
+inputs = current_inputs()
+model = get_model(inputs.model_id)
+st.title("Frontier: sessions and request rate")
+st.caption(f"{model.name}, {inputs.gpus_per_replica} GPUs per replica, output {inputs.output_tokens:,} tokens, "
+           f"{inputs.shared_prefixes:,} shared prefix(es), pauses {inputs.pause_mean_s:g} s "
+           f"({inputs.pause_distribution}), TTL {inputs.ttl_s:g} s: every other input comes from the Plan page.")
+
+if "frontier_gpus" not in st.session_state:
+    view = _view_from_link()
+    default_gpus = [g for g in dict.fromkeys([inputs.gpu_id, *DEFAULT_GPUS]) if g in GPUS]
+    st.session_state["frontier_gpus"] = list(view.gpus) or default_gpus
+    right = view.max_context_tokens or max(inputs.context_tokens, 1_000_000)
+    st.session_state["frontier_max_context"] = min((c for c in MAX_CONTEXT_CHOICES if c >= right),
+                                                   default=MAX_CONTEXT_CHOICES[-1])
+    st.session_state["frontier_hit_rate"] = float(view.hit_rate if view.hit_rate is not None else inputs.hit_rate)
+    st.session_state["frontier_heatmap_gpu"] = view.heatmap_gpu or inputs.gpu_id
+    st.session_state["frontier_scale"] = view.scale_throughput
+
+
+def _tokens(n: int) -> str:
+    return f"{n // 1_000_000}M" if n % 1_000_000 == 0 else f"{n // 1_000}k"
+
+
+w1, w2 = st.columns([3, 2])
+gpu_ids = w1.multiselect("Accelerators (one line each)", list(GPUS), key="frontier_gpus",
+                         format_func=lambda g: GPUS[g].name)
+max_context = w2.select_slider("Longest context", MAX_CONTEXT_CHOICES, key="frontier_max_context",
+                               format_func=_tokens)
+w3, w4, w5 = st.columns([2, 2, 1])
+hit_rate = w3.slider("Prefix hit rate (context and rate figures)", 0.0, 1.0, step=0.01, key="frontier_hit_rate")
+heat_choices = list(dict.fromkeys([*gpu_ids, inputs.gpu_id]))
+if st.session_state.get("frontier_heatmap_gpu") not in heat_choices:
+    st.session_state["frontier_heatmap_gpu"] = heat_choices[0]
+heat_gpu = w4.selectbox("Heatmap accelerator", heat_choices, key="frontier_heatmap_gpu",
+                        format_func=lambda g: GPUS[g].name if g in GPUS else "custom (plan)")
+scale = w5.checkbox("Scale throughput", key="frontier_scale",
+                    help="Scale the plan's decode throughput by HBM bandwidth and its prefill throughput by BF16 "
+                         "FLOP/s, relative to the plan's accelerator. Off: every accelerator gets the plan's figures.")
+
+# The page's own inputs go to the link.
+for field, value in (("gpus", ",".join(gpu_ids)), ("max_context_tokens", str(max_context)),
+                     ("hit_rate", repr(float(hit_rate))), ("heatmap_gpu", heat_gpu),
+                     ("scale_throughput", "1" if scale else "0")):
+    key = FRONTIER_QUERY_KEYS[field]
+    if st.query_params.get(key) != value:
+        st.query_params[key] = value
+
+try:
+    accs = accelerators_for(list(dict.fromkeys([*gpu_ids, inputs.gpu_id])), inputs)
+    contexts = context_axis(max_context, CONTEXT_POINTS, include=[inputs.context_tokens])
+    hits = hit_rate_axis(HIT_RATE_POINTS, include=[inputs.hit_rate, hit_rate])
+    grid = frontier_grid(inputs, accs, contexts, hits, scale_throughput=scale)
+    result = plan(inputs)
+except PlanInputError as exc:
+    st.error(str(exc))
+    st.stop()
+
+gi_plan = next(i for i, a in enumerate(grid.accelerators) if a.gpu_id == inputs.gpu_id)
+ci_plan = grid.nearest_context(inputs.context_tokens)
+hi_plan = grid.nearest_hit_rate(inputs.hit_rate)
+hi_view = grid.nearest_hit_rate(hit_rate)
+plan_name = grid.accelerators[gi_plan].name
+
+rate_here = grid.request_rate_per_s[gi_plan, ci_plan, hi_view]
+m1, m2, m3, m4 = st.columns(4)
+m1.metric(f"Sessions per GPU at hit rate {hit_rate:.2f}", f"{int(grid.sessions_per_gpu[gi_plan, ci_plan, hi_view]):,}",
+          help=f"{plan_name}, {inputs.context_tokens:,} tokens")
+m2.metric(f"Request rate per GPU at hit rate {hit_rate:.2f}",
+          "undefined" if rate_here != rate_here else f"{rate_here:.3g} /s")
+m3.metric("Miss probability (window state expired)", f"{result.miss_probability:.3g}")
+m4.metric("Time to first token", f"{result.ttft_s * 1e3:.3g} ms")
+st.caption(f"Current plan ({plan_name}, {inputs.context_tokens:,} tokens, hit rate {inputs.hit_rate:.2f}): "
+           f"{result.sessions_per_gpu:,} sessions per GPU, {format_bytes(result.per_session_bytes)} per session. "
+           "The black diamond marks it on every figure.")
+
+
+def _download(frame, name: str, key: str) -> None:
+    st.download_button(f"Download {name} grid (CSV)", frame.to_csv(index=False).encode("utf-8"),
+                       file_name=f"kvplan-frontier-{name}.csv", mime="text/csv", key=key)
+
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Sessions per GPU vs context")
+    frame = grid.frame(hit=[hi_view])
+    st.plotly_chart(sessions_vs_context_figure(frame, plan_point=(inputs.context_tokens, result.sessions_per_gpu),
+                                               hit_rate=float(grid.hit_rates[hi_view])), key="frontier_fig_context")
+    _download(frame, "sessions-vs-context", "frontier_csv_context")
+with right:
+    st.subheader("Sessions per GPU vs prefix hit rate")
+    frame = grid.frame(context=[ci_plan])
+    st.plotly_chart(sessions_vs_hit_rate_figure(frame, plan_point=(inputs.hit_rate, result.sessions_per_gpu),
+                                                context_tokens=inputs.context_tokens), key="frontier_fig_hit")
+    _download(frame, "sessions-vs-hit-rate", "frontier_csv_hit")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Request-rate frontier")
+    frame = grid.frame(hit=[hi_view])
+    if inputs.output_tokens == 0:
+        st.info("No output tokens in the plan: the request rate is undefined (no decode).")
+    st.plotly_chart(request_rate_figure(frame, plan_point=(inputs.context_tokens, result.request_rate_per_s),
+                                        hit_rate=float(grid.hit_rates[hi_view])), key="frontier_fig_rate")
+    st.caption("min(decode throughput / output tokens incl. replay prefill, sessions / time per request); "
+               + ("throughputs scaled per accelerator." if scale else "every accelerator gets the plan's throughputs."))
+    _download(frame, "request-rate", "frontier_csv_rate")
+with right:
+    st.subheader("Sessions over context and hit rate")
+    gi_heat = next(i for i, a in enumerate(grid.accelerators) if a.gpu_id == heat_gpu)
+    frame = grid.frame(gpu=[gi_heat])
+    st.plotly_chart(sessions_heatmap_figure(frame, plan_point=(inputs.hit_rate, inputs.context_tokens),
+                                            accelerator=grid.accelerators[gi_heat].name), key="frontier_fig_heat")
+    _download(frame, "sessions-heatmap", "frontier_csv_heat")
