@@ -7,6 +7,7 @@ st.set_page_config(page_title="kvplan: KV-cache capacity planner", page_icon="�
 pages = [
     st.Page("pages/plan.py", title="Plan", icon="🧮", default=True, url_path="plan"),
     st.Page("pages/model.py", title="Model", url_path="model"),
+    st.Page("pages/traces.py", title="Traces", icon="📈", url_path="traces"),
 ]
 
 nav = st.navigation(pages)

@@ -1,0 +1,246 @@
+"""Traces page: measured prefix-cache hit rates from a request trace, at the plan's usable KV.
+
+Thin: ``planner.traces`` reads, replays and draws; this page gathers inputs
+(trace, TTL; model and GPU are the plan's, shared through ``ui.state``),
+calls the library and renders. Widget keys start with ``traces_``; link keys
+with ``t_``.
+"""
+
+import hashlib
+
+import streamlit as st
+
+from planner.capacity import make_inputs, plan
+from planner.catalog import GPUS, models
+from planner.errors import PlanInputError
+from planner.traces import (
+    DEFAULT_TTLS_S, MAX_TRACE_BYTES, SAMPLES, arrivals_per_minute, blocks_for_bytes, capacity_curve, concurrency,
+    default_capacities, kv_bytes_per_token_for, load_sample, read_trace, replay, reuse_profile, summarize, ttl_curve,
+    typical_context_tokens,
+)
+from planner.traces.figures import (
+    arrivals_figure, cache_bytes_figure, capacity_curve_figure, concurrency_figure, lengths_figure, ttl_curve_figure,
+)
+from planner.traces.readers import FORMATS, MOONCAKE_BLOCK_TOKENS
+from planner.units import MB, format_bytes
+from ui.state import current_inputs, register_page_keys, show_link_warnings, update_inputs
+
+LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
+register_page_keys(*LINK_KEYS.values())
+UPLOAD = "Upload a trace"
+TTL_OPTIONS = [None if t == float("inf") else t for t in DEFAULT_TTLS_S]
+
+
+def ttl_label(ttl_s):
+    if ttl_s is None:
+        return "no TTL"
+    return f"{ttl_s / 60:g} min" if ttl_s >= 60 else f"{ttl_s:g} s"
+
+
+st.title("Traces: measured prefix-cache hit rates")
+st.caption("Replay a real request trace through an LRU prefix cache of the plan's usable KV and a TTL. "
+           "GB = 10^9 B, GiB = 2^30 B. Semantics and formats: docs/traces.md.")
+show_link_warnings()
+inputs = current_inputs()
+
+# ---------------------------------------------------------------------------
+# First run: widget state from the link (a bad value keeps the default, with a warning)
+# ---------------------------------------------------------------------------
+if "traces_link_read" not in st.session_state:
+    st.session_state["traces_link_read"] = True
+    params = st.query_params.to_dict()
+    sample = str(params.get(LINK_KEYS["sample"], ""))[:200]
+    if sample:
+        if sample in SAMPLES:
+            st.session_state["traces_sample"] = sample
+        else:
+            st.warning(f"Link parameter '{LINK_KEYS['sample']}' is not a bundled trace; default used.")
+    ttl = str(params.get(LINK_KEYS["ttl"], ""))[:200]
+    if ttl:
+        match = [t for t in TTL_OPTIONS if str(t if t is not None else "none") == ttl]
+        if match:
+            st.session_state["traces_ttl"] = match[0]
+        else:
+            st.warning(f"Link parameter '{LINK_KEYS['ttl']}' is not one of the TTL choices; default used.")
+
+for key, value in {"traces_sample": "conversation", "traces_ttl": None, "traces_format": "detect",
+                   "traces_block_tokens": 16, "traces_model_id": inputs.model_id,
+                   "traces_gpu_id": inputs.gpu_id}.items():
+    st.session_state.setdefault(key, value)
+# Follow the plan when it changed on another page.
+if st.session_state.get("traces_plan_seen") != (inputs.model_id, inputs.gpu_id):
+    st.session_state["traces_model_id"] = inputs.model_id
+    st.session_state["traces_gpu_id"] = inputs.gpu_id
+    st.session_state["traces_plan_seen"] = (inputs.model_id, inputs.gpu_id)
+
+# ---------------------------------------------------------------------------
+# Inputs
+# ---------------------------------------------------------------------------
+c1, c2, c3, c4 = st.columns(4)
+choice = c1.selectbox("Trace", [*SAMPLES, UPLOAD], key="traces_sample",
+                      format_func=lambda s: SAMPLES[s].label if s in SAMPLES else s)
+model_id = c2.selectbox("Model", list(models()), key="traces_model_id", format_func=lambda m: models()[m].name)
+gpu_ids = list(GPUS) + (["custom"] if inputs.gpu_id == "custom" else [])
+gpu_id = c3.selectbox("GPU", gpu_ids, key="traces_gpu_id",
+                      format_func=lambda g: GPUS[g].name if g in GPUS else "Custom (the plan's HBM)")
+ttl_s = c4.select_slider("TTL (entries unused this long expire)", TTL_OPTIONS, key="traces_ttl",
+                         format_func=ttl_label)
+
+if (model_id, gpu_id) != (inputs.model_id, inputs.gpu_id):
+    # As on the Plan page: a new model drops its weights override, a new GPU its HBM override.
+    changes = {"model_id": model_id, "gpu_id": gpu_id}
+    if model_id != inputs.model_id:
+        changes["weights_gib"] = None
+    if gpu_id != inputs.gpu_id:
+        changes["hbm_gib"] = None
+    try:
+        plan(make_inputs(**{**inputs.model_dump(), **changes}))
+        inputs = update_inputs(**changes)
+        st.session_state["traces_plan_seen"] = (inputs.model_id, inputs.gpu_id)
+    except PlanInputError as exc:
+        st.error(f"{exc}. Keeping the plan's model and GPU.")
+if choice in SAMPLES:
+    st.query_params[LINK_KEYS["sample"]] = choice
+st.query_params[LINK_KEYS["ttl"]] = "none" if ttl_s is None else f"{ttl_s:g}"
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading the trace...")
+def read_upload(data: bytes, digest: str, fmt: str, block_tokens: int, name: str):
+    """Read an uploaded trace (``digest`` keys the cache; ``data`` is the content)."""
+    return read_trace(data, format=None if fmt == "detect" else fmt,
+                      block_tokens=block_tokens if fmt in ("detect", "jsonl") else None, name=name)
+
+
+trace = None
+if choice == UPLOAD:
+    u1, u2, u3 = st.columns([2, 1, 1])
+    upload = u1.file_uploader(f"Trace file (JSONL or CSV, at most {MAX_TRACE_BYTES / MB:g} MB)",
+                              type=["jsonl", "json", "csv"], key="traces_upload")
+    fmt = u2.selectbox("Format", ["detect", *FORMATS], key="traces_format")
+    block_tokens = u3.number_input("Tokens per hash_ids block (generic JSONL)", min_value=1, max_value=1 << 20,
+                                   step=1, key="traces_block_tokens")
+    st.caption("Generic JSONL: one object per line with timestamp_s (or timestamp_ms), input_length, "
+               "output_length and optional hash_ids (chained block hashes). Mooncake blocks are "
+               f"{MOONCAKE_BLOCK_TOKENS} tokens.")
+    if upload is None:
+        st.info("Upload a trace, or pick a bundled one.")
+        st.stop()
+    if upload.size > MAX_TRACE_BYTES:
+        st.error(f"trace: {upload.size:,} B is larger than the {MAX_TRACE_BYTES:,} B "
+                 f"({MAX_TRACE_BYTES / MB:g} MB) limit.")
+        st.stop()
+    data = upload.getvalue()
+    try:
+        trace = read_upload(data, hashlib.sha256(data).hexdigest(), fmt, int(block_tokens), upload.name)
+    except PlanInputError as exc:
+        st.error(str(exc))
+        st.stop()
+    trace_key = ("upload", hashlib.sha256(data).hexdigest(), fmt, int(block_tokens))
+else:
+    trace = load_sample(choice)
+    trace_key = ("sample", choice)
+
+# ---------------------------------------------------------------------------
+# The trace
+# ---------------------------------------------------------------------------
+summary = summarize(trace)
+m1, m2, m3, m4, m5 = st.columns(5)
+m1.metric("Requests", f"{summary.num_requests:,}")
+m2.metric("Duration", f"{summary.duration_s / 60:.1f} min")
+m3.metric("Mean arrival rate", f"{summary.mean_rate_per_s:.3g} /s")
+m4.metric("Prompt tokens (p50 / mean)", f"{summary.input_tokens.p50:,.0f} / {summary.input_tokens.mean:,.0f}")
+m5.metric("Malformed rows", f"{trace.malformed.num_malformed:,}")
+if trace.malformed.num_malformed:
+    st.warning(trace.malformed.summary())
+for note in trace.notes:
+    st.caption(note)
+if trace.source:
+    st.caption(f"Source: {trace.source}")
+
+result = plan(inputs)
+conc = concurrency(trace, session_decode_tokens_per_s=inputs.session_decode_tokens_per_s)
+
+
+def show_traffic():
+    left, right = st.columns(2)
+    left.plotly_chart(lengths_figure(trace.input_tokens, trace.output_tokens), key="traces_lengths")
+    right.plotly_chart(arrivals_figure(arrivals_per_minute(trace)), key="traces_arrivals")
+    st.plotly_chart(concurrency_figure(conc), key="traces_concurrency")
+    st.caption(f"Each request is active for its output tokens at {inputs.session_decode_tokens_per_s:g} tokens/s "
+               f"(the plan's decode speed per session), queueing ignored: peak {conc.peak_concurrent_requests:,}, "
+               f"mean {conc.mean_concurrent_requests:.3g} requests in flight; the plan fits "
+               f"{result.sessions_per_gpu:,} sessions per GPU.")
+
+
+if not trace.has_prefix_hashes:
+    st.info("Hit rates are not measurable from this trace: it has lengths and arrival times only, no prefix "
+            "block hashes. Its lengths, arrivals and concurrency are below.")
+    show_traffic()
+    st.stop()
+
+# ---------------------------------------------------------------------------
+# Hit rates (stack distances: one pass gives every capacity and TTL)
+# ---------------------------------------------------------------------------
+profiles = st.session_state.setdefault("traces_profiles", {})
+if trace_key not in profiles:
+    bar = st.progress(0.0, text="Computing stack distances...")
+    profiles.clear()   # keep one trace's profile per session
+    profiles[trace_key] = reuse_profile(trace, progress=lambda f, label: bar.progress(min(f, 1.0), text=label))
+    bar.empty()
+profile = profiles[trace_key]
+
+try:
+    kv_per_token = kv_bytes_per_token_for(inputs.model_id, typical_context_tokens(trace), inputs.kv_format)
+except PlanInputError as exc:
+    st.error(str(exc))
+    st.stop()
+usable = max(result.usable_kv_bytes, 0)
+capacity_blocks = blocks_for_bytes(usable, kv_per_token, trace.block_tokens)
+block_bytes = kv_per_token * trace.block_tokens
+hits = profile.hits(capacity_blocks, ttl_s)
+unlimited = profile.hits(None, ttl_s)
+
+st.subheader(f"Measured at the usable KV of one {result.gpu_name}")
+h1, h2, h3, h4 = st.columns(4)
+h1.metric("Token hit rate", f"{hits.token_hit_rate:.1%}")
+h2.metric("Block hit rate", f"{hits.block_hit_rate:.1%}")
+h3.metric("Cache (usable KV per GPU)", format_bytes(capacity_blocks * block_bytes))
+h4.metric("Unlimited-cache token hit rate", f"{unlimited.token_hit_rate:.1%}")
+st.caption(f"{result.model_name}: {kv_per_token:,.6g} B per token at the trace's mean prompt "
+           f"({typical_context_tokens(trace):,} tokens), {trace.block_tokens:,}-token blocks of "
+           f"{block_bytes:,.0f} B: {capacity_blocks:,} blocks fit. TTL: {ttl_label(ttl_s)}. "
+           f"Every reuse in the trace hits from {profile.saturation_blocks:,} blocks up, "
+           f"{format_bytes(profile.saturation_blocks * block_bytes)}.")
+if result.usable_kv_bytes <= 0:
+    st.warning(result.message or "No usable KV on this GPU: the cache holds nothing.")
+
+use_rate = round(hits.token_hit_rate, 2)
+if st.button(f"Use this hit rate on the Plan page ({use_rate:.2f}, token-weighted)", key="traces_use_hit_rate"):
+    update_inputs(hit_rate=use_rate)
+    st.success(f"The Plan page's prefix hit rate is now {use_rate:.2f} (rounded to its 0.01 step).")
+
+caps = sorted(set(default_capacities(profile).tolist()) | {capacity_blocks})
+curve = capacity_curve(profile, caps, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token)
+st.plotly_chart(capacity_curve_figure(curve, usable_kv_bytes=capacity_blocks * block_bytes,
+                                      usable_label=f"usable KV on {result.gpu_name}",
+                                      title=f"Hit rate vs cache capacity (TTL: {ttl_label(ttl_s)})"),
+                key="traces_curve")
+
+left, right = st.columns(2)
+left.plotly_chart(ttl_curve_figure(ttl_curve(profile, DEFAULT_TTLS_S, capacity_blocks=capacity_blocks),
+                                   title="Hit rate vs TTL at the usable KV"), key="traces_ttl_curve")
+
+replays = st.session_state.setdefault("traces_replays", {})
+replay_key = (trace_key, capacity_blocks, ttl_s, kv_per_token)
+if replay_key not in replays:
+    bar = st.progress(0.0, text="Replaying for cache contents over time...")
+    replays.clear()
+    replays[replay_key] = replay(trace, capacity_blocks=capacity_blocks, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token,
+                                 progress=lambda f, label: bar.progress(min(f, 1.0), text=label))
+    bar.empty()
+timeline = replays[replay_key].timeline
+right.plotly_chart(cache_bytes_figure(timeline, capacity_bytes=capacity_blocks * block_bytes),
+                   key="traces_cache_bytes")
+
+with st.expander("Lengths, arrivals and concurrency", expanded=False):
+    show_traffic()

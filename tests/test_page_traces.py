@@ -1,0 +1,85 @@
+"""Traces page (AppTest): renders the bundled traces, says plainly when hit rates are not measurable,
+and hands its measured hit rate to the Plan page."""
+
+from streamlit.testing.v1 import AppTest
+
+from planner.capacity import make_inputs, plan
+from planner.traces import blocks_for_bytes, kv_bytes_per_token_for, load_sample, reuse_profile, typical_context_tokens
+
+
+def _metric(at, label_start):
+    for m in at.metric:
+        if m.label.startswith(label_start):
+            return m.value
+    raise AssertionError(f"no metric {label_start!r}: {[m.label for m in at.metric]}")
+
+
+def _traces_page():
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.run()
+    at.switch_page("pages/traces.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_renders_conversation_at_usable_kv():
+    at = _traces_page()
+    assert _metric(at, "Requests") == "12,031"
+    # the page's figure equals the library's: default plan (V4.1-Flash on H200), no TTL
+    result = plan(make_inputs())
+    trace = load_sample("conversation")
+    per_token = kv_bytes_per_token_for(result.inputs.model_id, typical_context_tokens(trace))
+    blocks = blocks_for_bytes(result.usable_kv_bytes, per_token, 512)
+    expected = reuse_profile(trace).hits(blocks).token_hit_rate
+    assert _metric(at, "Token hit rate") == f"{expected:.1%}"
+    assert "GiB" in _metric(at, "Cache (usable KV per GPU)")
+    assert len(at.get("plotly_chart")) >= 3
+
+
+def test_ttl_lowers_the_hit_rate():
+    at = _traces_page()
+    before = float(_metric(at, "Token hit rate").rstrip("%"))
+    at.select_slider(key="traces_ttl").set_value(60.0).run()
+    assert not at.exception, at.exception
+    after = float(_metric(at, "Token hit rate").rstrip("%"))
+    assert after < before
+
+
+def test_azure_says_not_measurable():
+    at = _traces_page()
+    at.selectbox(key="traces_sample").set_value("azure-code").run()
+    assert not at.exception, at.exception
+    assert _metric(at, "Requests") == "8,819"
+    assert any("not measurable" in i.value for i in at.info)
+    assert not [m for m in at.metric if m.label.startswith("Token hit rate")]
+
+
+def test_use_this_hit_rate_sets_the_plan():
+    at = _traces_page()
+    at.selectbox(key="traces_sample").set_value("synthetic").run()
+    result = plan(make_inputs())
+    trace = load_sample("synthetic")
+    blocks = blocks_for_bytes(result.usable_kv_bytes, kv_bytes_per_token_for(result.inputs.model_id, 15_326), 512)
+    expected = round(reuse_profile(trace).hits(blocks).token_hit_rate, 2)   # 0.6512 -> 0.65
+    at.button(key="traces_use_hit_rate").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["plan_inputs"].hit_rate == expected == 0.65
+    at.switch_page("pages/plan.py")
+    at.run()
+    assert not at.exception, at.exception
+    assert at.slider(key="plan_hit_rate").value == expected
+
+
+def test_model_change_is_shared_with_the_plan():
+    at = _traces_page()
+    at.selectbox(key="traces_model_id").set_value("llama-3.1-8b").run()
+    assert not at.exception, at.exception
+    assert at.session_state["plan_inputs"].model_id == "llama-3.1-8b"
+
+
+def test_upload_choice_waits_for_a_file():
+    at = _traces_page()
+    at.selectbox(key="traces_sample").set_value("Upload a trace").run()
+    assert not at.exception, at.exception
+    assert any("Upload a trace" in i.value for i in at.info)
