@@ -512,3 +512,22 @@ def test_figures_build_and_label_units():
     assert len(concurrency_figure(concurrency(trace, session_decode_tokens_per_s=50)).data) == 1
     assert len(arrivals_figure(arrivals_per_minute(trace)).data) == 1
     assert len(lengths_figure(trace.input_tokens, trace.output_tokens).data) == 2
+
+
+def test_upload_like_objects_and_import_hygiene():
+    class Upload(io.BytesIO):          # what Streamlit's UploadedFile offers: read(), name, size
+        name = "mine.jsonl"
+        size = 10**9
+
+    with pytest.raises(PlanInputError, match="64 MB"):
+        read_jsonl(Upload(b""), block_tokens=4)
+    small = Upload(jsonl([{"timestamp_s": 0, "input_length": 4, "output_length": 1, "hash_ids": [1]}]))
+    small.size = 10
+    assert read_jsonl(small, block_tokens=4).name == "mine.jsonl"
+    # planner.traces (figures and CLI included) imports neither streamlit nor torch (style.md)
+    import subprocess
+    import sys
+
+    code = ("import sys, planner.traces, planner.traces.figures, planner.cli.trace; "
+            "sys.exit(1 if {'torch', 'streamlit'} & set(sys.modules) else 0)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
