@@ -190,7 +190,7 @@ def plan_error(exc: ValidationError, model: type[BaseModel] | None = None) -> Pl
         allowed = rng
     if err.get("type") == "extra_forbidden":
         allowed = "no such field (known: " + ", ".join((model or PlanInputs).model_fields) + ")"
-    return PlanInputError(field, err.get("input"), allowed.removeprefix("Value error, "))
+    return PlanInputError(field, err.get("input"), allowed.removeprefix("Value error, ").removeprefix("Input should be "))
 
 
 def make_inputs(**fields) -> PlanInputs:

@@ -1,4 +1,12 @@
-"""``kvplan plan``: sessions per GPU and request rate for a model on an accelerator."""
+"""``kvplan plan``: sessions per GPU and request rate for a model on an accelerator.
+
+Figures are per GPU. ``--host-ram-gib`` and ``--ssd-gib`` are per GPU too (a
+node's host RAM or SSD divided by its GPUs); left out, they come from the
+accelerator's typical node (``planner.tiers.NODES``). ``--json`` prints the
+whole :class:`planner.capacity.PlanResult`, including ``tiers`` (bytes per
+tier), ``miss_probability``, ``replay_tokens_per_turn``,
+``replay_seconds_per_turn``, ``ttft_s`` and the inputs behind them.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +14,19 @@ import argparse
 import json
 from pathlib import Path
 
-from planner.capacity import PlanInputs, make_inputs, plan, plan_frame
+from planner.capacity import (
+    MAX_SECONDS,
+    MAX_SESSIONS_PER_GPU,
+    MAX_SHARED_PREFIXES,
+    MAX_TIER_GIB,
+    PlanInputs,
+    make_inputs,
+    plan,
+    plan_frame,
+)
 from planner.cli.args import bounded_float, nonneg_int, positive_int
 from planner.errors import PlanInputError
+from planner.tiers import HOST_LINKS, SSD_LINKS
 from planner.units import format_bytes
 
 # flag -> PlanInputs field; converters validate early, PlanInputs validates again.
@@ -29,7 +47,26 @@ _FLAGS: dict[str, tuple[str, object, str]] = {
                               "aggregate decode throughput per GPU"),
     "--session-decode-tokens-per-s": ("session_decode_tokens_per_s", bounded_float(0, 1e7, lo_open=True),
                                       "decode speed of one session"),
+    "--shared-prefixes": ("shared_prefixes", positive_int(MAX_SHARED_PREFIXES),
+                          "distinct shared prefixes per GPU, each stored once (default 1)"),
+    "--pause-mean-s": ("pause_mean_s", bounded_float(0, MAX_SECONDS),
+                       "mean pause between a session's turns, s (default 0: no pauses)"),
+    "--pause-distribution": ("pause_distribution", str, "exponential (default) or fixed"),
+    "--ttl-s": ("ttl_s", bounded_float(0, MAX_SECONDS),
+                "host-RAM TTL of window state, s (default 60; 0 = never persisted, as vLLM)"),
+    "--prefill-tokens-per-s": ("prefill_tokens_per_s", bounded_float(0, 1e9, lo_open=True),
+                               "prefill throughput per GPU for replay and recompute (default 20,000)"),
+    "--host-ram-gib": ("host_ram_gib", bounded_float(0, MAX_TIER_GIB),
+                       "host RAM per GPU for KV, GiB (node RAM / GPUs per node; default: the node's)"),
+    "--ssd-gib": ("ssd_gib", bounded_float(0, MAX_TIER_GIB),
+                  "SSD per GPU for KV, GiB (node SSD / GPUs per node; default: the node's)"),
+    "--host-link": ("host_link", str, "host RAM <-> GPU link: auto, " + ", ".join(HOST_LINKS)),
+    "--ssd-link": ("ssd_link", str, "SSD link: auto, " + ", ".join(SSD_LINKS)),
+    "--target-sessions": ("target_sessions_per_gpu", nonneg_int(MAX_SESSIONS_PER_GPU),
+                          "sessions to carry per GPU, running + paused (default: what HBM holds)"),
 }
+PLAN_FLAGS = _FLAGS
+"""Flag -> (PlanInputs field, converter, help); shared with ``kvplan frontier``."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -77,6 +114,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"  sessions per GPU:    {result.sessions_per_gpu:,}")
         rate = "undefined" if result.request_rate_per_s is None else f"{result.request_rate_per_s:.4g} /s"
         print(f"  request rate per GPU: {rate} (limited by {result.request_rate_limit})")
+        print(f"  miss probability:    {result.miss_probability:.4g} (pause {i.pause_mean_s:g} s {i.pause_distribution}, "
+              f"TTL {i.ttl_s:g} s)")
+        print(f"  replay per turn:     {result.replay_tokens_per_turn:.4g} tokens, {result.replay_seconds_per_turn:.4g} s "
+              f"(window {result.replay_window_tokens} tokens at {i.prefill_tokens_per_s:,.0f} tokens/s)")
+        print(f"  time to first token: {result.ttft_s:.4g} s")
+        t = result.tiers
+        if t is not None:
+            print(f"  tiers ({t.sessions:,} sessions): HBM {format_bytes(t.hbm_bytes)}, host RAM "
+                  f"{format_bytes(t.host_ram_bytes)}, SSD {format_bytes(t.ssd_bytes)}, evicted "
+                  f"{format_bytes(t.evicted_bytes)}; overflow: {t.action}")
+        print(f"  parked session back: host RAM {result.reload_from_host_s:.4g} s ({result.host_link_id}), SSD "
+              f"{result.reload_from_ssd_s:.4g} s ({result.ssd_link_id}), recompute {result.recompute_s:.4g} s")
         if result.message:
             print(f"  note: {result.message}")
+        if result.overflow_message:
+            print(f"  tiers: {result.overflow_message}")
     return 0
