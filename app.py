@@ -8,6 +8,8 @@ pages = [
     st.Page("pages/plan.py", title="Plan", icon="🧮", default=True, url_path="plan"),
     st.Page("pages/model.py", title="Model", url_path="model"),
     st.Page("pages/traces.py", title="Traces", icon="📈", url_path="traces"),
+    st.Page("pages/frontier.py", title="Frontier", url_path="frontier"),
+    st.Page("pages/context.py", title="GB vs context", url_path="context"),
 ]
 
 nav = st.navigation(pages)

@@ -32,6 +32,16 @@ QUERY_KEYS: dict[str, str] = {
     "state_in_hbm": "state_hbm",
     "decode_tokens_per_s": "dtps",
     "session_decode_tokens_per_s": "stps",
+    "shared_prefixes": "prefixes",
+    "pause_mean_s": "pause",
+    "pause_distribution": "pause_dist",
+    "ttl_s": "ttl",
+    "prefill_tokens_per_s": "ptps",
+    "host_ram_gib": "host",
+    "ssd_gib": "ssd",
+    "host_link": "hlink",
+    "ssd_link": "slink",
+    "target_sessions_per_gpu": "target",
 }
 """PlanInputs field -> short query-parameter key."""
 FIELDS_BY_KEY = {v: k for k, v in QUERY_KEYS.items()}
