@@ -1,0 +1,202 @@
+"""Plan files: a versioned JSON document holding every input of one plan.
+
+A plan file is what ``kvplan plan --save`` and the Plan page's "Download plan
+JSON" write, and what ``kvplan plan --plan`` and "Load plan JSON" read::
+
+    {
+      "schema_version": 1,
+      "kvplan_version": "0.1.0",
+      "created_at": "2026-11-29T09:00:00Z",
+      "inputs": {"model_id": "deepseek-v4.1-flash", "gpu_id": "h200", ...}
+    }
+
+Rules (``docs/plan-files.md``; JSON Schema in ``docs/plan-schema.json``):
+
+* ``schema_version`` must be :data:`SCHEMA_VERSION`; a file from another
+  version is refused with a message naming both versions;
+* ``inputs`` lists **every** field of :class:`planner.capacity.PlanInputs`
+  (``null`` where a field is unset): a file never leans on defaults, which may
+  change between releases, so loading it reproduces the plan exactly;
+* unknown fields, at the top level or in ``inputs``, are refused;
+* floats are written in shortest round-trip form, so save -> load is exact.
+
+Every refusal is a :class:`planner.errors.PlanInputError` naming the field.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+
+from planner.capacity import PlanInputs, field_range
+from planner.errors import PlanInputError
+
+SCHEMA_VERSION = 1
+"""The plan-file format this kvplan reads and writes."""
+MAX_PLAN_FILE_BYTES = 64 * 1024
+"""Largest plan file read, bytes (a complete file is about 1 KB)."""
+SCHEMA_ID = "https://kvplan.invalid/plan-schema-v1.json"
+"""``$id`` of the published JSON Schema (a name, not a fetchable address)."""
+
+
+def kvplan_version() -> str:
+    """The installed kvplan's version ("0+unknown" when not installed)."""
+    try:
+        return metadata.version("kvplan")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0+unknown"
+
+
+class PlanFile(BaseModel):
+    """One plan file. Build with :func:`plan_file`; read with :func:`loads` / :func:`load`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", title="kvplan plan file")
+
+    schema_version: Literal[1] = Field(description="plan-file format version; this kvplan reads 1")
+    inputs: PlanInputs = Field(description="every input of the plan (all fields present)")
+    created_at: AwareDatetime | None = Field(None, description="when the file was written (ISO 8601 with zone)")
+    kvplan_version: str = Field(max_length=64, description="the kvplan version that wrote the file")
+
+
+def plan_file(inputs: PlanInputs, *, created_at: datetime | None = None) -> PlanFile:
+    """A plan file for ``inputs``, stamped with this kvplan's version and ``created_at`` (default: now, UTC)."""
+    stamp = created_at or datetime.now(timezone.utc).replace(microsecond=0)
+    return PlanFile(schema_version=SCHEMA_VERSION, inputs=inputs, created_at=stamp,
+                    kvplan_version=kvplan_version())
+
+
+def dumps(inputs: PlanInputs | PlanFile, *, created_at: datetime | None = None) -> str:
+    """Plan-file JSON text (indented, every input field written, trailing newline)."""
+    pf = inputs if isinstance(inputs, PlanFile) else plan_file(inputs, created_at=created_at)
+    data = pf.model_dump(mode="json")
+    data["inputs"] = pf.inputs.model_dump(mode="json")  # every field, None included
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _error(field: str, value: object, allowed: str) -> PlanInputError:
+    return PlanInputError(f"plan file: {field}", value, allowed)
+
+
+def loads(text: str | bytes) -> PlanFile:
+    """Parse plan-file JSON.
+
+    Raises:
+        PlanInputError: not JSON, too large, another schema version, a missing
+            or unknown field, or an invalid input (the message names it).
+    """
+    if len(text) > MAX_PLAN_FILE_BYTES:
+        raise _error("size", f"{len(text):,} bytes", f"at most {MAX_PLAN_FILE_BYTES:,} bytes")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise _error("json", type(exc).__name__, f"a JSON object ({shorten(str(exc))})") from None
+    return from_dict(data)
+
+
+def shorten(text: str, limit: int = 120) -> str:
+    """``text`` cut to ``limit`` characters."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def from_dict(data: Any) -> PlanFile:
+    """Validate a parsed plan file (see :func:`loads`)."""
+    if not isinstance(data, dict):
+        raise _error("document", type(data).__name__, "a JSON object with schema_version, inputs, kvplan_version")
+    if "schema_version" not in data:
+        raise _error("schema_version", None, f"{SCHEMA_VERSION} (the field is missing)")
+    version = data["schema_version"]
+    if version != SCHEMA_VERSION or isinstance(version, bool):
+        raise _error("schema_version", version,
+                     f"{SCHEMA_VERSION}: this kvplan ({kvplan_version()}) reads plan files of schema version "
+                     f"{SCHEMA_VERSION} only")
+    inputs = data.get("inputs")
+    if isinstance(inputs, dict):
+        missing = [f for f in PlanInputs.model_fields if f not in inputs]
+        if missing:
+            raise _error(f"inputs.{missing[0]}", None,
+                         "every input field (missing: " + ", ".join(missing) + "); use null for an unset field")
+    try:
+        return PlanFile.model_validate(data)
+    except ValidationError as exc:
+        raise _validation_error(exc) from None
+
+
+def _validation_error(exc: ValidationError) -> PlanInputError:
+    """The first pydantic error, in words: field path, value, what is allowed."""
+    err = exc.errors()[0]
+    loc = [str(p) for p in err.get("loc", ())]
+    in_inputs = len(loc) == 2 and loc[0] == "inputs"
+    ctx = err.get("ctx") or {}
+    kind = err.get("type")
+    if kind == "extra_forbidden":
+        known = PlanInputs.model_fields if in_inputs else PlanFile.model_fields
+        allowed = "no such field (known: " + ", ".join(known) + ")"
+    elif kind == "missing":
+        return _error(".".join(loc), None, "a value (the field is missing)")
+    elif ctx.get("error") is not None:
+        allowed = str(ctx["error"]).removeprefix("Value error, ")
+    elif in_inputs and (rng := field_range(PlanInputs, loc[1])):
+        allowed = rng
+    else:
+        allowed = str(err.get("msg", "a valid value")).removeprefix("Input should be ")
+    if loc == ["created_at"]:
+        allowed = f"an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z ({allowed})"
+    return _error(".".join(loc) or "document", err.get("input"), allowed)
+
+
+def load(path: str | Path) -> PlanFile:
+    """Read a plan file.
+
+    Raises:
+        PlanInputError: unreadable, or refused by :func:`loads`.
+    """
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > MAX_PLAN_FILE_BYTES:
+            raise _error("size", f"{size:,} bytes", f"at most {MAX_PLAN_FILE_BYTES:,} bytes")
+        text = p.read_bytes()
+    except OSError as exc:
+        raise PlanInputError("plan", str(path), f"a readable plan file ({exc.strerror})") from None
+    return loads(text)
+
+
+def save(path: str | Path, inputs: PlanInputs | PlanFile, *, created_at: datetime | None = None) -> PlanFile:
+    """Write a plan file (UTF-8); returns what was written.
+
+    Raises:
+        PlanInputError: the path is not writable.
+    """
+    pf = inputs if isinstance(inputs, PlanFile) else plan_file(inputs, created_at=created_at)
+    try:
+        Path(path).write_text(dumps(pf), encoding="utf-8")
+    except OSError as exc:
+        raise PlanInputError("save", str(path), f"a writable path ({exc.strerror})") from None
+    return pf
+
+
+def json_schema() -> dict[str, Any]:
+    """The published JSON Schema of a plan file (``docs/plan-schema.json``).
+
+    pydantic's schema of :class:`PlanFile`, with every input field required
+    (a file lists them all) and the schema's ``$id``.
+    """
+    schema = PlanFile.model_json_schema(mode="validation")
+    inputs = schema["$defs"]["PlanInputs"]
+    inputs["required"] = list(PlanInputs.model_fields)
+    inputs["description"] = (PlanInputs.__doc__ or "").strip().split("\n\n")[0] + " Every field is required in a plan file."
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}
+
+
+def schema_text() -> str:
+    """:func:`json_schema` as the text of ``docs/plan-schema.json``."""
+    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":  # python -m planner.planfile > docs/plan-schema.json
+    print(schema_text(), end="")
