@@ -173,7 +173,7 @@ def layout_from_config(
     if isinstance(config.get("text_config"), dict):
         merged.update(config["text_config"])
     r = _Reader(merged)
-    if "text_config" in config:
+    if isinstance(config.get("text_config"), dict):
         r.note("text_config", "merged", "read", "language-model fields read from text_config")
     bf16 = get_format("bf16")
     formats = {}
@@ -331,7 +331,7 @@ def _linear_attention_state(r: _Reader, cfg: dict, num_layers: int, state_format
     ssm_fmt = conv_fmt
     if ssm_raw is not None:
         known = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
-        if ssm_raw not in known:
+        if not isinstance(ssm_raw, str) or ssm_raw not in known:
             raise PlanInputError("config.mamba_ssm_dtype", ssm_raw, "one of " + ", ".join(known))
         ssm_fmt = get_format(known[ssm_raw])
         r.note("mamba_ssm_dtype", ssm_raw, "read", "recurrent state dtype")
@@ -369,7 +369,7 @@ def _layer_kinds(r: _Reader, cfg: dict, num_layers: int, model_type: str) -> lis
             raise PlanInputError("config.layer_types", shown, f"a list of {num_layers} layer types (one per layer)")
         kinds = []
         for i, t in enumerate(layer_types):
-            if t not in _LAYER_TYPE_KINDS:
+            if not isinstance(t, str) or t not in _LAYER_TYPE_KINDS:
                 extra = ""
                 if isinstance(t, str) and t.lower() in _UNSUPPORTED_LAYER_TYPES:
                     extra = (" (Mamba / SSM state import is not supported: give the model's bytes per token "
@@ -404,6 +404,8 @@ def _layer_kinds(r: _Reader, cfg: dict, num_layers: int, model_type: str) -> lis
         return kinds
     if cfg.get("attention_chunk_size") is not None:
         return _llama4_kinds(r, cfg, num_layers)
+    if cfg.get("use_sliding_window") is not None and not isinstance(cfg["use_sliding_window"], bool):
+        raise PlanInputError("config.use_sliding_window", cfg["use_sliding_window"], "true or false")
     if cfg.get("use_sliding_window") is False:
         if cfg.get("sliding_window") is not None:
             r.note("sliding_window", cfg["sliding_window"], "ignored", "use_sliding_window is false")
