@@ -2,12 +2,13 @@
 
 import streamlit as st
 
-from planner.capacity import context_table, make_inputs, plan, plan_frame
+from planner.capacity import MAX_SECONDS, MAX_TIER_GIB, context_table, make_inputs, plan, plan_frame
 from planner.catalog import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
 from planner.figures import kv_vs_context_figure
 from planner.formats import FORMATS
 from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
+from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
 from planner.units import GiB, format_bytes, parse_tokens, to_gb
 from ui.state import current_inputs, set_inputs, show_link_warnings
 
@@ -30,6 +31,16 @@ defaults = {
     "plan_state_in_hbm": last.state_in_hbm,
     "plan_decode_tokens_per_s": float(last.decode_tokens_per_s),
     "plan_session_decode_tokens_per_s": float(last.session_decode_tokens_per_s),
+    "plan_shared_prefixes": last.shared_prefixes,
+    "plan_pause_mean_s": float(last.pause_mean_s),
+    "plan_pause_distribution": last.pause_distribution,
+    "plan_ttl_s": float(last.ttl_s),
+    "plan_prefill_tokens_per_s": float(last.prefill_tokens_per_s),
+    "plan_host_ram_gib": last.host_ram_gib,
+    "plan_ssd_gib": last.ssd_gib,
+    "plan_host_link": last.host_link,
+    "plan_ssd_link": last.ssd_link,
+    "plan_target_sessions_per_gpu": last.target_sessions_per_gpu,
 }
 for key, value in defaults.items():
     st.session_state.setdefault(key, value)
@@ -79,6 +90,35 @@ with st.expander("Memory and throughput assumptions"):
                                   key="plan_session_decode_tokens_per_s")
     state_in_hbm = b3.checkbox("Keep window state in HBM (not host RAM)", key="plan_state_in_hbm")
 
+with st.expander("Misses, replay and tiers"):
+    node = node_for(gpu_id)
+    r1, r2, r3, r4 = st.columns(4)
+    prefixes = r1.number_input("Distinct shared prefixes per GPU", min_value=1, max_value=1_000_000, step=1,
+                               key="plan_shared_prefixes", help="Each is stored once; sessions share them.")
+    pause = r2.number_input("Mean pause between turns (s)", min_value=0.0, max_value=MAX_SECONDS, step=5.0,
+                            key="plan_pause_mean_s", help="Tool calls, approvals, background jobs. 0 = no pauses.")
+    pause_dist = r3.selectbox("Pause distribution", ["exponential", "fixed"], key="plan_pause_distribution")
+    ttl = r4.number_input("Window-state TTL in host RAM (s)", min_value=0.0, max_value=MAX_SECONDS, step=10.0,
+                          key="plan_ttl_s", help="Seed: minute-level. 0 = never persisted (vLLM always replays).")
+    t1, t2, t3, t4 = st.columns(4)
+    prefill_tps = t1.number_input("Prefill throughput per GPU (tokens/s)", min_value=1.0, max_value=1e9,
+                                  key="plan_prefill_tokens_per_s", help="Prices replay and recompute (assumed).")
+    host_gib = t2.number_input("Host RAM per GPU (GiB)", min_value=0.0, max_value=MAX_TIER_GIB, value=None,
+                               key="plan_host_ram_gib",
+                               placeholder=f"node: {node.host_ram_bytes_per_gpu / GiB:,.0f} GiB",
+                               help=f"Node RAM / GPUs per node. Empty = {node.name}.")
+    ssd_gib = t3.number_input("SSD per GPU (GiB)", min_value=0.0, max_value=MAX_TIER_GIB, value=None,
+                              key="plan_ssd_gib", placeholder=f"node: {node.ssd_bytes_per_gpu / GiB:,.0f} GiB",
+                              help=f"Node SSD / GPUs per node. Empty = {node.name}.")
+    target = t4.number_input("Sessions to carry per GPU", min_value=0, max_value=1_000_000_000, value=None, step=1,
+                             key="plan_target_sessions_per_gpu", placeholder="what HBM holds",
+                             help="Running + paused; beyond HBM, paused sessions are parked in host RAM / SSD.")
+    l1, l2 = st.columns(2)
+    host_link = l1.selectbox("Host RAM link", [AUTO, *HOST_LINKS], key="plan_host_link",
+                             format_func=lambda k: f"auto ({LINKS[node.host_link].name})" if k == AUTO else LINKS[k].name)
+    ssd_link = l2.selectbox("SSD link", [AUTO, *SSD_LINKS], key="plan_ssd_link",
+                            format_func=lambda k: f"auto ({LINKS[node.ssd_link].name})" if k == AUTO else LINKS[k].name)
+
 # The slider at the device's own (rounded) figure means "the device's reported total", to the byte.
 hbm_choice = None if gpu_id in GPUS and abs(hbm_gib - round(device_gib, 1)) < 1e-9 else float(hbm_gib)
 try:
@@ -90,6 +130,10 @@ try:
         context_tokens=parse_tokens(context_text), output_tokens=int(output_tokens), hit_rate=float(hit_rate),
         kv_format=kv_format, state_in_hbm=bool(state_in_hbm), decode_tokens_per_s=float(decode_tps),
         session_decode_tokens_per_s=float(session_tps),
+        shared_prefixes=int(prefixes), pause_mean_s=float(pause), pause_distribution=pause_dist, ttl_s=float(ttl),
+        prefill_tokens_per_s=float(prefill_tps), host_ram_gib=None if host_gib is None else float(host_gib),
+        ssd_gib=None if ssd_gib is None else float(ssd_gib), host_link=host_link, ssd_link=ssd_link,
+        target_sessions_per_gpu=None if target is None else int(target),
     )
     result = plan(inputs)
     set_inputs(inputs)
@@ -122,6 +166,31 @@ st.caption(
 if result.state_bytes_per_session and not inputs.state_in_hbm:
     st.caption(f"Window state in host RAM: {format_bytes(result.state_bytes_per_session)} per session, "
                f"{format_bytes(result.host_state_bytes)} for {result.sessions_per_gpu:,} sessions.")
+
+n1, n2, n3, n4, n5 = st.columns(5)
+n1.metric("Miss probability (window state expired)", f"{result.miss_probability:.3g}",
+          help=f"P(pause > TTL), {inputs.pause_distribution} pauses of mean {inputs.pause_mean_s:g} s, "
+               f"TTL {inputs.ttl_s:g} s")
+n2.metric("Replay per turn", f"{result.replay_seconds_per_turn * 1e3:.3g} ms",
+          help=f"{result.replay_tokens_per_turn:.3g} tokens expected ({result.replay_window_tokens} per miss) "
+               f"at {inputs.prefill_tokens_per_s:,.0f} tokens/s")
+n3.metric("Time to first token (resumed turn)", f"{result.ttft_s * 1e3:.3g} ms",
+          help="restore (state reload or replay, parked tail) + one decode step")
+n4.metric("Parked session: reload from host RAM", f"{result.reload_from_host_s * 1e3:.3g} ms",
+          help=f"{format_bytes(result.parked_session_bytes)} over {result.host_link_id}")
+n5.metric("Parked session: recompute", f"{result.recompute_s:.3g} s",
+          help=f"{result.tail_tokens + inputs.output_tokens:,} tokens at {inputs.prefill_tokens_per_s:,.0f} tokens/s")
+if result.tiers is not None:
+    tiers = result.tiers
+    st.caption(
+        f"Bytes per tier for {tiers.sessions:,} sessions ({tiers.active_sessions:,} running): HBM "
+        f"{format_bytes(tiers.hbm_bytes)} · host RAM {format_bytes(tiers.host_ram_bytes)} of "
+        f"{format_bytes(result.host_ram_bytes_per_gpu)} · SSD {format_bytes(tiers.ssd_bytes)} of "
+        f"{format_bytes(result.ssd_bytes_per_gpu)} · evicted {format_bytes(tiers.evicted_bytes)} · total "
+        f"{format_bytes(tiers.total_bytes)}. Parked session back from SSD: {result.reload_from_ssd_s * 1e3:.3g} ms "
+        f"({result.ssd_link_id}); fastest recovery: {result.fastest_recovery}.")
+    if result.overflow_message:
+        (st.warning if result.overflow_action in ("reject", "evict") else st.info)(result.overflow_message)
 
 st.plotly_chart(
     kv_vs_context_figure(model, kv_format=inputs.kv_format, marker_tokens=inputs.context_tokens,
