@@ -10,7 +10,9 @@ from planner.formats import FORMATS
 from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
 from planner.units import GiB, format_bytes, parse_tokens, to_gb
-from ui.state import current_inputs, set_inputs, show_link_warnings
+from planner.export import CSV_MIME, to_csv_bytes
+from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
+from ui.state import current_inputs, escape_markdown, load_inputs, set_inputs, show_link_warnings
 
 st.title("KV-cache plan")
 show_link_warnings()
@@ -43,7 +45,40 @@ defaults = {
     "plan_target_sessions_per_gpu": last.target_sessions_per_gpu,
 }
 for key, value in defaults.items():
-    st.session_state.setdefault(key, value)
+    if key not in st.session_state:
+        st.session_state[key] = value
+        st.session_state.pop(f"{key}_range", None)  # re-seeded: its range may widen again
+
+
+def widened(key: str, lo: float, hi: float) -> tuple[float, float]:
+    """A widget's range, widened when it is seeded so that it holds a linked value (a link may carry any valid one).
+
+    Fixed until the widget is seeded again: a range that changes between runs resets the widget.
+    """
+    value = st.session_state[key]
+    return st.session_state.setdefault(f"{key}_range", (min(lo, value), max(hi, value)))
+
+
+def _hbm_moved() -> None:
+    st.session_state["plan_hbm_set"] = True
+
+
+def _load_plan_file() -> None:
+    """Apply an uploaded plan file before the widgets are created (a callback), or say why not."""
+    up = st.session_state.get("plan_upload_json")
+    if up is None:
+        return
+    try:
+        if up.size > MAX_PLAN_FILE_BYTES:
+            raise PlanInputError("plan file: size", f"{up.size:,} bytes", f"at most {MAX_PLAN_FILE_BYTES:,} bytes")
+        loaded = loads(up.getvalue())
+        plan(loaded.inputs)  # catalog ids and combinations the file format cannot check
+    except PlanInputError as exc:
+        st.session_state["plan_upload_message"] = ("error", f"Plan file {up.name} not loaded: {exc}")
+        return
+    load_inputs(loaded.inputs)
+    st.session_state["plan_upload_message"] = (
+        "success", f"Loaded {up.name} (schema {loaded.schema_version}, written by kvplan {loaded.kvplan_version}).")
 
 model_ids = list(models())
 gpu_ids = list(GPUS) + ["custom"]
@@ -54,12 +89,17 @@ gpu_id = c2.selectbox("GPU", gpu_ids, key="plan_gpu_id",
 gpus = c3.number_input("GPUs per replica (split the weights)", min_value=1, max_value=1024, step=1,
                        key="plan_gpus_per_replica")
 
-# HBM slider follows the chosen GPU until the user moves it.
+# HBM: the device's reported total (a link without hbm) until the user moves the slider; a plan that sets hbm
+# (link, plan file, another page) seeds the slider with its exact value, which then round-trips.
 device_gib = get_gpu(gpu_id).hbm_bytes / GiB if gpu_id in GPUS else 80.0
-if st.session_state.get("plan_hbm_for_gpu") != gpu_id or "plan_hbm_gib" not in st.session_state:
-    first_load = st.session_state.get("plan_hbm_for_gpu") is None
-    st.session_state["plan_hbm_gib"] = float(last.hbm_gib if last.hbm_gib is not None and first_load
-                                             else round(device_gib, 1))
+if "plan_hbm_gib" not in st.session_state:
+    st.session_state["plan_hbm_gib"] = float(last.hbm_gib) if last.hbm_gib is not None else round(device_gib, 1)
+    st.session_state["plan_hbm_set"] = last.hbm_gib is not None
+    st.session_state["plan_hbm_for_gpu"] = gpu_id
+    st.session_state.pop("plan_hbm_gib_range", None)
+elif st.session_state.get("plan_hbm_for_gpu") != gpu_id:  # another GPU: its own total
+    st.session_state["plan_hbm_gib"] = round(device_gib, 1)
+    st.session_state["plan_hbm_set"] = False
     st.session_state["plan_hbm_for_gpu"] = gpu_id
 
 c4, c5, c6 = st.columns(3)
@@ -71,22 +111,27 @@ kv_format = c6.selectbox("KV format", [NATIVE, *FORMATS], key="plan_kv_format",
                          if f == NATIVE else FORMATS[f].label)
 
 s1, s2 = st.columns(2)
-hbm_gib = s1.slider("HBM per GPU (GiB)", min_value=1.0, max_value=1024.0, step=0.1, key="plan_hbm_gib")
-s1.caption(f"= {to_gb(hbm_gib * GiB):,.2f} GB · {get_gpu(gpu_id).vendor_capacity + ' on the data sheet' if gpu_id in GPUS else 'custom'}")
+hbm_gib = s1.slider("HBM per GPU (GiB)", *widened("plan_hbm_gib", 1.0, 1024.0), step=0.1, key="plan_hbm_gib",
+                    on_change=_hbm_moved)
+hbm_set = gpu_id not in GPUS or bool(st.session_state.get("plan_hbm_set"))
+s1.caption(f"= {to_gb(hbm_gib * GiB):,.2f} GB · {get_gpu(gpu_id).vendor_capacity + ' on the data sheet' if gpu_id in GPUS else 'custom'}"
+           + ("" if hbm_set else " · the device's reported total"))
 hit_rate = s2.slider("Prefix hit rate", min_value=0.0, max_value=1.0, step=0.01, key="plan_hit_rate")
 
 with st.expander("Memory and throughput assumptions"):
     a1, a2, a3 = st.columns(3)
-    util = a1.slider("GPU memory utilization", 0.05, 1.0, step=0.01, key="plan_gpu_memory_utilization")
-    reserve = a2.number_input("Runtime reserve per GPU (GiB)", min_value=0.0, max_value=1024.0, step=0.5,
+    util = a1.slider("GPU memory utilization", *widened("plan_gpu_memory_utilization", 0.05, 1.0), step=0.01,
+                     key="plan_gpu_memory_utilization")
+    reserve = a2.number_input("Runtime reserve per GPU (GiB)", *widened("plan_reserve_gib", 0.0, 1024.0), step=0.5,
                               key="plan_reserve_gib")
     weight_format = a3.selectbox("Weight format", ["catalog", *WEIGHT_BYTES_PER_PARAM], key="plan_weight_format",
                                  format_func=lambda w: f"catalog ({models()[model_id].weight_format})"
                                  if w == "catalog" else w)
     b1, b2, b3 = st.columns(3)
-    decode_tps = b1.number_input("Decode throughput per GPU (tokens/s)", min_value=1.0, max_value=1e9,
+    decode_tps = b1.number_input("Decode throughput per GPU (tokens/s)", *widened("plan_decode_tokens_per_s", 1.0, 1e9),
                                  key="plan_decode_tokens_per_s")
-    session_tps = b2.number_input("Decode speed per session (tokens/s)", min_value=0.1, max_value=1e7,
+    session_tps = b2.number_input("Decode speed per session (tokens/s)",
+                                  *widened("plan_session_decode_tokens_per_s", 0.1, 1e7),
                                   key="plan_session_decode_tokens_per_s")
     state_in_hbm = b3.checkbox("Keep window state in HBM (not host RAM)", key="plan_state_in_hbm")
 
@@ -101,7 +146,7 @@ with st.expander("Misses, replay and tiers"):
     ttl = r4.number_input("Window-state TTL in host RAM (s)", min_value=0.0, max_value=MAX_SECONDS, step=10.0,
                           key="plan_ttl_s", help="Seed: minute-level. 0 = never persisted (vLLM always replays).")
     t1, t2, t3, t4 = st.columns(4)
-    prefill_tps = t1.number_input("Prefill throughput per GPU (tokens/s)", min_value=1.0, max_value=1e9,
+    prefill_tps = t1.number_input("Prefill throughput per GPU (tokens/s)", *widened("plan_prefill_tokens_per_s", 1.0, 1e9),
                                   key="plan_prefill_tokens_per_s", help="Prices replay and recompute (assumed).")
     host_gib = t2.number_input("Host RAM per GPU (GiB)", min_value=0.0, max_value=MAX_TIER_GIB, value=None,
                                key="plan_host_ram_gib",
@@ -119,8 +164,8 @@ with st.expander("Misses, replay and tiers"):
     ssd_link = l2.selectbox("SSD link", [AUTO, *SSD_LINKS], key="plan_ssd_link",
                             format_func=lambda k: f"auto ({LINKS[node.ssd_link].name})" if k == AUTO else LINKS[k].name)
 
-# The slider at the device's own (rounded) figure means "the device's reported total", to the byte.
-hbm_choice = None if gpu_id in GPUS and abs(hbm_gib - round(device_gib, 1)) < 1e-9 else float(hbm_gib)
+# Untouched, the slider means "the device's reported total", to the byte (no hbm in the link).
+hbm_choice = float(hbm_gib) if hbm_set else None
 try:
     inputs = make_inputs(
         model_id=model_id, gpu_id=gpu_id, gpus_per_replica=int(gpus), hbm_gib=hbm_choice,
@@ -208,9 +253,17 @@ with left:
                  hide_index=True)
 with right:
     st.subheader("Export")
-    st.download_button("Download plan CSV", plan_frame(result).to_csv(index=False).encode("utf-8"),
-                       file_name=f"kvplan-{inputs.model_id}-{inputs.gpu_id}.csv", mime="text/csv",
+    st.download_button("Download plan CSV", to_csv_bytes(plan_frame(result)),  # the bytes of `kvplan plan --csv`
+                       file_name=f"kvplan-{inputs.model_id}-{inputs.gpu_id}.csv", mime=CSV_MIME,
                        key="plan_download_csv")
+    st.download_button("Download plan JSON", dumps(inputs), file_name=f"kvplan-{inputs.model_id}-{inputs.gpu_id}.json",
+                       mime="application/json", key="plan_download_json",
+                       help="Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it.")
+    st.file_uploader("Load plan JSON", type=["json"], key="plan_upload_json", max_upload_size=1,
+                     on_change=_load_plan_file, help=f"A plan file of at most {MAX_PLAN_FILE_BYTES // 1024} KiB.")
+    if (upload_message := st.session_state.pop("plan_upload_message", None)) is not None:
+        kind, text = upload_message
+        (st.success if kind == "success" else st.error)(escape_markdown(text))
     st.caption(f"Source: {model.source}")
     for note in model.notes:
         st.caption(note)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Callable, Mapping, Sequence, TypeVar, get_args
+from typing import Any, Callable, Collection, Mapping, Sequence, TypeVar, get_args
 
 import streamlit as st
 from pydantic import BaseModel, ValidationError
@@ -67,6 +67,15 @@ PAGE_QUERY_KEYS: dict[str, tuple[str, ...]] = {
 Declared here, not only when the page runs, so that a link opened on any page
 knows every page's keys: they are kept in the link and restored after a page
 switch, and only keys that no page owns are reported as unknown.
+"""
+
+PAGE_PARAM = "page"
+"""Query key naming the page a share link opens (``page=model``); links point at the app's root.
+
+With a ``pages/`` folder next to ``app.py``, Streamlit 1.67 serves a deep link
+such as ``/model`` from that folder directly, without running ``app.py`` (no
+router, no link parsing); the root always runs ``app.py``, which then switches
+to the named page.
 """
 
 MAX_PARAM_CHARS = 200
@@ -329,7 +338,7 @@ def register_page_keys(*keys: str) -> None:
 def _read_link() -> None:
     """Parse the link this session was opened with (first run only)."""
     raw = st.query_params.to_dict()
-    inputs, warnings = inputs_from_query(raw, frozenset(page_keys()))
+    inputs, warnings = inputs_from_query(raw, frozenset(page_keys() | {PAGE_PARAM}))
     st.session_state[_STATE] = inputs
     st.session_state[_WARNINGS] = warnings
     st.session_state[_PAGE_PARAMS] = {k: str(v) for k, v in raw.items()
@@ -365,7 +374,7 @@ def _write_query(*, drop_unowned: bool = False) -> None:
     wanted = wanted_query()
     params = st.query_params
     current = params.to_dict()
-    owned = set(FIELDS_BY_KEY) | page_keys()
+    owned = set(FIELDS_BY_KEY) | page_keys() | {PAGE_PARAM}
     final = dict(wanted)
     if not drop_unowned:
         final.update({k: v for k, v in current.items() if k not in owned and k not in wanted})
@@ -456,21 +465,36 @@ def _store_page_params(value: BaseModel, keys: Mapping[str, str]) -> None:
     sync_query()
 
 
-def restore_query(page_id: str) -> None:
+def restore_query(page_id: str, page_ids: Collection[str] = ()) -> str | None:
     """Keep the link in step with the session; call in ``app.py`` before ``page.run()``.
 
     First run: parse the link. After a page switch (which in Streamlit 1.67
     clears the query string): write the session's parameters back; keys that
     ``st.switch_page(..., query_params=...)`` set win over the stored ones.
+
+    Args:
+        page_id: the ``url_path`` of the page about to run.
+        page_ids: every page's ``url_path``.
+
+    Returns:
+        The ``url_path`` the link's ``page`` parameter names, on the first run
+        when it is another page (``app.py`` switches to it); else None.
     """
     first = _STATE not in st.session_state
+    target = st.query_params.get(PAGE_PARAM) if first else None
     current_inputs()
+    if target is not None and target not in page_ids:
+        st.session_state[_WARNINGS] = [*st.session_state.get(_WARNINGS, []),
+                                       f"Link parameter '{PAGE_PARAM}' = '{shown(target)}' names no page "
+                                       f"(pages: {', '.join(p or '(default)' for p in page_ids)}); "
+                                       "this page is shown."]
     switched = not first and st.session_state.get(_LAST_PAGE) != page_id
     st.session_state[_LAST_PAGE] = page_id
     if switched:
         stored = st.session_state.get(_PAGE_PARAMS, {})
         st.session_state[_PAGE_PARAMS] = {**stored, **_live_page_params()}
     sync_query()
+    return target if target in page_ids and target != page_id else None
 
 
 def remember_query() -> None:
