@@ -6,12 +6,18 @@ accelerator's typical node (``planner.tiers.NODES``). ``--json`` prints the
 whole :class:`planner.capacity.PlanResult`, including ``tiers`` (bytes per
 tier), ``miss_probability``, ``replay_tokens_per_turn``,
 ``replay_seconds_per_turn``, ``ttft_s`` and the inputs behind them.
+
+``--plan FILE`` starts from a plan file (``docs/plan-files.md``); flags given on
+the command line override its fields. ``--save FILE`` writes the plan's inputs
+as a plan file. ``--csv`` writes the bytes the Plan page's "Download plan CSV"
+gives for the same inputs (one writer: :func:`planner.export.to_csv_bytes`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from planner.capacity import (
@@ -26,6 +32,9 @@ from planner.capacity import (
 )
 from planner.cli.args import bounded_float, nonneg_int, positive_int
 from planner.errors import PlanInputError
+from planner.export import to_csv_bytes
+from planner.planfile import load as load_plan_file
+from planner.planfile import save as save_plan_file
 from planner.tiers import HOST_LINKS, SSD_LINKS
 from planner.units import format_bytes
 
@@ -75,33 +84,50 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Plan KV capacity (figures per GPU unless named per replica).")
     for flag, (dest, conv, help_text) in _FLAGS.items():
         p.add_argument(flag, dest=dest, type=conv, default=None, help=help_text)
-    p.add_argument("--state-in-hbm", dest="state_in_hbm", action="store_true", default=None,
+    p.add_argument("--state-in-hbm", dest="state_in_hbm", action=argparse.BooleanOptionalAction, default=None,
                    help="keep per-session window state in HBM instead of host RAM")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--csv", type=Path, help="write the plan CSV here ('-' for stdout)")
+    p.add_argument("--plan", dest="plan_file", type=Path, default=None,
+                   help="start from this plan file (JSON); flags given here override its fields")
+    p.add_argument("--save", dest="save_file", type=Path, default=None, help="write the plan's inputs as a plan file")
     p.set_defaults(func=run)
 
 
 def inputs_from_args(args: argparse.Namespace) -> PlanInputs:
-    """PlanInputs from the flags that were given (others keep their defaults)."""
+    """PlanInputs from the flags that were given, over ``--plan``'s file if any (else over the defaults)."""
     fields = {dest: getattr(args, dest) for dest, *_ in _FLAGS.values() if getattr(args, dest) is not None}
     if args.state_in_hbm is not None:
-        fields["state_in_hbm"] = True
-    return make_inputs(**fields)
+        fields["state_in_hbm"] = bool(args.state_in_hbm)
+    plan_path = getattr(args, "plan_file", None)
+    base = load_plan_file(plan_path).inputs.model_dump() if plan_path is not None else {}
+    return make_inputs(**{**base, **fields})
+
+
+def write_csv(data: bytes, target: Path) -> None:
+    """CSV bytes to a file, or to stdout for ``-`` (bytes as they are, no newline translation)."""
+    if str(target) == "-":
+        sys.stdout.flush()
+        out = getattr(sys.stdout, "buffer", None)
+        if out is None:  # stdout replaced by a text stream (tests, notebooks)
+            sys.stdout.write(data.decode("utf-8"))
+        else:
+            out.write(data)
+            out.flush()
+        return
+    try:
+        target.write_bytes(data)
+    except OSError as exc:
+        raise PlanInputError("csv", str(target), f"a writable path ({exc.strerror})") from None
 
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate and print the plan."""
     result = plan(inputs_from_args(args))
+    if getattr(args, "save_file", None) is not None:
+        save_plan_file(args.save_file, result.inputs)
     if args.csv is not None:
-        frame = plan_frame(result)
-        if str(args.csv) == "-":
-            print(frame.to_csv(index=False), end="")
-        else:
-            try:
-                frame.to_csv(args.csv, index=False)
-            except OSError as exc:
-                raise PlanInputError("csv", str(args.csv), f"a writable path ({exc.strerror})") from None
+        write_csv(to_csv_bytes(plan_frame(result)), args.csv)
     if args.json:
         print(result.model_dump_json())
     elif args.csv is None or str(args.csv) != "-":
