@@ -1,0 +1,59 @@
+"""Live probe: allocate a model's quantized KV pool on a device and measure its real bytes.
+
+``import planner.probe`` needs no torch: the result model, the pool layout and
+the memory readers are plain Python; :func:`run_probe` imports torch (and the
+modules that compute with it, :mod:`planner.probe.quant` and
+:mod:`planner.probe.pool`) when called, and raises
+:class:`ProbeUnavailableError` with the pip command when torch is missing.
+
+>>> from planner.probe import plan_pool
+>>> plan_pool("deepseek-v4.1-flash", 1_000_000, "nvfp4").pool_bytes   # 2.5 entries x 356 B x 1M
+890000000
+"""
+
+from __future__ import annotations
+
+from planner.probe._torch import INSTALL_HINT, torch_available
+from planner.probe.errors import ProbeBusyError, ProbeError, ProbeTimeoutError, ProbeUnavailableError
+from planner.probe.layout import PROBE_FORMATS, PoolLayout, plan_pool, tokens_that_fit
+from planner.probe.result import (
+    MAX_RESULT_FILE_BYTES,
+    SCHEMA_VERSION,
+    FormatQuality,
+    FormatThroughput,
+    PoolGroupResult,
+    ProbeResult,
+    load_probe_result,
+    make_probe_result,
+)
+
+
+def cuda_available() -> bool:
+    """True when torch is installed and sees a CUDA device (imports torch only if installed)."""
+    if not torch_available():
+        return False
+    from planner.probe._torch import require_torch
+
+    return bool(require_torch().cuda.is_available())
+
+
+def run_probe(*args, **kwargs) -> ProbeResult:
+    """Allocate, fill, measure and release a KV pool: see :func:`planner.probe.run.run_probe`.
+
+    Raises:
+        ProbeUnavailableError: torch is not installed (``pip install 'kvplan[probe]'``).
+    """
+    from planner.probe._torch import require_torch
+
+    require_torch()
+    from planner.probe.run import run_probe as _run_probe
+
+    return _run_probe(*args, **kwargs)
+
+
+__all__ = [
+    "INSTALL_HINT", "MAX_RESULT_FILE_BYTES", "PROBE_FORMATS", "SCHEMA_VERSION", "FormatQuality", "FormatThroughput",
+    "PoolGroupResult", "PoolLayout", "ProbeBusyError", "ProbeError", "ProbeResult", "ProbeTimeoutError",
+    "ProbeUnavailableError", "cuda_available", "load_probe_result", "make_probe_result", "plan_pool", "run_probe",
+    "tokens_that_fit", "torch_available",
+]
