@@ -259,6 +259,11 @@ class TierPlacement(BaseModel):
     message: str
 
 
+def _running(sessions: int, active_fraction: float) -> int:
+    """Sessions running at once: ``ceil(sessions x active_fraction)`` (a hair of float noise forgiven)."""
+    return max(math.ceil(sessions * active_fraction - 1e-9), 0)
+
+
 def place_sessions(
     sessions: int,
     *,
@@ -301,17 +306,17 @@ def place_sessions(
     """
     sessions = max(int(sessions), 0)
     f = min(max(float(active_fraction), 0.0), 1.0)
-    # Most sessions that can run at once: ceil(n * f) <= hbm_sessions.
+    # Most sessions whose running share fits in HBM: ceil(n * f) <= hbm_sessions.
     if hbm_sessions <= 0:
         admitted = 0
-    elif f <= 0:
+    elif _running(sessions, f) <= hbm_sessions:
         admitted = sessions
-    else:
+    else:  # here sessions * f > hbm_sessions >= 1, so hbm_sessions / f is finite and below sessions
         admitted = min(sessions, math.floor(hbm_sessions / f + 1e-9))
-        while admitted > 0 and math.ceil(admitted * f - 1e-9) > hbm_sessions:
+        while admitted > 0 and _running(admitted, f) > hbm_sessions:
             admitted -= 1
     rejected = sessions - admitted
-    active = min(math.ceil(admitted * f - 1e-9), admitted)
+    active = min(_running(admitted, f), admitted)
     in_hbm = min(admitted, max(hbm_sessions, 0))
     parked = admitted - in_hbm
     copies = min(num_prefixes, in_hbm)
@@ -345,7 +350,7 @@ def place_sessions(
     elif rejected:
         action = "reject"
         message = (f"Reject {rejected:,} of {sessions:,} sessions: with an active share of {f:.3g}, "
-                   f"{math.ceil(sessions * f - 1e-9):,} would run at once but HBM holds {hbm_sessions:,}. "
+                   f"{_running(sessions, f):,} would run at once but HBM holds {hbm_sessions:,}. "
                    "Running sessions cannot be offloaded, so the excess is refused.")
     elif n_evicted or state_evicted:
         action = "evict"

@@ -1,0 +1,116 @@
+"""``kvplan plan`` (issue-4 flags and JSON keys) and ``kvplan frontier``: output, CSV, exit 2 on bad input."""
+
+import csv
+import json
+import math
+
+import pytest
+
+from planner.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_plan_json_has_the_issue4_keys(capsys):
+    code, out, _ = run(capsys, "plan", "--pause-mean-s", "30", "--ttl-s", "60", "--json")
+    assert code == 0
+    data = json.loads(out)
+    for key in ("tiers", "miss_probability", "replay_tokens_per_turn", "replay_seconds_per_turn", "ttft_s",
+                "replay_window_tokens", "state_reload_s", "reload_from_host_s", "reload_from_ssd_s", "recompute_s",
+                "host_link_id", "host_link_bytes_per_s", "host_ram_bytes_per_gpu", "ssd_bytes_per_gpu",
+                "overflow_action", "overflow_message", "prefix_copies"):
+        assert key in data, key
+    for key in ("hbm_bytes", "host_ram_bytes", "ssd_bytes", "evicted_bytes", "total_bytes", "action"):
+        assert key in data["tiers"], key
+    t = data["tiers"]
+    assert t["hbm_bytes"] + t["host_ram_bytes"] + t["ssd_bytes"] + t["evicted_bytes"] == t["total_bytes"]
+    # exp(-60 / 30) = exp(-2) = 0.1353; x 128 tokens = 17.32 tokens per turn
+    assert data["miss_probability"] == pytest.approx(math.exp(-2))
+    assert data["replay_tokens_per_turn"] == pytest.approx(128 * math.exp(-2))
+    assert data["inputs"]["pause_mean_s"] == 30 and data["inputs"]["ttl_s"] == 60
+
+
+def test_plan_new_flags_reach_the_inputs(capsys):
+    code, out, _ = run(capsys, "plan", "--shared-prefixes", "3", "--pause-distribution", "fixed", "--pause-mean-s",
+                       "90", "--ttl-s", "60", "--prefill-tokens-per-s", "10000", "--host-ram-gib", "128",
+                       "--ssd-gib", "1000", "--host-link", "nvlink-c2c", "--ssd-link", "nvme-gen5",
+                       "--target-sessions", "200", "--json")
+    assert code == 0
+    data = json.loads(out)
+    i = data["inputs"]
+    assert (i["shared_prefixes"], i["pause_distribution"], i["prefill_tokens_per_s"]) == (3, "fixed", 10_000)
+    assert (i["host_ram_gib"], i["ssd_gib"], i["target_sessions_per_gpu"]) == (128, 1000, 200)
+    assert data["host_link_id"] == "nvlink-c2c" and data["ssd_link_id"] == "nvme-gen5"
+    assert data["host_ram_bytes_per_gpu"] == 128 * 2**30
+    # fixed pause 90 s > TTL 60 s: every resume misses; 128 tokens / 10,000 tokens/s = 0.0128 s per turn
+    assert data["miss_probability"] == 1.0
+    assert data["replay_seconds_per_turn"] == pytest.approx(0.0128)
+    assert data["prefix_copies"] == 3
+
+
+def test_plan_text_mentions_misses_and_tiers(capsys):
+    code, out, _ = run(capsys, "plan", "--pause-mean-s", "30")
+    assert code == 0
+    assert "miss probability" in out and "time to first token" in out and "tiers" in out and "recompute" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["--shared-prefixes", "0"], ["--shared-prefixes", "-2"], ["--shared-prefixes", "1.5"],
+    ["--pause-mean-s", "-1"], ["--pause-mean-s", "nan"], ["--pause-mean-s", "1e40"],
+    ["--pause-distribution", "gamma"], ["--ttl-s", "-1"], ["--ttl-s", "inf"],
+    ["--prefill-tokens-per-s", "0"], ["--prefill-tokens-per-s", "NaN"], ["--prefill-tokens-per-s", "1e300"],
+    ["--host-ram-gib", "-1"], ["--host-ram-gib", "1e30"], ["--ssd-gib", "nan"], ["--ssd-gib", "-0.5"],
+    ["--host-link", "pcie9"], ["--ssd-link", "tape"], ["--target-sessions", "-1"], ["--target-sessions", "1e20"],
+    ["--gpus-per-replica", "0"], ["--decode-tokens-per-s", "0"], ["--hit-rate", "nan"], ["--context", "0"],
+])
+def test_plan_bad_input_exit_2_one_line(capsys, argv):
+    code, out, err = run(capsys, "plan", *argv)
+    assert code == 2
+    assert err.startswith("kvplan: error:") and err.count("\n") == 1
+
+
+def test_frontier_json(capsys):
+    code, out, _ = run(capsys, "frontier", "--model", "deepseek-v4.1-flash", "--gpus", "h100-sxm,h200,b200",
+                       "--contexts", "128k,1M", "--hit-rates", "0,0.5,0.9", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert len(data["rows"]) == 3 * 2 * 3
+    assert set(data["columns"]) == set(data["rows"][0])
+    # the default plan point: H200, 1M tokens, hit 0.5 -> 143 sessions, 5 requests/s (test_plan_golden.py)
+    row = next(r for r in data["rows"] if r["gpu_id"] == "h200" and r["context_tokens"] == 1_000_000
+               and r["hit_rate"] == 0.5)
+    assert row["sessions_per_gpu"] == 143 and row["request_rate_per_s"] == pytest.approx(5.0)
+
+
+def test_frontier_json_null_rate_without_output(capsys):
+    code, out, _ = run(capsys, "frontier", "--output-tokens", "0", "--contexts", "1M", "--hit-rates", "0.5", "--json")
+    assert code == 0
+    assert all(r["request_rate_per_s"] is None for r in json.loads(out)["rows"])
+
+
+def test_frontier_csv_file(capsys, tmp_path):
+    path = tmp_path / "grid.csv"
+    code, _, _ = run(capsys, "frontier", "--gpus", "h200,custom:96", "--contexts", "1M", "--hit-rates", "0,1",
+                     "--csv", str(path))
+    assert code == 0
+    rows = list(csv.DictReader(path.open()))
+    assert len(rows) == 2 * 1 * 2 and "sessions_per_gpu" in rows[0] and "request_rate_per_s" in rows[0]
+
+
+def test_frontier_text(capsys):
+    code, out, _ = run(capsys, "frontier", "--gpus", "h200", "--contexts", "1M", "--hit-rates", "0.5")
+    assert code == 0 and "hit rate 0.5" in out and "143" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["--gpus", "h900"], ["--gpus", "custom:-1"], ["--gpus", ""], ["--contexts", "0"], ["--contexts", "1e99"],
+    ["--hit-rates", "nan"], ["--hit-rates", "2"], ["--model", "gpt-9"], ["--output-tokens", "-1"],
+    ["--pause-mean-s", "nan"], ["--base-gpu", "zz"], ["--kv-format", "fp7"],
+])
+def test_frontier_bad_input_exit_2(capsys, argv):
+    code, _, err = run(capsys, "frontier", *argv)
+    assert code == 2 and err.startswith("kvplan: error:")

@@ -1,0 +1,161 @@
+"""The vectorized frontier equals the scalar plan() point by point, and its slices and parsers behave."""
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner.capacity import make_inputs, plan
+from planner.catalog import GPUS, get_model, models
+from planner.errors import PlanInputError
+from planner.frontier import (
+    FRAME_COLUMNS,
+    Accelerator,
+    accelerators_for,
+    context_axis,
+    frontier_grid,
+    growing_bytes_array,
+    hit_rate_axis,
+    kv_context_frame,
+    longest_context_that_fits,
+    parse_accelerators,
+    parse_contexts,
+    parse_hit_rates,
+)
+
+
+def _check_points(grid, points):
+    for gi, ci, hi in points:
+        r = plan(grid.inputs_at(gi, ci, hi))
+        assert grid.sessions_per_gpu[gi, ci, hi] == r.sessions_per_gpu, (gi, ci, hi)
+        assert grid.per_session_bytes[ci, hi] == r.per_session_bytes
+        assert grid.shared_prefix_bytes[ci, hi] == r.shared_prefix_bytes
+        assert grid.usable_kv_bytes[gi] == r.usable_kv_bytes
+        assert grid.ttft_s[gi, ci] == r.ttft_s
+        rate = grid.request_rate_per_s[gi, ci, hi]
+        if r.request_rate_per_s is None:
+            assert np.isnan(rate)
+        else:
+            assert rate == r.request_rate_per_s  # same operations in the same order: equal to the bit
+            assert bool(grid.limited_by_sessions[gi, ci, hi]) == (r.request_rate_limit == "sessions")
+
+
+def test_golden_point_on_the_grid():
+    # the issue-2 golden case: custom 100 GiB, hit 0.5, 1M tokens -> 240 sessions (see test_capacity.py)
+    base = make_inputs(model_id="deepseek-v4.1-flash", gpu_id="custom", hbm_gib=100, gpu_memory_utilization=1,
+                       weights_gib=0, reserve_gib=0, output_tokens=0, gpus_per_replica=1)
+    grid = frontier_grid(base, [Accelerator("custom", 100.0)], [1_000_000], [0.5])
+    assert grid.sessions_per_gpu[0, 0, 0] == 240
+    assert grid.shared_prefix_bytes[0, 0] == 445_000_000 and grid.per_session_bytes[0, 0] == 445_000_000
+    assert np.isnan(grid.request_rate_per_s[0, 0, 0])  # no output tokens
+
+
+@pytest.mark.parametrize("model_id", sorted(models()))
+def test_grid_equals_scalar_plan_on_samples(model_id):
+    rng = random.Random(model_id)
+    base = make_inputs(model_id=model_id, gpus_per_replica=16, output_tokens=rng.choice([0, 300, 2_000]),
+                       pause_mean_s=rng.choice([0.0, 20.0, 90.0]), ttl_s=rng.choice([0.0, 60.0]),
+                       shared_prefixes=rng.choice([1, 3, 50]), state_in_hbm=rng.random() < 0.3,
+                       pause_distribution=rng.choice(["exponential", "fixed"]))
+    accs = [Accelerator(g) for g in rng.sample(sorted(GPUS), 5)] + [Accelerator("custom", 96.0)]
+    grid = frontier_grid(base, accs, context_axis(4_000_000, 25), hit_rate_axis(21), scale_throughput=True)
+    points = [(rng.randrange(grid.shape[0]), rng.randrange(grid.shape[1]), rng.randrange(grid.shape[2]))
+              for _ in range(40)]
+    _check_points(grid, points)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["deepseek-v4.1-flash", "deepseek-v4-pro", "llama-3.1-70b", "gemma-3-27b", "gpt-oss-20b"]),
+       st.lists(st.integers(1, 100_000_000), min_size=1, max_size=6),
+       st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=6),
+       st.integers(0, 50_000), st.integers(1, 20), st.floats(0, 3_600), st.booleans())
+def test_grid_equals_scalar_plan_property(model_id, ctx, hits, out, k, pause, scale):
+    base = make_inputs(model_id=model_id, output_tokens=out, shared_prefixes=k, pause_mean_s=pause, gpus_per_replica=8)
+    grid = frontier_grid(base, ["h100-sxm", "b200", "l4"], ctx, hits, scale_throughput=scale)
+    _check_points(grid, [(g, c, h) for g in range(grid.shape[0]) for c in range(grid.shape[1])
+                         for h in range(grid.shape[2])][:60])
+
+
+def test_growing_bytes_array_matches_the_model():
+    # V4.1 coefficient: ceil(890 x n); V4-Pro layout: compressed groups (n // ratio entries)
+    for mid in ("deepseek-v4.1-flash", "deepseek-v4-pro", "llama-3.1-8b", "gemma-2-9b"):
+        m = get_model(mid)
+        n = np.array([0, 1, 3, 4, 127, 128, 129, 1_000_000, 99_999_999])
+        assert growing_bytes_array(m, n, "native").tolist() == [m.growing_bytes(int(x), "native") for x in n]
+    # 890 B/token x 1,000,000 = 890,000,000 B
+    assert growing_bytes_array(get_model("deepseek-v4.1-flash"), np.array([1_000_000]), "native")[0] == 890_000_000
+
+
+def test_frame_columns_and_slices():
+    base = make_inputs()
+    grid = frontier_grid(base, ["h100-sxm", "h200"], [128_000, 1_000_000], [0.0, 0.5, 0.9])
+    frame = grid.frame()
+    assert tuple(frame.columns) == FRAME_COLUMNS and len(frame) == 2 * 2 * 3
+    one_hit = grid.frame(hit=[grid.nearest_hit_rate(0.5)])
+    assert len(one_hit) == 4 and set(one_hit["hit_rate"]) == {0.5}
+    # default plan on the H200 at 1M tokens, hit 0.5: 143 sessions (issue-2 golden test, test_plan_golden.py)
+    row = one_hit[(one_hit["gpu_id"] == "h200") & (one_hit["context_tokens"] == 1_000_000)]
+    assert int(row["sessions_per_gpu"].iloc[0]) == 143
+    assert row["rate_limit"].iloc[0] == "decode throughput"
+
+
+def test_accelerators_for_keeps_the_plans_hbm():
+    base = make_inputs(gpu_id="h200", hbm_gib=120.0)
+    accs = accelerators_for(["h100-sxm", "h200"], base)
+    assert accs[1].hbm_gib == 120.0 and accs[0].hbm_gib is None
+    custom = accelerators_for(["h100-sxm"], make_inputs(gpu_id="custom", hbm_gib=64.0))
+    assert custom[-1] == Accelerator("custom", 64.0)
+
+
+def test_parsers():
+    assert [a.gpu_id for a in parse_accelerators("h200, b200,custom:96")] == ["h200", "b200", "custom"]
+    assert parse_contexts("1M,128k,1e6").tolist() == [128_000, 1_000_000]
+    assert parse_hit_rates("0.9,0,0.5").tolist() == [0.0, 0.5, 0.9]
+    for bad in ("h900", "custom:0", "custom:nan", "custom:x", ","):
+        with pytest.raises(PlanInputError):
+            parse_accelerators(bad)
+    for bad in ("0", "-5", "1e99", "abc", ""):
+        with pytest.raises(PlanInputError):
+            parse_contexts(bad)
+    for bad in ("nan", "1.5", "-0.1", "x", ""):
+        with pytest.raises(PlanInputError):
+            parse_hit_rates(bad)
+
+
+def test_grid_rejects_bad_axes():
+    base = make_inputs()
+    with pytest.raises(PlanInputError):
+        frontier_grid(base, [], [1_000], [0.5])
+    with pytest.raises(PlanInputError):
+        frontier_grid(base, ["h200"], [0], [0.5])
+    with pytest.raises(PlanInputError):
+        frontier_grid(base, ["h200"], [1_000], [float("nan")])
+    with pytest.raises(PlanInputError):
+        frontier_grid(base, ["custom"], [1_000], [0.5])  # custom without an HBM size
+
+
+def test_axes_include_the_plan():
+    ctx = context_axis(1_000_000, 10, include=[777_777])
+    assert 777_777 in ctx and ctx[0] == 1_000 and ctx[-1] == 1_000_000 and np.all(np.diff(ctx) > 0)
+    hits = hit_rate_axis(101, include=[0.333])
+    assert 0.333 in hits and len(hits) == 102 and hits[0] == 0 and hits[-1] == 1
+
+
+def test_seed_table_from_kv_context_frame():
+    # seed 004: 890 B/token x (100k, 250k, 500k, 1M) = 0.089, 0.2225, 0.445, 0.89 GB
+    frame = kv_context_frame([get_model("deepseek-v4.1-flash")], [100_000, 250_000, 500_000, 1_000_000])
+    assert frame["kv_bytes"].tolist() == [89_000_000, 222_500_000, 445_000_000, 890_000_000]
+    assert frame["kv_gb"].tolist() == pytest.approx([0.089, 0.2225, 0.445, 0.89])
+    assert frame["kv_gib"].iloc[-1] == pytest.approx(0.828877, rel=1e-6)  # 890,000,000 / 2**30
+
+
+def test_longest_context_that_fits():
+    m = get_model("deepseek-v4.1-flash")
+    # 890 B/token: 890,000,000 B hold exactly 1,000,000 tokens; one byte less holds 999,999
+    assert longest_context_that_fits(m, 890_000_000) == 1_000_000
+    assert longest_context_that_fits(m, 889_999_999) == 999_999
+    assert longest_context_that_fits(m, 0) == 0
+    # H200 reported 150,754,820,096 B / 890 = 169,387,438.3 tokens > 1e8 cap
+    assert longest_context_that_fits(m, 150_754_820_096) == 100_000_000
