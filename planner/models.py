@@ -101,12 +101,21 @@ class ModelSpec:
         pp = check_tp("pp", pp)
         if pp == 1:
             return pp
-        layers = max((g.num_layers for g in self.groups if g.in_pool), default=0)
         if self.uses_coefficient(kv_format) and not self._coefficient_explained():
             raise PlanInputError("pp", pp, f"1 for {self.id}: only its bytes per token are known, not its layers")
+        layers = self.num_hidden_layers
         if layers and pp > layers:
-            raise PlanInputError("pp", pp, f"at most {layers} (the layers of {self.id}'s largest KV group)")
+            raise PlanInputError("pp", pp, f"at most {layers} (one layer per pipeline stage; {self.id} has {layers})")
         return pp
+
+    @property
+    def num_hidden_layers(self) -> int | None:
+        """The model's layers: ``num_hidden_layers`` from its config import report, else the
+        most layers any group has (a lower bound), else None."""
+        for f in self.config_report:
+            if f.field == "num_hidden_layers" and isinstance(f.value, int):
+                return f.value
+        return max((g.num_layers for g in self.groups), default=None)
 
     def _coefficient_explained(self) -> bool:
         return any(not g.capped and g.in_pool for g in self.groups)

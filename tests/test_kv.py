@@ -382,3 +382,11 @@ def test_sliding_window_group_is_capped():
                            window_tokens=4)
     # 1 head x (2 + 2) B = 4 B per token, at most 4 tokens: 16 B
     assert [g.bytes_for(n) for n in (0, 3, 4, 5, 100)] == [0, 12, 16, 16, 16]
+
+
+def test_pp_limit_is_the_model_layers_not_a_group():
+    # V4.1 has 40 layers (4 KV sources): PP 4 is valid. Per group ceil(1/4) = 1 and ceil(3/4) = 1 source layer:
+    # 1 x 356 + 1 x 356 / 2 = 534 B/token on the largest stage
+    assert per_token("deepseek-v4.1-flash", pp=4) == 534
+    with pytest.raises(PlanInputError):
+        get_model("deepseek-v4.1-flash").estimate(1, pp=41)
