@@ -1,0 +1,50 @@
+"""GB-vs-context page (AppTest): renders the seed table, several models, and reacts to its widgets."""
+
+from streamlit.testing.v1 import AppTest
+
+
+def _context_page():
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.run()
+    at.switch_page("pages/context.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_seed_table_values():
+    at = _context_page()
+    seed = next(d.value for d in at.dataframe if "KV (GB)" in d.value.columns)
+    # seed 004: 890 B/token x 100k, 250k, 500k, 1M tokens = 0.089, 0.2225, 0.445, 0.89 GB
+    assert seed["context (tokens)"].tolist() == [100_000, 250_000, 500_000, 1_000_000]
+    assert seed["KV (B)"].tolist() == [89_000_000, 222_500_000, 445_000_000, 890_000_000]
+    assert [round(x, 4) for x in seed["KV (GB)"]] == [0.089, 0.2225, 0.445, 0.89]
+
+
+def test_several_models_and_both_units():
+    at = _context_page()
+    chart = at.get("plotly_chart")[0]
+    import json
+
+    fig = json.loads(chart.proto.spec)
+    names = {t.get("name") for t in fig["data"] if t.get("name")}
+    assert {"DeepSeek V4.1-Flash", "Llama 3.1 70B"} <= names
+    assert "GB" in fig["layout"]["yaxis"]["title"]["text"] and "GiB" in fig["layout"]["yaxis2"]["title"]["text"]
+
+
+def test_changing_the_accelerator_changes_where_context_stops_fitting():
+    at = _context_page()
+    fits = next(d.value for d in at.dataframe if "model" in d.value.columns)
+    before = fits.iloc[:, -1].tolist()
+    at.selectbox(key="context_gpu").set_value("l4").run()
+    assert not at.exception
+    after = next(d.value for d in at.dataframe if "model" in d.value.columns).iloc[:, -1].tolist()
+    assert after != before
+
+
+def test_moving_the_context_slider_keeps_rendering():
+    at = _context_page()
+    at.select_slider(key="context_max").set_value(10_000_000).run()
+    assert not at.exception
+    at.multiselect(key="context_models").set_value(["qwen3-8b"]).run()
+    assert not at.exception
