@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from planner.catalog import get_model
+from planner.engine import DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE  # vLLM's default 16, and the largest accepted
 from planner.errors import PlanInputError
 from planner.formats import KVFormat, cdiv
 from planner.kv import (
@@ -49,10 +50,6 @@ from planner.models import NATIVE
 PROBE_FORMATS: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8", "fp8-e5m2", "mxfp8", "nvfp4", "mxfp4")
 """Formats the probe can quantize (the integer formats int8, int4, q8_0, q4_0 are not implemented)."""
 
-DEFAULT_BLOCK_SIZE = 16
-"""Tokens per block (vLLM's default ``--block-size``)."""
-MAX_BLOCK_SIZE = 4096
-"""Largest block size accepted, in tokens."""
 MAX_PROBE_TOKENS = 10**10
 """Largest token count accepted (any real request is refused earlier by the memory cap)."""
 

@@ -203,6 +203,12 @@ class ProbeResult(BaseModel):
         if self.predicted_bytes != predicted:
             bad("predicted_bytes", self.predicted_bytes, f"the sum of layers x entries x entry bytes ({predicted:,})")
         self._check_planner(bad)
+        floor = self.pool_bytes + self.tensor_scale_bytes
+        allocations = 2 * len(self.groups)
+        ceiling = floor + floor // 100 + CUDA_ALLOCATION_ROUNDING_BYTES * allocations
+        if not floor <= self.measured_bytes <= ceiling:
+            bad("measured_bytes", self.measured_bytes,
+                f"between the pool plus its scales ({floor:,}) and that plus allocator rounding ({ceiling:,})")
         if not math.isclose(self.predicted_bytes_per_token, self.predicted_bytes / n, rel_tol=1e-9, abs_tol=1e-9):
             bad("predicted_bytes_per_token", self.predicted_bytes_per_token,
                 f"predicted_bytes / num_tokens = {self.predicted_bytes / n:.6g}")
@@ -217,12 +223,6 @@ class ProbeResult(BaseModel):
                     f"measured_bytes / predicted_bytes = {ratio:.6g}")
         elif self.measured_over_predicted is not None:
             bad("measured_over_predicted", self.measured_over_predicted, "None when predicted_bytes is 0")
-        floor = self.pool_bytes + self.tensor_scale_bytes
-        allocations = 2 * len(self.groups)
-        ceiling = floor + floor // 100 + CUDA_ALLOCATION_ROUNDING_BYTES * allocations
-        if not floor <= self.measured_bytes <= ceiling:
-            bad("measured_bytes", self.measured_bytes,
-                f"between the pool plus its scales ({floor:,}) and that plus allocator rounding ({ceiling:,})")
         if self.measured_bytes > self.total_bytes:
             bad("measured_bytes", self.measured_bytes, f"at most total_bytes ({self.total_bytes:,})")
         if self.resident_bytes > self.total_bytes:
