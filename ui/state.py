@@ -291,8 +291,16 @@ _PLAN_ALIASES: dict[str, tuple[str, ...]] = {
 
 
 def _check_plan(inputs: PlanInputs) -> None:
-    """Catalog ids and combinations only :func:`planner.capacity.plan` knows (unknown model, custom GPU without HBM)."""
-    plan(inputs)
+    """Catalog ids and combinations only :func:`planner.capacity.plan` knows (unknown model, custom GPU without HBM).
+
+    An arithmetic failure on extreme values is reported as a conflict of the link's fields, never raised.
+    """
+    try:
+        plan(inputs)
+    except (ArithmeticError, ValueError) as exc:
+        if isinstance(exc, PlanInputError):
+            raise
+        raise PlanInputError("input", type(exc).__name__, "values the planner can evaluate") from None
 
 
 def inputs_from_query(params: Mapping[str, Any],
