@@ -8,6 +8,8 @@ All arithmetic is in ``planner.frontier`` (one vectorized grid per run).
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -162,8 +164,13 @@ st.caption(f"Current plan ({plan_name}, {inputs.context_tokens:,} tokens, hit ra
            "The black diamond marks it on every figure.")
 
 
+def _csv_bytes(frame) -> bytes:
+    return frame.to_csv(index=False).encode("utf-8")
+
+
 def _download(frame, name: str, key: str) -> None:
-    st.download_button(f"Download {name} grid (CSV)", frame.to_csv(index=False).encode("utf-8"),
+    # built on click (Streamlit runs the callable then), not on every slider move
+    st.download_button(f"Download {name} grid (CSV)", partial(_csv_bytes, frame),
                        file_name=f"kvplan-frontier-{name}.csv", mime="text/csv", key=key)
 
 

@@ -82,20 +82,20 @@ PLAN_MARKER = dict(size=14, symbol="diamond", color="black", line=dict(width=1, 
 """How the current plan is marked on every frontier figure."""
 
 
-def _plan_marker(fig: go.Figure, x: float, y: float | None, text: str, **kw) -> None:
+def _plan_trace(x: float, y: float | None, text: str) -> list[go.Scatter]:
+    """The current plan as a one-point trace (none when ``y`` is undefined)."""
     if y is None or not np.isfinite(y):
-        return
-    fig.add_trace(go.Scatter(x=[x], y=[y], mode="markers", name="current plan", marker=PLAN_MARKER,
-                             hovertemplate=text + "<extra></extra>", **kw))
+        return []
+    return [go.Scatter(x=[x], y=[y], mode="markers", name="current plan", marker=PLAN_MARKER,
+                       hovertemplate=text + "<extra></extra>")]
 
 
-def _layout(fig: go.Figure, *, x_title: str, y_title: str, log_x: bool) -> go.Figure:
-    fig.update_layout(
-        xaxis=dict(type="log" if log_x else "linear", title=x_title),
+def _line_layout(*, x_title: str, y_title: str, log_x: bool, x_range: list | None = None) -> dict:
+    return dict(
+        xaxis=dict(type="log" if log_x else "linear", title=x_title, **({"range": x_range} if x_range else {})),
         yaxis=dict(title=y_title, rangemode="tozero"),
         hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"),
     )
-    return fig
 
 
 def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = None, hit_rate: float | None = None) -> go.Figure:
@@ -107,18 +107,19 @@ def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = No
         plan_point: (context tokens, sessions per GPU) of the current plan.
         hit_rate: the hit rate of the slice, for the title.
     """
-    fig = go.Figure()
+    traces = []
     for name, part in frame.groupby("accelerator", sort=False, observed=True):
-        fig.add_trace(go.Scatter(
+        per = part["per_session_bytes"].to_numpy(dtype=np.float64)
+        traces.append(go.Scatter(
             x=part["context_tokens"], y=part["sessions_per_gpu"], mode="lines", name=str(name),
-            customdata=np.stack([part["per_session_bytes"] / GB, part["per_session_bytes"] / GiB], axis=-1),
+            customdata=np.stack([per / GB, per / GiB], axis=-1),
             hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:,}} sessions per GPU<br>per session "
                            "%{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)<extra></extra>"),
         ))
     if plan_point is not None:
-        _plan_marker(fig, plan_point[0], plan_point[1], f"plan: {plan_point[0]:,} tokens, {plan_point[1]:,} sessions")
+        traces += _plan_trace(plan_point[0], plan_point[1], f"plan: {plan_point[0]:,} tokens, {plan_point[1]:,} sessions")
     title = "sessions per GPU" + (f" at prefix hit rate {hit_rate:.2f}" if hit_rate is not None else "")
-    return _layout(fig, x_title="context (tokens)", y_title=title, log_x=True)
+    return go.Figure(data=traces, layout=_line_layout(x_title="context (tokens)", y_title=title, log_x=True))
 
 
 def sessions_vs_hit_rate_figure(frame, *, plan_point: tuple[float, int] | None = None, context_tokens: int | None = None) -> go.Figure:
@@ -129,18 +130,15 @@ def sessions_vs_hit_rate_figure(frame, *, plan_point: tuple[float, int] | None =
         plan_point: (hit rate, sessions per GPU) of the current plan.
         context_tokens: the context of the slice, for the title.
     """
-    fig = go.Figure()
-    for name, part in frame.groupby("accelerator", sort=False, observed=True):
-        fig.add_trace(go.Scatter(
-            x=part["hit_rate"], y=part["sessions_per_gpu"], mode="lines", name=str(name),
-            hovertemplate=f"{name}<br>hit rate %{{x:.2f}}<br>%{{y:,}} sessions per GPU<extra></extra>",
-        ))
+    traces = [go.Scatter(x=part["hit_rate"], y=part["sessions_per_gpu"], mode="lines", name=str(name),
+                         hovertemplate=f"{name}<br>hit rate %{{x:.2f}}<br>%{{y:,}} sessions per GPU<extra></extra>")
+              for name, part in frame.groupby("accelerator", sort=False, observed=True)]
     if plan_point is not None:
-        _plan_marker(fig, plan_point[0], plan_point[1], f"plan: hit rate {plan_point[0]:.2f}, {plan_point[1]:,} sessions")
+        traces += _plan_trace(plan_point[0], plan_point[1],
+                              f"plan: hit rate {plan_point[0]:.2f}, {plan_point[1]:,} sessions")
     title = "sessions per GPU" + (f" at {context_tokens:,} tokens" if context_tokens is not None else "")
-    fig = _layout(fig, x_title="prefix hit rate", y_title=title, log_x=False)
-    fig.update_xaxes(range=[0, 1])
-    return fig
+    return go.Figure(data=traces, layout=_line_layout(x_title="prefix hit rate", y_title=title, log_x=False,
+                                                      x_range=[0, 1]))
 
 
 def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = None, hit_rate: float | None = None) -> go.Figure:
@@ -154,18 +152,19 @@ def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = 
         plan_point: (context tokens, requests/s) of the current plan.
         hit_rate: the hit rate of the slice, for the title.
     """
-    fig = go.Figure()
+    traces = []
     for name, part in frame.groupby("accelerator", sort=False, observed=True):
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=part["context_tokens"], y=part["request_rate_per_s"], mode="lines", name=str(name),
             customdata=np.stack([part["rate_limit"].astype(str), part["ttft_s"]], axis=-1),
             hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:.4g}} requests/s per GPU<br>limited by "
                            "%{customdata[0]}<br>TTFT %{customdata[1]:.3g} s<extra></extra>"),
         ))
-    if plan_point is not None and plan_point[1] is not None:
-        _plan_marker(fig, plan_point[0], plan_point[1], f"plan: {plan_point[0]:,} tokens, {plan_point[1]:.4g} requests/s")
+    if plan_point is not None:
+        traces += _plan_trace(plan_point[0], plan_point[1],
+                              f"plan: {plan_point[0]:,} tokens, {plan_point[1] or 0:.4g} requests/s")
     title = "requests/s per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
-    return _layout(fig, x_title="context (tokens)", y_title=title, log_x=True)
+    return go.Figure(data=traces, layout=_line_layout(x_title="context (tokens)", y_title=title, log_x=True))
 
 
 def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = None, accelerator: str = "") -> go.Figure:
@@ -176,22 +175,21 @@ def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = Non
         plan_point: (hit rate, context tokens) of the current plan.
         accelerator: its name, for the title.
     """
-    table = frame.pivot_table(index="context_tokens", columns="hit_rate", values="sessions_per_gpu", aggfunc="first")
-    fig = go.Figure(go.Heatmap(
+    table = frame.pivot(index="context_tokens", columns="hit_rate", values="sessions_per_gpu")
+    traces = [go.Heatmap(
         x=table.columns.to_numpy(), y=table.index.to_numpy(), z=table.to_numpy(), colorscale="Viridis",
         colorbar=dict(title="sessions<br>per GPU"),
         hovertemplate="hit rate %{x:.2f}<br>%{y:,} tokens<br>%{z:,} sessions per GPU<extra></extra>",
-    ))
+    )]
     if plan_point is not None:
-        fig.add_trace(go.Scatter(x=[plan_point[0]], y=[plan_point[1]], mode="markers", name="current plan",
+        traces.append(go.Scatter(x=[plan_point[0]], y=[plan_point[1]], mode="markers", name="current plan",
                                  marker=PLAN_MARKER, showlegend=False,
                                  hovertemplate=f"plan: hit rate {plan_point[0]:.2f}, {plan_point[1]:,} tokens<extra></extra>"))
-    fig.update_layout(
+    return go.Figure(data=traces, layout=dict(
         title=dict(text=f"sessions per GPU{': ' + accelerator if accelerator else ''}", font=dict(size=14)),
         xaxis=dict(title="prefix hit rate"), yaxis=dict(title="context (tokens)", type="log"),
         margin=dict(l=10, r=10, t=40, b=10),
-    )
-    return fig
+    ))
 
 
 def kv_vs_context_models_figure(
@@ -230,8 +228,9 @@ def kv_vs_context_models_figure(
                           annotation_text=f"{label}: {num_bytes / GB:.4g} GB ({num_bytes / GiB:.4g} GiB)",
                           annotation_position="top left")
     if marker is not None:
-        _plan_marker(fig, marker[0], marker[1] / GB, f"plan: {marker[0]:,} tokens, {marker[1] / GB:.4g} GB "
-                     f"({marker[1] / GiB:.4g} GiB)")
+        for trace in _plan_trace(marker[0], marker[1] / GB, f"plan: {marker[0]:,} tokens, {marker[1] / GB:.4g} GB "
+                                 f"({marker[1] / GiB:.4g} GiB)"):
+            fig.add_trace(trace)
     y_max_gb = top * 1.08 / GB
     fig.add_trace(go.Scatter(x=[None], y=[None], yaxis="y2", showlegend=False, hoverinfo="skip"))
     fig.update_layout(

@@ -159,3 +159,33 @@ def test_longest_context_that_fits():
     assert longest_context_that_fits(m, 0) == 0
     # H200 reported 150,754,820,096 B / 890 = 169,387,438.3 tokens > 1e8 cap
     assert longest_context_that_fits(m, 150_754_820_096) == 100_000_000
+
+
+def test_frontier_figures_are_pure_and_mark_the_plan():
+    import plotly.graph_objects as go
+
+    from planner.figures import (
+        kv_vs_context_models_figure,
+        request_rate_figure,
+        sessions_heatmap_figure,
+        sessions_vs_context_figure,
+        sessions_vs_hit_rate_figure,
+    )
+
+    base = make_inputs()
+    grid = frontier_grid(base, ["h100-sxm", "h200", "b200"], context_axis(1_000_000, 12), hit_rate_axis(11))
+    hi, ci = grid.nearest_hit_rate(0.5), grid.nearest_context(1_000_000)
+    fig = sessions_vs_context_figure(grid.frame(hit=[hi]), plan_point=(1_000_000, 143), hit_rate=0.5)
+    assert isinstance(fig, go.Figure) and len(fig.data) == 3 + 1  # one line per accelerator + the plan
+    assert fig.data[-1].name == "current plan" and fig.layout.xaxis.type == "log"
+    assert len(sessions_vs_hit_rate_figure(grid.frame(context=[ci]), plan_point=(0.5, 143)).data) == 4
+    assert len(request_rate_figure(grid.frame(hit=[hi]), plan_point=(1_000_000, 5.0)).data) == 4
+    assert len(request_rate_figure(grid.frame(hit=[hi]), plan_point=(1_000_000, None)).data) == 3  # undefined rate
+    heat = sessions_heatmap_figure(grid.frame(gpu=[1]), plan_point=(0.5, 1_000_000), accelerator="H200")
+    assert heat.data[0].z.shape == (grid.shape[1], grid.shape[2])
+    # GB on the left, GiB on the right over the same range: right = left x 10**9 / 2**30
+    frame = kv_context_frame([get_model("deepseek-v4.1-flash"), get_model("llama-3.1-8b")], [1_000, 1_000_000])
+    models_fig = kv_vs_context_models_figure(frame, hbm_lines=[("H200", 150_754_820_096)])
+    left, right = models_fig.layout.yaxis.range, models_fig.layout.yaxis2.range
+    assert right[1] == pytest.approx(left[1] * 10**9 / 2**30)
+    assert {t.name for t in models_fig.data if t.name} == {"DeepSeek V4.1-Flash", "Llama 3.1 8B"}
