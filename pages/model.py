@@ -25,7 +25,7 @@ from planner.formats import FORMATS, get_format
 from planner.kv import check_tp
 from planner.models import NATIVE, breakdown_frame, coefficient_check, how_computed
 from planner.units import format_bytes, gib_to_bytes, parse_tokens
-from ui.state import register_page_keys
+from ui.state import escape_markdown, register_page_keys
 
 LINK_KEYS = {"model": "m_model", "fmt": "m_fmt", "tp": "m_tp", "pp": "m_pp", "ctx": "m_ctx"}
 register_page_keys(*LINK_KEYS.values())
@@ -60,7 +60,7 @@ if "model_link_read" not in st.session_state:
                 warnings.append(f"Link parameter '{key}' is invalid; default used.")
     st.session_state["model_link_warnings"] = warnings
 for w in st.session_state.pop("model_link_warnings", []):
-    st.warning(w)
+    st.warning(escape_markdown(w))
 
 defaults = {
     "model_source": "Catalog",
@@ -108,7 +108,7 @@ else:
             model = imported
         except PlanInputError as exc:
             shown = model.name if model is not None else "none yet"
-            st.error(f"This config cannot be imported: {exc}. Keeping the previous model ({shown}).")
+            st.error(escape_markdown(f"This config cannot be imported: {exc}. Keeping the previous model ({shown}).")
     else:
         st.info("Upload or paste a Hugging Face config.json. Until then the previous model stays.")
 if model is None:
@@ -142,7 +142,7 @@ try:
     est = model.estimate(context, kv_format, int(tp), int(pp))
     st.session_state["model_last_inputs"] = (context, kv_format, int(tp), int(pp))
 except PlanInputError as exc:
-    st.error(f"{exc}. Showing the last valid inputs.")
+    st.error(escape_markdown(f"{exc}. Showing the last valid inputs."))
     context, kv_format, tp, pp = st.session_state.get("model_last_inputs", (1_000_000, NATIVE, 1, 1))
     try:
         est = model.estimate(context, kv_format, tp, pp)
@@ -158,10 +158,11 @@ if source == "Catalog":
 # ---------------------------------------------------------------------------
 # Totals
 # ---------------------------------------------------------------------------
-st.subheader(f"{model.name} at {context:,} tokens")
-m1, m2, m3, m4 = st.columns(4)
+st.subheader(escape_markdown(f"{model.name} at {context:,} tokens"))
+m1, m2 = st.columns(2)
 m1.metric("KV per GPU (pool)", format_bytes(est.kv_bytes))
 m2.metric(f"KV per replica ({tp * pp} GPUs)", format_bytes(est.kv_bytes_per_replica))
+m3, m4 = st.columns(2)
 m3.metric("KV bytes per token per GPU", f"{est.kv_bytes_per_token:,.6g} B")
 m4.metric("State outside the pool per session", format_bytes(est.state_bytes))
 st.caption(f"{est.kv_bytes:,} B per {est.per}; basis: {est.basis}. Per replica counts every layer once per TP rank "
@@ -196,7 +197,7 @@ try:
                             max_model_len=max_len,
                             hybrid_kv_cache_manager=bool(hybrid))
 except PlanInputError as exc:
-    st.error(f"{exc}. Using vLLM's defaults.")
+    st.error(escape_markdown(f"{exc}. Using vLLM's defaults."))
     settings, max_len = VLLMSettings(), None
 try:
     tve = theory_vs_engine(model, context, kv_format, tp, pp, settings)
@@ -212,7 +213,7 @@ try:
         st.dataframe(engine_frame(tve), hide_index=True, key="model_engine_table")
 except PlanInputError as exc:
     tve = None
-    st.info(f"Engine view not available: {exc}")
+    st.info(escape_markdown(f"Engine view not available ({exc.field} = {exc.value!r}): expected {exc.allowed}."))
 
 # ---------------------------------------------------------------------------
 # vLLM capacity for a KV budget
@@ -223,7 +224,8 @@ try:
     budget = gib_to_bytes(float(budget_gib))
     cap = vllm_capacity(model, budget, max_len, kv_format, tp, pp, settings)
     fit = vllm_max_model_len(model, budget, kv_format, tp, pp, settings)
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2 = st.columns(2)
+    c3, c4 = st.columns(2)
     c1.metric("KV blocks (num_gpu_blocks)", f"{cap.num_blocks:,}")
     c2.metric("GPU KV cache size", f"{cap.max_tokens:,} tokens")
     c3.metric(f"Maximum concurrency for {cap.max_model_len:,} tokens per request", f"{cap.max_concurrency:.2f}x")
@@ -234,7 +236,7 @@ try:
                    f"{format_bytes(cap.needed_bytes)} of KV, more than the budget.")
     st.caption(BUDGET_MOVES)
 except PlanInputError as exc:
-    st.info(f"vLLM capacity not available: {exc}")
+    st.info(escape_markdown(f"vLLM capacity not available ({exc.field} = {exc.value!r}): expected {exc.allowed}."))
 
 # ---------------------------------------------------------------------------
 # How this is computed, and sources
@@ -267,5 +269,6 @@ if source != "Catalog" and model.config_report:
     rows = report_rows(model.config_report)
     defaulted = [r["field"] for r in rows if r["how"] == "defaulted"]
     if defaulted:
-        st.warning("Defaulted (not in the config): " + ", ".join(defaulted) + ". Check them before relying on the numbers.")
+        st.warning(escape_markdown("Defaulted (not in the config): " + ", ".join(defaulted)
+                                   + ". Check them before relying on the numbers."))
     st.dataframe(rows, hide_index=True, key="model_import_report")
