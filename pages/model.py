@@ -108,7 +108,7 @@ else:
             model = imported
         except PlanInputError as exc:
             shown = model.name if model is not None else "none yet"
-            st.error(escape_markdown(f"This config cannot be imported: {exc}. Keeping the previous model ({shown}).")
+            st.error(escape_markdown(f"This config cannot be imported: {exc}. Keeping the previous model ({shown})."))
     else:
         st.info("Upload or paste a Hugging Face config.json. Until then the previous model stays.")
 if model is None:
