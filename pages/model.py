@@ -120,8 +120,8 @@ if model is None:
 # ---------------------------------------------------------------------------
 i1, i2, i3, i4 = st.columns(4)
 kv_format = i1.selectbox("KV format", [NATIVE, *FORMATS], key="model_kv_format",
-                         format_func=lambda f: f"native ({model.native_format_label})" if f == NATIVE
-                         else FORMATS[f].label)
+                         format_func=lambda f: "native (as the model ships)" if f == NATIVE else FORMATS[f].label)
+i1.caption(f"native = {model.native_format_label}")
 tp = i2.number_input("Tensor parallel (TP)", min_value=1, max_value=1024, step=1, key="model_tp")
 pp = i3.number_input("Pipeline parallel (PP)", min_value=1, max_value=1024, step=1, key="model_pp")
 context_text = i4.text_input("Context tokens (e.g. 128k, 1M)", key="model_context")
@@ -159,6 +159,9 @@ if source == "Catalog":
 # Totals
 # ---------------------------------------------------------------------------
 st.subheader(escape_markdown(f"{model.name} at {context:,} tokens"))
+if model.max_context_tokens is not None and context > model.max_context_tokens:
+    st.warning(f"{context:,} tokens is more than this model's maximum context ({model.max_context_tokens:,}): "
+               "the figures extrapolate its layout.")
 m1, m2 = st.columns(2)
 m1.metric("KV per GPU (pool)", format_bytes(est.kv_bytes))
 m2.metric(f"KV per replica ({tp * pp} GPUs)", format_bytes(est.kv_bytes_per_replica))
