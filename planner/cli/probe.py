@@ -44,6 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=nonneg_int(2**62 - 1), default=0, help="synthetic data seed")
     p.add_argument("--time-limit", type=bounded_float(0, 3600, lo_open=True), default=120.0,
                    help="wall-clock limit, seconds (default 120)")
+    p.add_argument("--cpu-threads", type=nonneg_int(4096), default=1,
+                   help="torch threads for a CPU probe (default 1: cache-sized chunks; 0 = torch's setting)")
     p.add_argument("--no-formats", action="store_true", help="skip the round-trip error and throughput runs")
     p.add_argument("--json", action="store_true", help="print the ProbeResult as JSON")
     p.set_defaults(func=run)
@@ -57,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = run_probe(args.model, args.tokens, args.kv_format, device=args.device, block_size=args.block_size,
                            max_fraction=args.max_fraction, fill=args.fill, seed=args.seed,
-                           time_limit_s=args.time_limit, measure_formats=not args.no_formats)
+                           time_limit_s=args.time_limit, measure_formats=not args.no_formats,
+                           cpu_threads=args.cpu_threads or None)
     except ProbeUnavailableError as exc:
         print(f"kvplan: error: {exc}", file=sys.stderr)
         return 2

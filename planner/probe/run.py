@@ -104,8 +104,10 @@ def measure_scratch_bytes(device_type: str) -> int:
     return 6 * 4 * max(SPEED_ELEMENTS[device_type], QUALITY_ELEMENTS[device_type])
 
 
-def _collect(torch, device) -> None:
-    gc.collect()
+def _collect(torch, device, *, full: bool = True) -> None:
+    """Free what was dropped: Python cycles (``full``), CUDA cached segments, glibc heap pages."""
+    if full:
+        gc.collect()
     if device.type == "cuda":
         torch.cuda.synchronize(device)
         torch.cuda.empty_cache()
@@ -116,7 +118,8 @@ def _collect(torch, device) -> None:
 def run_probe(model_id: str, num_tokens: int, kv_format: str = NATIVE, *, device: str = "auto",
               block_size: int = DEFAULT_BLOCK_SIZE, max_fraction: float = DEFAULT_MAX_FRACTION,
               fill: str | None = None, seed: int = 0, time_limit_s: float = DEFAULT_TIME_LIMIT_S,
-              lock_timeout_s: float = 0.0, measure_formats: bool = True, progress=None) -> ProbeResult:
+              lock_timeout_s: float = 0.0, measure_formats: bool = True, cpu_threads: int | None = 1,
+              progress=None) -> ProbeResult:
     """Allocate the model's quantized KV pool for ``num_tokens`` tokens and measure it.
 
     Args:
@@ -128,6 +131,10 @@ def run_probe(model_id: str, num_tokens: int, kv_format: str = NATIVE, *, device
         time_limit_s: wall-clock limit (checked between chunks).
         lock_timeout_s: how long to wait for another probe in this process.
         measure_formats: also measure round-trip error and throughput.
+        cpu_threads: torch intra-op threads while a CPU probe runs (restored afterwards); None
+            keeps torch's setting. Default 1: the work is cut into cache-sized chunks, which
+            threads split at a loss (on a shared 2-vCPU VM a 16K-token pool took 1.0 s on one
+            thread and 2.3-3.3 s on two), and copy and quantize are timed alike.
         progress: optional ``callback(stage: str, fraction: float)``.
 
     Raises:
@@ -149,6 +156,9 @@ def run_probe(model_id: str, num_tokens: int, kv_format: str = NATIVE, *, device
     if isinstance(lock_timeout_s, bool) or not isinstance(lock_timeout_s, (int, float)) \
             or not 0 <= lock_timeout_s <= 3600:
         raise PlanInputError("lock_timeout_s", lock_timeout_s, "seconds in [0, 3600]")
+    if cpu_threads is not None and (isinstance(cpu_threads, bool) or not isinstance(cpu_threads, int)
+                                    or not 1 <= cpu_threads <= 4096):
+        raise PlanInputError("cpu_threads", cpu_threads, "a whole number of threads in [1, 4096], or None")
     torch = require_torch()
     dev = resolve_device(torch, device)
     acquired = (_PROBE_LOCK.acquire(timeout=lock_timeout_s) if lock_timeout_s > 0
@@ -157,12 +167,16 @@ def run_probe(model_id: str, num_tokens: int, kv_format: str = NATIVE, *, device
         raise ProbeBusyError("another probe is running in this process"
                              + (f" (waited {lock_timeout_s:g} s)" if lock_timeout_s > 0 else "")
                              + "; try again when it has finished")
+    threads_before = torch.get_num_threads()
     try:
+        if dev.type == "cpu" and cpu_threads is not None:
+            torch.set_num_threads(cpu_threads)
         return _run_locked(torch, layout, dev, fraction=fraction, fill=fill or ("quantize" if dev.type == "cuda"
                                                                                    else "tile"),
                            seed=seed, time_limit_s=float(time_limit_s), measure_formats=measure_formats,
                            progress=progress)
     finally:
+        torch.set_num_threads(threads_before)
         _PROBE_LOCK.release()
 
 
@@ -209,7 +223,7 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
         rss0 = rss_bytes()
         pool = pool_mod.allocate(layout, dev)
         pool_mod.fill(pool, mode=fill, seed=seed, deadline=deadline, progress=progress)
-        _collect(torch, dev)  # free fill scratch (and CUDA cached scratch segments) before measuring
+        _collect(torch, dev, full=False)  # fill scratch is gone (refcounts); return its cached segments / pages
         storage = pool.storage_bytes()
         scale_bytes = pool.scale_bytes()
         if is_cuda:
@@ -234,9 +248,9 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
             residual = rss_bytes() - rss0
             released = residual <= max(CPU_RELEASE_TOLERANCE_BYTES, layout.pool_bytes // 100)
     finally:
-        if pool is not None:
+        if pool is not None:  # an error or the time limit: drop the pool before re-raising
             pool.release()
-        _collect(torch, dev)
+            _collect(torch, dev)
 
     quality, throughput = [], []
     if measure_formats:
@@ -260,6 +274,7 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
         notes.append("Filled by tiling one quantized synthetic tile (up to 4,096 entries) per group over every "
                      "block: every page is written; errors are measured on their own sample.")
     if not is_cuda:
+        notes.append(f"CPU work ran on {torch.get_num_threads()} torch thread(s).")
         notes.append("CPU: measured = the pool tensors' storage bytes; resident = the process RSS delta "
                      "(page-granular, includes allocator and other threads' changes).")
     result = make_probe_result(
