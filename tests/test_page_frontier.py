@@ -63,3 +63,23 @@ def test_no_output_tokens_says_rate_is_undefined():
     at.switch_page("pages/frontier.py").run()
     assert not at.exception
     assert _metric(at, "Request rate per GPU") == "undefined"
+
+
+def test_a_shared_link_restores_the_frontier_inputs():
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.query_params.update({"page": "frontier", "fgpus": "l4,b200", "fhit": "0.8", "fscale": "0"})
+    at.run()
+    assert not at.exception and not at.warning
+    assert at.multiselect(key="frontier_gpus").value == ["l4", "b200"]
+    assert at.slider(key="frontier_hit_rate").value == 0.8
+    assert at.checkbox(key="frontier_scale").value is False
+
+
+def test_a_bad_link_value_warns_and_keeps_the_default():
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.query_params.update({"page": "frontier", "fgpus": "h900", "fhit": "7"})
+    at.run()
+    assert not at.exception
+    assert at.multiselect(key="frontier_gpus").value == ["h200", "h100-sxm", "b200"]
+    assert at.slider(key="frontier_hit_rate").value == 0.5
+    assert any("fgpus" in w.value for w in at.warning)

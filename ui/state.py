@@ -61,6 +61,7 @@ QUERY_KEYS: dict[str, str] = {
 
 PAGE_QUERY_KEYS: dict[str, tuple[str, ...]] = {
     "model": ("m_model", "m_fmt", "m_tp", "m_pp", "m_ctx"),
+    "frontier": ("fgpus", "fctx", "fhit", "fheat", "fscale"),
 }
 """Page -> the query keys it owns beyond the plan's (one line per page).
 
