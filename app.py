@@ -7,8 +7,10 @@ from ui.state import pending_link_warnings, remember_query, restore_query, show_
 
 st.set_page_config(page_title="kvplan: KV-cache capacity planner", page_icon="🧮", layout="wide")
 
+# The Plan page's url_path is not a file name in pages/: Streamlit 1.67 also serves pages/ as legacy pages and would
+# run pages/plan.py without this router on a rerun whose page hash is "plan" (see ui/state.PAGE_PARAM).
 pages = [
-    st.Page("pages/plan.py", title="Plan", icon="🧮", default=True, url_path="plan"),
+    st.Page("pages/plan.py", title="Plan", icon="🧮", default=True, url_path="planner"),
     st.Page("pages/model.py", title="Model", url_path="model"),
     st.Page("pages/traces.py", title="Traces", icon="📈", url_path="traces"),
     st.Page("pages/frontier.py", title="Frontier", url_path="frontier"),
