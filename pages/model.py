@@ -150,10 +150,14 @@ except PlanInputError as exc:
         context, kv_format, tp, pp = 1_000_000, NATIVE, 1, 1
         est = model.estimate(context, kv_format, tp, pp)
 tp, pp = est.tp, est.pp
-if source == "Catalog":
-    for name, value in (("model", model.id), ("fmt", kv_format), ("tp", tp), ("pp", pp), ("ctx", context)):
-        if st.query_params.get(LINK_KEYS[name]) != str(value):
-            st.query_params[LINK_KEYS[name]] = str(value)
+# The link carries the page's inputs; an imported config cannot travel in a link, so its model key is dropped.
+for name, value in (("model", model.id if source == "Catalog" else None), ("fmt", kv_format), ("tp", tp),
+                    ("pp", pp), ("ctx", context)):
+    if value is None:
+        if LINK_KEYS[name] in st.query_params:
+            del st.query_params[LINK_KEYS[name]]
+    elif st.query_params.get(LINK_KEYS[name]) != str(value):
+        st.query_params[LINK_KEYS[name]] = str(value)
 
 # ---------------------------------------------------------------------------
 # Totals

@@ -83,3 +83,18 @@ def test_engine_and_capacity_blocks_render_for_llama():
     assert _metric(at, "KV blocks") == "1,952"
     assert _metric(at, "GPU KV cache size") == "31,232 tokens"
     assert _metric(at, "Maximum concurrency for 20,000") == "1.56x"
+
+
+def test_inputs_go_to_the_link_and_tp_changes_per_gpu_bytes():
+    at = _model_page()
+    at.selectbox(key="model_catalog_id").set_value("llama-3.1-70b").run()
+    at.text_input(key="model_context").set_value("2048").run()
+    # TP 1: 327,680 x 2,048 = 671,088,640 B = 0.671 GB (0.625 GiB)
+    assert _metric(at, "KV per GPU (pool)") == "0.671 GB (0.625 GiB)"
+    at.number_input(key="model_tp").set_value(32).run()
+    assert not at.exception
+    # TP 32: 1 head per GPU: 40,960 x 2,048 = 83,886,080 B = 0.0839 GB (0.0781 GiB); per replica x 32
+    assert _metric(at, "KV per GPU (pool)") == "0.0839 GB (0.0781 GiB)"
+    assert _metric(at, "KV per replica (32 GPUs)") == "2.68 GB (2.5 GiB)"
+    assert at.query_params["m_tp"] == ["32"] or at.query_params["m_tp"] == "32"
+    assert at.query_params["m_model"] in (["llama-3.1-70b"], "llama-3.1-70b")
