@@ -15,6 +15,7 @@ pages = [
     st.Page("pages/traces.py", title="Traces", icon="📈", url_path="traces"),
     st.Page("pages/frontier.py", title="Frontier", url_path="frontier"),
     st.Page("pages/context.py", title="GB vs context", url_path="context"),
+    st.Page("pages/probe.py", title="Live probe", icon="🔬", url_path="probe"),
 ]
 
 nav = st.navigation(pages)

@@ -13,6 +13,8 @@ modules that compute with it, :mod:`planner.probe.quant` and
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from planner.probe._torch import INSTALL_HINT, torch_available
 from planner.probe.errors import ProbeBusyError, ProbeError, ProbeTimeoutError, ProbeUnavailableError
 from planner.probe.layout import PROBE_FORMATS, PoolLayout, plan_pool, tokens_that_fit
@@ -26,6 +28,30 @@ from planner.probe.result import (
     load_probe_result,
     make_probe_result,
 )
+
+
+@dataclass(frozen=True)
+class DeviceStatus:
+    """What this process can probe on: torch (and its version), a CUDA device (and its name)."""
+
+    torch: bool
+    torch_version: str | None = None
+    cuda: bool = False
+    gpu_name: str | None = None
+    cuda_version: str | None = None
+
+
+def device_status() -> DeviceStatus:
+    """torch and CUDA as this process sees them (imports torch only when it is installed)."""
+    if not torch_available():
+        return DeviceStatus(torch=False)
+    from planner.probe._torch import require_torch
+
+    torch = require_torch()
+    cuda = bool(torch.cuda.is_available())
+    return DeviceStatus(torch=True, torch_version=str(torch.__version__), cuda=cuda,
+                        gpu_name=torch.cuda.get_device_name(0) if cuda else None,
+                        cuda_version=str(torch.version.cuda) if cuda else None)
 
 
 def cuda_available() -> bool:
@@ -52,8 +78,8 @@ def run_probe(*args, **kwargs) -> ProbeResult:
 
 
 __all__ = [
-    "INSTALL_HINT", "MAX_RESULT_FILE_BYTES", "PROBE_FORMATS", "SCHEMA_VERSION", "FormatQuality", "FormatThroughput",
+    "DeviceStatus", "INSTALL_HINT", "MAX_RESULT_FILE_BYTES", "PROBE_FORMATS", "SCHEMA_VERSION", "FormatQuality", "FormatThroughput",
     "PoolGroupResult", "PoolLayout", "ProbeBusyError", "ProbeError", "ProbeResult", "ProbeTimeoutError",
-    "ProbeUnavailableError", "cuda_available", "load_probe_result", "make_probe_result", "plan_pool", "run_probe",
+    "ProbeUnavailableError", "cuda_available", "device_status", "load_probe_result", "make_probe_result", "plan_pool", "run_probe",
     "tokens_that_fit", "torch_available",
 ]

@@ -1,0 +1,189 @@
+"""Probe page: allocate the quantized KV pool on this server's GPU (or, by choice, its CPU) and
+measure its real bytes, or read a ProbeResult JSON measured on another machine.
+
+Thin: the probe, its validation and the measured plan come from ``planner.probe``
+and ``planner.capacity``; the plan's inputs are shared through ``ui.state``.
+Widget keys start with ``probe_``.
+"""
+
+import streamlit as st
+
+from planner.capacity import plan
+from planner.catalog import models
+from planner.errors import PlanInputError
+from planner.models import NATIVE
+from planner.probe import (
+    MAX_RESULT_FILE_BYTES,
+    PROBE_FORMATS,
+    ProbeBusyError,
+    ProbeError,
+    device_status,
+    load_probe_result,
+    run_probe,
+)
+from planner.probe.apply import formats_frame, groups_frame, inputs_for, measured_model
+from planner.probe.layout import MAX_PROBE_TOKENS
+from planner.units import format_bytes, parse_tokens
+from ui.state import current_inputs, escape_markdown, show_error, show_link_warnings
+
+UI_TIME_LIMIT_S = 60.0
+"""A probe started from the page stops after this many seconds."""
+
+st.title("Live probe: the KV pool's real bytes")
+show_link_warnings()
+last = current_inputs()
+
+
+@st.cache_resource(show_spinner="Looking for torch and a GPU…")
+def _status():
+    return device_status()
+
+
+status = _status()
+if not status.torch:
+    st.info("torch is not installed on this server, so the probe cannot run here "
+            "(`pip install 'kvplan[probe]'`). Run `kvplan probe --model … --tokens … --json` on a GPU machine "
+            "and upload its result below.")
+elif not status.cuda:
+    st.info(f"No GPU on this server: torch {status.torch_version} sees no CUDA device. Upload a ProbeResult JSON "
+            "measured on a GPU machine, or run the probe on this server's CPU (host memory), if you choose to.")
+else:
+    st.success(f"GPU: {status.gpu_name} (torch {status.torch_version}, CUDA {status.cuda_version}).")
+
+run_tab, upload_tab = st.tabs(["Run here", "Upload a result"])
+
+with run_tab:
+    if not status.torch:
+        st.caption("Unavailable: torch is not installed here.")
+    else:
+        formats = [NATIVE, *PROBE_FORMATS]
+        st.session_state.setdefault("probe_model_id", last.model_id)
+        st.session_state.setdefault("probe_kv_format", last.kv_format if last.kv_format in formats else NATIVE)
+        st.session_state.setdefault("probe_tokens", f"{last.context_tokens:,}")
+        with st.form("probe_form"):
+            c1, c2, c3 = st.columns(3)
+            model_id = c1.selectbox("Model", list(models()), key="probe_model_id",
+                                    format_func=lambda m: models()[m].name)
+            kv_format = c2.selectbox("KV format", formats, key="probe_kv_format",
+                                     format_func=lambda f: "native (as the model ships)" if f == NATIVE else f)
+            tokens_text = c3.text_input("Tokens in the pool (e.g. 1M, 128k)", key="probe_tokens")
+            d1, d2, d3 = st.columns(3)
+            devices = (["cuda"] if status.cuda else []) + ["cpu"]
+            device = d1.radio("Device", devices, key="probe_device", horizontal=True,
+                              format_func=lambda d: f"GPU ({status.gpu_name})" if d == "cuda" else "CPU (host memory)")
+            block_size = d2.number_input("Block size (tokens)", min_value=1, max_value=4096, value=16, step=1,
+                                         key="probe_block_size")
+            fraction = d3.slider("Most of the free memory to use", min_value=0.05, max_value=0.9, value=0.5,
+                                 step=0.05, key="probe_max_fraction")
+            cpu_ok = st.checkbox("Yes, run on this server's CPU (it allocates host memory)", key="probe_cpu_ok") \
+                if not status.cuda else True
+            submitted = st.form_submit_button("Run the probe", type="primary")
+        if submitted:
+            if device == "cpu" and not cpu_ok:
+                st.warning("Tick the box to run the probe on this server's CPU.")
+            else:
+                bar = st.progress(0.0, text="starting")
+                try:
+                    tokens = parse_tokens(tokens_text, field="tokens", maximum=MAX_PROBE_TOKENS)
+                    result = run_probe(model_id, tokens, kv_format, device=device, block_size=int(block_size),
+                                       max_fraction=float(fraction), time_limit_s=UI_TIME_LIMIT_S, lock_timeout_s=0,
+                                       progress=lambda stage, f: bar.progress(min(1.0, max(0.0, f)), text=stage))
+                    st.session_state["probe_result"] = (result, f"measured here on {result.device}")
+                except PlanInputError as exc:
+                    show_error(exc)
+                except ProbeBusyError as exc:
+                    st.warning(escape_markdown(str(exc)))
+                except ProbeError as exc:
+                    st.error(escape_markdown(str(exc)))
+                finally:
+                    bar.empty()
+
+with upload_tab:
+    up = st.file_uploader("ProbeResult JSON (from `kvplan probe … --json`)", type=["json"], key="probe_upload",
+                          help=f"At most {MAX_RESULT_FILE_BYTES:,} bytes; every figure is checked.")
+    if up is not None and st.session_state.get("probe_upload_seen") != up.file_id:
+        try:
+            if up.size > MAX_RESULT_FILE_BYTES:
+                raise PlanInputError("file", f"{up.size:,} bytes", f"at most {MAX_RESULT_FILE_BYTES:,} bytes")
+            uploaded = load_probe_result(up.getvalue())
+        except PlanInputError as exc:
+            st.session_state["probe_upload_error"] = f"{up.name} not loaded: {exc}"
+        else:
+            st.session_state["probe_result"] = (uploaded, f"uploaded: {up.name}")
+            st.session_state.pop("probe_upload_error", None)
+        st.session_state["probe_upload_seen"] = up.file_id
+    if up is not None and st.session_state.get("probe_upload_error"):
+        st.error(escape_markdown(st.session_state["probe_upload_error"]))
+
+if "probe_result" not in st.session_state:
+    st.caption("No probe yet: run one here or upload a result.")
+    st.stop()
+
+result, source = st.session_state["probe_result"]
+st.subheader(f"{models()[result.model_id].name}, {result.kv_format}, {result.num_tokens:,} tokens")
+st.caption(escape_markdown(
+    f"{source} · {result.device}: {result.device_name} · torch {result.torch_version}"
+    + (f", CUDA {result.cuda_version}" if result.cuda_version else "")
+    + f" · {result.timestamp:%Y-%m-%d %H:%M} UTC · fill {result.fill} · block {result.block_size} tokens"))
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Planner: bytes per token", f"{result.predicted_bytes_per_token:,.6g} B",
+          help=f"{result.predicted_bytes:,} B for {result.num_tokens:,} tokens; whole blocks: {result.pool_bytes:,} B")
+m2.metric("Measured: bytes per token", f"{result.measured_bytes_per_token:,.6g} B",
+          delta=None if result.measured_over_predicted is None
+          else f"x{result.measured_over_predicted:.6f} of the planner's", delta_color="off",
+          help=("torch.cuda.memory_allocated delta" if result.device == "cuda" else "the pool tensors' storage bytes")
+          + f": {result.measured_bytes:,} B")
+m3.metric("Allocator and page overhead", f"{result.allocator_overhead_bytes:+,} B",
+          help=("mem_get_info delta" if result.device == "cuda" else "process RSS delta")
+          + f" {result.resident_bytes:,} B minus measured")
+m4.metric("KV cache size in free memory", f"{result.tokens_fit_free:,} tokens",
+          help=f"free {format_bytes(result.free_bytes)} / measured bytes per token; under the "
+               f"{result.max_fraction:g} cap with scratch: {result.tokens_fit_cap:,} tokens")
+st.caption(f"Released afterwards: {'yes' if result.released else 'NO'} (residual {result.residual_bytes:+,} B). "
+           f"Pool {format_bytes(result.pool_bytes)}; device total {format_bytes(result.total_bytes)}, free "
+           f"{format_bytes(result.free_bytes)} before the probe.")
+st.dataframe(groups_frame(result), hide_index=True)
+if result.quality:
+    st.dataframe(formats_frame(result), hide_index=True,
+                 column_config={"rel_rmse": st.column_config.NumberColumn(format="%.4f"),
+                                "quantize_over_copy": st.column_config.NumberColumn(format="percent"),
+                                "dequantize_over_copy": st.column_config.NumberColumn(format="percent")})
+    st.caption("Round-trip error on synthetic KV (normal values, one outlier channel in 64 at 10x). "
+               "Throughput: GB/s of source bytes, best of N, next to a plain copy of the same bytes in the same run.")
+for note in result.notes:
+    st.caption(escape_markdown(note))
+st.download_button("Download this result (JSON)", result.to_json(), key="probe_download",
+                   file_name=f"probe-{result.model_id}-{result.kv_format}-{result.num_tokens}.json",
+                   mime="application/json")
+
+st.subheader("In the plan")
+use = st.toggle("Use the measured bytes per token in the plan (marked as measured)", key="probe_use_measured")
+if use:
+    try:
+        model = measured_model(result)
+        ours = plan(last)
+        measured = plan(inputs_for(result, last), model=model)
+    except PlanInputError as exc:
+        show_error(exc)
+        st.session_state.pop("probe_measured_coefficient", None)
+    else:
+        st.session_state["probe_measured_coefficient"] = {
+            "model_id": result.model_id, "kv_format": result.kv_format,
+            "kv_bytes_per_token": result.measured_bytes_per_token, "device_name": result.device_name,
+            "timestamp": result.timestamp.isoformat()}
+        p1, p2 = st.columns(2)
+        p1.metric(f"Plan ({models()[last.model_id].name}, {last.kv_format}): KV bytes per token",
+                  f"{ours.kv_bytes_per_token:,.6g} B")
+        p1.metric("Sessions per GPU (planner arithmetic)", f"{ours.sessions_per_gpu:,}")
+        p2.metric(f"Measured ({result.kv_format} on {result.device}): KV bytes per token",
+                  f"{measured.kv_bytes_per_token:,.6g} B")
+        p2.metric("Sessions per GPU (measured coefficient)", f"{measured.sessions_per_gpu:,}",
+                  delta=f"{measured.sessions_per_gpu - ours.sessions_per_gpu:+,}", delta_color="off")
+        if result.model_id != last.model_id or result.kv_format != last.kv_format:
+            st.caption(escape_markdown(f"The plan is for {last.model_id} in {last.kv_format}; the measured column "
+                                       f"uses the probed {result.model_id} in {result.kv_format}, with the plan's "
+                                       "other inputs."))
+        st.caption("Measured: the rest of the plan (HBM, weights, hit rate, output) is the Plan page's.")
+else:
+    st.session_state.pop("probe_measured_coefficient", None)
+    st.caption("Off: plans use the planner's arithmetic.")
