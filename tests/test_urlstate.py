@@ -352,6 +352,17 @@ def test_page_switches_keep_the_link():
     assert _metric(at, "Sessions per GPU") == f"{LINK_SESSIONS:,}"
 
 
+def test_every_key_a_page_registers_is_declared_in_page_query_keys():
+    """A key only registered when its page runs would be reported unknown on a link opened elsewhere."""
+    import ui.state
+
+    at = _app()
+    for page in sorted(p.name for p in (ROOT / "pages").glob("*.py")):
+        at.switch_page(f"pages/{page}").run()
+    declared = {k for keys in PAGE_QUERY_KEYS.values() for k in keys}
+    assert set(ui.state._RUNTIME_PAGE_KEYS) <= declared, "add the page's keys to ui.state.PAGE_QUERY_KEYS"
+
+
 def test_a_link_opens_the_page_it_names():
     at = _app({**LINK, PAGE_PARAM: "model"})
     assert [t.value for t in at.title][0].startswith("Model")

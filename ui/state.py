@@ -62,6 +62,7 @@ QUERY_KEYS: dict[str, str] = {
 PAGE_QUERY_KEYS: dict[str, tuple[str, ...]] = {
     "model": ("m_model", "m_fmt", "m_tp", "m_pp", "m_ctx"),
     "frontier": ("fgpus", "fctx", "fhit", "fheat", "fscale"),
+    "traces": ("t_sample", "t_ttl"),
 }
 """Page -> the query keys it owns beyond the plan's (one line per page).
 
