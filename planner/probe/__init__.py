@@ -78,8 +78,8 @@ def run_probe(*args, **kwargs) -> ProbeResult:
 
 
 __all__ = [
-    "DeviceStatus", "INSTALL_HINT", "MAX_RESULT_FILE_BYTES", "PROBE_FORMATS", "SCHEMA_VERSION", "FormatQuality", "FormatThroughput",
+    "DeviceStatus", "FormatQuality", "FormatThroughput", "INSTALL_HINT", "MAX_RESULT_FILE_BYTES", "PROBE_FORMATS",
     "PoolGroupResult", "PoolLayout", "ProbeBusyError", "ProbeError", "ProbeResult", "ProbeTimeoutError",
-    "ProbeUnavailableError", "cuda_available", "device_status", "load_probe_result", "make_probe_result", "plan_pool", "run_probe",
-    "tokens_that_fit", "torch_available",
+    "ProbeUnavailableError", "SCHEMA_VERSION", "cuda_available", "device_status", "load_probe_result",
+    "make_probe_result", "plan_pool", "run_probe", "tokens_that_fit", "torch_available",
 ]

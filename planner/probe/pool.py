@@ -28,7 +28,13 @@ from dataclasses import dataclass, field
 from planner.probe._torch import require_torch
 from planner.probe.errors import ProbeTimeoutError
 from planner.probe.layout import PoolGroup, PoolLayout, VectorSpec
-from planner.probe.quant import default_rows_per_chunk, dequantize, quantize, tensor_scale_for
+from planner.probe.quant import (
+    CUDA_CHUNK_ELEMENTS,
+    default_rows_per_chunk,
+    dequantize,
+    quantize,
+    tensor_scale_for,
+)
 from planner.probe.result import FormatQuality, FormatThroughput
 
 torch = require_torch()
@@ -41,8 +47,6 @@ TILE_ENTRIES = 4096
 """Most entries in one fill tile."""
 TILE_ELEMENTS = 1 << 22
 """Most synthetic values in one fill tile or chunk on the CPU (4 Mi float32 = 16 MiB)."""
-CUDA_CHUNK_ELEMENTS = 1 << 27
-"""Most synthetic values in one chunk on CUDA (128 Mi float32 = 512 MiB)."""
 SCALED_FORMATS = ("nvfp4", "fp8", "fp8-e5m2")
 """Formats with a per-tensor FP32 scale."""
 

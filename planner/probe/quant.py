@@ -436,8 +436,9 @@ def dequantize_rows(data, format_id: str, num_channels: int, *, out, tensor_scal
 
 CPU_CHUNK_ELEMENTS = 1 << 18
 """Elements per chunk on the CPU (256 Ki float32 = 1 MiB: temporaries stay in L2/L3)."""
-CUDA_CHUNK_ELEMENTS = 1 << 27
-"""Elements per chunk on a GPU (128 Mi: large enough to saturate HBM, small enough to bound scratch)."""
+CUDA_CHUNK_ELEMENTS = 1 << 25
+"""Elements per chunk on a GPU (32 Mi, 128 MiB per float32 temporary: enough to keep HBM busy,
+small enough to bound the fill's scratch to about 0.8 GB)."""
 
 
 def default_rows_per_chunk(x) -> int:
