@@ -395,3 +395,12 @@ def test_gpu_probe_formats_and_quantize_fill():
     assert r.fill == "quantize" and r.released
     assert all(t.source_dtype == "bfloat16" and t.copy_gbps > 0 for t in r.throughput)
     assert load_probe_result(r.to_json()) == r
+
+
+def test_doctests():
+    import doctest
+
+    import planner.probe
+
+    for mod in (q, planner.probe):
+        assert doctest.testmod(mod).failed == 0

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from planner.probe._torch import require_torch
 from planner.probe.errors import ProbeTimeoutError
-from planner.probe.layout import PoolGroup, PoolLayout, VectorSpec
+from planner.probe.layout import PoolGroup, PoolLayout
 from planner.probe.quant import (
     CUDA_CHUNK_ELEMENTS,
     default_rows_per_chunk,
@@ -310,4 +310,4 @@ def format_samples(layout: PoolLayout) -> list[tuple[str, int, str]]:
     return [(f, ch, role) for (f, ch), role in seen.items()]
 
 
-__all__ = ["KVPool", "VectorSpec", "allocate", "fill", "measure_quality", "measure_throughput", "synthetic_kv"]
+__all__ = ["KVPool", "allocate", "fill", "measure_quality", "measure_throughput", "synthetic_kv"]

@@ -52,9 +52,7 @@ import sys
 from planner.errors import PlanInputError
 from planner.formats import KVFormat, cdiv, get_format
 from planner.probe._torch import require_torch
-from planner.probe.layout import PROBE_FORMATS, VectorSpec, entry_bytes_of
-
-# PROBE_FORMATS, VectorSpec and entry_bytes_of are re-exported for callers of this module.
+from planner.probe.layout import PROBE_FORMATS
 
 torch = require_torch()
 
