@@ -222,21 +222,20 @@ def test_relative_rmse_on_fixed_seed():
 # ---------------------------------------------------------------------------
 
 def test_small_cpu_pool_measured_equals_predicted():
-    # V4.1 at 1,000 tokens (test_probe_layout): pool 897,120 B, planner 890,000 B; per-tensor FP32 scales:
-    # nvfp4 groups of 1 and 3 layers, one scale each = 16 B -> measured 897,136 B on the CPU
-    r = run_probe(V41, 1000, "nvfp4", device="cpu", measure_formats=False)
-    assert r.device == "cpu" and r.pool_bytes == 897_120 and r.predicted_bytes == 890_000
-    assert r.tensor_scale_bytes == 16 and r.measured_bytes == 897_136
-    assert r.measured_bytes_per_token == 897.136
+    # 16,384 tokens = 1,024 whole blocks: 890 x 16,384 = 14,581,760 B, planner and pool alike
+    r = run_probe(V41, 16_384, "nvfp4", device="cpu", measure_formats=False)
+    assert r.pool_bytes == r.predicted_bytes == r.measured_bytes == 14_581_760
+    assert r.measured_bytes_per_token == 890.0 and r.measured_over_predicted == 1.0
+    # per-tensor FP32 scales, kept apart: nvfp4 groups of 1 and 3 layers, one scale each = 16 B
+    assert r.tensor_scale_bytes == 16
     assert r.released and r.fill == "tile" and r.reserved_bytes is None
 
 
-def test_multiple_of_16_tokens_is_exactly_890_per_token():
-    # 16,384 tokens = 1,024 blocks: 890 x 16,384 = 14,581,760 B, plus 16 B of scales
-    r = run_probe(V41, 16_384, "nvfp4", device="cpu", measure_formats=False)
-    assert r.pool_bytes == r.predicted_bytes == 14_581_760
-    assert r.measured_bytes == 14_581_776
-    assert r.measured_over_predicted == pytest.approx(1 + 16 / 14_581_760, rel=1e-12)
+def test_partly_used_blocks_are_measured():
+    # V4.1 at 1,000 tokens (test_probe_layout): pool 897,120 B in whole blocks, planner 890,000 B
+    r = run_probe(V41, 1000, "nvfp4", device="cpu", measure_formats=False)
+    assert r.pool_bytes == r.measured_bytes == 897_120 and r.predicted_bytes == 890_000
+    assert r.measured_bytes_per_token == 897.12
 
 
 @pytest.mark.parametrize("mode", ["tile", "quantize"])
@@ -315,7 +314,7 @@ def test_lock_second_probe_is_refused_or_waits():
         waiter.start()          # waits for the lock ...
         release.set()           # ... which the "running probe" now gives back
         waiter.join(60)
-        assert len(results) == 1 and results[0].measured_bytes == 14_256   # 16 x 890 + 16 B scales
+        assert len(results) == 1 and results[0].measured_bytes == 14_240   # 16 x 890
     finally:
         release.set()
         t.join(10)
@@ -349,7 +348,7 @@ def test_cli_json_output(capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     r = load_probe_result(out)
-    assert r.pool_bytes == 911_360   # 1,024 tokens = 64 blocks: 890 x 1,024
+    assert r.pool_bytes == r.measured_bytes == 911_360   # 1,024 tokens = 64 blocks: 890 x 1,024
 
 
 def test_cli_text_output(capsys):
@@ -367,12 +366,13 @@ def test_cli_text_output(capsys):
 @pytest.mark.gpu
 @needs_cuda
 def test_gpu_pool_allocated_delta_matches_pool():
-    # 16,384 tokens: 14,581,760 B of pool in 4 tensors, plus 2 scale tensors of 4 and 12 B; the caching
-    # allocator rounds each block to 512 B: pool tensors are multiples of 512 (1,024 blocks x 16 x 288 ...),
-    # scales 4 B -> 512 and 12 B -> 512: 14,581,760 + 1,024 = 14,582,784 B
+    # 16,384 tokens: 14,581,760 B of pool in 4 tensors (scales allocated before the baseline); the caching
+    # allocator rounds each block to 512 B, and every tensor here is a multiple of 512 already:
+    # 1 x 1,024 x 16 x 288 = 4,718,592 = 512 x 9,216; 1 x 1,024 x 16 x 68 = 1,114,112 = 512 x 2,176;
+    # 3 x 1,024 x 8 x 288 = 7,077,888 = 512 x 13,824; 3 x 1,024 x 8 x 68 = 1,671,168 = 512 x 3,264
     r = run_probe(V41, 16_384, "nvfp4", device="cuda", measure_formats=False)
     assert r.device == "cuda" and r.cuda_version
-    assert r.measured_bytes == 14_582_784
+    assert r.measured_bytes == 14_581_760
     assert r.released and r.residual_bytes == 0
     assert r.reserved_bytes is not None and r.reserved_bytes >= r.measured_bytes
 

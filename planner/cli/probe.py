@@ -96,7 +96,7 @@ def render_text(r: ProbeResult) -> str:
         f"measured             {r.measured_bytes:>16,} B  {r.measured_bytes_per_token:>14,.6f} B/token  "
         f"measured/predicted {ratio}",
         f"  ({'torch.cuda.memory_allocated delta' if r.device == 'cuda' else 'pool storage bytes'}; "
-        f"per-tensor scales {r.tensor_scale_bytes:,} B included)",
+        f"per-tensor FP32 scales apart: {r.tensor_scale_bytes:,} B)",
         f"resident             {r.resident_bytes:>16,} B  allocator/page overhead {r.allocator_overhead_bytes:+,} B"
         + (f" ({overhead:+.2%})" if overhead is not None else "")
         + (" (mem_get_info delta)" if r.device == "cuda" else " (process RSS delta)"),

@@ -16,8 +16,9 @@ Fill modes:
   errors are measured on their own sample (:func:`measure_quality`).
 
 Per-tensor FP32 scales (nvfp4's second level, fp8's) live in a small tensor per
-group, ``[num_layers, len(vectors)]``, on the same device: counted in
-``tensor_scale_bytes``, not in per-token bytes, as the planner does.
+group, ``[num_layers, len(vectors)]``, on the same device, allocated before the
+measurement's baseline: counted in ``tensor_scale_bytes``, not in the measured
+per-token bytes, as the planner leaves them out.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ class KVPool:
     scales: list = field(default_factory=list)
 
     def storage_bytes(self) -> int:
-        """Bytes of the pool tensors' storages (the allocation torch made)."""
+        """Bytes of the paged KV tensors' storages (the allocation torch made; scales apart)."""
         return sum(int(t.untyped_storage().nbytes()) for t in self.data)
 
     def scale_bytes(self) -> int:
@@ -93,15 +94,27 @@ class KVPool:
         self.scales.clear()
 
 
-def allocate(layout: PoolLayout, device) -> KVPool:
-    """Allocate (uninitialised) the pool tensors of ``layout`` on ``device``."""
+def allocate_scales(layout: PoolLayout, device) -> KVPool:
+    """A pool holding only the per-tensor scale tensors (allocated first, so that the
+    measured delta of :func:`allocate_blocks` is the paged KV alone)."""
     pool = KVPool(layout=layout, device=device)
     for g in layout.groups:
-        pool.data.append(torch.empty(g.shape, dtype=torch.uint8, device=device))
         needs_scale = g.kv_format in SCALED_FORMATS and g.vectors
         pool.scales.append(torch.ones((g.num_layers, len(g.vectors)), dtype=torch.float32, device=device)
                            if needs_scale else None)
     return pool
+
+
+def allocate_blocks(pool: KVPool) -> KVPool:
+    """Allocate (uninitialised) the paged KV tensors of ``pool.layout``."""
+    for g in pool.layout.groups:
+        pool.data.append(torch.empty(g.shape, dtype=torch.uint8, device=pool.device))
+    return pool
+
+
+def allocate(layout: PoolLayout, device) -> KVPool:
+    """Allocate the scale tensors and (uninitialised) paged KV tensors of ``layout`` on ``device``."""
+    return allocate_blocks(allocate_scales(layout, device))
 
 
 def outlier_channels(num_channels: int, seed: int):

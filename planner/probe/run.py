@@ -196,8 +196,8 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
     _collect(torch, dev)
 
     if is_cuda:
-        before = cuda_snapshot(torch, dev)
-        free_bytes, total_bytes = before.free, before.total
+        start = cuda_snapshot(torch, dev)
+        free_bytes, total_bytes = start.free, start.total
         name = torch.cuda.get_device_name(dev)
     else:
         host = host_memory()
@@ -220,19 +220,21 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
         progress("allocating", 0.0)
     pool = None
     try:
-        rss0 = rss_bytes()
-        pool = pool_mod.allocate(layout, dev)
+        pool = pool_mod.allocate_scales(layout, dev)  # a few bytes per layer, kept out of the measured delta
+        scale_bytes = pool.scale_bytes()
+        if is_cuda:
+            before = cuda_snapshot(torch, dev)
+        rss0 = rss_bytes()  # after the scales too: tiny, and the release check compares with this
+        pool_mod.allocate_blocks(pool)
         pool_mod.fill(pool, mode=fill, seed=seed, deadline=deadline, progress=progress)
         _collect(torch, dev, full=False)  # fill scratch is gone (refcounts); return its cached segments / pages
-        storage = pool.storage_bytes()
-        scale_bytes = pool.scale_bytes()
         if is_cuda:
             after = cuda_snapshot(torch, dev)
             measured = after.allocated - before.allocated
             resident = max(0, before.free - after.free)
             reserved = max(0, after.reserved - before.reserved)
         else:
-            measured = storage + scale_bytes
+            measured = pool.storage_bytes()
             resident = max(0, rss_bytes() - rss0)
             reserved = None
         if progress:
@@ -240,9 +242,8 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
         pool.release()
         pool = None
         _collect(torch, dev)
-        if is_cuda:
-            released_snap = cuda_snapshot(torch, dev)
-            residual = released_snap.allocated - before.allocated
+        if is_cuda:  # scale tensors and pool both released: back to the allocation before either
+            residual = cuda_snapshot(torch, dev).allocated - start.allocated
             released = residual == 0
         else:
             residual = rss_bytes() - rss0
