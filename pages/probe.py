@@ -115,75 +115,81 @@ with upload_tab:
     if up is not None and st.session_state.get("probe_upload_error"):
         st.error(escape_markdown(st.session_state["probe_upload_error"]))
 
-if "probe_result" not in st.session_state:
-    st.caption("No probe yet: run one here or upload a result.")
-    st.stop()
 
-result, source = st.session_state["probe_result"]
-st.subheader(f"{models()[result.model_id].name}, {result.kv_format}, {result.num_tokens:,} tokens")
-st.caption(escape_markdown(
-    f"{source} · {result.device}: {result.device_name} · torch {result.torch_version}"
-    + (f", CUDA {result.cuda_version}" if result.cuda_version else "")
-    + f" · {result.timestamp:%Y-%m-%d %H:%M} UTC · fill {result.fill} · block {result.block_size} tokens"))
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("Planner: bytes per token", f"{result.predicted_bytes_per_token:,.6g} B",
-          help=f"{result.predicted_bytes:,} B for {result.num_tokens:,} tokens; whole blocks: {result.pool_bytes:,} B")
-m2.metric("Measured: bytes per token", f"{result.measured_bytes_per_token:,.6g} B",
-          delta=None if result.measured_over_predicted is None
-          else f"x{result.measured_over_predicted:.6f} of the planner's", delta_color="off",
-          help=("torch.cuda.memory_allocated delta" if result.device == "cuda" else "the pool tensors' storage bytes")
-          + f": {result.measured_bytes:,} B")
-m3.metric("Allocator and page overhead", f"{result.allocator_overhead_bytes:+,} B",
-          help=("mem_get_info delta" if result.device == "cuda" else "process RSS delta")
-          + f" {result.resident_bytes:,} B minus measured")
-m4.metric("KV cache size in free memory", f"{result.tokens_fit_free:,} tokens",
-          help=f"free {format_bytes(result.free_bytes)} / measured bytes per token; under the "
-               f"{result.max_fraction:g} cap with scratch: {result.tokens_fit_cap:,} tokens")
-st.caption(f"Released afterwards: {'yes' if result.released else 'NO'} (residual {result.residual_bytes:+,} B). "
-           f"Pool {format_bytes(result.pool_bytes)}; device total {format_bytes(result.total_bytes)}, free "
-           f"{format_bytes(result.free_bytes)} before the probe.")
-st.dataframe(groups_frame(result), hide_index=True)
-if result.quality:
-    st.dataframe(formats_frame(result), hide_index=True,
-                 column_config={"rel_rmse": st.column_config.NumberColumn(format="%.4f"),
-                                "quantize_over_copy": st.column_config.NumberColumn(format="percent"),
-                                "dequantize_over_copy": st.column_config.NumberColumn(format="percent")})
-    st.caption("Round-trip error on synthetic KV (normal values, one outlier channel in 64 at 10x). "
-               "Throughput: GB/s of source bytes, best of N, next to a plain copy of the same bytes in the same run.")
-for note in result.notes:
-    st.caption(escape_markdown(note))
-st.download_button("Download this result (JSON)", result.to_json(), key="probe_download",
-                   file_name=f"probe-{result.model_id}-{result.kv_format}-{result.num_tokens}.json",
-                   mime="application/json")
+def show(result, source: str) -> None:
+    """The probe's figures, its tables and the measured coefficient next to the plan."""
+    st.subheader(f"{models()[result.model_id].name}, {result.kv_format}, {result.num_tokens:,} tokens")
+    st.caption(escape_markdown(
+        f"{source} · {result.device}: {result.device_name} · torch {result.torch_version}"
+        + (f", CUDA {result.cuda_version}" if result.cuda_version else "")
+        + f" · {result.timestamp:%Y-%m-%d %H:%M} UTC · fill {result.fill} · block {result.block_size} tokens"))
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Planner: bytes per token", f"{result.predicted_bytes_per_token:,.6g} B",
+              help=f"{result.predicted_bytes:,} B for {result.num_tokens:,} tokens; "
+                   f"whole blocks: {result.pool_bytes:,} B")
+    m2.metric("Measured: bytes per token", f"{result.measured_bytes_per_token:,.6g} B",
+              delta=None if result.measured_over_predicted is None
+              else f"x{result.measured_over_predicted:.6f} of the planner's", delta_color="off",
+              help=("torch.cuda.memory_allocated delta" if result.device == "cuda"
+                    else "the pool tensors' storage bytes") + f": {result.measured_bytes:,} B")
+    m3.metric("Allocator and page overhead", f"{result.allocator_overhead_bytes:+,} B",
+              help=("mem_get_info delta" if result.device == "cuda" else "process RSS delta")
+              + f" {result.resident_bytes:,} B minus measured")
+    m4.metric("KV cache size in free memory", f"{result.tokens_fit_free:,} tokens",
+              help=f"free {format_bytes(result.free_bytes)} / measured bytes per token; under the "
+                   f"{result.max_fraction:g} cap with scratch: {result.tokens_fit_cap:,} tokens")
+    st.caption(f"Released afterwards: {'yes' if result.released else 'NO'} (residual {result.residual_bytes:+,} B). "
+               f"Pool {format_bytes(result.pool_bytes)}; device total {format_bytes(result.total_bytes)}, free "
+               f"{format_bytes(result.free_bytes)} before the probe.")
+    st.dataframe(groups_frame(result), hide_index=True)
+    if result.quality:
+        st.dataframe(formats_frame(result), hide_index=True,
+                     column_config={"rel_rmse": st.column_config.NumberColumn(format="%.4f"),
+                                    "quantize_over_copy": st.column_config.NumberColumn(format="percent"),
+                                    "dequantize_over_copy": st.column_config.NumberColumn(format="percent")})
+        st.caption("Round-trip error on synthetic KV (normal values, one outlier channel in 64 at 10x). "
+                   "Throughput: GB/s of source bytes, best of N, next to a plain copy of the same bytes "
+                   "in the same run.")
+    for note in result.notes:
+        st.caption(escape_markdown(note))
+    st.download_button("Download this result (JSON)", result.to_json(), key="probe_download",
+                       file_name=f"probe-{result.model_id}-{result.kv_format}-{result.num_tokens}.json",
+                       mime="application/json")
 
-st.subheader("In the plan")
-use = st.toggle("Use the measured bytes per token in the plan (marked as measured)", key="probe_use_measured")
-if use:
-    try:
-        model = measured_model(result)
-        ours = plan(last)
-        measured = plan(inputs_for(result, last), model=model)
-    except PlanInputError as exc:
-        show_error(exc)
-        st.session_state.pop("probe_measured_coefficient", None)
+    st.subheader("In the plan")
+    use = st.toggle("Use the measured bytes per token in the plan (marked as measured)", key="probe_use_measured")
+    if use:
+        try:
+            model = measured_model(result)
+            ours = plan(last)
+            measured = plan(inputs_for(result, last), model=model)
+        except PlanInputError as exc:
+            show_error(exc)
+            st.session_state.pop("probe_measured_coefficient", None)
+        else:
+            st.session_state["probe_measured_coefficient"] = {
+                "model_id": result.model_id, "kv_format": result.kv_format,
+                "kv_bytes_per_token": result.measured_bytes_per_token, "device_name": result.device_name,
+                "timestamp": result.timestamp.isoformat()}
+            p1, p2 = st.columns(2)
+            p1.metric(f"Plan ({models()[last.model_id].name}, {last.kv_format}): KV bytes per token",
+                      f"{ours.kv_bytes_per_token:,.6g} B")
+            p1.metric("Sessions per GPU (planner arithmetic)", f"{ours.sessions_per_gpu:,}")
+            p2.metric(f"Measured ({result.kv_format} on {result.device}): KV bytes per token",
+                      f"{measured.kv_bytes_per_token:,.6g} B")
+            p2.metric("Sessions per GPU (measured coefficient)", f"{measured.sessions_per_gpu:,}",
+                      delta=f"{measured.sessions_per_gpu - ours.sessions_per_gpu:+,}", delta_color="off")
+            if result.model_id != last.model_id or result.kv_format != last.kv_format:
+                st.caption(escape_markdown(f"The plan is for {last.model_id} in {last.kv_format}; the measured column "
+                                           f"uses the probed {result.model_id} in {result.kv_format}, with the plan's "
+                                           "other inputs."))
+            st.caption("Measured: the rest of the plan (HBM, weights, hit rate, output) is the Plan page's.")
     else:
-        st.session_state["probe_measured_coefficient"] = {
-            "model_id": result.model_id, "kv_format": result.kv_format,
-            "kv_bytes_per_token": result.measured_bytes_per_token, "device_name": result.device_name,
-            "timestamp": result.timestamp.isoformat()}
-        p1, p2 = st.columns(2)
-        p1.metric(f"Plan ({models()[last.model_id].name}, {last.kv_format}): KV bytes per token",
-                  f"{ours.kv_bytes_per_token:,.6g} B")
-        p1.metric("Sessions per GPU (planner arithmetic)", f"{ours.sessions_per_gpu:,}")
-        p2.metric(f"Measured ({result.kv_format} on {result.device}): KV bytes per token",
-                  f"{measured.kv_bytes_per_token:,.6g} B")
-        p2.metric("Sessions per GPU (measured coefficient)", f"{measured.sessions_per_gpu:,}",
-                  delta=f"{measured.sessions_per_gpu - ours.sessions_per_gpu:+,}", delta_color="off")
-        if result.model_id != last.model_id or result.kv_format != last.kv_format:
-            st.caption(escape_markdown(f"The plan is for {last.model_id} in {last.kv_format}; the measured column "
-                                       f"uses the probed {result.model_id} in {result.kv_format}, with the plan's "
-                                       "other inputs."))
-        st.caption("Measured: the rest of the plan (HBM, weights, hit rate, output) is the Plan page's.")
+        st.session_state.pop("probe_measured_coefficient", None)
+        st.caption("Off: plans use the planner's arithmetic.")
+
+
+if "probe_result" in st.session_state:
+    show(*st.session_state["probe_result"])
 else:
-    st.session_state.pop("probe_measured_coefficient", None)
-    st.caption("Off: plans use the planner's arithmetic.")
+    st.caption("No probe yet: run one here or upload a result.")
