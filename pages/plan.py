@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from planner.capacity import MAX_SECONDS, MAX_TIER_GIB, context_table, make_inputs, plan, plan_frame
+from planner.capacity import MAX_SECONDS, MAX_TIER_GIB, context_table, effective_model, make_inputs, plan, plan_frame
 from planner.catalog import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
 from planner.figures import kv_vs_context_figure
@@ -12,7 +12,7 @@ from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
 from planner.units import GiB, format_bytes, parse_tokens, to_gb
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
-from ui.state import current_inputs, escape_markdown, load_inputs, set_inputs, show_link_warnings
+from ui.state import current_inputs, escape_markdown, load_inputs, set_inputs, show_link_warnings, update_inputs
 
 st.title("KV-cache plan")
 show_link_warnings()
@@ -179,6 +179,10 @@ try:
         prefill_tokens_per_s=float(prefill_tps), host_ram_gib=None if host_gib is None else float(host_gib),
         ssd_gib=None if ssd_gib is None else float(ssd_gib), host_link=host_link, ssd_link=ssd_link,
         target_sessions_per_gpu=None if target is None else int(target),
+        # Measured figures (Probe page, plan files, links) hold while the model, format and GPU stay the same.
+        measured_kv_bytes_per_token=last.measured_kv_bytes_per_token
+        if (model_id, kv_format) == (last.model_id, last.kv_format) else None,
+        measured_usable_kv_gib=last.measured_usable_kv_gib if gpu_id == last.gpu_id else None,
     )
     result = plan(inputs)
     set_inputs(inputs)
@@ -187,16 +191,28 @@ except PlanInputError as exc:
     inputs = last
     result = plan(last)
 
-model = get_model(inputs.model_id)
+model, priced_format, _ = effective_model(inputs)
 if result.message:
     st.warning(result.message)
+if result.kv_source == "measured" or result.usable_kv_source == "measured":
+    measured = []
+    if result.kv_source == "measured":
+        measured.append(f"KV bytes per token = {inputs.measured_kv_bytes_per_token:,.6g} B (measured)")
+    if result.usable_kv_source == "measured":
+        measured.append(f"usable KV per GPU = {format_bytes(result.usable_kv_bytes)} (measured)")
+    st.info("This plan uses measured figures: " + "; ".join(measured) + ".")
+    if st.button("Use the planner's arithmetic instead", key="plan_clear_measured"):
+        update_inputs(measured_kv_bytes_per_token=None, measured_usable_kv_gib=None)
+        st.rerun()
 
-context_kv = model.estimate(inputs.context_tokens, inputs.kv_format)
+context_kv = model.estimate(inputs.context_tokens, priced_format)
 m0, m1, m2, m3, m4, m5 = st.columns(6)
-m0.metric(f"KV at {inputs.context_tokens:,} tokens", format_bytes(context_kv.kv_bytes))
+m0.metric(f"KV at {inputs.context_tokens:,} tokens" + (" (measured)" if result.kv_source == "measured" else ""),
+          format_bytes(context_kv.kv_bytes))
 m1.metric("KV per session with output (no sharing)", format_bytes(result.session_kv_bytes))
 m2.metric("Shared prefix (stored once)", format_bytes(result.shared_prefix_bytes))
-m3.metric("Usable KV per GPU", format_bytes(max(result.usable_kv_bytes, 0)))
+m3.metric("Usable KV per GPU" + (" (measured)" if result.usable_kv_source == "measured" else ""),
+          format_bytes(max(result.usable_kv_bytes, 0)))
 m4.metric("Sessions per GPU", f"{result.sessions_per_gpu:,}")
 m5.metric("Request rate per GPU", "undefined" if result.request_rate_per_s is None
           else f"{result.request_rate_per_s:.3g} /s")

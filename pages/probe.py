@@ -21,10 +21,10 @@ from planner.probe import (
     load_probe_result,
     run_probe,
 )
-from planner.probe.apply import formats_frame, groups_frame, inputs_for, measured_model
+from planner.probe.apply import formats_frame, groups_frame, measured_model
 from planner.probe.layout import MAX_PROBE_TOKENS
-from planner.units import format_bytes, parse_tokens
-from ui.state import current_inputs, escape_markdown, show_error, show_link_warnings
+from planner.units import GiB, format_bytes, parse_tokens
+from ui.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
 
 UI_TIME_LIMIT_S = 60.0
 """A probe started from the page stops after this many seconds."""
@@ -157,36 +157,37 @@ def show(result, source: str) -> None:
                        mime="application/json")
 
     st.subheader("In the plan")
-    use = st.toggle("Use the measured bytes per token in the plan (marked as measured)", key="probe_use_measured")
-    if use:
-        try:
-            model = measured_model(result)
-            ours = plan(last)
-            measured = plan(inputs_for(result, last), model=model)
-        except PlanInputError as exc:
-            show_error(exc)
-            st.session_state.pop("probe_measured_coefficient", None)
-        else:
-            st.session_state["probe_measured_coefficient"] = {
-                "model_id": result.model_id, "kv_format": result.kv_format,
-                "kv_bytes_per_token": result.measured_bytes_per_token, "device_name": result.device_name,
-                "timestamp": result.timestamp.isoformat()}
-            p1, p2 = st.columns(2)
-            p1.metric(f"Plan ({models()[last.model_id].name}, {last.kv_format}): KV bytes per token",
-                      f"{ours.kv_bytes_per_token:,.6g} B")
-            p1.metric("Sessions per GPU (planner arithmetic)", f"{ours.sessions_per_gpu:,}")
-            p2.metric(f"Measured ({result.kv_format} on {result.device}): KV bytes per token",
-                      f"{measured.kv_bytes_per_token:,.6g} B")
-            p2.metric("Sessions per GPU (measured coefficient)", f"{measured.sessions_per_gpu:,}",
-                      delta=f"{measured.sessions_per_gpu - ours.sessions_per_gpu:+,}", delta_color="off")
-            if result.model_id != last.model_id or result.kv_format != last.kv_format:
-                st.caption(escape_markdown(f"The plan is for {last.model_id} in {last.kv_format}; the measured column "
-                                           f"uses the probed {result.model_id} in {result.kv_format}, with the plan's "
-                                           "other inputs."))
-            st.caption("Measured: the rest of the plan (HBM, weights, hit rate, output) is the Plan page's.")
-    else:
-        st.session_state.pop("probe_measured_coefficient", None)
-        st.caption("Off: plans use the planner's arithmetic.")
+    try:
+        measured_model(result)  # refuses pools whose bytes / tokens is not a per-token slope
+    except PlanInputError as exc:
+        show_error(exc)
+        return
+    ours = plan(last.model_copy(update={"measured_kv_bytes_per_token": None}))
+    applied = (last.measured_kv_bytes_per_token == result.measured_bytes_per_token
+               and (last.model_id, last.kv_format) == (result.model_id, result.kv_format))
+    u1, u2 = st.columns(2)
+    if u1.button("Use the measured bytes per token in the plan", key="probe_apply", disabled=applied):
+        update_inputs(model_id=result.model_id, kv_format=result.kv_format,
+                      measured_kv_bytes_per_token=result.measured_bytes_per_token)
+        st.rerun()
+    if u2.button(f"Use the probe's free memory ({format_bytes(result.free_bytes)}) as usable KV per GPU",
+                 key="probe_apply_usable", disabled=last.measured_usable_kv_gib == result.free_bytes / GiB):
+        update_inputs(measured_usable_kv_gib=result.free_bytes / GiB)
+        st.rerun()
+    if last.measured_kv_bytes_per_token is not None or last.measured_usable_kv_gib is not None:
+        if st.button("Back to the planner's arithmetic", key="probe_clear"):
+            update_inputs(measured_kv_bytes_per_token=None, measured_usable_kv_gib=None)
+            st.rerun()
+    now = plan(last)
+    p1, p2 = st.columns(2)
+    p1.metric(f"Planner ({models()[last.model_id].name}, {last.kv_format}): KV bytes per token",
+              f"{ours.kv_bytes_per_token:,.6g} B")
+    p1.metric("Sessions per GPU (planner arithmetic)", f"{ours.sessions_per_gpu:,}")
+    p2.metric(f"Plan now ({now.kv_source}): KV bytes per token", f"{now.kv_bytes_per_token:,.6g} B")
+    p2.metric(f"Sessions per GPU (plan now, usable KV {now.usable_kv_source})", f"{now.sessions_per_gpu:,}",
+              delta=f"{now.sessions_per_gpu - ours.sessions_per_gpu:+,}", delta_color="off")
+    st.caption("Measured figures travel in the share link (mkv, musable) and in plan files; the Plan page marks "
+               "them as measured and offers to go back to the planner's arithmetic.")
 
 
 if "probe_result" in st.session_state:

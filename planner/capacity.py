@@ -43,6 +43,7 @@ named ``_per_replica``.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Annotated, Literal
 
 import pandas as pd
@@ -68,6 +69,12 @@ MAX_SESSIONS_PER_GPU = 1_000_000_000
 """Sessions reported when memory does not bound them (every token in the shared prefix)."""
 MAX_SHARED_PREFIXES = 1_000_000
 """Most distinct shared prefixes accepted per GPU."""
+MIN_TOKENS_PER_S = 0.001
+"""Slowest decode or prefill speed accepted, tokens/s (one token in 1,000 s).
+
+A speed is a divisor of seconds: a denormal such as 5e-324 tokens/s would turn
+one replayed token into infinite seconds (and 0 x inf into NaN), so speeds are
+bounded below as well as above."""
 
 Tokens = Annotated[int, Field(ge=1, le=MAX_CONTEXT_TOKENS)]
 PauseDistribution = Literal["exponential", "fixed"]
@@ -103,9 +110,9 @@ class PlanInputs(BaseModel):
     hit_rate: float = Field(0.5, ge=0, le=1, allow_inf_nan=False, description="prefix hit rate")
     kv_format: str = Field(NATIVE, description="KV format id, or 'native'")
     state_in_hbm: bool = Field(False, description="keep per-session out-of-pool state (window rings) in HBM")
-    decode_tokens_per_s: float = Field(5_000.0, gt=0, le=1e9, allow_inf_nan=False,
+    decode_tokens_per_s: float = Field(5_000.0, ge=MIN_TOKENS_PER_S, le=1e9, allow_inf_nan=False,
                                        description="aggregate decode throughput per GPU, tokens/s (assumed)")
-    session_decode_tokens_per_s: float = Field(50.0, gt=0, le=1e7, allow_inf_nan=False,
+    session_decode_tokens_per_s: float = Field(50.0, ge=MIN_TOKENS_PER_S, le=1e7, allow_inf_nan=False,
                                                description="decode speed of one session, tokens/s (assumed)")
     shared_prefixes: int = Field(1, ge=1, le=MAX_SHARED_PREFIXES,
                                  description="distinct shared prefixes per GPU, each stored once")
@@ -114,7 +121,7 @@ class PlanInputs(BaseModel):
     pause_distribution: PauseDistribution = Field("exponential", description="exponential or fixed pauses")
     ttl_s: float = Field(60.0, ge=0, le=MAX_SECONDS, allow_inf_nan=False,
                          description="host-RAM TTL of window state, s (seed: minute-level; 0 = never persisted, as vLLM)")
-    prefill_tokens_per_s: float = Field(20_000.0, gt=0, le=1e9, allow_inf_nan=False,
+    prefill_tokens_per_s: float = Field(20_000.0, ge=MIN_TOKENS_PER_S, le=1e9, allow_inf_nan=False,
                                         description="prefill throughput per GPU for replay and recompute, tokens/s (assumed)")
     host_ram_gib: float | None = Field(None, ge=0, le=MAX_TIER_GIB, allow_inf_nan=False,
                                        description="host RAM per GPU for KV, GiB; None = node RAM / GPUs per node")
@@ -125,6 +132,14 @@ class PlanInputs(BaseModel):
     target_sessions_per_gpu: int | None = Field(None, ge=0, le=MAX_SESSIONS_PER_GPU,
                                                 description="sessions to carry per GPU, running + paused; "
                                                             "None = what HBM holds")
+    measured_kv_bytes_per_token: float | None = Field(
+        None, ge=0.001, le=1e9, allow_inf_nan=False,
+        description="KV bytes per token measured by `kvplan probe` (or an engine) for this model and kv_format; "
+                    "replaces the growing-KV coefficient, marked as measured; None = the planner's arithmetic")
+    measured_usable_kv_gib: float | None = Field(
+        None, ge=0, le=MAX_HBM_GIB, allow_inf_nan=False,
+        description="usable KV memory per GPU measured on the device (probe's free memory, an engine's log), GiB; "
+                    "replaces HBM x utilization - weights - reserve; None = computed")
 
     @field_validator("kv_format")
     @classmethod
@@ -215,6 +230,11 @@ class PlanResult(BaseModel):
     gpu_name: str
     hbm_bytes: int
     hbm_source: str
+    kv_source: Literal["reported", "architecture", "measured"] = Field(
+        "architecture", description="what prices KV bytes per token: the publisher's coefficient, the layout, "
+                                    "or a measurement (measured_kv_bytes_per_token)")
+    usable_kv_source: Literal["computed", "measured"] = Field(
+        "computed", description="computed from HBM, weights and reserve, or measured_usable_kv_gib")
     weights_bytes_per_gpu: int
     reserve_bytes: int
     usable_kv_bytes: int
@@ -372,6 +392,29 @@ def host_tiers(inputs: PlanInputs) -> tuple[int, int, str]:
     return host, ssd, " ".join(parts)
 
 
+def effective_model(inputs: PlanInputs, model: ModelSpec | None = None) -> tuple[ModelSpec, str, str]:
+    """The model and KV format a plan prices bytes with, and what prices them.
+
+    Returns:
+        (model, kv_format, kv_source): with ``measured_kv_bytes_per_token`` set,
+        the model's layout in ``inputs.kv_format`` with the measured figure as
+        its coefficient and kv_format "native", source "measured"; otherwise
+        the model as given (catalog by default), ``inputs.kv_format``, and
+        "reported" or "architecture".
+
+    Raises:
+        PlanInputError: unknown model, or a format the model cannot take.
+    """
+    model = model or get_model(inputs.model_id)
+    fmt = inputs.kv_format
+    if inputs.measured_kv_bytes_per_token is None:
+        return model, fmt, ("reported" if model.uses_coefficient(fmt) else "architecture")
+    # The measurement prices growing KV in the chosen format; window and state groups keep the layout.
+    measured = replace(model, groups=model.layout(fmt), reported_kv_bytes_per_token=inputs.measured_kv_bytes_per_token,
+                       native_format_label=f"{fmt}, measured: {inputs.measured_kv_bytes_per_token:,.6g} B/token")
+    return measured, NATIVE, "measured"
+
+
 def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     """Evaluate one plan.
 
@@ -384,13 +427,15 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         PlanInputError: unknown model, GPU or format, or a format the model
             cannot take.
     """
-    model = model or get_model(inputs.model_id)
+    model, fmt, kv_source = effective_model(inputs, model)
     gpu = None if inputs.gpu_id == "custom" else get_gpu(inputs.gpu_id)
-    fmt = inputs.kv_format
     hbm_bytes, hbm_source = resolve_hbm(inputs, gpu)
     weights = weights_per_gpu(inputs, model)
     reserve = int(round(inputs.reserve_gib * GiB))
     usable = math.floor(hbm_bytes * inputs.gpu_memory_utilization) - weights - reserve
+    usable_source = "computed"
+    if inputs.measured_usable_kv_gib is not None:
+        usable, usable_source = int(round(inputs.measured_usable_kv_gib * GiB)), "measured"
 
     # -- 1. memory: sessions first ------------------------------------------
     n, t = inputs.context_tokens, inputs.output_tokens
@@ -428,7 +473,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     replay_per_miss = min(window, n) if parked_state else 0
     replay_tokens_turn = p_miss * replay_per_miss
     replay_s_miss = replay_per_miss / prefill
-    replay_s_turn = p_miss * replay_s_miss
+    replay_s_turn = p_miss * replay_s_miss if p_miss else 0.0  # no miss, no replay (never 0 x a huge figure)
 
     host_link, ssd_link = resolve_links(inputs.gpu_id, inputs.host_link, inputs.ssd_link)
     state_reload = state / host_link.bytes_per_s if parked_state else 0.0
@@ -488,6 +533,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         gpu_name=gpu.name if gpu else "custom",
         hbm_bytes=hbm_bytes,
         hbm_source=hbm_source,
+        kv_source=kv_source,
+        usable_kv_source=usable_source,
         weights_bytes_per_gpu=weights,
         reserve_bytes=reserve,
         usable_kv_bytes=usable,

@@ -68,14 +68,19 @@ def test_uploading_garbage_shows_an_error():
     assert any("garbage.json not loaded" in e.value.replace("\\", "") for e in at.error)
 
 
-def test_measured_coefficient_next_to_the_plan():
+def test_measured_coefficient_replaces_the_plans():
     at = _upload(_probe_page(), json.dumps(result_dict()).encode())
-    at.toggle(key="probe_use_measured").set_value(True).run()
+    at.button(key="probe_apply").click().run()
     assert not at.exception, at.exception
-    # the default plan is V4.1-Flash native (890 B/token); measured 897.12 B/token
-    assert _metric(at, "Plan (DeepSeek V4.1-Flash, native): KV bytes per token") == "890 B"
-    assert _metric(at, "Measured (nvfp4 on cpu): KV bytes per token") == "897.12 B"
-    assert at.session_state["probe_measured_coefficient"]["kv_bytes_per_token"] == 897.12
+    # the default plan is V4.1-Flash native (890 B/token); the upload measured 897,120 B / 1,000 tokens = 897.12
+    assert _metric(at, "Planner (DeepSeek V4.1-Flash, nvfp4): KV bytes per token") == "890 B"  # 2.5 x 356
+    assert _metric(at, "Plan now (measured): KV bytes per token") == "897.12 B"
+    inputs = at.session_state["plan_inputs"]
+    assert (inputs.model_id, inputs.kv_format, inputs.measured_kv_bytes_per_token) == \
+        ("deepseek-v4.1-flash", "nvfp4", 897.12)
+    assert at.query_params["mkv"] in ("897.12", ["897.12"])   # travels in the share link
+    at.button(key="probe_clear").click().run()
+    assert at.session_state["plan_inputs"].measured_kv_bytes_per_token is None
 
 
 def test_cpu_probe_runs_on_request():

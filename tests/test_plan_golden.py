@@ -97,3 +97,24 @@ def test_plan_frame_columns():
     assert tuple(frame.columns) == PLAN_CSV_COLUMNS
     assert len(frame) == 1
     assert frame.loc[0, "sessions_per_gpu"] == 143
+
+
+GOLDEN = dict(model_id="deepseek-v4.1-flash", gpu_id="custom", hbm_gib=100, gpu_memory_utilization=1, weights_gib=0,
+              reserve_gib=0, context_tokens=1_000_000, hit_rate=0.5, output_tokens=0, gpus_per_replica=1)
+
+
+def test_measured_bytes_per_token_replace_the_coefficient():
+    # a probe measured 900 B/token: prefix 500,000 x 900 = 450,000,000 B; tail the same;
+    # floor((107,374,182,400 - 450,000,000) / 450,000,000) = floor(237.6) = 237
+    r = plan(make_inputs(**GOLDEN, measured_kv_bytes_per_token=900))
+    assert (r.kv_source, r.kv_bytes_per_token) == ("measured", 900.0)
+    assert r.shared_prefix_bytes == 450_000_000 and r.per_session_bytes == 450_000_000
+    assert r.sessions_per_gpu == 237
+
+
+def test_measured_usable_memory_replaces_the_computed_one():
+    # 50 GiB measured = 53,687,091,200 B; floor((53,687,091,200 - 445,000,000) / 445,000,000) = floor(119.6) = 119
+    r = plan(make_inputs(**GOLDEN, measured_usable_kv_gib=50))
+    assert (r.usable_kv_source, r.usable_kv_bytes) == ("measured", 53_687_091_200)
+    assert r.sessions_per_gpu == 119
+    assert plan(make_inputs(**GOLDEN)).kv_source == "reported"  # 890 B/token, the publisher's figure

@@ -56,6 +56,8 @@ QUERY_KEYS: dict[str, str] = {
     "host_link": "hlink",
     "ssd_link": "slink",
     "target_sessions_per_gpu": "target",
+    "measured_kv_bytes_per_token": "mkv",
+    "measured_usable_kv_gib": "musable",
 }
 """PlanInputs field -> short query-parameter key. A field missing here is written under its own name."""
 
