@@ -92,3 +92,14 @@ def test_kv_config_malformed(capsys, tmp_path):
     p.write_text("{not json")
     code, _, err = run(capsys, "kv", "--config", str(p))
     assert code == 2 and "JSON" in err
+
+
+def test_plan_measured_flags(capsys):
+    # measured 900 B/token in the 100 GiB golden case: floor((107,374,182,400 - 450,000,000) / 450,000,000) = 237
+    code, out, _ = run(capsys, "plan", "--gpu", "custom", "--hbm-gib", "100", "--gpu-memory-utilization", "1",
+                       "--weights-gib", "0", "--reserve-gib", "0", "--gpus-per-replica", "1", "--output-tokens", "0",
+                       "--measured-kv-bytes-per-token", "900", "--json")
+    data = json.loads(out)
+    assert (code, data["sessions_per_gpu"], data["kv_source"]) == (0, 237, "measured")
+    code, _, err = run(capsys, "plan", "--measured-kv-bytes-per-token", "nan")
+    assert code == 2 and "measured" in err

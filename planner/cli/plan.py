@@ -77,12 +77,21 @@ _FLAGS: dict[str, tuple[str, object, str]] = {
 PLAN_FLAGS = _FLAGS
 """Flag -> (PlanInputs field, converter, help); shared with ``kvplan frontier``."""
 
+MEASURED_FLAGS: dict[str, tuple[str, object, str]] = {
+    "--measured-kv-bytes-per-token": ("measured_kv_bytes_per_token", bounded_float(0.001, 1e9),
+                                      "KV bytes per token measured by kvplan probe for --model and --kv-format "
+                                      "(replaces the coefficient; marked measured)"),
+    "--measured-usable-kv-gib": ("measured_usable_kv_gib", bounded_float(0, 100_000),
+                                 "usable KV per GPU measured on the device, GiB (replaces the computed figure)"),
+}
+"""Plan-only flags for measured figures (``kvplan probe`` results)."""
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``plan`` subcommand."""
     p = sub.add_parser("plan", help="sessions per GPU and request rate",
                        description="Plan KV capacity (figures per GPU unless named per replica).")
-    for flag, (dest, conv, help_text) in _FLAGS.items():
+    for flag, (dest, conv, help_text) in {**_FLAGS, **MEASURED_FLAGS}.items():
         p.add_argument(flag, dest=dest, type=conv, default=None, help=help_text)
     p.add_argument("--state-in-hbm", dest="state_in_hbm", action=argparse.BooleanOptionalAction, default=None,
                    help="keep per-session window state in HBM instead of host RAM")
@@ -96,7 +105,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def inputs_from_args(args: argparse.Namespace) -> PlanInputs:
     """PlanInputs from the flags that were given, over ``--plan``'s file if any (else over the defaults)."""
-    fields = {dest: getattr(args, dest) for dest, *_ in _FLAGS.values() if getattr(args, dest) is not None}
+    fields = {dest: getattr(args, dest) for dest, *_ in (*_FLAGS.values(), *MEASURED_FLAGS.values())
+              if getattr(args, dest, None) is not None}
     if args.state_in_hbm is not None:
         fields["state_in_hbm"] = bool(args.state_in_hbm)
     plan_path = getattr(args, "plan_file", None)
