@@ -12,10 +12,11 @@ import streamlit as st
 from planner.capacity import context_table, plan
 from planner.catalog import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
+from planner.export import CSV_MIME, to_csv_bytes
 from planner.figures import kv_vs_context_models_figure
 from planner.frontier import context_axis, kv_context_frame, longest_context_that_fits
 from planner.units import format_bytes
-from ui.state import current_inputs
+from ui.state import current_inputs, escape_markdown
 
 SEED_MODEL = "deepseek-v4.1-flash"
 """The model of the seed-004 table."""
@@ -59,14 +60,14 @@ try:
     if usable > 0:
         lines.append((f"usable KV per GPU for {on_gpu.model_name}", usable))
 except PlanInputError as exc:
-    st.warning(str(exc))
+    st.warning(escape_markdown(str(exc)))
 
 marker = None
 if inputs.model_id in model_ids and inputs.context_tokens <= max_context:
     marker = (inputs.context_tokens, get_model(inputs.model_id).estimate(inputs.context_tokens, "native").kv_bytes)
 st.plotly_chart(kv_vs_context_models_figure(frame, hbm_lines=lines, marker=marker), key="context_chart")
-st.download_button("Download the curves (CSV)", frame.to_csv(index=False).encode("utf-8"),
-                   file_name="kvplan-kv-vs-context.csv", mime="text/csv", key="context_csv")
+st.download_button("Download the curves (CSV)", to_csv_bytes(frame),
+                   file_name="kvplan-kv-vs-context.csv", mime=CSV_MIME, key="context_csv")
 
 left, right = st.columns(2)
 with left:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from planner.capacity import plan
 from planner.catalog import GPUS, get_model
 from planner.errors import PlanInputError
+from planner.export import CSV_MIME, to_csv_bytes
 from planner.figures import (
     request_rate_figure,
     sessions_heatmap_figure,
@@ -24,7 +25,7 @@ from planner.figures import (
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
 from planner.units import format_bytes
-from ui.state import current_inputs, register_page_keys
+from ui.state import current_inputs, register_page_keys, show_error
 
 FRONTIER_QUERY_KEYS = {"gpus": "fgpus", "max_context_tokens": "fctx", "hit_rate": "fhit",
                        "heatmap_gpu": "fheat", "scale_throughput": "fscale"}
@@ -142,7 +143,7 @@ try:
     grid = frontier_grid(inputs, accs, contexts, hits, scale_throughput=scale)
     result = plan(inputs)
 except PlanInputError as exc:
-    st.error(str(exc))
+    show_error(exc)
     st.stop()
 
 gi_plan = next(i for i, a in enumerate(grid.accelerators) if a.gpu_id == inputs.gpu_id)
@@ -164,14 +165,10 @@ st.caption(f"Current plan ({plan_name}, {inputs.context_tokens:,} tokens, hit ra
            "The black diamond marks it on every figure.")
 
 
-def _csv_bytes(frame) -> bytes:
-    return frame.to_csv(index=False).encode("utf-8")
-
-
 def _download(frame, name: str, key: str) -> None:
-    # built on click (Streamlit runs the callable then), not on every slider move
-    st.download_button(f"Download {name} grid (CSV)", partial(_csv_bytes, frame),
-                       file_name=f"kvplan-frontier-{name}.csv", mime="text/csv", key=key)
+    # built on click (Streamlit runs the callable then), not on every slider move; the one CSV writer
+    st.download_button(f"Download {name} grid (CSV)", partial(to_csv_bytes, frame),
+                       file_name=f"kvplan-frontier-{name}.csv", mime=CSV_MIME, key=key)
 
 
 left, right = st.columns(2)

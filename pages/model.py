@@ -21,6 +21,7 @@ from planner.engine import (
     vllm_max_model_len,
 )
 from planner.errors import PlanInputError
+from planner.export import CSV_MIME, to_csv_bytes
 from planner.formats import FORMATS, get_format
 from planner.kv import check_tp
 from planner.models import NATIVE, breakdown_frame, coefficient_check, how_computed
@@ -41,8 +42,8 @@ if "model_link_read" not in st.session_state:
     st.session_state["model_link_read"] = True
     params = st.query_params.to_dict()
     warnings = []
-    def _whole(name, v):
-        return check_tp(name, int(v)) if str(v).isdigit() else check_tp(name, v)
+    def _whole(name, v):  # ASCII digits only: "²".isdigit() is True, but int("²") raises
+        return check_tp(name, int(v)) if str(v).isascii() and str(v).isdigit() else check_tp(name, v)
 
     parsers = {
         "model": ("model_catalog_id", lambda v: get_model(v).id),
@@ -191,6 +192,9 @@ st.dataframe(table.rename(columns={
     "entry_bytes": "entry bytes", "tokens_per_entry": "tokens per entry", "bytes_per_token": "B per token (growing)",
     "entries": f"entries at {context:,}", "bytes": f"bytes at {context:,}", "growth": "capped or growing",
     "in_pool": "in HBM pool", "replicated_on_tp": "replicated on TP"}), hide_index=True, key="model_breakdown")
+st.download_button("Download the breakdown (CSV)", to_csv_bytes(table), mime=CSV_MIME, key="model_breakdown_csv",
+                   file_name=f"kvplan-breakdown-{model.id}-{context}.csv",
+                   help="Columns as docs/csv.md, 'Model breakdown CSV' (units in the names).")
 
 # ---------------------------------------------------------------------------
 # Theory vs engine

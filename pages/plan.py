@@ -186,8 +186,8 @@ try:
     )
     result = plan(inputs)
     set_inputs(inputs)
-except PlanInputError as exc:
-    st.error(f"{exc}. Showing the last valid plan.")
+except PlanInputError as exc:  # may quote what the user typed: shown as text
+    st.error(escape_markdown(f"{exc}. Showing the last valid plan.", keep="_"))
     inputs = last
     result = plan(last)
 

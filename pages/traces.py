@@ -13,6 +13,7 @@ import streamlit as st
 from planner.capacity import make_inputs, plan
 from planner.catalog import GPUS, models
 from planner.errors import PlanInputError
+from planner.export import CSV_MIME, to_csv_bytes
 from planner.traces import (
     DEFAULT_TTLS_S, MAX_TRACE_BYTES, SAMPLES, arrivals_per_minute, blocks_for_bytes, capacity_curve, concurrency,
     default_capacities, kv_bytes_per_token_for, load_sample, read_trace, replay, reuse_profile, summarize, ttl_curve,
@@ -23,7 +24,7 @@ from planner.traces.figures import (
 )
 from planner.traces.readers import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes
-from ui.state import current_inputs, register_page_keys, show_link_warnings, update_inputs
+from ui.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, update_inputs
 
 LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
 register_page_keys(*LINK_KEYS.values())
@@ -98,7 +99,7 @@ if (model_id, gpu_id) != (inputs.model_id, inputs.gpu_id):
         inputs = update_inputs(**changes)
         st.session_state["traces_plan_seen"] = (inputs.model_id, inputs.gpu_id)
     except PlanInputError as exc:
-        st.error(f"{exc}. Keeping the plan's model and GPU.")
+        st.error(escape_markdown(f"{exc}. Keeping the plan's model and GPU."))
 if choice in SAMPLES:
     st.query_params[LINK_KEYS["sample"]] = choice
 st.query_params[LINK_KEYS["ttl"]] = "none" if ttl_s is None else f"{ttl_s:g}"
@@ -132,8 +133,8 @@ if choice == UPLOAD:
     data = upload.getvalue()
     try:
         trace = read_upload(data, hashlib.sha256(data).hexdigest(), fmt, int(block_tokens), upload.name)
-    except PlanInputError as exc:
-        st.error(str(exc))
+    except PlanInputError as exc:  # names the file and quotes its content: shown as text
+        show_error(exc)
         st.stop()
     trace_key = ("upload", hashlib.sha256(data).hexdigest(), fmt, int(block_tokens))
 else:
@@ -151,7 +152,7 @@ m3.metric("Mean arrival rate", f"{summary.mean_rate_per_s:.3g} /s")
 m4.metric("Prompt tokens (p50 / mean)", f"{summary.input_tokens.p50:,.0f} / {summary.input_tokens.mean:,.0f}")
 m5.metric("Malformed rows", f"{trace.malformed.num_malformed:,}")
 if trace.malformed.num_malformed:
-    st.warning(trace.malformed.summary())
+    st.warning(escape_markdown(trace.malformed.summary()))  # quotes the file's own values: text, never markup
 for note in trace.notes:
     st.caption(note)
 if trace.source:
@@ -192,7 +193,7 @@ profile = profiles[trace_key]
 try:
     kv_per_token = kv_bytes_per_token_for(inputs.model_id, typical_context_tokens(trace), inputs.kv_format)
 except PlanInputError as exc:
-    st.error(str(exc))
+    show_error(exc)
     st.stop()
 usable = max(result.usable_kv_bytes, 0)
 capacity_blocks = blocks_for_bytes(usable, kv_per_token, trace.block_tokens)
@@ -225,6 +226,9 @@ st.plotly_chart(capacity_curve_figure(curve, usable_kv_bytes=capacity_blocks * b
                                       usable_label=f"usable KV on {result.gpu_name}",
                                       title=f"Hit rate vs cache capacity (TTL: {ttl_label(ttl_s)})"),
                 key="traces_curve")
+st.download_button("Download the curve (CSV)", to_csv_bytes(curve), mime=CSV_MIME, key="traces_curve_csv",
+                   file_name="kvplan-hit-rate-vs-capacity.csv",
+                   help="Columns as planner.traces.CURVE_COLUMNS (docs/traces.md).")
 
 left, right = st.columns(2)
 left.plotly_chart(ttl_curve_figure(ttl_curve(profile, DEFAULT_TTLS_S, capacity_blocks=capacity_blocks),

@@ -93,7 +93,7 @@ def parse_config_text(text: str | bytes) -> dict[str, Any]:
         raise PlanInputError("config", f"{len(text):,} bytes", f"a config.json of at most {MAX_CONFIG_BYTES:,} bytes")
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, a >4,300-digit integer, deep nesting
         raise PlanInputError("config", "malformed JSON", f"valid JSON ({exc.__class__.__name__}: {exc})"[:200]) from None
     if not isinstance(data, dict):
         raise PlanInputError("config", type(data).__name__, "a JSON object ({...}) at the top level")
@@ -186,7 +186,7 @@ def layout_from_config(
         if isinstance(merged.get(key), str):
             r.note(key, merged[key][:32], "ignored", "the weights' dtype; never used as the KV dtype")
 
-    model_type = str(merged.get("model_type", ""))[:64]
+    model_type = _text(merged.get("model_type", ""), 64)
     num_layers = r.int_field("num_hidden_layers", maximum=100_000)
     max_ctx = r.int_field("max_position_embeddings", maximum=10**9, required=False)
     if max_ctx is None:
@@ -517,9 +517,19 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
                      native_format_label=label, config_report=layout.report)
 
 
+def _text(value: object, limit: int) -> str:
+    """``str(value)`` cut to ``limit`` characters; a value too deep or too long to print is named by its type."""
+    if isinstance(value, str):
+        return value[:limit]
+    try:
+        return str(value)[:limit]
+    except (RecursionError, ValueError):
+        return f"<{type(value).__name__}>"
+
+
 def report_rows(report: tuple[ConfigField, ...]) -> list[dict[str, str]]:
     """The import report as rows ``field, value, how, note`` (values as text, for tables)."""
-    return [{"field": f.field, "value": str(f.value)[:120], "how": f.how, "note": f.note} for f in report]
+    return [{"field": f.field, "value": _text(f.value, 120), "how": f.how, "note": f.note} for f in report]
 
 
 def is_finite_positive(x: float) -> bool:

@@ -20,7 +20,21 @@ class PlanInputError(ValueError):
         self.field = field
         self.value = value
         self.allowed = allowed
+        super().__init__(f"{field}: {short_repr(value)} is not allowed; expected {allowed}")
+
+
+def short_repr(value: object, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters; never raises.
+
+    A value read from a hostile file may be nested too deep for ``repr`` (a
+    RecursionError) or be an integer past Python's 4,300-digit ``str`` limit (a
+    ValueError); it is then named by its type.
+
+    >>> short_repr("x" * 100)[-5:], short_repr(10**5000)
+    ('xx...', '<int>')
+    """
+    try:
         shown = repr(value)
-        if len(shown) > 80:
-            shown = shown[:77] + "..."
-        super().__init__(f"{field}: {shown} is not allowed; expected {allowed}")
+    except (RecursionError, ValueError):
+        return f"<{type(value).__name__}>"
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."

@@ -41,10 +41,23 @@ def neutralise(value: object) -> object:
 
 
 def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``df`` with string cells and headers neutralised (numeric columns untouched)."""
+    """A copy of ``df`` with string cells and headers neutralised (numeric columns untouched).
+
+    Categorical columns (the frontier grid's accelerator labels) are text too:
+    their categories are neutralised, the codes kept.
+    """
     out = df.copy()
     for col in out.columns:
-        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):
+        dtype = out[col].dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            cats = dtype.categories
+            if cats.dtype == object or pd.api.types.is_string_dtype(cats.dtype):
+                renamed = [neutralise(c) for c in cats]
+                if len(set(renamed)) == len(renamed):
+                    out[col] = out[col].cat.rename_categories(renamed)
+                else:  # "=x" next to "'=x": two categories would merge, so write the cells as text
+                    out[col] = out[col].astype(object).map(neutralise)
+        elif dtype == object or pd.api.types.is_string_dtype(dtype):
             out[col] = out[col].map(neutralise)
     out.columns = [neutralise(str(c)) for c in out.columns]
     return out

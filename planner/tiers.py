@@ -259,6 +259,16 @@ class TierPlacement(BaseModel):
     message: str
 
 
+def _fraction(value: float) -> float:
+    """``value`` clamped to [0, 1]; NaN counts as 1 (every session running, every state kept: the most bytes).
+
+    >>> _fraction(1.5), _fraction(-0.2), _fraction(float("nan"))
+    (1.0, 0.0, 1.0)
+    """
+    value = float(value)
+    return 1.0 if math.isnan(value) else min(max(value, 0.0), 1.0)
+
+
 def _running(sessions: int, active_fraction: float) -> int:
     """Sessions running at once: ``ceil(sessions x active_fraction)`` (a hair of float noise forgiven)."""
     return max(math.ceil(sessions * active_fraction - 1e-9), 0)
@@ -305,7 +315,8 @@ def place_sessions(
     rejected.
     """
     sessions = max(int(sessions), 0)
-    f = min(max(float(active_fraction), 0.0), 1.0)
+    f = _fraction(active_fraction)
+    state_alive_fraction = _fraction(state_alive_fraction)
     # Most sessions whose running share fits in HBM: ceil(n * f) <= hbm_sessions.
     if hbm_sessions <= 0:
         admitted = 0

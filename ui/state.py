@@ -162,16 +162,21 @@ def shown(text: object, limit: int = 40) -> str:
 _MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
 
 
-def escape_markdown(text: str) -> str:
+def escape_markdown(text: str, *, keep: str = "") -> str:
     r"""Backslash-escape every ASCII punctuation character (CommonMark), so Markdown shows ``text`` as typed.
 
     Streamlit renders ``st.warning`` bodies as Markdown; escaping keeps links,
     images, ``:color[...]`` directives, ``$`` maths and HTML tags as plain text.
+    ``keep`` names characters left as they are: ``"_"`` keeps field names such
+    as ``context_tokens`` readable in the message text (an underscore can only
+    make emphasis, never a tag, link or image).
 
     >>> escape_markdown("<script>alert(1)</script>")
     '\\<script\\>alert\\(1\\)\\<\\/script\\>'
+    >>> escape_markdown("context_tokens: '<b>'", keep="_")
+    "context_tokens\\: \\'\\<b\\>\\'"
     """
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    return _MD_SPECIAL.sub(lambda m: m.group(1) if m.group(1) in keep else "\\" + m.group(1), text)
 
 
 def _is_none(field_info, value: object) -> bool:

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from planner.capacity import make_inputs
 from planner.catalog import get_gpu
-from planner.cli.plan import PLAN_FLAGS
-from planner.errors import PlanInputError
+from planner.cli.plan import PLAN_FLAGS, write_csv
+from planner.export import to_csv_bytes
 from planner.frontier import FRAME_COLUMNS, frontier_grid, parse_accelerators, parse_contexts, parse_hit_rates
 
 _SWEPT = ("--gpu", "--hbm-gib", "--context", "--hit-rate", "--target-sessions")
@@ -62,13 +62,7 @@ def run(args: argparse.Namespace) -> int:
                          scale_throughput=args.scale_throughput)
     frame = grid.frame()
     if args.csv is not None:
-        if str(args.csv) == "-":
-            print(frame.to_csv(index=False), end="")
-        else:
-            try:
-                frame.to_csv(args.csv, index=False)
-            except OSError as exc:
-                raise PlanInputError("csv", str(args.csv), f"a writable path ({exc.strerror})") from None
+        write_csv(to_csv_bytes(frame), args.csv)  # the one CSV writer, as the Frontier page's downloads
     if args.json:
         rows = frame.astype({"accelerator": str, "gpu_id": str, "rate_limit": str}).to_dict(orient="records")
         for r in rows:

@@ -63,7 +63,7 @@ from typing import IO, Literal, Union
 import numpy as np
 import pandas as pd
 
-from planner.errors import PlanInputError
+from planner.errors import PlanInputError, short_repr
 from planner.units import MB
 
 TraceFormat = Literal["mooncake", "azure", "jsonl"]
@@ -87,6 +87,12 @@ MAX_TOKENS_PER_REQUEST: int = 10**9
 
 NUM_MALFORMED_EXAMPLES: int = 5
 """How many malformed rows are reported with their line number and reason."""
+
+MAX_TRACE_SPAN_S: float = 366 * 86_400
+"""Longest span from the first to the last arrival, seconds (366 days = 31,622,400 s).
+
+Per-minute figures hold one bin per minute of the span (527,040 at most); a
+longer span is almost always milliseconds read as seconds, or one stray row."""
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -281,10 +287,10 @@ def _whole(row: dict, key: str, *, lo: int = 0, hi: int = MAX_TOKENS_PER_REQUEST
         raise _RowError(f"missing {key}")
     v = row[key]
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise _RowError(f"{key} is {v!r}, not a whole number")
+        raise _RowError(f"{key} is {short_repr(v)}, not a whole number")
     if isinstance(v, float):
         if not (math.isfinite(v) and v.is_integer()):
-            raise _RowError(f"{key} is {v!r}, not a whole number")
+            raise _RowError(f"{key} is {short_repr(v)}, not a whole number")
         v = int(v)
     if not lo <= v <= hi:
         raise _RowError(f"{key} is {v:,}, outside [{lo:,}, {hi:,}]")
@@ -294,7 +300,7 @@ def _whole(row: dict, key: str, *, lo: int = 0, hi: int = MAX_TOKENS_PER_REQUEST
 def _finite(row: dict, key: str) -> float:
     v = row[key]
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise _RowError(f"{key} is {v!r}, not a finite number")
+        raise _RowError(f"{key} is {short_repr(v)}, not a finite number")
     return float(v)
 
 
@@ -304,7 +310,7 @@ def _hash_ids(row: dict, input_tokens: int, block_tokens: int) -> list[int]:
         raise _RowError(f"hash_ids is {type(ids).__name__}, not a list")
     if not all(type(h) is int for h in ids):
         bad = next(h for h in ids if type(h) is not int)
-        raise _RowError(f"hash_ids holds {bad!r}, not an integer")
+        raise _RowError(f"hash_ids holds {short_repr(bad)}, not an integer")
     if ids and (min(ids) < _INT64_MIN or max(ids) > _INT64_MAX):
         raise _RowError("hash_ids holds an integer outside the signed 64-bit range")
     max_blocks = -(-input_tokens // block_tokens)
@@ -360,6 +366,11 @@ def _build(rows: _Collector, *, name: str, fmt: str, block_tokens: int | None, s
     if num_back:
         notes.append(f"Rows were not in arrival order ({num_back:,} steps back in time); "
                      "requests were stably sorted by arrival.")
+    span = float(times[order[-1]]) - float(times[order[0]])
+    if not span <= MAX_TRACE_SPAN_S:  # also catches inf - inf = nan
+        raise PlanInputError("trace", name, f"arrivals spanning at most {MAX_TRACE_SPAN_S:,.0f} s (366 days); "
+                                            f"this trace spans {span:,.6g} s: check the timestamp unit "
+                                            "(timestamp_ms vs timestamp_s) and stray rows")
     arrival = times[order] - times[order[0]]
     inputs = np.asarray(rows.inputs, dtype=np.int64)[order]
     outputs = np.asarray(rows.outputs, dtype=np.int64)[order]
@@ -398,8 +409,8 @@ def _json_rows(text: str):
             continue
         try:
             obj = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            yield line_no, _RowError(f"not valid JSON ({getattr(exc, 'msg', exc)})")
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, a >4,300-digit integer, deep nesting
+            yield line_no, _RowError(f"not valid JSON ({str(getattr(exc, 'msg', exc))[:80]})")
             continue
         if not isinstance(obj, dict):
             yield line_no, _RowError(f"a JSON {type(obj).__name__}, not an object")
@@ -527,17 +538,22 @@ def parse_timestamp_ns(text: str) -> int:
     1000000100
 
     Raises:
-        ValueError: not ``YYYY-MM-DD HH:MM:SS[.fffffffff][Z|+HH:MM]``.
+        ValueError: not ``YYYY-MM-DD HH:MM:SS[.fffffffff][Z|+HH:MM]``, or a date
+            that does not exist (also after applying the offset, e.g.
+            ``0001-01-01 00:00:00+01:00``).
     """
     m = _TS.match(text)
     if not m:
-        raise ValueError(f"{text!r} is not a YYYY-MM-DD HH:MM:SS[.fraction] timestamp")
+        raise ValueError(f"{text[:60]!r} is not a YYYY-MM-DD HH:MM:SS[.fraction] timestamp")
     y, mo, d, hh, mm, ss, frac, tz = m.groups()
-    dt = datetime(int(y), int(mo), int(d), int(hh), int(mm), int(ss), tzinfo=timezone.utc)
-    if tz and tz != "Z":
-        sign = 1 if tz[0] == "+" else -1
-        digits = tz[1:].replace(":", "")
-        dt -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    try:
+        dt = datetime(int(y), int(mo), int(d), int(hh), int(mm), int(ss), tzinfo=timezone.utc)
+        if tz and tz != "Z":
+            sign = 1 if tz[0] == "+" else -1
+            digits = tz[1:].replace(":", "")
+            dt -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    except OverflowError:
+        raise ValueError(f"{text.strip()!r} is outside the years 1 to 9999 in UTC") from None
     whole_s = (dt - datetime(1970, 1, 1, tzinfo=timezone.utc)) // timedelta(seconds=1)
     frac_ns = int((frac or "0").ljust(9, "0"))
     return whole_s * 10**9 + frac_ns
@@ -562,7 +578,17 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int =
     header: list[str] | None = None
     cols: list[int] = []
     rows = _Collector()
-    for fields in reader:
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:  # e.g. a field over csv.field_size_limit(): the reader goes on with the next line
+            if header is None:
+                raise PlanInputError("trace", shown, f"a CSV header row ({exc})") from None
+            rows.num_rows += 1
+            rows.bad(reader.line_num, f"not a CSV row ({exc})")
+            continue
         line_no = reader.line_num
         if not fields or all(not f.strip() for f in fields):
             continue
@@ -617,7 +643,7 @@ def detect_format(text_head: str) -> str:
         if line.lstrip().startswith("{"):
             try:
                 obj = json.loads(line)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON, a >4,300-digit integer, deep nesting
                 return "jsonl"
             return "mooncake" if isinstance(obj, dict) and "timestamp" in obj else "jsonl"
         return "azure"
