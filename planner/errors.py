@@ -20,7 +20,10 @@ class PlanInputError(ValueError):
         self.field = field
         self.value = value
         self.allowed = allowed
-        super().__init__(f"{field}: {short_repr(value)} is not allowed; expected {allowed}")
+        # One printable line, whatever the field's name (a key from a file may be "", 10 kB or hold a line break).
+        name = field if field and field.isprintable() and len(field) <= 120 else short_repr(field)
+        rule = allowed if allowed.isprintable() else "".join(c if c.isprintable() else " " for c in allowed)
+        super().__init__(f"{name}: {short_repr(value)} is not allowed; expected {rule}")
 
 
 def short_repr(value: object, limit: int = 80) -> str:

@@ -361,16 +361,16 @@ def _build(rows: _Collector, *, name: str, fmt: str, block_tokens: int | None, s
                                             f"{rows.num_malformed:,} malformed{first}")
     times = np.asarray(rows.times, dtype=np.float64)
     notes = list(extra_notes)
-    num_back = int(np.count_nonzero(np.diff(times) < 0))
     order = np.argsort(times, kind="stable")
-    if num_back:
-        notes.append(f"Rows were not in arrival order ({num_back:,} steps back in time); "
-                     "requests were stably sorted by arrival.")
-    span = float(times[order[-1]]) - float(times[order[0]])
-    if not span <= MAX_TRACE_SPAN_S:  # also catches inf - inf = nan
+    span = float(times[order[-1]]) - float(times[order[0]])  # Python floats: 1e308 - (-1e308) is inf, no warning
+    if not span <= MAX_TRACE_SPAN_S:
         raise PlanInputError("trace", name, f"arrivals spanning at most {MAX_TRACE_SPAN_S:,.0f} s (366 days); "
                                             f"this trace spans {span:,.6g} s: check the timestamp unit "
                                             "(timestamp_ms vs timestamp_s) and stray rows")
+    num_back = int(np.count_nonzero(np.diff(times) < 0))
+    if num_back:
+        notes.append(f"Rows were not in arrival order ({num_back:,} steps back in time); "
+                     "requests were stably sorted by arrival.")
     arrival = times[order] - times[order[0]]
     inputs = np.asarray(rows.inputs, dtype=np.int64)[order]
     outputs = np.asarray(rows.outputs, dtype=np.int64)[order]
