@@ -1,0 +1,45 @@
+"""Issue 8, many users at once, full scale: 20 concurrent browser sessions against one ``streamlit run app.py``.
+
+Each session (its own chromium context) opens its own link (a plan with its own HBM) and moves the hit-rate
+slider with the keyboard; every figure it shows is checked against ``planner.capacity.plan`` of its own
+inputs (tests/e2e/harness.py). Prints p50 / p95 update latency (key press to the expected figure) and the
+server's peak RSS (VmHWM of the streamlit process tree). The CI test (tests/test_many_users.py) runs 5.
+
+Run: ``python bench/bench_many_users.py [--sessions 20] [--steps 5]``. Prints figures; exits 1 only when a
+session saw a figure that was not its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+from harness import many_users, streamlit_server  # noqa: E402
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sessions", type=int, default=20)
+    p.add_argument("--steps", type=int, default=5, help="slider steps per session")
+    p.add_argument("--timeout-s", type=float, default=180.0, help="longest wait for one expected figure")
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, streamlit_server(Path(tmp) / "server.log") as server:
+        report = many_users(server, args.sessions, steps=args.steps, timeout_s=args.timeout_s)
+    print(report.summary())
+    opens = sorted(s.open_s for s in report.sessions if s.open_s)
+    if opens:
+        print(f"first page (link opened to its figure): median {opens[len(opens) // 2]:.1f} s, "
+              f"max {opens[-1]:.1f} s")
+    for line in report.errors:
+        print("WRONG:", line)
+    return 1 if report.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,285 @@
+"""A ``streamlit run app.py`` server on loopback, Debian's chromium, and many users at once.
+
+Used by the e2e fixtures (``tests/e2e/conftest.py``), ``tests/test_many_users.py`` (5 sessions, CI) and
+``bench/bench_many_users.py`` (20 sessions). Not a test module.
+
+Many users: N sessions, each a page in its own browser context (own cookies, own Streamlit session) of one
+headless chromium, opened at the same time. Session ``i`` opens its own link (HBM ``80 + 2 i`` GiB, all of it
+for KV, 1M tokens of DeepSeek V4.1-Flash, hit rate 0.5), then moves the hit-rate slider with the keyboard,
+one 0.01 step at a time. After every step it waits for the "Sessions per GPU" metric to show what
+:func:`planner.capacity.plan` gives for *its own* inputs; a session that ever shows another figure (another
+user's plan, or a stale one) times out and is reported. Latency is measured from the key press to the
+metric showing the expected value. The server's peak memory is ``VmHWM`` (peak resident set) from
+``/proc/<pid>/status``, summed over the streamlit process and its children.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+"""Debian's chromium; Playwright's own browser download is not used."""
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+START_TIMEOUT_S = 45.0
+"""Longest wait for the server's health endpoint."""
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float = START_TIMEOUT_S) -> str:
+    """Poll ``url`` until it answers 200; returns the body. Fails when the server exits or time runs out."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return r.read().decode()
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise TimeoutError(f"{url} did not answer within {timeout_s:g} s")
+
+
+@dataclass
+class Server:
+    """A running server: its base URL (no trailing slash), process and log file."""
+
+    base: str
+    proc: subprocess.Popen
+    log_path: Path
+
+
+@contextlib.contextmanager
+def streamlit_server(log_path: Path):
+    """Run ``streamlit run app.py`` on a free port of 127.0.0.1 until the block ends (log in ``log_path``).
+
+    Raises:
+        RuntimeError: the server did not become healthy (the log's tail is in the message).
+    """
+    port = free_port()
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "PYTHONUNBUFFERED": "1"}
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"]
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        try:
+            wait_healthy(f"{base}/_stcore/health", proc)
+        except Exception as exc:
+            raise RuntimeError(f"streamlit did not start ({exc}); log:\n{log_path.read_text()[-3000:]}") from None
+        yield Server(base=base, proc=proc, log_path=log_path)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (from /proc/<pid>/task/*/children)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+            except OSError:
+                pass
+    return out
+
+
+def status_kib(pid: int, key: str) -> int:
+    """A ``kB`` line of /proc/<pid>/status (``VmHWM``: peak RSS, ``VmRSS``: current), in KiB; 0 if unreadable."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def tree_kib(pid: int, key: str = "VmHWM") -> int:
+    """``key`` summed over the process tree of ``pid``, KiB (VmHWM: an upper bound of the tree's peak)."""
+    return sum(status_kib(p, key) for p in process_tree(pid))
+
+
+# ---------------------------------------------------------------------------
+# Many users
+# ---------------------------------------------------------------------------
+
+BASE_LINK = {"model": "deepseek-v4.1-flash", "gpu": "h200", "gpus": "1", "util": "1", "reserve": "0",
+             "weights": "0", "ctx": "1000000", "out": "0", "hit": "0.5"}
+"""Every session's link but its HBM: all of it for KV, no output tokens (tests/e2e/test_browser.py)."""
+
+
+def session_hbm_gib(i: int) -> int:
+    """HBM of session ``i``: 80, 82, 84, ... GiB, so that no two sessions show the same plan."""
+    return 80 + 2 * i
+
+
+def expected_sessions(hbm_gib: float, hit_rate: float) -> str:
+    """The metric's text for these inputs, from the planner itself."""
+    from planner.capacity import make_inputs, plan
+
+    r = plan(make_inputs(model_id="deepseek-v4.1-flash", gpu_id="h200", gpus_per_replica=1, hbm_gib=hbm_gib,
+                         gpu_memory_utilization=1.0, reserve_gib=0.0, weights_gib=0.0, context_tokens=1_000_000,
+                         output_tokens=0, hit_rate=hit_rate))
+    return f"{r.sessions_per_gpu:,}"
+
+
+@dataclass
+class SessionResult:
+    """What one session saw: its HBM, the latencies of its slider steps (s), and any wrong figure."""
+
+    index: int
+    hbm_gib: int
+    open_s: float = 0.0
+    latencies_s: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ManyUsersReport:
+    """The run: sessions, latencies over all steps, the server's peak memory."""
+
+    sessions: list[SessionResult]
+    wall_s: float
+    rss_before_kib: int
+    peak_rss_kib: int
+
+    @property
+    def latencies_s(self) -> list[float]:
+        return [x for s in self.sessions for x in s.latencies_s]
+
+    @property
+    def errors(self) -> list[str]:
+        return [f"session {s.index}: {e}" for s in self.sessions for e in s.errors]
+
+    def percentile(self, q: float) -> float:
+        """The q-th percentile of the update latencies (nearest rank), seconds."""
+        xs = sorted(self.latencies_s)
+        if not xs:
+            return float("nan")
+        return xs[min(len(xs) - 1, max(0, round(q / 100 * len(xs) + 0.5) - 1))]
+
+    def summary(self) -> str:
+        lat = self.latencies_s
+        return (f"{len(self.sessions)} concurrent sessions, {len(lat)} slider updates in {self.wall_s:.1f} s: "
+                f"p50 {self.percentile(50):.2f} s, p95 {self.percentile(95):.2f} s, max {max(lat, default=0):.2f} s, "
+                f"mean {statistics.fmean(lat) if lat else float('nan'):.2f} s; server RSS before "
+                f"{self.rss_before_kib / 1024:.0f} MiB, peak (VmHWM) {self.peak_rss_kib / 1024:.0f} MiB; "
+                f"wrong or missing figures: {len(self.errors)}")
+
+
+async def _session(browser, base: str, i: int, steps: int, timeout_ms: float, start: asyncio.Event) -> SessionResult:
+    from playwright.async_api import expect
+
+    hbm = session_hbm_gib(i)
+    out = SessionResult(index=i, hbm_gib=hbm)
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(timeout_ms)
+    try:
+        page = await context.new_page()
+        metric = page.get_by_test_id("stMetric").filter(has_text="Sessions per GPU").get_by_test_id("stMetricValue")
+        await start.wait()  # every session opens at once
+        t0 = time.perf_counter()
+        await page.goto(base + "/?" + urlencode({**BASE_LINK, "hbm": str(hbm)}))
+        hit = 50  # hundredths
+        try:
+            await expect(metric).to_have_text(expected_sessions(hbm, hit / 100), timeout=timeout_ms)
+        except AssertionError:
+            out.errors.append(f"opened its link, showed {await metric.inner_text()!r}, "
+                              f"expected {expected_sessions(hbm, hit / 100)!r}")
+            return out
+        out.open_s = time.perf_counter() - t0
+        thumb = page.get_by_role("slider", name="Prefix hit rate")
+        for _ in range(steps):
+            hit += 1
+            want = expected_sessions(hbm, hit / 100)
+            await thumb.focus()
+            t0 = time.perf_counter()
+            await thumb.press("ArrowRight")
+            try:
+                await expect(metric).to_have_text(want, timeout=timeout_ms)
+            except AssertionError:
+                out.errors.append(f"hit {hit / 100:.2f}: showed {await metric.inner_text()!r}, expected {want!r}")
+                return out
+            out.latencies_s.append(time.perf_counter() - t0)
+        # its own link in its own address bar (Streamlit writes the URL a moment after the figures)
+        deadline = time.monotonic() + timeout_ms / 1000
+        while True:
+            query = dict(parse_qsl(urlsplit(await page.evaluate("window.location.href")).query))
+            if query.get("hbm") == str(hbm) and query.get("hit") == f"{hit / 100:g}":
+                break
+            if time.monotonic() > deadline:
+                out.errors.append(f"its link carries hbm={query.get('hbm')!r} hit={query.get('hit')!r}")
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        await context.close()
+    return out
+
+
+async def _many(base: str, n: int, steps: int, timeout_ms: float) -> list[SessionResult]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            start = asyncio.Event()
+            tasks = [asyncio.create_task(_session(browser, base, i, steps, timeout_ms, start)) for i in range(n)]
+            await asyncio.sleep(0.1)
+            start.set()
+            return list(await asyncio.gather(*tasks))
+        finally:
+            await browser.close()
+
+
+def many_users(server: Server, n: int, *, steps: int = 3, timeout_s: float = 90.0) -> ManyUsersReport:
+    """Drive ``n`` concurrent sessions against ``server`` (see the module docstring); never raises on a wrong figure.
+
+    The asyncio loop runs in its own thread, so that a sync Playwright elsewhere in the process is untouched.
+    """
+    rss_before = tree_kib(server.proc.pid, "VmRSS")
+    box: dict = {}
+
+    def worker():
+        try:
+            box["results"] = asyncio.run(_many(server.base, n, steps, timeout_s * 1000))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            box["error"] = exc
+
+    t0 = time.perf_counter()
+    thread = threading.Thread(target=worker, name="many-users")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return ManyUsersReport(sessions=box["results"], wall_s=time.perf_counter() - t0, rss_before_kib=rss_before,
+                           peak_rss_kib=tree_kib(server.proc.pid, "VmHWM"))

@@ -1,0 +1,37 @@
+"""Many users at once (issue 8), small scale for CI: 5 concurrent browser sessions against one server.
+
+Each session (its own chromium context, so its own Streamlit session) opens its own link, a plan with its own
+HBM, and moves the hit-rate slider three steps with the keyboard. Every figure it shows must be
+``planner.capacity.plan`` of its own inputs, and its address bar must carry its own link: no session ever
+sees another's plan. Update latency (key press to the expected figure) and the server's peak RSS are printed,
+never asserted. Full scale (20 sessions): ``python bench/bench_many_users.py``; figures in RELIABILITY.md.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "e2e"))
+from harness import CHROMIUM, many_users, session_hbm_gib, streamlit_server  # noqa: E402
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"),
+]
+
+SESSIONS = 5
+STEPS = 3
+
+
+def test_concurrent_sessions_each_see_their_own_plan(tmp_path, capsys):
+    pytest.importorskip("playwright")
+    with streamlit_server(tmp_path / "server.log") as server:
+        report = many_users(server, SESSIONS, steps=STEPS)
+    with capsys.disabled():
+        print(f"\nmany users: {report.summary()}")
+    assert report.errors == []
+    assert [s.hbm_gib for s in report.sessions] == [session_hbm_gib(i) for i in range(SESSIONS)] == [80, 82, 84, 86, 88]
+    assert all(len(s.latencies_s) == STEPS for s in report.sessions)
