@@ -206,7 +206,8 @@ if result.kv_source == "measured" or result.usable_kv_source == "measured":
         st.rerun()
 
 context_kv = model.estimate(inputs.context_tokens, priced_format)
-m0, m1, m2, m3, m4, m5 = st.columns(6)
+m0, m1, m2 = st.columns(3)  # three per row: "0.89 GB (0.829 GiB)" must never be cut short
+m3, m4, m5 = st.columns(3)
 m0.metric(f"KV at {inputs.context_tokens:,} tokens" + (" (measured)" if result.kv_source == "measured" else ""),
           format_bytes(context_kv.kv_bytes))
 m1.metric("KV per session with output (no sharing)", format_bytes(result.session_kv_bytes))
@@ -228,7 +229,8 @@ if result.state_bytes_per_session and not inputs.state_in_hbm:
     st.caption(f"Window state in host RAM: {format_bytes(result.state_bytes_per_session)} per session, "
                f"{format_bytes(result.host_state_bytes)} for {result.sessions_per_gpu:,} sessions.")
 
-n1, n2, n3, n4, n5 = st.columns(5)
+n1, n2, n3 = st.columns(3)
+n4, n5, _ = st.columns(3)
 n1.metric("Miss probability (window state expired)", f"{result.miss_probability:.3g}",
           help=f"P(pause > TTL), {inputs.pause_distribution} pauses of mean {inputs.pause_mean_s:g} s, "
                f"TTL {inputs.ttl_s:g} s")
@@ -254,16 +256,15 @@ if result.tiers is not None:
         (st.warning if result.overflow_action in ("reject", "evict") else st.info)(result.overflow_message)
 
 st.plotly_chart(
-    kv_vs_context_figure(model, kv_format=inputs.kv_format, marker_tokens=inputs.context_tokens,
-                         max_tokens=max(model.max_context_tokens or 1_000_000, inputs.context_tokens),
-                         hbm_line_bytes=result.usable_kv_bytes, hbm_label="usable KV per GPU"),
+    kv_vs_context_figure(model, kv_format=priced_format, marker_tokens=inputs.context_tokens,
+                         max_tokens=max(model.max_context_tokens or 1_000_000, inputs.context_tokens)),
     key="plan_chart",
 )
 
 left, right = st.columns(2)
 with left:
     st.subheader("KV cache by context (one sequence)")
-    table = context_table(model, kv_format=inputs.kv_format)
+    table = context_table(model, kv_format=priced_format)
     st.dataframe(table.rename(columns={"context_tokens": "context (tokens)", "kv_bytes": "KV (B)", "kv_gb": "KV (GB)",
                                        "kv_gib": "KV (GiB)", "state_bytes": "state outside pool (B)"}),
                  hide_index=True)
