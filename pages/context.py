@@ -19,7 +19,7 @@ from planner.units import format_bytes
 from ui.state import current_inputs, escape_markdown
 
 SEED_MODEL = "deepseek-v4.1-flash"
-"""The model of the seed-004 table."""
+# The model of the seed-004 table.
 DEFAULT_MODELS = ("deepseek-v4.1-flash", "deepseek-v4-flash", "deepseek-llm-67b", "llama-3.1-70b")
 MAX_CONTEXT_CHOICES = (128_000, 256_000, 512_000, 1_000_000, 2_000_000, 4_000_000, 10_000_000)
 CURVE_POINTS = 80

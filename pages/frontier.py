@@ -29,15 +29,15 @@ from ui.state import current_inputs, register_page_keys, show_error
 
 FRONTIER_QUERY_KEYS = {"gpus": "fgpus", "max_context_tokens": "fctx", "hit_rate": "fhit",
                        "heatmap_gpu": "fheat", "scale_throughput": "fscale"}
-"""This page's own inputs -> link parameters."""
+# This page's own inputs -> link parameters.
 register_page_keys(*FRONTIER_QUERY_KEYS.values())
 
 MAX_CONTEXT_CHOICES = (32_000, 128_000, 256_000, 512_000, 1_000_000, 2_000_000, 4_000_000, 10_000_000)
-"""Right ends offered for the context axis (tokens)."""
+# Right ends offered for the context axis (tokens).
 CONTEXT_POINTS = 60
-"""Context lengths per line (log-spaced, plus the plan's)."""
+# Context lengths per line (log-spaced, plus the plan's).
 HIT_RATE_POINTS = 101
-"""Hit rates per line (0, 0.01, ..., 1, plus the plan's)."""
+# Hit rates per line (0, 0.01, ..., 1, plus the plan's).
 DEFAULT_GPUS = ("h100-sxm", "h200", "b200")
 
 

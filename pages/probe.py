@@ -27,7 +27,7 @@ from planner.units import GiB, format_bytes, parse_tokens
 from ui.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
 
 UI_TIME_LIMIT_S = 60.0
-"""A probe started from the page stops after this many seconds."""
+# A probe started from the page stops after this many seconds.
 
 st.title("Live probe: the KV pool's real bytes")
 show_link_warnings()
