@@ -76,7 +76,8 @@ def capacity_curve_figure(curve: pd.DataFrame, *, usable_kv_bytes: float | None 
     fig.update_layout(title=title, xaxis=xaxis, yaxis={"title": "hit rate", "tickformat": ".0%", "range": [0, 1]},
                       legend={"orientation": "h", "y": -0.25}, margin={"t": 50})
     if has_bytes and usable_kv_bytes is not None and usable_kv_bytes > 0:
-        fig.add_vline(x=usable_kv_bytes / GB, line_dash="dash", line_color="#444",
+        # Shapes on a log axis take log10 of the data value (plotly.js): without it a 64 GB line lands at 10^64.
+        fig.add_vline(x=math.log10(usable_kv_bytes / GB), line_dash="dash", line_color="#444",
                       annotation_text=f"{usable_label}: {format_bytes(usable_kv_bytes)}",
                       annotation_position="top left")
     return fig
