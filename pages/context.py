@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from planner.capacity import context_table, plan
+from planner.capacity import MAX_CONTEXT_TOKENS, context_table, plan
 from planner.catalog import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
 from planner.export import CSV_MIME, to_csv_bytes
@@ -19,6 +19,16 @@ from planner.units import format_bytes
 from ui.state import current_inputs, escape_markdown
 
 SEED_MODEL = "deepseek-v4.1-flash"
+
+
+def _fits_text(model, num_bytes: int) -> str:
+    """Longest context fitting ``num_bytes``, said plainly when it passes the model's own maximum."""
+    n = longest_context_that_fits(model, num_bytes)
+    if model.max_context_tokens and n >= model.max_context_tokens:
+        return f"all {model.max_context_tokens:,} (the model's maximum)"
+    return f"{n:,}" if n < MAX_CONTEXT_TOKENS else f"at least {n:,}"
+
+
 # The model of the seed-004 table.
 DEFAULT_MODELS = ("deepseek-v4.1-flash", "deepseek-v4-flash", "deepseek-llm-67b", "llama-3.1-70b")
 MAX_CONTEXT_CHOICES = (128_000, 256_000, 512_000, 1_000_000, 2_000_000, 4_000_000, 10_000_000)
@@ -77,12 +87,12 @@ with left:
         rows.append({
             "model": m.name,
             "KV bytes per token at 1M": f"{m.estimate(1_000_000, 'native').kv_bytes_per_token:,.6g}",
-            f"longest context in {gpu.name} HBM (tokens)": f"{longest_context_that_fits(m, gpu.hbm_bytes):,}",
+            f"longest context in {gpu.name} HBM (tokens)": _fits_text(m, gpu.hbm_bytes),
         })
         try:  # this model's own weights on the plan's GPUs per replica, the plan's reserve and utilization
             own = plan(inputs.model_copy(update={"model_id": m.id, "gpu_id": gpu_id, "hbm_gib": None,
                                                  "weights_gib": None, "weight_format": None, "kv_format": "native"}))
-            fits = f"{longest_context_that_fits(m, max(own.usable_kv_bytes, 0)):,}"
+            fits = _fits_text(m, max(own.usable_kv_bytes, 0))
         except PlanInputError:
             fits = "unknown (no parameter count)"
         rows[-1]["longest context in usable KV (tokens)"] = fits
