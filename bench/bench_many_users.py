@@ -36,6 +36,10 @@ def main() -> int:
     if opens:
         print(f"first page (link opened to its figure): median {opens[len(opens) // 2]:.1f} s, "
               f"max {opens[-1]:.1f} s")
+    leaks = report.leaks(args.steps)
+    print(f"figures from another session's plan: {len(leaks)}")
+    for line in leaks:
+        print("LEAK:", line)
     for line in report.errors:
         print("WRONG:", line)
     return 1 if report.errors else 0

@@ -32,6 +32,8 @@ def test_concurrent_sessions_each_see_their_own_plan(tmp_path, capsys):
         report = many_users(server, SESSIONS, steps=STEPS)
     with capsys.disabled():
         print(f"\nmany users: {report.summary()}")
-    assert report.errors == []
-    assert [s.hbm_gib for s in report.sessions] == [session_hbm_gib(i) for i in range(SESSIONS)] == [80, 82, 84, 86, 88]
+    assert report.leaks(STEPS) == []  # never another session's plan
+    assert report.errors == []        # and always its own, up to date
+    assert [s.hbm_gib for s in report.sessions] == [session_hbm_gib(i) for i in range(SESSIONS)] == [80, 100, 120,
+                                                                                                      140, 160]
     assert all(len(s.latencies_s) == STEPS for s in report.sessions)

@@ -4,12 +4,13 @@ Used by the e2e fixtures (``tests/e2e/conftest.py``), ``tests/test_many_users.py
 ``bench/bench_many_users.py`` (20 sessions). Not a test module.
 
 Many users: N sessions, each a page in its own browser context (own cookies, own Streamlit session) of one
-headless chromium, opened at the same time. Session ``i`` opens its own link (HBM ``80 + 2 i`` GiB, all of it
-for KV, 1M tokens of DeepSeek V4.1-Flash, hit rate 0.5), then moves the hit-rate slider with the keyboard,
-one 0.01 step at a time. After every step it waits for the "Sessions per GPU" metric to show what
-:func:`planner.capacity.plan` gives for *its own* inputs; a session that ever shows another figure (another
-user's plan, or a stale one) times out and is reported. Latency is measured from the key press to the
-metric showing the expected value. The server's peak memory is ``VmHWM`` (peak resident set) from
+headless chromium, opened at the same time. Session ``i`` opens its own link (HBM ``80 + 20 i`` GiB, all of
+it for KV, 1M tokens of DeepSeek V4.1-Flash, hit rate 0.5), then moves the hit-rate slider with the
+keyboard, one 0.01 step at a time. After every step it waits for the "Sessions per GPU" metric to show what
+:func:`planner.capacity.plan` gives for *its own* inputs. A session that shows another figure is reported,
+as one of two kinds: **another session's plan** (the figure belongs to another session's HBM at some step:
+20 GiB apart, the sessions' figures never overlap) or **its own plan, not the expected one** (stale or with
+an input reset). Latency is measured from the key press to the metric showing the expected value. The server's peak memory is ``VmHWM`` (peak resident set) from
 ``/proc/<pid>/status``, summed over the streamlit process and its children.
 """
 
@@ -71,8 +72,10 @@ class Server:
 
 
 @contextlib.contextmanager
-def streamlit_server(log_path: Path):
+def streamlit_server(log_path: Path, extra_args: tuple[str, ...] = ()):
     """Run ``streamlit run app.py`` on a free port of 127.0.0.1 until the block ends (log in ``log_path``).
+
+    ``extra_args`` go to ``streamlit run`` (e.g. ``("--logger.level", "debug")``).
 
     Raises:
         RuntimeError: the server did not become healthy (the log's tail is in the message).
@@ -80,7 +83,7 @@ def streamlit_server(log_path: Path):
     port = free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"]
+           "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none", *extra_args]
     with open(log_path, "w") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
@@ -139,8 +142,9 @@ BASE_LINK = {"model": "deepseek-v4.1-flash", "gpu": "h200", "gpus": "1", "util":
 
 
 def session_hbm_gib(i: int) -> int:
-    """HBM of session ``i``: 80, 82, 84, ... GiB, so that no two sessions show the same plan."""
-    return 80 + 2 * i
+    """HBM of session ``i``: 80, 100, 120, ... GiB: about 50 sessions per GPU apart at any hit rate, more than
+    a session moves over its steps, so that no figure of one session's plan is a figure of another's."""
+    return 80 + 20 * i
 
 
 def expected_sessions(hbm_gib: float, hit_rate: float) -> str:
@@ -162,6 +166,8 @@ class SessionResult:
     open_s: float = 0.0
     latencies_s: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+    """Figures it showed instead of the expected one."""
 
 
 @dataclass
@@ -180,6 +186,17 @@ class ManyUsersReport:
     @property
     def errors(self) -> list[str]:
         return [f"session {s.index}: {e}" for s in self.sessions for e in s.errors]
+
+    def leaks(self, steps: int) -> list[str]:
+        """Figures a session showed that belong to another session's plan (at any hit rate of the run)."""
+        out = []
+        for s in self.sessions:
+            for fig in s.shown:
+                owners = [o.index for o in self.sessions if o.index != s.index and fig in
+                          {expected_sessions(o.hbm_gib, (50 + k) / 100) for k in range(steps + 1)}]
+                if owners:
+                    out.append(f"session {s.index} showed {fig}, the plan of session(s) {owners}")
+        return out
 
     def percentile(self, q: float) -> float:
         """The q-th percentile of the update latencies (nearest rank), seconds."""
@@ -214,8 +231,9 @@ async def _session(browser, base: str, i: int, steps: int, timeout_ms: float, st
         try:
             await expect(metric).to_have_text(expected_sessions(hbm, hit / 100), timeout=timeout_ms)
         except AssertionError:
-            out.errors.append(f"opened its link, showed {await metric.inner_text()!r}, "
-                              f"expected {expected_sessions(hbm, hit / 100)!r}")
+            fig = await metric.inner_text()
+            out.shown.append(fig)
+            out.errors.append(f"opened its link, showed {fig!r}, expected {expected_sessions(hbm, hit / 100)!r}")
             return out
         out.open_s = time.perf_counter() - t0
         thumb = page.get_by_role("slider", name="Prefix hit rate")
@@ -228,7 +246,13 @@ async def _session(browser, base: str, i: int, steps: int, timeout_ms: float, st
             try:
                 await expect(metric).to_have_text(want, timeout=timeout_ms)
             except AssertionError:
-                out.errors.append(f"hit {hit / 100:.2f}: showed {await metric.inner_text()!r}, expected {want!r}")
+                link = dict(parse_qsl(urlsplit(await page.evaluate("window.location.href")).query))
+                slider = page.get_by_test_id("stSlider").filter(has_text="Prefix hit rate")
+                at = await slider.get_by_test_id("stSliderThumbValue").inner_text()
+                fig = await metric.inner_text()
+                out.shown.append(fig)
+                out.errors.append(f"hit {hit / 100:.2f}: showed {fig!r}, expected {want!r} (slider shows {at}; "
+                                  f"link gpu={link.get('gpu')} hbm={link.get('hbm')} hit={link.get('hit')})")
                 return out
             out.latencies_s.append(time.perf_counter() - t0)
         # its own link in its own address bar (Streamlit writes the URL a moment after the figures)
