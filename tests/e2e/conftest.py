@@ -42,7 +42,7 @@ def browser():
 def page(browser):
     """A fresh browser context and page (own cookies, own Streamlit session); downloads allowed."""
     context = browser.new_context(accept_downloads=True, viewport={"width": 1400, "height": 1000})
-    context.set_default_timeout(20_000)
+    context.set_default_timeout(60_000)  # generous: a loaded 2-core CI machine renders slowly
     pg = context.new_page()
     dialogs: list[str] = []
     pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))

@@ -134,7 +134,7 @@ def test_page_switches_keep_the_link_and_the_share_link_reopens_the_page(app_ser
     other = browser.new_context().new_page()  # a colleague opens the link
     try:
         other.goto(link)
-        expect(other.get_by_role("heading", name=re.compile("^Model"))).to_be_visible(timeout=20_000)
+        expect(other.get_by_role("heading", name=re.compile("^Model"))).to_be_visible(timeout=60_000)
         _wait_for(lambda: _query(other).get("hit") == "0.51" and "page" not in _query(other),
                   "the linked plan in the colleague's URL, page= consumed")
     finally:
