@@ -170,8 +170,9 @@ def show(result, source: str) -> None:
         update_inputs(model_id=result.model_id, kv_format=result.kv_format,
                       measured_kv_bytes_per_token=result.measured_bytes_per_token)
         st.rerun()
-    if u2.button(f"Use the probe's free memory ({format_bytes(result.free_bytes)}) as usable KV per GPU",
-                 key="probe_apply_usable", disabled=last.measured_usable_kv_gib == result.free_bytes / GiB):
+    if u2.button(f"Use the probe's free GPU memory ({format_bytes(result.free_bytes)}) as usable KV per GPU",
+                 key="probe_apply_usable", help="Only for a CUDA probe: a CPU probe's free memory is host RAM.",
+                 disabled=result.device != "cuda" or last.measured_usable_kv_gib == result.free_bytes / GiB):
         update_inputs(measured_usable_kv_gib=result.free_bytes / GiB)
         st.rerun()
     if last.measured_kv_bytes_per_token is not None or last.measured_usable_kv_gib is not None:

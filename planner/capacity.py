@@ -141,6 +141,19 @@ class PlanInputs(BaseModel):
         description="usable KV memory per GPU measured on the device (probe's free memory, an engine's log), GiB; "
                     "replaces HBM x utilization - weights - reserve; None = computed")
 
+    @field_validator("context_tokens", "output_tokens", mode="before")
+    @classmethod
+    def _token_suffixes(cls, v: object) -> object:
+        """Links and files may write counts as people do: "128k", "1M" (decimal)."""
+        if isinstance(v, str) and v.strip()[-1:].lower() in ("k", "m", "g"):
+            from planner.units import parse_tokens
+
+            try:
+                return parse_tokens(v, minimum=0, maximum=10**12)
+            except PlanInputError:
+                return v  # pydantic then names the field and its range
+        return v
+
     @field_validator("kv_format")
     @classmethod
     def _known_format(cls, v: str) -> str:
@@ -436,6 +449,9 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     usable_source = "computed"
     if inputs.measured_usable_kv_gib is not None:
         usable, usable_source = int(round(inputs.measured_usable_kv_gib * GiB)), "measured"
+        if usable > hbm_bytes:
+            raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
+                                 f"at most the GPU's HBM ({hbm_bytes / GiB:,.4g} GiB)")
 
     # -- 1. memory: sessions first ------------------------------------------
     n, t = inputs.context_tokens, inputs.output_tokens
@@ -525,6 +541,11 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         by_sessions = sessions / time_per_request
         rate = min(by_throughput, by_sessions)
         limit = "decode throughput" if by_throughput <= by_sessions else "sessions"
+
+    if model.max_context_tokens is not None and n + t > model.max_context_tokens:
+        longer = (f"Context + output ({n + t:,} tokens) exceeds {model.name}'s maximum context "
+                  f"({model.max_context_tokens:,} tokens): the bytes are computed, the model cannot serve it.")
+        message = f"{longer} {message}".strip()
 
     copies = min(k, sessions)
     return PlanResult(

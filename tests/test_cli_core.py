@@ -103,3 +103,23 @@ def test_plan_measured_flags(capsys):
     assert (code, data["sessions_per_gpu"], data["kv_source"]) == (0, 237, "measured")
     code, _, err = run(capsys, "plan", "--measured-kv-bytes-per-token", "nan")
     assert code == 2 and "measured" in err
+
+
+def test_readme_examples_take_token_suffixes(capsys):
+    # README: `kvplan kv --bytes-per-token 890 --context 1M`: 890 x 1,000,000 = 890,000,000 B
+    code, out, _ = run(capsys, "kv", "--bytes-per-token", "890", "--context", "1M", "--json")
+    assert code == 0 and json.loads(out)["kv_bytes"] == 890_000_000
+    # 128k = 128,000 tokens (decimal suffix)
+    code, out, _ = run(capsys, "plan", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--gpus-per-replica", "2",
+                       "--context", "128k", "--json")
+    assert code == 0 and json.loads(out)["inputs"]["context_tokens"] == 128_000
+
+
+def test_json_and_csv_on_stdout_together_refused(capsys):
+    code, out, err = run(capsys, "plan", "--json", "--csv", "-")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "csv" in err
+
+
+def test_trace_on_a_directory_is_a_one_line_error(capsys, tmp_path):
+    code, _, err = run(capsys, "trace", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1 and "readable file" in err

@@ -118,3 +118,22 @@ def test_measured_usable_memory_replaces_the_computed_one():
     assert (r.usable_kv_source, r.usable_kv_bytes) == ("measured", 53_687_091_200)
     assert r.sessions_per_gpu == 119
     assert plan(make_inputs(**GOLDEN)).kv_source == "reported"  # 890 B/token, the publisher's figure
+
+
+def test_links_may_write_token_counts_with_suffixes():
+    assert make_inputs(context_tokens="128k").context_tokens == 128_000
+    assert make_inputs(context_tokens="1M").context_tokens == 1_000_000
+    with pytest.raises(PlanInputError, match="context_tokens"):
+        make_inputs(context_tokens="1e99M")
+
+
+def test_measured_usable_above_hbm_is_refused():
+    # H200: 143,771 MiB = 140.4 GiB; 5,000 GiB of "measured" usable KV cannot be
+    with pytest.raises(PlanInputError, match="measured_usable_kv_gib"):
+        plan(make_inputs(measured_usable_kv_gib=5000))
+
+
+def test_context_past_the_models_maximum_is_said():
+    # Llama 3.1 8B: max_position_embeddings 131,072 < 1,000,000 + 1,000
+    r = plan(make_inputs(model_id="llama-3.1-8b"))
+    assert "maximum context" in r.message and "131,072" in r.message

@@ -548,3 +548,12 @@ def test_capacity_figure_marks_usable_kv_in_log_units():
                           "block_hit_rate": [0.1, 0.3], "token_hit_rate": [0.1, 0.3]})
     fig = capacity_curve_figure(curve, usable_kv_bytes=64e9)
     assert fig.layout.shapes[0].x0 == math.log10(64)
+
+
+def test_detected_mooncake_ignores_the_generic_block_size():
+    # The Traces page passes its generic-JSONL block size (16) with format "detect"; a Mooncake file keeps 512.
+    from planner.traces.readers import read_trace
+
+    line = b'{"timestamp": 0, "input_length": 600, "output_length": 10, "hash_ids": [1, 2]}\n'
+    trace = read_trace(line, block_tokens=16)
+    assert (trace.format, trace.block_tokens) == ("mooncake", 512)

@@ -20,11 +20,25 @@ def _number(text: str) -> float:
     return value
 
 
+_SUFFIXES = {"k": 10**3, "m": 10**6, "g": 10**9}
+
+
+def _count(text: str) -> float:
+    """A count as people type it: 131072, 1e6, 1,000,000, 128k, 1M (decimal suffixes, as token counts are)."""
+    raw = text.strip().replace(",", "").replace("_", "")
+    if raw and raw[-1].lower() in _SUFFIXES:
+        value = _number(raw[:-1]) * _SUFFIXES[raw[-1].lower()]
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        return value
+    return _number(raw)
+
+
 def positive_int(maximum: int = 10**12):
-    """Converter for an integer in [1, maximum] (accepts '1e6' when whole)."""
+    """Converter for an integer in [1, maximum] (accepts '1e6', '128k', '1M' when whole)."""
 
     def convert(text: str) -> int:
-        value = _number(text)
+        value = _count(text)
         if not value.is_integer() or not 1 <= value <= maximum:
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number in [1, {maximum:,}]")
         return int(value)
@@ -33,10 +47,10 @@ def positive_int(maximum: int = 10**12):
 
 
 def nonneg_int(maximum: int = 10**12):
-    """Converter for an integer in [0, maximum]."""
+    """Converter for an integer in [0, maximum] (accepts '1e6', '128k', '1M' when whole)."""
 
     def convert(text: str) -> int:
-        value = _number(text)
+        value = _count(text)
         if not value.is_integer() or not 0 <= value <= maximum:
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number in [0, {maximum:,}]")
         return int(value)

@@ -133,6 +133,8 @@ def write_csv(data: bytes, target: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate and print the plan."""
+    if args.json and args.csv is not None and str(args.csv) == "-":
+        raise PlanInputError("csv", "-", "a file path when --json also writes to stdout")
     result = plan(inputs_from_args(args))
     if getattr(args, "save_file", None) is not None:
         save_plan_file(args.save_file, result.inputs)
@@ -144,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         i = result.inputs
         print(f"{result.model_name} on {result.gpu_name} ({i.gpus_per_replica} GPUs per replica), "
               f"{i.context_tokens:,} tokens, hit rate {i.hit_rate:g}")
-        print(f"  usable KV per GPU:   {format_bytes(result.usable_kv_bytes)}")
+        print(f"  usable KV per GPU:   {format_bytes(max(result.usable_kv_bytes, 0))}")
         print(f"  shared prefix:       {format_bytes(result.shared_prefix_bytes)}")
         print(f"  per session:         {format_bytes(result.per_session_bytes)}")
         print(f"  sessions per GPU:    {result.sessions_per_gpu:,}")

@@ -249,8 +249,11 @@ def read_source(source: TraceSource, *, max_bytes: int = MAX_TRACE_BYTES) -> tup
             raise PlanInputError("trace", path, f"a readable file ({exc.strerror or exc})") from None
         if size > max_bytes:
             raise _too_large(size, max_bytes)
-        with open(path, "rb") as fh:
-            data: bytes | str = fh.read(max_bytes + 1)
+        try:
+            with open(path, "rb") as fh:
+                data: bytes | str = fh.read(max_bytes + 1)
+        except OSError as exc:  # a directory, a permission, a vanished file
+            raise PlanInputError("trace", path, f"a readable file ({exc.strerror or exc})") from None
         name = os.path.basename(path)
     elif isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
@@ -678,11 +681,14 @@ def read_trace(source: TraceSource, *, format: str | None = None, block_tokens: 
         return trace
     if format is not None and format not in FORMATS:
         raise PlanInputError("format", format, "one of " + ", ".join(FORMATS))
+    detected = format is None
     if format is None:
         text, shown = read_source(source, max_bytes=max_bytes)
         format = detect_format(text[:65536])
         source, name = io.StringIO(text), name or shown
     if format == "mooncake":
+        if detected and block_tokens is not None and block_tokens != MOONCAKE_BLOCK_TOKENS:
+            block_tokens = None  # the generic-JSONL block size does not apply to a detected Mooncake trace
         if block_tokens is not None and block_tokens != MOONCAKE_BLOCK_TOKENS:
             raise PlanInputError("block_tokens", block_tokens,
                                  f"{MOONCAKE_BLOCK_TOKENS} for Mooncake traces (their hash_ids cover 512-token blocks)")
