@@ -93,7 +93,7 @@ def parse_config_text(text: str | bytes) -> dict[str, Any]:
         raise PlanInputError("config", f"{len(text):,} bytes", f"a config.json of at most {MAX_CONFIG_BYTES:,} bytes")
     try:
         data = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, a >4,300-digit integer, deep nesting
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, >4,300 digits, deep nesting
         raise PlanInputError("config", "malformed JSON", f"valid JSON ({exc.__class__.__name__}: {exc})"[:200]) from None
     if not isinstance(data, dict):
         raise PlanInputError("config", type(data).__name__, "a JSON object ({...}) at the top level")

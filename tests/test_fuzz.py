@@ -300,8 +300,8 @@ def test_drawn_hostile_links_never_raise(page, params):
 
 
 def test_zz_inputs_tried_per_surface(capsys):
-    """Last in the file: print the inputs this session tried per surface (RELIABILITY.md quotes bench/fuzz_counts.py)."""
+    """Last in the file: print the inputs tried per surface this session (RELIABILITY.md: bench/fuzz_counts.py)."""
+    tried = ", ".join(f"{s} {fs.COUNTS[s]:,}" for s in (*fs.SURFACES, "page links (AppTest)"))
     with capsys.disabled():
-        print("\nfuzz inputs tried this session: " + ", ".join(f"{s} {fs.COUNTS[s]:,}" for s in
-                                                                 (*fs.SURFACES, "page links (AppTest)")) + "; 0 crashes")
+        print(f"\nfuzz inputs tried this session: {tried}; 0 crashes")
     assert all(fs.COUNTS[s] > 0 for s in fs.SURFACES)

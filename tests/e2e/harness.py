@@ -10,8 +10,9 @@ keyboard, one 0.01 step at a time. After every step it waits for the "Sessions p
 :func:`planner.capacity.plan` gives for *its own* inputs. A session that shows another figure is reported,
 as one of two kinds: **another session's plan** (the figure belongs to another session's HBM at some step:
 20 GiB apart, the sessions' figures never overlap) or **its own plan, not the expected one** (stale or with
-an input reset). Latency is measured from the key press to the metric showing the expected value. The server's peak memory is ``VmHWM`` (peak resident set) from
-``/proc/<pid>/status``, summed over the streamlit process and its children.
+an input reset). Latency is measured from the key press to the metric showing the expected value. The
+server's peak memory is ``VmHWM`` (peak resident set) from ``/proc/<pid>/status``, summed over the
+streamlit process and its children.
 """
 
 from __future__ import annotations
@@ -251,8 +252,10 @@ async def _session(browser, base: str, i: int, steps: int, timeout_ms: float, st
                 at = await slider.get_by_test_id("stSliderThumbValue").inner_text()
                 fig = await metric.inner_text()
                 out.shown.append(fig)
+                alerts = [t[:160] for t in await page.get_by_test_id("stAlert").all_inner_texts()]
                 out.errors.append(f"hit {hit / 100:.2f}: showed {fig!r}, expected {want!r} (slider shows {at}; "
-                                  f"link gpu={link.get('gpu')} hbm={link.get('hbm')} hit={link.get('hit')})")
+                                  f"link gpu={link.get('gpu')} hbm={link.get('hbm')} hit={link.get('hit')}; "
+                                  f"alerts {alerts})")
                 return out
             out.latencies_s.append(time.perf_counter() - t0)
         # its own link in its own address bar (Streamlit writes the URL a moment after the figures)
