@@ -227,10 +227,6 @@ def test_plan_file_of_another_version_extra_or_missing_fields():
     assert len(fs.deep(30_000)) < MAX_PLAN_FILE_BYTES
 
 
-KNOWN = "planner/probe is another engineer's; load_probe_result lets this through (see RELIABILITY.md)"
-
-
-@pytest.mark.xfail(raises=RecursionError, strict=False, reason=KNOWN)
 def test_probe_result_nested_too_deep_is_a_plan_input_error():
     from planner.probe import load_probe_result
 
@@ -238,7 +234,6 @@ def test_probe_result_nested_too_deep_is_a_plan_input_error():
         load_probe_result(fs.deep(100_000))
 
 
-@pytest.mark.xfail(raises=ValueError, strict=False, reason=KNOWN)
 def test_probe_result_with_a_huge_integer_is_a_plan_input_error():
     from planner.probe import load_probe_result
 

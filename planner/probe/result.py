@@ -304,8 +304,9 @@ def load_probe_result(data: bytes | str, *, max_bytes: int = MAX_RESULT_FILE_BYT
         raise PlanInputError("file", f"{size:,} bytes", f"a ProbeResult JSON of at most {max_bytes:,} bytes")
     try:
         raw = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise PlanInputError("file", f"{size:,} bytes", f"UTF-8 JSON ({exc.__class__.__name__}: {exc})") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # bad JSON, 4,300+ digit ints, deep nesting
+        raise PlanInputError("file", f"{size:,} bytes",
+                             f"UTF-8 JSON ({exc.__class__.__name__}: {str(exc)[:120]})") from None
     if not isinstance(raw, dict):
         raise PlanInputError("file", type(raw).__name__, "a JSON object (a ProbeResult)")
     version = raw.get("schema_version")
