@@ -72,6 +72,21 @@ def test_e2m1_fast_path_matches_bucketize_reference():
     assert torch.equal(q.e2m1_encode(values), q.e2m1_encode_reference(values))
 
 
+def test_e2m1_magic_addition_matches_reference_on_a_bit_sweep():
+    # e2m1_encode (and the CPU quantize path) round with three float32 additions of 2**22-based
+    # constants (quant._e2m1_biased_codes); against bucketize on every bit pattern within 64 ulps
+    # of each grid value and midpoint, every 977th pattern from 0 to 16, zero and the first
+    # subnormals, and the largest floats, both signs (checked once offline: every pattern below 2**25)
+    points = torch.tensor(list(q.E2M1_VALUES) + [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 7.0, 8.0])
+    near = (points.view(torch.int32).unsqueeze(1) + torch.arange(-64, 65, dtype=torch.int32)).flatten().clamp(min=0)
+    sweep = torch.arange(0, 0x41800000, 977, dtype=torch.int32)
+    tiny = torch.arange(0, 2000, dtype=torch.int32)
+    big = torch.tensor([2.0**22, 2.0**23, 2.0**24 + 2, 1e30, torch.finfo(torch.float32).max]).view(torch.int32)
+    mags = torch.cat([near, sweep, tiny, big]).view(torch.float32)
+    values = torch.cat([mags, -mags])
+    assert torch.equal(q.e2m1_encode(values), q.e2m1_encode_reference(values))
+
+
 def test_pack_unpack_round_trip_low_nibble_first():
     # [1, 2, 15] -> byte 0 = 1 | 2 << 4 = 0x21 = 33; byte 1 = 15 (odd length: high nibble 0)
     assert q.pack_fp4(torch.tensor([1, 2, 15], dtype=torch.uint8)).tolist() == [33, 15]
@@ -168,6 +183,98 @@ def test_grid_values_round_trip_exactly():
     x = torch.stack([grid, -grid])
     data, _ = q.quantize(x, "mxfp4")
     assert torch.equal(q.dequantize(data, "mxfp4", 32), x)
+
+
+def test_e4m3_bytes_to_float_via_float16_is_exact():
+    # the CPU path reads block scales back as float16 (byte << 7) x 256: every non-negative
+    # E4M3 byte but NaN (0x7F), subnormals 0x01..0x07 included
+    b = torch.arange(0, 0x7F, dtype=torch.uint8)
+    assert torch.equal(q._e4m3_values(b), b.view(torch.float8_e4m3fn).float())
+
+
+def reference_block_bytes(x, fmt_id, tensor_scale=None):
+    """nvfp4 / mxfp4 / mxfp8 bytes of ``x [rows, n]`` from the reference pieces only: float
+    amax, e4m3_round or e8m0_encode, a division-free 1 / scale, bucketize codes, pack_fp4."""
+    block = get_format(fmt_id).block_size
+    blocks = x.float().view(x.shape[0], -1, block)
+    amax = blocks.abs().amax(-1)
+    if fmt_id == "nvfp4":
+        ts = q.tensor_scale_for(x, "nvfp4") if tensor_scale is None else tensor_scale
+        scale_fp8 = q.e4m3_round(amax / 6 / ts)
+        scale = scale_fp8.float() * ts
+        inv = torch.where(scale > 0, 1 / scale, torch.zeros_like(scale))
+        scale_bytes = scale_fp8.view(torch.uint8)
+    else:
+        scale_bytes = q.e8m0_encode(amax, 2 if fmt_id == "mxfp4" else 8)
+        inv = 1 / q.e8m0_decode(scale_bytes)      # 2**(127 - code): exact
+    y = torch.copysign(blocks.abs() * inv.unsqueeze(-1), blocks).flatten(-2)
+    if fmt_id == "mxfp8":
+        codes = y.clamp(-448, 448).to(torch.float8_e4m3fn).view(torch.uint8)
+    else:
+        codes = q.pack_fp4(q.e2m1_encode_reference(y))
+    return torch.cat([codes, scale_bytes], dim=-1)
+
+
+def hard_inputs(n):
+    """Rows that probe every corner of the block formats: synthetic KV at several magnitudes,
+    zero blocks and -0.0, exact E2M1 / E4M3 ties after a power-of-two scale and their float
+    neighbours, blocks 10**6 times smaller than the others, subnormal values."""
+    gen = torch.Generator().manual_seed(7)
+    x = synthetic(96, n, seed=3)
+    zeros = x.clone()
+    zeros[:, :32] = 0.0
+    zeros[::2, 40:48] = -0.0
+    grid = torch.tensor([0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 7.5])
+    ties = grid[torch.randint(0, len(grid), (96, n), generator=gen)]
+    ties *= torch.where(torch.rand(96, n, generator=gen) < 0.5, -1.0, 1.0)
+    ties[:, ::32] = 6.0                                          # block amax 6 x 2**k
+    ties *= 2.0 ** torch.randint(-30, 30, (96, 1), generator=gen).float()
+    up = torch.nextafter(ties, torch.full_like(ties, float("inf")))
+    down = torch.nextafter(ties, torch.zeros_like(ties))
+    small = x.clone()
+    small[:, : n // 2] *= 1e-6
+    return [x, x * 1e-30, x * 1e30, zeros, ties, up, down, small, x * 1e-41]
+
+
+@pytest.mark.parametrize("fmt", ["nvfp4", "mxfp4", "mxfp8"])
+def test_cpu_block_path_equals_reference_bytes(fmt):
+    # quantize's CPU path (chunks, reused buffers, magic-addition codes, bit-built scales) writes
+    # byte for byte what the reference pieces give, for every corner input, whole and in chunks
+    # into a slice of wider entries; nvfp4 also with tensor scales from other data (block values
+    # far above 6, or many zero block scales) and one outside the path's range (the generic path)
+    scratch = q.QuantScratch()
+    for x in hard_inputs(512):
+        scales = [None]
+        if fmt == "nvfp4":
+            ts = q.tensor_scale_for(x, "nvfp4")
+            if ts < 2.0**-100:  # subnormal inputs: 1 / scale overflows in any path (out of scope)
+                continue
+            scales = [None, ts * 0.01, ts * 100, torch.tensor(2.0**-101)]
+        for ts in scales:
+            expected = reference_block_bytes(x, fmt, ts)
+            data, used = q.quantize(x, fmt, tensor_scale=ts)
+            assert torch.equal(data, expected)
+            assert q._cpu_fast_path(x, get_format(fmt), used) == (fmt != "nvfp4" or float(used) != 2.0**-101)
+            width = expected.shape[1]
+            wide = torch.zeros(x.shape[0], 3, width + 5, dtype=torch.uint8)
+            q.quantize_rows(x, fmt, out=wide[:, 1, 2:2 + width], tensor_scale=used, rows_per_chunk=37, scratch=scratch)
+            assert torch.equal(wide[:, 1, 2:2 + width], expected)
+            assert not wide[:, 0].any() and not wide[:, 2].any() and not wide[:, 1, :2].any()
+
+
+def test_cpu_block_path_other_shapes_and_dtypes():
+    # 3-D input into a non-flattenable slice (the pool's layout), bfloat16 input, 576 channels
+    # (36 nvfp4 blocks, 18 MX blocks), and a row count that leaves a partial chunk
+    x = synthetic(300, 576, seed=4).view(100, 3, 576)
+    for fmt in ("nvfp4", "mxfp4", "mxfp8"):
+        width = get_format(fmt).vector_bytes(576)
+        entries = torch.zeros(100, 3 * width + 7, dtype=torch.uint8)
+        target = entries[:, 7:].view(100, 3, width)
+        _, ts = q.quantize(x, fmt, out=target)
+        assert torch.equal(target.reshape(300, width), reference_block_bytes(x.reshape(300, 576), fmt, ts))
+        assert not entries[:, :7].any()
+        xb = x.bfloat16()
+        assert torch.equal(q.quantize(xb, fmt)[0].reshape(300, width), reference_block_bytes(xb.reshape(300, 576), fmt))
 
 
 def synthetic(rows, n, seed=0):

@@ -31,6 +31,7 @@ from planner.probe.errors import ProbeTimeoutError
 from planner.probe.layout import PoolGroup, PoolLayout
 from planner.probe.quant import (
     CUDA_CHUNK_ELEMENTS,
+    QuantScratch,
     default_rows_per_chunk,
     dequantize,
     quantize,
@@ -147,12 +148,14 @@ def _quantize_entries(xs, g: PoolGroup, scales, out) -> None:
     fmt = get_format(g.kv_format)
     rows = out.shape[0]
     offset = 0
+    scratch = QuantScratch()  # the CPU path's buffers, reused by every chunk
     for spec, x, scale in zip(g.vectors, xs, scales):
         width = spec.count * fmt.vector_bytes(spec.num_channels)
         target = out[:, offset:offset + width].view(rows, spec.count, width // spec.count)
         step = max(1, default_rows_per_chunk(x.view(rows, -1)))
         for start in range(0, rows, step):
-            quantize(x[start:start + step], g.kv_format, tensor_scale=scale, out=target[start:start + step])
+            quantize(x[start:start + step], g.kv_format, tensor_scale=scale, out=target[start:start + step],
+                     scratch=scratch)
         offset += width
 
 
@@ -273,8 +276,9 @@ def measure_quality(format_id: str, num_channels: int, role: str, *, device, see
     scale = tensor_scale_for(x, format_id)
     y = torch.empty_like(x)
     step = default_rows_per_chunk(x)
+    scratch = QuantScratch()
     for start in range(0, rows, step):
-        data, _ = quantize(x[start:start + step], format_id, tensor_scale=scale)
+        data, _ = quantize(x[start:start + step], format_id, tensor_scale=scale, scratch=scratch)
         y[start:start + step] = dequantize(data, format_id, num_channels, tensor_scale=scale)
     err = (y - x).double()
     rel = float(err.norm() / x.double().norm())
@@ -297,8 +301,10 @@ def measure_throughput(format_id: str, num_channels: int, *, device, seed: int, 
     back = torch.empty_like(x)
     dst = torch.empty_like(x)
     nbytes = x.numel() * x.element_size()
+    scratch = QuantScratch()  # work buffers, like dst for the copy: allocated once, outside the timing
     t_copy = _best_time_s(lambda: dst.copy_(x), device, repeats)
-    t_quant = _best_time_s(lambda: quantize_rows(x, format_id, out=data, tensor_scale=scale), device, repeats)
+    t_quant = _best_time_s(lambda: quantize_rows(x, format_id, out=data, tensor_scale=scale, scratch=scratch),
+                           device, repeats)
     t_deq = _best_time_s(lambda: dequantize_rows(data, format_id, num_channels, out=back, tensor_scale=scale),
                          device, repeats)
     copy_gbps, q_gbps, d_gbps = nbytes / t_copy / 1e9, nbytes / t_quant / 1e9, nbytes / t_deq / 1e9

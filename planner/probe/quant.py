@@ -22,13 +22,15 @@ share a byte, the first channel in the low nibble (the order of torchao's
 bytes can be viewed as ``torch.float4_e2m1fn_x2`` (torch >= 2.8) with
 :func:`as_float4_x2`. Rounding is to nearest, ties to the even code, saturating
 at +-6 (the OCP conversion rule). torch has no fp4 cast on the CPU, so
-quantization goes through ``uint8`` codes computed with plain tensor arithmetic
-(no per-element Python): with ``a = |y|``, the piecewise-linear map
-``g(a) = min(2a, a + 2, a/2 + 4)`` sends the eight E2M1 magnitudes to 0..7 and
-the midpoints between them to k + 0.5, so ``round(g(a))`` (round half to even)
-is the nearest code with ties to the even code; it is evaluated exactly as
-``min(round(2a), round(a) + 2, round(a/2) + 4)``. :func:`e2m1_encode_reference`
-does the same with ``torch.bucketize`` on the code table, for tests.
+quantization computes ``uint8`` codes with plain tensor arithmetic (no
+per-element Python): with ``a = |y|``, the nearest code with ties to the even
+code is ``min(RNE(2a), RNE(a) + 2, RNE(a/2) + 4, 7)`` (E2M1's grid is three
+uniform pieces: step 0.5 up to 2, step 1 up to 4, step 2 above). The generic
+path (any device) evaluates it with ``torch.round``; :func:`e2m1_encode` and
+the CPU path of the block formats with one float32 addition of a "magic"
+constant per term (:func:`_e2m1_biased_codes`): the same codes for every
+finite float32 and for +-inf. :func:`e2m1_encode_reference` does the same with
+``torch.bucketize`` on the code table, for tests.
 
 Scales:
 
@@ -41,12 +43,19 @@ Scales:
 * fp8: one FP32 per tensor (or per head), ``amax / 448``.
 
 Inputs must be finite floating-point tensors with channels in the last dim.
-Functions work on any device; on the CPU, process large tensors in row chunks
-(:func:`quantize_rows`) so that the temporaries stay in cache.
+Functions work on any device. On the CPU, nvfp4 / mxfp4 / mxfp8 take their own
+path (:func:`_quantize_blocks_cpu`): row chunks of :data:`CPU_CHUNK_ELEMENTS`
+values, buffers reused from chunk to chunk (:class:`QuantScratch`), in-place
+and ``out=`` ops, block scales built from bits, and the magic-addition codes:
+15 passes over each chunk for nvfp4 / mxfp4 (the last four write 1- or 2-byte
+data), against 22 on fresh temporaries for the generic path. It writes the
+same bytes as the generic path, which the tests check against the reference
+pieces (``bucketize`` codes, ``e4m3_round``, ``e8m0_encode``).
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 
 from planner.errors import PlanInputError
@@ -108,7 +117,68 @@ def e2m1_encode(y):
     [0, 2, 4, 6, 7, 10]
     """
     y = y.float().contiguous()
-    return _e2m1_codes_i32(y.abs(), y).to(torch.uint8)
+    t, u = torch.empty_like(y), torch.empty_like(y)
+    return _e2m1_biased_codes(y.abs(), y.view(torch.int32), t, u).bitwise_and_(0xFF).to(torch.uint8)
+
+
+_MAGIC = 2.0 ** 22
+"""float32 numbers in [2**22, 2**23) are 0.5 apart: adding this rounds to E2M1's finest step."""
+_MAGIC_BITS = 0x4A800000
+"""Bit pattern of :data:`_MAGIC` (low byte 0)."""
+_MAGIC_SAT = _MAGIC + 3.5
+"""``_MAGIC`` plus code 7 (6.0) in steps of 0.5: the saturation bound."""
+_MAGIC_TERMS: dict[str, tuple] = {}
+
+
+def _magic_terms(device):
+    """0-dim float32 tensors ``2**22 + 1`` and ``2**22 + 2`` on ``device`` (the ``input`` of
+    ``torch.add(input, a, alpha=...)``, which takes no Python number there)."""
+    key = str(device)
+    terms = _MAGIC_TERMS.get(key)
+    if terms is None:
+        terms = _MAGIC_TERMS[key] = (torch.tensor(_MAGIC + 1.0, device=device),
+                                     torch.tensor(_MAGIC + 2.0, device=device))
+    return terms
+
+
+def _e2m1_biased_codes(a, sign_bits, t, u):
+    """E2M1 codes of magnitudes ``a`` with the signs of ``sign_bits``, as int32 ``0x4A800000 +
+    code`` (``code`` in 0..15, the sign in bit 3): the low byte of each int32 is the code.
+
+    Args:
+        a: float32 magnitudes (>= 0, already divided by the block scale); left unchanged.
+        sign_bits: int32 bit patterns of the signed values (same shape; bit 31 is the sign).
+        t, u: float32 work tensors of the same shape; ``t`` receives the result (an int32 view
+            of it is returned).
+
+    Why this is exact. E2M1's magnitudes 0, 0.5, 1, 1.5 | 2, 3 | 4, 6 are three uniform
+    grids (steps 0.5, 1, 2), on which the codes are 2a, a + 2 and a/2 + 4, so the nearest
+    code with ties to the even code is ``min(RNE(2a), RNE(a) + 2, RNE(a/2) + 4, 7)``: each
+    term is monotone, equals the code on its own piece and is at least the code elsewhere.
+    Each RNE is one float32 addition: floats in [2**22, 2**23) are exactly 0.5 apart, so
+    ``a + 2**22`` is rounded by the FPU itself, to nearest with ties to even (one rounding of
+    the exact sum), to ``2**22 + RNE(2a)/2``, whose bit pattern is ``0x4A800000 + RNE(2a)``.
+    Likewise ``a/2 + (2**22 + 1)`` has the bits ``0x4A800000 + RNE(a) + 2`` and
+    ``a/4 + (2**22 + 2)`` the bits ``0x4A800000 + RNE(a/2) + 4``: ``a/2`` and ``a/4`` are exact,
+    and adding a whole number of steps (1.0 = 2 steps, 2.0 = 4) keeps the parity that
+    ties-to-even looks at. All three sums lie in one binade, so the float minimum is the
+    minimum of the codes; clamping at ``2**22 + 3.5`` saturates at code 7 (every larger ``a``,
+    up to the float32 maximum, lands there). Then the sign: ``bits >> 31`` is 0 or -1, and
+    subtracting 8 times it sets bit 3 for negative values, -0.0 included. Checked against the
+    ``bucketize`` reference on every non-negative float32 below 2**25, subnormals and all ties
+    included, and on the largest floats. Eight passes, against fourteen for the same rule
+    written as ``min(round(2a), round(a) + 2, round(a/2) + 4)`` with a separate sign step.
+    """
+    one, two = _magic_terms(a.device)
+    torch.add(a, _MAGIC, out=t)
+    torch.add(one, a, alpha=0.5, out=u)
+    torch.minimum(t, u, out=t)
+    torch.add(two, a, alpha=0.25, out=u)
+    torch.minimum(t, u, out=t)
+    t.clamp_(max=_MAGIC_SAT)
+    ti, ui = t.view(torch.int32), u.view(torch.int32)
+    torch.bitwise_right_shift(sign_bits, 31, out=ui)
+    return ti.sub_(ui, alpha=8)
 
 
 def _e2m1_codes_i32(a, sign_source):
@@ -299,7 +369,7 @@ def tensor_scale_for(x, format_id: str, dim=None):
     return torch.where(scale > 0, scale, torch.ones_like(scale))
 
 
-def quantize(x, format_id: str, *, tensor_scale=None, out=None):
+def quantize(x, format_id: str, *, tensor_scale=None, out=None, scratch=None):
     """Quantize vectors ``x [..., n]`` into the format's byte layout.
 
     Args:
@@ -308,6 +378,8 @@ def quantize(x, format_id: str, *, tensor_scale=None, out=None):
         tensor_scale: the FP32 per-tensor (or per-head, broadcastable) scale for
             nvfp4 / fp8; None computes it from ``x`` (:func:`tensor_scale_for`).
         out: optional uint8 ``[..., vector_bytes(n)]`` to write into (e.g. a pool slice).
+        scratch: optional :class:`QuantScratch` whose buffers the CPU path reuses
+            (for many calls in a row); None allocates them for this call.
 
     Returns:
         ``(data, tensor_scale)``: uint8 ``[..., vector_bytes(n)]`` and the FP32 scale
@@ -336,14 +408,18 @@ def quantize(x, format_id: str, *, tensor_scale=None, out=None):
         out.copy_(y.to(getattr(torch, dtype_name)).view(torch.uint8))
         return out, tensor_scale
 
+    if fid == "nvfp4" and tensor_scale is None:
+        tensor_scale = tensor_scale_for(x, fid)
+    if _cpu_fast_path(x, fmt, tensor_scale):
+        _quantize_blocks_cpu(x, fmt, tensor_scale, out, scratch=scratch)
+        return out, tensor_scale if fid == "nvfp4" else None
+
     cb = code_bytes(fmt, n)
     xf = x.float().contiguous()
     mags = _blocks(xf.abs(), fmt.block_size)  # [..., nb, block]; |x|, later |x| / scale
     # amax of non-negative floats on their int32 bit patterns (same order, faster reduction on the CPU)
     amax = mags.view(torch.int32).amax(dim=-1).view(torch.float32)  # [..., nb]
     if fid == "nvfp4":
-        if tensor_scale is None:
-            tensor_scale = tensor_scale_for(x, fid)
         scale_fp8 = e4m3_round(amax / E2M1_MAX / tensor_scale)
         scale = scale_fp8.float() * tensor_scale
         inv = torch.where(scale > 0, 1.0 / scale, torch.zeros_like(scale))
@@ -364,6 +440,139 @@ def quantize(x, format_id: str, *, tensor_scale=None, out=None):
         out[..., :cb].copy_(y.to(torch.float8_e4m3fn).view(torch.uint8))
     out[..., cb:].copy_(scale_bytes)
     return out, tensor_scale
+
+
+# ---------------------------------------------------------------------------
+# The CPU path of the block formats (nvfp4, mxfp4, mxfp8)
+# ---------------------------------------------------------------------------
+
+_CPU_FAST_FORMATS = ("nvfp4", "mxfp4", "mxfp8")
+_TENSOR_SCALE_RANGE = (2.0 ** -100, 2.0 ** 100)
+"""nvfp4 tensor scales the CPU path takes: every non-zero block scale (E4M3 >= 2**-9, times
+the tensor scale) is then a normal float32 whose reciprocal is finite, so a zero scale is the
+only source of an infinite reciprocal. Others go through the generic path."""
+
+
+class QuantScratch:
+    """Work buffers of the CPU path of :func:`quantize`, grown on demand and reused across
+    calls (one chunk's worth: three float32 tensors, a uint8 and an int16 one, 14 B a value,
+    7 MiB at :data:`CPU_CHUNK_ELEMENTS`). One per thread: calls through it must not overlap."""
+
+    def __init__(self) -> None:
+        self.numel = 0
+
+    def take(self, numel: int):
+        """``(a, t, u, codes, pairs)``: float32 ``[numel]`` x 3, uint8 ``[numel]``, int16 ``[numel // 2]``."""
+        if numel > self.numel:
+            self.a, self.t, self.u = (torch.empty(numel, dtype=torch.float32) for _ in range(3))
+            self.codes = torch.empty(numel, dtype=torch.uint8)
+            self.pairs = torch.empty(numel // 2, dtype=torch.int16)
+            self.numel = numel
+        return self.a[:numel], self.t[:numel], self.u[:numel], self.codes[:numel], self.pairs[:numel // 2]
+
+
+@functools.lru_cache(maxsize=None)
+def _casts_keep_low_bits() -> bool:
+    """Whether int32 -> uint8 and int16 -> uint8 casts keep the low byte (C's conversion to an
+    unsigned type; the CPU path relies on it and checks it once, vectorized lengths included)."""
+    i32 = torch.full((100,), _MAGIC_BITS + 13, dtype=torch.int32)
+    i16 = torch.full((100,), 0x0F3D, dtype=torch.int16)
+    u8 = torch.empty(100, dtype=torch.uint8)
+    return bool((u8.copy_(i32) == 13).all()) and bool((u8.copy_(i16) == 0x3D).all())
+
+
+def _cpu_fast_path(x, fmt: KVFormat, tensor_scale) -> bool:
+    """Whether :func:`_quantize_blocks_cpu` takes ``x``: a CPU floating tensor of whole blocks, a
+    single nvfp4 tensor scale in :data:`_TENSOR_SCALE_RANGE`, a little-endian machine."""
+    if fmt.id not in _CPU_FAST_FORMATS or x.device.type != "cpu" or not x.is_floating_point():
+        return False
+    n = x.shape[-1] if x.dim() else 0
+    if n == 0 or n % fmt.block_size or not _LITTLE_ENDIAN:
+        return False
+    if fmt.id == "nvfp4":
+        if not (torch.is_tensor(tensor_scale) and tensor_scale.numel() == 1
+                and tensor_scale.device.type == "cpu" and tensor_scale.is_floating_point()):
+            return False
+        if not _TENSOR_SCALE_RANGE[0] <= float(tensor_scale.detach()) <= _TENSOR_SCALE_RANGE[1]:
+            return False
+    return _casts_keep_low_bits()
+
+
+def _e4m3_values(scale_bytes, times=256.0):
+    """Non-negative E4M3 bytes -> float32 values x ``times / 256`` (exactly the values for the
+    default). The byte ``0EEEEMMM`` shifted left by 7 is the float16 ``0 0EEEE MMM0000000``:
+    the same exponent and mantissa fields, biases 15 and 7, so the float16 is the E4M3 value
+    / 2**8, subnormals included (both formats' subnormals have exponent field 0), and
+    float16 -> float32 is exact. (Vectorized casts: several times faster on the CPU than
+    ``float8_e4m3fn -> float32``.)"""
+    half = scale_bytes.to(torch.int16).bitwise_left_shift_(7).view(torch.float16)
+    return half.float().mul_(times)
+
+
+def _quantize_blocks_cpu(x, fmt: KVFormat, tensor_scale, out, *, scratch=None, rows_per_chunk=None) -> None:
+    """nvfp4 / mxfp4 / mxfp8 of ``x [..., n]`` into ``out [..., vector_bytes(n)]`` on the CPU,
+    byte for byte what the generic path of :func:`quantize` writes, in row chunks of
+    :data:`CPU_CHUNK_ELEMENTS` values through the buffers of ``scratch``."""
+    n, width = x.shape[-1], fmt.vector_bytes(x.shape[-1])
+    if tuple(out.shape) != (*x.shape[:-1], width) or out.dtype != torch.uint8:
+        raise PlanInputError("out", tuple(out.shape), f"a uint8 tensor {(*x.shape[:-1], width)} for {fmt.id}")
+    xf = x.float().contiguous().view(-1, n)
+    rows = xf.shape[0]
+    try:
+        dest, staged = out.view(rows, width), None
+    except RuntimeError:  # leading dims not flattenable (a slice of wider entries): stage, then copy
+        dest = staged = torch.empty((rows, width), dtype=torch.uint8)
+    scratch = scratch if scratch is not None else QuantScratch()
+    ts = tensor_scale.reshape(()) if fmt.id == "nvfp4" else None
+    ts256 = ts.float() * 256.0 if ts is not None else None  # exact: ts is in _TENSOR_SCALE_RANGE
+    step = rows_per_chunk or max(1, CPU_CHUNK_ELEMENTS // n)
+    with torch.no_grad():  # out= ops refuse inputs that require grad; nothing here is differentiable
+        for start in range(0, rows, step):
+            _quantize_chunk_cpu(xf[start:start + step], fmt, ts, ts256, dest[start:start + step], scratch)
+        if staged is not None:
+            out.copy_(staged.view(out.shape))
+
+
+def _quantize_chunk_cpu(x, fmt: KVFormat, ts, ts256, out, scratch: QuantScratch) -> None:
+    """One chunk of :func:`_quantize_blocks_cpu`: ``x [rows, n]`` float32 contiguous into
+    ``out [rows, width]`` (``ts``: the nvfp4 tensor scale, ``ts256`` = 256 ``ts``). Each
+    full-size step is one pass over the chunk, into a reused buffer."""
+    rows, n = x.shape
+    block = fmt.block_size
+    nb, cb = n // block, code_bytes(fmt, n)
+    a, t, u, codes, pairs = scratch.take(rows * n)
+    xv = x.view(-1)
+    mags = torch.abs(xv, out=a).view(-1, block)
+    # block amax on the int32 bit patterns: non-negative floats order like their bits, and the
+    # integer reduction is several times faster than the float one (no NaN handling)
+    amax_bits = mags.view(torch.int32).amax(dim=-1)
+    if fmt.id == "nvfp4":  # the generic path's expressions, with where() and the fp8 -> float cast replaced
+        s = torch.div(amax_bits.view(torch.float32), E2M1_MAX).div_(ts)  # e4m3_round, in place:
+        scale_bytes = s.clamp_(-E4M3_MAX, E4M3_MAX).to(torch.float8_e4m3fn).view(torch.uint8)
+        # scale = e4m3 value x ts = (value / 256) x (256 ts), one rounding of the same product;
+        # 1 / scale: a zero scale gives inf, and only it (see _TENSOR_SCALE_RANGE): make it 0
+        inv = _e4m3_values(scale_bytes, times=ts256).reciprocal_().nan_to_num_(posinf=0.0)
+    else:
+        # E8M0 code = biased exponent of amax - emax_elem, clamped (what e8m0_encode's frexp gives:
+        # a subnormal or zero amax has exponent field 0 and clamps to code 0); the inverse scale
+        # 2**(127 - code) is the float with exponent field 254 - code (>= 2: a normal float)
+        emax = E2M1_EMAX if fmt.id == "mxfp4" else E4M3_EMAX
+        code = torch.bitwise_right_shift(amax_bits, 23).sub_(emax).clamp_(0, 254)
+        scale_bytes = code.to(torch.uint8)
+        inv = torch.bitwise_left_shift(254 - code, 23).view(torch.float32)
+    inv = inv.unsqueeze(-1)
+    if fmt.element_bits == 8:  # mxfp8: x / 2**k (exact), saturated, cast to E4M3 straight into out
+        y = torch.mul(xv.view(-1, block), inv, out=t.view(-1, block)).clamp_(-E4M3_MAX, E4M3_MAX)
+        out[:, :cb].view(torch.float8_e4m3fn).copy_(y.view(rows, n))
+    else:
+        mags.mul_(inv)
+        codes.copy_(_e2m1_biased_codes(a, xv.view(torch.int32), t, u))  # int32 -> uint8 keeps the low byte
+        # two codes as one little-endian int16 (first channel in the low byte): v | v >> 4 has
+        # first | second << 4 in its low byte, which the int16 -> uint8 cast into out keeps
+        v = codes.view(torch.int16)
+        torch.bitwise_right_shift(v, 4, out=pairs).bitwise_or_(v)
+        out[:, :cb].copy_(pairs.view(rows, cb))
+    out[:, cb:].copy_(scale_bytes.view(rows, nb))
 
 
 def _pad_even(t):
@@ -405,15 +614,23 @@ def dequantize(data, format_id: str, num_channels: int, *, tensor_scale=None):
     return blocks.flatten(-2)[..., :n]
 
 
-def quantize_rows(x, format_id: str, *, out, tensor_scale=None, rows_per_chunk: int | None = None):
+def quantize_rows(x, format_id: str, *, out, tensor_scale=None, rows_per_chunk: int | None = None,
+                  scratch=None):
     """:func:`quantize` of a 2-D ``x [rows, n]`` into ``out [rows, vector_bytes(n)]``, in
-    chunks of rows (on the CPU about 256 Ki elements, so temporaries stay in cache).
+    chunks of rows (on the CPU :data:`CPU_CHUNK_ELEMENTS` values, so temporaries stay in cache).
+
+    Args:
+        scratch: optional :class:`QuantScratch` to reuse across calls (CPU block formats).
 
     Returns:
         the tensor scale used (computed once from the whole ``x`` when needed).
     """
     if tensor_scale is None:
         tensor_scale = tensor_scale_for(x, format_id)
+    fmt = probe_format(format_id)
+    if _cpu_fast_path(x, fmt, tensor_scale):  # chunks itself, through one set of buffers
+        _quantize_blocks_cpu(x, fmt, tensor_scale, out, scratch=scratch, rows_per_chunk=rows_per_chunk)
+        return tensor_scale
     rows = x.shape[0]
     step = rows_per_chunk or default_rows_per_chunk(x)
     for start in range(0, rows, step):
@@ -432,8 +649,10 @@ def dequantize_rows(data, format_id: str, num_channels: int, *, out, tensor_scal
     return out
 
 
-CPU_CHUNK_ELEMENTS = 1 << 18
-"""Elements per chunk on the CPU (256 Ki float32 = 1 MiB: temporaries stay in L2/L3)."""
+CPU_CHUNK_ELEMENTS = 1 << 19
+"""Elements per chunk on the CPU (512 Ki float32 = 2 MiB: the temporaries stay in the L3 cache;
+measured on a 2-vCPU VM, smaller chunks lose more to per-op dispatch, about 5 us an op,
+than they gain in cache, and larger ones miss the cache)."""
 CUDA_CHUNK_ELEMENTS = 1 << 25
 """Elements per chunk on a GPU (32 Mi, 128 MiB per float32 temporary: enough to keep HBM busy,
 small enough to bound the fill's scratch to about 0.8 GB)."""
