@@ -81,6 +81,13 @@ PauseDistribution = Literal["exponential", "fixed"]
 """How pauses between turns are spread: exponential with the given mean, or always the mean."""
 
 
+def _one_of(value: str, choices, *also: str) -> str:
+    """``value`` if it is one of ``also`` or ``choices``; else ValueError listing them (pydantic names the field)."""
+    if value in also or value in choices:
+        return value
+    raise ValueError("one of " + ", ".join([*also, *choices]))
+
+
 class PlanInputs(BaseModel):
     """Every input of a plan, validated at construction (also parses links and JSON).
 
@@ -157,30 +164,22 @@ class PlanInputs(BaseModel):
     @field_validator("kv_format")
     @classmethod
     def _known_format(cls, v: str) -> str:
-        if v != NATIVE and v not in FORMATS:
-            raise ValueError(f"one of native, {', '.join(FORMATS)}")
-        return v
+        return _one_of(v, FORMATS, NATIVE)
 
     @field_validator("host_link")
     @classmethod
     def _known_host_link(cls, v: str) -> str:
-        if v != AUTO and v not in HOST_LINKS:
-            raise ValueError(f"one of {AUTO}, {', '.join(HOST_LINKS)}")
-        return v
+        return _one_of(v, HOST_LINKS, AUTO)
 
     @field_validator("ssd_link")
     @classmethod
     def _known_ssd_link(cls, v: str) -> str:
-        if v != AUTO and v not in SSD_LINKS:
-            raise ValueError(f"one of {AUTO}, {', '.join(SSD_LINKS)}")
-        return v
+        return _one_of(v, SSD_LINKS, AUTO)
 
     @field_validator("weight_format")
     @classmethod
     def _known_weight_format(cls, v: str | None) -> str | None:
-        if v is not None and v not in WEIGHT_BYTES_PER_PARAM:
-            raise ValueError(f"one of {', '.join(WEIGHT_BYTES_PER_PARAM)}")
-        return v
+        return v if v is None else _one_of(v, WEIGHT_BYTES_PER_PARAM)
 
 
 def field_range(model: type[BaseModel], name: str) -> str | None:
