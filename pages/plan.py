@@ -206,8 +206,9 @@ if result.kv_source == "measured" or result.usable_kv_source == "measured":
         st.rerun()
 
 context_kv = model.estimate(inputs.context_tokens, priced_format)
-m0, m1, m2 = st.columns(3)  # three per row: "0.89 GB (0.829 GiB)" must never be cut short
-m3, m4, m5 = st.columns(3)
+m0, m1 = st.columns(2)  # two per row: "0.89 GB (0.829 GiB)" must never be cut short (3 per row was, at 1280 px)
+m2, m3 = st.columns(2)
+m4, m5 = st.columns(2)
 m0.metric(f"KV at {inputs.context_tokens:,} tokens" + (" (measured)" if result.kv_source == "measured" else ""),
           format_bytes(context_kv.kv_bytes))
 m1.metric("KV per session with output (no sharing)", format_bytes(result.session_kv_bytes))
