@@ -66,7 +66,7 @@ def main() -> None:
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("pages/frontier.py").run()
+    at.switch_page("kvplan_app/views/frontier.py").run()
     times = []
     for i in range(10):
         at.slider(key="frontier_hit_rate").set_value(round(0.05 + 0.09 * i, 2))

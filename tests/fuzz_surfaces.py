@@ -213,7 +213,7 @@ def check_plan_inputs(fields: dict) -> PlanResult | None:
 
 
 # ---------------------------------------------------------------------------
-# 2. Share links (ui.state.inputs_from_query)
+# 2. Share links (kvplan_app.state.inputs_from_query)
 # ---------------------------------------------------------------------------
 
 
@@ -226,7 +226,7 @@ def _encoded(value) -> str:
 @st.composite
 def link_params(draw) -> dict:
     """A query string as Streamlit hands it over: known, page and random keys; values of every kind."""
-    from ui.state import PAGE_PARAM, PAGE_QUERY_KEYS, query_keys
+    from kvplan_app.state import PAGE_PARAM, PAGE_QUERY_KEYS, query_keys
 
     by_key = {key: field for field, key in query_keys().items()}
     page_keys = [k for keys in PAGE_QUERY_KEYS.values() for k in keys]
@@ -247,7 +247,7 @@ def link_params(draw) -> dict:
 
 def check_link(params: dict) -> PlanResult:
     """A link always opens a plan: bad fields warn (text) and take defaults; the canonical link round-trips."""
-    from ui.state import MAX_PARAM_CHARS, PAGE_PARAM, PAGE_QUERY_KEYS, inputs_from_query, to_query
+    from kvplan_app.state import MAX_PARAM_CHARS, PAGE_PARAM, PAGE_QUERY_KEYS, inputs_from_query, to_query
 
     COUNTS["share links"] += 1
     others = frozenset({PAGE_PARAM, *(k for keys in PAGE_QUERY_KEYS.values() for k in keys)})

@@ -32,7 +32,7 @@ from planner.models import BREAKDOWN_COLUMNS, breakdown_frame
 from planner.traces import CURVE_COLUMNS, capacity_curve, read_trace, reuse_profile
 
 ROOT = Path(__file__).resolve().parents[1]
-UI_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+UI_FILES = [ROOT / "app.py", *sorted((ROOT / "kvplan_app" / "views").glob("*.py")), *sorted((ROOT / "kvplan_app").glob("*.py"))]
 HYPERLINK = '=HYPERLINK("http://x","y")'
 MARKUP = "<img src=x onerror=alert(1)>"
 UNESCAPED = re.compile(r"(?<!\\)<img|(?<!\\)!(?<!\\)\[")
@@ -174,9 +174,9 @@ def downloads(monkeypatch):
 
 
 @pytest.mark.parametrize("page,columns", [
-    ("pages/plan.py", PLAN_CSV_COLUMNS), ("pages/frontier.py", FRAME_COLUMNS),
-    ("pages/context.py", KV_CONTEXT_COLUMNS), ("pages/model.py", BREAKDOWN_COLUMNS),
-    ("pages/traces.py", CURVE_COLUMNS),
+    ("kvplan_app/views/plan.py", PLAN_CSV_COLUMNS), ("kvplan_app/views/frontier.py", FRAME_COLUMNS),
+    ("kvplan_app/views/context.py", KV_CONTEXT_COLUMNS), ("kvplan_app/views/model.py", BREAKDOWN_COLUMNS),
+    ("kvplan_app/views/traces.py", CURVE_COLUMNS),
 ])
 def test_each_pages_csv_download_is_the_documented_contract(downloads, page, columns):
     at = AppTest.from_file("../app.py", default_timeout=120)
@@ -230,7 +230,7 @@ LLAMA_8B_CONFIG = {"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_
 
 
 def test_config_model_type_and_file_name_markup_are_text():
-    at = _page("pages/model.py")
+    at = _page("kvplan_app/views/model.py")
     at.radio(key="model_source").set_value("Import config.json").run()
     config = {**LLAMA_8B_CONFIG, "model_type": MARKUP, "torch_dtype": MARKUP}
     at.file_uploader(key="model_config_file").set_value(
@@ -246,7 +246,7 @@ def test_config_model_type_and_file_name_markup_are_text():
 
 
 def test_trace_row_and_file_name_markup_are_text():
-    at = _page("pages/traces.py")
+    at = _page("kvplan_app/views/traces.py")
     at.selectbox(key="traces_sample").set_value("Upload a trace").run()
     rows = [{"timestamp_s": 0, "input_length": 10, "output_length": 1},
             {"timestamp_s": MARKUP, "input_length": 10, "output_length": 1},
@@ -265,7 +265,7 @@ def test_trace_row_and_file_name_markup_are_text():
 
 @pytest.mark.parametrize("content", [b"sample:conversation", b"/etc/passwd", b"../planner/data/traces/README.md"])
 def test_an_upload_naming_a_path_or_sample_is_read_as_content(content):
-    at = _page("pages/traces.py")
+    at = _page("kvplan_app/views/traces.py")
     at.selectbox(key="traces_sample").set_value("Upload a trace").run()
     at.file_uploader(key="traces_upload").set_value(("sample:conversation.jsonl", content, "text/plain")).run()
     assert not at.exception

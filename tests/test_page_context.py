@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 def _context_page():
     at = AppTest.from_file("../app.py", default_timeout=120)
     at.run()
-    at.switch_page("pages/context.py")
+    at.switch_page("kvplan_app/views/context.py")
     at.run()
     assert not at.exception, at.exception
     return at

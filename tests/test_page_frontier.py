@@ -13,7 +13,7 @@ def _metric(at, label_start):
 def _frontier_page():
     at = AppTest.from_file("../app.py", default_timeout=120)
     at.run()
-    at.switch_page("pages/frontier.py")
+    at.switch_page("kvplan_app/views/frontier.py")
     at.run()
     assert not at.exception, at.exception
     return at
@@ -60,7 +60,7 @@ def test_no_output_tokens_says_rate_is_undefined():
     at = AppTest.from_file("../app.py", default_timeout=120)
     at.run()
     at.number_input(key="plan_output_tokens").set_value(0).run()
-    at.switch_page("pages/frontier.py").run()
+    at.switch_page("kvplan_app/views/frontier.py").run()
     assert not at.exception
     assert _metric(at, "Request rate per GPU") == "undefined"
 

@@ -15,7 +15,7 @@ def _metric(at, label_start):
 def _model_page():
     at = AppTest.from_file("../app.py", default_timeout=60)
     at.run()
-    at.switch_page("pages/model.py")
+    at.switch_page("kvplan_app/views/model.py")
     at.run()
     assert not at.exception, at.exception
     return at

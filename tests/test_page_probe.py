@@ -16,7 +16,7 @@ from test_probe_layout import result_dict  # noqa: E402  (the hand-written V4.1 
 def _probe_page():
     at = AppTest.from_file("../app.py", default_timeout=120)
     at.run()
-    at.switch_page("pages/probe.py")
+    at.switch_page("kvplan_app/views/probe.py")
     at.run()
     assert not at.exception, at.exception
     return at

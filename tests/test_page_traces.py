@@ -17,7 +17,7 @@ def _metric(at, label_start):
 def _traces_page():
     at = AppTest.from_file("../app.py", default_timeout=60)
     at.run()
-    at.switch_page("pages/traces.py")
+    at.switch_page("kvplan_app/views/traces.py")
     at.run()
     assert not at.exception, at.exception
     return at
@@ -65,7 +65,7 @@ def test_use_this_hit_rate_sets_the_plan():
     at.button(key="traces_use_hit_rate").click().run()
     assert not at.exception, at.exception
     assert at.session_state["plan_inputs"].hit_rate == expected == 0.65
-    at.switch_page("pages/plan.py")
+    at.switch_page("kvplan_app/views/plan.py")
     at.run()
     assert not at.exception, at.exception
     assert at.slider(key="plan_hit_rate").value == expected

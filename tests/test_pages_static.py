@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]
+SCRIPTS = sorted((ROOT / "kvplan_app" / "views").glob("*.py")) + [ROOT / "app.py"]
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)

@@ -1,6 +1,6 @@
 """URL state: every plan input in the link, parsed by PlanInputs; tampered links warn and fall back per field.
 
-Pure codec tests first (ui.state without a session), then AppTests of the router
+Pure codec tests first (kvplan_app.state without a session), then AppTests of the router
 (app.py): share links, page switches, the HBM slider round trip, bad input.
 """
 
@@ -21,8 +21,8 @@ from planner.errors import PlanInputError
 from planner.formats import FORMATS
 from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.tiers import AUTO, HOST_LINKS, SSD_LINKS
-from ui.share import share_url
-from ui.state import (
+from kvplan_app.share import share_url
+from kvplan_app.state import (
     FIELDS_BY_KEY,
     MAX_PARAM_CHARS,
     PAGE_PARAM,
@@ -364,7 +364,7 @@ def test_page_switches_keep_the_link():
     """AppTest keeps the query across switch_page; the browser test checks Streamlit's clearing and the restore."""
     at = _app({**LINK, "m_tp": "2"})
     before = dict(at.query_params)
-    for page in ("pages/model.py", "pages/frontier.py", "pages/context.py", "pages/traces.py", "pages/plan.py"):
+    for page in ("kvplan_app/views/model.py", "kvplan_app/views/frontier.py", "kvplan_app/views/context.py", "kvplan_app/views/traces.py", "kvplan_app/views/plan.py"):
         at.switch_page(page).run()
         assert not at.exception, (page, [e.message for e in at.exception])
         for key in LINK:
@@ -375,13 +375,13 @@ def test_page_switches_keep_the_link():
 
 def test_every_key_a_page_registers_is_declared_in_page_query_keys():
     """A key only registered when its page runs would be reported unknown on a link opened elsewhere."""
-    import ui.state
+    import kvplan_app.state
 
     at = _app()
-    for page in sorted(p.name for p in (ROOT / "pages").glob("*.py")):
-        at.switch_page(f"pages/{page}").run()
+    for page in sorted(p.name for p in (ROOT / "kvplan_app" / "views").glob("*.py")):
+        at.switch_page(f"kvplan_app/views/{page}").run()
     declared = {k for keys in PAGE_QUERY_KEYS.values() for k in keys}
-    assert set(ui.state._RUNTIME_PAGE_KEYS) <= declared, "add the page's keys to ui.state.PAGE_QUERY_KEYS"
+    assert set(kvplan_app.state._RUNTIME_PAGE_KEYS) <= declared, "add the page's keys to kvplan_app.state.PAGE_QUERY_KEYS"
 
 
 def test_a_link_opens_the_page_it_names():

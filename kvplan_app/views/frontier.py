@@ -1,8 +1,8 @@
 """Frontier page: sessions per GPU and request rate over accelerators, context lengths and hit rates.
 
-Reads the shared plan (``ui.state.current_inputs``); its own widgets use
+Reads the shared plan (``kvplan_app.state.current_inputs``); its own widgets use
 ``frontier_`` keys and its own link parameters (``fgpus``, ``fctx``, ``fhit``,
-``fheat``, ``fscale``) are registered with ``ui.state.register_page_keys``.
+``fheat``, ``fscale``) are registered with ``kvplan_app.state.register_page_keys``.
 All arithmetic is in ``planner.frontier`` (one vectorized grid per run).
 """
 
@@ -25,7 +25,7 @@ from planner.figures import (
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
 from planner.units import format_bytes
-from ui.state import current_inputs, register_page_keys, show_error
+from kvplan_app.state import current_inputs, register_page_keys, show_error
 
 FRONTIER_QUERY_KEYS = {"gpus": "fgpus", "max_context_tokens": "fctx", "hit_rate": "fhit",
                        "heatmap_gpu": "fheat", "scale_throughput": "fscale"}

@@ -6,7 +6,7 @@ behind a reverse proxy too. Without it (``AppTest``) the link falls back to the
 ``Host`` header, then to a relative link.
 
 Links point at the app's root and name the page with ``page=<url_path>``
-(:data:`ui.state.PAGE_PARAM`): in Streamlit 1.67 a deep link to ``/model`` is
+(:data:`kvplan_app.state.PAGE_PARAM`): in Streamlit 1.67 a deep link to ``/model`` is
 served from the ``pages/`` folder without running ``app.py``, so it would skip
 the router and the link parsing; the root always runs ``app.py``.
 """
@@ -18,7 +18,7 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from ui.state import PAGE_PARAM, wanted_query
+from kvplan_app.state import PAGE_PARAM, wanted_query
 
 
 def share_url(root: str | None, params: Mapping[str, str], page: str = "") -> str:

@@ -1,6 +1,6 @@
 """GB vs context: KV bytes of one sequence for several models, against an accelerator's HBM.
 
-Reads the shared plan (``ui.state.current_inputs``) for the defaults and the
+Reads the shared plan (``kvplan_app.state.current_inputs``) for the defaults and the
 usable-KV line; its own widgets use ``context_`` keys. Arithmetic lives in
 ``planner.frontier`` and ``planner.capacity``.
 """
@@ -16,7 +16,7 @@ from planner.export import CSV_MIME, to_csv_bytes
 from planner.figures import kv_vs_context_models_figure
 from planner.frontier import context_axis, kv_context_frame, longest_context_that_fits
 from planner.units import format_bytes
-from ui.state import current_inputs, escape_markdown
+from kvplan_app.state import current_inputs, escape_markdown
 
 SEED_MODEL = "deepseek-v4.1-flash"
 

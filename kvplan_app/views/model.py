@@ -26,7 +26,7 @@ from planner.formats import FORMATS, get_format
 from planner.kv import check_tp
 from planner.models import NATIVE, breakdown_frame, coefficient_check, how_computed
 from planner.units import format_bytes, gib_to_bytes, parse_tokens
-from ui.state import escape_markdown, register_page_keys
+from kvplan_app.state import escape_markdown, register_page_keys
 
 LINK_KEYS = {"model": "m_model", "fmt": "m_fmt", "tp": "m_tp", "pp": "m_pp", "ctx": "m_ctx"}
 register_page_keys(*LINK_KEYS.values())

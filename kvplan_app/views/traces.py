@@ -1,7 +1,7 @@
 """Traces page: measured prefix-cache hit rates from a request trace, at the plan's usable KV.
 
 Thin: ``planner.traces`` reads, replays and draws; this page gathers inputs
-(trace, TTL; model and GPU are the plan's, shared through ``ui.state``),
+(trace, TTL; model and GPU are the plan's, shared through ``kvplan_app.state``),
 calls the library and renders. Widget keys start with ``traces_``; link keys
 with ``t_``.
 """
@@ -24,7 +24,7 @@ from planner.traces.figures import (
 )
 from planner.traces.readers import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes
-from ui.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, update_inputs
+from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, update_inputs
 
 LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
 register_page_keys(*LINK_KEYS.values())

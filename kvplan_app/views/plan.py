@@ -12,7 +12,7 @@ from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
 from planner.units import GiB, format_bytes, parse_tokens, to_gb
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
-from ui.state import current_inputs, escape_markdown, load_inputs, set_inputs, show_link_warnings, update_inputs
+from kvplan_app.state import current_inputs, escape_markdown, load_inputs, set_inputs, show_link_warnings, update_inputs
 
 st.title("KV-cache plan")
 show_link_warnings()

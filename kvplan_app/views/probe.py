@@ -2,7 +2,7 @@
 measure its real bytes, or read a ProbeResult JSON measured on another machine.
 
 Thin: the probe, its validation and the measured plan come from ``planner.probe``
-and ``planner.capacity``; the plan's inputs are shared through ``ui.state``.
+and ``planner.capacity``; the plan's inputs are shared through ``kvplan_app.state``.
 Widget keys start with ``probe_``.
 """
 
@@ -24,7 +24,7 @@ from planner.probe import (
 from planner.probe.apply import formats_frame, groups_frame, measured_model
 from planner.probe.layout import MAX_PROBE_TOKENS
 from planner.units import GiB, format_bytes, parse_tokens
-from ui.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
+from kvplan_app.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
 
 UI_TIME_LIMIT_S = 60.0
 # A probe started from the page stops after this many seconds.

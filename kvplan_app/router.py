@@ -1,0 +1,56 @@
+"""The dashboard's router: page list, shared sidebar, link state around the page.
+
+Both entry scripts call :func:`main`: ``app.py`` in a checkout
+(``streamlit run app.py``) and ``kvplan_app/app.py`` in an installed wheel
+(``kvplan serve``). Pages are given as absolute paths to the scripts in
+``kvplan_app/views/``, so the router works wherever the entry script lives.
+The folder is not called ``pages/``: next to a main script, Streamlit treats a
+``pages/`` folder as a legacy multipage app and serves its files without the
+router when a URL names them directly.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+import streamlit as st
+
+from kvplan_app.share import render_share_link
+from kvplan_app.state import pending_link_warnings, remember_query, restore_query, show_link_warnings
+
+VIEWS = files("kvplan_app") / "views"
+"""Folder of the page scripts (a filesystem path: the package is installed unzipped)."""
+
+
+def pages() -> list:
+    """The app's pages, in sidebar order; the first is the default (served at ``/``)."""
+    return [
+        st.Page(VIEWS / "plan.py", title="Plan", icon="🧮", default=True, url_path="plan"),
+        st.Page(VIEWS / "model.py", title="Model", url_path="model"),
+        st.Page(VIEWS / "traces.py", title="Traces", icon="📈", url_path="traces"),
+        st.Page(VIEWS / "frontier.py", title="Frontier", url_path="frontier"),
+        st.Page(VIEWS / "context.py", title="GB vs context", url_path="context"),
+        st.Page(VIEWS / "probe.py", title="Live probe", icon="🔬", url_path="probe"),
+    ]
+
+
+def main() -> None:
+    """Run one rerun of the app: configure, navigate, run the page, write the link state back."""
+    st.set_page_config(page_title="kvplan: KV-cache capacity planner", page_icon="🧮", layout="wide")
+    page_list = pages()
+    nav = st.navigation(page_list)
+    # First run: read the link (and open the page it names). After a page switch, which clears the query string in
+    # Streamlit 1.67, put the session's inputs back into the URL.
+    linked = restore_query(nav.url_path, [p.url_path for p in page_list])
+    if linked is not None:
+        st.switch_page(next(p for p in page_list if p.url_path == linked))
+    with st.sidebar:
+        st.caption("GB = 10^9 B · GiB = 2^30 B. Figures are per GPU unless marked per replica.")
+    notices = st.container()  # link warnings the page did not show itself go on top
+    nav.run()
+    remember_query()  # what the page wrote under its own keys survives the next page switch
+    if pending_link_warnings():
+        with notices:
+            show_link_warnings()
+    with st.sidebar:
+        render_share_link(nav.url_path)
