@@ -22,7 +22,7 @@ from planner.traces import (
 from planner.traces.figures import (
     arrivals_figure, cache_bytes_figure, capacity_curve_figure, concurrency_figure, lengths_figure, ttl_curve_figure,
 )
-from planner.traces.readers import FORMATS, MOONCAKE_BLOCK_TOKENS
+from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, update_inputs
 

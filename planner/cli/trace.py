@@ -20,7 +20,7 @@ from planner.traces import (
     FORMATS, capacity_curve, concurrency, kv_bytes_per_token_for, read_trace, replay, reuse_profile, summarize,
     typical_context_tokens,
 )
-from planner.traces.readers import MAX_BLOCK_TOKENS
+from planner.traces.rows import MAX_BLOCK_TOKENS
 from planner.traces.samples import SAMPLES
 from planner.traces.stack import MAX_CAPACITY_BLOCKS, blocks_for_bytes
 from planner.units import GB, GiB, format_bytes, gib_to_bytes

@@ -1,8 +1,12 @@
 """Measured prefix-cache hit rates: replay request traces through a cache of a given size and TTL.
 
+* :mod:`~planner.traces.load`: :func:`read_trace`, any file or bundled sample.
 * :mod:`~planner.traces.readers`: Mooncake JSONL, Azure CSV and a generic
-  JSONL (documented there and in ``docs/traces.md``) into a :class:`Trace`;
-  malformed rows are counted, never fatal.
+  JSONL, also as Parquet, plain, gzip or zstd (documented there and in
+  ``docs/traces.md``) into a :class:`Trace`; malformed rows are counted,
+  never fatal. :mod:`~planner.traces.sources` streams the bytes,
+  :mod:`~planner.traces.rows` checks and collects rows,
+  :mod:`~planner.traces.trace` holds the :class:`Trace`.
 * :mod:`~planner.traces.samples`: the bundled traces (``sample:conversation``,
   ``sample:synthetic``, ``sample:azure-conv``, ``sample:azure-code``).
 * :mod:`~planner.traces.replay`: the reference replay (LRU + TTL, one pass per
@@ -11,16 +15,18 @@
   curve from one pass of LRU stack distances (Mattson et al., IBM Systems
   Journal, 1970) under the prefix rule (longest leading run of cached blocks;
   Qin et al., Mooncake, FAST '25).
+* :mod:`~planner.traces.kernels`: the compiled loops (numba): Fenwick-tree
+  stack distances, sampling hash.
 * :mod:`~planner.traces.arrivals`: lengths, arrival rates, concurrency over time.
 * :mod:`~planner.traces.figures`: plotly figures (pure functions, ``go.Figure``).
 
-Pure Python with numpy and pandas; no Streamlit.
+numpy, pandas, pyarrow and numba; no Streamlit.
 """
 
 from planner.traces.arrivals import Concurrency, TraceSummary, arrivals_per_minute, concurrency, summarize
-from planner.traces.readers import (
-    FORMATS, MAX_TRACE_BYTES, MalformedRows, Trace, read_azure, read_jsonl, read_mooncake, read_trace,
-)
+from planner.traces.load import read_trace
+from planner.traces.readers import MAX_TRACE_BYTES, read_azure, read_jsonl, read_mooncake
+from planner.traces.trace import FORMATS, MalformedRows, Trace
 from planner.traces.replay import NOT_MEASURABLE, ReplayResult, reference_curve, replay
 from planner.traces.samples import SAMPLES, load_sample
 from planner.traces.sizing import kv_bytes_per_token_for, typical_context_tokens

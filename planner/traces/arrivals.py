@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from planner.errors import PlanInputError
-from planner.traces.readers import Trace
+from planner.traces.trace import Trace
 
 SECONDS_PER_MINUTE = 60
 """Seconds in a minute (bins of :func:`arrivals_per_minute`)."""

@@ -21,19 +21,12 @@ the blocks used less than ``ttl_s`` ago. A block hits iff ``d <= C`` and its
 *age* (seconds since its previous reference) is ``< ttl_s``; the running
 maximum of ages over the leading run applies as for distances.
 
-Computing the distances. With ``prev[t]`` the previous reference to the block
-referenced at ``t`` (flattened reference order), the distinct blocks strictly
-between ``prev[t]`` and ``t`` are the positions ``s`` there that are the last
-reference to their block before ``t``; each non-last position ``s`` has a next
-reference ``u < t`` with ``prev[u] = s > prev[t]``. Hence::
-
-    d[t] = t - prev[t] - #{u < t : prev[u] > prev[t]}
-
-The count is the classic per-element inversion count: the Fenwick-tree-over-
-last-access-times method (Bennett and Kruskal, 1975; Almási, Caşcaval and
-Padua, 2002) computes it online in O(log n) per reference. Here it is computed
-offline, bit by bit from the most significant (a wavelet tree), with O(n)
-numpy work per bit: O(n log n) in total, vectorized.
+Computing the distances: online, with a Fenwick tree over reference
+positions holding a 1 at the last reference of each block (Bennett and
+Kruskal, 1975; Almási, Caşcaval and Padua, 2002), O(log n) per reference,
+compiled with numba (:mod:`planner.traces.kernels`). Memory: 16 bytes per
+reference for the result (int64 distance, float64 age), 4 for the tree while
+it runs, 8 per distinct block.
 
 Conventions (the same as :func:`planner.traces.replay.replay`, which checks
 them by brute force):
@@ -57,14 +50,13 @@ import numpy as np
 import pandas as pd
 
 from planner.errors import PlanInputError
-from planner.traces.readers import Trace
+from planner.traces.kernels import COLD, MAX_REFS, run_distances
+from planner.traces.trace import Trace
 from planner.units import GB, GiB
 
 Progress = Callable[[float, str], None]
 """Progress callback: ``(fraction done in [0, 1], what is being done)``."""
 
-COLD: int = np.iinfo(np.int64).max
-"""Run distance of a block that can never hit (first reference, or after one): int64 max."""
 
 MAX_CAPACITY_BLOCKS: int = 10**15
 """Largest capacity accepted, blocks."""
@@ -154,73 +146,6 @@ def blocks_for_bytes(capacity_bytes: float, kv_bytes_per_token: float, block_tok
 
 
 # ---------------------------------------------------------------------------
-# Vectorized kernels
-# ---------------------------------------------------------------------------
-
-
-def count_earlier_greater(values: np.ndarray, progress: Progress | None = None) -> np.ndarray:
-    """For each ``t``, the number of ``s < t`` with ``values[s] > values[t]``.
-
-    Offline, bit by bit from the most significant bit (a wavelet tree): the
-    elements are kept ordered by (value's higher bits, index); at each bit an
-    element with bit 0 counts the earlier elements of its group with bit 1, then
-    each group is stably split into its 0s and 1s. O(n) numpy work per bit.
-
-    Args:
-        values: shape (n,), non-negative integers.
-        progress: optional callback, called once per bit.
-
-    Returns:
-        Shape (n,), int64.
-
-    >>> count_earlier_greater(np.array([3, 1, 2, 0, 2])).tolist()
-    [0, 1, 1, 3, 1]
-    """
-    v = np.asarray(values, dtype=np.int64)
-    n = v.shape[0]
-    counts = np.zeros(n, dtype=np.int64)
-    if n == 0:
-        return counts
-    if v.min() < 0:
-        raise ValueError("values must be non-negative")
-    num_bits = int(v.max()).bit_length()
-    order = np.arange(n, dtype=np.int64)
-    positions = np.arange(n, dtype=np.int64)
-    for k, b in enumerate(range(num_bits - 1, -1, -1)):
-        vo = v[order]
-        bit = (vo >> b) & 1
-        hi = vo >> (b + 1)
-        starts_mask = np.empty(n, dtype=bool)
-        starts_mask[0] = True
-        np.not_equal(hi[1:], hi[:-1], out=starts_mask[1:])
-        starts = np.flatnonzero(starts_mask)
-        group = np.cumsum(starts_mask) - 1
-        group_start = starts[group]
-        ones_incl = np.cumsum(bit)
-        ones_excl = ones_incl - bit
-        ones_before = ones_excl - ones_excl[starts][group]   # earlier 1s in this group
-        zero = bit == 0
-        counts[order[zero]] += ones_before[zero]
-        # Stable split of each group: 0s first, then 1s.
-        zeros_before = (positions - group_start) - ones_before
-        ends = np.append(starts[1:], n)
-        zeros_in_group = (ends - starts) - (ones_incl[ends - 1] - ones_excl[starts])
-        new_pos = np.where(zero, group_start + zeros_before, group_start + zeros_in_group[group] + ones_before)
-        new_order = np.empty_like(order)
-        new_order[new_pos] = order
-        order = new_order
-        if progress is not None:
-            progress((k + 1) / num_bits, "stack distances")
-    return counts
-
-
-def _segment_cummax_int(values: np.ndarray, segment: np.ndarray, bound: int) -> np.ndarray:
-    """Running maximum within segments (``segment`` non-decreasing); values in [0, bound)."""
-    offset = segment.astype(np.int64) * bound
-    return np.maximum.accumulate(values + offset) - offset
-
-
-# ---------------------------------------------------------------------------
 # Profile
 # ---------------------------------------------------------------------------
 
@@ -233,15 +158,24 @@ class ReuseProfile:
         trace_name: the trace's name.
         block_tokens: tokens per block.
         num_requests: requests.
-        num_block_refs: block references.
-        num_unique_blocks: distinct blocks.
-        num_input_tokens: prompt tokens of all requests (the token denominator).
+        num_block_refs: block references (of the sample, when sampled).
+        num_unique_blocks: distinct blocks (of the sample, when sampled).
+        num_input_tokens: the token denominator: prompt tokens of all requests
+            (when sampled: the sampled blocks' tokens plus ``sample_rate`` x
+            the tokens no hash covers).
         run_distance_blocks: shape (num_block_refs,), int64: the smallest
             capacity, in blocks, at which the reference hits with no TTL
-            (:data:`COLD` if it never can).
+            (:data:`COLD` if it never can); in sampled blocks when sampled.
         run_age_s: shape (num_block_refs,), float64: the reference hits under
             TTL ``ttl_s`` iff ``run_age_s < ttl_s`` (``inf`` if it never can).
-        ref_tokens: shape (num_block_refs,), int64: real tokens in each block.
+        partial_refs: shape (k,), int64, increasing: the references whose
+            block is partial (a request's last block, short of ``block_tokens``).
+        partial_tokens: shape (k,), int64: real tokens in those blocks (every
+            other block holds ``block_tokens``).
+        sample_rate: fraction of blocks kept by spatial hash sampling (1 =
+            exact); a capacity of ``C`` blocks is evaluated as
+            ``floor(C * sample_rate)`` sampled blocks (SHARDS, Waldspurger et
+            al., FAST '15).
     """
 
     trace_name: str
@@ -252,21 +186,51 @@ class ReuseProfile:
     num_input_tokens: int
     run_distance_blocks: np.ndarray
     run_age_s: np.ndarray
-    ref_tokens: np.ndarray
+    partial_refs: np.ndarray
+    partial_tokens: np.ndarray
+    sample_rate: float = 1.0
+
+    @property
+    def sampled(self) -> bool:
+        """True when the profile comes from a hash-sampled trace (figures are estimates)."""
+        return self.sample_rate < 1.0
+
+    @property
+    def ref_tokens(self) -> np.ndarray:
+        """Shape (num_block_refs,), int64: real prompt tokens in each referenced block (built on demand)."""
+        tokens = np.full(self.num_block_refs, self.block_tokens, dtype=np.int64)
+        tokens[self.partial_refs] = self.partial_tokens
+        return tokens
 
     @property
     def saturation_blocks(self) -> int:
-        """Smallest capacity (blocks) with the unlimited-capacity hit count, no TTL (0 if nothing hits)."""
+        """Smallest capacity (blocks) with the unlimited-capacity hit count, no TTL (0 if nothing hits).
+
+        Sampled: the sampled saturation scaled up by ``1 / sample_rate``.
+        """
         finite = self.run_distance_blocks[self.run_distance_blocks != COLD]
-        return int(finite.max()) if finite.size else 0
+        top = int(finite.max()) if finite.size else 0
+        return top if not self.sampled else int(math.ceil((top + 1) / self.sample_rate))
+
+    def sampled_capacity(self, capacities_blocks: np.ndarray) -> np.ndarray:
+        """Capacities in blocks -> the thresholds compared with run distances (same array when exact)."""
+        caps = np.asarray(capacities_blocks, dtype=np.int64)
+        if not self.sampled:
+            return caps
+        return np.floor(caps.astype(np.float64) * self.sample_rate).astype(np.int64)
 
     def _mask(self, capacity_blocks: int | None, ttl_s: float | None) -> np.ndarray:
         mask = self.run_distance_blocks != COLD
         if capacity_blocks is not None:
-            mask &= self.run_distance_blocks <= capacity_blocks
+            mask &= self.run_distance_blocks <= int(self.sampled_capacity(np.array([capacity_blocks]))[0])
         if ttl_s is not None:
             mask &= self.run_age_s < ttl_s
         return mask
+
+    def _hit_tokens(self, mask: np.ndarray) -> int:
+        """Tokens in the references selected by ``mask``: full blocks less each partial block's shortfall."""
+        short = self.block_tokens - self.partial_tokens
+        return int(np.count_nonzero(mask)) * self.block_tokens - int(short[mask[self.partial_refs]].sum())
 
     def hits(self, capacity_blocks: int | None = None, ttl_s: float | None = None) -> HitRates:
         """Hit counts at one capacity (blocks; None = unlimited) and TTL (s; None = none).
@@ -281,7 +245,7 @@ class ReuseProfile:
             capacity_blocks=capacity_blocks, ttl_s=ttl_s, num_requests=self.num_requests,
             num_block_refs=self.num_block_refs, num_unique_blocks=self.num_unique_blocks,
             num_hit_blocks=int(np.count_nonzero(mask)), num_input_tokens=self.num_input_tokens,
-            num_hit_tokens=int(self.ref_tokens[mask].sum()),
+            num_hit_tokens=self._hit_tokens(mask), sample_rate=self.sample_rate,
         )
 
 
@@ -296,6 +260,8 @@ class HitRates:
         num_hit_blocks: block references that hit.
         num_input_tokens: prompt tokens (denominator of the token hit rate).
         num_hit_tokens: prompt tokens in hit blocks.
+        sample_rate: 1 for exact counts; below 1 the counts are of a
+            hash-sampled trace and the rates are estimates.
     """
 
     capacity_blocks: int | None
@@ -306,6 +272,7 @@ class HitRates:
     num_hit_blocks: int
     num_input_tokens: int
     num_hit_tokens: int
+    sample_rate: float = 1.0
 
     @property
     def block_hit_rate(self) -> float:
@@ -333,59 +300,59 @@ def require_hashes(trace: Trace) -> None:
 def reuse_profile(trace: Trace, progress: Progress | None = None) -> ReuseProfile:
     """Stack distances, ages and their leading-run maxima for every block reference.
 
-    One pass: O(n log n) vectorized (n = block references); the Mooncake
-    conversation trace (288,500 references) takes a fraction of a second.
+    One pass, O(n log n) (n = block references) with a Fenwick tree
+    (:func:`planner.traces.kernels.run_distances`); memory: the result's 16
+    bytes per reference plus 4 (tree) while it runs, and 8 per distinct block.
 
     Args:
-        trace: a trace with prefix hashes.
-        progress: optional callback ``(fraction, label)``.
+        trace: a trace with prefix hashes (hash-sampled when
+            ``trace.sample_rate < 1``: the profile is then an estimate).
+        progress: optional callback ``(fraction, label)``, called at the start and the end.
 
     Raises:
-        PlanInputError: the trace has no prefix hashes.
+        PlanInputError: the trace has no prefix hashes, or more than
+            :data:`planner.traces.kernels.MAX_REFS` block references.
     """
     require_hashes(trace)
-    ids = trace.block_ids
-    n = ids.shape[0]
-    counts = trace.num_blocks
-    req = np.repeat(np.arange(trace.num_requests, dtype=np.int64), counts)
-    ref_time = trace.arrival_s[req]
-    # Previous reference to the same block (-1 for a first reference).
-    order = np.argsort(ids, kind="stable")
-    same = ids[order[1:]] == ids[order[:-1]]
-    prev = np.full(n, -1, dtype=np.int64)
-    prev[order[1:][same]] = order[:-1][same]
+    n = trace.num_block_refs
+    if n > MAX_REFS:
+        raise PlanInputError("trace", f"{n:,} block references",
+                             f"at most {MAX_REFS:,} for an exact curve; sample it (--sample-rate)")
     if progress is not None:
         progress(0.0, "stack distances")
-    # Only warm references matter on both sides of the count (a first reference has
-    # prev = -1, never greater); their prev positions are distinct, so rank them densely.
-    warm = prev >= 0
-    warm_at = np.flatnonzero(warm)
-    marked = np.zeros(n, dtype=bool)
-    marked[prev[warm_at]] = True
-    rank = (np.cumsum(marked) - 1)[prev[warm_at]]
-    later_newer = np.zeros(n, dtype=np.int64)
-    later_newer[warm_at] = count_earlier_greater(rank, progress)
-    t = np.arange(n, dtype=np.int64)
-    cold_mark = n + 1                      # larger than any distance (<= n)
-    dist = np.where(warm, t - prev - later_newer, cold_mark)
-    run_dist = _segment_cummax_int(dist, req, cold_mark + 1)
-    run_dist = np.where(run_dist == cold_mark, COLD, run_dist)
-    # Ages: exact float differences, the same arithmetic as the reference replay.
-    age = np.full(n, np.inf)
-    age[warm] = ref_time[warm] - ref_time[prev[warm]]
-    uniq, rank = np.unique(age, return_inverse=True)
-    run_rank = _segment_cummax_int(rank.reshape(-1).astype(np.int64), req, uniq.shape[0])
-    run_age = uniq[run_rank]
+    ids = trace.block_ids
+    if n and (int(ids.min()) < 0 or int(ids.max()) >= trace.id_space):   # the compiled loop does not bound-check
+        raise PlanInputError("trace.block_ids", f"[{int(ids.min())}, {int(ids.max())}]",
+                             f"ids in [0, id_space = {trace.id_space:,})")
+    run_dist, run_age = run_distances(trace.block_offsets, ids, trace.arrival_s, max(trace.id_space, 1))
     if progress is not None:
         progress(1.0, "stack distances")
-    for a in (run_dist, run_age):
+    partial_refs, partial_tokens = trace.partial_blocks()
+    for a in (run_dist, run_age, partial_refs, partial_tokens):
         a.flags.writeable = False
     return ReuseProfile(
         trace_name=trace.name, block_tokens=int(trace.block_tokens), num_requests=trace.num_requests,
         num_block_refs=n, num_unique_blocks=trace.num_unique_blocks,
-        num_input_tokens=int(trace.input_tokens.sum()), run_distance_blocks=run_dist, run_age_s=run_age,
-        ref_tokens=trace.ref_tokens(),
+        num_input_tokens=trace.token_denominator(), run_distance_blocks=run_dist, run_age_s=run_age,
+        partial_refs=partial_refs, partial_tokens=partial_tokens, sample_rate=trace.sample_rate,
     )
+
+
+def _sorted_hits(keys: np.ndarray, profile: ReuseProfile, mask: np.ndarray,
+                 thresholds: np.ndarray, side: str) -> tuple[np.ndarray, np.ndarray]:
+    """Hit blocks and tokens at each threshold: references in ``mask`` whose key is <= (side right)
+    or < (side left) the threshold. Sorts a copy of the keys (8 B per reference), not an argsort."""
+    sel = keys[mask]
+    sel.sort()
+    hit_blocks = np.searchsorted(sel, thresholds, side=side).astype(np.int64)
+    pmask = mask[profile.partial_refs]
+    pkeys = keys[profile.partial_refs][pmask]
+    short = (profile.block_tokens - profile.partial_tokens)[pmask]
+    porder = np.argsort(pkeys, kind="stable")
+    short_cum = np.concatenate([[0], np.cumsum(short[porder])])
+    pidx = np.searchsorted(pkeys[porder], thresholds, side=side)
+    hit_tokens = hit_blocks * profile.block_tokens - short_cum[pidx]
+    return hit_blocks, hit_tokens.astype(np.int64)
 
 
 def default_capacities(profile: ReuseProfile, num_points: int = 64) -> np.ndarray:
@@ -421,13 +388,8 @@ def capacity_curve(profile: ReuseProfile, capacities_blocks: Sequence[int] | np.
     caps = default_capacities(profile) if capacities_blocks is None else _check_capacities(capacities_blocks)
     per_token = None if kv_bytes_per_token is None else check_kv_bytes_per_token(kv_bytes_per_token)
     mask = profile._mask(None, ttl_s)
-    rd = profile.run_distance_blocks[mask]
-    order = np.argsort(rd, kind="stable")
-    rd_sorted = rd[order]
-    tok_cum = np.concatenate([[0], np.cumsum(profile.ref_tokens[mask][order])])
-    idx = np.searchsorted(rd_sorted, caps, side="right")
-    hit_blocks = idx.astype(np.int64)
-    hit_tokens = tok_cum[idx].astype(np.int64)
+    hit_blocks, hit_tokens = _sorted_hits(profile.run_distance_blocks, profile, mask,
+                                          profile.sampled_capacity(caps), "right")
     cap_tokens = caps * profile.block_tokens
     cap_bytes = cap_tokens * per_token if per_token is not None else np.full(caps.shape, np.nan)
     return pd.DataFrame({
@@ -466,13 +428,9 @@ def ttl_curve(profile: ReuseProfile, ttls_s: Sequence[float] | None = None, *,
     ttls_checked = [check_ttl_s(t) for t in ttls]
     ttl_arr = np.array([math.inf if t is None else t for t in ttls_checked], dtype=np.float64)
     mask = profile._mask(check_capacity_blocks(capacity_blocks), None)
-    ages = profile.run_age_s[mask]
-    order = np.argsort(ages, kind="stable")
-    ages_sorted = ages[order]
-    tok_cum = np.concatenate([[0], np.cumsum(profile.ref_tokens[mask][order])])
-    idx = np.searchsorted(ages_sorted, ttl_arr, side="left")      # ages strictly below the TTL
-    idx = np.where(np.isinf(ttl_arr), ages_sorted.shape[0], idx)   # no TTL: every warm reference
-    hit_tokens = tok_cum[idx].astype(np.int64)
+    idx, hit_tokens = _sorted_hits(profile.run_age_s, profile, mask, ttl_arr, "left")   # ages strictly below
+    idx = np.where(np.isinf(ttl_arr), int(np.count_nonzero(mask)), idx)                # no TTL: every warm one
+    hit_tokens = np.where(np.isinf(ttl_arr), profile._hit_tokens(mask), hit_tokens)
     return pd.DataFrame({
         "ttl_s": ttl_arr,
         "hit_blocks": idx.astype(np.int64),
