@@ -27,29 +27,53 @@ MAX_REFS: int = 2**31 - 2
 """Most block references one exact pass takes (positions and distances are int32 inside)."""
 
 
-@njit(cache=True, nogil=True)
-def run_distances(offsets, ids, arrival_s, num_unique):  # pragma: no cover - compiled
-    """Run distances and run ages of every block reference (leading-run rule applied).
+class DistanceState:
+    """The Fenwick tree and per-block tables of one pass, so the pass can run in slices of requests.
+
+    Args:
+        n: block references of the trace.
+        id_space: one more than the largest block id.
+    """
+
+    def __init__(self, n: int, id_space: int) -> None:
+        self.tree = np.zeros(n + 1, np.int32)
+        self.last_pos = np.full(max(id_space, 1), -1, np.int32)
+        self.last_req = np.zeros(max(id_space, 1), np.int32)
+        self.marks = np.zeros(1, np.int64)
+        self.run_dist = np.empty(n, np.int64)
+        self.run_age = np.empty(n, np.float64)
+
+    def advance(self, offsets: np.ndarray, ids: np.ndarray, arrival_s: np.ndarray, lo: int, hi: int) -> None:
+        """Process requests ``lo .. hi-1`` (in order, after every earlier one)."""
+        _distances(offsets, ids, arrival_s, lo, hi, self.tree, self.last_pos, self.last_req, self.marks,
+                   self.run_dist, self.run_age)
+
+
+def run_distances(offsets, ids, arrival_s, id_space):
+    """Run distances and run ages of every block reference (leading-run rule applied), in one call.
 
     Args:
         offsets: shape (r + 1,), int64: request ``i``'s blocks are ``ids[offsets[i]:offsets[i+1]]``.
-        ids: shape (n,), integer block ids in ``[0, num_unique)``.
+        ids: shape (n,), integer block ids in ``[0, id_space)`` (not bound-checked).
         arrival_s: shape (r,), float64, non-decreasing.
-        num_unique: distinct ids (upper bound + 1).
+        id_space: one more than the largest id.
 
     Returns:
         ``(run_distance, run_age)``: shape (n,) int64 (``COLD`` when the
         reference cannot hit) and float64 (``inf`` likewise).
     """
+    state = DistanceState(ids.shape[0], id_space)
+    state.advance(offsets, ids, arrival_s, 0, offsets.shape[0] - 1)
+    return state.run_dist, state.run_age
+
+
+@njit(cache=True, nogil=True)
+def _distances(offsets, ids, arrival_s, lo, hi, tree, last_pos, last_req, marks_box,
+               run_dist, run_age):  # pragma: no cover - compiled
     n = ids.shape[0]
-    tree = np.zeros(n + 1, np.int32)
-    last_pos = np.full(num_unique, -1, np.int32)
-    last_req = np.zeros(num_unique, np.int32)
-    run_dist = np.empty(n, np.int64)
-    run_age = np.empty(n, np.float64)
     cold_mark = np.iinfo(np.int64).max
-    marks = 0
-    for i in range(offsets.shape[0] - 1):
+    marks = marks_box[0]
+    for i in range(lo, hi):
         now = arrival_s[i]
         rd = 0
         ra = -np.inf
@@ -60,6 +84,7 @@ def run_distances(offsets, ids, arrival_s, num_unique):  # pragma: no cover - co
             if p < 0:
                 cold = True
             else:
+                # marks after p = marks - (marks at positions 0..p); + 1 for the block itself
                 s = 0
                 k = p + 1
                 while k > 0:
@@ -89,7 +114,7 @@ def run_distances(offsets, ids, arrival_s, num_unique):  # pragma: no cover - co
             marks += 1
             last_pos[b] = t
             last_req[b] = i
-    return run_dist, run_age
+    marks_box[0] = marks
 
 
 @njit(cache=True, nogil=True)

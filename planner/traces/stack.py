@@ -50,13 +50,16 @@ import numpy as np
 import pandas as pd
 
 from planner.errors import PlanInputError
-from planner.traces.kernels import COLD, MAX_REFS, run_distances
+from planner.traces.kernels import COLD, MAX_REFS, DistanceState
 from planner.traces.trace import Trace
 from planner.units import GB, GiB
 
 Progress = Callable[[float, str], None]
 """Progress callback: ``(fraction done in [0, 1], what is being done)``."""
 
+
+PROGRESS_STEPS: int = 50
+"""Slices of requests one stack-distance pass runs in (a progress report after each)."""
 
 MAX_CAPACITY_BLOCKS: int = 10**15
 """Largest capacity accepted, blocks."""
@@ -307,7 +310,7 @@ def reuse_profile(trace: Trace, progress: Progress | None = None) -> ReuseProfil
     Args:
         trace: a trace with prefix hashes (hash-sampled when
             ``trace.sample_rate < 1``: the profile is then an estimate).
-        progress: optional callback ``(fraction, label)``, called at the start and the end.
+        progress: optional callback ``(fraction, label)``, called about 50 times.
 
     Raises:
         PlanInputError: the trace has no prefix hashes, or more than
@@ -318,15 +321,21 @@ def reuse_profile(trace: Trace, progress: Progress | None = None) -> ReuseProfil
     if n > MAX_REFS:
         raise PlanInputError("trace", f"{n:,} block references",
                              f"at most {MAX_REFS:,} for an exact curve; sample it (--sample-rate)")
-    if progress is not None:
-        progress(0.0, "stack distances")
     ids = trace.block_ids
     if n and (int(ids.min()) < 0 or int(ids.max()) >= trace.id_space):   # the compiled loop does not bound-check
         raise PlanInputError("trace.block_ids", f"[{int(ids.min())}, {int(ids.max())}]",
                              f"ids in [0, id_space = {trace.id_space:,})")
-    run_dist, run_age = run_distances(trace.block_offsets, ids, trace.arrival_s, max(trace.id_space, 1))
+    state = DistanceState(n, trace.id_space)
+    num_requests = trace.num_requests
+    step = max(1, num_requests // PROGRESS_STEPS)
+    for lo in range(0, num_requests, step):
+        if progress is not None:
+            progress(lo / num_requests, "stack distances")
+        state.advance(trace.block_offsets, ids, trace.arrival_s, lo, min(num_requests, lo + step))
     if progress is not None:
         progress(1.0, "stack distances")
+    run_dist, run_age = state.run_dist, state.run_age
+    del state
     partial_refs, partial_tokens = trace.partial_blocks()
     for a in (run_dist, run_age, partial_refs, partial_tokens):
         a.flags.writeable = False
