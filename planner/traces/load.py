@@ -17,7 +17,7 @@ from planner.traces.readers import read_azure, read_jsonl, read_mooncake
 from planner.traces.rows import check_sample_rate
 from planner.traces.samples import get_sample, load_sample, sample_bytes
 from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, line_chunks
-from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS, Trace
+from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS, Progress, Trace
 
 HEAD_BYTES: int = 65_536
 """Bytes of a text file looked at to detect its format."""
@@ -57,7 +57,7 @@ def _detect(source: TraceSource, max_bytes: int | None) -> str:
 
 def read_trace(source: TraceSource, *, format: str | None = None, block_tokens: int | None = None,
                name: str | None = None, max_bytes: int | None = MAX_TRACE_BYTES,
-               sample_rate: float = 1.0) -> Trace:
+               sample_rate: float = 1.0, progress: Progress | None = None) -> Trace:
     """Read a trace in any supported format, or a bundled sample (``"sample:conversation"``).
 
     Args:
@@ -72,6 +72,7 @@ def read_trace(source: TraceSource, *, format: str | None = None, block_tokens: 
         max_bytes: size limit, bytes (None: no limit, for local paths).
         sample_rate: fraction of distinct blocks kept by spatial hash sampling
             (1 = every block; ``planner.traces.sampling``).
+        progress: optional callback ``(fraction, label)`` while reading JSONL or Parquet.
 
     Raises:
         PlanInputError: unknown format or sample, a ``block_tokens`` the format
@@ -101,7 +102,8 @@ def read_trace(source: TraceSource, *, format: str | None = None, block_tokens: 
         if block_tokens is not None and block_tokens != MOONCAKE_BLOCK_TOKENS:
             raise PlanInputError("block_tokens", block_tokens,
                                  f"{MOONCAKE_BLOCK_TOKENS} for Mooncake traces (their hash_ids cover 512-token blocks)")
-        return read_mooncake(source, name=name, max_bytes=max_bytes, sample_rate=sample_rate)
+        return read_mooncake(source, name=name, max_bytes=max_bytes, sample_rate=sample_rate, progress=progress)
     if format == "azure":
         return read_azure(source, name=name, max_bytes=max_bytes)
-    return read_jsonl(source, block_tokens=block_tokens, name=name, max_bytes=max_bytes, sample_rate=sample_rate)
+    return read_jsonl(source, block_tokens=block_tokens, name=name, max_bytes=max_bytes, sample_rate=sample_rate,
+                      progress=progress)

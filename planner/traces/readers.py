@@ -77,7 +77,7 @@ from planner.traces.rows import (
     hash_ids, whole,
 )
 from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, decode, line_chunks
-from planner.traces.trace import MOONCAKE_BLOCK_TOKENS, Trace
+from planner.traces.trace import MOONCAKE_BLOCK_TOKENS, Progress, Trace
 
 __all__ = ["MAX_BLOCK_TOKENS", "MAX_TRACE_BYTES", "MAX_TRACE_SPAN_S", "parse_timestamp_ns", "read_azure",
            "read_jsonl", "read_mooncake"]
@@ -216,15 +216,15 @@ def _fast_columns(rows: Collector, table: pa.Table | pa.RecordBatch, fmt: str, f
 
 
 def _read_records(source: TraceSource, fmt: str, rows: Collector, check: RowCheck,
-                  max_bytes: int | None) -> str:
+                  max_bytes: int | None, progress: Progress | None = None) -> str:
     """Fill ``rows`` from a JSONL (plain, gzip, zstd) or Parquet source; returns the display name."""
     opened = Opened(source, max_bytes)
     if opened.parquet:
-        _read_parquet(opened, fmt, rows, check)
+        _read_parquet(opened, fmt, rows, check, progress)
         return opened.name
     schema = _SCHEMAS[fmt]
     options = pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
-    for first_line, offset, chunk in line_chunks(opened):
+    for first_line, offset, chunk in line_chunks(opened, progress=progress):
         table = None
         try:
             table = pa_json.read_json(pa.BufferReader(chunk), parse_options=options,
@@ -240,7 +240,7 @@ def _read_records(source: TraceSource, fmt: str, rows: Collector, check: RowChec
     return opened.name
 
 
-def _read_parquet(opened: Opened, fmt: str, rows: Collector, check: RowCheck) -> None:
+def _read_parquet(opened: Opened, fmt: str, rows: Collector, check: RowCheck, progress: Progress | None) -> None:
     try:
         pfile = pq.ParquetFile(opened.parquet_source())
     except (pa.ArrowException, OSError) as exc:
@@ -259,6 +259,8 @@ def _read_parquet(opened: Opened, fmt: str, rows: Collector, check: RowCheck) ->
                 _add_checked(rows, first + k, {key: v for key, v in obj.items() if v is not None}, check)
             rows.flush()
         first += batch.num_rows
+        if progress is not None:
+            progress(min(1.0, (first - 1) / max(1, pfile.metadata.num_rows)), "reading")
 
 
 # ---------------------------------------------------------------------------
@@ -267,7 +269,7 @@ def _read_parquet(opened: Opened, fmt: str, rows: Collector, check: RowCheck) ->
 
 
 def read_mooncake(source: TraceSource, *, name: str | None = None, max_bytes: int | None = MAX_TRACE_BYTES,
-                  source_note: str = "", sample_rate: float = 1.0) -> Trace:
+                  source_note: str = "", sample_rate: float = 1.0, progress: Progress | None = None) -> Trace:
     """Read a Mooncake FAST'25 trace (``timestamp`` in ms, 512-token ``hash_ids``): JSONL or Parquet.
 
     Source: Qin et al., "Mooncake: Trading More Storage for Less Computation —
@@ -279,6 +281,7 @@ def read_mooncake(source: TraceSource, *, name: str | None = None, max_bytes: in
         max_bytes: size limit, bytes (None: no limit, for local paths).
         source_note: attribution stored in ``Trace.source``.
         sample_rate: fraction of distinct blocks kept (``planner.traces.sampling``; 1 = all).
+        progress: optional callback ``(fraction, label)`` after each chunk.
 
     Returns:
         A :class:`Trace` with ``block_tokens == 512``.
@@ -287,12 +290,14 @@ def read_mooncake(source: TraceSource, *, name: str | None = None, max_bytes: in
         PlanInputError: file too large, unreadable, not UTF-8, or no well-formed row.
     """
     rows = Collector(MOONCAKE_BLOCK_TOKENS, sample_rate)
-    shown = _read_records(source, "mooncake", rows, lambda o: _mooncake_row(o, MOONCAKE_BLOCK_TOKENS), max_bytes)
+    shown = _read_records(source, "mooncake", rows, lambda o: _mooncake_row(o, MOONCAKE_BLOCK_TOKENS), max_bytes,
+                          progress)
     return rows.trace(name=name or shown, fmt="mooncake", source=source_note)
 
 
 def read_jsonl(source: TraceSource, *, block_tokens: int | None = None, name: str | None = None,
-               max_bytes: int | None = MAX_TRACE_BYTES, source_note: str = "", sample_rate: float = 1.0) -> Trace:
+               max_bytes: int | None = MAX_TRACE_BYTES, source_note: str = "", sample_rate: float = 1.0,
+               progress: Progress | None = None) -> Trace:
     """Read the generic trace format (module docstring, docs/traces.md): JSONL or Parquet.
 
     Args:
@@ -303,6 +308,7 @@ def read_jsonl(source: TraceSource, *, block_tokens: int | None = None, name: st
         max_bytes: size limit, bytes (None: no limit, for local paths).
         source_note: attribution stored in ``Trace.source``.
         sample_rate: fraction of distinct blocks kept (1 = all).
+        progress: optional callback ``(fraction, label)`` after each chunk.
 
     Raises:
         PlanInputError: bad ``block_tokens``; rows carry ``hash_ids`` but
@@ -311,7 +317,7 @@ def read_jsonl(source: TraceSource, *, block_tokens: int | None = None, name: st
     """
     bt = check_block_tokens(block_tokens)
     rows = Collector(bt, sample_rate)
-    shown = _read_records(source, "jsonl", rows, lambda o: _jsonl_row(o, bt), max_bytes)
+    shown = _read_records(source, "jsonl", rows, lambda o: _jsonl_row(o, bt), max_bytes, progress)
     return rows.trace(name=name or shown, fmt="jsonl", source=source_note)
 
 

@@ -126,6 +126,8 @@ class Collector:
                                                   ("line", "time", "input", "output", "count", "hashed", "ids",
                                                    "tokens")}
         self.unhashed_tokens = 0
+        self.unsampled_refs = 0
+        self.unsampled_tokens = 0
         self._pending: list[tuple[int, float, int, int, list[int] | None]] = []
 
     # -- malformed rows ---------------------------------------------------
@@ -179,6 +181,8 @@ class Collector:
             pos = np.arange(flat_ids.shape[0]) - starts[req]
             tokens = np.clip(inputs[req] - pos * bt, 0, bt)
             self.unhashed_tokens += int(inputs[hashed].sum() - tokens.sum())
+            self.unsampled_refs += int(flat_ids.shape[0])
+            self.unsampled_tokens += int(tokens.sum())
             keep = splitmix64(flat_ids) < self._threshold
             counts = np.bincount(req[keep], minlength=k).astype(np.int64)
             flat_ids, tokens = flat_ids[keep], tokens[keep]
@@ -279,5 +283,6 @@ class Collector:
         fields = dict(block_offsets=offsets, block_ids=ids, id_space=id_space, unique_blocks=unique,
                       sample_rate=self.sample_rate, unhashed_tokens=self.unhashed_tokens)
         if self.sample_rate < 1.0:
-            fields["sampled_ref_tokens"] = sampled_tokens
+            fields.update(sampled_ref_tokens=sampled_tokens, unsampled_block_refs=self.unsampled_refs,
+                          unsampled_hashed_tokens=self.unsampled_tokens)
         return fields

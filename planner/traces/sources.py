@@ -11,7 +11,7 @@ file name, and decoded by pyarrow's codecs.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Union
 
 import pyarrow as pa
@@ -86,10 +86,17 @@ class Opened:
     def _raw(self) -> pa.NativeFile:
         if self.path is not None:
             try:
-                return pa.OSFile(self.path, "rb")
+                self.raw = pa.OSFile(self.path, "rb")
             except OSError as exc:
                 raise _unreadable(self.path, exc) from None
-        return pa.BufferReader(self.buffer)
+        else:
+            self.raw = pa.BufferReader(self.buffer)
+        return self.raw
+
+    def fraction_read(self) -> float:
+        """Share of the (compressed) source consumed by the last stream, in [0, 1]."""
+        size = self.raw.size() if hasattr(self, "raw") else 0
+        return min(1.0, self.raw.tell() / size) if size else 1.0
 
     def stream(self) -> pa.NativeFile:
         """The decompressed bytes as a pyarrow input stream."""
@@ -101,7 +108,8 @@ class Opened:
         return self._raw()
 
 
-def line_chunks(opened: Opened, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[int, int, bytes]]:
+def line_chunks(opened: Opened, chunk_bytes: int = CHUNK_BYTES,
+                progress: Callable[[float, str], None] | None = None) -> Iterator[tuple[int, int, bytes]]:
     """Yield ``(first line number, first byte offset, bytes)`` chunks of whole lines.
 
     The first chunk loses a UTF-8 byte-order mark. Decompressed bytes beyond
@@ -136,6 +144,8 @@ def line_chunks(opened: Opened, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tupl
                 carry = data
                 continue
             chunk, carry = data[:cut], data[cut:]
+            if progress is not None:
+                progress(opened.fraction_read(), "reading")
             yield line_no, offset, chunk
             line_no += chunk.count(b"\n")
             offset += len(chunk)

@@ -51,11 +51,9 @@ import pandas as pd
 
 from planner.errors import PlanInputError
 from planner.traces.kernels import COLD, MAX_REFS, DistanceState
-from planner.traces.trace import Trace
+from planner.traces.trace import Progress, Trace
 from planner.units import GB, GiB
 
-Progress = Callable[[float, str], None]
-"""Progress callback: ``(fraction done in [0, 1], what is being done)``."""
 
 
 PROGRESS_STEPS: int = 50
@@ -179,6 +177,11 @@ class ReuseProfile:
             exact); a capacity of ``C`` blocks is evaluated as
             ``floor(C * sample_rate)`` sampled blocks (SHARDS, Waldspurger et
             al., FAST '15).
+        adjust_blocks, adjust_tokens: SHARDS-adj (ibid., section 4.2): the
+            expected sampled references (tokens) ``R x all`` less those
+            actually sampled, counted as hits at the smallest distance so a
+            heavy block that the hash kept or dropped does not bias the curve
+            (0 when exact).
     """
 
     trace_name: str
@@ -192,6 +195,8 @@ class ReuseProfile:
     partial_refs: np.ndarray
     partial_tokens: np.ndarray
     sample_rate: float = 1.0
+    adjust_blocks: float = 0.0
+    adjust_tokens: float = 0.0
 
     @property
     def sampled(self) -> bool:
@@ -230,6 +235,16 @@ class ReuseProfile:
             mask &= self.run_age_s < ttl_s
         return mask
 
+    def rates(self, hit_blocks: np.ndarray, hit_tokens: np.ndarray,
+              adjusted: np.ndarray | bool) -> tuple[np.ndarray, np.ndarray]:
+        """Block and token hit rates from hit counts; where ``adjusted``, add the SHARDS-adj references."""
+        hb = np.asarray(hit_blocks, dtype=np.float64) + self.adjust_blocks * np.asarray(adjusted)
+        ht = np.asarray(hit_tokens, dtype=np.float64) + self.adjust_tokens * np.asarray(adjusted)
+        nb = self.num_block_refs + self.adjust_blocks
+        nt = self.num_input_tokens + self.adjust_tokens
+        return (np.clip(hb, 0, None) / nb if nb > 0 else 0.0 * hb,
+                np.clip(ht, 0, None) / nt if nt > 0 else 0.0 * ht)
+
     def _hit_tokens(self, mask: np.ndarray) -> int:
         """Tokens in the references selected by ``mask``: full blocks less each partial block's shortfall."""
         short = self.block_tokens - self.partial_tokens
@@ -244,11 +259,16 @@ class ReuseProfile:
         capacity_blocks = check_capacity_blocks(capacity_blocks)
         ttl_s = check_ttl_s(ttl_s)
         mask = self._mask(capacity_blocks, ttl_s)
+        hit_blocks, hit_tokens = int(np.count_nonzero(mask)), self._hit_tokens(mask)
+        adjusted = (capacity_blocks is None or self.sampled_capacity(np.array([capacity_blocks]))[0] >= 1) \
+            and (ttl_s is None or ttl_s > 0)
+        block_rate, token_rate = self.rates(hit_blocks, hit_tokens, adjusted)
         return HitRates(
             capacity_blocks=capacity_blocks, ttl_s=ttl_s, num_requests=self.num_requests,
             num_block_refs=self.num_block_refs, num_unique_blocks=self.num_unique_blocks,
-            num_hit_blocks=int(np.count_nonzero(mask)), num_input_tokens=self.num_input_tokens,
-            num_hit_tokens=self._hit_tokens(mask), sample_rate=self.sample_rate,
+            num_hit_blocks=hit_blocks, num_input_tokens=self.num_input_tokens,
+            num_hit_tokens=hit_tokens, sample_rate=self.sample_rate,
+            sampled_block_hit_rate=float(block_rate), sampled_token_hit_rate=float(token_rate),
         )
 
 
@@ -265,6 +285,7 @@ class HitRates:
         num_hit_tokens: prompt tokens in hit blocks.
         sample_rate: 1 for exact counts; below 1 the counts are of a
             hash-sampled trace and the rates are estimates.
+        sampled_block_hit_rate, sampled_token_hit_rate: the estimates (sampled only).
     """
 
     capacity_blocks: int | None
@@ -276,15 +297,21 @@ class HitRates:
     num_input_tokens: int
     num_hit_tokens: int
     sample_rate: float = 1.0
+    sampled_block_hit_rate: float | None = None
+    sampled_token_hit_rate: float | None = None
 
     @property
     def block_hit_rate(self) -> float:
-        """Hit blocks / block references (0 for an empty trace)."""
+        """Hit blocks / block references (0 for an empty trace); sampled: the SHARDS-adj estimate."""
+        if self.sample_rate < 1.0 and self.sampled_block_hit_rate is not None:
+            return self.sampled_block_hit_rate
         return self.num_hit_blocks / self.num_block_refs if self.num_block_refs else 0.0
 
     @property
     def token_hit_rate(self) -> float:
-        """Hit tokens / prompt tokens (0 for an empty trace)."""
+        """Hit tokens / prompt tokens (0 for an empty trace); sampled: the SHARDS-adj estimate."""
+        if self.sample_rate < 1.0 and self.sampled_token_hit_rate is not None:
+            return self.sampled_token_hit_rate
         return self.num_hit_tokens / self.num_input_tokens if self.num_input_tokens else 0.0
 
 
@@ -344,6 +371,9 @@ def reuse_profile(trace: Trace, progress: Progress | None = None) -> ReuseProfil
         num_block_refs=n, num_unique_blocks=trace.num_unique_blocks,
         num_input_tokens=trace.token_denominator(), run_distance_blocks=run_dist, run_age_s=run_age,
         partial_refs=partial_refs, partial_tokens=partial_tokens, sample_rate=trace.sample_rate,
+        adjust_blocks=trace.sample_rate * trace.unsampled_block_refs - n if trace.sample_rate < 1 else 0.0,
+        adjust_tokens=(trace.sample_rate * trace.unsampled_hashed_tokens - trace.token_denominator()
+                       + trace.sample_rate * trace.unhashed_tokens) if trace.sample_rate < 1 else 0.0,
     )
 
 
@@ -399,6 +429,8 @@ def capacity_curve(profile: ReuseProfile, capacities_blocks: Sequence[int] | np.
     mask = profile._mask(None, ttl_s)
     hit_blocks, hit_tokens = _sorted_hits(profile.run_distance_blocks, profile, mask,
                                           profile.sampled_capacity(caps), "right")
+    block_rate, token_rate = profile.rates(hit_blocks, hit_tokens,
+                                           (profile.sampled_capacity(caps) >= 1) & (ttl_s is None or ttl_s > 0))
     cap_tokens = caps * profile.block_tokens
     cap_bytes = cap_tokens * per_token if per_token is not None else np.full(caps.shape, np.nan)
     return pd.DataFrame({
@@ -409,8 +441,8 @@ def capacity_curve(profile: ReuseProfile, capacities_blocks: Sequence[int] | np.
         "capacity_gib": cap_bytes / GiB,
         "hit_blocks": hit_blocks,
         "hit_tokens": hit_tokens,
-        "block_hit_rate": hit_blocks / profile.num_block_refs if profile.num_block_refs else 0.0,
-        "token_hit_rate": hit_tokens / profile.num_input_tokens if profile.num_input_tokens else 0.0,
+        "block_hit_rate": block_rate,
+        "token_hit_rate": token_rate,
     }, columns=list(CURVE_COLUMNS))
 
 
@@ -440,10 +472,12 @@ def ttl_curve(profile: ReuseProfile, ttls_s: Sequence[float] | None = None, *,
     idx, hit_tokens = _sorted_hits(profile.run_age_s, profile, mask, ttl_arr, "left")   # ages strictly below
     idx = np.where(np.isinf(ttl_arr), int(np.count_nonzero(mask)), idx)                # no TTL: every warm one
     hit_tokens = np.where(np.isinf(ttl_arr), profile._hit_tokens(mask), hit_tokens)
+    cap_ok = capacity_blocks is None or profile.sampled_capacity(np.array([capacity_blocks]))[0] >= 1
+    block_rate, token_rate = profile.rates(idx, hit_tokens, (ttl_arr > 0) & cap_ok)
     return pd.DataFrame({
         "ttl_s": ttl_arr,
         "hit_blocks": idx.astype(np.int64),
         "hit_tokens": hit_tokens,
-        "block_hit_rate": idx / profile.num_block_refs if profile.num_block_refs else 0.0,
-        "token_hit_rate": hit_tokens / profile.num_input_tokens if profile.num_input_tokens else 0.0,
+        "block_hit_rate": block_rate,
+        "token_hit_rate": token_rate,
     }, columns=list(TTL_CURVE_COLUMNS))

@@ -8,6 +8,7 @@ and ``r`` requests takes about ``4 n + 40 r`` bytes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -22,6 +23,9 @@ FORMATS: tuple[str, ...] = ("mooncake", "azure", "jsonl")
 
 MOONCAKE_BLOCK_TOKENS: int = 512
 """Tokens per ``hash_ids`` block in the Mooncake FAST'25 traces (Qin et al., FAST '25, appendix A)."""
+
+Progress = Callable[[float, str], None]
+"""Progress callback: ``(fraction done in [0, 1], what is being done)``."""
 
 NUM_MALFORMED_EXAMPLES: int = 5
 """How many malformed rows are reported with their line number and reason."""
@@ -82,6 +86,8 @@ class Trace:
             tokens of each kept reference (only for a sampled trace, whose
             kept blocks are no longer at known positions).
         unhashed_tokens: prompt tokens no hash covers (the whole trace).
+        unsampled_block_refs, unsampled_hashed_tokens: block references and
+            the tokens in them before sampling (sampled traces only; else 0).
         malformed: rows skipped while reading.
         notes: facts about the read a user should see (reordering, no hashes).
         source: where the trace comes from and how to cite it ("" if unknown).
@@ -101,6 +107,8 @@ class Trace:
     sample_rate: float = 1.0
     sampled_ref_tokens: np.ndarray | None = None
     unhashed_tokens: int = 0
+    unsampled_block_refs: int = 0
+    unsampled_hashed_tokens: int = 0
     malformed: MalformedRows = field(default_factory=lambda: MalformedRows(num_rows=0, num_malformed=0))
     notes: tuple[str, ...] = ()
     source: str = ""
