@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     hits = profile = frame = fleet = None
     sampling = None
     if measurable:
-        profile = _staged("stack distances", reuse_profile, trace)
+        profile = _staged("stack distances", reuse_profile, trace, with_ages=args.ttl_s is not None)
         hits = profile.hits(capacity_blocks, args.ttl_s)
         if profile.sampled:
             sampling = {"sample_rate": profile.sample_rate,

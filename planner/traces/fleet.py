@@ -241,7 +241,7 @@ def fleet_hits(trace: Trace, num_replicas: int, routing: str, *, capacity_blocks
             refs.append(0), hit_b.append(0), hit_t.append(0)
             continue
         sub = trace if n == 1 else subtrace(trace, idx)
-        h = reuse_profile(sub).hits(cap, ttl)
+        h = reuse_profile(sub, with_ages=ttl is not None).hits(cap, ttl)
         refs.append(h.num_block_refs), hit_b.append(h.num_hit_blocks), hit_t.append(h.num_hit_tokens)
     return FleetResult(num_replicas=n, routing=routing, method="stack distances", capacity_blocks=cap, ttl_s=ttl,
                        num_block_refs=trace.num_block_refs, num_input_tokens=trace.token_denominator(),

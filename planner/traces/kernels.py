@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-COLD: int = np.iinfo(np.int64).max
-"""Run distance of a block that can never hit (first reference, or after one): int64 max."""
+COLD: int = np.iinfo(np.int32).max
+"""Run distance of a block that can never hit (first reference, or after one): int32 max, 2,147,483,647."""
 
 MAX_REFS: int = 2**31 - 2
 """Most block references one exact pass takes (positions and distances are int32 inside)."""
@@ -30,18 +30,22 @@ MAX_REFS: int = 2**31 - 2
 class DistanceState:
     """The Fenwick tree and per-block tables of one pass, so the pass can run in slices of requests.
 
+    Memory: 4 bytes per reference for the tree and 4 for the distances (8
+    more for ages), 8 per possible block id.
+
     Args:
-        n: block references of the trace.
+        n: block references of the trace (at most :data:`MAX_REFS`).
         id_space: one more than the largest block id.
+        with_ages: also compute run ages (needed for TTLs).
     """
 
-    def __init__(self, n: int, id_space: int) -> None:
+    def __init__(self, n: int, id_space: int, with_ages: bool = True) -> None:
         self.tree = np.zeros(n + 1, np.int32)
         self.last_pos = np.full(max(id_space, 1), -1, np.int32)
         self.last_req = np.zeros(max(id_space, 1), np.int32)
         self.marks = np.zeros(1, np.int64)
-        self.run_dist = np.empty(n, np.int64)
-        self.run_age = np.empty(n, np.float64)
+        self.run_dist = np.empty(n, np.int32)
+        self.run_age = np.empty(n if with_ages else 0, np.float64)
 
     def advance(self, offsets: np.ndarray, ids: np.ndarray, arrival_s: np.ndarray, lo: int, hi: int) -> None:
         """Process requests ``lo .. hi-1`` (in order, after every earlier one)."""
@@ -59,7 +63,7 @@ def run_distances(offsets, ids, arrival_s, id_space):
         id_space: one more than the largest id.
 
     Returns:
-        ``(run_distance, run_age)``: shape (n,) int64 (``COLD`` when the
+        ``(run_distance, run_age)``: shape (n,) int32 (``COLD`` when the
         reference cannot hit) and float64 (``inf`` likewise).
     """
     state = DistanceState(ids.shape[0], id_space)
@@ -71,7 +75,8 @@ def run_distances(offsets, ids, arrival_s, id_space):
 def _distances(offsets, ids, arrival_s, lo, hi, tree, last_pos, last_req, marks_box,
                run_dist, run_age):  # pragma: no cover - compiled
     n = ids.shape[0]
-    cold_mark = np.iinfo(np.int64).max
+    cold_mark = np.iinfo(np.int32).max
+    ages = run_age.shape[0] > 0
     marks = marks_box[0]
     for i in range(lo, hi):
         now = arrival_s[i]
@@ -103,10 +108,12 @@ def _distances(offsets, ids, arrival_s, lo, hi, tree, last_pos, last_req, marks_
                     ra = age
             if cold:
                 run_dist[t] = cold_mark
-                run_age[t] = np.inf
+                if ages:
+                    run_age[t] = np.inf
             else:
                 run_dist[t] = rd
-                run_age[t] = ra
+                if ages:
+                    run_age[t] = ra
             k = t + 1
             while k <= n:
                 tree[k] += 1

@@ -16,6 +16,7 @@ import numpy as np
 
 from planner.errors import PlanInputError, short_repr
 from planner.traces.kernels import count_distinct_dense, gather_requests, splitmix64
+from planner.traces.sources import release_memory
 from planner.traces.trace import NUM_MALFORMED_EXAMPLES, MalformedRows, Trace
 
 MAX_BLOCK_TOKENS: int = 1 << 20
@@ -219,7 +220,10 @@ class Collector:
             for k in ("line", "time", "input", "output", "count"):
                 col[k] = col[k][keep]
             hashed = hashed[keep]
-        return self._assemble(col, bool(hashed.any()), name=name, fmt=fmt, source=source, notes=notes)
+        trace = self._assemble(col, bool(hashed.any()), name=name, fmt=fmt, source=source, notes=notes)
+        del col
+        release_memory()
+        return trace
 
     def _assemble(self, col: dict, has_hashes: bool, *, name: str, fmt: str, source: str,
                   notes: tuple[str, ...]) -> Trace:

@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from planner.traces.kernels import COLD
 from planner.traces.stack import ReuseProfile
 from planner.traces.trace import Trace
 
@@ -54,7 +55,7 @@ def standard_error(trace: Trace, profile: ReuseProfile, capacity_blocks: int | N
     if not profile.sampled or profile.num_block_refs == 0:
         return 0.0
     thr = None if capacity_blocks is None else int(profile.sampled_capacity(np.array([capacity_blocks]))[0])
-    hit = profile.run_distance_blocks != np.iinfo(np.int64).max
+    hit = profile.run_distance_blocks != COLD
     if thr is not None:
         hit &= profile.run_distance_blocks <= thr
     ids = trace.block_ids

@@ -25,8 +25,8 @@ Computing the distances: online, with a Fenwick tree over reference
 positions holding a 1 at the last reference of each block (Bennett and
 Kruskal, 1975; Almási, Caşcaval and Padua, 2002), O(log n) per reference,
 compiled with numba (:mod:`planner.traces.kernels`). Memory: 16 bytes per
-reference for the result (int64 distance, float64 age), 4 for the tree while
-it runs, 8 per distinct block.
+reference for the result (int32 distance, float64 age; 4 without ages), 4 for
+the tree while it runs, 8 per possible block id.
 
 Conventions (the same as :func:`planner.traces.replay.replay`, which checks
 them by brute force):
@@ -164,11 +164,12 @@ class ReuseProfile:
         num_input_tokens: the token denominator: prompt tokens of all requests
             (when sampled: the sampled blocks' tokens plus ``sample_rate`` x
             the tokens no hash covers).
-        run_distance_blocks: shape (num_block_refs,), int64: the smallest
+        run_distance_blocks: shape (num_block_refs,), int32: the smallest
             capacity, in blocks, at which the reference hits with no TTL
             (:data:`COLD` if it never can); in sampled blocks when sampled.
-        run_age_s: shape (num_block_refs,), float64: the reference hits under
-            TTL ``ttl_s`` iff ``run_age_s < ttl_s`` (``inf`` if it never can).
+        run_age_s: shape (num_block_refs,), float64, or None when profiled
+            without ages: the reference hits under TTL ``ttl_s`` iff
+            ``run_age_s < ttl_s`` (``inf`` if it never can).
         partial_refs: shape (k,), int64, increasing: the references whose
             block is partial (a request's last block, short of ``block_tokens``).
         partial_tokens: shape (k,), int64: real tokens in those blocks (every
@@ -191,7 +192,7 @@ class ReuseProfile:
     num_unique_blocks: int
     num_input_tokens: int
     run_distance_blocks: np.ndarray
-    run_age_s: np.ndarray
+    run_age_s: np.ndarray | None
     partial_refs: np.ndarray
     partial_tokens: np.ndarray
     sample_rate: float = 1.0
@@ -223,17 +224,28 @@ class ReuseProfile:
     def sampled_capacity(self, capacities_blocks: np.ndarray) -> np.ndarray:
         """Capacities in blocks -> the thresholds compared with run distances (same array when exact)."""
         caps = np.asarray(capacities_blocks, dtype=np.int64)
-        if not self.sampled:
-            return caps
-        return np.floor(caps.astype(np.float64) * self.sample_rate).astype(np.int64)
+        if self.sampled:
+            caps = np.floor(caps.astype(np.float64) * self.sample_rate).astype(np.int64)
+        return np.minimum(caps, COLD - 1)     # every finite distance is below COLD
 
     def _mask(self, capacity_blocks: int | None, ttl_s: float | None) -> np.ndarray:
         mask = self.run_distance_blocks != COLD
         if capacity_blocks is not None:
             mask &= self.run_distance_blocks <= int(self.sampled_capacity(np.array([capacity_blocks]))[0])
         if ttl_s is not None:
-            mask &= self.run_age_s < ttl_s
+            mask &= self.ages() < ttl_s
         return mask
+
+    def ages(self) -> np.ndarray:
+        """``run_age_s``.
+
+        Raises:
+            PlanInputError: the profile was computed without ages.
+        """
+        if self.run_age_s is None:
+            raise PlanInputError("ttl_s", "a TTL", "no TTL for a profile computed without ages "
+                                                    "(reuse_profile(trace, with_ages=True))")
+        return self.run_age_s
 
     def rates(self, hit_blocks: np.ndarray, hit_tokens: np.ndarray,
               adjusted: np.ndarray | bool) -> tuple[np.ndarray, np.ndarray]:
@@ -327,7 +339,7 @@ def require_hashes(trace: Trace) -> None:
                              "this one has lengths only, so hit rates are not measurable")
 
 
-def reuse_profile(trace: Trace, progress: Progress | None = None) -> ReuseProfile:
+def reuse_profile(trace: Trace, progress: Progress | None = None, *, with_ages: bool = True) -> ReuseProfile:
     """Stack distances, ages and their leading-run maxima for every block reference.
 
     One pass, O(n log n) (n = block references) with a Fenwick tree
@@ -338,6 +350,7 @@ def reuse_profile(trace: Trace, progress: Progress | None = None) -> ReuseProfil
         trace: a trace with prefix hashes (hash-sampled when
             ``trace.sample_rate < 1``: the profile is then an estimate).
         progress: optional callback ``(fraction, label)``, called about 50 times.
+        with_ages: also compute run ages (8 bytes per reference), needed for any TTL.
 
     Raises:
         PlanInputError: the trace has no prefix hashes, or more than
@@ -352,7 +365,7 @@ def reuse_profile(trace: Trace, progress: Progress | None = None) -> ReuseProfil
     if n and (int(ids.min()) < 0 or int(ids.max()) >= trace.id_space):   # the compiled loop does not bound-check
         raise PlanInputError("trace.block_ids", f"[{int(ids.min())}, {int(ids.max())}]",
                              f"ids in [0, id_space = {trace.id_space:,})")
-    state = DistanceState(n, trace.id_space)
+    state = DistanceState(n, trace.id_space, with_ages)
     num_requests = trace.num_requests
     step = max(1, num_requests // PROGRESS_STEPS)
     for lo in range(0, num_requests, step):
@@ -361,11 +374,12 @@ def reuse_profile(trace: Trace, progress: Progress | None = None) -> ReuseProfil
         state.advance(trace.block_offsets, ids, trace.arrival_s, lo, min(num_requests, lo + step))
     if progress is not None:
         progress(1.0, "stack distances")
-    run_dist, run_age = state.run_dist, state.run_age
+    run_dist, run_age = state.run_dist, (state.run_age if with_ages else None)
     del state
     partial_refs, partial_tokens = trace.partial_blocks()
     for a in (run_dist, run_age, partial_refs, partial_tokens):
-        a.flags.writeable = False
+        if a is not None:
+            a.flags.writeable = False
     return ReuseProfile(
         trace_name=trace.name, block_tokens=int(trace.block_tokens), num_requests=trace.num_requests,
         num_block_refs=n, num_unique_blocks=trace.num_unique_blocks,
@@ -469,7 +483,7 @@ def ttl_curve(profile: ReuseProfile, ttls_s: Sequence[float] | None = None, *,
     ttls_checked = [check_ttl_s(t) for t in ttls]
     ttl_arr = np.array([math.inf if t is None else t for t in ttls_checked], dtype=np.float64)
     mask = profile._mask(check_capacity_blocks(capacity_blocks), None)
-    idx, hit_tokens = _sorted_hits(profile.run_age_s, profile, mask, ttl_arr, "left")   # ages strictly below
+    idx, hit_tokens = _sorted_hits(profile.ages(), profile, mask, ttl_arr, "left")   # ages strictly below
     idx = np.where(np.isinf(ttl_arr), int(np.count_nonzero(mask)), idx)                # no TTL: every warm one
     hit_tokens = np.where(np.isinf(ttl_arr), profile._hit_tokens(mask), hit_tokens)
     cap_ok = capacity_blocks is None or profile.sampled_capacity(np.array([capacity_blocks]))[0] >= 1
