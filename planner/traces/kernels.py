@@ -176,15 +176,3 @@ def gather_requests(offsets, ids, order):  # pragma: no cover - compiled
         i = order[j]
         new_ids[new_offsets[j]:new_offsets[j + 1]] = ids[offsets[i]:offsets[i + 1]]
     return new_offsets, new_ids
-
-
-@njit(cache=True, nogil=True)
-def count_distinct_dense(ids, id_space):  # pragma: no cover - compiled
-    """Distinct values of ``ids`` (all in ``[0, id_space)``), with one byte per possible id."""
-    seen = np.zeros(id_space, np.bool_)
-    k = 0
-    for j in range(ids.shape[0]):
-        if not seen[ids[j]]:
-            seen[ids[j]] = True
-            k += 1
-    return k

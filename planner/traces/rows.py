@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from planner.errors import PlanInputError, short_repr
-from planner.traces.kernels import count_distinct_dense, gather_requests, splitmix64
+from planner.traces.kernels import gather_requests, splitmix64
 from planner.traces.sources import release_memory
 from planner.traces.trace import NUM_MALFORMED_EXAMPLES, MalformedRows, Trace
 
@@ -269,7 +269,10 @@ class Collector:
                 id_space = int(ids.max()) + 1 if ids.size else 0
                 unique = id_space
             else:
-                unique = count_distinct_dense(ids, max(id_space, 1)) if ids.size else 0
+                seen = np.zeros(max(id_space, 1), dtype=bool)   # one byte per possible id
+                seen[ids] = True
+                unique = int(np.count_nonzero(seen))
+                del seen
         else:
             flat = np.concatenate([c.astype(np.int64) for c in chunks])
             chunks.clear()

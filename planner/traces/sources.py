@@ -109,7 +109,7 @@ class Opened:
         return self._raw()
 
 
-def line_chunks(opened: Opened, chunk_bytes: int = CHUNK_BYTES,
+def line_chunks(opened: Opened, chunk_bytes: int | None = None,
                 progress: Callable[[float, str], None] | None = None) -> Iterator[tuple[int, int, bytes]]:
     """Yield ``(first line number, first byte offset, bytes)`` chunks of whole lines.
 
@@ -120,6 +120,7 @@ def line_chunks(opened: Opened, chunk_bytes: int = CHUNK_BYTES,
     Raises:
         PlanInputError: over the cap, or a corrupt compressed stream.
     """
+    chunk_bytes = chunk_bytes or CHUNK_BYTES
     line_no, offset, carry, first = 1, 0, b"", True
     total = 0
     with opened.stream() as stream:
