@@ -2,7 +2,7 @@
 ``st.session_state`` (the last valid values).
 
 One validated model parses links, widgets and files alike: the plan's inputs
-are :class:`planner.capacity.PlanInputs`; a page with inputs of its own parses
+are :class:`planner.plan.PlanInputs`; a page with inputs of its own parses
 them with its own pydantic model through :func:`page_inputs`. A link with
 unknown, invalid or tampered parameters keeps the defaults for those fields
 only and shows one warning per problem, naming the parameter; warnings are
@@ -27,7 +27,7 @@ from typing import Any, Callable, Collection, Mapping, Sequence, TypeVar, get_ar
 import streamlit as st
 from pydantic import BaseModel, ValidationError
 
-from planner.capacity import PlanInputs, plan, plan_error
+from planner.plan import PlanInputs, plan, plan_error
 from planner.errors import PlanInputError
 
 QUERY_KEYS: dict[str, str] = {
@@ -292,7 +292,7 @@ _PLAN_ALIASES: dict[str, tuple[str, ...]] = {
     "kv_format": ("kv_format", "model_id"),
     "hbm_gib": ("hbm_gib", "gpu_id"),
 }
-"""Names :func:`planner.capacity.plan` uses in its errors -> the PlanInputs fields a link may drop for them.
+"""Names :func:`planner.plan.plan` uses in its errors -> the PlanInputs fields a link may drop for them.
 
 ``hbm_gib`` is raised for ``gpu=custom`` without ``hbm``: when the link gave no
 ``hbm``, the GPU is what falls back.
@@ -300,7 +300,7 @@ _PLAN_ALIASES: dict[str, tuple[str, ...]] = {
 
 
 def _check_plan(inputs: PlanInputs) -> None:
-    """Catalog ids and combinations only :func:`planner.capacity.plan` knows (unknown model, custom GPU without HBM).
+    """Catalog ids and combinations only :func:`planner.plan.plan` knows (unknown model, custom GPU without HBM).
 
     An arithmetic failure on extreme values is reported as a conflict of the link's fields, never raised.
     """
@@ -323,7 +323,7 @@ def inputs_from_query(params: Mapping[str, Any],
     Returns:
         (inputs, warnings): each bad key yields one warning and the default for
         that field only; unknown keys yield one warning naming them. The
-        inputs always make a plan (:func:`planner.capacity.plan` accepts them).
+        inputs always make a plan (:func:`planner.plan.plan` accepts them).
     """
     return model_from_params(PlanInputs, query_keys(), params, ignore_keys=frozenset(extra_keys),
                              check=_check_plan, aliases=_PLAN_ALIASES)

@@ -14,7 +14,7 @@ Rules (``docs/plan-files.md``; JSON Schema in ``docs/plan-schema.json``):
 
 * ``schema_version`` must be :data:`SCHEMA_VERSION`; a file from another
   version is refused with a message naming both versions;
-* ``inputs`` lists **every** field of :class:`planner.capacity.PlanInputs`
+* ``inputs`` lists **every** field of :class:`planner.plan.PlanInputs`
   (``null`` where a field is unset): a file never leans on defaults, which may
   change between releases, so loading it reproduces the plan exactly;
 * unknown fields, at the top level or in ``inputs``, are refused;
@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
-from planner.capacity import PlanInputs, field_range
+from planner.plan import PlanInputs, field_range
 from planner.errors import PlanInputError
 
 SCHEMA_VERSION = 1

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from planner.capacity import PlanInputs, PlanResult, make_inputs, plan, plan_frame
+from planner.plan import PlanInputs, PlanResult, make_inputs, plan, plan_frame
 from planner.catalog import GPUS, models
 from planner.config_import import model_from_config, parse_config_text, report_rows
 from planner.engine import VLLMSettings, theory_vs_engine, vllm_capacity, vllm_max_model_len

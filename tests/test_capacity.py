@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.capacity import (
+from planner.plan import (
     MAX_SESSIONS_PER_GPU,
     make_inputs,
     miss_probability,

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.capacity import make_inputs, plan
+from planner.plan import make_inputs, plan
 from planner.catalog import GPUS, get_model, models
 from planner.errors import PlanInputError
 from planner.frontier import (
@@ -26,20 +26,40 @@ from planner.frontier import (
 )
 
 
+_SAME = ("usable_kv_bytes", "shared_prefix_bytes", "per_session_bytes", "sessions_per_gpu", "sessions_per_replica",
+         "miss_probability", "state_alive_fraction", "replay_tokens_per_miss", "replay_tokens_per_turn",
+         "replay_seconds_per_miss", "replay_seconds_per_turn", "state_reload_s", "active_fraction",
+         "reload_from_host_s", "reload_from_ssd_s", "recompute_s", "restore_s", "ttft_s", "time_per_request_s",
+         "gpu_seconds_per_request", "replay_share_of_gpu_time", "new_session_prefill_s", "request_rate_per_s")
+"""PlanResult fields that the grid holds too (same names in planner.plan.core.PlanArrays)."""
+
+
+def check_point(grid, gi, ci, hi):
+    """Every figure of the grid at one point equals the scalar plan there, to the bit."""
+    r = plan(grid.inputs_at(gi, ci, hi))
+    a = grid.arrays
+    shape = grid.shape
+    for name in _SAME:
+        value = np.broadcast_to(getattr(a, name), shape)[gi, ci, hi]
+        want = getattr(r, name)
+        if want is None:
+            assert np.isnan(value), name
+        else:
+            assert value == want, (name, (gi, ci, hi), value, want)
+    assert grid.sessions_per_gpu[gi, ci, hi] == r.sessions_per_gpu
+    assert grid.sessions_per_replica[gi, ci, hi] == r.sessions_per_replica
+    assert grid.per_session_bytes[ci, hi] == r.per_session_bytes
+    assert grid.shared_prefix_bytes[ci, hi] == r.shared_prefix_bytes
+    assert grid.usable_kv_bytes[gi] == r.usable_kv_bytes
+    assert grid.ttft_s[gi, ci, hi] == r.ttft_s
+    if r.request_rate_per_s is not None:
+        assert bool(grid.limited_by_sessions[gi, ci, hi]) == (r.request_rate_limit == "sessions")
+    assert bool(np.broadcast_to(a.usable_measured, shape)[gi, ci, hi]) == (r.usable_kv_source == "measured")
+
+
 def _check_points(grid, points):
     for gi, ci, hi in points:
-        r = plan(grid.inputs_at(gi, ci, hi))
-        assert grid.sessions_per_gpu[gi, ci, hi] == r.sessions_per_gpu, (gi, ci, hi)
-        assert grid.per_session_bytes[ci, hi] == r.per_session_bytes
-        assert grid.shared_prefix_bytes[ci, hi] == r.shared_prefix_bytes
-        assert grid.usable_kv_bytes[gi] == r.usable_kv_bytes
-        assert grid.ttft_s[gi, ci] == r.ttft_s
-        rate = grid.request_rate_per_s[gi, ci, hi]
-        if r.request_rate_per_s is None:
-            assert np.isnan(rate)
-        else:
-            assert rate == r.request_rate_per_s  # same operations in the same order: equal to the bit
-            assert bool(grid.limited_by_sessions[gi, ci, hi]) == (r.request_rate_limit == "sessions")
+        check_point(grid, gi, ci, hi)
 
 
 def test_golden_point_on_the_grid():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from planner.capacity import make_inputs, plan, plan_frame, PLAN_CSV_COLUMNS
+from planner.plan import make_inputs, plan, plan_frame, PLAN_CSV_COLUMNS
 from planner.errors import PlanInputError
 
 

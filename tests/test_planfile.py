@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner.capacity import PlanInputs, make_inputs, plan
+from planner.plan import PlanInputs, make_inputs, plan
 from planner.cli import main
 from planner.errors import PlanInputError
 from planner.planfile import (

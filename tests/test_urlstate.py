@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from planner.capacity import PlanInputs, plan
+from planner.plan import PlanInputs, plan
 from planner.catalog import GPUS, models
 from planner.errors import PlanInputError
 from planner.formats import FORMATS
@@ -135,7 +135,7 @@ def test_every_field_round_trips_through_the_link_exactly(inputs):
     try:
         plan(inputs)
     except (PlanInputError, ArithmeticError, ValueError):
-        assume(False)  # not a plan the UI could show (ValueError: planner.capacity on extreme values)
+        assume(False)  # not a plan the UI could show (ValueError: planner.plan on extreme values)
     back, warnings = inputs_from_query(to_query(inputs))
     assert warnings == []
     assert back == inputs

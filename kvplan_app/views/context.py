@@ -2,14 +2,14 @@
 
 Reads the shared plan (``kvplan_app.state.current_inputs``) for the defaults and the
 usable-KV line; its own widgets use ``context_`` keys. Arithmetic lives in
-``planner.frontier`` and ``planner.capacity``.
+``planner.frontier`` and ``planner.plan``.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from planner.capacity import MAX_CONTEXT_TOKENS, context_table, plan
+from planner.plan import MAX_CONTEXT_TOKENS, context_table, plan
 from planner.catalog import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
 from planner.export import CSV_MIME, to_csv_bytes

@@ -13,7 +13,7 @@ from functools import partial
 import streamlit as st
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from planner.capacity import plan
+from planner.plan import plan
 from planner.catalog import GPUS, get_model
 from planner.errors import PlanInputError
 from planner.export import CSV_MIME, to_csv_bytes

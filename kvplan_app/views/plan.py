@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from planner.capacity import MAX_SECONDS, MAX_TIER_GIB, context_table, effective_model, make_inputs, plan, plan_frame
+from planner.plan import MAX_SECONDS, MAX_TIER_GIB, context_table, effective_model, make_inputs, plan, plan_frame
 from planner.catalog import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
 from planner.figures import kv_vs_context_figure

@@ -2,13 +2,13 @@
 measure its real bytes, or read a ProbeResult JSON measured on another machine.
 
 Thin: the probe, its validation and the measured plan come from ``planner.probe``
-and ``planner.capacity``; the plan's inputs are shared through ``kvplan_app.state``.
+and ``planner.plan``; the plan's inputs are shared through ``kvplan_app.state``.
 Widget keys start with ``probe_``.
 """
 
 import streamlit as st
 
-from planner.capacity import plan
+from planner.plan import plan
 from planner.catalog import models
 from planner.errors import PlanInputError
 from planner.models import NATIVE

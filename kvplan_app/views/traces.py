@@ -10,7 +10,7 @@ import hashlib
 
 import streamlit as st
 
-from planner.capacity import make_inputs, plan
+from planner.plan import make_inputs, plan
 from planner.catalog import GPUS, models
 from planner.errors import PlanInputError
 from planner.export import CSV_MIME, to_csv_bytes

@@ -18,7 +18,7 @@ import json
 import math
 from pathlib import Path
 
-from planner.capacity import make_inputs
+from planner.plan import make_inputs
 from planner.catalog import get_gpu
 from planner.cli.plan import PLAN_FLAGS, write_csv
 from planner.export import to_csv_bytes

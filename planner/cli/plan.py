@@ -3,7 +3,7 @@
 Figures are per GPU. ``--host-ram-gib`` and ``--ssd-gib`` are per GPU too (a
 node's host RAM or SSD divided by its GPUs); left out, they come from the
 accelerator's typical node (``planner.tiers.NODES``). ``--json`` prints the
-whole :class:`planner.capacity.PlanResult`, including ``tiers`` (bytes per
+whole :class:`planner.plan.PlanResult`, including ``tiers`` (bytes per
 tier), ``miss_probability``, ``replay_tokens_per_turn``,
 ``replay_seconds_per_turn``, ``ttft_s`` and the inputs behind them.
 
@@ -20,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from planner.capacity import (
+from planner.plan import (
     MAX_SECONDS,
     MAX_SESSIONS_PER_GPU,
     MAX_SHARED_PREFIXES,
