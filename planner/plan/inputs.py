@@ -88,7 +88,7 @@ def weights_setting(model_id: str, weight_format: str | None, weights_gib: float
     '12.5 GiB / 2 GPUs'
     """
     if weights_gib is not None:
-        return f"{weights_gib!r} GiB / {gpus_per_replica} GPUs"
+        return f"{float(weights_gib)!r} GiB / {gpus_per_replica} GPUs"
     return f"{model_id} {weight_format or 'catalog'} weights / {gpus_per_replica} GPUs"
 
 
@@ -216,31 +216,24 @@ class PlanInputs(BaseModel):
             raise ValueError(f"a divisor of gpus_per_replica ({gpus}): the replica's GPUs are TP x PP")
         return v
 
-    @model_validator(mode="before")
-    @classmethod
-    def _bind_measured(cls, data: Any) -> Any:
-        """A measured figure without its binding is bound to these inputs; a binding without its figure is dropped."""
-        if not isinstance(data, dict):
-            return data
-        out = dict(data)
+    @model_validator(mode="after")
+    def _bind_measured(self) -> "PlanInputs":
+        """A measured figure without its binding is bound to these inputs; a binding without its figure is dropped.
 
-        def own(field: str) -> Any:
-            return out.get(field, cls.model_fields[field].default)
-
-        if out.get("measured_kv_bytes_per_token") is None:
-            for f in MEASURED_KV_BINDING:
-                out[f] = None
-        elif out.get("measured_kv_model_id") is None:
-            out["measured_kv_model_id"] = own("model_id")
-            out["measured_kv_format"] = out.get("measured_kv_format") or own("kv_format")
-        elif out.get("measured_kv_format") is None:
-            out["measured_kv_format"] = own("kv_format")
-        if out.get("measured_usable_kv_gib") is None:
-            for f in MEASURED_USABLE_BINDING:
-                out[f] = None
-        elif out.get("measured_usable_kv_gpu_id") is None:
-            out.update(usable_binding_of(own))
-        return out
+        (Written into the frozen instance while it is being validated, before anyone can see it.)
+        """
+        bind: dict[str, Any] = {}
+        if self.measured_kv_bytes_per_token is None:
+            bind.update(dict.fromkeys(MEASURED_KV_BINDING))
+        else:
+            bind["measured_kv_model_id"] = self.measured_kv_model_id or self.model_id
+            bind["measured_kv_format"] = self.measured_kv_format or self.kv_format
+        if self.measured_usable_kv_gib is None:
+            bind.update(dict.fromkeys(MEASURED_USABLE_BINDING))
+        elif self.measured_usable_kv_gpu_id is None:
+            bind.update(usable_binding_of(lambda f: getattr(self, f)))
+        self.__dict__.update(bind)
+        return self
 
 
 def usable_binding_of(value_of) -> dict[str, Any]:
