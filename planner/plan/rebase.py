@@ -4,8 +4,10 @@ A measured KV bytes per token holds for the model and KV format it was
 measured on; a measured usable KV holds for the accelerator, HBM, memory
 utilization and weights setting it was measured with. :func:`rebase` applies
 a change to plan inputs and drops each measured figure whose binding no longer
-matches, with one human sentence per dropped figure. Every page and the CLI
-call it when they change inputs; nothing else decides what survives.
+matches, with one human sentence per dropped figure. Weights given in GiB
+belong to one model's checkpoint and are dropped the same way when the model
+changes. Every page and the CLI call it when they change inputs; nothing else
+decides what survives.
 """
 
 from __future__ import annotations
@@ -80,12 +82,18 @@ def rebase(inputs: PlanInputs, **changes: Any) -> tuple[PlanInputs, list[str]]:
     if "measured_usable_kv_gib" in changes:
         for f in MEASURED_USABLE_BINDING:
             data[f] = None
+    notices: list[str] = []
+    model_changed = changes.get("model_id", inputs.model_id) != inputs.model_id
+    if model_changed and inputs.weights_gib is not None and "weights_gib" not in changes:
+        # weights given in GiB describe one model's checkpoint: another model takes its catalog weights
+        notices.append(f"Weights of {inputs.weights_gib:,.6g} GiB (set for {inputs.model_id}) not applied to "
+                       f"{changes['model_id']}: its catalog weights are used.")
+        data["weights_gib"] = None
     data.update(changes)
     try:
         new = PlanInputs(**data)
     except ValidationError as exc:
         raise plan_error(exc, PlanInputs) from None
-    notices: list[str] = []
     drop: dict[str, Any] = {}
     if (why := kv_binding_mismatch(new)) is not None:
         notices.append(why)
