@@ -270,7 +270,7 @@ def _fraction(value):
     (1.0, 0.0, 1.0)
     """
     value = np.asarray(value, dtype=np.float64)
-    return np.where(np.isnan(value), 1.0, np.clip(value, 0.0, 1.0))
+    return np.where(np.isnan(value), 1.0, np.minimum(np.maximum(value, 0.0), 1.0))
 
 
 def _running(sessions, active_fraction):
@@ -319,14 +319,17 @@ def place_counts(sessions, *, hbm_sessions, active_fraction, num_prefixes, per_s
     per = np.asarray(per_session_bytes, dtype=np.int64)
     # Most sessions whose running share fits in HBM: ceil(n * f) <= hbm_sessions.
     fits_all = _running(sessions, f) <= hbm
-    with np.errstate(over="ignore", divide="ignore"):  # a huge quotient is never chosen: fits_all holds there
-        most = np.minimum(sessions, np.floor(np.maximum(hbm, 0) / np.where(f > 0, f, 1.0) + 1e-9))
-    admitted = np.where(hbm <= 0, 0, np.where(fits_all, sessions, most)).astype(np.int64)
-    while True:  # float noise: step down until ceil(admitted * f) <= hbm
-        over = (hbm > 0) & ~fits_all & (admitted > 0) & (_running(admitted, f) > hbm)
-        if not np.any(over):
-            break
-        admitted = np.where(over, admitted - 1, admitted)
+    if np.all(fits_all):  # the usual case (e.g. carrying what HBM holds): no step-down needed
+        admitted = np.where(hbm <= 0, 0, sessions)
+    else:
+        with np.errstate(over="ignore", divide="ignore"):  # a huge quotient is never chosen: fits_all holds there
+            most = np.minimum(sessions, np.floor(np.maximum(hbm, 0) / np.where(f > 0, f, 1.0) + 1e-9))
+        admitted = np.where(hbm <= 0, 0, np.where(fits_all, sessions, most)).astype(np.int64)
+        while True:  # float noise: step down until ceil(admitted * f) <= hbm
+            over = (hbm > 0) & ~fits_all & (admitted > 0) & (_running(admitted, f) > hbm)
+            if not np.any(over):
+                break
+            admitted = np.where(over, admitted - 1, admitted)
     rejected = sessions - admitted
     active = np.minimum(_running(admitted, f).astype(np.int64), admitted)
     in_hbm = np.minimum(admitted, np.maximum(hbm, 0))
@@ -338,9 +341,12 @@ def place_counts(sessions, *, hbm_sessions, active_fraction, num_prefixes, per_s
     ssd = np.asarray(ssd_bytes, dtype=np.float64)
     state_host = np.minimum(state_total, host)
     state_ssd = np.minimum(state_total - state_host, ssd)
-    per_f = np.maximum(per, 1).astype(np.float64)
-    n_host = np.where(per > 0, np.minimum(parked, (host - state_host) // per_f), parked).astype(np.int64)
-    n_ssd = np.where(per > 0, np.minimum(parked - n_host, (ssd - state_ssd) // per_f), 0).astype(np.int64)
+    if np.any(parked):
+        per_f = np.maximum(per, 1).astype(np.float64)
+        n_host = np.where(per > 0, np.minimum(parked, (host - state_host) // per_f), parked).astype(np.int64)
+        n_ssd = np.where(per > 0, np.minimum(parked - n_host, (ssd - state_ssd) // per_f), 0).astype(np.int64)
+    else:  # nothing parked: no tier holds a tail
+        n_host = n_ssd = np.zeros_like(parked)
     return PlacementCounts(admitted=admitted, rejected=rejected, active=active, in_hbm=in_hbm, parked=parked,
                            in_host_ram=n_host, on_ssd=n_ssd, evicted=parked - n_host - n_ssd, prefix_copies=copies,
                            state_total_bytes=state_total, state_host_bytes=state_host, state_ssd_bytes=state_ssd)
@@ -359,6 +365,7 @@ def place_sessions(
     state_alive_fraction: float,
     host_ram_bytes: int,
     ssd_bytes: int,
+    counts: PlacementCounts | None = None,
 ) -> TierPlacement:
     """Place ``sessions`` sessions of one GPU on HBM, host RAM and SSD.
 
@@ -379,6 +386,8 @@ def place_sessions(
         state_alive_fraction: share of paused sessions whose state is still
             within its TTL.
         host_ram_bytes, ssd_bytes: tier capacities per GPU.
+        counts: :func:`place_counts` of these same arguments when the caller
+            already has them (the plan's array phase), else computed here.
 
     Placement (:func:`place_counts`): HBM holds up to ``hbm_sessions``
     sessions (running ones first); host RAM holds the window states first
@@ -386,7 +395,7 @@ def place_sessions(
     tails (and states that did not fit); what is left is evicted. Running
     sessions beyond ``hbm_sessions`` are rejected.
     """
-    c = place_counts(sessions, hbm_sessions=hbm_sessions, active_fraction=active_fraction,
+    c = counts or place_counts(sessions, hbm_sessions=hbm_sessions, active_fraction=active_fraction,
                      num_prefixes=num_prefixes, per_session_bytes=per_session_bytes, state_bytes=state_bytes,
                      state_alive_fraction=state_alive_fraction, host_ram_bytes=host_ram_bytes, ssd_bytes=ssd_bytes)
     sessions = max(int(sessions), 0)

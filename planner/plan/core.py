@@ -37,7 +37,7 @@ import numpy as np
 
 from planner.models import ModelSpec
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, PlanInputs
-from planner.tiers import place_counts
+from planner.tiers import PlacementCounts, place_counts
 from planner.units import gib_to_bytes
 
 
@@ -84,6 +84,8 @@ def kv_split(inputs: PlanInputs) -> KVSplit:
 
 _PROBE_TOKENS = (0, 1, 7, 16, 129, 1_000_003)
 """Lengths at which the closed form of growing bytes is checked against the model before use."""
+_DIRECT_SIZE = 64
+"""Arrays of at most this many lengths are priced by the model's own method, one call per length."""
 
 
 def _growing_closed_form(model: ModelSpec, x: np.ndarray, kv_format: str, tp: int, pp: int) -> np.ndarray | None:
@@ -104,12 +106,16 @@ def _growing_closed_form(model: ModelSpec, x: np.ndarray, kv_format: str, tp: in
 def growing_bytes_array(model: ModelSpec, tokens, kv_format: str, tp: int = 1, pp: int = 1) -> np.ndarray:
     """``model.growing_bytes(n, kv_format, tp, pp)`` for every ``n`` in ``tokens`` (int64), per GPU.
 
-    Closed form (a coefficient: ``ceil(coef * n)``, the same double multiply;
-    a layout: ``(n // r) * bytes_for(r)`` per growing group), checked against
-    the model on a few lengths; one model call per distinct length if a group
-    disagrees.
+    A few lengths (at most :data:`_DIRECT_SIZE`, e.g. one plan): one model call
+    each. More: closed form (a coefficient: ``ceil(coef * n)``, the same double
+    multiply; a layout: ``(n // r) * bytes_for(r)`` per growing group), checked
+    against the model on a few lengths first; one model call per distinct
+    length if a group disagrees. ``tests/test_frontier.py`` checks the closed
+    form against the model for every catalog model.
     """
     x = np.asarray(tokens, dtype=np.int64)
+    if x.size <= _DIRECT_SIZE:  # a few lengths: the model's own arithmetic, one call each
+        return per_length(model, x, kv_format, "growing_bytes", tp, pp)
     probe = np.array(_PROBE_TOKENS, dtype=np.int64)
     closed = _growing_closed_form(model, probe, kv_format, tp, pp)
     if closed is not None and all(int(c) == model.growing_bytes(int(p), kv_format, tp, pp)
@@ -121,6 +127,8 @@ def growing_bytes_array(model: ModelSpec, tokens, kv_format: str, tp: int = 1, p
 def per_length(model: ModelSpec, tokens, kv_format: str, fn: str, tp: int = 1, pp: int = 1) -> np.ndarray:
     """``getattr(model, fn)(n, kv_format, tp, pp)`` for every ``n`` in ``tokens``: one call per distinct length."""
     x = np.asarray(tokens, dtype=np.int64)
+    if x.ndim == 0:
+        return np.int64(getattr(model, fn)(int(x), kv_format, tp, pp))
     uniq, inv = np.unique(x, return_inverse=True)
     vals = np.array([getattr(model, fn)(int(u), kv_format, tp, pp) for u in uniq], dtype=np.int64)
     return vals[inv].reshape(x.shape)
@@ -278,6 +286,9 @@ class PlanArrays:
     new_session_prefill_s: np.ndarray
     request_rate_per_s: np.ndarray
     limited_by_sessions: np.ndarray
+    weights_bytes_per_gpu: int
+    reserve_bytes: int
+    placement: PlacementCounts | None
 
 
 def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareArrays, context_tokens,
@@ -338,21 +349,27 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
     active = turn / (turn + pause) if pause > 0 else np.ones_like(turn)
 
     # -- 3. tiers ------------------------------------------------------------------
-    target = (sessions if inputs.target_sessions_per_gpu is None
-              else np.int64(min(inputs.target_sessions_per_gpu * split.domain_gpus, MAX_SESSIONS_PER_GPU)))
-    counts = place_counts(target, hbm_sessions=sessions, active_fraction=active, num_prefixes=k,
-                          per_session_bytes=per, state_bytes=np.where(parked_state, state, 0),
-                          state_alive_fraction=alive, host_ram_bytes=hw.host_ram_bytes, ssd_bytes=hw.ssd_bytes)
     reload_host = per / host_bw
     reload_ssd = per / np.minimum(host_bw, np.asarray(hw.ssd_link_bytes_per_s, dtype=np.float64))
     tail_recompute_tokens = n - prefix + t
     recompute = tail_recompute_tokens / prefill
-    paused = counts.admitted - counts.active
-    some_parked = (paused > 0) & (pause > 0)
-    safe_paused = np.where(some_parked, paused, 1)
-    tail_restore = np.where(some_parked, (counts.in_host_ram * reload_host + counts.on_ssd * reload_ssd
-                                          + counts.evicted * recompute) / safe_paused, 0.0)
-    recompute_tokens_turn = np.where(some_parked, counts.evicted * tail_recompute_tokens / safe_paused, 0.0)
+    counts = None
+    tail_restore = recompute_tokens_turn = 0.0
+    if inputs.target_sessions_per_gpu is None:
+        # carrying what HBM holds: place_counts admits every session into HBM and parks none
+        # (tests/test_tiers.py), so no tail is restored; the placement itself is built for one plan only
+        target = sessions
+    else:
+        target = np.int64(min(inputs.target_sessions_per_gpu * split.domain_gpus, MAX_SESSIONS_PER_GPU))
+        counts = place_counts(target, hbm_sessions=sessions, active_fraction=active, num_prefixes=k,
+                              per_session_bytes=per, state_bytes=np.where(parked_state, state, 0),
+                              state_alive_fraction=alive, host_ram_bytes=hw.host_ram_bytes, ssd_bytes=hw.ssd_bytes)
+        paused = counts.admitted - counts.active
+        some_parked = (paused > 0) & (pause > 0)
+        safe_paused = np.where(some_parked, paused, 1)
+        tail_restore = np.where(some_parked, (counts.in_host_ram * reload_host + counts.on_ssd * reload_ssd
+                                              + counts.evicted * recompute) / safe_paused, 0.0)
+        recompute_tokens_turn = np.where(some_parked, counts.evicted * tail_recompute_tokens / safe_paused, 0.0)
     restore = ring_restore + tail_restore
     ttft = restore + 1.0 / inputs.session_decode_tokens_per_s
 
@@ -386,5 +403,6 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
         reload_from_ssd_s=reload_ssd, recompute_s=recompute, restore_s=restore, ttft_s=ttft,
         time_per_request_s=time_per_request, gpu_seconds_per_request=gpu_seconds,
         replay_share_of_gpu_time=replay_share, new_session_prefill_s=(n - prefix) / prefill,
-        request_rate_per_s=rate, limited_by_sessions=by_sessions_limit,
+        request_rate_per_s=rate, limited_by_sessions=by_sessions_limit, weights_bytes_per_gpu=weights,
+        reserve_bytes=reserve, placement=counts,
     )

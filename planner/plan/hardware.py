@@ -103,6 +103,8 @@ def hardware_arrays(hardware: Sequence[Hardware], decode_tokens_per_s, prefill_t
                     shape: tuple[int, ...] = ()) -> HardwareArrays:
     """Stack resolved accelerators into :class:`HardwareArrays` of ``shape`` (``()`` for one; ``(A, 1, 1)`` for a grid)."""
     def arr(values, dtype):
+        if shape == () and len(values) == 1:
+            return np.asarray(values[0], dtype=dtype)
         return np.asarray(values, dtype=dtype).reshape(shape)
 
     return HardwareArrays(
@@ -113,6 +115,6 @@ def hardware_arrays(hardware: Sequence[Hardware], decode_tokens_per_s, prefill_t
         ssd_link_bytes_per_s=arr([h.ssd_link.bytes_per_s for h in hardware], np.float64),
         host_ram_bytes=arr([h.host_ram_bytes for h in hardware], np.int64),
         ssd_bytes=arr([h.ssd_bytes for h in hardware], np.int64),
-        decode_tokens_per_s=arr(decode_tokens_per_s, np.float64),
-        prefill_tokens_per_s=arr(prefill_tokens_per_s, np.float64),
+        decode_tokens_per_s=np.asarray(decode_tokens_per_s, dtype=np.float64).reshape(shape),
+        prefill_tokens_per_s=np.asarray(prefill_tokens_per_s, dtype=np.float64).reshape(shape),
     )

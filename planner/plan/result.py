@@ -11,12 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from planner.catalog import get_model
 from planner.errors import PlanInputError
 from planner.models import NATIVE, ModelSpec
-from planner.plan.core import evaluate, kv_split, weights_per_gpu
+from planner.plan.core import evaluate, kv_split
 from planner.plan.hardware import hardware_arrays, resolve_hardware
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
 from planner.tiers import TierPlacement, place_sessions
-from planner.units import gib_to_bytes, to_gib
+from planner.units import to_gib
 
 
 class PlanResult(BaseModel):
@@ -156,6 +156,23 @@ def _f(x) -> float:
     return float(x)
 
 
+_SLOPES: dict[tuple, tuple[ModelSpec, float]] = {}
+"""(id(model), tokens, format, TP, PP) -> (model, growing bytes per token); the model is kept so its id stays its own."""
+
+
+def _kv_bytes_per_token(model: ModelSpec, n: int, fmt: str, tp: int, pp: int) -> float:
+    """``model.estimate(n, fmt, tp, pp).kv_bytes_per_token``, remembered for the last few thousand calls."""
+    key = (id(model), n, fmt, tp, pp)
+    hit = _SLOPES.get(key)
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    if len(_SLOPES) >= 4096:
+        _SLOPES.clear()
+    slope = model.estimate(n, fmt, tp, pp).kv_bytes_per_token
+    _SLOPES[key] = (model, slope)
+    return slope
+
+
 def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     """Evaluate one plan: :func:`planner.plan.core.evaluate` on 0-d values, with its messages.
 
@@ -177,13 +194,13 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     a = evaluate(inputs, model, fmt, hardware_arrays([hw], inputs.decode_tokens_per_s, inputs.prefill_tokens_per_s),
                  inputs.context_tokens, inputs.hit_rate)
     split = a.split
-    weights = weights_per_gpu(inputs, model)
+    weights = a.weights_bytes_per_gpu
     usable, shared, per = int(a.usable_kv_bytes), int(a.shared_prefix_bytes), int(a.per_session_bytes)
     sessions = int(a.sessions)
     n, t, k = inputs.context_tokens, inputs.output_tokens, inputs.shared_prefixes
     state = int(a.state_bytes)
     parked_state = bool(a.parked_state)
-    estimate = model.estimate(n, fmt, split.tp, split.pp)
+    slope = _kv_bytes_per_token(model, n, fmt, split.tp, split.pp)
     per_gpu = sessions if split.domain_gpus == 1 else _f(a.sessions_per_gpu)
 
     where = "the replica" if inputs.attention_parallelism == "tp" and split.domain_gpus > 1 else "one GPU"
@@ -213,6 +230,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         target, hbm_sessions=sessions, active_fraction=_f(a.active_fraction), usable_hbm_bytes=usable,
         prefix_bytes=shared, num_prefixes=k, per_session_bytes=per, state_bytes=state if parked_state else 0,
         state_alive_fraction=_f(a.state_alive_fraction), host_ram_bytes=hw.host_ram_bytes, ssd_bytes=hw.ssd_bytes,
+        counts=a.placement,
     )
     reload_host, reload_ssd, recompute = _f(a.reload_from_host_s), _f(a.reload_from_ssd_s), _f(a.recompute_s)
     fastest = min((reload_host, "host RAM reload"), (reload_ssd, "SSD reload"), (recompute, "recompute"))[1]
@@ -238,8 +256,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         kv_domain_gpus=split.domain_gpus, parallelism_note=parallelism_note(inputs),
         hbm_bytes=hw.hbm_bytes, hbm_source=hw.hbm_source, kv_source=kv_source,
         usable_kv_source="measured" if bool(a.usable_measured) else "computed",
-        weights_bytes_per_gpu=weights, reserve_bytes=gib_to_bytes(inputs.reserve_gib), usable_kv_bytes=usable,
-        kv_bytes_per_token=estimate.kv_bytes_per_token, prefix_tokens=int(a.prefix_tokens),
+        weights_bytes_per_gpu=weights, reserve_bytes=a.reserve_bytes, usable_kv_bytes=usable,
+        kv_bytes_per_token=slope, prefix_tokens=int(a.prefix_tokens),
         tail_tokens=n - int(a.prefix_tokens), session_kv_bytes=int(a.growing_total_bytes) + int(a.capped_bytes),
         shared_prefix_bytes=shared, per_session_bytes=per, state_bytes_per_session=state,
         host_state_bytes=0 if inputs.state_in_hbm else state * sessions,
