@@ -224,7 +224,8 @@ def _save(args, trace, summary, per_token, sampling, frame) -> None:
     doc = curve_document(
         trace={"name": trace.name, "format": trace.format, "requests": trace.num_requests,
                "block_refs": trace.num_block_refs, "unique_blocks": trace.num_unique_blocks,
-               "duration_s": summary.duration_s, "malformed_rows": trace.malformed.num_malformed},
+               "duration_s": summary.duration_s, "malformed_rows": trace.malformed.num_malformed,
+               "mean_input_tokens": typical_context_tokens(trace)},
         block_tokens=int(trace.block_tokens), ttl_s=args.ttl_s, model=args.model, kv_bytes_per_token=per_token,
         sampling=None if sampling is None else {"sample_rate": sampling["sample_rate"],
                                                 "expected_error": sampling["expected_error"] or 0.0},

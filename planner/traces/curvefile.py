@@ -7,16 +7,15 @@ price it later. Format (``"kvplan_curve": 1``)::
 
     {"kvplan_curve": 1,
      "trace": {"name": ..., "format": ..., "requests": ..., "block_refs": ..., "unique_blocks": ...,
-               "block_tokens": 512, "duration_s": ..., "malformed_rows": ...},
+               "block_tokens": 512, "duration_s": ..., "malformed_rows": ..., "mean_input_tokens": ...},
      "settings": {"ttl_s": null, "model": null, "kv_bytes_per_token": null},
      "sampling": null | {"sample_rate": 0.01, "expected_error": 0.004},
      "curve": [{"capacity_blocks": 0, "block_hit_rate": 0.0, "token_hit_rate": 0.0}, ...]}
 
 :func:`load_curve` checks every field (a shared file is untrusted input) and
 returns a :class:`SavedCurve`; its :meth:`SavedCurve.at` answers the hit rate at
-a capacity from the largest saved capacity not above it, a lower bound since
-the curve never falls with capacity (no TTL) and, with a TTL, still the exact
-value at the point it names.
+a capacity from the largest saved capacity not above it: a lower bound, since
+the hit rate never falls as capacity grows (at any fixed TTL).
 """
 
 from __future__ import annotations
@@ -30,7 +29,8 @@ import pandas as pd
 
 from planner.errors import PlanInputError
 from planner.traces.rows import MAX_BLOCK_TOKENS
-from planner.traces.stack import MAX_CAPACITY_BLOCKS
+from planner.traces.stack import CURVE_COLUMNS, MAX_CAPACITY_BLOCKS
+from planner.units import GB, GiB
 
 CURVE_FILE_VERSION: int = 1
 """Value of the ``kvplan_curve`` key."""
@@ -61,6 +61,26 @@ class SavedCurve:
     sample_rate: float | None
     expected_error: float | None
     curve: pd.DataFrame
+
+    @property
+    def context_tokens(self) -> int:
+        """Context length to price a token at: the trace's mean prompt when saved, else one block."""
+        v = self.trace.get("mean_input_tokens")
+        return int(v) if isinstance(v, int) and 1 <= v <= 10**9 else self.block_tokens
+
+    def frame(self, kv_bytes_per_token: float | None) -> pd.DataFrame:
+        """The curve with ``planner.traces.stack.CURVE_COLUMNS`` (hit counts unknown: NaN), priced at
+        ``kv_bytes_per_token`` (None leaves the byte columns NaN)."""
+        caps = self.curve["capacity_blocks"].to_numpy()
+        tokens = caps * self.block_tokens
+        cap_bytes = tokens * float(kv_bytes_per_token) if kv_bytes_per_token is not None else np.full(caps.shape, np.nan)
+        return pd.DataFrame({
+            "capacity_blocks": caps, "capacity_tokens": tokens, "capacity_bytes": cap_bytes.astype(np.float64),
+            "capacity_gb": cap_bytes / GB, "capacity_gib": cap_bytes / GiB,
+            "hit_blocks": np.nan, "hit_tokens": np.nan,
+            "block_hit_rate": self.curve["block_hit_rate"].to_numpy(),
+            "token_hit_rate": self.curve["token_hit_rate"].to_numpy(),
+        }, columns=list(CURVE_COLUMNS))
 
     def at(self, capacity_blocks: int) -> tuple[int, float, float]:
         """``(saved capacity used, block rate, token rate)`` at the largest saved capacity <= ``capacity_blocks``."""
