@@ -40,6 +40,9 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
+REPEATS = 3
+"""Runs of each side in the comparison (interleaved, so both see the same load)."""
+
 KVSIM_MODEL = "qwen3-8b"
 """kvcache-simulator model id for its GiB budgets (its DeepSeek V4.1 entry fails in 0.1.3: "Unsupported
 formula"); Qwen3-8B: 75,497,472 B per 512-token block, 13 budgets that fit x10."""
@@ -76,6 +79,26 @@ def timed(cmd: list[str]) -> tuple[float, float, str]:
 def kvplan(path: str) -> tuple[float, float, dict]:
     wall, peak, out = timed([sys.executable, "-c", "import sys; from planner.cli import main; sys.exit(main())", "trace", path, "--sweep", "--json"])
     return wall, peak, json.loads(out)
+
+
+_STAGES = """
+import json, sys, time
+from planner.traces import read_trace, reuse_profile, capacity_curve
+c0 = time.process_time()
+trace = read_trace(sys.argv[1], max_bytes=None)
+c1 = time.process_time()
+profile = reuse_profile(trace, with_ages=False)
+c2 = time.process_time()
+capacity_curve(profile)
+c3 = time.process_time()
+print(json.dumps({"read": c1 - c0, "profile": c2 - c1, "curve": c3 - c2, "refs": trace.num_block_refs}))
+"""
+
+
+def stages(path: str) -> dict:
+    """CPU seconds (process time: all threads) of reading, the stack-distance pass and the curve."""
+    _, _, out = timed([sys.executable, "-c", _STAGES, path])
+    return json.loads(out)
 
 
 def kvsim(path: str, warmup_fraction: float) -> tuple[float, float, dict]:
@@ -118,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
           "| unlimited-cache block hit rate |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     walls = {}
+    kvplan(os.path.join(args.dir, "x1.jsonl"))        # warm: the compiled-loop cache, the page cache
     for name in files:
         path = os.path.join(args.dir, name)
         if not os.path.exists(path):
@@ -128,19 +152,36 @@ def main(argv: list[str] | None = None) -> int:
         refs = data["block_refs"]
         print(f"| {name} | {os.path.getsize(path) / 1e6:,.0f} MB | {refs:,} | {wall:.2f} s | {peak:,.0f} MiB | "
               f"{peak * 2**20 / refs:.1f} | {data['block_hit_rate']:.4f} |", flush=True)
+    print("\nCPU seconds per stage, in process (less sensitive to the machine's load than wall time; "
+          "reading uses pyarrow's threads): the stack-distance pass should grow as n log n\n")
+    print("| trace | block refs | read | stack distances | curve | stack distances per ref |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name in files:
+        path = os.path.join(args.dir, name)
+        if os.path.exists(path):
+            st = stages(path)
+            print(f"| {name} | {st['refs']:,} | {st['read']:.2f} s | {st['profile']:.2f} s | {st['curve']:.2f} s | "
+                  f"{st['profile'] / st['refs'] * 1e9:.0f} ns |", flush=True)
     if args.skip_kvcache_sim:
         return 0
-    print("\nkvcache-simulator 0.1.3 (C++ core, LRU at its default budgets), same machine, same run:\n")
+    print("\nkvcache-simulator 0.1.3 (C++ core, LRU at its default budgets), same machine, same run; "
+          f"{REPEATS} runs each, interleaved, median (min-max):\n")
     kvsim(os.path.join(args.dir, "x1.jsonl"), 0.5)    # compiles its C++ core once, outside the timings
-    print("| trace | kvplan (whole process) | kvcache-simulator (whole process: parse + sweep) | ratio |")
+    print("| trace | kvplan (whole process) | kvcache-simulator (whole process: parse + sweep) | ratio of medians |")
     print("| --- | ---: | ---: | ---: |")
     results = {}
     for name in ("x1.jsonl", "x10.jsonl"):
         path = os.path.join(args.dir, name)
-        wall, peak, out = kvsim(path, 0.5)
+        ours, theirs = [], []
+        for _ in range(REPEATS):
+            ours.append(kvplan(path)[0])
+            wall, peak, out = kvsim(path, 0.5)
+            theirs.append(wall)
         results[name] = out
-        print(f"| {name} | {walls[name]:.2f} s | {wall:.2f} s (parse {out['parse_s']:.2f} s, sweep {out['sweep_s']:.2f} s,"
-              f" {len(out['points'])} budgets, {peak:,.0f} MiB) | {wall / walls[name]:.1f}x |", flush=True)
+        mo, mt = float(np.median(ours)), float(np.median(theirs))
+        print(f"| {name} | {mo:.2f} s ({min(ours):.2f}-{max(ours):.2f}) | {mt:.2f} s ({min(theirs):.2f}-"
+              f"{max(theirs):.2f}; last: parse {out['parse_s']:.2f} s, sweep {out['sweep_s']:.2f} s, "
+              f"{len(out['points'])} budgets, {peak:,.0f} MiB) | {mt / mo:.1f}x |", flush=True)
     print("\nHit rates aligned (x10): token-weighted over the last 50 % of requests at its budgets (its trie LRU "
           "protects ancestors; ours is block LRU with the leading-run rule), and the unlimited-cache ceiling over "
           "all requests:\n")
