@@ -393,9 +393,10 @@ def test_fenwick_stack_distances_brute_force():
 
 
 def test_doctests():
+    import planner.traces.checks as checks_mod
     import planner.traces.load as load_mod
 
-    for mod in (stack_mod, readers_mod, load_mod):
+    for mod in (stack_mod, readers_mod, load_mod, checks_mod):
         assert doctest.testmod(mod).failed == 0
 
 

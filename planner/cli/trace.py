@@ -30,7 +30,7 @@ from planner.traces.replay import NOT_MEASURABLE
 from planner.traces.rows import MAX_BLOCK_TOKENS
 from planner.traces.samples import SAMPLES
 from planner.traces.sampling import sampling_note, standard_error
-from planner.traces.stack import MAX_CAPACITY_BLOCKS, blocks_for_bytes
+from planner.traces.checks import MAX_CAPACITY_BLOCKS, blocks_for_bytes
 from planner.traces.trace import FORMATS
 from planner.units import GB, GiB, format_bytes, gib_to_bytes
 

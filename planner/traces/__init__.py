@@ -17,6 +17,9 @@
   Qin et al., Mooncake, FAST '25).
 * :mod:`~planner.traces.kernels`: the compiled loops (numba): Fenwick-tree
   stack distances, sampling hash.
+* :mod:`~planner.traces.fleet`: N replicas under a routing policy.
+* :mod:`~planner.traces.sampling`: SHARDS spatial sampling and its error bar.
+* :mod:`~planner.traces.curvefile`: curve files (``kvplan trace --save``).
 * :mod:`~planner.traces.arrivals`: lengths, arrival rates, concurrency over time.
 * :mod:`~planner.traces.figures`: plotly figures (pure functions, ``go.Figure``).
 
@@ -24,21 +27,26 @@ numpy, pandas, pyarrow and numba; no Streamlit.
 """
 
 from planner.traces.arrivals import Concurrency, TraceSummary, arrivals_per_minute, concurrency, summarize
+from planner.traces.curvefile import SavedCurve, load_curve
+from planner.traces.fleet import FLEET_COLUMNS, ROUTING_POLICIES, FleetResult, fleet_hits, fleet_table
 from planner.traces.load import read_trace
 from planner.traces.readers import MAX_TRACE_BYTES, read_azure, read_jsonl, read_mooncake
 from planner.traces.trace import FORMATS, MalformedRows, Trace
 from planner.traces.replay import NOT_MEASURABLE, ReplayResult, reference_curve, replay
 from planner.traces.samples import SAMPLES, load_sample
 from planner.traces.sizing import kv_bytes_per_token_for, typical_context_tokens
+from planner.traces.checks import blocks_for_bytes
 from planner.traces.stack import (
-    CURVE_COLUMNS, DEFAULT_TTLS_S, TTL_CURVE_COLUMNS, HitRates, ReuseProfile, blocks_for_bytes, capacity_curve,
-    default_capacities, reuse_profile, ttl_curve,
+    CURVE_COLUMNS, DEFAULT_TTLS_S, TTL_CURVE_COLUMNS, HitRates, ReuseProfile, capacity_curve, default_capacities,
+    reuse_profile, ttl_curve,
 )
 
 __all__ = [
-    "CURVE_COLUMNS", "Concurrency", "DEFAULT_TTLS_S", "FORMATS", "HitRates", "MAX_TRACE_BYTES", "MalformedRows",
-    "NOT_MEASURABLE", "ReplayResult", "ReuseProfile", "SAMPLES", "TTL_CURVE_COLUMNS", "Trace", "TraceSummary",
-    "arrivals_per_minute", "blocks_for_bytes", "capacity_curve", "concurrency", "default_capacities",
-    "kv_bytes_per_token_for", "load_sample", "read_azure", "read_jsonl", "read_mooncake", "read_trace",
-    "reference_curve", "replay", "reuse_profile", "summarize", "ttl_curve", "typical_context_tokens",
+    "CURVE_COLUMNS", "Concurrency", "DEFAULT_TTLS_S", "FLEET_COLUMNS", "FORMATS", "FleetResult", "HitRates",
+    "MAX_TRACE_BYTES", "MalformedRows", "NOT_MEASURABLE", "ROUTING_POLICIES", "ReplayResult", "ReuseProfile",
+    "SAMPLES", "SavedCurve", "TTL_CURVE_COLUMNS", "Trace", "TraceSummary", "arrivals_per_minute",
+    "blocks_for_bytes", "capacity_curve", "concurrency", "default_capacities", "fleet_hits", "fleet_table",
+    "kv_bytes_per_token_for", "load_curve", "load_sample", "read_azure", "read_jsonl", "read_mooncake",
+    "read_trace", "reference_curve", "replay", "reuse_profile", "summarize", "ttl_curve",
+    "typical_context_tokens",
 ]

@@ -29,7 +29,8 @@ import pandas as pd
 
 from planner.errors import PlanInputError
 from planner.traces.rows import MAX_BLOCK_TOKENS
-from planner.traces.stack import CURVE_COLUMNS, MAX_CAPACITY_BLOCKS
+from planner.traces.checks import MAX_CAPACITY_BLOCKS
+from planner.traces.stack import CURVE_COLUMNS
 from planner.units import GB, GiB
 
 CURVE_FILE_VERSION: int = 1

@@ -47,7 +47,8 @@ import pandas as pd
 
 from planner.errors import PlanInputError
 from planner.traces.kernels import gather_requests, splitmix64
-from planner.traces.stack import Progress, check_capacity_blocks, check_ttl_s, require_hashes, reuse_profile
+from planner.traces.checks import check_capacity_blocks, check_ttl_s
+from planner.traces.stack import Progress, require_hashes, reuse_profile
 from planner.traces.trace import Trace
 
 ROUTING_POLICIES: tuple[str, ...] = ("random", "round-robin", "session", "prefix")

@@ -59,11 +59,8 @@ counted in ``Trace.notes``); blank lines are skipped and not counted.
 
 from __future__ import annotations
 
-import csv
 import json
-import re
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pyarrow as pa
@@ -71,6 +68,7 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from planner.errors import PlanInputError
+from planner.traces.azure import parse_timestamp_ns, read_azure
 from planner.traces.kernels import rows_with_repeats
 from planner.traces.rows import (
     MAX_BLOCK_TOKENS, MAX_TOKENS_PER_REQUEST, MAX_TRACE_SPAN_S, Collector, RowError, check_block_tokens, finite,
@@ -157,7 +155,7 @@ def _np(table: pa.Table | pa.RecordBatch, name: str, kind: str) -> np.ndarray | 
     col = table.column(name)
     if col.null_count:
         return None
-    arr = col.to_numpy() if isinstance(col, pa.Array) else col.to_numpy()
+    arr = col.to_numpy()
     return arr.astype(np.float64 if kind == "f" else np.int64, copy=False)
 
 
@@ -319,119 +317,3 @@ def read_jsonl(source: TraceSource, *, block_tokens: int | None = None, name: st
     rows = Collector(bt, sample_rate)
     shown = _read_records(source, "jsonl", rows, lambda o: _jsonl_row(o, bt), max_bytes, progress)
     return rows.trace(name=name or shown, fmt="jsonl", source=source_note)
-
-
-_AZURE_COLUMNS = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
-_TS = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?"
-                 r"\s*(Z|[+-]\d{2}:?\d{2})?\s*$")
-
-
-def parse_timestamp_ns(text: str) -> int:
-    """A datetime string -> integer nanoseconds since 1970-01-01 (naive = UTC).
-
-    Keeps all 7 fractional digits of the Azure trace (100 ns), which
-    ``datetime`` would truncate to microseconds.
-
-    >>> parse_timestamp_ns("1970-01-01 00:00:01.0000001")
-    1000000100
-
-    Raises:
-        ValueError: not ``YYYY-MM-DD HH:MM:SS[.fffffffff][Z|+HH:MM]``, or a date
-            that does not exist (also after applying the offset, e.g.
-            ``0001-01-01 00:00:00+01:00``).
-    """
-    m = _TS.match(text)
-    if not m:
-        raise ValueError(f"{text[:60]!r} is not a YYYY-MM-DD HH:MM:SS[.fraction] timestamp")
-    y, mo, d, hh, mm, ss, frac, tz = m.groups()
-    try:
-        dt = datetime(int(y), int(mo), int(d), int(hh), int(mm), int(ss), tzinfo=timezone.utc)
-        if tz and tz != "Z":
-            sign = 1 if tz[0] == "+" else -1
-            digits = tz[1:].replace(":", "")
-            dt -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-    except OverflowError:
-        raise ValueError(f"{text.strip()!r} is outside the years 1 to 9999 in UTC") from None
-    whole_s = (dt - datetime(1970, 1, 1, tzinfo=timezone.utc)) // timedelta(seconds=1)
-    frac_ns = int((frac or "0").ljust(9, "0"))
-    return whole_s * 10**9 + frac_ns
-
-
-def _text_lines(opened: Opened) -> Iterator[str]:
-    for _, offset, chunk in line_chunks(opened):
-        yield from decode(chunk, offset, opened.name).splitlines(keepends=True)
-
-
-def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int | None = MAX_TRACE_BYTES,
-               source_note: str = "") -> Trace:
-    """Read an Azure LLM inference trace CSV (``TIMESTAMP,ContextTokens,GeneratedTokens``), plain or compressed.
-
-    Lengths and arrivals only: the result has no prefix hashes, so hit rates are
-    not measurable (``Trace.has_prefix_hashes`` is False and ``notes`` says so).
-    Source: Patel et al., "Splitwise: Efficient Generative LLM Inference Using
-    Phase Splitting", ISCA 2024; Azure/AzurePublicDataset.
-
-    Raises:
-        PlanInputError: file too large, unreadable, not UTF-8, a header without
-            the three columns, or no well-formed row.
-    """
-    opened = Opened(source, max_bytes)
-    shown = name or opened.name
-    reader = csv.reader(_text_lines(opened))
-    header: list[str] | None = None
-    cols: list[int] = []
-    rows = Collector(None)
-    times_ns: list[int] = []
-    while True:
-        try:
-            fields = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:  # e.g. a field over csv.field_size_limit(): the reader goes on with the next line
-            if header is None:
-                raise PlanInputError("trace", shown, f"a CSV header row ({exc})") from None
-            rows.num_rows += 1
-            rows.bad(reader.line_num, f"not a CSV row ({exc})")
-            continue
-        line_no = reader.line_num
-        if not fields or all(not f.strip() for f in fields):
-            continue
-        if header is None:
-            header = [f.strip() for f in fields]
-            lower = [h.lower() for h in header]
-            missing = [c for c in _AZURE_COLUMNS if c.lower() not in lower]
-            if missing:
-                raise PlanInputError("trace", shown, "a CSV header with columns " + ", ".join(_AZURE_COLUMNS)
-                                     + f" (missing {', '.join(missing)})")
-            cols = [lower.index(c.lower()) for c in _AZURE_COLUMNS]
-            continue
-        rows.num_rows += 1
-        try:
-            if len(fields) != len(header):
-                raise RowError(f"{len(fields)} fields, the header has {len(header)}")
-            try:
-                t_ns = parse_timestamp_ns(fields[cols[0]])
-            except ValueError as exc:
-                raise RowError(f"TIMESTAMP {exc}") from None
-            vals = {}
-            for key, idx in zip(_AZURE_COLUMNS[1:], cols[1:]):
-                raw = fields[idx].strip()
-                try:
-                    vals[key] = float(raw) if raw else raw
-                except ValueError:
-                    vals[key] = raw
-            inp = whole(vals, "ContextTokens")
-            out = whole(vals, "GeneratedTokens")
-        except RowError as exc:
-            rows.bad(line_no, str(exc))
-            continue
-        times_ns.append(t_ns)
-        rows.add(line_no, 0.0, inp, out, None)
-    if header is None:
-        raise PlanInputError("trace", shown, "a CSV header with columns " + ", ".join(_AZURE_COLUMNS))
-    if times_ns:
-        # Integer ns relative to the first arrival keeps 100 ns resolution in float64 seconds.
-        t0 = min(times_ns)
-        rows._pending = [(line, (t - t0) / 1e9, i, o, h)
-                         for (line, _, i, o, h), t in zip(rows._pending, times_ns)]
-    return rows.trace(name=shown, fmt="azure", source=source_note)

@@ -43,24 +43,24 @@ them by brute force):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from planner.errors import PlanInputError
+from planner.traces.checks import (
+    MAX_CAPACITY_BLOCKS, blocks_for_bytes, check_capacities, check_capacity_blocks, check_kv_bytes_per_token,
+    check_ttl_s,
+)
 from planner.traces.kernels import COLD, MAX_REFS, DistanceState
 from planner.traces.trace import Progress, Trace
 from planner.units import GB, GiB
 
 
-
 PROGRESS_STEPS: int = 50
 """Slices of requests one stack-distance pass runs in (a progress report after each)."""
-
-MAX_CAPACITY_BLOCKS: int = 10**15
-"""Largest capacity accepted, blocks."""
 
 CURVE_COLUMNS: tuple[str, ...] = (
     "capacity_blocks", "capacity_tokens", "capacity_bytes", "capacity_gb", "capacity_gib",
@@ -74,76 +74,6 @@ tokens (int); block- and token-weighted hit rates (fractions in [0, 1])."""
 TTL_CURVE_COLUMNS: tuple[str, ...] = ("ttl_s", "hit_blocks", "hit_tokens", "block_hit_rate", "token_hit_rate")
 """Columns of :func:`ttl_curve`: TTL in seconds (``inf`` = no TTL), hit blocks
 and tokens (int), hit rates (fractions)."""
-
-
-def check_capacity_blocks(value: object, name: str = "capacity_blocks") -> int | None:
-    """Validate a capacity in blocks: None (unlimited) or an integer in [0, 1e15].
-
-    Raises:
-        PlanInputError: anything else.
-    """
-    if value is None:
-        return None
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        value = int(value)
-    if isinstance(value, np.integer):
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_CAPACITY_BLOCKS:
-        raise PlanInputError(name, value, f"None (unlimited) or a whole number of blocks in [0, {MAX_CAPACITY_BLOCKS:,}]")
-    return value
-
-
-def _check_capacities(capacities_blocks: Sequence[int] | np.ndarray) -> np.ndarray:
-    """Validate many capacities at once (vectorized for integer arrays)."""
-    arr = np.asarray(capacities_blocks)
-    if arr.ndim == 1 and arr.dtype.kind in "iu" and \
-            (arr.size == 0 or (int(arr.min()) >= 0 and int(arr.max()) <= MAX_CAPACITY_BLOCKS)):
-        return arr.astype(np.int64)
-    return np.asarray([check_capacity_blocks(c) for c in capacities_blocks], dtype=np.int64)
-
-
-def check_ttl_s(value: object, name: str = "ttl_s") -> float | None:
-    """Validate a TTL: None (no TTL) or a number of seconds >= 0 (``inf`` means no TTL).
-
-    Raises:
-        PlanInputError: negative, NaN or not a number.
-    """
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise PlanInputError(name, value, "None (no TTL) or a number of seconds >= 0")
-    v = float(value)
-    if math.isnan(v) or v < 0:
-        raise PlanInputError(name, value, "None (no TTL) or a number of seconds >= 0")
-    return None if math.isinf(v) else v
-
-
-def check_kv_bytes_per_token(value: object) -> float:
-    """Validate KV bytes per token: a finite number > 0.
-
-    Raises:
-        PlanInputError: anything else.
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(value)) or float(value) <= 0:
-        raise PlanInputError("kv_bytes_per_token", value, "a finite number of bytes > 0")
-    return float(value)
-
-
-def blocks_for_bytes(capacity_bytes: float, kv_bytes_per_token: float, block_tokens: int) -> int:
-    """Whole cache blocks that fit in ``capacity_bytes``: ``floor(bytes / (kv_bytes_per_token * block_tokens))``.
-
-    >>> blocks_for_bytes(100 * 10**9, 890.0, 512)  # 1e11 / 455,680 B per block = 219,452.2
-    219452
-
-    Raises:
-        PlanInputError: negative or non-finite bytes, or bad ``kv_bytes_per_token``.
-    """
-    per_token = check_kv_bytes_per_token(kv_bytes_per_token)
-    if isinstance(capacity_bytes, bool) or not isinstance(capacity_bytes, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(capacity_bytes)) or capacity_bytes < 0:
-        raise PlanInputError("capacity_bytes", capacity_bytes, "a finite number of bytes >= 0")
-    return int(min(MAX_CAPACITY_BLOCKS, math.floor(float(capacity_bytes) / (per_token * block_tokens))))
 
 
 # ---------------------------------------------------------------------------
@@ -438,7 +368,7 @@ def capacity_curve(profile: ReuseProfile, capacities_blocks: Sequence[int] | np.
         PlanInputError: a bad capacity, TTL or ``kv_bytes_per_token``.
     """
     ttl_s = check_ttl_s(ttl_s)
-    caps = default_capacities(profile) if capacities_blocks is None else _check_capacities(capacities_blocks)
+    caps = default_capacities(profile) if capacities_blocks is None else check_capacities(capacities_blocks)
     per_token = None if kv_bytes_per_token is None else check_kv_bytes_per_token(kv_bytes_per_token)
     mask = profile._mask(None, ttl_s)
     hit_blocks, hit_tokens = _sorted_hits(profile.run_distance_blocks, profile, mask,
