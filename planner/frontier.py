@@ -34,7 +34,8 @@ import pandas as pd
 from planner.catalog import GPUS, get_gpu
 from planner.errors import PlanInputError
 from planner.models import ModelSpec
-from planner.plan.core import PlanArrays, evaluate, growing_bytes_array, miss_probability, per_length
+from planner.plan.core import PlanArrays, evaluate, miss_probability
+from planner.plan.lengths import growing_bytes_array, per_length
 from planner.plan.hardware import hardware_arrays, resolve_hardware, resolve_hbm
 from planner.plan.inputs import MAX_CONTEXT_TOKENS, PlanInputs, make_inputs
 from planner.plan.rebase import rebase

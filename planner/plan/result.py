@@ -15,7 +15,7 @@ from planner.plan.core import evaluate, kv_split
 from planner.plan.hardware import hardware_arrays, resolve_hardware
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
-from planner.tiers import TierPlacement, place_sessions
+from planner.placement import TierPlacement, place_sessions
 from planner.units import to_gib
 
 
