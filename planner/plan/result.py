@@ -203,7 +203,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     slope = _kv_bytes_per_token(model, n, fmt, split.tp, split.pp)
     per_gpu = sessions if split.domain_gpus == 1 else _f(a.sessions_per_gpu)
 
-    where = "the replica" if inputs.attention_parallelism == "tp" and split.domain_gpus > 1 else "one GPU"
+    where = ("one GPU" if split.domain_gpus == 1 else "the replica" if inputs.attention_parallelism == "tp"
+             else f"one pipeline of {split.domain_gpus} GPUs")
     if usable <= 0:
         util_bytes = hw.hbm_bytes * inputs.gpu_memory_utilization
         message = (f"Nothing fits: weights ({to_gib(weights):.3g} GiB per GPU) and reserve "
