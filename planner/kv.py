@@ -66,6 +66,11 @@ def vector_formula(fmt: KVFormat, num_elements: int) -> str:
     >>> vector_formula(get_format("bf16"), 128)
     '128 x 16 bit / 8 = 256 B'
     """
+    tail = getattr(fmt, "tail_channels", 0)
+    if tail:
+        scaled = num_elements - tail
+        return (f"{scaled} x {fmt.element_bits} bit / 8 + ceil({scaled} / {fmt.block_size}) x {fmt.scale_bits} bit / 8"
+                f" + {tail} x {fmt.tail_bits} bit / 8 (unscaled tail) = {fmt.vector_bytes(num_elements)} B")
     data = cdiv(num_elements * fmt.element_bits, 8)
     head = f"{num_elements} x {fmt.element_bits} bit / 8"
     if fmt.block_size is None:
@@ -73,6 +78,39 @@ def vector_formula(fmt: KVFormat, num_elements: int) -> str:
     scales = cdiv(num_elements, fmt.block_size) * fmt.scale_bits // 8
     return (f"{head} + ceil({num_elements} / {fmt.block_size}) x {fmt.scale_bits} bit / 8 "
             f"= {data} + {scales} = {data + scales} B")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RopeTailFormat(KVFormat):
+    """A block-scaled format whose last ``tail_channels`` channels of every vector
+    stay unscaled at ``tail_bits`` (an MLA latent's RoPE part)."""
+
+    tail_channels: int
+    tail_bits: int
+
+    def vector_bytes(self, num_elements: int) -> int:
+        """``super().vector_bytes(n - tail) + ceil(tail * tail_bits / 8)``.
+
+        Raises:
+            PlanInputError: fewer elements than the tail.
+        """
+        if num_elements < self.tail_channels:
+            raise PlanInputError("num_elements", num_elements, f"at least {self.tail_channels} (the unscaled tail)")
+        return super().vector_bytes(num_elements - self.tail_channels) + cdiv(self.tail_channels * self.tail_bits, 8)
+
+
+_VLLM_DSA = "vLLM vllm/model_executor/models/deepseek_v2.py (Indexer, DeepseekV32IndexerCache)"
+
+FP8_DS_MLA = RopeTailFormat(
+    id="fp8_ds_mla", label="vLLM fp8_ds_mla: 512 FP8 + 4 FP32 scales + 64 BF16 RoPE = 656 B",
+    element_bits=8, block_size=128, scale_bits=32, tail_channels=64, tail_bits=16,
+    source="vLLM FlashMLA sparse backend, kv cache dtype 'fp8_ds_mla' (656 B per token: 512 x 1 + 4 x 4 + 64 x 2); "
+           "vllm/model_executor/models/config.py DeepseekV32ForCausalLM.verify_and_update_config")
+"""vLLM's FP8 MLA entry for DeepSeek V3.2: ``vector_bytes(512 + 64) = 512 + 4 x 4 + 64 x 2 = 656``."""
+
+DSA_INDEXER_FP8 = KVFormat(id="fp8-indexer", label="FP8 E4M3 + FP32 scale / 128 (DSA indexer keys)",
+                           element_bits=8, block_size=128, scale_bits=32, source=_VLLM_DSA)
+"""vLLM's DSA indexer key cache: ``vector_bytes(128) = 128 + 1 x 4 = 132``."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,6 +191,13 @@ class KVGroup:
         """The same group in another format."""
         return replace(self, kv_format=kv_format)
 
+    @property
+    def vllm_kind(self) -> tuple[str, int | None] | None:
+        """How vLLM V1 pages this group: ``("full", None)``, ``("sliding", W)``,
+        ``("chunked", C)``, ``("mamba", None)``, or None when kvplan does not model
+        vLLM's paging of it (the engine view then shows the theory and says so)."""
+        return None
+
 
 @dataclass(frozen=True, kw_only=True)
 class FullAttentionGroup(KVGroup):
@@ -184,6 +229,11 @@ class FullAttentionGroup(KVGroup):
         fmt = self.kv_format
         return self.kv_heads_per_gpu(tp) * (fmt.vector_bytes(self.k_head_dim) + fmt.vector_bytes(self.v_head_dim))
 
+    @property
+    def vllm_kind(self) -> tuple[str, int | None] | None:
+        return ("full", None)
+
+
     def entry_formula(self, tp: int = 1) -> str:
         heads = self.kv_heads_per_gpu(tp)
         split = f"ceil({self.num_kv_heads} / {tp}) = {heads}"
@@ -210,6 +260,11 @@ class SlidingWindowGroup(FullAttentionGroup):
     def capped(self) -> bool:
         return True
 
+    @property
+    def vllm_kind(self) -> tuple[str, int | None] | None:
+        return ("sliding", self.window_tokens)
+
+
 
 @dataclass(frozen=True, kw_only=True)
 class ChunkedLocalGroup(FullAttentionGroup):
@@ -224,6 +279,11 @@ class ChunkedLocalGroup(FullAttentionGroup):
     def capped(self) -> bool:
         return True
 
+    @property
+    def vllm_kind(self) -> tuple[str, int | None] | None:
+        return ("chunked", self.chunk_tokens)
+
+
 
 @dataclass(frozen=True, kw_only=True)
 class MLAGroup(KVGroup):
@@ -233,6 +293,21 @@ class MLAGroup(KVGroup):
 
     kv_lora_rank: int
     qk_rope_head_dim: int
+    fp8_format: KVFormat | None = None
+
+    def with_format(self, kv_format: KVFormat) -> "KVGroup":
+        """The same latent in another format; an FP8 choice becomes :attr:`fp8_format`
+        when the engine stores FP8 latents its own way (vLLM's ``fp8_ds_mla`` for
+        DeepSeek V3.2: ``DeepseekV32ForCausalLM.verify_and_update_config`` maps
+        every ``fp8*`` cache dtype to it)."""
+        if self.fp8_format is not None and kv_format.id.startswith("fp8"):
+            kv_format = self.fp8_format
+        return replace(self, kv_format=kv_format)
+
+    @property
+    def vllm_kind(self) -> tuple[str, int | None] | None:
+        return ("full", None)
+
 
     @property
     def width(self) -> str:
@@ -273,6 +348,34 @@ class CompressedGroup(KVGroup):
 
     def entry_formula(self, tp: int = 1) -> str:
         return (f"one entry of {self.entry_dim} channels per {self.compress_ratio} token(s), replicated on TP: "
+                f"{vector_formula(self.kv_format, self.entry_dim)}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class IndexerKeyGroup(KVGroup):
+    """DeepSeek V3.2 sparse attention (DSA): the lightning indexer's key cache,
+    one key of ``index_head_dim`` channels per token and layer, replicated on
+    TP (one head). vLLM stores it as FP8 values plus one FP32 scale per 128
+    channels, whatever the main KV dtype: ``128 + 128 / 128 x 4 = 132 B`` for
+    ``index_head_dim`` 128 (``deepseek_v2.py`` ``Indexer.__init__``:
+    ``head_dim + head_dim // quant_block_size * 4``, ``DeepseekV32IndexerCache``
+    an ``MLAAttentionSpec`` of uint8)."""
+
+    entry_dim: int
+
+    @property
+    def width(self) -> str:
+        return f"{self.entry_dim} (indexer key)"
+
+    def entry_bytes(self, tp: int = 1) -> int:
+        return self.kv_format.vector_bytes(self.entry_dim)
+
+    @property
+    def vllm_kind(self) -> tuple[str, int | None] | None:
+        return ("full", None)
+
+    def entry_formula(self, tp: int = 1) -> str:
+        return (f"one indexer key of {self.entry_dim} channels per token, replicated on TP: "
                 f"{vector_formula(self.kv_format, self.entry_dim)}")
 
 
@@ -325,6 +428,12 @@ class StateGroup(KVGroup):
         return max(1, cdiv(self.num_units, tp)) if self.num_units else 0
 
     @property
+    def vllm_kind(self) -> tuple[str, int | None] | None:
+        # vLLM pages SSM / linear-attention state as a MambaSpec, one page per
+        # sequence; a fixed reported figure has no shapes to page.
+        return ("mamba", None) if self.num_units else None
+
+    @property
     def replicated_on_tp(self) -> bool:
         return not self.num_units
 
@@ -352,8 +461,38 @@ class StateGroup(KVGroup):
             return f"fixed {self.state_bytes:,} B per layer and sequence (reported)"
         units = self.units_per_gpu(tp)
         n = units * self.elements_per_unit
-        return (f"{self.shape_note}: ceil({self.num_units} / {tp}) = {units} units x {self.elements_per_unit} elements "
+        return (f"{self.shape_note}: {self.split_formula(tp)} = {units:,} units x {self.elements_per_unit} elements "
                 f"= {n:,} elements; {vector_formula(self.kv_format, n)} per layer and sequence")
+
+    def split_formula(self, tp: int = 1) -> str:
+        """How :meth:`units_per_gpu` splits the units over ``tp`` ranks, in words."""
+        return f"ceil({self.num_units:,} / {tp})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Mamba2ConvStateGroup(StateGroup):
+    """Mamba2 convolution state: ``conv_kernel - 1`` elements for each of
+    ``intermediate_size + 2 * n_groups * state_size`` channels per layer and
+    sequence. Under TP a group that does not divide is replicated until it does,
+    then the channels divide: vLLM ``MambaStateShapeCalculator.mamba2_state_shape``
+    with ``extra_groups_for_head_shards`` (``n_groups % TP == 0``: no change;
+    else ``n_groups + (TP - n_groups)``) in
+    ``vllm/model_executor/layers/mamba/mamba_utils.py``."""
+
+    intermediate_size: int
+    n_groups: int
+    state_size: int
+
+    def groups_at(self, tp: int) -> int:
+        """Groups after vLLM's ``extra_groups_for_head_shards`` at ``tp``."""
+        return self.n_groups if self.n_groups % tp == 0 else self.n_groups + (tp - self.n_groups)
+
+    def units_per_gpu(self, tp: int = 1) -> int:
+        return max(1, cdiv(self.intermediate_size + 2 * self.groups_at(tp) * self.state_size, tp))
+
+    def split_formula(self, tp: int = 1) -> str:
+        g = self.groups_at(tp)
+        return f"ceil(({self.intermediate_size:,} + 2 x {g} groups x {self.state_size}) / {tp})"
 
 
 @dataclass(frozen=True)
@@ -417,6 +556,8 @@ class KVEstimate:
         kv_bytes_per_replica: pool bytes on all ``tp x pp`` GPUs of one
             replica (replicated heads and latents counted on every rank).
         per: what the per-GPU figures mean, in words.
+        pool_state_bytes: per-sequence state in the pool (Mamba / linear
+            attention), per GPU; included in ``kv_bytes``, constant in length.
     """
 
     model_id: str
@@ -431,6 +572,7 @@ class KVEstimate:
     pp: int = 1
     kv_bytes_per_replica: int = 0
     per: str = "GPU"
+    pool_state_bytes: int = 0
 
 
 def group_bytes(group: KVGroup, num_tokens: int, tp: int = 1, pp: int = 1) -> GroupBytes:
