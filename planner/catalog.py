@@ -95,6 +95,29 @@ _ENTRIES: dict[str, _Entry] = {
                            notes=("Weights priced as MXFP4 throughout; attention weights actually stay BF16.",)),
     "gpt-oss-20b": _Entry("gpt-oss-20b", "gpt-oss-20b", 20_900_000_000,
                           "20.9B total, 3.6B active (gpt-oss model card)", weight_format="mxfp4"),
+    "nemotron-h-8b": _Entry("nemotron-h-8b", "Nemotron-H 8B (Mamba2 hybrid)", 8_000_000_000,
+                            "8B (nvidia/Nemotron-H-8B-Base-8K model card)",
+                            notes=("24 Mamba2 layers keep a fixed state per sequence (SSM state in FP32, vLLM's "
+                                   "Nemotron-H default); 4 attention layers grow with length; 24 MLP layers hold none.",)),
+    "jamba-1.5-mini": _Entry("jamba-1.5-mini", "AI21 Jamba 1.5 Mini (Mamba1 hybrid)", 52_000_000_000,
+                             "52B total, 12B active (AI21 Jamba 1.5 model card)",
+                             notes=("28 Mamba1 layers keep a fixed state per sequence; 4 attention layers grow.",)),
+    "deepseek-v3.2-exp": _Entry("deepseek-v3.2-exp", "DeepSeek-V3.2-Exp (DSA)", 671_000_000_000,
+                                "671B total, 37B activated (same backbone as DeepSeek-V3)", weight_format="fp8",
+                                native_label="vLLM 'auto' = fp8_ds_mla (656 B latent); indexer keys FP8 + FP32 / 128",
+                                notes=("Sparse attention reads index_topk 2,048 tokens per query but the cache keeps "
+                                       "every token: MLA latent plus a 132 B indexer key per layer.",)),
+    "gemma-4-26b-a4b": _Entry("gemma-4-26b-a4b", "Gemma 4 26B-A4B", 26_000_000_000,
+                              "about 26B total, 4B active (the model's name; not checked against a card)",
+                              notes=("Global layers: 2 KV heads x 512 with K = V (both stored); sliding layers: "
+                                     "8 KV heads x 256 over a 1,024-token window.",)),
+    "mimo-v2-flash": _Entry("mimo-v2-flash", "Xiaomi MiMo-V2-Flash", 309_000_000_000,
+                            "309B total, 15B active (MiMo-V2 technical report arXiv:2601.02780)", weight_format="fp8",
+                            notes=("9 global layers (4 KV heads) grow; 39 sliding layers (8 KV heads) keep 128 tokens. "
+                                   "K is 192 wide and V 128.",)),
+    "qwen3-32b-nvfp4": _Entry("qwen3-32b-nvfp4", "Qwen3 32B NVFP4 (FP8 KV checkpoint)", 32_800_000_000,
+                              "32.8B (Qwen3-32B model card)", weight_format="nvfp4",
+                              native_label="FP8, as the checkpoint declares (kv_cache_quant_algo FP8)"),
 }
 
 
@@ -124,6 +147,7 @@ def _build(model_id: str, e: _Entry) -> ModelSpec:
                      f"parameters: {e.params_source}"),
         notes=e.notes,
         config_report=layout.report,
+        layer_pattern=layout.layer_pattern,
     )
 
 
