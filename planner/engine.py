@@ -41,9 +41,20 @@ Capacity for a KV budget (per GPU), as vLLM logs it at start-up:
   ``group_size * page_size * sum_g cdiv(max_memory_usage_g(M), page_size) <=
   budget`` (``_estimate_max_model_len_from_groups``, a binary search).
 
-Not modelled (theory shown, with the reason): DeepSeek V4 compressed entries,
-indexer keys and window rings, and fixed state (SSM / linear attention), which
-vLLM pages in its own ways.
+Hybrid attention + Mamba / linear-attention models (``HybridAttentionMambaModelConfig``
+in ``vllm/model_executor/models/config.py``): a layer's state tensors form one
+``MambaSpec`` page (``page_size_bytes`` = the sum of its state tensors). vLLM
+grows the attention block size to ``16 * cdiv(mamba_page, 16 * attention_page_per_token)``
+tokens so that an attention page is at least a Mamba page, then pads the Mamba
+page to the attention page (``mamba_page_size_padded``). A sequence holds one
+Mamba page per state layer (``MambaSpec.max_memory_usage_bytes``, prefix
+caching off for hybrid models, as ``MambaModelConfig`` sets it). The groups
+then follow the hybrid rule above.
+
+Not modelled (theory shown, with the reason): DeepSeek V4 compressed entries
+and window rings, fixed state given only as a reported figure, state layers of
+different shapes in one model, and Mamba hybrids whose attention layers have
+several page sizes.
 """
 
 from __future__ import annotations
@@ -55,15 +66,7 @@ import pandas as pd
 
 from planner.errors import PlanInputError
 from planner.formats import cdiv
-from planner.kv import (
-    ChunkedLocalGroup,
-    FullAttentionGroup,
-    KVGroup,
-    MLAGroup,
-    SlidingWindowGroup,
-    check_tokens,
-    check_tp,
-)
+from planner.kv import KVGroup, check_tokens, check_tp
 from planner.models import ModelSpec
 
 VLLM_SOURCE = (
@@ -71,7 +74,8 @@ VLLM_SOURCE = (
     "get_kv_cache_config_from_groups, _get_kv_cache_groups_uniform_page_size, unify_hybrid_kv_cache_specs, "
     "get_max_concurrency_for_kv_cache_config, _report_kv_cache_config, _estimate_max_model_len_from_groups) and "
     "vllm/v1/kv_cache_interface.py (FullAttentionSpec, SlidingWindowSpec, ChunkedLocalAttentionSpec, "
-    "MLAAttentionSpec: page_size_bytes, max_memory_usage_bytes)"
+    "MLAAttentionSpec, MambaSpec: page_size_bytes, max_memory_usage_bytes) and "
+    "vllm/model_executor/models/config.py (HybridAttentionMambaModelConfig: attention block size and Mamba page padding)"
 )
 """Where the engine arithmetic comes from."""
 
@@ -99,7 +103,10 @@ BUDGET_MOVES = (
     "Llama-3.1-8B on one RTX 3090, 3.81 GiB at max_model_len 20k but 2.89 GiB at 29k)."
 )
 
-Kind = Literal["full", "sliding", "chunked"]
+Kind = Literal["full", "sliding", "chunked", "mamba"]
+MAMBA_BLOCK_MULTIPLE = 16
+"""vLLM rounds the attention block size of a Mamba hybrid to a multiple of 16
+tokens (``HybridAttentionMambaModelConfig``: some attention backends need it)."""
 
 
 def _check_int(name: str, value: object, lo: int, hi: int) -> int:
@@ -170,6 +177,8 @@ class _Type:
     def max_memory_blocks(self, max_model_len: int, max_batched: int) -> int:
         """Blocks one request of ``max_model_len`` tokens may hold per layer (``max_memory_usage_bytes / page``)."""
         b = self.block_size
+        if self.kind == "mamba":
+            return 1
         if self.kind == "sliding":
             return cdiv(min(self.cap_tokens - 1 + max_batched, max_model_len), b) + 1
         if self.kind == "chunked":
@@ -178,6 +187,8 @@ class _Type:
 
     def blocks_for(self, num_tokens: int, max_model_len: int, max_batched: int) -> int:
         """Blocks per layer a sequence of ``num_tokens`` tokens holds (at most the reservation)."""
+        if self.kind == "mamba":
+            return 1 if num_tokens else 0
         return min(cdiv(num_tokens, self.block_size), self.max_memory_blocks(max_model_len, max_batched))
 
 
@@ -192,52 +203,82 @@ class _Paging:
     notes: tuple[str, ...]
 
 
-def _kind_of(group: KVGroup) -> tuple[Kind, int | None] | None:
-    if isinstance(group, SlidingWindowGroup):
-        return "sliding", group.window_tokens
-    if isinstance(group, ChunkedLocalGroup):
-        return "chunked", group.chunk_tokens
-    if isinstance(group, (FullAttentionGroup, MLAGroup)):
-        return "full", None
-    return None
+def _state_type(groups: list[KVGroup], tp: int, pp: int) -> tuple[int, int, tuple[str, ...]] | None:
+    """One Mamba page per state layer: ``(layers, page bytes, names)``, or None
+    when the state groups do not cover the same layers (shapes differ)."""
+    layers = {g.layers_per_gpu(pp) for g in groups}
+    counts = {g.num_layers for g in groups}
+    if len(layers) != 1 or len(counts) != 1:
+        return None
+    return layers.pop(), sum(g.entry_bytes(tp) for g in groups), tuple(g.name for g in groups)
 
 
 def _paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings) -> _Paging:
     """vLLM's KV-cache groups for this model on one GPU (largest PP stage)."""
     groups = model.layout(kv_format)
-    modelled_groups = [g for g in groups if g.in_pool and _kind_of(g) is not None]
-    unmodelled = tuple(g for g in groups if g.in_pool and g not in modelled_groups)
+    pooled = [g for g in groups if g.in_pool]
+    attention = [g for g in pooled if g.vllm_kind is not None and g.vllm_kind[0] != "mamba"]
+    states = [g for g in pooled if g.vllm_kind is not None and g.vllm_kind[0] == "mamba"]
+    unmodelled = [g for g in pooled if g.vllm_kind is None]
     notes: list[str] = []
-    has_full = any(_kind_of(g)[0] == "full" for g in modelled_groups)
-    convert = (not s.hybrid_kv_cache_manager) and has_full and any(_kind_of(g)[0] != "full" for g in modelled_groups)
+    state = _state_type(states, tp, pp) if states else None
+    if states and state is None:
+        unmodelled += states
+        notes.append("state layers of different shapes: vLLM's Mamba grouping of them is not modelled")
+    attn_pages = {g.entry_bytes(tp) for g in attention}
+    if state is not None and len(attn_pages) > 1:
+        unmodelled += states
+        state = None
+        notes.append("a Mamba hybrid whose attention layers have several page sizes: vLLM's page alignment "
+                     "for it is not modelled")
+    block = s.block_size
+    mamba_page = 0
+    if state is not None and attention:
+        per_token = attn_pages.pop()
+        raw_page = state[1]
+        needed = MAMBA_BLOCK_MULTIPLE * cdiv(raw_page, MAMBA_BLOCK_MULTIPLE * per_token)
+        if block < needed:
+            notes.append(f"attention block size raised from {block} to {needed} tokens so that an attention page "
+                         f"({needed} x {per_token:,} B) holds a Mamba page of {raw_page:,} B "
+                         "(HybridAttentionMambaModelConfig)")
+            block = needed
+        mamba_page = block * per_token
+        if mamba_page > raw_page:
+            notes.append(f"Mamba page of {raw_page:,} B padded to the attention page of {mamba_page:,} B "
+                         f"(+{100 * (mamba_page - raw_page) / raw_page:.2f} %, mamba_page_size_padded)")
+    elif state is not None:
+        mamba_page = state[1]
+
+    has_full = any(g.vllm_kind[0] == "full" for g in attention)
+    convert = (not s.hybrid_kv_cache_manager) and has_full and any(g.vllm_kind[0] != "full" for g in attention)
     if convert:
         notes.append("hybrid KV cache manager off (e.g. with a KV connector): vLLM stores full KV on sliding and "
                      "chunked layers too (unify_hybrid_kv_cache_specs)")
     raw: dict[tuple[Kind, int | None, int], list[KVGroup]] = {}
-    for g in modelled_groups:
-        kind, cap = _kind_of(g)
+    for g in attention:
+        kind, cap = g.vllm_kind
         if convert and kind != "full":
             kind, cap = "full", None
-        raw.setdefault((kind, cap, s.block_size * g.entry_bytes(tp)), []).append(g)
-    if not raw:
-        return _Paging((), "none", 0, 0, (), unmodelled, tuple(notes))
+        raw.setdefault((kind, cap, block * g.entry_bytes(tp)), []).append(g)
+    if not raw and state is None:
+        return _Paging((), "none", 0, 0, (), tuple(unmodelled), tuple(notes))
 
-    def make(key, gs, block, page) -> _Type:
+    def make(key, gs, blk, page) -> _Type:
         kind, cap, _ = key
-        converted = convert and any(_kind_of(g)[0] != "full" for g in gs)
-        return _Type(kind, cap, page, block, sum(g.layers_per_gpu(pp) for g in gs), tuple(g.name for g in gs),
+        converted = convert and any(g.vllm_kind[0] != "full" for g in gs)
+        return _Type(kind, cap, page, blk, sum(g.layers_per_gpu(pp) for g in gs), tuple(g.name for g in gs),
                      converted)
 
     kinds = {(k[0], k[1]) for k in raw}
-    if len(raw) == 1 or len(kinds) == 1:
+    if state is None and (len(raw) == 1 or len(kinds) == 1):
         # One spec, or one type with several page sizes (UniformTypeKVCacheSpecs): one KV-cache group.
-        types = tuple(make(k, gs, s.block_size, k[2]) for k, gs in raw.items())
+        types = tuple(make(k, gs, block, k[2]) for k, gs in raw.items())
         layout = "uniform" if len(raw) == 1 else "uniform type"
         layers = sum(t.layers for t in types)
-        return _Paging(types, layout, layers, 1, (1,) * len(types), unmodelled, tuple(notes))
+        return _Paging(types, layout, layers, 1, (1,) * len(types), tuple(unmodelled), tuple(notes))
 
     # Hybrid: unify page sizes by growing the block size of smaller pages (unify_kv_cache_spec_page_size).
-    max_page = max(k[2] for k in raw)
+    max_page = max([k[2] for k in raw] + [mamba_page])
     types_list = []
     for key, gs in raw.items():
         page = key[2]
@@ -247,8 +288,13 @@ def _paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSe
         ratio = max_page // page
         if ratio > 1:
             notes.append(f"{', '.join(g.name for g in gs)}: page size {page:,} B grown to {max_page:,} B by a block "
-                         f"size of {s.block_size * ratio} tokens (unify_kv_cache_spec_page_size)")
-        types_list.append(make(key, gs, s.block_size * ratio, max_page))
+                         f"size of {block * ratio} tokens (unify_kv_cache_spec_page_size)")
+        types_list.append(make(key, gs, block * ratio, max_page))
+    if state is not None:
+        if mamba_page != max_page:
+            raise PlanInputError("engine", model.id, f"a Mamba page ({mamba_page:,} B) equal to the attention page "
+                                 f"({max_page:,} B): vLLM pads one to the other")
+        types_list.append(_Type("mamba", None, max_page, block, state[0], state[2], False))
     counts = [t.layers for t in types_list]
     group_size = min(counts)
     if max(counts) < min(counts) * HYBRID_GROUP_RATIO:
@@ -259,7 +305,7 @@ def _paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSe
         if pad:
             notes.append(f"{', '.join(t.names)}: {t.layers} layers fill {n} KV-cache group(s) of {group_size}: "
                          f"{pad} padding layer(s) (_get_kv_cache_groups_uniform_page_size)")
-    return _Paging(tuple(types_list), "hybrid", group_size, sum(per_type), per_type, unmodelled, tuple(notes))
+    return _Paging(tuple(types_list), "hybrid", group_size, sum(per_type), per_type, tuple(unmodelled), tuple(notes))
 
 
 def _engine_layers(p: _Paging, i: int) -> int:
@@ -280,7 +326,7 @@ class EngineTypeBytes:
 
     Attributes:
         name: the kvplan groups it pages.
-        kind: "full", "sliding" or "chunked" as vLLM pages it.
+        kind: "full", "sliding", "chunked" or "mamba" as vLLM pages it.
         cap_tokens: window or chunk (None for full).
         layers: real layers on this GPU; ``padding_layers``: vLLM's padding.
         block_size: tokens per block for this type (grown for page unification).
@@ -369,7 +415,10 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
         engine = layers * blocks * t.page_size_bytes
         why = ""
         if engine != theory:
-            if t.kind == "full" and t.converted:
+            if t.kind == "mamba":
+                why = (f"{', '.join(t.names)}: one Mamba page per layer and sequence, {blocks} x {t.page_size_bytes:,} B "
+                       f"(the state, {theory // max(t.layers, 1):,} B per layer, padded to the attention page)")
+            elif t.kind == "full" and t.converted:
                 why = (f"{', '.join(t.names)}: stored as full attention (hybrid manager off): "
                        f"ceil({n:,} / {t.block_size}) = {blocks:,} blocks per layer instead of a capped window")
             elif t.kind == "full":
