@@ -58,8 +58,8 @@ from planner.kv import (
 )
 from planner.models import ModelSpec
 
-__all__ = ["ConfigField", "ImportedLayout", "MAX_CONFIG_BYTES", "layout_from_config", "model_from_config",
-           "parse_config_text", "report_rows"]
+__all__ = ["ConfigField", "ImportedLayout", "MAX_CONFIG_BYTES", "PATTERN_LEGEND", "layout_from_config",
+           "model_from_config", "parse_config_text", "pattern_legend", "report_rows"]
 
 MAX_CONFIG_BYTES = 1_000_000
 """Largest config.json accepted (1 MB); real configs are a few kB."""
@@ -84,6 +84,15 @@ PATTERN_LEGEND = {
     "s": "shares another layer's KV (stores none)", "-": "no KV (MLP / MoE block)",
 }
 """What each character of a layer pattern means."""
+
+
+def pattern_legend(pattern: str) -> str:
+    """The characters of a layer pattern, each with its meaning and count, in order of first use.
+
+    >>> pattern_legend("M-MF")
+    'M Mamba (SSM state) x 2; - no KV (MLP / MoE block) x 1; F full attention x 1'
+    """
+    return "; ".join(f"{c} {PATTERN_LEGEND.get(c, '?')} x {pattern.count(c)}" for c in dict.fromkeys(pattern))
 
 
 def parse_config_text(text_or_bytes: str | bytes) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from planner.catalog import get_model
 from planner.cli.args import bounded_float, nonneg_int, positive_int
-from planner.config_import import PATTERN_LEGEND, model_from_config, parse_config_text
+from planner.config_import import model_from_config, parse_config_text, pattern_legend
 from planner.engine import (
     DEFAULT_BLOCK_SIZE,
     DEFAULT_MAX_NUM_BATCHED_TOKENS,
@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"  KV pool bytes:      {est.kv_bytes:,} B = {format_bytes(est.kv_bytes)} per {est.per}"
           + (" (state included)" if est.pool_state_bytes else ""))
     if model.layer_pattern:
-        print(f"  layer pattern:      {model.layer_pattern}  ({_legend(model.layer_pattern)})")
+        print(f"  layer pattern:      {model.layer_pattern}  ({pattern_legend(model.layer_pattern)})")
     if est.tp * est.pp > 1:
         print(f"  per replica:        {est.kv_bytes_per_replica:,} B = {format_bytes(est.kv_bytes_per_replica)} "
               f"on {est.tp * est.pp} GPUs")
@@ -168,7 +168,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"  largest max_model_len for this budget: {fit.max_model_len:,} tokens")
     return 0
 
-
-def _legend(pattern: str) -> str:
-    """The pattern's characters, each with its meaning and count."""
-    return "; ".join(f"{c} {PATTERN_LEGEND[c]} x {pattern.count(c)}" for c in dict.fromkeys(pattern))
