@@ -52,7 +52,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from planner.catalog import GPUSpec, get_gpu, get_model
 from planner.errors import PlanInputError
 from planner.formats import FORMATS
-from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM, ModelSpec
+from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM, ModelSpec, with_pool_state
 from planner.tiers import AUTO, HOST_LINKS, SSD_LINKS, TierPlacement, node_for, place_sessions, resolve_links
 from planner.units import GiB, to_gb, to_gib
 
@@ -143,6 +143,11 @@ class PlanInputs(BaseModel):
         None, ge=0.001, le=1e9, allow_inf_nan=False,
         description="KV bytes per token measured by `kvplan probe` (or an engine) for this model and kv_format; "
                     "replaces the growing-KV coefficient, marked as measured; None = the planner's arithmetic")
+    state_bytes_per_sequence: int | None = Field(
+        None, ge=0, le=10**15,
+        description="per-sequence state in the KV pool (a Mamba / linear-attention hybrid's), bytes per GPU, as "
+                    "reported or measured; replaces the layout's state groups, counted once per session; "
+                    "None = the planner's arithmetic")
     measured_usable_kv_gib: float | None = Field(
         None, ge=0, le=MAX_HBM_GIB, allow_inf_nan=False,
         description="usable KV memory per GPU measured on the device (probe's free memory, an engine's log), GiB; "
@@ -419,6 +424,8 @@ def effective_model(inputs: PlanInputs, model: ModelSpec | None = None) -> tuple
     """
     model = model or get_model(inputs.model_id)
     fmt = inputs.kv_format
+    if inputs.state_bytes_per_sequence is not None:
+        model = with_pool_state(model, inputs.state_bytes_per_sequence)
     if inputs.measured_kv_bytes_per_token is None:
         return model, fmt, ("reported" if model.uses_coefficient(fmt) else "architecture")
     # The measurement prices growing KV in the chosen format; window and state groups keep the layout.

@@ -248,6 +248,22 @@ def coefficient_model(kv_bytes_per_token: float, *, state_bytes: int = 0, name: 
                      native_format_label="as reported", source="user-supplied coefficient")
 
 
+def with_pool_state(model: ModelSpec, state_bytes: int) -> ModelSpec:
+    """``model`` with its in-pool state groups replaced by one reported figure of
+    ``state_bytes`` per sequence and GPU (0 removes them).
+
+    Raises:
+        PlanInputError: ``state_bytes`` not a whole number in [0, 10**15].
+    """
+    if isinstance(state_bytes, bool) or not isinstance(state_bytes, int) or not 0 <= state_bytes <= 10**15:
+        raise PlanInputError("state_bytes_per_sequence", state_bytes, "a whole number of bytes in [0, 10**15]")
+    groups = tuple(g for g in model.groups if not (g.in_pool and g.role == "state"))
+    if state_bytes:
+        groups += (StateGroup(name="reported state per sequence", num_layers=1, kv_format=get_format("bf16"),
+                              role="state", state_bytes=state_bytes),)
+    return replace(model, groups=groups)
+
+
 # ---------------------------------------------------------------------------
 # Breakdown helpers (pure; the Model page and the CLI render them)
 # ---------------------------------------------------------------------------
