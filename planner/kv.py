@@ -1,24 +1,30 @@
-"""KV-cache layouts: per-layer groups, and the bytes a sequence holds.
+"""KV-cache layer kinds: one frozen spec per kind, each owning its bytes and pages.
 
-A model's KV cache is a tuple of layer groups. Each group is a frozen spec with
-one number format; each variant overrides exactly one thing, how many entries a
-layer stores for a sequence of ``n`` tokens (``entries``), or how wide one entry
-is (``entry_bytes``):
+A model's KV cache is a tuple of layer groups, derived from its per-layer
+pattern (layers of equal kind and geometry). Each group is a frozen spec with
+one number format; each variant overrides only what differs: how many entries
+a layer stores for a sequence of ``n`` tokens (``entries``), how wide one entry
+is (``entry_bytes``), how vLLM pages it (``vllm_kind``) and the sentence that
+explains it (``entry_formula``):
 
-========================  ======================================  =====================
-group                     entry bytes (per layer, per GPU)         entries for n tokens
-========================  ======================================  =====================
-``FullAttentionGroup``    ceil(H_kv/TP) * (vec(d_k) + vec(d_v))    n
-``SlidingWindowGroup``    same                                     min(n, W)
-``ChunkedLocalGroup``     same                                     min(n, C)
-``MLAGroup``              vec(kv_lora_rank + rope_dim)             n (replicated on TP)
-``CompressedGroup``       vec(entry_dim)                           n // compress_ratio
-``WindowRingGroup``       vec(entry_dim)                           min(n, W)
-``StateGroup``            fixed state per sequence (TP-split)      1
-========================  ======================================  =====================
+==========================  ======================================  =====================
+group                       entry bytes (per layer, per GPU)         entries for n tokens
+==========================  ======================================  =====================
+``FullAttentionGroup``      ceil(H_kv/TP) * (vec(d_k) + vec(d_v))    n
+``SlidingWindowGroup``      same                                     min(n, W)
+``ChunkedLocalGroup``       same                                     min(n, C)
+``MLAGroup``                vec(kv_lora_rank + rope_dim)             n (replicated on TP)
+``IndexerKeyGroup``         vec(index_head_dim), FP8 + FP32 / 128    n (replicated on TP)
+``CompressedGroup``         vec(entry_dim)                           n // compress_ratio
+``WindowRingGroup``         vec(entry_dim)                           min(n, W)
+``StateGroup``              fixed state per sequence (TP-split)      1
+``Mamba2ConvStateGroup``    conv channels with vLLM's group rule     1
+==========================  ======================================  =====================
 
 ``vec`` is :meth:`planner.formats.KVFormat.vector_bytes` (block scales per
-vector, rounded up: ``vec(n) = ceil(n * bits / 8) + ceil(n / block) * scale_bits / 8``).
+vector, rounded up: ``vec(n) = ceil(n * bits / 8) + ceil(n / block) * scale_bits / 8``);
+:class:`RopeTailFormat` keeps an MLA latent's RoPE tail unscaled (vLLM's
+``fp8_ds_mla``: 512 + 4 x 4 + 64 x 2 = 656 B).
 
 Parallelism (per GPU):
 
@@ -36,25 +42,32 @@ Parallelism (per GPU):
 
 Sources: MHA/GQA, Ainslie et al. arXiv:2305.13245; MLA, DeepSeek-V2 paper
 arXiv:2405.04434 Table 1 ((d_c + d_h^R) * l elements per token, no factor 2);
-sliding window, Mistral 7B arXiv:2310.06825; Gated DeltaNet state, vLLM
-``MambaStateShapeCalculator.gated_delta_net_state_shape``.
+sliding window, Mistral 7B arXiv:2310.06825; Mamba1 / Mamba2 / Gated DeltaNet
+state, vLLM ``MambaStateShapeCalculator`` (``mamba1_state_shape``,
+``mamba2_state_shape``, ``gated_delta_net_state_shape``); DSA indexer keys and
+``fp8_ds_mla``, vLLM ``deepseek_v2.py`` and its DeepSeek V3.2 config hook.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from planner.errors import PlanInputError
 from planner.formats import KVFormat, cdiv
+from planner.kv_estimate import MAX_PARALLEL, GroupBytes, KVEstimate, check_tokens, check_tp
+
+__all__ = [
+    "ChunkedLocalGroup", "CompressedGroup", "DSA_INDEXER_FP8", "FP8_DS_MLA", "FullAttentionGroup", "GroupBytes",
+    "IndexerKeyGroup", "KVEstimate", "KVGroup", "MAX_PARALLEL", "MLAGroup", "Mamba2ConvStateGroup", "Role",
+    "RopeTailFormat", "SlidingWindowGroup", "StateGroup", "WindowRingGroup", "check_tokens", "check_tp",
+    "group_bytes", "vector_formula",
+]
 
 Role = Literal["main", "indexer", "ring", "state"]
 """What a group stores. ``kv_format`` overrides apply to ``main`` groups only;
 indexer keys, window rings and fixed state keep their own formats."""
 
-MAX_PARALLEL = 1024
-"""Largest TP or PP degree accepted."""
 
 
 def vector_formula(fmt: KVFormat, num_elements: int) -> str:
@@ -495,86 +508,6 @@ class Mamba2ConvStateGroup(StateGroup):
         return f"ceil(({self.intermediate_size:,} + 2 x {g} groups x {self.state_size}) / {tp})"
 
 
-@dataclass(frozen=True)
-class GroupBytes:
-    """One group's share of a sequence's KV, as shown in breakdowns (per GPU).
-
-    Attributes:
-        name, kind, role, kv_format: the group (kind is the class name).
-        num_layers: layers storing this group (whole model).
-        entry_bytes: bytes of one entry in one layer (per GPU).
-        entries: entries per layer for the sequence.
-        bytes: ``num_layers_per_gpu * entries * entry_bytes``.
-        bytes_per_token: marginal bytes per extra token (0 when capped).
-        capped: True if it stops growing.
-        in_pool: True if it lives in the HBM pool.
-        num_layers_per_gpu: ``ceil(num_layers / PP)``.
-        kv_heads_per_gpu: KV heads (or latents) on one GPU; None for state.
-        width: channels of one entry, in words.
-        tokens_per_entry: tokens one entry covers (compression ratio).
-        replicated_on_tp: True when every TP rank holds the whole entry.
-        formula: how ``entry_bytes`` was computed, numbers plugged in.
-    """
-
-    name: str
-    kind: str
-    role: str
-    kv_format: str
-    num_layers: int
-    entry_bytes: int
-    entries: int
-    bytes: int
-    bytes_per_token: float
-    capped: bool
-    in_pool: bool
-    num_layers_per_gpu: int = 0
-    kv_heads_per_gpu: int | None = None
-    width: str = ""
-    tokens_per_entry: int = 1
-    replicated_on_tp: bool = False
-    formula: str = ""
-
-
-@dataclass(frozen=True)
-class KVEstimate:
-    """KV bytes of one sequence of ``context_tokens`` tokens, per GPU.
-
-    Attributes:
-        model_id: catalog id or "custom".
-        context_tokens: sequence length.
-        kv_format: "native" (the model's published formats) or a format id.
-        tp: tensor-parallel degree the per-GPU figures assume.
-        kv_bytes: bytes in the engine's KV pool on one GPU (window-capped
-            groups included, out-of-pool state excluded).
-        state_bytes: per-session state kept outside the pool, per GPU.
-        kv_bytes_per_token: marginal pool bytes per extra token at this
-            length, per GPU.
-        basis: "reported coefficient" or "architecture".
-        groups: per-group breakdown (architecture view; for a reported
-            coefficient, the breakdown that explains it, if known).
-        pp: pipeline-parallel degree (per-GPU figures are for the largest stage).
-        kv_bytes_per_replica: pool bytes on all ``tp x pp`` GPUs of one
-            replica (replicated heads and latents counted on every rank).
-        per: what the per-GPU figures mean, in words.
-        pool_state_bytes: per-sequence state in the pool (Mamba / linear
-            attention), per GPU; included in ``kv_bytes``, constant in length.
-    """
-
-    model_id: str
-    context_tokens: int
-    kv_format: str
-    tp: int
-    kv_bytes: int
-    state_bytes: int
-    kv_bytes_per_token: float
-    basis: str
-    groups: tuple[GroupBytes, ...] = field(default_factory=tuple)
-    pp: int = 1
-    kv_bytes_per_replica: int = 0
-    per: str = "GPU"
-    pool_state_bytes: int = 0
-
-
 def group_bytes(group: KVGroup, num_tokens: int, tp: int = 1, pp: int = 1) -> GroupBytes:
     """Breakdown row of ``group`` for a sequence of ``num_tokens`` tokens, per GPU."""
     entries = group.entries(num_tokens)
@@ -599,32 +532,3 @@ def group_bytes(group: KVGroup, num_tokens: int, tp: int = 1, pp: int = 1) -> Gr
         replicated_on_tp=group.replicated_on_tp,
         formula=group.entry_formula(tp),
     )
-
-
-def check_tokens(name: str, value: object, *, maximum: int = 10**12) -> int:
-    """Validate a token count: an integer in [0, maximum].
-
-    Raises:
-        PlanInputError: not an integer (NaN, inf, fractions, bools), negative,
-            or above ``maximum``.
-    """
-    allowed = f"a whole number of tokens in [0, {maximum:,}]"
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-            value = int(value)
-        else:
-            raise PlanInputError(name, value, allowed)
-    if not 0 <= value <= maximum:
-        raise PlanInputError(name, value, allowed)
-    return value
-
-
-def check_tp(name: str, value: object) -> int:
-    """Validate a parallel degree (TP or PP): an integer in [1, 1024].
-
-    Raises:
-        PlanInputError: otherwise.
-    """
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PARALLEL:
-        raise PlanInputError(name, value, f"a whole number in [1, {MAX_PARALLEL:,}]")
-    return value
