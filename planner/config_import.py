@@ -152,6 +152,9 @@ def layout_from_config(
     if max_ctx is None:
         r.note("max_position_embeddings", None, "defaulted", "not in config: no maximum context known")
     fmt = _main_format(r, merged, main_format)
+    for key, why in _IGNORED_BUT_RELEVANT.items():
+        if merged.get(key) not in (None, 0, False):
+            r.note(key, text(merged[key], 40), "ignored", why)
     formats = {"main": fmt, "indexer": indexer_format or get_format("bf16"), "ring": ring_format or get_format("bf16")}
 
     if merged.get("compress_ratios") is not None:
@@ -162,6 +165,14 @@ def layout_from_config(
         groups, pattern = _attention(r, merged, num_layers, fmt, model_type, max_ctx, state_format)
     return ImportedLayout(groups=tuple(groups), report=tuple(r.report), max_context_tokens=max_ctx,
                           model_type=model_type, layer_pattern=pattern)
+
+
+_IGNORED_BUT_RELEVANT = {
+    "num_nextn_predict_layers": "MTP layers hold KV only as a speculative-decoding draft (not modelled)",
+    "cache_implementation": "an inference-library cache choice, not the serving engine's",
+    "use_cache": "read by training / eager code; serving engines always cache",
+}
+"""Config keys that could change KV in some deployment, reported as ignored when set."""
 
 
 # ---------------------------------------------------------------------------
@@ -280,6 +291,9 @@ def _geometry(r: ConfigReader, cfg: dict, kinds: list[str], num_heads: int) -> l
         base["sliding"] = (s_heads, s_k, s_v)
         r.note("sliding geometry", f"{s_heads or 'per num_key_value_heads'} KV heads x ({s_k} K + {s_v} V)", "derived",
                "sliding layers use swa_num_key_value_heads / swa_head_dim / swa_v_head_dim (MiMo-V2)")
+    query_heads = {kind: num_heads for kind in base}
+    if "sliding" in kinds and cfg.get("swa_num_attention_heads") is not None:
+        query_heads["sliding"] = r.int_field("swa_num_attention_heads", maximum=1_000_000)
     out: list[_Geometry | None] = []
     for i, kind in enumerate(kinds):
         if kind not in base:
@@ -287,9 +301,7 @@ def _geometry(r: ConfigReader, cfg: dict, kinds: list[str], num_heads: int) -> l
             continue
         heads, k, v = base[kind]
         h = heads if heads is not None else kv_heads[i]
-        attn_heads = num_heads
-        if kind == "sliding" and cfg.get("swa_num_attention_heads") is not None:
-            attn_heads = r.int_field("swa_num_attention_heads", maximum=1_000_000)
+        attn_heads = query_heads[kind]
         if h and attn_heads % h:
             raise PlanInputError("config.num_key_value_heads", h,
                                  f"a divisor of the attention heads ({attn_heads}) (layer {i})")

@@ -77,6 +77,10 @@ def mamba_state(r: ConfigReader, cfg: dict, num_layers: int, model_type: str,
         state = r.first_int(("ssm_state_size", "mamba_d_state", "state_size"), maximum=1_000_000, need=need)
         kernel = r.first_int(("conv_kernel", "mamba_d_conv"), minimum=2, maximum=1_000, need=need)
         inner = heads * head_dim
+        for key in ("expand", "mamba_expand"):
+            if cfg.get(key) is not None:
+                r.note(key, cfg[key], "ignored", f"Mamba2 inner size is mamba_num_heads x mamba_head_dim = {inner:,} "
+                       "(vLLM), not expand x hidden_size")
         r.note("Mamba2 state", f"{num_layers} layers", "derived",
                f"conv (I + 2 G N) x (K-1) = ({inner:,} + 2 x {groups} x {state}) x {kernel - 1}; temporal H x P x N = "
                f"{heads} x {head_dim} x {state} (vLLM mamba2_state_shape, I = H x P)")

@@ -204,6 +204,9 @@ class KVGroup:
         """The same group in another format."""
         return replace(self, kv_format=kv_format)
 
+    def check_split(self, tp: int) -> None:
+        """Refuse a TP degree the engine cannot split this group over (default: any TP works)."""
+
     @property
     def vllm_kind(self) -> tuple[str, int | None] | None:
         """How vLLM V1 pages this group: ``("full", None)``, ``("sliding", W)``,
@@ -440,6 +443,22 @@ class StateGroup(KVGroup):
         """State units (heads or channels) one GPU holds."""
         return max(1, cdiv(self.num_units, tp)) if self.num_units else 0
 
+    def units_at(self, tp: int = 1) -> int:
+        """All units at ``tp`` before the split (Mamba2 adds groups at some TP)."""
+        return self.num_units
+
+    def check_split(self, tp: int) -> None:
+        """Refuse a TP degree that does not divide the state: vLLM's ``divide``
+        asserts an exact split (``MambaStateShapeCalculator``), so the engine
+        would not start.
+
+        Raises:
+            PlanInputError: ``units_at(tp)`` not a multiple of ``tp``.
+        """
+        units = self.units_at(tp)
+        if units and units % tp:
+            raise PlanInputError("tp", tp, f"a divisor of {units:,} ({self.name}: vLLM splits it exactly over TP)")
+
     @property
     def vllm_kind(self) -> tuple[str, int | None] | None:
         # vLLM pages SSM / linear-attention state as a MambaSpec, one page per
@@ -500,8 +519,11 @@ class Mamba2ConvStateGroup(StateGroup):
         """Groups after vLLM's ``extra_groups_for_head_shards`` at ``tp``."""
         return self.n_groups if self.n_groups % tp == 0 else self.n_groups + (tp - self.n_groups)
 
+    def units_at(self, tp: int = 1) -> int:
+        return self.intermediate_size + 2 * self.groups_at(tp) * self.state_size
+
     def units_per_gpu(self, tp: int = 1) -> int:
-        return max(1, cdiv(self.intermediate_size + 2 * self.groups_at(tp) * self.state_size, tp))
+        return max(1, cdiv(self.units_at(tp), tp))
 
     def split_formula(self, tp: int = 1) -> str:
         g = self.groups_at(tp)

@@ -172,11 +172,14 @@ class ModelSpec:
         and PP ``pp`` (the GPU of the largest pipeline stage).
 
         Raises:
-            PlanInputError: bad token count, TP or PP degree, or format.
+            PlanInputError: bad token count, TP or PP degree, or format; a TP
+                degree that does not divide a state group (vLLM would not start).
         """
         n = check_tokens("context_tokens", context_tokens)
         tp = check_tp("tp", tp)
         groups = self.layout(kv_format)
+        for g in groups:
+            g.check_split(tp)
         pp = self.check_pp(pp, kv_format)
         rows = tuple(group_bytes(g, n, tp, pp) for g in groups)
         if self.uses_coefficient(kv_format):

@@ -220,3 +220,17 @@ def test_plan_counts_a_reported_state_once_per_session():
     layout = plan(PlanInputs(**base))
     reported = plan(PlanInputs(**base, state_bytes_per_sequence=1_000))
     assert layout.per_session_bytes - reported.per_session_bytes == 102_136_856
+
+
+def test_tp_that_does_not_split_the_state_is_refused():
+    # vLLM divides Mamba state exactly (mamba_utils.divide): at TP 3 Nemotron-H's conv channels are
+    # 8,192 + 2 x 3 x 128 = 8,960 (8 groups raised to 3 by extra_groups_for_head_shards), not a multiple of 3.
+    with pytest.raises(PlanInputError) as exc:
+        get_model("nemotron-h-8b").estimate(1_000, tp=3)
+    assert exc.value.field == "tp" and "8,960" in exc.value.allowed
+
+
+def test_fields_that_could_change_kv_are_reported_when_ignored():
+    report = {(f.field, f.how) for f in get_model("deepseek-v3.2-exp").config_report}
+    assert ("num_nextn_predict_layers", "ignored") in report
+    assert ("expand", "ignored") in {(f.field, f.how) for f in get_model("nemotron-h-8b").config_report}
