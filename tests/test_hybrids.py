@@ -234,3 +234,21 @@ def test_fields_that_could_change_kv_are_reported_when_ignored():
     report = {(f.field, f.how) for f in get_model("deepseek-v3.2-exp").config_report}
     assert ("num_nextn_predict_layers", "ignored") in report
     assert ("expand", "ignored") in {(f.field, f.how) for f in get_model("nemotron-h-8b").config_report}
+
+
+def test_nemotron_nano_9b_v2_attention_block_672_as_vllm_reports():
+    # vLLM issue #24280 (2025-09): "672 tokens for nvidia/NVIDIA-Nemotron-Nano-9B-v2", the attention block size vLLM
+    # sets so that an attention page holds a Mamba page, at a vLLM whose SSM cache followed the model dtype (BF16).
+    # Config fields as quoted in a public test fixture (56 layers, 27 Mamba2, 4 attention; H 128, P 80, G 8, N 128).
+    # Mamba page: conv (10,240 + 2 x 8 x 128) x 3 x 2 B = 73,728 + SSM 128 x 80 x 128 x 2 B = 2,621,440 = 2,695,168 B;
+    # attention page per token 2 x 8 x 128 x 2 = 4,096 B; block = 16 x cdiv(2,695,168, 65,536) = 16 x 42 = 672.
+    from planner.engine import theory_vs_engine
+
+    cfg = {"model_type": "nemotron_h", "num_hidden_layers": 56, "hidden_size": 4480, "num_attention_heads": 40,
+           "num_key_value_heads": 8, "head_dim": 128,
+           "hybrid_override_pattern": "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-",
+           "ssm_state_size": 128, "conv_kernel": 4, "mamba_num_groups": 8, "mamba_num_heads": 128,
+           "mamba_head_dim": 80, "max_position_embeddings": 131072, "mamba_ssm_cache_dtype": "bfloat16"}
+    view = theory_vs_engine(model_from_config(cfg), 8_192)
+    assert {(t.kind, t.block_size, t.page_size_bytes) for t in view.types} == {("full", 672, 672 * 4_096),
+                                                                               ("mamba", 672, 672 * 4_096)}
