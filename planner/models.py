@@ -362,7 +362,7 @@ def how_computed(model: ModelSpec, context_tokens: int, kv_format: str | None = 
     for g in est.groups:
         if g.tokens_per_entry > 1:
             ent = f"{n:,} // {g.tokens_per_entry} = {g.entries:,} entries"
-        elif g.capped and g.kind == "StateGroup":
+        elif g.role == "state":
             ent = f"{g.entries} state per sequence"
         elif g.capped:
             ent = f"min({n:,}, cap) = {g.entries:,} entries"
