@@ -98,7 +98,8 @@ _ENTRIES: dict[str, _Entry] = {
     "nemotron-h-8b": _Entry("nemotron-h-8b", "Nemotron-H 8B (Mamba2 hybrid)", 8_000_000_000,
                             "8B (nvidia/Nemotron-H-8B-Base-8K model card)",
                             notes=("24 Mamba2 layers keep a fixed state per sequence (SSM state in FP32, vLLM's "
-                                   "Nemotron-H default); 4 attention layers grow with length; 24 MLP layers hold none.",)),
+                                   "Nemotron-H default); 4 attention layers grow with length; "
+                                   "24 MLP layers hold none.",)),
     "jamba-1.5-mini": _Entry("jamba-1.5-mini", "AI21 Jamba 1.5 Mini (Mamba1 hybrid)", 52_000_000_000,
                              "52B total, 12B active (AI21 Jamba 1.5 model card)",
                              notes=("28 Mamba1 layers keep a fixed state per sequence; 4 attention layers grow.",)),

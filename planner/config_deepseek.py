@@ -46,7 +46,8 @@ def mla(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat) -> tuple[lis
         if cfg.get("index_head_dim") is not None:
             raise PlanInputError("config.index_topk", None, "an integer for a model with index_head_dim: vLLM "
                                  "keys its sparse-attention indexer cache on index_topk")
-        return [MLAGroup(name="MLA latent", num_layers=num_layers, kv_format=fmt, kv_lora_rank=rank,
+        return [MLAGroup(name="MLA latent", num_layers=num_layers, layer_ids=tuple(range(num_layers)), kv_format=fmt,
+                         kv_lora_rank=rank,
                          qk_rope_head_dim=rope)], "A" * num_layers
     if fmt.id.startswith("fp8") and fmt is not FP8_DS_MLA:
         r.note("kv_format", FP8_DS_MLA.id, "derived", f"{fmt.id} chosen: vLLM stores DeepSeek V3.2 FP8 latents "
@@ -56,21 +57,24 @@ def mla(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat) -> tuple[lis
     r.int_field("index_n_heads", maximum=1_000_000, required=False)
     index_dim = r.int_field("index_head_dim", maximum=1_000_000,
                             need="DeepSeek V3.2 sparse attention caches an indexer key of index_head_dim channels")
-    indexed = num_layers
+    indexed = tuple(range(num_layers))
     if cfg.get("indexer_types") is not None:
         types = cfg["indexer_types"]
         if not isinstance(types, list) or len(types) != num_layers or any(t not in ("full", "shared") for t in types):
             raise PlanInputError("config.indexer_types", text(types, 60), f"{num_layers} entries of 'full' or 'shared'")
-        indexed = types.count("full")
-        r.note("indexer_types", f"{indexed} full, {num_layers - indexed} shared", "read",
+        indexed = tuple(i for i, t in enumerate(types) if t == "full")
+        r.note("indexer_types", f"{len(indexed)} full, {num_layers - len(indexed)} shared", "read",
                "shared layers reuse another layer's indexer selection and cache no keys")
-    r.note("indexer keys", f"{indexed} layers", "derived",
-           f"index_head_dim {index_dim} FP8 + FP32 scale per 128 = {DSA_INDEXER_FP8.vector_bytes(index_dim)} B per token "
+    r.note("indexer keys", f"{len(indexed)} layers", "derived",
+           f"index_head_dim {index_dim} FP8 + FP32 scale per 128 = {DSA_INDEXER_FP8.vector_bytes(index_dim)} B "
+           "per token "
            "and layer, whatever the KV dtype (vLLM Indexer / DeepseekV32IndexerCache)")
     groups: list[KVGroup] = [
-        MLAGroup(name="MLA latent", num_layers=num_layers, kv_format=fmt, kv_lora_rank=rank, qk_rope_head_dim=rope,
+        MLAGroup(name="MLA latent", num_layers=num_layers, layer_ids=tuple(range(num_layers)), kv_format=fmt,
+                 kv_lora_rank=rank, qk_rope_head_dim=rope,
                  fp8_format=FP8_DS_MLA),
-        IndexerKeyGroup(name="DSA indexer keys", num_layers=indexed, kv_format=DSA_INDEXER_FP8, role="indexer",
+        IndexerKeyGroup(name="DSA indexer keys", num_layers=len(indexed), layer_ids=indexed, kv_format=DSA_INDEXER_FP8,
+                        role="indexer",
                         entry_dim=index_dim),
     ]
     return groups, "D" * num_layers
@@ -120,15 +124,18 @@ def deepseek_v4(r: ConfigReader, cfg: dict, num_layers: int, formats: dict[str, 
             r.note("window-only layers", len(layers), "derived", "compress ratio 0: sliding-window branch only")
             continue
         groups.append(CompressedGroup(name=f"compressed 1/{ratio} main", num_layers=len(layers),
+                                      layer_ids=tuple(layers),
                                       kv_format=formats["main"], compress_ratio=ratio, entry_dim=entry_dim))
-        n_idx = sum(1 for i in layers if i in indexed)
-        if n_idx and index_dim:
-            groups.append(CompressedGroup(name=f"compressed 1/{ratio} indexer keys", num_layers=n_idx,
+        idx_layers = tuple(i for i in layers if i in indexed)
+        if idx_layers and index_dim:
+            groups.append(CompressedGroup(name=f"compressed 1/{ratio} indexer keys", num_layers=len(idx_layers),
+                                          layer_ids=idx_layers,
                                           kv_format=formats["indexer"], role="indexer",
                                           compress_ratio=ratio, entry_dim=index_dim))
     window = r.int_field("sliding_window", maximum=10**9, required=False)
     if window:
-        groups.append(WindowRingGroup(name=f"window ring {window}", num_layers=num_layers, kv_format=formats["ring"],
+        groups.append(WindowRingGroup(name=f"window ring {window}", num_layers=num_layers,
+                                      layer_ids=tuple(range(num_layers)), kv_format=formats["ring"],
                                       role="ring", in_pool=ring_in_pool, window_tokens=window, entry_dim=entry_dim))
     if not groups:
         raise PlanInputError("config.compress_ratios", ratios, "at least one KV-source layer with a ratio >= 1")

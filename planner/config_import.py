@@ -68,7 +68,8 @@ class ImportedLayout:
 
 
 PATTERN_LEGEND = {
-    "F": "full attention", "S": "sliding window", "C": "chunked local (Llama 4)", "L": "linear attention (Gated DeltaNet)",
+    "F": "full attention", "S": "sliding window", "C": "chunked local (Llama 4)",
+    "L": "linear attention (Gated DeltaNet)",
     "M": "Mamba (SSM state)", "A": "MLA latent", "D": "MLA latent + DSA indexer keys",
     "Z": "compressed entries (DeepSeek V4)", "W": "window ring only (DeepSeek V4)",
     "s": "shares another layer's KV (stores none)", "-": "no KV (MLP / MoE block)",
@@ -325,29 +326,29 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
             raise PlanInputError("config.attention_chunk_size", chunk, f"at most max_position_embeddings ({max_ctx:,})")
 
     # One group per (kind, KV heads, window, K dim, V dim); layers with 0 KV heads store nothing.
-    counts: dict[tuple[str, int, int, int, int], int] = {}
+    members: dict[tuple[str, int, int, int, int], list[int]] = {}
     for i in attn:
         g = geo[i]
         if g.kv_heads:
-            key = (kinds[i], g.kv_heads, windows[i], g.k_dim, g.v_dim)
-            counts[key] = counts.get(key, 0) + 1
-    many_heads = len({k[1] for k in counts}) > 1
-    names = [_group_name(kind, h, w, chunk, many_heads) for (kind, h, w, _, _) in counts]
+            members.setdefault((kinds[i], g.kv_heads, windows[i], g.k_dim, g.v_dim), []).append(i)
+    many_heads = len({k[1] for k in members}) > 1
+    names = [_group_name(kind, h, w, chunk, many_heads) for (kind, h, w, _, _) in members]
     groups: list[KVGroup] = []
-    for name, ((kind, h, window, k_dim, v_dim), n) in zip(names, counts.items()):
+    for name, ((kind, h, window, k_dim, v_dim), ids) in zip(names, members.items()):
         if names.count(name) > 1:
             name += f", head dim {k_dim}" + (f"/{v_dim}" if v_dim != k_dim else "")
-        common = dict(name=name, num_layers=n, kv_format=fmt, num_kv_heads=h, k_head_dim=k_dim, v_head_dim=v_dim)
+        common = dict(name=name, num_layers=len(ids), layer_ids=tuple(ids), kv_format=fmt, num_kv_heads=h,
+                      k_head_dim=k_dim, v_head_dim=v_dim)
         if kind == "full":
             groups.append(FullAttentionGroup(**common))
         elif kind == "sliding":
             groups.append(SlidingWindowGroup(window_tokens=window, **common))
         else:
             groups.append(ChunkedLocalGroup(chunk_tokens=chunk, **common))
-    if kinds.count("linear"):
-        groups.extend(linear_attention_state(r, cfg, kinds.count("linear"), model_type, state_format))
-    if kinds.count("mamba"):
-        groups.extend(mamba_state(r, cfg, kinds.count("mamba"), model_type, state_format))
+    for kind, build in (("linear", linear_attention_state), ("mamba", mamba_state)):
+        ids = [i for i, k in enumerate(kinds) if k == kind]
+        if ids:
+            groups.extend(build(r, cfg, ids, model_type, state_format))
     if kinds.count("none"):
         r.note("layers without KV", kinds.count("none"), "derived", "MLP / MoE blocks store no KV")
     if not groups:
@@ -356,7 +357,8 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
 
 
 def _group_name(kind: str, heads: int, window: int, chunk: int | None, many_heads: bool) -> str:
-    base = {"full": "full attention", "sliding": f"sliding window {window:,}", "chunked": f"chunked local {chunk or 0:,}"}
+    base = {"full": "full attention", "sliding": f"sliding window {window:,}",
+            "chunked": f"chunked local {chunk or 0:,}"}
     return base[kind] + (f", {heads} KV heads" if many_heads else "")
 
 
@@ -395,7 +397,7 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
     """
     layout = layout_from_config(config, main_format=main_format, state_format=state_format)
     main = next((g.kv_format.id for g in layout.groups if g.role == "main"), None)
-    label = main_format.id if main_format is not None else f"{main} (the checkpoint's or the engine's 'auto', see report)"
+    label = main_format.id if main_format is not None else f"{main} (the checkpoint's or the engine's 'auto')"
     return ModelSpec(id=model_id, name=str(name)[:80], groups=layout.groups,
                      max_context_tokens=layout.max_context_tokens, source=source,
                      native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern)

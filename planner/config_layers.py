@@ -100,7 +100,8 @@ def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
     if cfg.get("hybrid_layer_pattern") is not None:
         pattern = r.int_list("hybrid_layer_pattern", num_layers, minimum=0, maximum=1)
         kinds = ["sliding" if v else "full" for v in pattern]
-        r.note("layer kinds", _counts(kinds), "derived", "hybrid_layer_pattern: 0 full attention, 1 sliding window (MiMo-V2)")
+        r.note("layer kinds", _counts(kinds), "derived",
+               "hybrid_layer_pattern: 0 full attention, 1 sliding window (MiMo-V2)")
         return kinds
     for key in _STATE_HINTS:
         if cfg.get(key) is not None:
@@ -167,7 +168,8 @@ def _from_codes(r: ConfigReader, key: str, raw: object, num_layers: int, codes: 
     kinds = []
     for i, c in enumerate(items):
         if not isinstance(c, str) or c not in codes:
-            raise PlanInputError(f"config.{key}[{i}]", c, "one of " + ", ".join(repr(k) for k in codes) + _NO_STATE_ADVICE)
+            allowed = "one of " + ", ".join(repr(k) for k in codes) + _NO_STATE_ADVICE
+            raise PlanInputError(f"config.{key}[{i}]", c, allowed)
         kinds.append(codes[c])
     r.note(key, _counts(kinds), "read")
     return kinds

@@ -59,14 +59,15 @@ def _ssm_format(r: ConfigReader, cfg: dict, conv: KVFormat, model_type: str) -> 
     return conv
 
 
-def mamba_state(r: ConfigReader, cfg: dict, num_layers: int, model_type: str,
+def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: str,
                 state_format: KVFormat | None) -> list[KVGroup]:
-    """Conv and temporal state groups of ``num_layers`` Mamba layers (Mamba2 when
-    the config gives Mamba heads, else Mamba1).
+    """Conv and temporal state groups of the Mamba layers ``layer_ids`` (Mamba2
+    when the config gives Mamba heads, else Mamba1).
 
     Raises:
         PlanInputError: a state field missing or out of range, naming it.
     """
+    num_layers, ids = len(layer_ids), tuple(layer_ids)
     conv_fmt = _conv_format(r, state_format)
     ssm_fmt = _ssm_format(r, cfg, conv_fmt, model_type)
     need = "Mamba layers need their state shape"
@@ -85,11 +86,12 @@ def mamba_state(r: ConfigReader, cfg: dict, num_layers: int, model_type: str,
                f"conv (I + 2 G N) x (K-1) = ({inner:,} + 2 x {groups} x {state}) x {kernel - 1}; temporal H x P x N = "
                f"{heads} x {head_dim} x {state} (vLLM mamba2_state_shape, I = H x P)")
         return [
-            Mamba2ConvStateGroup(name="Mamba2 conv state", num_layers=num_layers, kv_format=conv_fmt, role="state",
+            Mamba2ConvStateGroup(name="Mamba2 conv state", num_layers=num_layers, layer_ids=ids, kv_format=conv_fmt,
+                                 role="state",
                                  num_units=inner + 2 * groups * state, elements_per_unit=kernel - 1,
                                  intermediate_size=inner, n_groups=groups, state_size=state,
                                  shape_note=f"conv {kernel - 1} x ({inner:,} + 2 x {groups} x {state}) channels"),
-            StateGroup(name="Mamba2 SSM state", num_layers=num_layers, kv_format=ssm_fmt, role="state",
+            StateGroup(name="Mamba2 SSM state", num_layers=num_layers, layer_ids=ids, kv_format=ssm_fmt, role="state",
                        num_units=heads, elements_per_unit=head_dim * state,
                        shape_note=f"SSM {heads} heads x {head_dim} x {state}"),
         ]
@@ -103,16 +105,16 @@ def mamba_state(r: ConfigReader, cfg: dict, num_layers: int, model_type: str,
            f"conv I x (K-1) = {inner:,} x {kernel - 1}; temporal I x N = {inner:,} x {state}, "
            f"I = mamba_expand x hidden_size = {expand} x {hidden:,} (vLLM mamba1_state_shape)")
     return [
-        StateGroup(name="Mamba1 conv state", num_layers=num_layers, kv_format=conv_fmt, role="state",
+        StateGroup(name="Mamba1 conv state", num_layers=num_layers, layer_ids=ids, kv_format=conv_fmt, role="state",
                    num_units=inner, elements_per_unit=kernel - 1, shape_note=f"conv {inner:,} channels x {kernel - 1}"),
-        StateGroup(name="Mamba1 SSM state", num_layers=num_layers, kv_format=ssm_fmt, role="state",
+        StateGroup(name="Mamba1 SSM state", num_layers=num_layers, layer_ids=ids, kv_format=ssm_fmt, role="state",
                    num_units=inner, elements_per_unit=state, shape_note=f"SSM {inner:,} channels x {state}"),
     ]
 
 
-def linear_attention_state(r: ConfigReader, cfg: dict, num_layers: int, model_type: str,
+def linear_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: str,
                            state_format: KVFormat | None) -> list[KVGroup]:
-    """Gated DeltaNet state of ``linear_attention`` layers (Qwen3-Next, Qwen3.5).
+    """Gated DeltaNet state of the ``linear_attention`` layers ``layer_ids`` (Qwen3-Next, Qwen3.5).
 
     Raises:
         PlanInputError: a state field missing or out of range, naming it.
@@ -123,16 +125,19 @@ def linear_attention_state(r: ConfigReader, cfg: dict, num_layers: int, model_ty
     d_v = r.int_field("linear_value_head_dim", maximum=1_000_000)
     kernel = r.int_field("linear_conv_kernel_dim", minimum=2, maximum=1_000)
     conv_dim = 2 * h_k * d_k + h_v * d_v
+    num_layers, ids = len(layer_ids), tuple(layer_ids)
     conv_fmt = _conv_format(r, state_format)
     ssm_fmt = _ssm_format(r, cfg, conv_fmt, model_type)
     r.note("linear-attention state", f"{num_layers} layers", "derived",
            f"conv (K-1) x (2 H_k d_k + H_v d_v) = {kernel - 1} x {conv_dim:,}; recurrent H_v x d_v x d_k = "
            f"{h_v} x {d_v} x {d_k} elements per layer and sequence (vLLM gated_delta_net_state_shape)")
     return [
-        StateGroup(name="linear attention conv state", num_layers=num_layers, kv_format=conv_fmt, role="state",
+        StateGroup(name="linear attention conv state", num_layers=num_layers, layer_ids=ids, kv_format=conv_fmt,
+                   role="state",
                    num_units=conv_dim, elements_per_unit=kernel - 1,
                    shape_note=f"conv {kernel - 1} x {conv_dim:,} channels"),
-        StateGroup(name="linear attention recurrent state", num_layers=num_layers, kv_format=ssm_fmt, role="state",
+        StateGroup(name="linear attention recurrent state", num_layers=num_layers, layer_ids=ids, kv_format=ssm_fmt,
+                   role="state",
                    num_units=h_v, elements_per_unit=d_v * d_k,
                    shape_note=f"recurrent {h_v} heads x {d_v} x {d_k}"),
     ]

@@ -61,7 +61,7 @@ __all__ = [
     "ChunkedLocalGroup", "CompressedGroup", "DSA_INDEXER_FP8", "FP8_DS_MLA", "FullAttentionGroup", "GroupBytes",
     "IndexerKeyGroup", "KVEstimate", "KVGroup", "MAX_PARALLEL", "MLAGroup", "Mamba2ConvStateGroup", "Role",
     "RopeTailFormat", "SlidingWindowGroup", "StateGroup", "WindowRingGroup", "check_tokens", "check_tp",
-    "group_bytes", "vector_formula",
+    "group_bytes", "layer_ranges", "vector_formula",
 ]
 
 Role = Literal["main", "indexer", "ring", "state"]
@@ -138,6 +138,8 @@ class KVGroup:
         in_pool: True when the bytes live in the engine's KV pool in HBM;
             False for per-session state kept elsewhere (host RAM), e.g.
             DeepSeek V4.1-Flash's window ring per its release notes (seed 000).
+        layer_ids: the model's layers (0-based) this group stores, when the
+            layout came from a per-layer pattern; () when not known.
     """
 
     name: str
@@ -145,6 +147,7 @@ class KVGroup:
     kv_format: KVFormat
     role: Role = "main"
     in_pool: bool = True
+    layer_ids: tuple[int, ...] = ()
 
     def entry_bytes(self, tp: int = 1) -> int:
         """Bytes of one stored entry in one layer, on one GPU of a TP group."""
@@ -530,6 +533,27 @@ class Mamba2ConvStateGroup(StateGroup):
         return f"ceil(({self.intermediate_size:,} + 2 x {g} groups x {self.state_size}) / {tp})"
 
 
+def layer_ranges(layer_ids: tuple[int, ...]) -> str:
+    """Layer indices as compact ranges.
+
+    >>> layer_ranges((0, 1, 2, 3, 5, 7, 8))
+    '0-3, 5, 7-8'
+    >>> layer_ranges(())
+    ''
+    """
+    parts: list[str] = []
+    ids = sorted(layer_ids)
+    start = prev = None
+    for i in ids + [None]:
+        if start is not None and i == prev + 1:
+            prev = i
+            continue
+        if start is not None:
+            parts.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = i
+    return ", ".join(parts)
+
+
 def group_bytes(group: KVGroup, num_tokens: int, tp: int = 1, pp: int = 1) -> GroupBytes:
     """Breakdown row of ``group`` for a sequence of ``num_tokens`` tokens, per GPU."""
     entries = group.entries(num_tokens)
@@ -553,4 +577,5 @@ def group_bytes(group: KVGroup, num_tokens: int, tp: int = 1, pp: int = 1) -> Gr
         tokens_per_entry=group.tokens_per_entry,
         replicated_on_tp=group.replicated_on_tp,
         formula=group.entry_formula(tp),
+        layer_ids=layer_ranges(group.layer_ids),
     )

@@ -34,6 +34,7 @@ class GroupBytes:
         tokens_per_entry: tokens one entry covers (compression ratio).
         replicated_on_tp: True when every TP rank holds the whole entry.
         formula: how ``entry_bytes`` was computed, numbers plugged in.
+        layer_ids: the model's layers this group stores, as ranges ("4, 12, 20, 28"); "" when not known.
     """
 
     name: str
@@ -53,6 +54,7 @@ class GroupBytes:
     tokens_per_entry: int = 1
     replicated_on_tp: bool = False
     formula: str = ""
+    layer_ids: str = ""
 
 
 @dataclass(frozen=True)

@@ -274,7 +274,7 @@ def with_pool_state(model: ModelSpec, state_bytes: int) -> ModelSpec:
 BREAKDOWN_COLUMNS: tuple[str, ...] = (
     "group", "kind", "role", "layers", "layers_per_gpu", "kv_heads_per_gpu", "channels", "kv_format",
     "entry_bytes", "tokens_per_entry", "bytes_per_token", "entries", "bytes", "growth", "in_pool",
-    "replicated_on_tp",
+    "replicated_on_tp", "layer_ids",
 )
 """Column contract of :func:`breakdown_frame`, one row per layer group, per GPU:
 
@@ -286,7 +286,8 @@ BREAKDOWN_COLUMNS: tuple[str, ...] = (
 * ``bytes_per_token``: ``layers_per_gpu * entry_bytes / tokens_per_entry``
   while the group grows (a capped group stops at its window / state);
 * ``entries`` and ``bytes``: what one sequence of the chosen context holds;
-* ``growth``: "growing" or "capped"; ``in_pool``: in the HBM KV pool or not.
+* ``growth``: "growing" or "capped"; ``in_pool``: in the HBM KV pool or not;
+* ``layer_ids``: the model's layers the group stores, as ranges ("" when not known).
 """
 
 
@@ -307,7 +308,7 @@ def breakdown_frame(model: ModelSpec, context_tokens: int, kv_format: str | None
             "tokens_per_entry": g.tokens_per_entry,
             "bytes_per_token": g.num_layers_per_gpu * g.entry_bytes / g.tokens_per_entry,
             "entries": g.entries, "bytes": g.bytes, "growth": "capped" if g.capped else "growing",
-            "in_pool": g.in_pool, "replicated_on_tp": g.replicated_on_tp,
+            "in_pool": g.in_pool, "replicated_on_tp": g.replicated_on_tp, "layer_ids": g.layer_ids,
         })
     return pd.DataFrame(rows, columns=list(BREAKDOWN_COLUMNS))
 
