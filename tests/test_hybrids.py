@@ -252,3 +252,39 @@ def test_nemotron_nano_9b_v2_attention_block_672_as_vllm_reports():
     view = theory_vs_engine(model_from_config(cfg), 8_192)
     assert {(t.kind, t.block_size, t.page_size_bytes) for t in view.types} == {("full", 672, 672 * 4_096),
                                                                                ("mamba", 672, 672 * 4_096)}
+
+
+# ---------------------------------------------------------------------------
+# Other dialects (small configs shaped like the public ones; arithmetic by hand)
+# ---------------------------------------------------------------------------
+
+def test_layers_block_type_with_granite_style_mamba_fields():
+    # 4 layers: mamba, mamba, attention, mamba. Mamba2 fields spelled mamba_n_heads / mamba_d_head / mamba_n_groups /
+    # mamba_d_state / mamba_d_conv (Granite 4.0-H, Bamba). H 8, P 64 (I = 512), G 1, N 128, K 4, BF16 state.
+    # conv (512 + 2 x 1 x 128) x 3 x 2 B = 768 x 6 = 4,608 B; SSM 8 x 64 x 128 x 2 B = 131,072 B; 3 x 135,680 = 407,040 B.
+    # attention: 1 layer x 2 x 4 KV heads x 64 x 2 B = 1,024 B/token.
+    cfg = {"model_type": "granitemoehybrid", "num_hidden_layers": 4, "hidden_size": 512, "num_attention_heads": 8,
+           "num_key_value_heads": 4, "layers_block_type": ["mamba", "mamba", "attention", "mamba"],
+           "mamba_n_heads": 8, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128, "mamba_d_conv": 4,
+           "mamba_expand": 2}
+    e = model_from_config(cfg).estimate(1_000)
+    assert e.kv_bytes_per_token == 1_024 and e.pool_state_bytes == 407_040
+    # TP 2: the single group does not divide by 2, so vLLM raises it to 2 groups: conv (512 + 2 x 2 x 128) / 2
+    # = 512 channels x 3 x 2 B = 3,072 B; SSM 4 x 64 x 128 x 2 = 65,536 B; 3 x 68,608 = 205,824 B.
+    assert model_from_config(cfg).estimate(1_000, tp=2).pool_state_bytes == 205_824
+
+
+def test_shared_kv_layers_store_none():
+    # 6 layers, the last 2 reuse earlier KV: 4 x 2 x 8 x 128 x 2 = 16,384 B/token (not 6 x 4,096 = 24,576).
+    cfg = {"model_type": "gemma3n_text", "num_hidden_layers": 6, "num_attention_heads": 8, "num_key_value_heads": 8,
+           "head_dim": 128, "num_kv_shared_layers": 2, "layer_types": ["full_attention"] * 6}
+    m = model_from_config(cfg)
+    assert m.estimate(10).kv_bytes_per_token == 16_384 and m.layer_pattern == "FFFFss"
+
+
+def test_hybrid_layer_pattern_of_the_wrong_length_is_refused():
+    cfg = json.loads(open("planner/data/models/mimo-v2-flash.config.json").read())
+    cfg["hybrid_layer_pattern"] = cfg["hybrid_layer_pattern"][:-1]
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config(cfg)
+    assert exc.value.field == "config.hybrid_layer_pattern"
