@@ -60,14 +60,30 @@ several page sizes.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Literal
 
 import pandas as pd
 
 from planner.errors import PlanInputError
-from planner.formats import cdiv
-from planner.kv import KVGroup, check_tokens, check_tp
+from planner.kv import check_tokens, check_tp
 from planner.models import ModelSpec
+from planner.vllm_paging import (  # re-exported: the engine's settings and defaults
+    DEFAULT_BLOCK_SIZE,
+    DEFAULT_MAX_NUM_BATCHED_TOKENS,
+    MAX_BLOCK_SIZE,
+    MAX_MODEL_LEN,
+    Paging,
+    VLLMSettings,
+    check_int,
+    engine_layers,
+    paging,
+)
+
+__all__ = [
+    "BUDGET_MOVES", "DEFAULT_BLOCK_SIZE", "DEFAULT_MAX_NUM_BATCHED_TOKENS", "ENGINE_COLUMNS", "EngineTypeBytes",
+    "MAX_BLOCK_SIZE", "MAX_BUDGET_BYTES", "MaxModelLenFit", "NOT_A_HARD_CAP", "TheoryVsEngine", "VLLMCapacity",
+    "VLLMSettings", "VLLM_SOURCE", "check_budget_bytes", "engine_frame", "theory_vs_engine", "vllm_capacity",
+    "vllm_max_model_len",
+]
 
 VLLM_SOURCE = (
     "vLLM V1 (vllm-project/vllm@001cabc): vllm/v1/core/kv_cache_utils.py (get_num_blocks, "
@@ -79,17 +95,6 @@ VLLM_SOURCE = (
 )
 """Where the engine arithmetic comes from."""
 
-DEFAULT_BLOCK_SIZE = 16
-"""vLLM's default tokens per KV block (``--block-size``) on CUDA."""
-DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192
-"""vLLM's ``max_num_batched_tokens`` default for ``vllm serve`` on GPUs with at
-least 70 GiB other than A100 (2048 on smaller GPUs and A100; 16384 for the
-offline ``LLM`` class): ``EngineArgs.get_batch_defaults``. Set yours."""
-HYBRID_GROUP_RATIO = 1.5
-"""vLLM uses the largest layer count as group size when it is under 1.5 x the smallest."""
-MAX_BLOCK_SIZE = 4096
-MAX_BATCHED_TOKENS = 10**8
-MAX_MODEL_LEN = 10**9
 MAX_BUDGET_BYTES = 10**16
 """Largest KV budget accepted (10 PB, far above any device)."""
 
@@ -103,216 +108,13 @@ BUDGET_MOVES = (
     "Llama-3.1-8B on one RTX 3090, 3.81 GiB at max_model_len 20k but 2.89 GiB at 29k)."
 )
 
-Kind = Literal["full", "sliding", "chunked", "mamba"]
-MAMBA_BLOCK_MULTIPLE = 16
-"""vLLM rounds the attention block size of a Mamba hybrid to a multiple of 16
-tokens (``HybridAttentionMambaModelConfig``: some attention backends need it)."""
-
-
-def _check_int(name: str, value: object, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise PlanInputError(name, value, f"a whole number in [{lo:,}, {hi:,}]")
-    return value
-
-
 def check_budget_bytes(name: str, value: object) -> int:
     """Validate a KV budget in bytes: an integer in [0, 10**16].
 
     Raises:
         PlanInputError: not an integer (NaN, inf, bools), negative or absurd.
     """
-    return _check_int(name, value, 0, MAX_BUDGET_BYTES)
-
-
-@dataclass(frozen=True, kw_only=True)
-class VLLMSettings:
-    """The engine settings the vLLM view depends on, validated at construction.
-
-    Attributes:
-        block_size: tokens per KV block (``--block-size``, default 16).
-        max_num_batched_tokens: tokens scheduled per step (chunked prefill
-            chunk), default :data:`DEFAULT_MAX_NUM_BATCHED_TOKENS`.
-        max_model_len: the engine's maximum sequence length; ``None`` means
-            "the context being evaluated" (for a per-sequence view) or the
-            model's maximum (for capacity).
-        hybrid_kv_cache_manager: False models ``--disable-hybrid-kv-cache-manager``
-            (forced on with KV connectors in many vLLM versions): sliding and
-            chunked layers of a model that also has full layers store full KV.
-
-    Raises:
-        PlanInputError: a field outside its range, naming it.
-    """
-
-    block_size: int = DEFAULT_BLOCK_SIZE
-    max_num_batched_tokens: int = DEFAULT_MAX_NUM_BATCHED_TOKENS
-    max_model_len: int | None = None
-    hybrid_kv_cache_manager: bool = True
-
-    def __post_init__(self) -> None:
-        _check_int("block_size", self.block_size, 1, MAX_BLOCK_SIZE)
-        _check_int("max_num_batched_tokens", self.max_num_batched_tokens, 1, MAX_BATCHED_TOKENS)
-        if self.max_model_len is not None:
-            _check_int("max_model_len", self.max_model_len, 1, MAX_MODEL_LEN)
-        if not isinstance(self.hybrid_kv_cache_manager, bool):
-            raise PlanInputError("hybrid_kv_cache_manager", self.hybrid_kv_cache_manager, "true or false")
-
-
-# ---------------------------------------------------------------------------
-# vLLM's view of a layout: KV cache types, pages, groups
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Type:
-    """One vLLM KV-cache spec (a set of layers with identical paging) on one GPU."""
-
-    kind: Kind
-    cap_tokens: int | None  # window W or chunk C
-    page_size_bytes: int  # one layer, one block
-    block_size: int
-    layers: int  # real layers on this GPU
-    names: tuple[str, ...]
-    converted: bool  # sliding / chunked stored as full (hybrid manager off)
-
-    def max_memory_blocks(self, max_model_len: int, max_batched: int) -> int:
-        """Blocks one request of ``max_model_len`` tokens may hold per layer (``max_memory_usage_bytes / page``)."""
-        b = self.block_size
-        if self.kind == "mamba":
-            return 1
-        if self.kind == "sliding":
-            return cdiv(min(self.cap_tokens - 1 + max_batched, max_model_len), b) + 1
-        if self.kind == "chunked":
-            return cdiv(min(self.cap_tokens + max_batched, max_model_len), b)
-        return cdiv(max_model_len, b)
-
-    def blocks_for(self, num_tokens: int, max_model_len: int, max_batched: int) -> int:
-        """Blocks per layer a sequence of ``num_tokens`` tokens holds (at most the reservation)."""
-        if self.kind == "mamba":
-            return 1 if num_tokens else 0
-        return min(cdiv(num_tokens, self.block_size), self.max_memory_blocks(max_model_len, max_batched))
-
-
-@dataclass(frozen=True)
-class _Paging:
-    types: tuple[_Type, ...]
-    layout: Literal["uniform", "uniform type", "hybrid", "none"]
-    group_size: int  # layers sharing one block id
-    num_kv_groups: int
-    groups_per_type: tuple[int, ...]
-    unmodelled: tuple[KVGroup, ...]
-    notes: tuple[str, ...]
-
-
-def _state_type(groups: list[KVGroup], tp: int, pp: int) -> tuple[int, int, tuple[str, ...]] | None:
-    """One Mamba page per state layer: ``(layers, page bytes, names)``, or None
-    when the state groups do not cover the same layers (shapes differ)."""
-    layers = {g.layers_per_gpu(pp) for g in groups}
-    counts = {g.num_layers for g in groups}
-    if len(layers) != 1 or len(counts) != 1:
-        return None
-    return layers.pop(), sum(g.entry_bytes(tp) for g in groups), tuple(g.name for g in groups)
-
-
-def _paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings) -> _Paging:
-    """vLLM's KV-cache groups for this model on one GPU (largest PP stage)."""
-    groups = model.layout(kv_format)
-    pooled = [g for g in groups if g.in_pool]
-    attention = [g for g in pooled if g.vllm_kind is not None and g.vllm_kind[0] != "mamba"]
-    states = [g for g in pooled if g.vllm_kind is not None and g.vllm_kind[0] == "mamba"]
-    unmodelled = [g for g in pooled if g.vllm_kind is None]
-    notes: list[str] = []
-    state = _state_type(states, tp, pp) if states else None
-    if states and state is None:
-        unmodelled += states
-        notes.append("state layers of different shapes: vLLM's Mamba grouping of them is not modelled")
-    attn_pages = {g.entry_bytes(tp) for g in attention}
-    if state is not None and len(attn_pages) > 1:
-        unmodelled += states
-        state = None
-        notes.append("a Mamba hybrid whose attention layers have several page sizes: vLLM's page alignment "
-                     "for it is not modelled")
-    block = s.block_size
-    mamba_page = 0
-    if state is not None and attention:
-        per_token = attn_pages.pop()
-        raw_page = state[1]
-        needed = MAMBA_BLOCK_MULTIPLE * cdiv(raw_page, MAMBA_BLOCK_MULTIPLE * per_token)
-        if block < needed:
-            notes.append(f"attention block size raised from {block} to {needed} tokens so that an attention page "
-                         f"({needed} x {per_token:,} B) holds a Mamba page of {raw_page:,} B "
-                         "(HybridAttentionMambaModelConfig)")
-            block = needed
-        mamba_page = block * per_token
-        if mamba_page > raw_page:
-            notes.append(f"Mamba page of {raw_page:,} B padded to the attention page of {mamba_page:,} B "
-                         f"(+{100 * (mamba_page - raw_page) / raw_page:.2f} %, mamba_page_size_padded)")
-    elif state is not None:
-        mamba_page = state[1]
-
-    has_full = any(g.vllm_kind[0] == "full" for g in attention)
-    convert = (not s.hybrid_kv_cache_manager) and has_full and any(g.vllm_kind[0] != "full" for g in attention)
-    if convert:
-        notes.append("hybrid KV cache manager off (e.g. with a KV connector): vLLM stores full KV on sliding and "
-                     "chunked layers too (unify_hybrid_kv_cache_specs)")
-    raw: dict[tuple[Kind, int | None, int], list[KVGroup]] = {}
-    for g in attention:
-        kind, cap = g.vllm_kind
-        if convert and kind != "full":
-            kind, cap = "full", None
-        raw.setdefault((kind, cap, block * g.entry_bytes(tp)), []).append(g)
-    if not raw and state is None:
-        return _Paging((), "none", 0, 0, (), tuple(unmodelled), tuple(notes))
-
-    def make(key, gs, blk, page) -> _Type:
-        kind, cap, _ = key
-        converted = convert and any(g.vllm_kind[0] != "full" for g in gs)
-        return _Type(kind, cap, page, blk, sum(g.layers_per_gpu(pp) for g in gs), tuple(g.name for g in gs),
-                     converted)
-
-    kinds = {(k[0], k[1]) for k in raw}
-    if state is None and (len(raw) == 1 or len(kinds) == 1):
-        # One spec, or one type with several page sizes (UniformTypeKVCacheSpecs): one KV-cache group.
-        types = tuple(make(k, gs, block, k[2]) for k, gs in raw.items())
-        layout = "uniform" if len(raw) == 1 else "uniform type"
-        layers = sum(t.layers for t in types)
-        return _Paging(types, layout, layers, 1, (1,) * len(types), tuple(unmodelled), tuple(notes))
-
-    # Hybrid: unify page sizes by growing the block size of smaller pages (unify_kv_cache_spec_page_size).
-    max_page = max([k[2] for k in raw] + [mamba_page])
-    types_list = []
-    for key, gs in raw.items():
-        page = key[2]
-        if max_page % page:
-            raise PlanInputError("engine", model.id, "a layout whose page sizes divide each other: vLLM cannot unify "
-                                 f"page sizes {page:,} B and {max_page:,} B (NotImplementedError in vLLM)")
-        ratio = max_page // page
-        if ratio > 1:
-            notes.append(f"{', '.join(g.name for g in gs)}: page size {page:,} B grown to {max_page:,} B by a block "
-                         f"size of {block * ratio} tokens (unify_kv_cache_spec_page_size)")
-        types_list.append(make(key, gs, block * ratio, max_page))
-    if state is not None:
-        if mamba_page != max_page:
-            raise PlanInputError("engine", model.id, f"a Mamba page ({mamba_page:,} B) equal to the attention page "
-                                 f"({max_page:,} B): vLLM pads one to the other")
-        types_list.append(_Type("mamba", None, max_page, block, state[0], state[2], False))
-    counts = [t.layers for t in types_list]
-    group_size = min(counts)
-    if max(counts) < min(counts) * HYBRID_GROUP_RATIO:
-        group_size = max(counts)
-    per_type = tuple(cdiv(t.layers, group_size) for t in types_list)
-    for t, n in zip(types_list, per_type):
-        pad = n * group_size - t.layers
-        if pad:
-            notes.append(f"{', '.join(t.names)}: {t.layers} layers fill {n} KV-cache group(s) of {group_size}: "
-                         f"{pad} padding layer(s) (_get_kv_cache_groups_uniform_page_size)")
-    return _Paging(tuple(types_list), "hybrid", group_size, sum(per_type), per_type, tuple(unmodelled), tuple(notes))
-
-
-def _engine_layers(p: _Paging, i: int) -> int:
-    """Layers (padding included) vLLM charges for type ``i`` on one GPU."""
-    if p.layout == "hybrid":
-        return p.groups_per_type[i] * p.group_size
-    return p.types[i].layers
+    return check_int(name, value, 0, MAX_BUDGET_BYTES)
 
 
 # ---------------------------------------------------------------------------
@@ -402,7 +204,7 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
         raise PlanInputError("context_tokens", n, f"at most max_model_len ({max_len:,})")
     s = VLLMSettings(block_size=s.block_size, max_num_batched_tokens=s.max_num_batched_tokens,
                      max_model_len=max_len, hybrid_kv_cache_manager=s.hybrid_kv_cache_manager)
-    p = _paging(model, kv_format, tp, pp, s)
+    p = paging(model, kv_format, tp, pp, s)
     by_name = {g.name: g for g in est.groups}
     reasons: list[str] = list(p.notes)
     rows: list[EngineTypeBytes] = []
@@ -411,7 +213,7 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
         theory = sum(by_name[name].bytes for name in t.names)
         modelled_theory += theory
         blocks = t.blocks_for(n, max_len, s.max_num_batched_tokens)
-        layers = _engine_layers(p, i)
+        layers = engine_layers(p, i)
         engine = layers * blocks * t.page_size_bytes
         why = ""
         if engine != theory:
@@ -503,8 +305,8 @@ class VLLMCapacity:
     per: str = "GPU"
 
 
-def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings) -> _Paging:
-    p = _paging(model, kv_format, tp, pp, s)
+def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings) -> Paging:
+    p = paging(model, kv_format, tp, pp, s)
     if model.uses_coefficient(kv_format) or p.unmodelled or not p.types:
         what = ", ".join(g.name for g in p.unmodelled) or "a reported bytes-per-token coefficient"
         hint = "; choose a KV format to page its architecture" if model.uses_coefficient(kv_format) and p.types else ""
@@ -513,7 +315,7 @@ def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLM
     return p
 
 
-def _needed_bytes(p: _Paging, max_model_len: int, max_batched: int) -> int:
+def _needed_bytes(p: Paging, max_model_len: int, max_batched: int) -> int:
     """vLLM's ``_max_memory_usage_bytes_from_groups`` for ``max_model_len``."""
     if p.layout == "uniform type":
         return sum(t.layers * t.max_memory_blocks(max_model_len, max_batched) * t.page_size_bytes for t in p.types)
@@ -545,7 +347,7 @@ def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | N
     m = max_model_len if max_model_len is not None else (s.max_model_len or model.max_context_tokens)
     if m is None:
         raise PlanInputError("max_model_len", None, "a whole number of tokens (the model's maximum is not known)")
-    m = _check_int("max_model_len", m, 1, MAX_MODEL_LEN)
+    m = check_int("max_model_len", m, 1, MAX_MODEL_LEN)
     p = _pageable(model, kv_format, tp, pp, s)
     min_block = min(t.block_size for t in p.types)
     if p.layout == "uniform type":
@@ -612,7 +414,7 @@ def vllm_max_model_len(model: ModelSpec, kv_budget_bytes: int, kv_format: str | 
     tp = check_tp("tp", tp)
     pp = model.check_pp(pp, kv_format)
     hi = upper_bound if upper_bound is not None else (model.max_context_tokens or MAX_MODEL_LEN)
-    hi = _check_int("upper_bound", hi, 1, MAX_MODEL_LEN)
+    hi = check_int("upper_bound", hi, 1, MAX_MODEL_LEN)
     p = _pageable(model, kv_format, tp, pp, s)
 
     def fits(m: int) -> bool:
