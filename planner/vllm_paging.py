@@ -36,6 +36,11 @@ tokens (``HybridAttentionMambaModelConfig``: some attention backends need it).""
 
 
 def check_int(name: str, value: object, lo: int, hi: int) -> int:
+    """``value`` as a whole number in ``[lo, hi]``.
+
+    Raises:
+        PlanInputError: not an int (bools excluded) or out of range, naming ``name``.
+    """
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise PlanInputError(name, value, f"a whole number in [{lo:,}, {hi:,}]")
     return value
