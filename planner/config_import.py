@@ -283,8 +283,8 @@ def _geometry(r: ConfigReader, cfg: dict, kinds: list[str], num_heads: int) -> l
             r.note("full-attention geometry", f"{g_heads or 'per num_key_value_heads'} KV heads x {g_dim or head_dim}",
                    "derived", "full-attention layers use num_global_key_value_heads / global_head_dim (Gemma 4)")
         if cfg.get("attention_k_eq_v") is True:
-            r.note("attention_k_eq_v", True, "read", "V equals K on full-attention layers; K and V are both stored "
-                   "(vLLM's attention cache keeps the value it is given), so both are counted")
+            r.note("attention_k_eq_v", True, "read", "V equals K on full-attention layers; vLLM still caches K and V "
+                   "(Gemma4Attention loads the K weights into both slots), so both are counted")
     if "sliding" in kinds and any(cfg.get(k) is not None for k in ("swa_num_key_value_heads", "swa_head_dim")):
         s_heads = r.int_field("swa_num_key_value_heads", maximum=1_000_000, required=False)
         s_k = r.int_field("swa_head_dim", maximum=1_000_000, required=False) or head_dim
