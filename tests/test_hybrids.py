@@ -288,3 +288,48 @@ def test_hybrid_layer_pattern_of_the_wrong_length_is_refused():
     with pytest.raises(PlanInputError) as exc:
         layout_from_config(cfg)
     assert exc.value.field == "config.hybrid_layer_pattern"
+
+
+# ---------------------------------------------------------------------------
+# Garbage in the new dialects: an error naming a config field, never a crash
+# ---------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 10**6), st.floats(allow_nan=True), st.text(max_size=4))
+_VALUES = st.one_of(
+    _SCALARS,
+    st.text(alphabet="M*-EX", max_size=60),
+    st.lists(st.one_of(_SCALARS, st.sampled_from(["mamba", "attention", "mlp", "full", "shared", "kda"])), max_size=60),
+    st.dictionaries(st.sampled_from(["kv_cache_scheme", "kv_cache_quant_algo", "type", "num_bits", "quant_method"]),
+                    st.one_of(_SCALARS, st.dictionaries(st.sampled_from(["type", "num_bits"]), _SCALARS, max_size=2)),
+                    max_size=3),
+)
+_KEYS = st.sampled_from([
+    "hybrid_override_pattern", "layers_block_type", "attn_layer_period", "attn_layer_offset", "hybrid_layer_pattern",
+    "mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel", "mamba_expand", "mamba_d_state",
+    "mamba_d_conv", "mamba_ssm_cache_dtype", "num_global_key_value_heads", "global_head_dim", "swa_num_key_value_heads",
+    "swa_head_dim", "swa_v_head_dim", "swa_num_attention_heads", "index_topk", "index_head_dim", "indexer_types",
+    "quantization_config", "num_kv_shared_layers", "attention_chunk_size", "kv_lora_rank", "qk_rope_head_dim",
+    "layer_types", "model_type", "sliding_window",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_KEYS, _VALUES, max_size=8))
+def test_garbage_in_hybrid_dialects_raises_only_plan_input_errors(change):
+    cfg = json.loads(open("planner/data/models/nemotron-h-8b.config.json").read())
+    cfg.update(change)
+    try:
+        model = model_from_config(cfg)
+    except PlanInputError as exc:
+        assert str(exc.field).startswith("config")
+        return
+    for tp in (1, 8):
+        try:
+            e = model.estimate(1_000, tp=tp)
+        except PlanInputError as exc:
+            assert exc.field == "tp"
+            continue
+        assert e.kv_bytes >= e.pool_state_bytes >= 0
