@@ -16,7 +16,7 @@ from importlib import resources
 
 from planner.config_import import layout_from_config
 from planner.errors import PlanInputError
-from planner.formats import get_format
+from planner.formats import KVFormat, get_format
 from planner.models import ModelSpec
 from planner.units import GB, MiB
 
@@ -127,13 +127,15 @@ def _read_config(stem: str) -> dict:
     return json.loads(text)
 
 
-def _build(model_id: str, e: _Entry) -> ModelSpec:
+def _build(model_id: str, e: _Entry, state_format: KVFormat | None = None,
+           ssm_state_format: KVFormat | None = None) -> ModelSpec:
     cfg = _read_config(e.config)
     kw = {}
     if e.formats:
         kw = dict(main_format=get_format(e.formats[0]), indexer_format=get_format(e.formats[1]),
                   ring_format=get_format(e.formats[2]))
-    layout = layout_from_config(cfg, ring_in_pool=e.ring_in_pool, **kw)
+    layout = layout_from_config(cfg, ring_in_pool=e.ring_in_pool, state_format=state_format,
+                                ssm_state_format=ssm_state_format, **kw)
     return ModelSpec(
         id=model_id,
         name=e.name,
@@ -156,6 +158,19 @@ def _build(model_id: str, e: _Entry) -> ModelSpec:
 def models() -> dict[str, ModelSpec]:
     """Every catalog model by id (built once)."""
     return {mid: _build(mid, e) for mid, e in _ENTRIES.items()}
+
+
+def model_with_state_formats(model_id: str, state_format: KVFormat | None = None,
+                             ssm_state_format: KVFormat | None = None) -> ModelSpec:
+    """A catalog model rebuilt with other Mamba / linear-attention state dtypes
+    (vLLM ``--mamba-cache-dtype`` for the conv state, ``--mamba-ssm-cache-dtype``
+    for the temporal state); None keeps the default.
+
+    Raises:
+        PlanInputError: unknown id.
+    """
+    get_model(model_id)
+    return _build(model_id, _ENTRIES[model_id], state_format, ssm_state_format)
 
 
 def get_model(model_id: str) -> ModelSpec:

@@ -112,6 +112,7 @@ def layout_from_config(
     ring_format: KVFormat | None = None,
     ring_in_pool: bool = True,
     state_format: KVFormat | None = None,
+    ssm_state_format: KVFormat | None = None,
 ) -> ImportedLayout:
     """KV layer groups of a Hugging Face config.
 
@@ -126,7 +127,9 @@ def layout_from_config(
         ring_in_pool: False keeps DeepSeek V4 window rings outside the HBM pool.
         state_format: conv-state format of Mamba / linear-attention layers (and
             of their temporal state unless the config or engine says otherwise);
-            None = BF16, reported as defaulted.
+            None = BF16, reported as defaulted (vLLM ``--mamba-cache-dtype``).
+        ssm_state_format: temporal (SSM / recurrent) state format; None = the
+            config's, else the engine's default (vLLM ``--mamba-ssm-cache-dtype``).
 
     Returns:
         ImportedLayout with per-group specs (per replica, TP applied later).
@@ -163,7 +166,7 @@ def layout_from_config(
     elif merged.get("kv_lora_rank") is not None:
         groups, pattern = mla(r, merged, num_layers, fmt)
     else:
-        groups, pattern = _attention(r, merged, num_layers, fmt, model_type, max_ctx, state_format)
+        groups, pattern = _attention(r, merged, num_layers, fmt, model_type, max_ctx, (state_format, ssm_state_format))
     return ImportedLayout(groups=tuple(groups), report=tuple(r.report), max_context_tokens=max_ctx,
                           model_type=model_type, layer_pattern=pattern)
 
@@ -311,7 +314,8 @@ def _geometry(r: ConfigReader, cfg: dict, kinds: list[str], num_heads: int) -> l
 
 
 def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model_type: str,
-               max_ctx: int | None, state_format: KVFormat | None = None) -> tuple[list[KVGroup], str]:
+               max_ctx: int | None, state_formats: tuple[KVFormat | None, KVFormat | None] = (None, None),
+               ) -> tuple[list[KVGroup], str]:
     kinds = layer_kinds(r, cfg, num_layers, model_type)
     attn = [i for i, k in enumerate(kinds) if k in ("full", "sliding", "chunked")]
     geo: list[_Geometry | None] = [None] * num_layers
@@ -348,7 +352,7 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
     for kind, build in (("linear", linear_attention_state), ("mamba", mamba_state)):
         ids = [i for i, k in enumerate(kinds) if k == kind]
         if ids:
-            groups.extend(build(r, cfg, ids, model_type, state_format))
+            groups.extend(build(r, cfg, ids, model_type, *state_formats))
     if kinds.count("none"):
         r.note("layers without KV", kinds.count("none"), "derived", "MLP / MoE blocks store no KV")
     if not groups:
@@ -388,14 +392,15 @@ def _windows(r: ConfigReader, cfg: dict, kinds: list[str], max_ctx: int | None) 
 
 def model_from_config(config: dict[str, Any], *, name: str = "imported config", model_id: str = "custom",
                       main_format: KVFormat | None = None, source: str = "uploaded config.json",
-                      state_format: KVFormat | None = None) -> ModelSpec:
+                      state_format: KVFormat | None = None, ssm_state_format: KVFormat | None = None) -> ModelSpec:
     """A :class:`planner.models.ModelSpec` from a parsed config.json (architecture
     basis, no reported coefficient), carrying the import report and layer pattern.
 
     Raises:
         PlanInputError: from :func:`layout_from_config`.
     """
-    layout = layout_from_config(config, main_format=main_format, state_format=state_format)
+    layout = layout_from_config(config, main_format=main_format, state_format=state_format,
+                                ssm_state_format=ssm_state_format)
     main = next((g.kv_format.id for g in layout.groups if g.role == "main"), None)
     label = main_format.id if main_format is not None else f"{main} (the checkpoint's or the engine's 'auto')"
     return ModelSpec(id=model_id, name=str(name)[:80], groups=layout.groups,

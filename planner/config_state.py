@@ -41,7 +41,11 @@ def _conv_format(r: ConfigReader, state_format: KVFormat | None) -> KVFormat:
     return get_format("bf16")
 
 
-def _ssm_format(r: ConfigReader, cfg: dict, conv: KVFormat, model_type: str) -> KVFormat:
+def _ssm_format(r: ConfigReader, cfg: dict, conv: KVFormat, model_type: str, chosen: KVFormat | None) -> KVFormat:
+    if chosen is not None:
+        r.note("mamba_ssm_cache_dtype", chosen.id, "read", "chosen (the engine's --mamba-ssm-cache-dtype); "
+               "a dtype in config.json is not used")
+        return chosen
     for key in ("mamba_ssm_cache_dtype", "mamba_ssm_dtype"):
         raw = cfg.get(key)
         if raw is None:
@@ -60,7 +64,7 @@ def _ssm_format(r: ConfigReader, cfg: dict, conv: KVFormat, model_type: str) -> 
 
 
 def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: str,
-                state_format: KVFormat | None) -> list[KVGroup]:
+                state_format: KVFormat | None, ssm_state_format: KVFormat | None = None) -> list[KVGroup]:
     """Conv and temporal state groups of the Mamba layers ``layer_ids`` (Mamba2
     when the config gives Mamba heads, else Mamba1).
 
@@ -69,7 +73,7 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
     """
     num_layers, ids = len(layer_ids), tuple(layer_ids)
     conv_fmt = _conv_format(r, state_format)
-    ssm_fmt = _ssm_format(r, cfg, conv_fmt, model_type)
+    ssm_fmt = _ssm_format(r, cfg, conv_fmt, model_type, ssm_state_format)
     need = "Mamba layers need their state shape"
     if any(cfg.get(k) is not None for k in ("mamba_num_heads", "mamba_n_heads")):
         heads = r.first_int(("mamba_num_heads", "mamba_n_heads"), maximum=1_000_000, need=need)
@@ -113,7 +117,7 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
 
 
 def linear_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: str,
-                           state_format: KVFormat | None) -> list[KVGroup]:
+                           state_format: KVFormat | None, ssm_state_format: KVFormat | None = None) -> list[KVGroup]:
     """Gated DeltaNet state of the ``linear_attention`` layers ``layer_ids`` (Qwen3-Next, Qwen3.5).
 
     Raises:
@@ -127,7 +131,7 @@ def linear_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], mod
     conv_dim = 2 * h_k * d_k + h_v * d_v
     num_layers, ids = len(layer_ids), tuple(layer_ids)
     conv_fmt = _conv_format(r, state_format)
-    ssm_fmt = _ssm_format(r, cfg, conv_fmt, model_type)
+    ssm_fmt = _ssm_format(r, cfg, conv_fmt, model_type, ssm_state_format)
     r.note("linear-attention state", f"{num_layers} layers", "derived",
            f"conv (K-1) x (2 H_k d_k + H_v d_v) = {kernel - 1} x {conv_dim:,}; recurrent H_v x d_v x d_k = "
            f"{h_v} x {d_v} x {d_k} elements per layer and sequence (vLLM gated_delta_net_state_shape)")

@@ -333,3 +333,13 @@ def test_garbage_in_hybrid_dialects_raises_only_plan_input_errors(change):
             assert exc.field == "tp"
             continue
         assert e.kv_bytes >= e.pool_state_bytes >= 0
+
+
+def test_cli_mamba_ssm_cache_dtype_as_vllms_flag(capsys):
+    # --mamba-ssm-cache-dtype bfloat16: SSM 128 x 64 x 128 x 2 B = 2,097,152 B + conv 61,440 B per layer;
+    # 24 x 2,158,592 = 51,806,208 B (half of the FP32 SSM default, 102,137,856).
+    for source in (("--model", "nemotron-h-8b"), ("--config", "planner/data/models/nemotron-h-8b.config.json")):
+        code, out, _ = run(capsys, "kv", *source, "--context", "1000", "--json", "--mamba-ssm-cache-dtype", "bfloat16")
+        assert code == 0 and json.loads(out)["state_bytes"] == 51_806_208
+    code, _, err = run(capsys, "kv", "--bytes-per-token", "10", "--mamba-ssm-cache-dtype", "bfloat16")
+    assert code == 2 and "mamba_ssm_cache_dtype" in err

@@ -15,7 +15,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from planner.catalog import get_model
+from planner.catalog import get_model, model_with_state_formats
 from planner.cli.args import bounded_float, nonneg_int, positive_int
 from planner.config_import import model_from_config, parse_config_text, pattern_legend
 from planner.engine import (
@@ -45,6 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--config", type=Path, help="path to a Hugging Face config.json")
     src.add_argument("--bytes-per-token", type=bounded_float(0, 1e9, lo_open=True),
                      help="a reported KV coefficient, bytes per token")
+    p.add_argument("--mamba-cache-dtype", choices=sorted(STATE_DTYPES), default="auto",
+                   help="Mamba / linear-attention conv state dtype, as vLLM's flag (auto = the model dtype, BF16)")
+    p.add_argument("--mamba-ssm-cache-dtype", choices=sorted(STATE_DTYPES), default="auto",
+                   help="temporal (SSM) state dtype, as vLLM's flag (auto = the config's, else the engine default)")
     p.add_argument("--state-bytes", type=nonneg_int(10**15), default=0,
                    help="with --bytes-per-token: fixed per-sequence state in the KV pool, bytes per GPU "
                         "(a Mamba / linear-attention hybrid's state)")
@@ -68,10 +72,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+STATE_DTYPES = {"auto": None, "float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
+"""vLLM's ``--mamba-cache-dtype`` / ``--mamba-ssm-cache-dtype`` values -> kvplan format ids."""
+
+
 def model_from_args(args: argparse.Namespace) -> ModelSpec:
-    """The model named by --model, --config or --bytes-per-token."""
+    """The model named by --model, --config or --bytes-per-token (state dtypes applied).
+
+    Raises:
+        PlanInputError: unknown model, unreadable or invalid config, or state
+            dtypes given with --bytes-per-token.
+    """
+    conv, ssm = (get_format(STATE_DTYPES[v]) if STATE_DTYPES[v] else None
+                 for v in (args.mamba_cache_dtype, args.mamba_ssm_cache_dtype))
     if args.model is not None:
-        return get_model(args.model)
+        return model_with_state_formats(args.model, conv, ssm) if conv or ssm else get_model(args.model)
     if args.config is not None:
         try:
             text = args.config.read_bytes()
@@ -79,7 +94,12 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec:
             raise PlanInputError("config", str(args.config), f"a readable file ({exc.strerror})") from None
         fmt = None if args.kv_format == NATIVE else get_format(args.kv_format)
         return model_from_config(parse_config_text(text), name=args.config.name, main_format=fmt,
-                                 source=str(args.config))
+                                 source=str(args.config), state_format=conv, ssm_state_format=ssm)
+    if conv or ssm:
+        flag, value = (("mamba_cache_dtype", args.mamba_cache_dtype) if conv
+                       else ("mamba_ssm_cache_dtype", args.mamba_ssm_cache_dtype))
+        raise PlanInputError(flag, value,
+                             "auto with --bytes-per-token (give the state in bytes with --state-bytes)")
     return coefficient_model(args.bytes_per_token, state_bytes=args.state_bytes, state_in_pool=True)
 
 
