@@ -214,7 +214,7 @@ def test_attention_chunk_size_outside_llama4_is_refused():
 def test_plan_counts_a_reported_state_once_per_session():
     # Nemotron-H's state is 102,137,856 B per sequence (above); a reported 1,000 B replaces it:
     # one session's bytes fall by 102,137,856 - 1,000 = 102,136,856 B.
-    from planner.capacity import PlanInputs, plan
+    from planner.plan import PlanInputs, plan
 
     base = dict(model_id="nemotron-h-8b", context_tokens=8_192, output_tokens=0, gpus_per_replica=1)
     layout = plan(PlanInputs(**base))
