@@ -118,7 +118,9 @@ _ENTRIES: dict[str, _Entry] = {
                                    "K is 192 wide and V 128.",)),
     "qwen3-32b-nvfp4": _Entry("qwen3-32b-nvfp4", "Qwen3 32B NVFP4 (FP8 KV checkpoint)", 32_800_000_000,
                               "32.8B (Qwen3-32B model card)", weight_format="nvfp4",
-                              native_label="FP8, as the checkpoint declares (kv_cache_quant_algo FP8)"),
+                              native_label="FP8, as the checkpoint declares (kv_cache_quant_algo FP8)",
+                              notes=("Weights priced as NVFP4 throughout, a lower bound: lm_head stays BF16 "
+                                     "(exclude_modules).",)),
 }
 
 
