@@ -305,8 +305,8 @@ right.plotly_chart(cache_bytes_figure(timeline, capacity_bytes=capacity_blocks *
 st.subheader("Fleet: N replicas, each with this cache")
 f1, f2 = st.columns(2)
 fleet_ns = f1.multiselect("Replicas", FLEET_REPLICAS, default=[1, 2, 4, 8, 16], key="traces_fleet_replicas")
-fleet_policies = f2.multiselect("Routing", list(ROUTING_POLICIES), default=["random", "session", "prefix"],
-                                key="traces_fleet_routing")
+fleet_policies = f2.multiselect("Routing (prefix is simulated request by request: slower)", list(ROUTING_POLICIES),
+                                default=["random", "session"], key="traces_fleet_routing")
 if fleet_ns and fleet_policies:
     fleets = st.session_state.setdefault("traces_fleets", {})
     fleet_key = (trace_key, capacity_blocks, ttl_s, tuple(sorted(fleet_ns)), tuple(fleet_policies))

@@ -66,10 +66,10 @@ FLEET_COLUMNS: tuple[str, ...] = (
     "min_replica_block_hit_rate", "max_replica_block_hit_rate", "load_imbalance",
 )
 """Columns of :func:`fleet_table`: replicas (int), routing (policy id), method
-("stack distances" or "simulation"), capacity per replica in blocks (int; -1
-never appears: unlimited is written as an empty cell, NaN), aggregate block- and
-token-weighted hit rates, the lowest and highest replica's block hit rate
-(fractions), load imbalance (max / mean requests per replica)."""
+("stack distances" or "simulation"), capacity per replica in blocks (NaN =
+unlimited), aggregate block- and token-weighted hit rates, the lowest and
+highest replica's block hit rate (fractions), load imbalance (max / mean
+requests per replica)."""
 
 
 @dataclass(frozen=True, kw_only=True)
