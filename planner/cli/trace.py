@@ -103,8 +103,8 @@ class _Bar:
     """A tqdm bar on stderr (shown on a terminal only) fed by ``(fraction, label)`` callbacks."""
 
     def __init__(self, what: str) -> None:
-        self.bar = tqdm(total=1000, desc=f"kvplan trace: {what}", file=sys.stderr, disable=None, leave=False,
-                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
+        self.bar = tqdm(total=1000, desc=f"kvplan trace: {what}", file=sys.stderr, leave=False,
+                        disable=not sys.stderr.isatty(), bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
 
     def __call__(self, fraction: float, label: str) -> None:
         self.bar.set_description_str(f"kvplan trace: {label}", refresh=False)
