@@ -307,3 +307,19 @@ def test_upload_like_file_objects_still_read():
     raw = sample_bytes("synthetic")
     t = read_trace(io.BytesIO(raw))
     assert t.num_requests == 3_993
+
+
+def test_session_ids_route_sessions_together():
+    # two sessions that share no first block: "a" = requests 0 and 2, 7 = request 1 (an integer id);
+    # session routing keys on the id, so 0 and 2 meet on one replica and request 2 hits both blocks
+    rows = [{"timestamp_s": 0, "input_length": 8, "output_length": 1, "hash_ids": [A, B], "session_id": "a"},
+            {"timestamp_s": 1, "input_length": 4, "output_length": 1, "hash_ids": [C], "session_id": 7},
+            {"timestamp_s": 2, "input_length": 8, "output_length": 1, "hash_ids": [A, B], "session_id": "a"}]
+    t = read_jsonl(jsonl(rows), block_tokens=BT)
+    assert t.session_ids.tolist() == [0, 1, 0]
+    for n in (2, 3, 8):
+        assert fleet_hits(t, n, "session").num_hit_blocks == 2
+    bad = read_jsonl(jsonl(rows[:2] + [{**rows[2], "session_id": ""}]), block_tokens=BT)
+    assert bad.malformed.num_malformed == 1 and "session_id" in bad.malformed.examples[0][1]
+    partial = read_jsonl(jsonl(rows[:2] + [{k: v for k, v in rows[2].items() if k != "session_id"}]), block_tokens=BT)
+    assert partial.session_ids is None and any("session_id is missing on 1 rows" in n for n in partial.notes)

@@ -47,6 +47,9 @@ Lengths only: prefix-cache hit rates cannot be measured from it.
   no ID twice in a row; fewer IDs than blocks means the trailing tokens were
   not hashed (vLLM hashes only full blocks) and can never hit. Either every
   row has ``hash_ids`` or none does; ``block_tokens`` is given by the caller;
+* ``session_id`` (optional): a session or conversation id, a string of 1 to
+  200 characters or an integer (compared as text), for ``session`` routing
+  (``planner.traces.fleet``);
 * other keys are ignored.
 
 Parquet files hold the same columns as the JSONL formats (``hash_ids`` a list
@@ -64,10 +67,11 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from planner.errors import PlanInputError
+from planner.errors import PlanInputError, short_repr
 from planner.traces.azure import parse_timestamp_ns, read_azure
 from planner.traces.kernels import rows_with_repeats
 from planner.traces.rows import (
@@ -85,8 +89,11 @@ _SCHEMAS = {
     "mooncake": pa.schema([("timestamp", _F64), ("input_length", _I64), ("output_length", _I64),
                            ("hash_ids", pa.list_(_I64))]),
     "jsonl": pa.schema([("timestamp_s", _F64), ("timestamp_ms", _F64), ("input_length", _I64),
-                        ("output_length", _I64), ("hash_ids", pa.list_(_I64))]),
+                        ("output_length", _I64), ("hash_ids", pa.list_(_I64)), ("session_id", pa.string())]),
 }
+_JSONL_INT_SESSIONS = _SCHEMAS["jsonl"].set(5, pa.field("session_id", _I64))
+MAX_SESSION_ID_CHARS: int = 200
+"""Longest ``session_id`` string accepted."""
 RowCheck = Callable[[dict], tuple[float, int, int, "list[int] | None"]]
 
 
@@ -106,7 +113,17 @@ def _mooncake_row(obj: dict, bt: int) -> tuple[float, int, int, list[int]]:
     return t_ms / 1000.0, inp, out, hash_ids(obj, inp, bt)
 
 
-def _jsonl_row(obj: dict, bt: int | None) -> tuple[float, int, int, list[int] | None]:
+def _session(obj: dict) -> str | None:
+    if "session_id" not in obj:
+        return None
+    v = obj["session_id"]
+    if isinstance(v, bool) or not isinstance(v, (str, int)) or (isinstance(v, str) and not 1 <= len(v) <= MAX_SESSION_ID_CHARS):
+        raise RowError(f"session_id is {short_repr(v)}, not a string of 1 to {MAX_SESSION_ID_CHARS} characters "
+                       "or an integer")
+    return str(v)
+
+
+def _jsonl_row(obj: dict, bt: int | None) -> tuple[float, int, int, list[int] | None, str | None]:
     has_s, has_ms = "timestamp_s" in obj, "timestamp_ms" in obj
     if has_s == has_ms:
         raise RowError("needs exactly one of timestamp_s, timestamp_ms")
@@ -119,7 +136,7 @@ def _jsonl_row(obj: dict, bt: int | None) -> tuple[float, int, int, list[int] | 
             raise PlanInputError("block_tokens", None, "the block size in tokens of the trace's hash_ids "
                                                       "(e.g. 16 for vLLM, 512 for Mooncake)")
         ids = hash_ids(obj, inp, bt)
-    return t_s, inp, out, ids
+    return t_s, inp, out, ids, _session(obj)
 
 
 def _add_checked(rows: Collector, line_no: int, obj: object, check: RowCheck) -> None:
@@ -202,9 +219,16 @@ def _fast_columns(rows: Collector, table: pa.Table | pa.RecordBatch, fmt: str, f
             return False
     elif fmt == "mooncake":
         return False
+    sessions = None
+    if "session_id" in names and table.column("session_id").null_count < n:
+        col = table.column("session_id").cast(pa.string())
+        if pa.compute.any(pa.compute.greater(pa.compute.utf8_length(col), MAX_SESSION_ID_CHARS)).as_py() or \
+                pa.compute.any(pa.compute.equal(pa.compute.utf8_length(col), 0)).as_py():
+            return False
+        sessions = np.asarray(col.to_pylist(), dtype=object)
     rows.num_rows += n
     rows.add_columns(np.arange(first_line, first_line + n, dtype=np.int64), times, lengths[0], lengths[1],
-                     counts, flat)
+                     counts, flat, sessions=sessions)
     return True
 
 
@@ -220,15 +244,18 @@ def _read_records(source: TraceSource, fmt: str, rows: Collector, check: RowChec
     if opened.parquet:
         _read_parquet(opened, fmt, rows, check, progress)
         return opened.name
-    schema = _SCHEMAS[fmt]
-    options = pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
+    schemas = [_SCHEMAS[fmt]] + ([_JSONL_INT_SESSIONS] if fmt == "jsonl" else [])   # string or integer session ids
     for first_line, offset, chunk in line_chunks(opened, progress=progress):
         table = None
-        try:
-            table = pa_json.read_json(pa.BufferReader(chunk), parse_options=options,
-                                      read_options=pa_json.ReadOptions(block_size=4 << 20))
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            pass
+        for schema in schemas:
+            try:
+                table = pa_json.read_json(
+                    pa.BufferReader(chunk), read_options=pa_json.ReadOptions(block_size=4 << 20),
+                    parse_options=pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore"))
+                schemas = [schema] + [x for x in schemas if x is not schema]   # try what worked first next time
+                break
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass
         lines = chunk.count(b"\n") + (0 if chunk.endswith(b"\n") else 1)
         if table is not None and table.num_rows == lines and _fast_columns(rows, table, fmt, first_line):
             continue

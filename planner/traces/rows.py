@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 from planner.errors import PlanInputError, short_repr
 from planner.traces.kernels import gather_requests, splitmix64
@@ -125,7 +126,7 @@ class Collector:
         self.examples: list[tuple[int, str]] = []
         self.cols: dict[str, list[np.ndarray]] = {k: [] for k in
                                                   ("line", "time", "input", "output", "count", "hashed", "ids",
-                                                   "tokens")}
+                                                   "tokens", "session")}
         self.unhashed_tokens = 0
         self.unsampled_refs = 0
         self.unsampled_tokens = 0
@@ -144,27 +145,32 @@ class Collector:
                              examples=tuple(self.examples))
 
     # -- rows ---------------------------------------------------------------
-    def add(self, line: int, time_s: float, inp: int, out: int, ids: list[int] | None) -> None:
+    def add(self, line: int, time_s: float, inp: int, out: int, ids: list[int] | None,
+            session: str | None = None) -> None:
         """One checked row (the Python path); :meth:`flush` moves pending rows into columns."""
-        self._pending.append((line, time_s, inp, out, ids))
+        self._pending.append((line, time_s, inp, out, ids, session))
 
     def flush(self) -> None:
         """Columns from the rows given to :meth:`add` since the last flush."""
         if not self._pending:
             return
         rows, self._pending = self._pending, []
-        lines, times, inputs, outputs, hashes = zip(*rows)
+        lines, times, inputs, outputs, hashes, sessions = zip(*rows)
         hashed = np.fromiter((h is not None for h in hashes), dtype=bool, count=len(rows))
         counts = np.fromiter((len(h) if h is not None else 0 for h in hashes), dtype=np.int64, count=len(rows))
         flat = np.fromiter((x for h in hashes if h is not None for x in h), dtype=np.int64, count=int(counts.sum()))
         self.add_columns(np.asarray(lines, dtype=np.int64), np.asarray(times, dtype=np.float64),
                          np.asarray(inputs, dtype=np.int64), np.asarray(outputs, dtype=np.int64),
-                         counts if hashed.any() else None, flat if hashed.any() else None, hashed=hashed)
+                         counts if hashed.any() else None, flat if hashed.any() else None, hashed=hashed,
+                         sessions=np.asarray(sessions, dtype=object))
 
     def add_columns(self, lines: np.ndarray, times_s: np.ndarray, inputs: np.ndarray, outputs: np.ndarray,
-                    counts: np.ndarray | None, flat_ids: np.ndarray | None, *, hashed: np.ndarray | None = None) -> None:
-        """Checked rows as columns: shape (k,) each; ``flat_ids`` shape (counts.sum(),), int64."""
+                    counts: np.ndarray | None, flat_ids: np.ndarray | None, *, hashed: np.ndarray | None = None,
+                    sessions: np.ndarray | None = None) -> None:
+        """Checked rows as columns: shape (k,) each; ``flat_ids`` shape (counts.sum(),), int64;
+        ``sessions`` an object array of session keys (str, or None where a row has none)."""
         k = lines.shape[0]
+        self.cols["session"].append(sessions if sessions is not None else np.full(k, None, dtype=object))
         self.cols["line"].append(lines)
         self.cols["time"].append(times_s)
         self.cols["input"].append(inputs)
@@ -217,7 +223,7 @@ class Collector:
                 self.bad(int(line), "missing hash_ids (other rows have them)")
             self.examples.sort()
             keep = hashed
-            for k in ("line", "time", "input", "output", "count"):
+            for k in ("line", "time", "input", "output", "count", "session"):
                 col[k] = col[k][keep]
             hashed = hashed[keep]
         trace = self._assemble(col, bool(hashed.any()), name=name, fmt=fmt, source=source, notes=notes)
@@ -244,8 +250,17 @@ class Collector:
         inputs = col["input"] if in_order else col["input"][order]
         outputs = col["output"] if in_order else col["output"][order]
         fields: dict = {}
+        sessions = col["session"]
+        has_session = np.fromiter((v is not None for v in sessions), dtype=bool, count=sessions.shape[0])
+        if has_session.all():
+            codes = pd.factorize(sessions)[0].astype(np.int64)
+            fields["session_ids"] = codes if in_order else codes[order]
+        elif has_session.any():
+            notes_out.append(f"session_id is missing on {int((~has_session).sum()):,} rows: session routing "
+                             "uses each request's conversation block instead.")
+        del sessions
         if has_hashes:
-            fields = self._blocks(col["count"], col["tokens"], None if in_order else order)
+            fields.update(self._blocks(col["count"], col["tokens"], None if in_order else order))
         else:
             notes_out.append("No prefix block hashes: prefix-cache hit rates cannot be measured from this trace; "
                              "lengths, arrivals and concurrency still can.")
