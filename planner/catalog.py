@@ -103,7 +103,7 @@ _ENTRIES: dict[str, _Entry] = {
     "jamba-1.5-mini": _Entry("jamba-1.5-mini", "AI21 Jamba 1.5 Mini (Mamba1 hybrid)", 52_000_000_000,
                              "52B total, 12B active (AI21 Jamba 1.5 model card)",
                              notes=("28 Mamba1 layers keep a fixed state per sequence; 4 attention layers grow.",)),
-    "deepseek-v3.2-exp": _Entry("deepseek-v3.2-exp", "DeepSeek-V3.2-Exp (DSA)", 671_000_000_000,
+    "deepseek-v3.2": _Entry("deepseek-v3.2", "DeepSeek-V3.2 (DSA)", 671_000_000_000,
                                 "671B total, 37B activated (same backbone as DeepSeek-V3)", weight_format="fp8",
                                 native_label="vLLM 'auto' = fp8_ds_mla (656 B latent); indexer keys FP8 + FP32 / 128",
                                 notes=("Sparse attention reads index_topk 2,048 tokens per query but the cache keeps "

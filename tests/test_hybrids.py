@@ -53,12 +53,12 @@ GOLDEN = {
     ("jamba-1.5-mini", "bf16", 8): (2_048, 1_089_536),
     ("jamba-1.5-mini", "fp8", 1): (8_192, 8_716_288),
     ("jamba-1.5-mini", "fp8", 8): (1_024, 1_089_536),
-    # DeepSeek-V3.2-Exp, 61 layers, replicated on TP. BF16 latent (512 + 64) x 2 = 1,152 B + indexer key
+    # DeepSeek-V3.2, 61 layers, replicated on TP. BF16 latent (512 + 64) x 2 = 1,152 B + indexer key
     # 128 + 128 / 128 x 4 = 132 B: 61 x 1,284 = 78,324. FP8 -> fp8_ds_mla 656 B: 61 x (656 + 132) = 48,068.
-    ("deepseek-v3.2-exp", "bf16", 1): (78_324, 0),
-    ("deepseek-v3.2-exp", "bf16", 8): (78_324, 0),
-    ("deepseek-v3.2-exp", "fp8", 1): (48_068, 0),
-    ("deepseek-v3.2-exp", "fp8", 8): (48_068, 0),
+    ("deepseek-v3.2", "bf16", 1): (78_324, 0),
+    ("deepseek-v3.2", "bf16", 8): (78_324, 0),
+    ("deepseek-v3.2", "fp8", 1): (48_068, 0),
+    ("deepseek-v3.2", "fp8", 8): (48_068, 0),
     # Gemma 4 26B-A4B: 5 global layers of 2 KV heads x 512 (K = V, both stored): 5 x 2 x (512 + 512) x 2 = 20,480;
     # TP 8: max(1, ceil(2 / 8)) = 1 head: 5 x 1 x 1,024 x 2 = 10,240. (Sliding layers stop at the window.)
     ("gemma-4-26b-a4b", "bf16", 1): (20_480, 0),
@@ -90,7 +90,7 @@ def test_per_token_and_state_equal_the_engine(key):
 
 def test_deepseek_v32_native_is_vllms_auto_fp8_ds_mla():
     # vLLM resolves 'auto' to fp8_ds_mla for DeepSeek V3.2: 61 x (656 + 132) = 48,068 B/token.
-    assert est("deepseek-v3.2-exp").kv_bytes_per_token == 48_068
+    assert est("deepseek-v3.2").kv_bytes_per_token == 48_068
 
 
 def test_gemma4_sliding_layers_use_their_own_geometry():
@@ -231,7 +231,7 @@ def test_tp_that_does_not_split_the_state_is_refused():
 
 
 def test_fields_that_could_change_kv_are_reported_when_ignored():
-    report = {(f.field, f.how) for f in get_model("deepseek-v3.2-exp").config_report}
+    report = {(f.field, f.how) for f in get_model("deepseek-v3.2").config_report}
     assert ("num_nextn_predict_layers", "ignored") in report
     assert ("expand", "ignored") in {(f.field, f.how) for f in get_model("nemotron-h-8b").config_report}
 
