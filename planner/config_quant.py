@@ -9,14 +9,17 @@ vLLM's ``--kv-cache-dtype auto`` follows a checkpoint's KV scheme in two places
   first of ``quantization.kv_cache_scheme``, ``kv_cache_scheme``,
   ``quantization.kv_cache_quant_algo``, ``kv_cache_quant_algo``; a scheme
   ``{dynamic: false, num_bits: 8, type: float}`` or the string ``FP8`` becomes
-  ``fp8_e4m3`` (1 byte); anything else falls back to ``auto`` (the model dtype)
-  with a warning.
+  ``fp8_e4m3`` (1 byte), a scheme ``{num_bits: 4, type: float}`` or ``NVFP4``
+  becomes ``nvfp4`` (E2M1 + one E4M3 scale per 16: ``head_size // 2 +
+  head_size // 16`` bytes per head, ``nvfp4_kv_cache_full_dim``; vLLM
+  releases before NVFP4 KV support fall back to ``auto`` for it); anything
+  else falls back to ``auto`` (the model dtype) with a warning.
 * compressed-tensors: ``Attention.__init__`` in
   ``vllm/model_executor/layers/attention/attention.py`` sets the cache dtype to
   ``fp8`` when the quantization config has a ``kv_cache_scheme`` and the KV dtype
   is ``auto``.
 
-kvplan prices FP8 where vLLM would store FP8, and refuses every other declared
+kvplan prices FP8 (or NVFP4) where vLLM would store it, and refuses every other declared
 KV scheme (naming the field), so that a config never silently gets a KV dtype
 its checkpoint contradicts.
 """
@@ -31,7 +34,7 @@ _ADVICE = "or choose a KV format"
 
 
 def checkpoint_kv_format(r: ConfigReader, cfg: dict) -> KVFormat | None:
-    """FP8 when vLLM's ``auto`` KV dtype follows the checkpoint to FP8; None when no KV scheme is declared.
+    """The format vLLM's ``auto`` KV dtype follows the checkpoint to (FP8, NVFP4); None when none is declared.
 
     Raises:
         PlanInputError: ``quantization_config`` is not an object, or it declares a
@@ -72,23 +75,25 @@ def _modelopt(r: ConfigReader, q: dict) -> KVFormat | None:
 
 
 def _modelopt_value(r: ConfigReader, field: str, value: object) -> KVFormat:
-    """ModelOpt's scheme or algorithm: FP8 as vLLM maps it, or refused."""
+    """ModelOpt's scheme or algorithm, mapped as vLLM maps it (FP8 or NVFP4), or refused."""
+    fmt = None
     if isinstance(value, dict):
         dynamic, bits, kind = value.get("dynamic"), value.get("num_bits"), value.get("type")
-        if dynamic is False and kind == "float" and bits == 8 and not isinstance(bits, bool):
-            r.note(field, "float, 8 bit, static", "read", "the checkpoint declares FP8 KV (ModelOpt); vLLM's 'auto' "
-                   "KV dtype follows it to fp8_e4m3 (get_kv_cache_quant_algo_string)")
-            return get_format("fp8")
-        raise PlanInputError(f"config.{field}", f"dynamic {text(dynamic, 10)}, type {text(kind, 20)}, "
-                             f"num_bits {text(bits, 20)}", "dynamic false, type float, num_bits 8 (the FP8 scheme "
-                             "vLLM follows; any other ModelOpt scheme makes vLLM fall back to the model dtype); "
-                             + _ADVICE)
-    if isinstance(value, str) and value.lower() == "fp8":
-        r.note(field, value, "read", "the checkpoint declares FP8 KV (ModelOpt); vLLM's 'auto' KV dtype follows it "
-               "to fp8_e4m3 (get_kv_cache_quant_algo_string)")
-        return get_format("fp8")
-    raise PlanInputError(f"config.{field}", text(value, 32), "FP8 (the only ModelOpt KV algorithm vLLM's 'auto' "
-                         "follows; NVFP4 and others fall back to the model dtype); " + _ADVICE)
+        if kind == "float" and not isinstance(bits, bool) and (bits == 8 and dynamic is False or bits == 4):
+            fmt, shown = ("fp8", "float, 8 bit, static") if bits == 8 else ("nvfp4", "float, 4 bit")
+        else:
+            shown = f"dynamic {text(dynamic, 10)}, type {text(kind, 20)}, num_bits {text(bits, 20)}"
+    else:
+        shown = text(value, 32)
+        if isinstance(value, str) and value.lower() in ("fp8", "nvfp4"):
+            fmt = value.lower()
+    if fmt is None:
+        raise PlanInputError(f"config.{field}", shown, "FP8 or NVFP4 (a scheme type float with num_bits 8 and "
+                             "dynamic false, or num_bits 4): the KV dtypes vLLM's 'auto' follows; for any other "
+                             "it falls back to the model dtype; " + _ADVICE)
+    r.note(field, shown, "read", f"the checkpoint declares {fmt.upper()} KV (ModelOpt); vLLM's 'auto' KV dtype "
+           f"follows it ({'fp8_e4m3' if fmt == 'fp8' else 'nvfp4'}, get_kv_cache_quant_algo_string)")
+    return get_format(fmt)
 
 
 def _compressed_tensors(r: ConfigReader, q: dict) -> KVFormat:

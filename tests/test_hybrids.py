@@ -171,8 +171,8 @@ def test_kv_schemes_vllm_follows_to_fp8(quant):
     # vLLM maps a ModelOpt dict only when dynamic is False (else it falls back to the model dtype).
     ({"quant_method": "modelopt", "kv_cache_scheme": {"num_bits": 8, "type": "float", "dynamic": True}},
      "config.quantization_config.kv_cache_scheme"),
-    # MODELOPT_TO_VLLM_KV_CACHE_DTYPE_MAP has only "fp8": NVFP4 KV falls back to the model dtype.
-    ({"quant_method": "modelopt", "quantization": {"kv_cache_quant_algo": "NVFP4"}},
+    # MODELOPT_TO_VLLM_KV_CACHE_DTYPE_MAP maps "mixed_precision" to "auto" (the model dtype).
+    ({"quant_method": "modelopt", "quantization": {"kv_cache_quant_algo": "MIXED_PRECISION"}},
      "config.quantization_config.quantization.kv_cache_quant_algo"),
     ({"quant_method": "compressed-tensors", "kv_cache_scheme": {"num_bits": 8, "type": "int"}},
      "config.quantization_config.kv_cache_scheme"),
@@ -186,8 +186,18 @@ def test_kv_schemes_vllm_does_not_store_as_fp8_are_refused(quant, field):
     assert exc.value.field == field
 
 
+@pytest.mark.parametrize("quant", [
+    {"quant_method": "modelopt", "kv_cache_quant_algo": "NVFP4"},
+    {"quant_method": "modelopt", "kv_cache_scheme": {"num_bits": 4, "type": "float", "dynamic": False}},
+])
+def test_modelopt_nvfp4_kv(quant):
+    # vLLM get_kv_cache_quant_algo_string maps NVFP4 to "nvfp4": head_size // 2 + head_size // 16 bytes per head
+    # (nvfp4_kv_cache_full_dim): 128 // 2 + 128 // 16 = 72 B. Llama 3.1 8B: 32 x 2 x 8 x 72 = 36,864 B/token.
+    assert model_from_config(_llama_with(quant)).estimate(1).kv_bytes_per_token == 36_864
+
+
 def test_a_chosen_kv_format_overrides_a_refused_scheme():
-    cfg = _llama_with({"quant_method": "modelopt", "kv_cache_quant_algo": "NVFP4"})
+    cfg = _llama_with({"quant_method": "modelopt", "kv_cache_quant_algo": "MIXED_PRECISION"})
     layout = layout_from_config(cfg, main_format=get_format("bf16"))
     assert ("quantization_config.kv_cache_quant_algo", "ignored") in {(f.field, f.how) for f in layout.report}
 
