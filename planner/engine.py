@@ -49,9 +49,7 @@ vLLM pages in its own ways.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Literal
 
 from planner.errors import PlanInputError
 from planner.formats import cdiv
@@ -65,6 +63,9 @@ from planner.kv import (
     check_tp,
 )
 from planner.models import ModelSpec
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` never loads it
+    import pandas as pd
 
 VLLM_SOURCE = (
     "vLLM V1 (vllm-project/vllm@001cabc): vllm/v1/core/kv_cache_utils.py (get_num_blocks, "
@@ -593,5 +594,7 @@ ENGINE_COLUMNS: tuple[str, ...] = (
 
 def engine_frame(result: TheoryVsEngine) -> pd.DataFrame:
     """The per-type rows of a :class:`TheoryVsEngine`, with :data:`ENGINE_COLUMNS`."""
+    import pandas as pd
+
     frame = pd.DataFrame([asdict(t) for t in result.types], columns=list(ENGINE_COLUMNS))
     return frame.astype({"cap_tokens": "Int64"})
