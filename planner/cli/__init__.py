@@ -48,15 +48,14 @@ def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentPa
     """
     parser = _Parser(prog="kvplan", description="KV-cache capacity planner for LLM serving.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
-    loaded: set[str] = set()
+    wanted = {module for name, (module, _) in COMMANDS.items() if commands is None or name in commands}
     for name, (module_name, help_text) in COMMANDS.items():
         if name in sub.choices:  # registered by a module that provides several commands
             continue
-        if commands is None or name in commands:
-            if module_name not in loaded:
-                importlib.import_module(f"planner.cli.{module_name}").register(sub)
-                loaded.add(module_name)
-        if name not in sub.choices:  # not loaded, or its module did not register it
+        if module_name in wanted:
+            importlib.import_module(f"planner.cli.{module_name}").register(sub)
+            wanted.discard(module_name)
+        if name not in sub.choices:  # not wanted, or its module did not register it
             sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
