@@ -1,4 +1,4 @@
-"""Sessions per GPU and request rate, the seeds' method (domain.md §5).
+"""Sessions per GPU and request rate (docs/capacity.md).
 
 Sessions first, then the replay penalty. With context ``N`` tokens, prefix hit
 rate ``h``, ``T`` output tokens and ``K`` distinct shared prefixes:
@@ -127,7 +127,7 @@ class PlanInputs(BaseModel):
                                 description="mean pause between a session's turns, s (0 = turns follow at once)")
     pause_distribution: PauseDistribution = Field("exponential", description="exponential or fixed pauses")
     ttl_s: float = Field(60.0, ge=0, le=MAX_SECONDS, allow_inf_nan=False,
-                         description="host-RAM TTL of window state, s (seed: minute-level; 0 = never persisted, as vLLM)")
+                         description="host-RAM TTL of window state, s (DeepSeek V4.1: minute-level; 0 = never persisted, as vLLM)")
     prefill_tokens_per_s: float = Field(20_000.0, ge=MIN_TOKENS_PER_S, le=1e9, allow_inf_nan=False,
                                         description="prefill throughput per GPU for replay and recompute, tokens/s (assumed)")
     host_ram_gib: float | None = Field(None, ge=0, le=MAX_TIER_GIB, allow_inf_nan=False,
@@ -383,7 +383,7 @@ def state_alive_fraction(pause_mean_s: float, ttl_s: float, distribution: str = 
 def replay_window_tokens(model: ModelSpec, kv_format: str | None = None) -> int:
     """The window W a miss replays: the widest out-of-pool window ring (0 when none).
 
-    DeepSeek V4.1-Flash: 128 (the per-layer SWA ring kept in host RAM, seed 000).
+    DeepSeek V4.1-Flash: 128 (the per-layer SWA ring kept in host RAM; docs/sources.md).
     """
     windows = [int(getattr(g, "window_tokens", 0) or 0) for g in model.layout(kv_format) if not g.in_pool]
     return max(windows, default=0)
@@ -535,7 +535,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         extra_prefill_s = (replay_tokens_turn + recompute_tokens_turn) / prefill
         gpu_seconds = t / inputs.decode_tokens_per_s + extra_prefill_s
         replay_share = replay_s_turn / gpu_seconds
-        # decode / T exactly when nothing is replayed (the issue-2 figure, to the last bit)
+        # decode / T exactly when nothing is replayed (the no-miss figure, to the last bit)
         by_throughput = inputs.decode_tokens_per_s / t if extra_prefill_s == 0 else 1.0 / gpu_seconds
         by_sessions = sessions / time_per_request
         rate = min(by_throughput, by_sessions)
@@ -621,7 +621,7 @@ PLAN_CSV_COLUMNS: tuple[str, ...] = (
     "tier_hbm_bytes", "tier_host_ram_bytes", "tier_ssd_bytes", "tier_evicted_bytes", "tier_total_bytes",
     "reload_from_host_s", "reload_from_ssd_s", "recompute_s", "overflow_action",
 )
-"""Column contract of the plan CSV (one header row, one row per plan); issue-4 columns appended."""
+"""Column contract of the plan CSV (one header row, one row per plan); later columns are appended, never inserted."""
 
 
 def plan_frame(result: PlanResult) -> pd.DataFrame:
@@ -662,13 +662,13 @@ def plan_frame(result: PlanResult) -> pd.DataFrame:
 
 
 SEED_CONTEXTS = (100_000, 250_000, 500_000, 1_000_000)
-"""Context lengths of the seed-004 table."""
+"""Context lengths of the published DeepSeek V4.1-Flash table (docs/sources.md)."""
 
 
 def context_table(model: ModelSpec, contexts=SEED_CONTEXTS, kv_format: str = NATIVE) -> pd.DataFrame:
     """KV bytes per context length: columns ``context_tokens, kv_bytes, kv_gb, kv_gib, state_bytes``.
 
-    The seed-004 table is ``context_table(get_model("deepseek-v4.1-flash"))``.
+    The published 890 B/token table (docs/sources.md) is ``context_table(get_model("deepseek-v4.1-flash"))``.
     """
     rows = []
     for n in contexts:

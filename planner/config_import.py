@@ -1,7 +1,7 @@
 """Build a KV layout from a Hugging Face ``config.json``, saying what was read,
 derived, defaulted or ignored.
 
-Rules (domain.md §2, and the public bug reports it lists):
+Rules (docs/accounting.md, and public bug reports against KV calculators and engines):
 
 * ``num_key_value_heads`` absent or null means MHA (= ``num_attention_heads``);
   a per-layer list is read per layer, never replaced by a default.

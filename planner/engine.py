@@ -35,7 +35,7 @@ Capacity for a KV budget (per GPU), as vLLM logs it at start-up:
   cdiv(max_memory_usage_bytes, page_size_bytes)``
   (``get_max_concurrency_for_kv_cache_config``). It is pool tokens over
   ``max_model_len``: how many *full-length* requests fit at once, not a cap on
-  concurrent requests (shorter requests fit more; vLLM issue #8031, maintainer
+  concurrent requests (shorter requests fit more; github.com/vllm-project/vllm/issues/8031, maintainer
   reply: "4.61x ... or 46 800 token requests");
 * the largest ``max_model_len`` a budget can serve: the largest ``M`` with
   ``group_size * page_size * sum_g cdiv(max_memory_usage_g(M), page_size) <=
@@ -96,7 +96,7 @@ NOT_A_HARD_CAP = (
 )
 BUDGET_MOVES = (
     "The KV budget is what is left after weights and the profiled activation peak; the engine re-profiles when "
-    "max_model_len or max_num_batched_tokens change, so the budget can move with them (vLLM issue #10517: "
+    "max_model_len or max_num_batched_tokens change, so the budget can move with them (github.com/vllm-project/vllm/issues/10517: "
     "Llama-3.1-8B on one RTX 3090, 3.81 GiB at max_model_len 20k but 2.89 GiB at 29k)."
 )
 

@@ -94,7 +94,7 @@ def test_plan_csv_has_units_in_the_headers_and_the_link_numbers():
     assert {"hbm_bytes", "hbm_gib", "usable_kv_bytes", "session_kv_bytes", "session_kv_gib"} <= set(PLAN_CSV_COLUMNS)
     got = dict(zip(header.split(","), row.split(",")))
     assert got["hbm_bytes"] == "107374182400"  # 100 x 2**30
-    assert got["session_kv_bytes"] == "890000000"  # 1M x 890 B (seed)
+    assert got["session_kv_bytes"] == "890000000"  # 1M x 890 B (docs/sources.md)
     assert got["shared_prefix_bytes"] == "445000000"  # 500k x 890 B
     assert got["sessions_per_gpu"] == "240"  # see LINK_FLAGS
 

@@ -1,4 +1,4 @@
-"""Fuzzing every input surface (issue 8): links, plan inputs, config.json, traces, plan files, ProbeResult JSON.
+"""Fuzzing every input surface: links, plan inputs, config.json, traces, plan files, ProbeResult JSON.
 
 Each drawn input must give a valid result (finite figures, sorted arrivals, a link that round-trips) or a
 PlanInputError that names the field, the value and what is allowed, on one line; never another exception.

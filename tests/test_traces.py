@@ -1,4 +1,4 @@
-"""Measured hit rates from request traces (issue 7): readers, replay, stack-distance curves.
+"""Measured hit rates from request traces: readers, replay, stack-distance curves.
 
 Hand-built traces carry their answers next to the numbers, with the arithmetic
 in a comment. Facts about the bundled traces come from their upstream
