@@ -54,8 +54,6 @@ def installed(tmp_path_factory):
     src = tmp / "src"
     shutil.copytree(ROOT, src, ignore=NOT_SOURCE, symlinks=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "STREAMLIT_", "VIRTUAL_ENV"))}
-    env["HOME"] = str(tmp / "home")
-    (tmp / "home").mkdir()
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp / "dist"),
           str(src)], env, tmp, 300)
     wheels = list((tmp / "dist").glob("kvplan-*.whl"))
@@ -63,7 +61,9 @@ def installed(tmp_path_factory):
     venv = tmp / "venv"
     _run([sys.executable, "-m", "venv", str(venv)], env, tmp, 120)
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    _run([str(venv / "bin" / "pip"), "install", "-q", str(wheels[0])], env, tmp, 600)
+    _run([str(venv / "bin" / "pip"), "install", "-q", str(wheels[0])], env, tmp, 600)  # pip's own cache: real HOME
+    env["HOME"] = str(tmp / "home")  # from here on: no user-level ~/.streamlit/config.toml
+    (tmp / "home").mkdir()
     where = tmp / "elsewhere"
     where.mkdir()
     return venv / "bin" / "kvplan", env, where
@@ -100,11 +100,11 @@ def test_kvplan_serve_answers_health_and_renders_the_plan_page(installed, page):
             pytest.fail(f"kvplan serve did not start ({exc}); log:\n{log_path.read_text()[-3000:]}")
         page.goto(base + "/" + PLAN_LINK)
         metric = page.get_by_test_id("stMetric").filter(has_text="Sessions per GPU")
-        expect(metric.get_by_test_id("stMetricValue")).to_have_text("240")
+        expect(metric.get_by_test_id("stMetricValue")).to_have_text("240", timeout=60_000)
         assert not page.get_by_test_id("stException").count()
         page.goto(base + "/probe")
         page.get_by_role("tab", name="Upload a result").click()
-        expect(page.get_by_text(re.compile(r"\b64\s*MB per file"))).to_be_visible()
+        expect(page.get_by_text(re.compile(r"\b64\s*MB per file"))).to_be_visible(timeout=60_000)
     finally:
         proc.terminate()
         try:
