@@ -2,7 +2,7 @@
 
 Skipped as a module only when torch is not installed (CI installs it). GPU tests
 are marked ``gpu`` and skipped without a CUDA device. Expected values are worked
-by hand next to each number (OCP MX v1.0, NVIDIA's NVFP4 blog, OCP MX v1.0, NVIDIA's NVFP4 blog, docs/sources.md);
+by hand next to each number (OCP MX v1.0, NVIDIA's NVFP4 blog, docs/sources.md);
 no timing assertions.
 """
 
@@ -278,7 +278,7 @@ def test_cpu_block_path_other_shapes_and_dtypes():
 
 
 def synthetic(rows, n, seed=0):
-    return pool_mod.synthetic_kv((rows, n), generator=torch.Generator().manual_seed(docs/sources.md), device=torch.device("cpu"),
+    return pool_mod.synthetic_kv((rows, n), generator=torch.Generator().manual_seed(seed), device=torch.device("cpu"),
                                  outliers=pool_mod.outlier_channels(n, seed))
 
 

@@ -18,8 +18,8 @@ from planner.frontier import context_axis, kv_context_frame, longest_context_tha
 from planner.units import format_bytes
 from kvplan_app.state import current_inputs, escape_markdown
 
+# The model whose published 890 B/token table (docs/sources.md) the page shows.
 PUBLISHED_MODEL = "deepseek-v4.1-flash"
-"""The model whose published 890 B/token table (docs/sources.md) the page shows."""
 
 
 def _fits_text(model, num_bytes: int) -> str:
