@@ -144,7 +144,7 @@ def test_axes_include_the_plan():
 
 
 def test_seed_table_from_kv_context_frame():
-    # seed 004: 890 B/token x (100k, 250k, 500k, 1M) = 0.089, 0.2225, 0.445, 0.89 GB
+    # docs/sources.md (published table): 890 B/token x (100k, 250k, 500k, 1M) = 0.089, 0.2225, 0.445, 0.89 GB
     frame = kv_context_frame([get_model("deepseek-v4.1-flash")], [100_000, 250_000, 500_000, 1_000_000])
     assert frame["kv_bytes"].tolist() == [89_000_000, 222_500_000, 445_000_000, 890_000_000]
     assert frame["kv_gb"].tolist() == pytest.approx([0.089, 0.2225, 0.445, 0.89])
