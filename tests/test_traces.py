@@ -524,7 +524,7 @@ def test_upload_like_objects_and_import_hygiene():
     small = Upload(jsonl([{"timestamp_s": 0, "input_length": 4, "output_length": 1, "hash_ids": [1]}]))
     small.size = 10
     assert read_jsonl(small, block_tokens=4).name == "mine.jsonl"
-    # planner.traces (figures and CLI included) imports neither streamlit nor torch (style.md)
+    # planner.traces (figures and CLI included) imports neither streamlit nor torch
     import subprocess
     import sys
 
