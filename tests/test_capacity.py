@@ -1,8 +1,8 @@
-"""Issue 4 session model: shared prefixes, weights and reserve, misses, replay, TTFT, tiers in the plan.
+"""The session model: shared prefixes, weights and reserve, misses, replay, TTFT, tiers in the plan.
 
 Every expected number is worked by hand in the comment next to it; sources:
-domain.md §4-§6 (890 B/token, 2,703,360 B of window state, H200 143,771 MiB),
-seed 000 (128-token window replayed on a miss, minute-level TTL).
+docs/sources.md (890 B/token, 2,703,360 B of window state, the 128-token window replayed on a miss,
+minute-level TTL), public nvidia-smi output (H200 143,771 MiB).
 """
 
 import math
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.capacity import (
+from planner.plan import (
     MAX_SESSIONS_PER_GPU,
     make_inputs,
     miss_probability,
@@ -27,7 +27,7 @@ GOLDEN = dict(model_id="deepseek-v4.1-flash", gpu_id="custom", hbm_gib=100, gpu_
 
 
 def test_golden_v41_case_keeps_its_numbers():
-    # issue 2: 100 GiB = 107,374,182,400 B usable; prefix 500,000 x 890 = 445,000,000 B stored once;
+    # docs/capacity.md golden case: 100 GiB = 107,374,182,400 B usable; prefix 500,000 x 890 = 445,000,000 B stored once;
     # per session 500,000 x 890 = 445,000,000 B; floor((107,374,182,400 - 445,000,000) / 445,000,000) = floor(240.29)
     r = plan(make_inputs(**GOLDEN))
     assert r.usable_kv_bytes == 107_374_182_400
@@ -57,7 +57,7 @@ def test_more_prefixes_than_sessions_each_session_brings_its_own():
 
 
 def test_v41_on_h200_with_weights_and_reserve():
-    # H200 reports 143,771 MiB = 143,771 x 1,048,576 = 150,754,820,096 B (domain.md §6).
+    # H200 reports 143,771 MiB = 143,771 x 1,048,576 = 150,754,820,096 B (public nvidia-smi output).
     # x 0.9 = 135,679,338,086.4 -> 135,679,338,086 B
     # weights: 552e9 total parameters (never the 8B/16B active) x 0.5625 B (NVFP4: 4.5 bit) = 310,500,000,000 B,
     #          over 8 GPUs = 38,812,500,000 B per GPU; reserve 2 GiB = 2,147,483,648 B
@@ -66,8 +66,9 @@ def test_v41_on_h200_with_weights_and_reserve():
     # per session: (1,000,000 + 2,000 output - 800,000) x 890 = 202,000 x 890 = 179,780,000 B
     # sessions = floor((94,719,354,438 - 712,000,000) / 179,780,000) = floor(522.90) = 522
     # rate: min(5,000 / 2,000 = 2.5, 522 / (2,000 / 50 = 40 s) = 13.05) = 2.5 /s (decode throughput)
+    # data-parallel attention: each GPU holds whole sessions (with tp, the same 522 sessions per replica)
     r = plan(make_inputs(gpu_id="h200", weight_format="nvfp4", context_tokens=1_000_000, hit_rate=0.8,
-                         output_tokens=2_000))
+                         output_tokens=2_000, attention_parallelism="dp"))
     assert r.hbm_bytes == 150_754_820_096
     assert r.weights_bytes_per_gpu == 38_812_500_000
     assert r.reserve_bytes == 2_147_483_648
@@ -86,7 +87,7 @@ def test_exponential_pause_miss_probability_and_replay():
     # a hit reloads 2,703,360 B of state over PCIe 5.0 x16 (64 GB/s): 2,703,360 / 64e9 = 0.00004224 s
     # restore = (1 - 0.1353352832) x 0.00004224 + 0.000866146 = 0.000902669 s; TTFT = + 1/50 s = 0.020902669 s
     # GPU time per request = 1,000 / 5,000 + 17.3229 / 20,000 = 0.200866146 s -> 4.97844 requests/s
-    r = plan(make_inputs(pause_mean_s=30, ttl_s=60))
+    r = plan(make_inputs(pause_mean_s=30, ttl_s=60, attention_parallelism="dp"))  # whole sessions per GPU
     assert r.miss_probability == pytest.approx(0.1353352832)
     assert r.replay_window_tokens == 128
     assert r.replay_seconds_per_miss == pytest.approx(0.0064)
@@ -149,12 +150,12 @@ def test_reload_vs_recompute_of_a_parked_one_million_token_session():
 
 def test_tiers_in_the_plan_add_up_and_offload():
     # 143 sessions fit in HBM; ask for 300 with 60 s pauses: paused ones are parked in host RAM
-    r = plan(make_inputs(pause_mean_s=60, target_sessions_per_gpu=300))
+    r = plan(make_inputs(pause_mean_s=60, target_sessions_per_gpu=300, attention_parallelism="dp"))
     t = r.tiers
     assert t.hbm_bytes + t.host_ram_bytes + t.ssd_bytes + t.evicted_bytes == t.total_bytes
     assert t.sessions_in_hbm == 143 and t.sessions_in_host_ram == 300 - 143
     assert r.overflow_action == "offload" and "Offload" in r.overflow_message
-    assert r.ttft_s > plan(make_inputs(pause_mean_s=60)).ttft_s  # parked tails must come back
+    assert r.ttft_s > plan(make_inputs(pause_mean_s=60, attention_parallelism="dp")).ttft_s  # parked tails must come back
 
 
 def test_tiers_reject_when_not_one_session_fits():
@@ -165,7 +166,8 @@ def test_tiers_reject_when_not_one_session_fits():
 
 
 def test_tiers_evict_when_host_and_ssd_are_full():
-    r = plan(make_inputs(pause_mean_s=600, target_sessions_per_gpu=1_000, host_ram_gib=0, ssd_gib=10))
+    r = plan(make_inputs(pause_mean_s=600, target_sessions_per_gpu=1_000, host_ram_gib=0, ssd_gib=10,
+                         attention_parallelism="dp"))
     assert r.overflow_action == "evict" and r.tiers.sessions_evicted > 0
     assert r.tiers.evicted_bytes > 0
 

@@ -6,7 +6,7 @@ report, as quoted publicly; docs/sources.md).
 
 import pytest
 
-from planner.capacity import context_table
+from planner.plan import context_table
 from planner.catalog import get_model
 from planner.units import GB, GiB, format_bytes
 

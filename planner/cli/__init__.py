@@ -22,10 +22,10 @@ from planner.errors import PlanInputError
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "kv": ("kv", "KV bytes per token and per sequence"),
-    "plan": ("plan", "sessions per GPU and request rate"),
+    "plan": ("plan", "sessions per GPU and per replica, request rate"),
     "models": ("catalog", "list catalog models"),
     "gpus": ("catalog", "list catalog accelerators"),
-    "frontier": ("frontier", "sessions per GPU and request rate over accelerators, contexts, hit rates"),
+    "frontier": ("frontier", "sessions and request rate over accelerators, contexts, hit rates"),
     "trace": ("trace", "measured prefix-cache hit rates from a request trace"),
     "probe": ("probe", "allocate the quantized KV pool on this GPU (or CPU) and measure its real bytes"),
     "serve": ("serve", "start the dashboard (Streamlit) from the installed package"),
