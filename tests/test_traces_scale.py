@@ -323,3 +323,27 @@ def test_session_ids_route_sessions_together():
     assert bad.malformed.num_malformed == 1 and "session_id" in bad.malformed.examples[0][1]
     partial = read_jsonl(jsonl(rows[:2] + [{k: v for k, v in rows[2].items() if k != "session_id"}]), block_tokens=BT)
     assert partial.session_ids is None and any("session_id is missing on 1 rows" in n for n in partial.notes)
+
+
+def test_copies_end_to_end_keep_the_hit_rate_in_every_container(capsys, tmp_path):
+    # bench/make_traces.py's construction at small scale: the conversation trace three times, ids and times
+    # shifted per copy, as JSONL, gzip JSONL and Parquet: unlimited-cache rate 1 - 182,790 / 288,500 = 0.3664
+    import importlib.util
+    import pathlib
+
+    spec = importlib.util.spec_from_file_location(
+        "make_traces", pathlib.Path(__file__).parent.parent / "bench" / "make_traces.py")
+    make = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make)
+    rows = make.conversation_rows()
+    make.write_copies(rows, 3, str(tmp_path / "x3.jsonl"))
+    make.write_copies(rows, 3, str(tmp_path / "x3.jsonl.gz"), opener=gzip.open)
+    make.write_parquet_copies(rows, 3, str(tmp_path / "x3.parquet"))
+    seen = []
+    for name in ("x3.jsonl", "x3.jsonl.gz", "x3.parquet"):
+        assert main(["trace", str(tmp_path / name), "--sweep", "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert (data["requests"], data["block_refs"], data["unique_blocks"]) == (3 * 12_031, 3 * 288_500, 3 * 182_790)
+        seen.append((data["block_hit_rate"], data["token_hit_rate"], [r["block_hit_rate"] for r in data["curve"]]))
+    assert seen[0] == seen[1] == seen[2]
+    assert round(seen[0][0], 4) == 0.3664 and seen[0][0] == pytest.approx(1 - 182_790 / 288_500)

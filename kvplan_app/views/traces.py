@@ -120,7 +120,8 @@ def read_upload(data: bytes, digest: str, fmt: str, block_tokens: int, name: str
 def show_saved_curve():
     """A curve file from ``kvplan trace --sweep --save``: the curve at the plan's usable KV."""
     upload = st.file_uploader(f"Curve file (JSON from kvplan trace --sweep --save, at most "
-                              f"{MAX_CURVE_FILE_BYTES / MB:g} MB)", type=["json"], key="traces_curve_upload")
+                              f"{MAX_CURVE_FILE_BYTES / MB:g} MB)", type=["json"], key="traces_curve_upload",
+                              max_upload_size=MAX_CURVE_FILE_BYTES // MB)
     if upload is None:
         st.info("Compute a curve once on a big machine (kvplan trace FILE --sweep --save curve.json) and load it here.")
         st.stop()

@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         raise PlanInputError("--save", args.save, "a file path, not a folder")
     is_sample = args.file.startswith("sample:")
     if not is_sample and os.path.isdir(args.file):
-        raise PlanInputError("trace", args.file, "a file, not a folder")
+        raise PlanInputError("trace", args.file, "a readable file, not a folder")
     started = time.perf_counter()
     trace = _staged("reading", read_trace, args.file, format=args.format, block_tokens=args.block_tokens,
                     max_bytes=None, sample_rate=args.sample_rate)
