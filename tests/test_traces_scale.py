@@ -347,3 +347,10 @@ def test_copies_end_to_end_keep_the_hit_rate_in_every_container(capsys, tmp_path
         seen.append((data["block_hit_rate"], data["token_hit_rate"], [r["block_hit_rate"] for r in data["curve"]]))
     assert seen[0] == seen[1] == seen[2]
     assert round(seen[0][0], 4) == 0.3664 and seen[0][0] == pytest.approx(1 - 182_790 / 288_500)
+
+
+def test_fleets_refuse_a_sampled_trace(capsys):
+    with pytest.raises(PlanInputError, match="sample_rate"):
+        fleet_hits(read_trace("sample:synthetic", sample_rate=0.5), 4, "random")
+    assert main(["trace", "sample:synthetic", "--sample-rate", "0.5", "--replicas", "1,4"]) == 2
+    assert "sample_rate" in capsys.readouterr().err

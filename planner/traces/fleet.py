@@ -175,8 +175,7 @@ def conversation_keys(trace: Trace) -> np.ndarray:
         if (at != at[0]).any() or not deep.all():
             break
         depth += 1
-    keys = np.array([-1 - i for i in range(trace.num_requests)], dtype=np.int64) if not counts.all() else \
-        np.zeros(trace.num_requests, dtype=np.int64)
+    keys = -1 - np.arange(trace.num_requests, dtype=np.int64)
     has = counts > 0
     pick = np.minimum(depth, counts[has] - 1)
     keys[has] = trace.block_ids[starts[has] + pick]
@@ -201,16 +200,13 @@ def assign_replicas(trace: Trace, num_replicas: int, routing: str) -> np.ndarray
 
 
 def subtrace(trace: Trace, requests: np.ndarray) -> Trace:
-    """The requests at the given (increasing) indices, as a trace of their own (same block ids)."""
+    """The requests at the given (increasing) indices of an exact trace, as a trace of their own (same
+    block ids; ``unique_blocks`` stays the whole trace's)."""
     offsets, ids = gather_requests(trace.block_offsets, trace.block_ids, requests.astype(np.int64))
-    sampled = None
-    if trace.sampled_ref_tokens is not None:
-        _, sampled = gather_requests(trace.block_offsets, trace.sampled_ref_tokens, requests.astype(np.int64))
     return Trace(name=trace.name, format=trace.format, block_tokens=trace.block_tokens,
                  arrival_s=trace.arrival_s[requests], input_tokens=trace.input_tokens[requests],
                  output_tokens=trace.output_tokens[requests], block_offsets=offsets, block_ids=ids,
-                 id_space=trace.id_space, unique_blocks=trace.unique_blocks, sample_rate=trace.sample_rate,
-                 sampled_ref_tokens=sampled, unhashed_tokens=0)
+                 id_space=trace.id_space, unique_blocks=trace.unique_blocks)
 
 
 def fleet_hits(trace: Trace, num_replicas: int, routing: str, *, capacity_blocks: int | None = None,
@@ -220,18 +216,18 @@ def fleet_hits(trace: Trace, num_replicas: int, routing: str, *, capacity_blocks
     One replica is the single cache (stack distances) whatever the policy.
 
     Raises:
-        PlanInputError: no prefix hashes, a sampled trace with ``prefix``
-            routing, or a bad N, policy, capacity or TTL.
+        PlanInputError: no prefix hashes, a sampled trace, or a bad N,
+            policy, capacity or TTL.
     """
     require_hashes(trace)
     n = check_replicas(num_replicas)
     routing = check_routing(routing)
     cap = check_capacity_blocks(capacity_blocks)
     ttl = check_ttl_s(ttl_s)
+    if trace.sample_rate < 1.0:
+        raise PlanInputError("sample_rate", trace.sample_rate, "1 (every block) for fleets: routing keys and "
+                                                               "prefix matches need the whole trace")
     if routing == "prefix" and n > 1:
-        if trace.sample_rate < 1.0:
-            raise PlanInputError("routing", routing, "random, round-robin or session on a sampled trace "
-                                                     "(prefix routing needs every block)")
         return _simulate_prefix(trace, n, cap, ttl)
     replica = np.zeros(trace.num_requests, dtype=np.int64) if n == 1 else assign_replicas(trace, n, routing)
     reqs, refs, hit_b, hit_t = [], [], [], []
