@@ -283,7 +283,7 @@ def test_bad_curve_files_name_the_field(doc, field):
         load_curve(json.dumps(doc))
 
 
-def test_cli_reads_a_gzip_parquet_file_past_the_upload_cap(capsys, tmp_path, monkeypatch):
+def test_cli_reads_a_gzip_file_past_the_upload_cap(capsys, tmp_path, monkeypatch):
     raw = sample_bytes("conversation")
     path = tmp_path / "conv.jsonl.gz"
     path.write_bytes(gzip.compress(raw))

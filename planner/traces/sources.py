@@ -46,7 +46,7 @@ def _unreadable(path: str, exc: OSError) -> PlanInputError:
 
 class Opened:
     """An opened source: ``name``, ``compression`` (None, "gzip" or "zstd"), ``parquet`` (bool), and
-    :meth:`stream` (a fresh pyarrow input stream of the decompressed bytes) or :meth:`parquet_file`."""
+    :meth:`stream` (a fresh pyarrow input stream of the decompressed bytes) or :meth:`parquet_source`."""
 
     def __init__(self, source: TraceSource, max_bytes: int | None) -> None:
         self.max_bytes = max_bytes
