@@ -58,6 +58,7 @@ QUERY_KEYS: dict[str, str] = {
     "target_sessions_per_gpu": "target",
     "measured_kv_bytes_per_token": "mkv",
     "measured_usable_kv_gib": "musable",
+    "accelerator": "acc",
 }
 """PlanInputs field -> short query-parameter key. A field missing here is written under its own name."""
 

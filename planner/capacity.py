@@ -47,7 +47,7 @@ from dataclasses import replace
 from typing import Annotated, Literal
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from planner.catalog import GPUSpec, get_gpu, get_model
 from planner.errors import PlanInputError
@@ -143,6 +143,10 @@ class PlanInputs(BaseModel):
         None, ge=0.001, le=1e9, allow_inf_nan=False,
         description="KV bytes per token measured by `kvplan probe` (or an engine) for this model and kv_format; "
                     "replaces the growing-KV coefficient, marked as measured; None = the planner's arithmetic")
+    accelerator: str | None = Field(
+        None, max_length=400,
+        description="a user-defined accelerator in compact form (planner.accelerators: id, name, memory in bytes, "
+                    "HBM GB/s, BF16 TFLOP/s, host link GB/s, price); needs gpu_id 'custom'; None = none")
     measured_usable_kv_gib: float | None = Field(
         None, ge=0, le=MAX_HBM_GIB, allow_inf_nan=False,
         description="usable KV memory per GPU measured on the device (probe's free memory, an engine's log), GiB; "
@@ -160,6 +164,17 @@ class PlanInputs(BaseModel):
             except PlanInputError:
                 return v  # pydantic then names the field and its range
         return v
+
+    @field_validator("accelerator")
+    @classmethod
+    def _valid_accelerator(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is None:
+            return v
+        if info.data.get("gpu_id") != "custom":
+            raise ValueError("gpu_id 'custom' alongside it (a user-defined accelerator describes the custom GPU)")
+        from planner.accelerators import accelerator_from_link
+
+        return accelerator_from_link(v).to_link()  # canonical form; a PlanInputError names the bad part
 
     @field_validator("kv_format")
     @classmethod
@@ -302,12 +317,38 @@ class PlanResult(BaseModel):
     overflow_message: str = ""
 
 
+def accelerator_spec(inputs: PlanInputs) -> GPUSpec | None:
+    """The plan's accelerator: the catalog's, the user-defined one (``accelerator``), or None (bare 'custom').
+
+    Raises:
+        PlanInputError: an unknown catalog id.
+    """
+    if inputs.accelerator is not None:
+        from planner.accelerators import accelerator_from_link
+
+        return accelerator_from_link(inputs.accelerator).to_gpu_spec()
+    return None if inputs.gpu_id == "custom" else get_gpu(inputs.gpu_id)
+
+
+def plan_links(inputs: PlanInputs):
+    """(host link, SSD link): the inputs' choices, the node's (``auto``), or a user accelerator's own host link."""
+    host, ssd = resolve_links(inputs.gpu_id, inputs.host_link, inputs.ssd_link)
+    if inputs.accelerator is not None and inputs.host_link == AUTO:
+        from planner.accelerators import accelerator_from_link, user_host_link
+
+        own = user_host_link(accelerator_from_link(inputs.accelerator))
+        host = own or host
+    return host, ssd
+
+
 def resolve_hbm(inputs: PlanInputs, gpu: GPUSpec | None) -> tuple[int, str]:
     """HBM bytes per GPU and where the figure comes from."""
     if inputs.hbm_gib is not None:
         return int(round(inputs.hbm_gib * GiB)), "set by user"
     if gpu is None:
         raise PlanInputError("hbm_gib", None, "a size in GiB when gpu is 'custom'")
+    if gpu.source.startswith("user-defined"):
+        return gpu.hbm_bytes, "user-defined accelerator (as the device reports it)"
     return gpu.hbm_bytes, ("reported by the device" if gpu.memory_reported else "vendor figure")
 
 
@@ -440,7 +481,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
             cannot take.
     """
     model, fmt, kv_source = effective_model(inputs, model)
-    gpu = None if inputs.gpu_id == "custom" else get_gpu(inputs.gpu_id)
+    gpu = accelerator_spec(inputs)
     hbm_bytes, hbm_source = resolve_hbm(inputs, gpu)
     weights = weights_per_gpu(inputs, model)
     reserve = int(round(inputs.reserve_gib * GiB))
@@ -490,7 +531,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     replay_s_miss = replay_per_miss / prefill
     replay_s_turn = p_miss * replay_s_miss if p_miss else 0.0  # no miss, no replay (never 0 x a huge figure)
 
-    host_link, ssd_link = resolve_links(inputs.gpu_id, inputs.host_link, inputs.ssd_link)
+    host_link, ssd_link = plan_links(inputs)
     state_reload = state / host_link.bytes_per_s if parked_state else 0.0
     ring_restore = ((1.0 - p_miss) * state_reload + replay_s_turn) if (pause > 0 and parked_state) else 0.0
     decode_s = t / inputs.session_decode_tokens_per_s

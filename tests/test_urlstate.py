@@ -149,6 +149,8 @@ def _other_value(field: str, info):
                "ssd_link": [AUTO, *SSD_LINKS]}
     if field in choices:
         return next(c for c in choices[field] if c != info.default)
+    if field == "accelerator":  # NVIDIA H20 as nvidia-smi reports it: 97,871 MiB = 102,625,181,696 B
+        return "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~hl:64~price:1.8"
     args = typing.get_args(info.annotation)
     optional = type(None) in args
     base = next(a for a in args if a is not type(None)) if optional else info.annotation
@@ -168,7 +170,8 @@ def test_each_field_alone_round_trips(field):
     info = PlanInputs.model_fields[field]
     value = _other_value(field, info)
     assert value != info.default
-    inputs = PlanInputs(**{field: value})
+    # a user-defined accelerator describes the custom GPU, so it travels with gpu=custom
+    inputs = PlanInputs(**{field: value, **({"gpu_id": "custom"} if field == "accelerator" else {})})
     try:
         plan(inputs)
     except PlanInputError:
