@@ -412,7 +412,15 @@ def set_inputs(inputs: PlanInputs) -> None:
     sync_query()
 
 
+_ACCELERATOR_WIDGETS = ("gpu_id", "acc_id", "acc_name", "acc_mem", "acc_mem_unit", "acc_bw", "acc_tf", "acc_hl",
+                        "acc_price")
+"""Plan-page widgets (after the prefix) that show a user-defined accelerator."""
+
+
 def _reseed_widgets(fields) -> None:
+    fields = list(fields)
+    if "accelerator" in fields:
+        fields += _ACCELERATOR_WIDGETS
     for field in fields:  # keep the Plan page's widgets in step
         st.session_state.pop(f"{_WIDGET_PREFIX}{field}", None)
 

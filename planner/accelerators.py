@@ -174,7 +174,7 @@ def accelerator_from_dict(entry: Any) -> UserAccelerator:
 
 
 def parse_accelerators_text(text: str | bytes, *, toml: bool | None = None) -> dict[str, UserAccelerator]:
-    """Accelerators from TOML or JSON text (``toml=None``: JSON if it starts with '{' or '[').
+    """Accelerators from TOML or JSON text (``toml=None``: JSON if it parses as JSON, else TOML).
 
     Raises:
         PlanInputError: too large, unreadable, empty, duplicate ids, or a bad entry.
@@ -183,17 +183,18 @@ def parse_accelerators_text(text: str | bytes, *, toml: bool | None = None) -> d
         raise PlanInputError("accelerators", f"{len(text):,} bytes", f"a file of at most {MAX_FILE_BYTES:,} bytes")
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
-    is_toml = toml if toml is not None else not text.lstrip().startswith(("{", "["))
-    try:
-        if is_toml:
-            import tomllib
+    import tomllib
 
-            data: Any = tomllib.loads(text)
-        else:
-            data = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # TOMLDecodeError and JSONDecodeError are ValueErrors
-        kind = "TOML" if is_toml else "JSON"
-        raise PlanInputError("accelerators", f"malformed {kind}", f"valid {kind} ({exc})"[:200]) from None
+    kinds = ("TOML",) if toml else ("JSON",) if toml is False else ("JSON", "TOML")
+    data: Any = None
+    for kind in kinds:  # unnamed: JSON first (a JSON list starts with '[' like a TOML table)
+        try:
+            data = tomllib.loads(text) if kind == "TOML" else json.loads(text)
+            break
+        except (ValueError, RecursionError) as exc:  # TOMLDecodeError and JSONDecodeError are ValueErrors
+            if kind == kinds[-1]:
+                raise PlanInputError("accelerators", f"malformed {kind}", f"valid {' or '.join(kinds)} "
+                                     f"({exc})"[:200]) from None
     entries = data.get("accelerator") if isinstance(data, dict) else data
     if not isinstance(entries, list) or not entries:
         raise PlanInputError("accelerators", type(entries).__name__,

@@ -29,13 +29,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from planner.accelerators import UserAccelerator
 from planner.capacity import (
     MAX_CONTEXT_TOKENS,
+    accelerator_spec,
+    plan_links,
     MAX_SESSIONS_PER_GPU,
     PlanInputs,
     miss_probability,
@@ -45,7 +48,6 @@ from planner.capacity import (
 from planner.catalog import GPUS, get_gpu, get_model
 from planner.errors import PlanInputError
 from planner.models import ModelSpec
-from planner.tiers import resolve_links
 from planner.units import GB, GiB, parse_tokens
 
 FRAME_COLUMNS: tuple[str, ...] = (
@@ -63,20 +65,42 @@ class Accelerator:
     """One line of a frontier: a catalog accelerator, or ``custom`` with an HBM size.
 
     Attributes:
-        gpu_id: catalog id or "custom".
+        gpu_id: catalog id or "custom" (a user-defined accelerator is "custom" with ``user``).
         hbm_gib: HBM per GPU in GiB; None = the device's reported total.
         label: display name (default: the catalog name, or "custom N GiB").
+        user: a user-defined accelerator (:mod:`planner.accelerators`).
     """
+
+    @classmethod
+    def of_user(cls, acc: UserAccelerator) -> "Accelerator":
+        """A user-defined accelerator as a frontier line."""
+        return cls("custom", None, "", acc)
+
+    @property
+    def spec(self):
+        """Catalog-shaped spec (HBM, bandwidth, FLOP/s), or None for a bare custom size."""
+        if self.user is not None:
+            return self.user.to_gpu_spec()
+        return GPUS.get(self.gpu_id)
+
+    @property
+    def plan_fields(self) -> dict:
+        """The PlanInputs fields that put a plan on this accelerator."""
+        return {"gpu_id": self.gpu_id, "hbm_gib": self.hbm_gib,
+                "accelerator": self.user.to_link() if self.user is not None else None}
 
     gpu_id: str
     hbm_gib: float | None = None
     label: str = ""
+    user: UserAccelerator | None = None
 
     @property
     def name(self) -> str:
         """The label, or a name built from the id and HBM size."""
         if self.label:
             return self.label
+        if self.user is not None:
+            return self.user.name
         base = GPUS[self.gpu_id].name if self.gpu_id in GPUS else "custom"
         return base if self.hbm_gib is None else f"{base} ({self.hbm_gib:g} GiB)"
 
@@ -86,6 +110,8 @@ class Accelerator:
         Raises:
             PlanInputError: unknown id, or custom without a size.
         """
+        if self.user is not None and self.hbm_gib is None:
+            return self.user.hbm_bytes
         if self.hbm_gib is not None:
             if not (math.isfinite(self.hbm_gib) and 0 < self.hbm_gib <= 100_000):
                 raise PlanInputError("hbm_gib", self.hbm_gib, "a finite number in (0, 100,000]")
@@ -95,16 +121,20 @@ class Accelerator:
         return get_gpu(self.gpu_id).hbm_bytes
 
 
-def parse_accelerators(text: str) -> list[Accelerator]:
-    """Accelerators from "h100-sxm,h200,custom:96" (custom:N = N GiB of HBM).
+def parse_accelerators(text: str, user: Mapping[str, UserAccelerator] | None = None) -> list[Accelerator]:
+    """Accelerators from "h100-sxm,h200,custom:96" (custom:N = N GiB of HBM; ids of ``user`` too).
 
     Raises:
         PlanInputError: empty list, unknown id or a bad size.
     """
     out: list[Accelerator] = []
+    user = user or {}
     for item in str(text).split(","):
         item = item.strip()
         if not item:
+            continue
+        if item in user:
+            out.append(Accelerator.of_user(user[item]))
             continue
         if item.startswith("custom:"):
             raw = item.split(":", 1)[1]
@@ -114,6 +144,9 @@ def parse_accelerators(text: str) -> list[Accelerator]:
                 raise PlanInputError("gpus", item, "custom:N with N GiB in (0, 100,000]") from None
             acc = Accelerator("custom", gib)
         else:
+            if item not in GPUS and user:
+                raise PlanInputError("gpus", item, "a catalog id (kvplan gpus), custom:N or one of your accelerators: "
+                                     + ", ".join(user))
             get_gpu(item)
             acc = Accelerator(item)
         acc.hbm_bytes()
@@ -162,7 +195,11 @@ def accelerators_for(gpu_ids: Sequence[str], base: PlanInputs) -> list[Accelerat
     out = []
     for g in gpu_ids:
         out.append(Accelerator(g, base.hbm_gib if g == base.gpu_id else None))
-    if base.gpu_id == "custom" and "custom" not in gpu_ids:
+    if base.accelerator is not None:
+        from planner.accelerators import accelerator_from_link
+
+        out.append(Accelerator("custom", base.hbm_gib, "", accelerator_from_link(base.accelerator)))
+    elif base.gpu_id == "custom" and "custom" not in gpu_ids:
         out.append(Accelerator("custom", base.hbm_gib))
     return out
 
@@ -282,7 +319,7 @@ class FrontierGrid:
         """The scalar plan inputs of one grid point (for checks against ``plan()``)."""
         acc = self.accelerators[gpu_index]
         return self.inputs.model_copy(update={
-            "gpu_id": acc.gpu_id, "hbm_gib": acc.hbm_gib, "context_tokens": int(self.contexts[context_index]),
+            **acc.plan_fields, "context_tokens": int(self.contexts[context_index]),
             "hit_rate": float(self.hit_rates[hit_index]), "target_sessions_per_gpu": None,
             "decode_tokens_per_s": float(self.decode_tokens_per_s[gpu_index]),
             "prefill_tokens_per_s": float(self.prefill_tokens_per_s[gpu_index]),
@@ -297,7 +334,7 @@ class FrontierGrid:
         G, C, H = np.meshgrid(gi, ci, hi, indexing="ij")
         G, C, H = G.ravel(), C.ravel(), H.ravel()
         names = [a.name for a in self.accelerators]
-        ids = [a.gpu_id for a in self.accelerators]
+        ids = [a.user.id if a.user is not None else a.gpu_id for a in self.accelerators]
         rate = self.request_rate_per_s[G, C, H]
         codes = np.where(np.isnan(rate), 0, np.where(self.limited_by_sessions[G, C, H], 1, 2))
         return pd.DataFrame({
@@ -371,15 +408,15 @@ def frontier_grid(
     weights = weights_per_gpu(base, model)
     reserve = int(round(base.reserve_gib * GiB))
     usable = np.floor(hbm.astype(np.float64) * base.gpu_memory_utilization).astype(np.int64) - weights - reserve
-    links = [resolve_links(a.gpu_id, base.host_link, base.ssd_link)[0] for a in accs]
+    links = [plan_links(base.model_copy(update=a.plan_fields))[0] for a in accs]
     host_bw = np.array([link.bytes_per_s for link in links], dtype=np.float64)
     decode = np.full(len(accs), base.decode_tokens_per_s, dtype=np.float64)
     prefill = np.full(len(accs), base.prefill_tokens_per_s, dtype=np.float64)
-    if scale_throughput and base.gpu_id in GPUS:
-        ref = GPUS[base.gpu_id]
+    ref = accelerator_spec(base) if base.gpu_id != "custom" or base.accelerator else None
+    if scale_throughput and ref is not None:
         for i, a in enumerate(accs):
-            if a.gpu_id in GPUS:
-                g = GPUS[a.gpu_id]
+            g = a.spec
+            if g is not None:
                 decode[i] = base.decode_tokens_per_s * (g.hbm_bandwidth_bytes_per_s / ref.hbm_bandwidth_bytes_per_s)
                 prefill[i] = base.prefill_tokens_per_s * (g.bf16_dense_flops / ref.bf16_dense_flops)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from planner.capacity import make_inputs
 from planner.catalog import get_gpu
+from planner.cli.args import add_accelerators_flag, apply_user_gpu, user_accelerators
 from planner.cli.plan import PLAN_FLAGS, write_csv
 from planner.export import to_csv_bytes
 from planner.frontier import FRAME_COLUMNS, frontier_grid, parse_accelerators, parse_contexts, parse_hit_rates
@@ -44,6 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             p.add_argument(flag, dest=dest, type=conv, default=None, help=help_text)
     p.add_argument("--state-in-hbm", dest="state_in_hbm", action="store_true", default=None,
                    help="keep per-session window state in HBM instead of host RAM")
+    add_accelerators_flag(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--csv", type=Path, help="write the grid as CSV here ('-' for stdout)")
     p.set_defaults(func=run)
@@ -55,9 +57,11 @@ def run(args: argparse.Namespace) -> int:
               if flag not in _SWEPT and getattr(args, dest) is not None}
     if args.state_in_hbm is not None:
         fields["state_in_hbm"] = True
-    get_gpu(args.base_gpu)
-    base = make_inputs(gpu_id=args.base_gpu, **fields)
-    accs = parse_accelerators(args.gpus)
+    user = user_accelerators(args)
+    if args.base_gpu not in user:
+        get_gpu(args.base_gpu)
+    base = make_inputs(**apply_user_gpu({"gpu_id": args.base_gpu, **fields}, user))
+    accs = parse_accelerators(args.gpus, user)
     grid = frontier_grid(base, accs, parse_contexts(args.contexts), parse_hit_rates(args.hit_rates),
                          scale_throughput=args.scale_throughput)
     frame = grid.frame()

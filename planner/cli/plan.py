@@ -30,7 +30,14 @@ from planner.capacity import (
     plan,
     plan_frame,
 )
-from planner.cli.args import bounded_float, nonneg_int, positive_int
+from planner.cli.args import (
+    add_accelerators_flag,
+    apply_user_gpu,
+    bounded_float,
+    nonneg_int,
+    positive_int,
+    user_accelerators,
+)
 from planner.errors import PlanInputError
 from planner.export import to_csv_bytes
 from planner.planfile import load as load_plan_file
@@ -41,7 +48,8 @@ from planner.units import format_bytes
 # flag -> PlanInputs field; converters validate early, PlanInputs validates again.
 _FLAGS: dict[str, tuple[str, object, str]] = {
     "--model": ("model_id", str, "catalog model id"),
-    "--gpu": ("gpu_id", str, "catalog accelerator id (kvplan gpus), or custom with --hbm-gib"),
+    "--gpu": ("gpu_id", str, "catalog accelerator id (kvplan gpus), an id from --accelerators, or custom with "
+                             "--hbm-gib"),
     "--gpus-per-replica": ("gpus_per_replica", positive_int(1024), "GPUs splitting one replica's weights"),
     "--hbm-gib": ("hbm_gib", bounded_float(0, 100_000, lo_open=True), "HBM per GPU, GiB (default: reported)"),
     "--gpu-memory-utilization": ("gpu_memory_utilization", bounded_float(0, 1, lo_open=True), "fraction of HBM"),
@@ -95,6 +103,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument(flag, dest=dest, type=conv, default=None, help=help_text)
     p.add_argument("--state-in-hbm", dest="state_in_hbm", action=argparse.BooleanOptionalAction, default=None,
                    help="keep per-session window state in HBM instead of host RAM")
+    add_accelerators_flag(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--csv", type=Path, help="write the plan CSV here ('-' for stdout)")
     p.add_argument("--plan", dest="plan_file", type=Path, default=None,
@@ -111,7 +120,7 @@ def inputs_from_args(args: argparse.Namespace) -> PlanInputs:
         fields["state_in_hbm"] = bool(args.state_in_hbm)
     plan_path = getattr(args, "plan_file", None)
     base = load_plan_file(plan_path).inputs.model_dump() if plan_path is not None else {}
-    return make_inputs(**{**base, **fields})
+    return make_inputs(**apply_user_gpu({**base, **fields}, user_accelerators(args)))
 
 
 def write_csv(data: bytes, target: Path) -> None:
