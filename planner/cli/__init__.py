@@ -14,7 +14,7 @@ import sys
 
 from planner.errors import PlanInputError
 
-SUBCOMMANDS = ("kv", "plan", "catalog", "frontier", "trace", "probe", "reconcile")
+SUBCOMMANDS = ("kv", "plan", "catalog", "frontier", "trace", "probe", "reconcile", "recommend")
 """Subcommand modules, in help order (``catalog`` provides ``models`` and ``gpus``)."""
 
 

@@ -1,0 +1,149 @@
+"""``kvplan recommend``: the fewest GPUs (then the lowest cost) meeting a target, each row checked by the plan.
+
+``kvplan recommend --model llama-3.1-70b --context 32k --sessions 1000 --gpus h100-sxm,h200,b200 --json``.
+Target: ``--sessions N`` (concurrent, whole deployment) or ``--requests-per-s R``.
+Axes: ``--gpus`` (catalog ids, ``custom:N``, ids from ``--accelerators``), ``--gpus-per-replica 1,2,4,8``,
+``--kv-formats native,fp8``, ``--weight-formats`` and ``--attention dp``. Prices per GPU-hour:
+``--prices h100-sxm=2.5,h200=3.2`` (or ``price_per_gpu_hour`` in the accelerators file).
+Every ``kvplan plan`` flag sets the other inputs (hit rate, TTL, pauses, output tokens, throughputs).
+
+Output: the ranked rows (text), or one JSON object whose rows carry ``plan_args``: the ``kvplan plan``
+arguments that reproduce each row's per-GPU figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from planner.capacity import PlanInputs, make_inputs
+from planner.cli.args import add_accelerators_flag, bounded_float, positive_int, user_accelerators
+from planner.cli.plan import PLAN_FLAGS
+from planner.errors import PlanInputError
+from planner.frontier import parse_accelerators
+from planner.recommend import COLUMNS, recommend
+
+_SEARCHED = ("--gpu", "--gpus-per-replica", "--kv-format", "--weight-format", "--target-sessions")
+"""Plan flags the search replaces with its axes."""
+_PLAN_FLAG_OF = {dest: flag for flag, (dest, *_) in PLAN_FLAGS.items()}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``recommend`` subcommand."""
+    p = sub.add_parser("recommend", help="fewest GPUs (then cost) meeting a sessions or requests/s target",
+                       description="Search accelerators x GPUs per replica x attention x KV format for a target.")
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument("--sessions", type=positive_int(10**12), help="concurrent sessions for the deployment")
+    target.add_argument("--requests-per-s", type=bounded_float(0, 1e12, lo_open=True),
+                        help="requests per second for the deployment")
+    p.add_argument("--gpus", default="h100-sxm,h200,b200", help="accelerator ids, custom:N, or ids from --accelerators")
+    p.add_argument("--gpus-per-replica", default="1,2,4,8", help="GPUs per replica to try (comma-separated)")
+    p.add_argument("--kv-formats", default="native,fp8", help="KV formats to try (native = the model's)")
+    p.add_argument("--weight-formats", default="catalog", help="weight formats to try (catalog = the model's)")
+    p.add_argument("--attention", default="dp", help="attention parallelism to try: dp (tp is not modelled yet)")
+    p.add_argument("--prices", default="", help="price per GPU-hour by id: h100-sxm=2.5,h200=3.2")
+    p.add_argument("--top", type=positive_int(100_000), default=20, help="rows to print (default 20)")
+    for flag, (dest, conv, help_text) in PLAN_FLAGS.items():
+        if flag not in _SEARCHED:
+            p.add_argument(flag, dest=dest, type=conv, default=None, help=help_text)
+    p.add_argument("--state-in-hbm", dest="state_in_hbm", action="store_true", default=None,
+                   help="keep per-session window state in HBM instead of host RAM")
+    add_accelerators_flag(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _ints(text: str, field: str) -> list[int]:
+    try:
+        out = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise PlanInputError(field, text, "comma-separated whole numbers") from None
+    if not out:
+        raise PlanInputError(field, text, "at least one whole number")
+    return out
+
+
+def _prices(text: str) -> dict[str, float]:
+    out = {}
+    for item in (x.strip() for x in text.split(",") if x.strip()):
+        key, sep, value = item.partition("=")
+        try:
+            price = float(value)
+        except ValueError:
+            price = math.nan
+        if not sep or not math.isfinite(price) or price < 0:
+            raise PlanInputError("prices", item, "id=price pairs with a finite price >= 0 per GPU-hour")
+        out[key.strip()] = price
+    return out
+
+
+def plan_args(inputs: PlanInputs, accelerators_file: str | None) -> list[str]:
+    """``kvplan plan`` arguments that reproduce these inputs (fields that differ from the defaults)."""
+    defaults = PlanInputs()
+    args: list[str] = []
+    for field, value in inputs.model_dump().items():
+        if value == getattr(defaults, field) or field == "accelerator":
+            continue
+        if field == "gpu_id" and inputs.accelerator is not None:
+            from planner.accelerators import accelerator_from_link
+
+            value = accelerator_from_link(inputs.accelerator).id
+        if field == "state_in_hbm":
+            args.append("--state-in-hbm")
+            continue
+        flag = _PLAN_FLAG_OF.get(field)
+        if flag is None or value is None:
+            continue
+        args += [flag, str(value)]
+    if inputs.accelerator is not None and accelerators_file:
+        args += ["--accelerators", accelerators_file]
+    return args
+
+
+def run(args: argparse.Namespace) -> int:
+    """Search, verify, print."""
+    fields = {dest: getattr(args, dest) for flag, (dest, *_) in PLAN_FLAGS.items()
+              if flag not in _SEARCHED and getattr(args, dest) is not None}
+    if args.state_in_hbm is not None:
+        fields["state_in_hbm"] = True
+    base = make_inputs(**fields)
+    user = user_accelerators(args)
+    accs = parse_accelerators(args.gpus, user)
+    kind, value = ("sessions", args.sessions) if args.sessions is not None else ("requests_per_s", args.requests_per_s)
+    wfmts = [None if w.strip() == "catalog" else w.strip() for w in args.weight_formats.split(",") if w.strip()]
+    rec = recommend(base, accs, target_kind=kind, target=value,
+                    gpus_per_replica=_ints(args.gpus_per_replica, "gpus_per_replica"),
+                    kv_formats=[f.strip() for f in args.kv_formats.split(",") if f.strip()],
+                    weight_formats=wfmts, attention=[a.strip() for a in args.attention.split(",") if a.strip()],
+                    prices=_prices(args.prices), verify=args.top)
+    top = rec.frame.head(args.top)
+    acc_file = str(args.accelerators) if args.accelerators is not None else None
+    if args.json:
+        rows = []
+        for i, row in enumerate(top.to_dict(orient="records")):
+            row = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+            row["plan_args"] = plan_args(rec.inputs[i], acc_file)
+            rows.append(row)
+        print(json.dumps({"target": {kind: value}, "model_id": base.model_id, "context_tokens": base.context_tokens,
+                          "hit_rate": base.hit_rate, "searched": rec.searched, "infeasible": rec.infeasible,
+                          "refused": list(rec.refused), "columns": list(COLUMNS), "rows": rows},
+                         indent=2, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
+        return 0
+    unit = "sessions" if kind == "sessions" else "requests/s"
+    print(f"{base.model_id}, {base.context_tokens:,} tokens, hit rate {base.hit_rate:g}: target {value:,.6g} {unit}; "
+          f"{rec.searched:,} configurations searched, {rec.infeasible:,} hold nothing")
+    for why in rec.refused:
+        print(f"  not searched: {why}")
+    if top.empty:
+        print("  no configuration meets the target")
+        return 0
+    for row in top.itertuples():
+        cost = "" if math.isnan(row.cost_per_hour) else f", {row.cost_per_hour:,.2f} per hour"
+        mark = " *" if row.pareto else ""
+        print(f"{row.rank:>4}. {row.total_gpus:,} x {row.accelerator} ({row.replicas:,} replicas of "
+              f"{row.gpus_per_replica}, attention {row.attention}, KV {row.kv_format}, weights {row.weight_format}): "
+              f"{row.capacity:,.6g} {unit}, headroom {row.headroom:.1%}{cost}{mark}")
+        print(f"      verified by the plan: {'yes' if row.verified else 'no'}; {row.one_fewer}")
+    print("  * on the Pareto front (GPUs or cost vs headroom)")
+    return 0

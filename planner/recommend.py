@@ -1,0 +1,245 @@
+"""Recommend: the fewest GPUs (then the lowest cost) that meet a capacity target, searched with the array plan.
+
+The search covers accelerators x GPUs per replica x attention parallelism x KV
+format (x weight format). For each (GPUs per replica, KV format, weight
+format) one :func:`planner.frontier.frontier_grid` call evaluates the plan on
+every accelerator at once (the frontier's array arithmetic, equal to
+:func:`planner.capacity.plan` point for point); no Python loop per plan.
+
+Target, for a whole deployment of identical replicas:
+
+* ``sessions``: concurrent sessions; capacity = replicas x GPUs per replica x
+  sessions per GPU;
+* ``requests_per_s``: requests per second; capacity = replicas x GPUs per
+  replica x the plan's request rate per GPU (decode throughput and Little's law
+  at ``session_decode_tokens_per_s``).
+
+Replicas = ceil(target / capacity of one replica); total GPUs = replicas x GPUs
+per replica; cost per hour = total GPUs x the accelerator's price per
+GPU-hour (when given). Rows rank by total GPUs, then cost, then headroom
+(capacity / target - 1). The Pareto front keeps the rows no other row beats on
+both GPUs (or cost) and headroom.
+
+Every returned row is verified by the scalar plan (:func:`planner.capacity.plan`
+on that row's inputs gives the same sessions per GPU and rate) and checked to
+be minimal: one GPU fewer (total - 1) leaves at most ``replicas - 1`` whole
+replicas, whose capacity is below the target; the row says so with the figure.
+
+Attention parallelism: the plan is data-parallel attention (each GPU holds
+whole sessions, DeepSeek's and SGLang's DP attention), ``"dp"``. Tensor-parallel
+attention (``"tp"``, vLLM's and SGLang's default: a replica's ranks split the
+KV heads) is refused with that reason until the plan models it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from planner.capacity import PlanInputs, plan
+from planner.catalog import get_model
+from planner.errors import PlanInputError
+from planner.frontier import Accelerator, frontier_grid
+
+Target = Literal["sessions", "requests_per_s"]
+ATTENTION_MODES = ("dp",)
+"""Attention parallelism the plan models today."""
+DEFAULT_GPUS_PER_REPLICA = (1, 2, 4, 8)
+MAX_CONFIGS = 200_000
+"""Largest search accepted (accelerators x GPUs per replica x KV formats x weight formats)."""
+MAX_TARGET = 1e12
+MAX_REPLICAS = 10**9
+
+COLUMNS: tuple[str, ...] = (
+    "rank", "accelerator", "gpu_id", "gpus_per_replica", "attention", "kv_format", "weight_format", "replicas",
+    "total_gpus", "sessions_per_gpu", "request_rate_per_gpu", "capacity", "target", "headroom",
+    "price_per_gpu_hour", "cost_per_hour", "pareto", "verified", "one_fewer",
+)
+"""Column contract of :attr:`Recommendation.frame` (capacity and target in the target's unit)."""
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The ranked configurations that meet the target.
+
+    Attributes:
+        target_kind: "sessions" or "requests_per_s"; target: its value.
+        frame: one row per feasible configuration (:data:`COLUMNS`), ranked.
+        inputs: the plan inputs of each row (same order), for share links and ``kvplan plan``.
+        searched: configurations evaluated; infeasible: those where nothing fits.
+        refused: what was asked for but not searched, with the reason.
+    """
+
+    target_kind: str
+    target: float
+    frame: pd.DataFrame
+    inputs: tuple[PlanInputs, ...]
+    searched: int
+    infeasible: int
+    refused: tuple[str, ...]
+
+
+def _check_target(kind: str, value: float) -> float:
+    if kind not in ("sessions", "requests_per_s"):
+        raise PlanInputError("target", kind, "sessions or requests_per_s")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not 0 < value <= MAX_TARGET:
+        raise PlanInputError(kind, value, f"a finite number in (0, {MAX_TARGET:,.0f}]")
+    return float(value)
+
+
+def recommend(
+    base: PlanInputs,
+    accelerators: Sequence[Accelerator],
+    *,
+    target_kind: Target = "sessions",
+    target: float,
+    gpus_per_replica: Sequence[int] = DEFAULT_GPUS_PER_REPLICA,
+    kv_formats: Sequence[str] = ("native",),
+    weight_formats: Sequence[str | None] = (None,),
+    attention: Sequence[str] = ("dp",),
+    prices: Mapping[str, float] | None = None,
+    verify: int | None = None,
+) -> Recommendation:
+    """Search configurations meeting ``target`` and rank them (fewest GPUs, then cost, then headroom).
+
+    Args:
+        base: every other plan input (model, context, hit rate, TTL, pauses, throughputs).
+        accelerators: the accelerators to search (catalog, ``custom:N`` or user-defined).
+        target_kind, target: concurrent sessions, or requests per second, for the deployment.
+        gpus_per_replica: GPUs per replica to try (each in [1, 1024]).
+        kv_formats, weight_formats: formats to try (``native`` / None = the model's).
+        attention: attention parallelism to try (:data:`ATTENTION_MODES`; others are refused).
+        prices: price per GPU-hour by accelerator id (overrides a user accelerator's own price).
+        verify: check this many top rows with the scalar plan (None: every row).
+
+    Raises:
+        PlanInputError: a bad target, an empty axis, an out-of-range value, a search over
+            :data:`MAX_CONFIGS`, or a row the scalar plan contradicts.
+    """
+    target = _check_target(target_kind, target)
+    gprs = sorted({int(g) for g in gpus_per_replica})
+    if not gprs or gprs[0] < 1 or gprs[-1] > 1024:
+        raise PlanInputError("gpus_per_replica", list(gpus_per_replica)[:5], "whole numbers in [1, 1,024]")
+    if not accelerators or not kv_formats or not weight_formats:
+        raise PlanInputError("search", "an empty axis", "at least one accelerator, KV format and weight format")
+    refused = tuple(f"attention {a!r}: the plan models data-parallel attention ('dp') only so far; tensor-parallel "
+                    "attention splits KV heads over a replica's ranks and is not searched" for a in attention
+                    if a not in ATTENTION_MODES)
+    modes = [a for a in attention if a in ATTENTION_MODES]
+    if not modes:
+        raise PlanInputError("attention", list(attention), "'dp' (data-parallel attention)")
+    n_configs = len(accelerators) * len(gprs) * len(kv_formats) * len(weight_formats)
+    if n_configs > MAX_CONFIGS:
+        raise PlanInputError("search", n_configs, f"at most {MAX_CONFIGS:,} configurations")
+    for acc_price in (prices or {}).values():
+        if not (isinstance(acc_price, (int, float)) and math.isfinite(acc_price) and acc_price >= 0):
+            raise PlanInputError("prices", acc_price, "finite numbers >= 0 per GPU-hour")
+    model = get_model(base.model_id)
+    price = np.array([_price(a, prices) for a in accelerators], dtype=np.float64)
+    names = [a.name for a in accelerators]
+    ids = [a.user.id if a.user is not None else a.gpu_id for a in accelerators]
+
+    parts, infeasible = [], 0
+    for fmt in kv_formats:
+        for wfmt in weight_formats:
+            for g in gprs:
+                step = base.model_copy(update={"gpus_per_replica": g, "kv_format": fmt, "weight_format": wfmt,
+                                               "target_sessions_per_gpu": None})
+                try:
+                    grid = frontier_grid(step, accelerators, [base.context_tokens], [base.hit_rate], model=model)
+                except PlanInputError:
+                    infeasible += len(accelerators)  # a format this model cannot take
+                    continue
+                s = grid.sessions_per_gpu[:, 0, 0].astype(np.int64)
+                rate = np.nan_to_num(grid.request_rate_per_s[:, 0, 0], nan=0.0)
+                per_gpu = s.astype(np.float64) if target_kind == "sessions" else rate
+                ok = per_gpu > 0
+                infeasible += int((~ok).sum())
+                per_replica = per_gpu * g
+                replicas = np.where(ok, np.ceil(target / np.where(ok, per_replica, 1.0)), 0)
+                # float ceil can land one low at an exact multiple boundary: make sure capacity meets the target
+                replicas = np.where(ok & (replicas * per_replica < target), replicas + 1, replicas)
+                idx = np.nonzero(ok & (replicas <= MAX_REPLICAS))[0]
+                parts.append(pd.DataFrame({
+                    "acc_index": idx, "accelerator": [names[i] for i in idx], "gpu_id": [ids[i] for i in idx],
+                    "gpus_per_replica": g, "attention": modes[0], "kv_format": fmt,
+                    "weight_format": wfmt or "catalog", "replicas": replicas[idx].astype(np.int64),
+                    "total_gpus": (replicas[idx] * g).astype(np.int64), "sessions_per_gpu": s[idx],
+                    "request_rate_per_gpu": rate[idx], "capacity": replicas[idx] * per_replica[idx],
+                    "price_per_gpu_hour": price[idx],
+                }))
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    if frame.empty:
+        return Recommendation(target_kind, target, pd.DataFrame(columns=list(COLUMNS)), (), n_configs,
+                              infeasible, refused)
+    frame["target"] = target
+    frame["headroom"] = frame["capacity"] / target - 1.0
+    frame["cost_per_hour"] = frame["total_gpus"] * frame["price_per_gpu_hour"]
+    frame = frame.sort_values(["total_gpus", "cost_per_hour", "headroom"], ascending=[True, True, False],
+                              na_position="last", kind="mergesort").reset_index(drop=True)
+    frame["rank"] = np.arange(1, len(frame) + 1)
+    frame["pareto"] = pareto_mask(frame["cost_per_hour"].to_numpy() if frame["cost_per_hour"].notna().all()
+                                  else frame["total_gpus"].to_numpy(dtype=np.float64), frame["headroom"].to_numpy())
+    inputs = tuple(_row_inputs(base, accelerators[int(r.acc_index)], r) for r in frame.itertuples())
+    frame["verified"], frame["one_fewer"] = _verify(frame, inputs, target_kind, target, verify)
+    return Recommendation(target_kind, target, frame[list(COLUMNS)], inputs, n_configs, infeasible, refused)
+
+
+def _price(acc: Accelerator, prices: Mapping[str, float] | None) -> float:
+    key = acc.user.id if acc.user is not None else acc.gpu_id
+    if prices and key in prices:
+        return float(prices[key])
+    if acc.user is not None and acc.user.price_per_gpu_hour is not None:
+        return acc.user.price_per_gpu_hour
+    return math.nan
+
+
+def pareto_mask(cost: np.ndarray, headroom: np.ndarray) -> np.ndarray:
+    """Rows no other row beats: lower-or-equal cost with more headroom, or lower cost with equal headroom.
+
+    >>> pareto_mask(np.array([2., 2., 3., 4.]), np.array([0.1, 0.3, 0.2, 0.5])).tolist()
+    [False, True, False, True]
+    """
+    order = np.lexsort((-headroom, cost))
+    keep = np.zeros(len(cost), dtype=bool)
+    best = -np.inf
+    for i in order:
+        if headroom[i] > best:
+            keep[i] = True
+            best = headroom[i]
+    return keep
+
+
+def _row_inputs(base: PlanInputs, acc: Accelerator, row) -> PlanInputs:
+    return base.model_copy(update={**acc.plan_fields, "gpus_per_replica": int(row.gpus_per_replica),
+                                   "kv_format": row.kv_format, "target_sessions_per_gpu": None,
+                                   "weight_format": None if row.weight_format == "catalog" else row.weight_format})
+
+
+def _verify(frame: pd.DataFrame, inputs: Sequence[PlanInputs], kind: str, target: float, limit: int | None):
+    """Scalar plan per row: same per-GPU figures, and one GPU fewer fails (``replicas - 1`` replicas fall short)."""
+    verified, fewer = [], []
+    for i, row in enumerate(frame.itertuples()):
+        if limit is not None and i >= limit:
+            verified.append(False)
+            fewer.append("not checked")
+            continue
+        r = plan(inputs[i])
+        per_gpu = float(r.sessions_per_gpu) if kind == "sessions" else float(r.request_rate_per_s or 0.0)
+        expected = float(row.sessions_per_gpu) if kind == "sessions" else float(row.request_rate_per_gpu)
+        same = r.sessions_per_gpu == row.sessions_per_gpu and math.isclose(per_gpu, expected, rel_tol=1e-12)
+        meets = row.replicas * row.gpus_per_replica * per_gpu >= target
+        short = (row.replicas - 1) * row.gpus_per_replica * per_gpu
+        if not (same and meets and short < target):
+            raise PlanInputError("recommendation", f"{row.accelerator} x {row.gpus_per_replica}",
+                                 "rows the scalar plan confirms (the array plan and the plan disagree: a bug)")
+        verified.append(True)
+        unit = "sessions" if kind == "sessions" else "requests/s"
+        fewer.append(f"{row.total_gpus - 1:,} GPUs: {row.replicas - 1:,} whole replicas = {short:,.6g} {unit} "
+                     f"< {target:,.6g}: fails")
+    return verified, fewer

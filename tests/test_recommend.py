@@ -1,0 +1,98 @@
+"""Recommend: fewest GPUs meeting a target, each row confirmed by `kvplan plan`, one GPU fewer fails."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from planner.accelerators import accelerator_from_dict
+from planner.capacity import make_inputs, plan
+from planner.cli import main
+from planner.errors import PlanInputError
+from planner.frontier import Accelerator, parse_accelerators
+from planner.recommend import pareto_mask, recommend
+
+
+def _base(**kw):
+    return make_inputs(model_id="llama-3.1-70b", context_tokens=32_000, **kw)
+
+
+def test_acceptance_cli_rows_confirmed_by_kvplan_plan(capsys):
+    assert main(["recommend", "--model", "llama-3.1-70b", "--context", "32k", "--sessions", "1000",
+                 "--gpus", "h100-sxm,h200,b200", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = out["rows"]
+    assert rows and all(r["verified"] for r in rows)
+    # B200 reports 183,359 MiB = 192,265,846,784 B; x 0.9 = 173,039,262,105; - 141.2e9 / 8 weights - 2 GiB
+    # = 153,241,778,457 B usable. FP8 KV: 2 x 80 x 8 x 128 x 1 = 163,840 B/token; shared prefix
+    # 16,000 x 163,840 = 2,621,440,000; per session (33,000 - 16,000) x 163,840 = 2,785,280,000;
+    # sessions = floor((153,241,778,457 - 2,621,440,000) / 2,785,280,000) = 54 per GPU;
+    # ceil(1,000 / (54 x 8)) = 3 replicas = 24 GPUs, the fewest of the search.
+    first = rows[0]
+    assert (first["gpu_id"], first["gpus_per_replica"], first["kv_format"]) == ("b200", 8, "fp8")
+    assert first["sessions_per_gpu"] == 54 and first["total_gpus"] == 24
+    assert min(r["total_gpus"] for r in rows) == 24
+    for row in rows[:6]:
+        assert main(["plan", *row["plan_args"], "--json"]) == 0
+        confirmed = json.loads(capsys.readouterr().out)
+        assert confirmed["sessions_per_gpu"] == row["sessions_per_gpu"]
+        assert confirmed["sessions_per_gpu"] * row["total_gpus"] >= 1000
+        # one GPU fewer: replicas - 1 whole replicas fall short
+        assert confirmed["sessions_per_gpu"] * (row["replicas"] - 1) * row["gpus_per_replica"] < 1000
+        assert "fails" in row["one_fewer"]
+
+
+def test_requests_per_second_target():
+    rec = recommend(_base(), parse_accelerators("h200"), target_kind="requests_per_s", target=10.0,
+                    gpus_per_replica=[8], kv_formats=["fp8"])
+    row = rec.frame.iloc[0]
+    r = plan(rec.inputs[0])
+    # capacity = replicas x 8 x the plan's rate per GPU, and one replica fewer falls short
+    assert row.replicas * 8 * r.request_rate_per_s >= 10.0 > (row.replicas - 1) * 8 * r.request_rate_per_s
+
+
+def test_prices_rank_equal_gpu_counts_by_cost():
+    cheap = accelerator_from_dict({"id": "b200-cheap", "name": "B200 (cheap)", "memory_mib": 183_359,
+                                   "hbm_bandwidth_gb_s": 8000, "bf16_dense_tflops": 2250, "price_per_gpu_hour": 2.0})
+    accs = [Accelerator("b200"), Accelerator.of_user(cheap)]
+    rec = recommend(_base(), accs, target=1000, gpus_per_replica=[8], kv_formats=["fp8"], prices={"b200": 5.0})
+    top = rec.frame.head(2)
+    # same memory -> same 24 GPUs; 24 x 2.0 = 48 per hour beats 24 x 5.0 = 120
+    assert top.total_gpus.tolist() == [24, 24] and top.gpu_id.tolist() == ["b200-cheap", "b200"]
+    assert top.cost_per_hour.tolist() == [48.0, 120.0]
+    assert rec.inputs[0].accelerator is not None and rec.inputs[0].gpu_id == "custom"
+
+
+def test_nothing_fits_and_tp_refused():
+    rec = recommend(_base(), parse_accelerators("l4"), target=10, gpus_per_replica=[1], attention=["dp", "tp"])
+    assert rec.frame.empty and rec.infeasible >= 1  # 70B in BF16 does not fit one 24 GB L4
+    assert any("'tp'" in r for r in rec.refused)
+    with pytest.raises(PlanInputError, match="attention"):
+        recommend(_base(), parse_accelerators("h200"), target=10, attention=["tp"])
+
+
+@pytest.mark.parametrize("kw", [
+    {"target": 0}, {"target": float("nan")}, {"target": -5}, {"target": 1e13},
+    {"target": 10, "target_kind": "users"}, {"target": 10, "gpus_per_replica": [0]},
+    {"target": 10, "gpus_per_replica": [2048]}, {"target": 10, "kv_formats": []},
+    {"target": 10, "prices": {"h200": -1.0}},
+])
+def test_bad_inputs_one_error(kw):
+    with pytest.raises(PlanInputError):
+        recommend(_base(), parse_accelerators("h200"), **kw)
+
+
+def test_pareto_mask_golden():
+    # cost 2 with headroom 0.3 beats cost 2 with 0.1 and cost 3 with 0.2; cost 4 with 0.5 has the most headroom
+    assert pareto_mask(np.array([2.0, 2.0, 3.0, 4.0]), np.array([0.1, 0.3, 0.2, 0.5])).tolist() == \
+        [False, True, False, True]
+
+
+def test_cli_target_required_and_exclusive(capsys):
+    assert main(["recommend", "--model", "llama-3.1-70b"]) == 2
+    assert main(["recommend", "--sessions", "10", "--requests-per-s", "1"]) == 2
+    assert main(["recommend", "--sessions", "10", "--prices", "h200=cheap"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("kvplan: error:") == 3
