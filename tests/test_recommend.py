@@ -96,3 +96,13 @@ def test_cli_target_required_and_exclusive(capsys):
     assert main(["recommend", "--sessions", "10", "--prices", "h200=cheap"]) == 2
     err = capsys.readouterr().err
     assert err.count("kvplan: error:") == 3
+
+
+def test_recommend_figure_pareto_and_axes():
+    from planner.figures import recommend_figure
+
+    rec = recommend(_base(), parse_accelerators("h200,b200"), target=1000, kv_formats=["fp8"])
+    fig = recommend_figure(rec.frame)
+    front = next(t for t in fig.data if t.name == "Pareto front")
+    assert list(front.x) == sorted(rec.frame[rec.frame.pareto].total_gpus.tolist())
+    assert fig.layout.xaxis.title.text == "total GPUs" and "%" in fig.layout.yaxis.title.text

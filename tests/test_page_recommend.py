@@ -1,0 +1,51 @@
+"""Recommend page (AppTest): ranked rows with plan links, the chart, refusals shown, a user accelerator searched."""
+
+import json
+from urllib.parse import parse_qs, urlsplit
+
+from streamlit.testing.v1 import AppTest
+
+from planner.capacity import plan
+from kvplan_app.state import inputs_from_query
+
+
+def _page(**query):
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page("kvplan_app/views/recommend.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_rows_link_to_plans_that_meet_the_target():
+    at = _page(model="llama-3.1-70b", ctx="32000")
+    table = next(d.value for d in at.dataframe if "plan link" in d.value.columns)
+    # Llama-3.1-70B, 32k, hit 0.5: 54 sessions per B200 with FP8 KV at 8 per replica -> 3 replicas = 24 GPUs
+    assert table.iloc[0]["total_gpus"] == 24 and table.iloc[0]["gpu_id"] == "b200"
+    for _, row in table.head(5).iterrows():
+        query = {k: v[0] for k, v in parse_qs(urlsplit(row["plan link"]).query).items()}
+        assert query.pop("page") == "plan"
+        linked, warnings = inputs_from_query(query)
+        assert warnings == []
+        assert plan(linked).sessions_per_gpu * row["total_gpus"] >= 1000
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert any(t.get("name") == "Pareto front" for t in fig["data"])
+
+
+def test_tp_attention_is_refused_in_words():
+    at = _page(model="llama-3.1-70b", ctx="32000")
+    at.multiselect(key="recommend_attention").set_value(["dp", "tp"]).run()
+    assert not at.exception
+    assert any("tp" in w.value for w in at.warning)
+
+
+def test_user_accelerator_from_the_plan_is_searched():
+    acc = "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~price:1.8"
+    at = _page(model="llama-3.1-70b", ctx="32000", gpu="custom", acc=acc)
+    assert "h20" in at.multiselect(key="recommend_gpus").value
+    table = next(d.value for d in at.dataframe if "plan link" in d.value.columns)
+    h20 = table[table["gpu_id"] == "h20"]
+    assert len(h20) and (h20["cost_per_hour"] == h20["total_gpus"] * 1.8).all()
