@@ -15,8 +15,7 @@ from planner.export import CSV_MIME, to_csv_bytes
 from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
 from kvplan_app.state import current_inputs, escape_markdown, load_inputs, set_inputs, show_link_warnings, update_inputs
 
-YOURS = "yours"
-"""The GPU choice that opens the user-defined accelerator form."""
+YOURS = "yours"  # the GPU choice that opens the user-defined accelerator form
 
 st.title("KV-cache plan")
 show_link_warnings()

@@ -22,8 +22,7 @@ from planner.recommend import DEFAULT_GPUS_PER_REPLICA, recommend
 from kvplan_app.share import root_url, share_url
 from kvplan_app.state import current_inputs, escape_markdown, to_query
 
-VERIFY_ROWS = 50
-"""Rows checked by the scalar plan and shown."""
+VERIFY_ROWS = 50  # rows checked by the scalar plan and shown
 DEFAULT_GPUS = ("h100-sxm", "h200", "b200")
 
 inputs = current_inputs()
