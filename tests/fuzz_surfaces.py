@@ -135,6 +135,8 @@ TEXT_CHOICES = {
     "model_id": MODEL_IDS, "gpu_id": [*GPUS, "custom"], "kv_format": [NATIVE, *FORMATS],
     "weight_format": [None, *WEIGHT_BYTES_PER_PARAM], "host_link": [AUTO, *HOST_LINKS],
     "ssd_link": [AUTO, *SSD_LINKS], "pause_distribution": ["exponential", "fixed"],
+    "accelerator": [None, "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~hl:64~price:1.8",
+                    "id:tiny~name:t~mem:1~bw:0.001~tf:0.001", "id:x~name:y~mem:1e9~bw:1~tf:1"],
 }
 
 
