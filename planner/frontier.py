@@ -194,6 +194,8 @@ def accelerators_for(gpu_ids: Sequence[str], base: PlanInputs) -> list[Accelerat
     """Accelerators for these ids; the base plan's own accelerator keeps its HBM setting."""
     out = []
     for g in gpu_ids:
+        if g == "custom" and base.accelerator is not None:
+            continue  # the plan's user-defined accelerator is the custom GPU (appended below)
         out.append(Accelerator(g, base.hbm_gib if g == base.gpu_id else None))
     if base.accelerator is not None:
         from planner.accelerators import accelerator_from_link

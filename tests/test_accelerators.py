@@ -186,3 +186,21 @@ def test_page_bad_accelerator_value_is_one_error_and_keeps_the_plan():
     assert not at.exception
     assert any("bf16_dense_tflops" in e.value for e in at.error)
     assert _metric(at, "Sessions per GPU") == before
+
+
+def test_every_page_runs_on_a_linked_user_accelerator():
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.query_params.update({"gpu": "custom", "model": "llama-3.1-70b", "ctx": "32000",
+                            "acc": "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~price:1.8"})
+    at.run()
+    assert not at.exception and not at.error
+    for page in ("frontier", "context", "model", "recommend"):
+        at.switch_page(f"kvplan_app/views/{page}.py")
+        at.run()
+        assert not at.exception and not at.error, page
+    at.switch_page("kvplan_app/views/frontier.py")
+    at.run()
+    import json as _json
+
+    names = [t.get("name") for t in _json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
+    assert "NVIDIA H20" in names
