@@ -40,6 +40,9 @@ SCHEMA_VERSION = 1
 """The plan-file format this kvplan reads and writes."""
 MAX_PLAN_FILE_BYTES = 64 * 1024
 """Largest plan file read, bytes (a complete file is about 1 KB)."""
+ADDED_AFTER_V1: tuple[str, ...] = ("accelerator",)
+"""Input fields added after version-1 files were first written, whose absence means ``null`` (none):
+a version-1 file written before them loads unchanged. kvplan always writes them."""
 SCHEMA_ID = "https://kvplan.invalid/plan-schema-v1.json"
 """``$id`` of the published JSON Schema (a name, not a fetchable address)."""
 
@@ -116,6 +119,9 @@ def from_dict(data: Any) -> PlanFile:
                      f"{SCHEMA_VERSION} only")
     inputs = data.get("inputs")
     if isinstance(inputs, dict):
+        if any(f not in inputs for f in ADDED_AFTER_V1):
+            data = {**data, "inputs": {**inputs, **{f: None for f in ADDED_AFTER_V1 if f not in inputs}}}
+            inputs = data["inputs"]
         missing = [f for f in PlanInputs.model_fields if f not in inputs]
         if missing:
             raise _error(f"inputs.{missing[0]}", None,

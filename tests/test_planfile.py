@@ -15,6 +15,7 @@ from planner.capacity import PlanInputs, make_inputs, plan
 from planner.cli import main
 from planner.errors import PlanInputError
 from planner.planfile import (
+    ADDED_AFTER_V1,
     MAX_PLAN_FILE_BYTES,
     SCHEMA_VERSION,
     PlanFile,
@@ -139,7 +140,7 @@ def test_created_at_needs_a_zone():
     _refused(doc, "created_at")
 
 
-@pytest.mark.parametrize("field", list(PlanInputs.model_fields))
+@pytest.mark.parametrize("field", [f for f in PlanInputs.model_fields if f not in ADDED_AFTER_V1])
 def test_missing_input_field_is_refused(field):
     doc = _doc()
     del doc["inputs"][field]
@@ -329,3 +330,18 @@ def test_plan_page_offers_the_plan_as_json():
     labels = [b.label for b in at.get("download_button")]
     assert "Download plan JSON" in labels and "Download plan CSV" in labels
     assert at.file_uploader(key="plan_upload_json").label == "Load plan JSON"
+
+
+def test_a_file_written_before_user_accelerators_still_loads():
+    doc = _doc()
+    del doc["inputs"]["accelerator"]  # version-1 files written before the field existed
+    assert loads(json.dumps(doc)).inputs.accelerator is None
+    doc = _doc()
+    del doc["inputs"]["ttl_s"]  # any other missing field is still refused
+    _refused(doc, "ttl_s", "missing")
+
+
+def test_a_user_accelerator_round_trips_through_a_plan_file():
+    acc = "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~hl:64~price:1.8"
+    inputs = PlanInputs(gpu_id="custom", accelerator=acc)
+    assert loads(dumps(inputs)).inputs == inputs
