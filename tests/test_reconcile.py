@@ -6,6 +6,7 @@ values are derived by hand in the comments; none is recomputed with the code.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,21 @@ def test_cli_bad_inputs(capsys, tmp_path):
     assert main(["reconcile", str(LOGS / "vllm-8031-concurrency.txt"), "--model", "nope"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 3 and "kvplan: error:" in err
+
+
+def test_cli_config_and_json(capsys):
+    config = Path(__file__).parents[1] / "planner" / "data" / "models" / "qwen3-235b-a22b.config.json"
+    rc = main(["reconcile", str(LOGS / "sglang-21348-qwen3-235b-a22b-tp4.txt"), "--config", str(config), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    # the same 94 layers x 4 KV heads x 128 from an uploaded config.json: 48,128 B per token per GPU at TP 4
+    assert rc == 0 and out["logs"][0]["kv_bytes_per_token_per_gpu"] == 48_128 and out["summary"] is None
+    assert main(["reconcile", str(LOGS / "vllm-8031-concurrency.txt"), "--tp", "0"]) == 2
+
+
+def test_tp_override_changes_the_prediction():
+    rec = reconcile(_log("sglang-21348-qwen3-235b-a22b-tp4.txt"), tp=8)
+    # TP 8 > 4 KV heads: each rank still holds one head (replicated), 2 x 94 x 1 x 128 x 2 = 48,128 B
+    assert rec.kv_bytes_per_token_per_gpu == 48_128 and rec.settings[0].source == "given"
+    rec = reconcile(_log("sglang-21348-qwen3-235b-a22b-tp4.txt"), tp=2)
+    # TP 2: two heads per rank, 96,256 B; the log's K+V then disagrees (half the tokens would fit)
+    assert rec.kv_bytes_per_token_per_gpu == 96_256 and _row(rec, "KV pool per GPU").status == "differs"
