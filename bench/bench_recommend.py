@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> None:
-    from planner.capacity import make_inputs
+    from planner.plan import make_inputs
     from planner.catalog import GPUS
     from planner.frontier import Accelerator
     from planner.recommend import recommend

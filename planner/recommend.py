@@ -4,7 +4,7 @@ The search covers accelerators x GPUs per replica x attention parallelism x KV
 format (x weight format). For each (GPUs per replica, KV format, weight
 format) one :func:`planner.frontier.frontier_grid` call evaluates the plan on
 every accelerator at once (the frontier's array arithmetic, equal to
-:func:`planner.capacity.plan` point for point); no Python loop per plan.
+:func:`planner.plan.plan` point for point); no Python loop per plan.
 
 Target, for a whole deployment of identical replicas:
 
@@ -20,15 +20,15 @@ GPU-hour (when given). Rows rank by total GPUs, then cost, then headroom
 (capacity / target - 1). The Pareto front keeps the rows no other row beats on
 both GPUs (or cost) and headroom.
 
-Every returned row is verified by the scalar plan (:func:`planner.capacity.plan`
+Every returned row is verified by the scalar plan (:func:`planner.plan.plan`
 on that row's inputs gives the same sessions per GPU and rate) and checked to
 be minimal: one GPU fewer (total - 1) leaves at most ``replicas - 1`` whole
 replicas, whose capacity is below the target; the row says so with the figure.
 
-Attention parallelism: the plan is data-parallel attention (each GPU holds
-whole sessions, DeepSeek's and SGLang's DP attention), ``"dp"``. Tensor-parallel
-attention (``"tp"``, vLLM's and SGLang's default: a replica's ranks split the
-KV heads) is refused with that reason until the plan models it.
+Attention parallelism (``tp`` or ``dp``) and the figures per replica come from
+the plan itself (:mod:`planner.plan`): under ``tp`` a replica's GPUs split
+each session's KV heads and sessions are counted per replica; under ``dp``
+each GPU holds whole sessions. Pipeline parallel is not an axis (1).
 """
 
 from __future__ import annotations
@@ -40,14 +40,14 @@ from typing import Literal, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from planner.capacity import PlanInputs, plan
+from planner.plan import PlanInputs, plan, rebase
 from planner.catalog import get_model
 from planner.errors import PlanInputError
 from planner.frontier import Accelerator, frontier_grid
 
 Target = Literal["sessions", "requests_per_s"]
-ATTENTION_MODES = ("dp",)
-"""Attention parallelism the plan models today."""
+ATTENTION_MODES = ("tp", "dp")
+"""Attention parallelism the plan models (:data:`planner.plan.inputs.AttentionParallelism`)."""
 DEFAULT_GPUS_PER_REPLICA = (1, 2, 4, 8)
 MAX_CONFIGS = 200_000
 """Largest search accepted (accelerators x GPUs per replica x KV formats x weight formats)."""
@@ -56,7 +56,8 @@ MAX_REPLICAS = 10**9
 
 COLUMNS: tuple[str, ...] = (
     "rank", "accelerator", "gpu_id", "gpus_per_replica", "attention", "kv_format", "weight_format", "replicas",
-    "total_gpus", "sessions_per_gpu", "request_rate_per_gpu", "capacity", "target", "headroom",
+    "total_gpus", "sessions_per_replica", "sessions_per_gpu", "request_rate_per_gpu", "capacity", "target",
+    "headroom",
     "price_per_gpu_hour", "cost_per_hour", "pareto", "verified", "one_fewer",
 )
 """Column contract of :attr:`Recommendation.frame` (capacity and target in the target's unit)."""
@@ -127,13 +128,12 @@ def recommend(
         raise PlanInputError("gpus_per_replica", list(gpus_per_replica)[:5], "whole numbers in [1, 1,024]")
     if not accelerators or not kv_formats or not weight_formats:
         raise PlanInputError("search", "an empty axis", "at least one accelerator, KV format and weight format")
-    refused = tuple(f"attention {a!r}: the plan models data-parallel attention ('dp') only so far; tensor-parallel "
-                    "attention splits KV heads over a replica's ranks and is not searched" for a in attention
-                    if a not in ATTENTION_MODES)
-    modes = [a for a in attention if a in ATTENTION_MODES]
-    if not modes:
-        raise PlanInputError("attention", list(attention), "'dp' (data-parallel attention)")
-    n_configs = len(accelerators) * len(gprs) * len(kv_formats) * len(weight_formats)
+    modes = list(dict.fromkeys(attention))
+    bad = [a for a in modes if a not in ATTENTION_MODES]
+    if bad or not modes:
+        raise PlanInputError("attention", bad[0] if bad else modes, "tp or dp (attention parallelism)")
+    refused: tuple[str, ...] = ()
+    n_configs = len(accelerators) * len(gprs) * len(kv_formats) * len(weight_formats) * len(modes)
     if n_configs > MAX_CONFIGS:
         raise PlanInputError("search", n_configs, f"at most {MAX_CONFIGS:,} configurations")
     for acc_price in (prices or {}).values():
@@ -147,32 +147,18 @@ def recommend(
     parts, infeasible = [], 0
     for fmt in kv_formats:
         for wfmt in weight_formats:
-            for g in gprs:
-                step = base.model_copy(update={"gpus_per_replica": g, "kv_format": fmt, "weight_format": wfmt,
-                                               "target_sessions_per_gpu": None})
-                try:
-                    grid = frontier_grid(step, accelerators, [base.context_tokens], [base.hit_rate], model=model)
-                except PlanInputError:
-                    infeasible += len(accelerators)  # a format this model cannot take
-                    continue
-                s = grid.sessions_per_gpu[:, 0, 0].astype(np.int64)
-                rate = np.nan_to_num(grid.request_rate_per_s[:, 0, 0], nan=0.0)
-                per_gpu = s.astype(np.float64) if target_kind == "sessions" else rate
-                ok = per_gpu > 0
-                infeasible += int((~ok).sum())
-                per_replica = per_gpu * g
-                replicas = np.where(ok, np.ceil(target / np.where(ok, per_replica, 1.0)), 0)
-                # float ceil can land one low at an exact multiple boundary: make sure capacity meets the target
-                replicas = np.where(ok & (replicas * per_replica < target), replicas + 1, replicas)
-                idx = np.nonzero(ok & (replicas <= MAX_REPLICAS))[0]
-                parts.append(pd.DataFrame({
-                    "acc_index": idx, "accelerator": [names[i] for i in idx], "gpu_id": [ids[i] for i in idx],
-                    "gpus_per_replica": g, "attention": modes[0], "kv_format": fmt,
-                    "weight_format": wfmt or "catalog", "replicas": replicas[idx].astype(np.int64),
-                    "total_gpus": (replicas[idx] * g).astype(np.int64), "sessions_per_gpu": s[idx],
-                    "request_rate_per_gpu": rate[idx], "capacity": replicas[idx] * per_replica[idx],
-                    "price_per_gpu_hour": price[idx],
-                }))
+            for mode in modes:
+                for g in gprs:
+                    try:
+                        step = rebase(base, gpus_per_replica=g, pipeline_parallel_size=1, attention_parallelism=mode,
+                                      kv_format=fmt, weight_format=wfmt, target_sessions_per_gpu=None)[0]
+                        grid = frontier_grid(step, accelerators, [base.context_tokens], [base.hit_rate],
+                                             model=model)
+                    except PlanInputError:
+                        infeasible += len(accelerators)  # a format this model cannot take
+                        continue
+                    parts.append(_rows(grid, target_kind, target, g, mode, fmt, wfmt, names, ids, price))
+                    infeasible += len(accelerators) - len(parts[-1])
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     if frame.empty:
         return Recommendation(target_kind, target, pd.DataFrame(columns=list(COLUMNS)), (), n_configs,
@@ -188,6 +174,27 @@ def recommend(
     inputs = tuple(_row_inputs(base, accelerators[int(r.acc_index)], r) for r in frame.itertuples())
     frame["verified"], frame["one_fewer"] = _verify(frame, inputs, target_kind, target, verify)
     return Recommendation(target_kind, target, frame[list(COLUMNS)], inputs, n_configs, infeasible, refused)
+
+
+def _rows(grid, kind: str, target: float, g: int, mode: str, fmt: str, wfmt: str | None, names, ids, price):
+    """The configurations of one grid (one per accelerator) that hold something, with their replica counts."""
+    per_replica_sessions = grid.sessions_per_replica[:, 0, 0].astype(np.int64)
+    rate = np.nan_to_num(grid.request_rate_per_s[:, 0, 0], nan=0.0)
+    per_replica = per_replica_sessions.astype(np.float64) if kind == "sessions" else rate * g
+    ok = per_replica > 0
+    safe = np.where(ok, per_replica, 1.0)
+    replicas = np.where(ok, np.ceil(target / safe), 0)
+    # a float ceil can land one low at an exact multiple: make sure the capacity meets the target
+    replicas = np.where(ok & (replicas * per_replica < target), replicas + 1, replicas)
+    idx = np.nonzero(ok & (replicas <= MAX_REPLICAS))[0]
+    return pd.DataFrame({
+        "acc_index": idx, "accelerator": [names[i] for i in idx], "gpu_id": [ids[i] for i in idx],
+        "gpus_per_replica": g, "attention": mode, "kv_format": fmt, "weight_format": wfmt or "catalog",
+        "replicas": replicas[idx].astype(np.int64), "total_gpus": (replicas[idx] * g).astype(np.int64),
+        "sessions_per_replica": per_replica_sessions[idx], "sessions_per_gpu": grid.sessions_per_gpu[idx, 0, 0],
+        "request_rate_per_gpu": rate[idx], "capacity": replicas[idx] * per_replica[idx],
+        "price_per_gpu_hour": price[idx],
+    })
 
 
 def _price(acc: Accelerator, prices: Mapping[str, float] | None) -> float:
@@ -216,13 +223,13 @@ def pareto_mask(cost: np.ndarray, headroom: np.ndarray) -> np.ndarray:
 
 
 def _row_inputs(base: PlanInputs, acc: Accelerator, row) -> PlanInputs:
-    return base.model_copy(update={**acc.plan_fields, "gpus_per_replica": int(row.gpus_per_replica),
-                                   "kv_format": row.kv_format, "target_sessions_per_gpu": None,
-                                   "weight_format": None if row.weight_format == "catalog" else row.weight_format})
+    return rebase(base, **acc.plan_fields, gpus_per_replica=int(row.gpus_per_replica), pipeline_parallel_size=1,
+                  attention_parallelism=row.attention, kv_format=row.kv_format, target_sessions_per_gpu=None,
+                  weight_format=None if row.weight_format == "catalog" else row.weight_format)[0]
 
 
 def _verify(frame: pd.DataFrame, inputs: Sequence[PlanInputs], kind: str, target: float, limit: int | None):
-    """Scalar plan per row: same per-GPU figures, and one GPU fewer fails (``replicas - 1`` replicas fall short)."""
+    """Scalar plan per row: same figures, and one GPU fewer fails (``replicas - 1`` replicas fall short)."""
     verified, fewer = [], []
     for i, row in enumerate(frame.itertuples()):
         if limit is not None and i >= limit:
@@ -230,11 +237,12 @@ def _verify(frame: pd.DataFrame, inputs: Sequence[PlanInputs], kind: str, target
             fewer.append("not checked")
             continue
         r = plan(inputs[i])
-        per_gpu = float(r.sessions_per_gpu) if kind == "sessions" else float(r.request_rate_per_s or 0.0)
-        expected = float(row.sessions_per_gpu) if kind == "sessions" else float(row.request_rate_per_gpu)
-        same = r.sessions_per_gpu == row.sessions_per_gpu and math.isclose(per_gpu, expected, rel_tol=1e-12)
-        meets = row.replicas * row.gpus_per_replica * per_gpu >= target
-        short = (row.replicas - 1) * row.gpus_per_replica * per_gpu
+        rate = float(r.request_rate_per_s or 0.0)
+        per_replica = float(r.sessions_per_replica) if kind == "sessions" else rate * row.gpus_per_replica
+        same = (r.sessions_per_replica == row.sessions_per_replica
+                and math.isclose(rate, float(row.request_rate_per_gpu), rel_tol=1e-12, abs_tol=0.0))
+        meets = row.replicas * per_replica >= target
+        short = (row.replicas - 1) * per_replica
         if not (same and meets and short < target):
             raise PlanInputError("recommendation", f"{row.accelerator} x {row.gpus_per_replica}",
                                  "rows the scalar plan confirms (the array plan and the plan disagree: a bug)")

@@ -18,7 +18,7 @@ from planner.accelerators import (
     load_accelerators,
     parse_accelerators_text,
 )
-from planner.capacity import make_inputs, plan
+from planner.plan import make_inputs, plan
 from planner.cli import main
 from planner.errors import PlanInputError
 from planner.frontier import accelerators_for, frontier_grid, parse_accelerators

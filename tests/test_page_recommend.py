@@ -5,7 +5,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from streamlit.testing.v1 import AppTest
 
-from planner.capacity import plan
+from planner.plan import plan
 from kvplan_app.state import inputs_from_query
 
 
@@ -23,23 +23,24 @@ def _page(**query):
 def test_rows_link_to_plans_that_meet_the_target():
     at = _page(model="llama-3.1-70b", ctx="32000")
     table = next(d.value for d in at.dataframe if "plan link" in d.value.columns)
-    # Llama-3.1-70B, 32k, hit 0.5: 54 sessions per B200 with FP8 KV at 8 per replica -> 3 replicas = 24 GPUs
+    # Llama-3.1-70B, 32k, hit 0.5: 439 sessions per 8-B200 replica (TP, FP8 KV) -> 3 replicas = 24 GPUs
     assert table.iloc[0]["total_gpus"] == 24 and table.iloc[0]["gpu_id"] == "b200"
     for _, row in table.head(5).iterrows():
         query = {k: v[0] for k, v in parse_qs(urlsplit(row["plan link"]).query).items()}
         assert query.pop("page") == "plan"
         linked, warnings = inputs_from_query(query)
         assert warnings == []
-        assert plan(linked).sessions_per_gpu * row["total_gpus"] >= 1000
+        assert plan(linked).sessions_per_replica * row["replicas"] >= 1000
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert any(t.get("name") == "Pareto front" for t in fig["data"])
 
 
-def test_tp_attention_is_refused_in_words():
+def test_attention_axis_filters_rows():
     at = _page(model="llama-3.1-70b", ctx="32000")
-    at.multiselect(key="recommend_attention").set_value(["dp", "tp"]).run()
+    at.multiselect(key="recommend_attention").set_value(["dp"]).run()
     assert not at.exception
-    assert any("tp" in w.value for w in at.warning)
+    table = next(d.value for d in at.dataframe if "plan link" in d.value.columns)
+    assert set(table["attention"]) == {"dp"}
 
 
 def test_user_accelerator_from_the_plan_is_searched():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from planner.accelerators import accelerator_from_dict
-from planner.capacity import make_inputs, plan
+from planner.plan import make_inputs, plan
 from planner.cli import main
 from planner.errors import PlanInputError
 from planner.frontier import Accelerator, parse_accelerators
@@ -30,17 +30,25 @@ def test_acceptance_cli_rows_confirmed_by_kvplan_plan(capsys):
     # 16,000 x 163,840 = 2,621,440,000; per session (33,000 - 16,000) x 163,840 = 2,785,280,000;
     # sessions = floor((153,241,778,457 - 2,621,440,000) / 2,785,280,000) = 54 per GPU;
     # ceil(1,000 / (54 x 8)) = 3 replicas = 24 GPUs, the fewest of the search.
+    # Under TP 8 each GPU holds one of the 8 KV heads: 2 x 80 x 1 x 128 x 1 = 20,480 B/token per GPU;
+    # shared 16,000 x 20,480 = 327,680,000; per session 17,000 x 20,480 = 348,160,000;
+    # floor((153,241,778,457 - 327,680,000) / 348,160,000) = 439 sessions per replica; 3 replicas = 24 GPUs.
     first = rows[0]
-    assert (first["gpu_id"], first["gpus_per_replica"], first["kv_format"]) == ("b200", 8, "fp8")
-    assert first["sessions_per_gpu"] == 54 and first["total_gpus"] == 24
+    assert (first["gpu_id"], first["gpus_per_replica"], first["kv_format"], first["attention"]) == \
+        ("b200", 8, "fp8", "tp")
+    assert first["sessions_per_replica"] == 439 and first["total_gpus"] == 24
+    dp = next(r for r in rows if (r["gpu_id"], r["gpus_per_replica"], r["kv_format"], r["attention"]) ==
+              ("b200", 8, "fp8", "dp"))
+    assert dp["sessions_per_gpu"] == 54 and dp["sessions_per_replica"] == 432 and dp["total_gpus"] == 24
     assert min(r["total_gpus"] for r in rows) == 24
     for row in rows[:6]:
         assert main(["plan", *row["plan_args"], "--json"]) == 0
         confirmed = json.loads(capsys.readouterr().out)
-        assert confirmed["sessions_per_gpu"] == row["sessions_per_gpu"]
-        assert confirmed["sessions_per_gpu"] * row["total_gpus"] >= 1000
+        assert confirmed["sessions_per_replica"] == row["sessions_per_replica"]
+        assert confirmed["attention_parallelism"] == row["attention"]
+        assert confirmed["sessions_per_replica"] * row["replicas"] >= 1000
         # one GPU fewer: replicas - 1 whole replicas fall short
-        assert confirmed["sessions_per_gpu"] * (row["replicas"] - 1) * row["gpus_per_replica"] < 1000
+        assert confirmed["sessions_per_replica"] * (row["replicas"] - 1) < 1000
         assert "fails" in row["one_fewer"]
 
 
@@ -57,7 +65,8 @@ def test_prices_rank_equal_gpu_counts_by_cost():
     cheap = accelerator_from_dict({"id": "b200-cheap", "name": "B200 (cheap)", "memory_mib": 183_359,
                                    "hbm_bandwidth_gb_s": 8000, "bf16_dense_tflops": 2250, "price_per_gpu_hour": 2.0})
     accs = [Accelerator("b200"), Accelerator.of_user(cheap)]
-    rec = recommend(_base(), accs, target=1000, gpus_per_replica=[8], kv_formats=["fp8"], prices={"b200": 5.0})
+    rec = recommend(_base(), accs, target=1000, gpus_per_replica=[8], kv_formats=["fp8"], attention=["dp"],
+                    prices={"b200": 5.0})
     top = rec.frame.head(2)
     # same memory -> same 24 GPUs; 24 x 2.0 = 48 per hour beats 24 x 5.0 = 120
     assert top.total_gpus.tolist() == [24, 24] and top.gpu_id.tolist() == ["b200-cheap", "b200"]
@@ -65,12 +74,11 @@ def test_prices_rank_equal_gpu_counts_by_cost():
     assert rec.inputs[0].accelerator is not None and rec.inputs[0].gpu_id == "custom"
 
 
-def test_nothing_fits_and_tp_refused():
-    rec = recommend(_base(), parse_accelerators("l4"), target=10, gpus_per_replica=[1], attention=["dp", "tp"])
+def test_nothing_fits_and_bad_attention_refused():
+    rec = recommend(_base(), parse_accelerators("l4"), target=10, gpus_per_replica=[1])
     assert rec.frame.empty and rec.infeasible >= 1  # 70B in BF16 does not fit one 24 GB L4
-    assert any("'tp'" in r for r in rec.refused)
     with pytest.raises(PlanInputError, match="attention"):
-        recommend(_base(), parse_accelerators("h200"), target=10, attention=["tp"])
+        recommend(_base(), parse_accelerators("h200"), target=10, attention=["xp"])
 
 
 @pytest.mark.parametrize("kw", [
@@ -94,8 +102,9 @@ def test_cli_target_required_and_exclusive(capsys):
     assert main(["recommend", "--model", "llama-3.1-70b"]) == 2
     assert main(["recommend", "--sessions", "10", "--requests-per-s", "1"]) == 2
     assert main(["recommend", "--sessions", "10", "--prices", "h200=cheap"]) == 2
+    assert main(["recommend", "--sessions", "10", "--gpus-per-replica", "4"]) == 2  # swept: use --replica-gpus
     err = capsys.readouterr().err
-    assert err.count("kvplan: error:") == 3
+    assert err.count("kvplan: error:") == 4 and "--replica-gpus" in err
 
 
 def test_recommend_figure_pareto_and_axes():

@@ -29,8 +29,9 @@ inputs = current_inputs()
 user = accelerator_from_link(inputs.accelerator) if inputs.accelerator else None
 st.title("Recommend GPUs")
 st.caption(f"For {inputs.model_id} at {inputs.context_tokens:,} tokens, hit rate {inputs.hit_rate:g}, TTL "
-           f"{inputs.ttl_s:g} s, pauses {inputs.pause_mean_s:g} s (the Plan page's inputs). Data-parallel attention: "
-           "each GPU holds whole sessions. Identical replicas; rows rank by total GPUs, then cost, then headroom.")
+           f"{inputs.ttl_s:g} s, pauses {inputs.pause_mean_s:g} s (the Plan page's inputs). tp: a replica's GPUs split "
+           "each session's KV heads; dp: each GPU holds whole sessions. Identical replicas, no pipeline parallel; rows "
+           "rank by total GPUs, then cost, then headroom.")
 
 choices = list(GPUS) + ([user.id] if user else [])
 names = {**{g: GPUS[g].name for g in GPUS}, **({user.id: f"{user.name} (yours)"} if user else {})}
@@ -44,7 +45,7 @@ d1, d2, d3 = st.columns(3)
 gprs = d1.multiselect("GPUs per replica", [1, 2, 4, 8, 16, 32], default=list(DEFAULT_GPUS_PER_REPLICA),
                       key="recommend_gprs")
 kv_formats = d2.multiselect("KV formats", ["native", *FORMATS], default=["native", "fp8"], key="recommend_kv")
-attention = d3.multiselect("Attention parallelism", ["dp", "tp"], default=["dp"], key="recommend_attention",
+attention = d3.multiselect("Attention parallelism", ["tp", "dp"], default=["tp", "dp"], key="recommend_attention",
                            format_func=lambda a: "data-parallel (dp)" if a == "dp" else "tensor-parallel (tp)")
 prices_df = st.data_editor(
     pd.DataFrame({"accelerator": gpu_ids, "price per GPU-hour": [

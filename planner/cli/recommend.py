@@ -2,13 +2,14 @@
 
 ``kvplan recommend --model llama-3.1-70b --context 32k --sessions 1000 --gpus h100-sxm,h200,b200 --json``.
 Target: ``--sessions N`` (concurrent, whole deployment) or ``--requests-per-s R``.
-Axes: ``--gpus`` (catalog ids, ``custom:N``, ids from ``--accelerators``), ``--gpus-per-replica 1,2,4,8``,
-``--kv-formats native,fp8``, ``--weight-formats`` and ``--attention dp``. Prices per GPU-hour:
+Axes: ``--gpus`` (catalog ids, ``custom:N``, ids from ``--accelerators``), ``--replica-gpus 1,2,4,8`` (GPUs per
+replica), ``--attention tp,dp``, ``--kv-formats native,fp8`` and ``--weight-formats``. Prices per GPU-hour:
 ``--prices h100-sxm=2.5,h200=3.2`` (or ``price_per_gpu_hour`` in the accelerators file).
-Every ``kvplan plan`` flag sets the other inputs (hit rate, TTL, pauses, output tokens, throughputs).
+Every other ``kvplan plan`` flag sets the other inputs (hit rate, TTL, pauses, output tokens, throughputs);
+the flags the search sweeps (``--gpu``, ``--gpus-per-replica``, ...) are refused with the axis to use instead.
 
 Output: the ranked rows (text), or one JSON object whose rows carry ``plan_args``: the ``kvplan plan``
-arguments that reproduce each row's per-GPU figures.
+arguments that reproduce each row's figures.
 """
 
 from __future__ import annotations
@@ -17,16 +18,19 @@ import argparse
 import json
 import math
 
-from planner.capacity import PlanInputs, make_inputs
-from planner.cli.args import add_accelerators_flag, bounded_float, positive_int, user_accelerators
-from planner.cli.plan import PLAN_FLAGS
+from planner.cli.args import bounded_float, positive_int, user_accelerators
+from planner.cli.plan_inputs import add_input_flags, flag_of, given_fields, inputs_from_args
 from planner.errors import PlanInputError
 from planner.frontier import parse_accelerators
+from planner.plan import PlanInputs
 from planner.recommend import COLUMNS, recommend
 
-_SEARCHED = ("--gpu", "--gpus-per-replica", "--kv-format", "--weight-format", "--target-sessions")
-"""Plan flags the search replaces with its axes."""
-_PLAN_FLAG_OF = {dest: flag for flag, (dest, *_) in PLAN_FLAGS.items()}
+SEARCHED: dict[str, str] = {
+    "gpu_id": "--gpus", "accelerator": "--gpus", "hbm_gib": "--gpus (custom:N)", "gpus_per_replica": "--replica-gpus",
+    "attention_parallelism": "--attention", "pipeline_parallel_size": "--replica-gpus (PP is 1)",
+    "kv_format": "--kv-formats", "weight_format": "--weight-formats", "target_sessions_per_gpu": "--sessions",
+}
+"""Plan fields the search sweeps -> the recommend flag to use instead."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,18 +42,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     target.add_argument("--requests-per-s", type=bounded_float(0, 1e12, lo_open=True),
                         help="requests per second for the deployment")
     p.add_argument("--gpus", default="h100-sxm,h200,b200", help="accelerator ids, custom:N, or ids from --accelerators")
-    p.add_argument("--gpus-per-replica", default="1,2,4,8", help="GPUs per replica to try (comma-separated)")
+    p.add_argument("--replica-gpus", default="1,2,4,8", help="GPUs per replica to try (comma-separated)")
+    p.add_argument("--attention", default="tp,dp", help="attention parallelism to try: tp, dp or both")
     p.add_argument("--kv-formats", default="native,fp8", help="KV formats to try (native = the model's)")
     p.add_argument("--weight-formats", default="catalog", help="weight formats to try (catalog = the model's)")
-    p.add_argument("--attention", default="dp", help="attention parallelism to try: dp (tp is not modelled yet)")
     p.add_argument("--prices", default="", help="price per GPU-hour by id: h100-sxm=2.5,h200=3.2")
-    p.add_argument("--top", type=positive_int(100_000), default=20, help="rows to print (default 20)")
-    for flag, (dest, conv, help_text) in PLAN_FLAGS.items():
-        if flag not in _SEARCHED:
-            p.add_argument(flag, dest=dest, type=conv, default=None, help=help_text)
-    p.add_argument("--state-in-hbm", dest="state_in_hbm", action="store_true", default=None,
-                   help="keep per-session window state in HBM instead of host RAM")
-    add_accelerators_flag(p)
+    p.add_argument("--top", type=positive_int(100_000), default=20, help="rows to print and verify (default 20)")
+    add_input_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -78,52 +77,43 @@ def _prices(text: str) -> dict[str, float]:
     return out
 
 
-def plan_args(inputs: PlanInputs, accelerators_file: str | None) -> list[str]:
-    """``kvplan plan`` arguments that reproduce these inputs (fields that differ from the defaults)."""
+def plan_args(inputs: PlanInputs) -> list[str]:
+    """``kvplan plan`` arguments that reproduce these inputs (the fields that differ from the defaults)."""
     defaults = PlanInputs()
     args: list[str] = []
     for field, value in inputs.model_dump().items():
-        if value == getattr(defaults, field) or field == "accelerator":
+        if value == getattr(defaults, field):
             continue
-        if field == "gpu_id" and inputs.accelerator is not None:
-            from planner.accelerators import accelerator_from_link
-
-            value = accelerator_from_link(inputs.accelerator).id
-        if field == "state_in_hbm":
-            args.append("--state-in-hbm")
-            continue
-        flag = _PLAN_FLAG_OF.get(field)
-        if flag is None or value is None:
-            continue
-        args += [flag, str(value)]
-    if inputs.accelerator is not None and accelerators_file:
-        args += ["--accelerators", accelerators_file]
+        if isinstance(value, bool):
+            args.append(("--" if value else "--no-") + flag_of(field).removeprefix("--"))
+        elif value is None:
+            args += [flag_of(field), "none"]
+        else:
+            args += [flag_of(field), repr(value) if isinstance(value, float) else str(value)]
     return args
 
 
 def run(args: argparse.Namespace) -> int:
     """Search, verify, print."""
-    fields = {dest: getattr(args, dest) for flag, (dest, *_) in PLAN_FLAGS.items()
-              if flag not in _SEARCHED and getattr(args, dest) is not None}
-    if args.state_in_hbm is not None:
-        fields["state_in_hbm"] = True
-    base = make_inputs(**fields)
-    user = user_accelerators(args)
-    accs = parse_accelerators(args.gpus, user)
+    swept = [f for f in given_fields(args) if f in SEARCHED]
+    if swept:
+        raise PlanInputError(flag_of(swept[0]), getattr(args, swept[0]), f"not given: recommend searches it "
+                             f"(use {SEARCHED[swept[0]]})")
+    base = inputs_from_args(args)
+    accs = parse_accelerators(args.gpus, user_accelerators(args))
     kind, value = ("sessions", args.sessions) if args.sessions is not None else ("requests_per_s", args.requests_per_s)
     wfmts = [None if w.strip() == "catalog" else w.strip() for w in args.weight_formats.split(",") if w.strip()]
     rec = recommend(base, accs, target_kind=kind, target=value,
-                    gpus_per_replica=_ints(args.gpus_per_replica, "gpus_per_replica"),
+                    gpus_per_replica=_ints(args.replica_gpus, "replica_gpus"),
                     kv_formats=[f.strip() for f in args.kv_formats.split(",") if f.strip()],
                     weight_formats=wfmts, attention=[a.strip() for a in args.attention.split(",") if a.strip()],
                     prices=_prices(args.prices), verify=args.top)
     top = rec.frame.head(args.top)
-    acc_file = str(args.accelerators) if args.accelerators is not None else None
     if args.json:
         rows = []
         for i, row in enumerate(top.to_dict(orient="records")):
             row = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
-            row["plan_args"] = plan_args(rec.inputs[i], acc_file)
+            row["plan_args"] = plan_args(rec.inputs[i])
             rows.append(row)
         print(json.dumps({"target": {kind: value}, "model_id": base.model_id, "context_tokens": base.context_tokens,
                           "hit_rate": base.hit_rate, "searched": rec.searched, "infeasible": rec.infeasible,
