@@ -3,7 +3,7 @@
 Run: ``python bench/bench_recommend.py``.
 
 * search: 20 accelerators (18 catalog + two custom sizes) x GPUs per replica 1..16
-  (16 values) x 6 KV formats x 2 weight formats = 3,840 configurations of
+  (16 values) x 2 attention parallelisms x 6 KV formats x 2 weight formats = 7,680 configurations of
   Llama-3.1-70B at 32k tokens, target 1,000 sessions, best of 5; ranking included,
   scalar verification of the top 20 rows included;
 * verify: the scalar plan on every feasible row (the page verifies the top 50).

@@ -70,7 +70,7 @@ class Recommendation:
     Attributes:
         target_kind: "sessions" or "requests_per_s"; target: its value.
         frame: one row per feasible configuration (:data:`COLUMNS`), ranked.
-        inputs: the plan inputs of each row (same order), for share links and ``kvplan plan``.
+        inputs: the plan inputs of the first ``verify`` rows (same order), for share links and ``kvplan plan``.
         searched: configurations evaluated; infeasible: those where nothing fits.
         refused: what was asked for but not searched, with the reason.
     """
@@ -102,7 +102,7 @@ def recommend(
     gpus_per_replica: Sequence[int] = DEFAULT_GPUS_PER_REPLICA,
     kv_formats: Sequence[str] = ("native",),
     weight_formats: Sequence[str | None] = (None,),
-    attention: Sequence[str] = ("dp",),
+    attention: Sequence[str] = ATTENTION_MODES,
     prices: Mapping[str, float] | None = None,
     verify: int | None = None,
 ) -> Recommendation:
@@ -116,7 +116,7 @@ def recommend(
         kv_formats, weight_formats: formats to try (``native`` / None = the model's).
         attention: attention parallelism to try (:data:`ATTENTION_MODES`; others are refused).
         prices: price per GPU-hour by accelerator id (overrides a user accelerator's own price).
-        verify: check this many top rows with the scalar plan (None: every row).
+        verify: check this many top rows with the scalar plan and build their inputs (None: every row).
 
     Raises:
         PlanInputError: a bad target, an empty axis, an out-of-range value, a search over
@@ -157,9 +157,12 @@ def recommend(
                     except PlanInputError:
                         infeasible += len(accelerators)  # a format this model cannot take
                         continue
-                    parts.append(_rows(grid, target_kind, target, g, mode, fmt, wfmt, names, ids, price))
-                    infeasible += len(accelerators) - len(parts[-1])
-    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+                    parts.append(_rows(grid, target_kind, target, g, mode, fmt, wfmt, price))
+                    infeasible += len(accelerators) - len(parts[-1]["acc_index"])
+    frame = pd.DataFrame({k: np.concatenate([p[k] for p in parts]) for k in parts[0]}) if parts else pd.DataFrame()
+    if not frame.empty:
+        frame.insert(1, "accelerator", np.array(names, dtype=object)[frame["acc_index"].to_numpy()])
+        frame.insert(2, "gpu_id", np.array(ids, dtype=object)[frame["acc_index"].to_numpy()])
     if frame.empty:
         return Recommendation(target_kind, target, pd.DataFrame(columns=list(COLUMNS)), (), n_configs,
                               infeasible, refused)
@@ -171,13 +174,14 @@ def recommend(
     frame["rank"] = np.arange(1, len(frame) + 1)
     frame["pareto"] = pareto_mask(frame["cost_per_hour"].to_numpy() if frame["cost_per_hour"].notna().all()
                                   else frame["total_gpus"].to_numpy(dtype=np.float64), frame["headroom"].to_numpy())
-    inputs = tuple(_row_inputs(base, accelerators[int(r.acc_index)], r) for r in frame.itertuples())
-    frame["verified"], frame["one_fewer"] = _verify(frame, inputs, target_kind, target, verify)
+    shown = len(frame) if verify is None else min(int(verify), len(frame))
+    inputs = tuple(_row_inputs(base, accelerators[int(r.acc_index)], r) for r in frame.head(shown).itertuples())
+    frame["verified"], frame["one_fewer"] = _verify(frame, inputs, target_kind, target)
     return Recommendation(target_kind, target, frame[list(COLUMNS)], inputs, n_configs, infeasible, refused)
 
 
-def _rows(grid, kind: str, target: float, g: int, mode: str, fmt: str, wfmt: str | None, names, ids, price):
-    """The configurations of one grid (one per accelerator) that hold something, with their replica counts."""
+def _rows(grid, kind: str, target: float, g: int, mode: str, fmt: str, wfmt: str | None, price) -> dict:
+    """Columns (numpy) of the configurations of one grid (one per accelerator) that hold something."""
     per_replica_sessions = grid.sessions_per_replica[:, 0, 0].astype(np.int64)
     rate = np.nan_to_num(grid.request_rate_per_s[:, 0, 0], nan=0.0)
     per_replica = per_replica_sessions.astype(np.float64) if kind == "sessions" else rate * g
@@ -187,14 +191,15 @@ def _rows(grid, kind: str, target: float, g: int, mode: str, fmt: str, wfmt: str
     # a float ceil can land one low at an exact multiple: make sure the capacity meets the target
     replicas = np.where(ok & (replicas * per_replica < target), replicas + 1, replicas)
     idx = np.nonzero(ok & (replicas <= MAX_REPLICAS))[0]
-    return pd.DataFrame({
-        "acc_index": idx, "accelerator": [names[i] for i in idx], "gpu_id": [ids[i] for i in idx],
-        "gpus_per_replica": g, "attention": mode, "kv_format": fmt, "weight_format": wfmt or "catalog",
+    n = len(idx)
+    return {
+        "acc_index": idx, "gpus_per_replica": np.full(n, g), "attention": np.full(n, mode, dtype=object),
+        "kv_format": np.full(n, fmt, dtype=object), "weight_format": np.full(n, wfmt or "catalog", dtype=object),
         "replicas": replicas[idx].astype(np.int64), "total_gpus": (replicas[idx] * g).astype(np.int64),
         "sessions_per_replica": per_replica_sessions[idx], "sessions_per_gpu": grid.sessions_per_gpu[idx, 0, 0],
         "request_rate_per_gpu": rate[idx], "capacity": replicas[idx] * per_replica[idx],
         "price_per_gpu_hour": price[idx],
-    })
+    }
 
 
 def _price(acc: Accelerator, prices: Mapping[str, float] | None) -> float:
@@ -228,11 +233,11 @@ def _row_inputs(base: PlanInputs, acc: Accelerator, row) -> PlanInputs:
                   weight_format=None if row.weight_format == "catalog" else row.weight_format)[0]
 
 
-def _verify(frame: pd.DataFrame, inputs: Sequence[PlanInputs], kind: str, target: float, limit: int | None):
+def _verify(frame: pd.DataFrame, inputs: Sequence[PlanInputs], kind: str, target: float):
     """Scalar plan per row: same figures, and one GPU fewer fails (``replicas - 1`` replicas fall short)."""
     verified, fewer = [], []
     for i, row in enumerate(frame.itertuples()):
-        if limit is not None and i >= limit:
+        if i >= len(inputs):
             verified.append(False)
             fewer.append("not checked")
             continue
