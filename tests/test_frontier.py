@@ -141,6 +141,7 @@ def _every_field():
         "measured_usable_kv_weights": st.none(),
         # a user-defined accelerator (a device reporting 97,871 MiB), which makes the GPU 'custom'
         "accelerator": st.sampled_from([None, None, "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~hl:64"]),
+        "state_bytes_per_sequence": st.one_of(st.none(), st.integers(0, 10**9)),
     })
 
 
