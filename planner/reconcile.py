@@ -61,7 +61,7 @@ HYBRID_QUIRK = ("For hybrid models vLLM reports 'GPU KV cache size' as num_block
 
 @dataclass(frozen=True)
 class Setting:
-    """One engine setting used for the prediction and where it came from ("log line 3", "given", "assumed: ...")."""
+    """One setting used for the prediction and where it came from ("log line 3", "given", "assumed: ...")."""
 
     name: str
     value: object
@@ -174,12 +174,20 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
     """
     if log.engine not in ("vllm", "sglang"):
         raise PlanInputError("log", log.engine, "a vLLM or an SGLang start-up log (one engine per log)")
-    model = model or model_from_log(log)
+    named = log.first("model")
+    if model is not None:
+        model_s = Setting("model", model.id, "given")
+    else:
+        model = model_from_log(log)
+        model_s = Setting("model", model.id if model else None,
+                          f"matched from line {named.line_no} of the log ({str(named.value)[:80]})" if model
+                          else "none: the log names no catalog model" if named is None
+                          else f"none: line {named.line_no} names no catalog model")
     tp_s = _setting("tp", tp, log.first("tp"), 1, "no TP size in the log")
     pp_s = _setting("pp", pp, log.first("pp"), 1, "no PP size in the log")
     dtype = log.first("sglang_kv_dtype") or log.first("kv_cache_dtype")
     fmt_s = _setting("kv_format", kv_format, dtype, "auto", "no KV dtype in the log: the model's own")
-    settings = [tp_s, pp_s, fmt_s]
+    settings = [model_s, tp_s, pp_s, fmt_s]
     refusals: list[str] = []
     causes: list[str] = []
     fmt: str | None = None
@@ -214,13 +222,11 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
         implied = (pool[0] / (tokens + block), pool[1] / tokens)
     best = None
     if implied and model is not None and per_token is not None:
-        best, fit_rows = _best_fit(model, fmt, int(tp_s.value), int(pp_s.value), implied, per_token, causes)
+        best, fit_rows = _best_fit(model, fmt, int(tp_s.value), int(pp_s.value), implied, per_token)
         rows += fit_rows
-    for key, found in log.conflicts().items():
-        if key in ("gpu_kv_cache_tokens", "num_gpu_blocks", "kv_budget", "max_concurrency", "sglang_tokens"):
-            causes.append(f"{key} is printed {len(found)} times with different values "
-                          f"({', '.join(r.printed for r in found[:4])}): typically one line per rank; "
-                          "the first is compared.")
+    causes += [f"{key} is printed {len(found)} times with different values ({', '.join(r.printed for r in found[:4])})"
+               ": typically one line per rank; the first is compared." for key, found in log.conflicts().items()
+               if key in ("gpu_kv_cache_tokens", "num_gpu_blocks", "kv_budget", "max_concurrency", "sglang_tokens")]
     return Reconciliation(engine=log.engine, model_id=model.id if model else None, settings=tuple(settings),
                           kv_bytes_per_token_per_gpu=per_token, implied_bytes_per_token=implied, pool_bytes=pool,
                           pool_tokens=tokens, best_fit_format=best, rows=tuple(rows),
@@ -357,7 +363,7 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, per_token, causes, refusals)
     return rows, pool, tokens
 
 
-def _best_fit(model, fmt, tp, pp, implied, per_token, causes):
+def _best_fit(model, fmt, tp, pp, implied, per_token):
     """Bytes per token of the stated and candidate KV formats beside the log's implied range."""
     lo, hi = implied
     mid = (lo + hi) / 2

@@ -216,7 +216,17 @@ def test_cli_config_and_json(capsys):
 def test_tp_override_changes_the_prediction():
     rec = reconcile(_log("sglang-21348-qwen3-235b-a22b-tp4.txt"), tp=8)
     # TP 8 > 4 KV heads: each rank still holds one head (replicated), 2 x 94 x 1 x 128 x 2 = 48,128 B
-    assert rec.kv_bytes_per_token_per_gpu == 48_128 and rec.settings[0].source == "given"
+    assert rec.kv_bytes_per_token_per_gpu == 48_128 and rec.settings[1].source == "given"
+    assert rec.settings[0].source.startswith("matched from line 1 of the log")
     rec = reconcile(_log("sglang-21348-qwen3-235b-a22b-tp4.txt"), tp=2)
     # TP 2: two heads per rank, 96,256 B; the log's K+V then disagrees (half the tokens would fit)
     assert rec.kv_bytes_per_token_per_gpu == 96_256 and _row(rec, "KV pool per GPU").status == "differs"
+
+
+def test_one_line_per_rank_named_not_averaged():
+    # the Dynamo thread's log prints one "GPU KV cache size" per rank: 739,536 and 735,440 tokens
+    log = parse_engine_log("GPU KV cache size: 739,536 tokens\nGPU KV cache size: 735,440 tokens\n"
+                           "Maximum concurrency for 430,000 tokens per request: 1.72x")
+    rec = reconcile(log)
+    assert any("printed 2 times" in c and "739,536, 735,440" in c for c in rec.causes)
+    assert _row(rec, "GPU KV cache size").engine == "739,536"

@@ -82,8 +82,7 @@ if len(results) == 2:
 
 for n, rec in results:
     st.subheader(f"Log {n}: {'vLLM' if rec.engine == 'vllm' else 'SGLang'}")
-    head = [("model", rec.model_id or "none (pick one above)")]
-    head += [(s.name, f"{s.value} ({s.source})") for s in rec.settings]
+    head = [(s.name, f"{s.value} ({s.source})") for s in rec.settings]
     if rec.kv_bytes_per_token_per_gpu is not None:
         head.append(("kvplan: bytes per token per GPU", f"{rec.kv_bytes_per_token_per_gpu:,} B"))
     st.dataframe(pd.DataFrame(head, columns=["setting", "value"]), hide_index=True, key=f"reconcile_settings_{n}")
