@@ -40,7 +40,16 @@ from typing import Literal, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from planner.plan import PlanInputs, plan, rebase
+from planner.plan import PlanInputs, kv_split, plan, rebase
+from planner.traces.readers import Trace
+from planner.traces.stack import (
+    MAX_CAPACITY_BLOCKS,
+    ReuseProfile,
+    capacity_curve,
+    check_ttl_s,
+    require_hashes,
+    reuse_profile,
+)
 from planner.catalog import get_model
 from planner.errors import PlanInputError
 from planner.frontier import Accelerator, frontier_grid
@@ -55,12 +64,44 @@ MAX_TARGET = 1e12
 MAX_REPLICAS = 10**9
 
 COLUMNS: tuple[str, ...] = (
-    "rank", "accelerator", "gpu_id", "gpus_per_replica", "attention", "kv_format", "weight_format", "replicas",
+    "rank", "accelerator", "gpu_id", "gpus_per_replica", "attention", "kv_format", "weight_format", "hit_rate",
+    "replicas",
     "total_gpus", "sessions_per_replica", "sessions_per_gpu", "request_rate_per_gpu", "capacity", "target",
     "headroom",
     "price_per_gpu_hour", "cost_per_hour", "pareto", "verified", "one_fewer",
 )
 """Column contract of :attr:`Recommendation.frame` (capacity and target in the target's unit)."""
+
+
+@dataclass(frozen=True, eq=False)
+class HitRateCurve:
+    """A trace's measured prefix hit rate as a function of the cache's size (exact at every size asked for).
+
+    The cache is one KV domain's pool: the usable KV of a GPU, counted in
+    tokens at the configuration's own bytes per token per GPU (its TP and KV
+    format). Hit rates are token hit rates of an LRU prefix cache
+    (:func:`planner.traces.stack.capacity_curve`) with an optional TTL.
+    """
+
+    profile: ReuseProfile
+    ttl_s: float | None = None
+
+    def at_tokens(self, capacity_tokens: np.ndarray) -> np.ndarray:
+        """Token hit rate at each capacity (tokens, any shape; whole blocks only count)."""
+        tokens = np.asarray(capacity_tokens, dtype=np.float64)
+        blocks = np.clip(np.floor(tokens / self.profile.block_tokens), 0, MAX_CAPACITY_BLOCKS).astype(np.int64)
+        flat = capacity_curve(self.profile, blocks.ravel(), ttl_s=self.ttl_s)["token_hit_rate"].to_numpy()
+        return flat.astype(np.float64).reshape(blocks.shape)
+
+
+def trace_hit_rate_curve(trace: Trace, ttl_s: float | None = None) -> HitRateCurve:
+    """The :class:`HitRateCurve` of a trace with prefix block hashes.
+
+    Raises:
+        PlanInputError: a trace without prefix hashes, or a bad TTL.
+    """
+    require_hashes(trace)
+    return HitRateCurve(reuse_profile(trace), check_ttl_s(ttl_s))
 
 
 @dataclass(frozen=True)
@@ -105,6 +146,7 @@ def recommend(
     attention: Sequence[str] = ATTENTION_MODES,
     prices: Mapping[str, float] | None = None,
     verify: int | None = None,
+    hit_rate_curve: HitRateCurve | None = None,
 ) -> Recommendation:
     """Search configurations meeting ``target`` and rank them (fewest GPUs, then cost, then headroom).
 
@@ -117,6 +159,8 @@ def recommend(
         attention: attention parallelism to try (:data:`ATTENTION_MODES`; others are refused).
         prices: price per GPU-hour by accelerator id (overrides a user accelerator's own price).
         verify: check this many top rows with the scalar plan and build their inputs (None: every row).
+        hit_rate_curve: a trace's hit rate vs cache size instead of ``base.hit_rate``: each configuration
+            plans at the hit rate its own KV pool measures on the trace (the row's inputs carry it).
 
     Raises:
         PlanInputError: a bad target, an empty axis, an out-of-range value, a search over
@@ -154,10 +198,13 @@ def recommend(
                                       kv_format=fmt, weight_format=wfmt, target_sessions_per_gpu=None)[0]
                         grid = frontier_grid(step, accelerators, [base.context_tokens], [base.hit_rate],
                                              model=model)
+                        pick = np.zeros(len(accelerators), dtype=np.int64)
+                        if hit_rate_curve is not None:
+                            grid, pick = _on_the_curve(grid, step, accelerators, model, hit_rate_curve)
                     except PlanInputError:
                         infeasible += len(accelerators)  # a format this model cannot take
                         continue
-                    parts.append(_rows(grid, target_kind, target, g, mode, fmt, wfmt, price))
+                    parts.append(_rows(grid, pick, target_kind, target, g, mode, fmt, wfmt, price))
                     infeasible += len(accelerators) - len(parts[-1]["acc_index"])
     frame = pd.DataFrame({k: np.concatenate([p[k] for p in parts]) for k in parts[0]}) if parts else pd.DataFrame()
     if not frame.empty:
@@ -180,10 +227,27 @@ def recommend(
     return Recommendation(target_kind, target, frame[list(COLUMNS)], inputs, n_configs, infeasible, refused)
 
 
-def _rows(grid, kind: str, target: float, g: int, mode: str, fmt: str, wfmt: str | None, price) -> dict:
-    """Columns (numpy) of the configurations of one grid (one per accelerator) that hold something."""
-    per_replica_sessions = grid.sessions_per_replica[:, 0, 0].astype(np.int64)
-    rate = np.nan_to_num(grid.request_rate_per_s[:, 0, 0], nan=0.0)
+def _on_the_curve(grid, step: PlanInputs, accelerators, model, curve: HitRateCurve):
+    """Re-evaluate ``grid`` with each accelerator at the hit rate its pool measures on the trace.
+
+    Returns (grid over the distinct hit rates, index of each accelerator's hit rate on axis 2).
+    """
+    est = model.estimate(step.context_tokens, None if step.kv_format == "native" else step.kv_format,
+                         kv_split(step).tp)
+    per_token = float(est.kv_bytes_per_token)
+    if not per_token > 0:
+        raise PlanInputError("trace", "hit rate curve", "a model whose KV grows with context")
+    tokens = np.maximum(grid.usable_kv_bytes.astype(np.float64), 0.0) / per_token
+    hits = curve.at_tokens(tokens)
+    axis, pick = np.unique(hits, return_inverse=True)
+    return frontier_grid(step, accelerators, [step.context_tokens], axis, model=model), pick.reshape(-1)
+
+
+def _rows(grid, pick, kind: str, target: float, g: int, mode: str, fmt: str, wfmt: str | None, price) -> dict:
+    """Columns (numpy) of the configurations of one grid (accelerator i at hit rate index ``pick[i]``)."""
+    a = np.arange(grid.shape[0])
+    per_replica_sessions = grid.sessions_per_replica[a, 0, pick].astype(np.int64)
+    rate = np.nan_to_num(grid.request_rate_per_s[a, 0, pick], nan=0.0)
     per_replica = per_replica_sessions.astype(np.float64) if kind == "sessions" else rate * g
     ok = per_replica > 0
     safe = np.where(ok, per_replica, 1.0)
@@ -196,7 +260,8 @@ def _rows(grid, kind: str, target: float, g: int, mode: str, fmt: str, wfmt: str
         "acc_index": idx, "gpus_per_replica": np.full(n, g), "attention": np.full(n, mode, dtype=object),
         "kv_format": np.full(n, fmt, dtype=object), "weight_format": np.full(n, wfmt or "catalog", dtype=object),
         "replicas": replicas[idx].astype(np.int64), "total_gpus": (replicas[idx] * g).astype(np.int64),
-        "sessions_per_replica": per_replica_sessions[idx], "sessions_per_gpu": grid.sessions_per_gpu[idx, 0, 0],
+        "hit_rate": grid.hit_rates[pick[idx]],
+        "sessions_per_replica": per_replica_sessions[idx], "sessions_per_gpu": grid.sessions_per_gpu[idx, 0, pick[idx]],
         "request_rate_per_gpu": rate[idx], "capacity": replicas[idx] * per_replica[idx],
         "price_per_gpu_hour": price[idx],
     }
@@ -229,6 +294,7 @@ def pareto_mask(cost: np.ndarray, headroom: np.ndarray) -> np.ndarray:
 
 def _row_inputs(base: PlanInputs, acc: Accelerator, row) -> PlanInputs:
     return rebase(base, **acc.plan_fields, gpus_per_replica=int(row.gpus_per_replica), pipeline_parallel_size=1,
+                  hit_rate=float(row.hit_rate),
                   attention_parallelism=row.attention, kv_format=row.kv_format, target_sessions_per_gpu=None,
                   weight_format=None if row.weight_format == "catalog" else row.weight_format)[0]
 

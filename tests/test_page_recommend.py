@@ -50,3 +50,15 @@ def test_user_accelerator_from_the_plan_is_searched():
     table = next(d.value for d in at.dataframe if "plan link" in d.value.columns)
     h20 = table[table["gpu_id"] == "h20"]
     assert len(h20) and (h20["cost_per_hour"] == h20["total_gpus"] * 1.8).all()
+
+
+def test_hit_rate_from_a_sample_trace():
+    at = _page(model="llama-3.1-70b", ctx="32000")
+    at.selectbox(key="recommend_hit_source").set_value("conversation").run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "plan link" in d.value.columns)
+    # each configuration plans at its own measured hit rate, carried by its plan link
+    assert table["hit_rate"].nunique() > 1 and (table["hit_rate"] < 1).all()
+    row = table.iloc[0]
+    query = {k: v[0] for k, v in parse_qs(urlsplit(row["plan link"]).query).items()}
+    assert float(query["hit"]) == row["hit_rate"]

@@ -115,3 +115,33 @@ def test_recommend_figure_pareto_and_axes():
     front = next(t for t in fig.data if t.name == "Pareto front")
     assert list(front.x) == sorted(rec.frame[rec.frame.pareto].total_gpus.tolist())
     assert fig.layout.xaxis.title.text == "total GPUs" and "%" in fig.layout.yaxis.title.text
+
+
+def test_trace_curve_hit_rate_per_configuration_matches_a_replay():
+    from planner.recommend import trace_hit_rate_curve
+    from planner.traces import load_sample, replay
+
+    trace = load_sample("conversation")
+    rec = recommend(_base(), parse_accelerators("b200"), target=1000, gpus_per_replica=[8], kv_formats=["fp8"],
+                    hit_rate_curve=trace_hit_rate_curve(trace))
+    by_mode = {r.attention: r for r in rec.frame.itertuples()}
+    # the pool of one KV domain in tokens: usable 153,241,778,457 B per GPU (B200, 8 GPUs per replica, see above)
+    # at 20,480 B/token per GPU under TP 8 (one KV head each) and 163,840 B/token under DP (all 8 heads)
+    for mode, per_token in (("tp", 20_480), ("dp", 163_840)):
+        blocks = 153_241_778_457 // per_token // trace.block_tokens
+        # the same hit rate from the reference LRU replay (a different code path from the curve)
+        assert by_mode[mode].hit_rate == pytest.approx(replay(trace, capacity_blocks=blocks).token_hit_rate,
+                                                       abs=1e-12)
+    assert by_mode["tp"].hit_rate > by_mode["dp"].hit_rate  # TP's pool holds 8x the tokens
+    assert all(rec.inputs[i].hit_rate == rec.frame.hit_rate[i] for i in range(len(rec.inputs)))
+    assert all(rec.frame.verified)
+
+
+def test_cli_trace_flag(capsys):
+    assert main(["recommend", "--model", "llama-3.1-70b", "--context", "32k", "--sessions", "1000",
+                 "--gpus", "b200", "--trace", "sample:conversation", "--json", "--top", "3"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["trace"] == "sample:conversation" and all(r["verified"] for r in out["rows"])
+    assert main(["recommend", "--sessions", "10", "--trace", "sample:azure-conv"]) == 2  # no prefix hashes
+    assert main(["recommend", "--sessions", "10", "--trace", "sample:conversation", "--hit-rate", "0.5"]) == 2
+    assert capsys.readouterr().err.count("kvplan: error:") == 2

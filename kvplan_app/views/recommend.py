@@ -18,17 +18,19 @@ from planner.errors import PlanInputError
 from planner.figures import recommend_figure
 from planner.formats import FORMATS
 from planner.frontier import Accelerator
-from planner.recommend import DEFAULT_GPUS_PER_REPLICA, recommend
+from planner.recommend import DEFAULT_GPUS_PER_REPLICA, recommend, trace_hit_rate_curve
+from planner.traces import load_sample
 from kvplan_app.share import root_url, share_url
 from kvplan_app.state import current_inputs, escape_markdown, to_query
 
 VERIFY_ROWS = 50  # rows checked by the scalar plan and shown
 DEFAULT_GPUS = ("h100-sxm", "h200", "b200")
+TRACE_SAMPLES = ("conversation", "synthetic")  # bundled samples with prefix hashes (Mooncake)
 
 inputs = current_inputs()
 user = accelerator_from_link(inputs.accelerator) if inputs.accelerator else None
 st.title("Recommend GPUs")
-st.caption(f"For {inputs.model_id} at {inputs.context_tokens:,} tokens, hit rate {inputs.hit_rate:g}, TTL "
+st.caption(f"For {inputs.model_id} at {inputs.context_tokens:,} tokens, TTL "
            f"{inputs.ttl_s:g} s, pauses {inputs.pause_mean_s:g} s (the Plan page's inputs). tp: a replica's GPUs split "
            "each session's KV heads; dp: each GPU holds whole sessions. Identical replicas, no pipeline parallel; rows "
            "rank by total GPUs, then cost, then headroom.")
@@ -52,14 +54,26 @@ prices_df = st.data_editor(
         user.price_per_gpu_hour if user and g == user.id and user.price_per_gpu_hour is not None else None
         for g in gpu_ids]}),
     disabled=["accelerator"], hide_index=True, key="recommend_prices")
-by_cost = st.toggle("Chart against cost per hour (priced rows only)", key="recommend_by_cost")
+h1, h2 = st.columns([2, 1])
+hit_source = h1.selectbox("Prefix hit rate", ["plan", *TRACE_SAMPLES], key="recommend_hit_source",
+                          format_func=lambda x: f"the plan's ({inputs.hit_rate:g})" if x == "plan" else
+                          f"measured on the {x} sample trace at each configuration's KV pool")
+by_cost = h2.toggle("Chart against cost per hour (priced rows only)", key="recommend_by_cost")
+
+
+@st.cache_resource(show_spinner="Reading the trace's reuse profile ...")
+def _curve(sample: str):
+    # one reuse profile per sample and server (pure data, read-only afterwards)
+    return trace_hit_rate_curve(load_sample(sample))
 
 try:
     prices = {str(r["accelerator"]): float(r["price per GPU-hour"]) for _, r in prices_df.iterrows()
               if r["price per GPU-hour"] is not None and not pd.isna(r["price per GPU-hour"])}
     accs = [Accelerator.of_user(user) if user and g == user.id else Accelerator(g) for g in gpu_ids]
+    curve = None if hit_source == "plan" else _curve(hit_source)
     rec = recommend(inputs, accs, target_kind=kind, target=float(target), gpus_per_replica=gprs,
-                    kv_formats=kv_formats, attention=attention, prices=prices, verify=VERIFY_ROWS)
+                    kv_formats=kv_formats, attention=attention, prices=prices, verify=VERIFY_ROWS,
+                    hit_rate_curve=curve)
 except PlanInputError as exc:
     st.error(escape_markdown(str(exc), keep="_"))
     st.stop()

@@ -47,6 +47,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kv-formats", default="native,fp8", help="KV formats to try (native = the model's)")
     p.add_argument("--weight-formats", default="catalog", help="weight formats to try (catalog = the model's)")
     p.add_argument("--prices", default="", help="price per GPU-hour by id: h100-sxm=2.5,h200=3.2")
+    p.add_argument("--trace", default=None, metavar="SOURCE",
+                   help="plan each configuration at the hit rate its KV pool measures on this trace (a file with "
+                        "prefix hashes, or sample:conversation / sample:synthetic) instead of --hit-rate")
+    p.add_argument("--trace-ttl-s", type=bounded_float(0, 1e9), default=None,
+                   help="TTL of the trace's prefix cache, s (default: none)")
     p.add_argument("--top", type=positive_int(100_000), default=20, help="rows to print and verify (default 20)")
     add_input_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -103,7 +108,15 @@ def run(args: argparse.Namespace) -> int:
     accs = parse_accelerators(args.gpus, user_accelerators(args))
     kind, value = ("sessions", args.sessions) if args.sessions is not None else ("requests_per_s", args.requests_per_s)
     wfmts = [None if w.strip() == "catalog" else w.strip() for w in args.weight_formats.split(",") if w.strip()]
-    rec = recommend(base, accs, target_kind=kind, target=value,
+    curve = None
+    if args.trace is not None:
+        if "hit_rate" in given_fields(args):
+            raise PlanInputError("--hit-rate", args.hit_rate, "not given with --trace (the trace measures it)")
+        from planner.recommend import trace_hit_rate_curve
+        from planner.traces import read_trace
+
+        curve = trace_hit_rate_curve(read_trace(args.trace), args.trace_ttl_s)
+    rec = recommend(base, accs, target_kind=kind, target=value, hit_rate_curve=curve,
                     gpus_per_replica=_ints(args.replica_gpus, "replica_gpus"),
                     kv_formats=[f.strip() for f in args.kv_formats.split(",") if f.strip()],
                     weight_formats=wfmts, attention=[a.strip() for a in args.attention.split(",") if a.strip()],
@@ -116,12 +129,13 @@ def run(args: argparse.Namespace) -> int:
             row["plan_args"] = plan_args(rec.inputs[i])
             rows.append(row)
         print(json.dumps({"target": {kind: value}, "model_id": base.model_id, "context_tokens": base.context_tokens,
-                          "hit_rate": base.hit_rate, "searched": rec.searched, "infeasible": rec.infeasible,
+                          "hit_rate": "from the trace" if curve is not None else base.hit_rate, "trace": args.trace, "searched": rec.searched, "infeasible": rec.infeasible,
                           "refused": list(rec.refused), "columns": list(COLUMNS), "rows": rows},
                          indent=2, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
         return 0
     unit = "sessions" if kind == "sessions" else "requests/s"
-    print(f"{base.model_id}, {base.context_tokens:,} tokens, hit rate {base.hit_rate:g}: target {value:,.6g} {unit}; "
+    hit = f"hit rate from {args.trace}" if curve is not None else f"hit rate {base.hit_rate:g}"
+    print(f"{base.model_id}, {base.context_tokens:,} tokens, {hit}: target {value:,.6g} {unit}; "
           f"{rec.searched:,} configurations searched, {rec.infeasible:,} hold nothing")
     for why in rec.refused:
         print(f"  not searched: {why}")
@@ -132,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
         cost = "" if math.isnan(row.cost_per_hour) else f", {row.cost_per_hour:,.2f} per hour"
         mark = " *" if row.pareto else ""
         print(f"{row.rank:>4}. {row.total_gpus:,} x {row.accelerator} ({row.replicas:,} replicas of "
-              f"{row.gpus_per_replica}, attention {row.attention}, KV {row.kv_format}, weights {row.weight_format}): "
+              f"{row.gpus_per_replica}, attention {row.attention}, KV {row.kv_format}, weights {row.weight_format}, "
+              f"hit rate {row.hit_rate:.3g}): "
               f"{row.capacity:,.6g} {unit}, headroom {row.headroom:.1%}{cost}{mark}")
         print(f"      verified by the plan: {'yes' if row.verified else 'no'}; {row.one_fewer}")
     print("  * on the Pareto front (GPUs or cost vs headroom)")
