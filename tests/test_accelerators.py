@@ -197,7 +197,10 @@ def test_every_page_runs_on_a_linked_user_accelerator():
     for page in ("frontier", "context", "model", "recommend"):
         at.switch_page(f"kvplan_app/views/{page}.py")
         at.run()
-        assert not at.exception and not at.error, page
+        assert not at.exception and not at.error and not at.warning, page
+    at.switch_page("kvplan_app/views/context.py")
+    at.run()
+    assert at.selectbox(key="context_gpu").value == "h20"  # the plan's own accelerator draws the HBM line
     at.switch_page("kvplan_app/views/frontier.py")
     at.run()
     import json as _json
