@@ -111,10 +111,12 @@ def test_qwen3_235b_tp4_pair_same_bytes_per_token_only_budgets_differ():
     assert summary.startswith("Both engines store 48,128 B per token per GPU; only the budgets differ")
     # 367,404 / 178,880 = 2.054 -> "2.05x"
     assert "178,880" in summary and "367,404" in summary and "(2.05x)" in summary
-    # vLLM: 8.11 GiB // (94 x 16 x 512 B = 770,048 B) = 11,308..11,316 blocks = 180,928.. tokens; it reports
-    # 178,880 = 11,180 blocks: the 0.09 GiB residual is reported as unexplained, not hidden
+    # vLLM: "8.11 GiB" is [8.105, 8.115] GiB = [8,702,677,483, 8,713,414,902] B; // (94 x 16 x 512 B = 770,048 B)
+    # = 11,301..11,315 blocks = 180,816..181,040 tokens; it reports 178,880 = 11,180 blocks: the residual
+    # 8.11 GiB - 178,880 x 48,128 B = 98,909,552 B (0.0921 GiB, 1.1 %) is reported as unexplained, not hidden
     tokens = _row(vllm, "GPU KV cache size")
-    assert tokens.status == "differs" and "does not explain" in tokens.cause
+    assert tokens.kvplan == "180,816 to 181,040"
+    assert tokens.status == "differs" and "does not explain" in tokens.cause and "0.0921 GiB" in tokens.cause
     assert vllm.best_fit_format in ("native", "bf16")  # fp8 would be 24,064 B: twice the tokens
 
 
