@@ -66,8 +66,8 @@ MAX_REPLICAS = 10**9
 COLUMNS: tuple[str, ...] = (
     "rank", "accelerator", "gpu_id", "gpus_per_replica", "attention", "kv_format", "weight_format", "hit_rate",
     "replicas",
-    "total_gpus", "sessions_per_replica", "sessions_per_gpu", "request_rate_per_gpu", "capacity", "target",
-    "headroom",
+    "total_gpus", "sessions_per_replica", "sessions_per_gpu", "request_rate_per_gpu", "decode_tokens_per_s",
+    "prefill_tokens_per_s", "capacity", "target", "headroom",
     "price_per_gpu_hour", "cost_per_hour", "pareto", "verified", "one_fewer",
 )
 """Column contract of :attr:`Recommendation.frame` (capacity and target in the target's unit)."""
@@ -147,6 +147,7 @@ def recommend(
     prices: Mapping[str, float] | None = None,
     verify: int | None = None,
     hit_rate_curve: HitRateCurve | None = None,
+    scale_throughput: bool = False,
 ) -> Recommendation:
     """Search configurations meeting ``target`` and rank them (fewest GPUs, then cost, then headroom).
 
@@ -161,6 +162,9 @@ def recommend(
         verify: check this many top rows with the scalar plan and build their inputs (None: every row).
         hit_rate_curve: a trace's hit rate vs cache size instead of ``base.hit_rate``: each configuration
             plans at the hit rate its own KV pool measures on the trace (the row's inputs carry it).
+        scale_throughput: scale the base plan's decode throughput by HBM bandwidth and its prefill
+            throughput by dense BF16 FLOP/s per accelerator, relative to ``base``'s accelerator (as the
+            frontier does); the row's inputs carry the scaled figures.
 
     Raises:
         PlanInputError: a bad target, an empty axis, an out-of-range value, a search over
@@ -197,10 +201,11 @@ def recommend(
                         step = rebase(base, gpus_per_replica=g, pipeline_parallel_size=1, attention_parallelism=mode,
                                       kv_format=fmt, weight_format=wfmt, target_sessions_per_gpu=None)[0]
                         grid = frontier_grid(step, accelerators, [base.context_tokens], [base.hit_rate],
-                                             model=model)
+                                             model=model, scale_throughput=scale_throughput)
                         pick = np.zeros(len(accelerators), dtype=np.int64)
                         if hit_rate_curve is not None:
-                            grid, pick = _on_the_curve(grid, step, accelerators, model, hit_rate_curve)
+                            grid, pick = _on_the_curve(grid, step, accelerators, model, hit_rate_curve,
+                                                       scale_throughput)
                     except PlanInputError:
                         infeasible += len(accelerators)  # a format this model cannot take
                         continue
@@ -227,7 +232,7 @@ def recommend(
     return Recommendation(target_kind, target, frame[list(COLUMNS)], inputs, n_configs, infeasible, refused)
 
 
-def _on_the_curve(grid, step: PlanInputs, accelerators, model, curve: HitRateCurve):
+def _on_the_curve(grid, step: PlanInputs, accelerators, model, curve: HitRateCurve, scale: bool):
     """Re-evaluate ``grid`` with each accelerator at the hit rate its pool measures on the trace.
 
     Returns (grid over the distinct hit rates, index of each accelerator's hit rate on axis 2).
@@ -240,7 +245,8 @@ def _on_the_curve(grid, step: PlanInputs, accelerators, model, curve: HitRateCur
     tokens = np.maximum(grid.usable_kv_bytes.astype(np.float64), 0.0) / per_token
     hits = curve.at_tokens(tokens)
     axis, pick = np.unique(hits, return_inverse=True)
-    return frontier_grid(step, accelerators, [step.context_tokens], axis, model=model), pick.reshape(-1)
+    return (frontier_grid(step, accelerators, [step.context_tokens], axis, model=model, scale_throughput=scale),
+            pick.reshape(-1))
 
 
 def _rows(grid, pick, kind: str, target: float, g: int, mode: str, fmt: str, wfmt: str | None, price) -> dict:
@@ -263,6 +269,7 @@ def _rows(grid, pick, kind: str, target: float, g: int, mode: str, fmt: str, wfm
         "hit_rate": grid.hit_rates[pick[idx]],
         "sessions_per_replica": per_replica_sessions[idx], "sessions_per_gpu": grid.sessions_per_gpu[idx, 0, pick[idx]],
         "request_rate_per_gpu": rate[idx], "capacity": replicas[idx] * per_replica[idx],
+        "decode_tokens_per_s": grid.decode_tokens_per_s[idx], "prefill_tokens_per_s": grid.prefill_tokens_per_s[idx],
         "price_per_gpu_hour": price[idx],
     }
 
@@ -294,7 +301,8 @@ def pareto_mask(cost: np.ndarray, headroom: np.ndarray) -> np.ndarray:
 
 def _row_inputs(base: PlanInputs, acc: Accelerator, row) -> PlanInputs:
     return rebase(base, **acc.plan_fields, gpus_per_replica=int(row.gpus_per_replica), pipeline_parallel_size=1,
-                  hit_rate=float(row.hit_rate),
+                  hit_rate=float(row.hit_rate), decode_tokens_per_s=float(row.decode_tokens_per_s),
+                  prefill_tokens_per_s=float(row.prefill_tokens_per_s),
                   attention_parallelism=row.attention, kv_format=row.kv_format, target_sessions_per_gpu=None,
                   weight_format=None if row.weight_format == "catalog" else row.weight_format)[0]
 

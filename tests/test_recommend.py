@@ -145,3 +145,26 @@ def test_cli_trace_flag(capsys):
     assert main(["recommend", "--sessions", "10", "--trace", "sample:azure-conv"]) == 2  # no prefix hashes
     assert main(["recommend", "--sessions", "10", "--trace", "sample:conversation", "--hit-rate", "0.5"]) == 2
     assert capsys.readouterr().err.count("kvplan: error:") == 2
+
+
+def test_scaled_throughput_travels_in_the_rows_inputs():
+    base = _base(gpu_id="h200", decode_tokens_per_s=5_000.0)
+    rec = recommend(base, parse_accelerators("h100-sxm,b200"), target_kind="requests_per_s", target=50.0,
+                    gpus_per_replica=[8], kv_formats=["fp8"], attention=["tp"], scale_throughput=True)
+    rows = {r.gpu_id: (i, r) for i, r in enumerate(rec.frame.itertuples())}
+    # decode scales with HBM bandwidth: H100 SXM 5,000 x 3,350 / 4,800 GB/s; B200 5,000 x 8,000 / 4,800
+    assert rows["h100-sxm"][1].decode_tokens_per_s == pytest.approx(5_000 * 3_350 / 4_800)
+    i, b200 = rows["b200"]
+    assert b200.decode_tokens_per_s == pytest.approx(5_000 * 8_000 / 4_800)
+    assert rec.inputs[i].decode_tokens_per_s == b200.decode_tokens_per_s and b200.verified
+
+
+def test_cli_scale_throughput_and_base_gpu(capsys):
+    assert main(["recommend", "--model", "llama-3.1-70b", "--context", "32k", "--requests-per-s", "50",
+                 "--gpus", "b200", "--replica-gpus", "8", "--scale-throughput", "--base-gpu", "h100-sxm",
+                 "--json", "--top", "1"]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    # 5,000 tokens/s described on an H100 SXM (3,350 GB/s), scaled to a B200 (8,000 GB/s)
+    assert row["decode_tokens_per_s"] == pytest.approx(5_000 * 8_000 / 3_350)
+    assert main(["plan", *row["plan_args"], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["request_rate_per_s"] == pytest.approx(row["request_rate_per_gpu"])

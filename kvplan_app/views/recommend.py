@@ -18,6 +18,7 @@ from planner.errors import PlanInputError
 from planner.figures import recommend_figure
 from planner.formats import FORMATS
 from planner.frontier import Accelerator
+from planner.models import WEIGHT_BYTES_PER_PARAM
 from planner.recommend import DEFAULT_GPUS_PER_REPLICA, recommend, trace_hit_rate_curve
 from planner.traces import load_sample
 from kvplan_app.share import root_url, share_url
@@ -54,11 +55,16 @@ prices_df = st.data_editor(
         user.price_per_gpu_hour if user and g == user.id and user.price_per_gpu_hour is not None else None
         for g in gpu_ids]}),
     disabled=["accelerator"], hide_index=True, key="recommend_prices")
-h1, h2 = st.columns([2, 1])
+h1, h3, h2 = st.columns([2, 1, 1])
+weight_formats = h3.multiselect("Weight formats", ["catalog", *WEIGHT_BYTES_PER_PARAM], default=["catalog"],
+                                key="recommend_weights")
 hit_source = h1.selectbox("Prefix hit rate", ["plan", *TRACE_SAMPLES], key="recommend_hit_source",
                           format_func=lambda x: f"the plan's ({inputs.hit_rate:g})" if x == "plan" else
                           f"measured on the {x} sample trace at each configuration's KV pool")
 by_cost = h2.toggle("Chart against cost per hour (priced rows only)", key="recommend_by_cost")
+scale = h2.toggle("Scale throughput per accelerator", value=True, key="recommend_scale",
+                  help="Scale the plan's decode throughput by HBM bandwidth and its prefill throughput by BF16 "
+                       "FLOP/s, relative to the plan's accelerator (as the Frontier page does).")
 
 
 @st.cache_resource(show_spinner="Reading the trace's reuse profile ...")
@@ -73,7 +79,8 @@ try:
     curve = None if hit_source == "plan" else _curve(hit_source)
     rec = recommend(inputs, accs, target_kind=kind, target=float(target), gpus_per_replica=gprs,
                     kv_formats=kv_formats, attention=attention, prices=prices, verify=VERIFY_ROWS,
-                    hit_rate_curve=curve)
+                    weight_formats=[None if w == "catalog" else w for w in weight_formats],
+                    hit_rate_curve=curve, scale_throughput=scale)
 except PlanInputError as exc:
     st.error(escape_markdown(str(exc), keep="_"))
     st.stop()

@@ -18,11 +18,11 @@ import argparse
 import json
 import math
 
-from planner.cli.args import bounded_float, positive_int, user_accelerators
+from planner.cli.args import apply_user_gpu, bounded_float, positive_int, user_accelerators
 from planner.cli.plan_inputs import add_input_flags, flag_of, given_fields, inputs_from_args
 from planner.errors import PlanInputError
 from planner.frontier import parse_accelerators
-from planner.plan import PlanInputs
+from planner.plan import PlanInputs, rebase
 from planner.recommend import COLUMNS, recommend
 
 SEARCHED: dict[str, str] = {
@@ -52,6 +52,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "prefix hashes, or sample:conversation / sample:synthetic) instead of --hit-rate")
     p.add_argument("--trace-ttl-s", type=bounded_float(0, 1e9), default=None,
                    help="TTL of the trace's prefix cache, s (default: none)")
+    p.add_argument("--scale-throughput", action="store_true",
+                   help="scale decode by HBM bandwidth and prefill by BF16 FLOP/s per accelerator, relative to "
+                        "--base-gpu")
+    p.add_argument("--base-gpu", default="h200",
+                   help="the accelerator --decode-tokens-per-s and --prefill-tokens-per-s describe (default h200)")
     p.add_argument("--top", type=positive_int(100_000), default=20, help="rows to print and verify (default 20)")
     add_input_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -104,8 +109,9 @@ def run(args: argparse.Namespace) -> int:
     if swept:
         raise PlanInputError(flag_of(swept[0]), getattr(args, swept[0]), f"not given: recommend searches it "
                              f"(use {SEARCHED[swept[0]]})")
-    base = inputs_from_args(args)
-    accs = parse_accelerators(args.gpus, user_accelerators(args))
+    user = user_accelerators(args)
+    base, _ = rebase(inputs_from_args(args), **apply_user_gpu({"gpu_id": args.base_gpu, "accelerator": None}, user))
+    accs = parse_accelerators(args.gpus, user)
     kind, value = ("sessions", args.sessions) if args.sessions is not None else ("requests_per_s", args.requests_per_s)
     wfmts = [None if w.strip() == "catalog" else w.strip() for w in args.weight_formats.split(",") if w.strip()]
     curve = None
@@ -117,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
         curve = trace_hit_rate_curve(read_trace(args.trace), args.trace_ttl_s)
     rec = recommend(base, accs, target_kind=kind, target=value, hit_rate_curve=curve,
+                    scale_throughput=args.scale_throughput,
                     gpus_per_replica=_ints(args.replica_gpus, "replica_gpus"),
                     kv_formats=[f.strip() for f in args.kv_formats.split(",") if f.strip()],
                     weight_formats=wfmts, attention=[a.strip() for a in args.attention.split(",") if a.strip()],
