@@ -1,15 +1,16 @@
 """Recommend: the fewest GPUs (then the lowest cost) that meet a capacity target, searched with the array plan.
 
 The search covers accelerators x GPUs per replica x attention parallelism x KV
-format (x weight format). For each (GPUs per replica, KV format, weight
-format) one :func:`planner.frontier.frontier_grid` call evaluates the plan on
-every accelerator at once (the frontier's array arithmetic, equal to
-:func:`planner.plan.plan` point for point); no Python loop per plan.
+format (x weight format). For each (GPUs per replica, attention, KV format,
+weight format) one :func:`planner.frontier.frontier_grid` call evaluates the
+plan on every accelerator at once (the frontier's array arithmetic, equal to
+:func:`planner.plan.plan` point for point); no Python loop per plan. The hit
+rate is the base plan's, or (``hit_rate_curve``) the one each configuration's
+own KV pool measures on a trace; throughputs may be scaled per accelerator.
 
 Target, for a whole deployment of identical replicas:
 
-* ``sessions``: concurrent sessions; capacity = replicas x GPUs per replica x
-  sessions per GPU;
+* ``sessions``: concurrent sessions; capacity = replicas x sessions per replica;
 * ``requests_per_s``: requests per second; capacity = replicas x GPUs per
   replica x the plan's request rate per GPU (decode throughput and Little's law
   at ``session_decode_tokens_per_s``).
@@ -21,7 +22,7 @@ GPU-hour (when given). Rows rank by total GPUs, then cost, then headroom
 both GPUs (or cost) and headroom.
 
 Every returned row is verified by the scalar plan (:func:`planner.plan.plan`
-on that row's inputs gives the same sessions per GPU and rate) and checked to
+on that row's inputs gives the same sessions per replica and rate) and checked to
 be minimal: one GPU fewer (total - 1) leaves at most ``replicas - 1`` whole
 replicas, whose capacity is below the target; the row says so with the figure.
 
