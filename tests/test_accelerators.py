@@ -207,3 +207,12 @@ def test_every_page_runs_on_a_linked_user_accelerator():
 
     names = [t.get("name") for t in _json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
     assert "NVIDIA H20" in names
+
+
+def test_cli_gpus_lists_yours(tmp_path, capsys):
+    path = tmp_path / "my-gpus.toml"
+    path.write_text(TOML, encoding="utf-8")
+    assert main(["gpus", "--accelerators", str(path), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    mine = next(r for r in rows if r["id"] == "h20")
+    assert mine["hbm_bytes"] == MEM_BYTES and mine["source"] == "user-defined accelerator"
