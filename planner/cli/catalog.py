@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("models", help="list catalog models")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_models)
-    g = sub.add_parser("gpus", help="list catalog accelerators (and yours, with --accelerators)")
+    g = sub.add_parser("gpus", help="list catalog accelerators")
     g.add_argument("--json", action="store_true")
     add_accelerators_flag(g)
     g.set_defaults(func=run_gpus)
