@@ -183,7 +183,10 @@ def parse_accelerators_text(text: str | bytes, *, toml: bool | None = None) -> d
         raise PlanInputError("accelerators", f"{len(text):,} bytes", f"a file of at most {MAX_FILE_BYTES:,} bytes")
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the same parser, published as tomli
+        import tomli as tomllib
 
     kinds = ("TOML",) if toml else ("JSON",) if toml is False else ("JSON", "TOML")
     data: Any = None
