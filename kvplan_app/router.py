@@ -30,6 +30,8 @@ def pages() -> list:
         st.Page(VIEWS / "traces.py", title="Traces", icon="📈", url_path="traces"),
         st.Page(VIEWS / "frontier.py", title="Frontier", url_path="frontier"),
         st.Page(VIEWS / "context.py", title="GB vs context", url_path="context"),
+        st.Page(VIEWS / "recommend.py", title="Recommend GPUs", url_path="recommend"),
+        st.Page(VIEWS / "reconcile.py", title="Reconcile a log", url_path="reconcile"),
         st.Page(VIEWS / "probe.py", title="Live probe", icon="🔬", url_path="probe"),
     ]
 

@@ -60,6 +60,7 @@ QUERY_KEYS: dict[str, str] = {
     "state_bytes_per_sequence": "sbs",
     "measured_usable_kv_gib": "musable",
     "attention_parallelism": "attn",
+    "accelerator": "acc",
     "pipeline_parallel_size": "pp",
     "measured_kv_model_id": "mkv_model",
     "measured_kv_format": "mkv_fmt",
@@ -427,7 +428,15 @@ def set_inputs(inputs: PlanInputs) -> None:
     sync_query()
 
 
+_ACCELERATOR_WIDGETS = ("gpu_id", "acc_id", "acc_name", "acc_mem", "acc_mem_unit", "acc_bw", "acc_tf", "acc_hl",
+                        "acc_price")
+"""Plan-page widgets (after the prefix) that show a user-defined accelerator."""
+
+
 def _reseed_widgets(fields) -> None:
+    fields = list(fields)
+    if "accelerator" in fields:
+        fields += _ACCELERATOR_WIDGETS
     for field in fields:  # keep the Plan page's widgets in step
         st.session_state.pop(f"{_WIDGET_PREFIX}{field}", None)
 

@@ -256,6 +256,9 @@ HOSTILE_LINKS = [
     {"page": "traces", "t_sample": "../../etc/passwd", "t_ttl": "inf", "ptps": "5e-324"},
     {"page": "context", "ctx": "1e308", "hbm": "5e-324", "gpu": "custom", "dtps": "-0"},
     {"page": "probe", "stps": "1.7976931348623157e308", "measured_kv_bytes_per_token": "nan"},
+    {"page": "recommend", "gpu": "custom", "acc": "id:<b>x</b>~name:![x](http://example.invalid/x.png)~mem:1e999",
+     "ctx": "1e308"},
+    {"page": "reconcile", "gpu": "custom", "acc": "id:h20~name::red[x] <script>~mem:1~bw:nan~tf:1" + "~" * 500},
     {"hit": "NaN", "ctx": "١٠٠٠", "prefixes": "1e6", "target": "-1", "<script>alert(1)</script>": "1",
      "x" * 10_240: "<img src=x onerror=alert(1)>", "pause": "5e-324", "ttl": "1e308"},
 ]

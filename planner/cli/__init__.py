@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "frontier": ("frontier", "sessions and request rate over accelerators, contexts, hit rates"),
     "trace": ("trace", "measured prefix-cache hit rates from a request trace"),
     "probe": ("probe", "allocate the quantized KV pool on this GPU (or CPU) and measure its real bytes"),
+    "reconcile": ("reconcile", "compare a vLLM or SGLang start-up log with kvplan's prediction"),
+    "recommend": ("recommend", "fewest GPUs (then cost) meeting a sessions or requests/s target"),
     "serve": ("serve", "start the dashboard (Streamlit) from the installed package"),
 }
 """Subcommand -> (module in ``planner.cli``, one-line help), in help order."""

@@ -61,3 +61,31 @@ def bounded_float(lo: float, hi: float, *, lo_open: bool = False):
         return value
 
     return convert
+
+
+def add_accelerators_flag(parser: argparse.ArgumentParser) -> None:
+    """``--accelerators FILE``: user-defined accelerators (TOML or JSON, :mod:`planner.accelerators`)."""
+    from pathlib import Path
+
+    parser.add_argument("--accelerators", type=Path, default=None, metavar="FILE",
+                        help="TOML or JSON file of your own accelerators; their ids work wherever a catalog id does")
+
+
+def user_accelerators(args: argparse.Namespace) -> dict:
+    """The accelerators of ``--accelerators`` by id ({} without the flag).
+
+    Raises:
+        PlanInputError: an unreadable or invalid file.
+    """
+    from planner.accelerators import load_accelerators
+
+    path = getattr(args, "accelerators", None)
+    return load_accelerators(path) if path is not None else {}
+
+
+def apply_user_gpu(fields: dict, user: dict) -> dict:
+    """Plan fields with a user accelerator id in ``gpu_id`` turned into ``gpu_id='custom'`` + ``accelerator``."""
+    gpu = fields.get("gpu_id")
+    if gpu in user:
+        return {**fields, "gpu_id": "custom", "accelerator": user[gpu].to_link()}
+    return fields

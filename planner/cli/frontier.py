@@ -26,11 +26,13 @@ from pathlib import Path
 import numpy as np
 
 from planner.cli.plan import write_csv
+from planner.cli.args import user_accelerators
 from planner.cli.plan_inputs import add_input_flags, inputs_from_args
 from planner.export import to_csv_bytes
 from planner.frontier import (
     FRAME_COLUMNS,
     Accelerator,
+    accelerators_for,
     frontier_grid,
     parse_accelerators,
     parse_contexts,
@@ -46,7 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Vectorized frontier: every (accelerator, context, hit rate) plan, per GPU; "
                                    "the plan of the other flags is one of its points.")
     p.add_argument("--gpus", default="h100-sxm,h200,b200",
-                   help="comma-separated accelerator ids (kvplan gpus), or custom:N for N GiB of HBM")
+                   help="comma-separated accelerator ids (kvplan gpus), custom:N for N GiB of HBM, or ids from "
+                        "--accelerators")
     p.add_argument("--contexts", default="128k,256k,512k,1M", help="comma-separated context lengths (128k, 1M, 1e6)")
     p.add_argument("--hit-rates", default="0,0.5,0.9", help="comma-separated prefix hit rates in [0, 1]")
     p.add_argument("--scale-throughput", action="store_true",
@@ -68,9 +71,9 @@ def _plain(value):
 def run(args: argparse.Namespace) -> int:
     """Evaluate the grid and print it."""
     base = inputs_from_args(args)
-    accs = parse_accelerators(args.gpus)
-    own = Accelerator(base.gpu_id, base.hbm_gib)
-    if all((a.gpu_id, a.hbm_gib) != (own.gpu_id, own.hbm_gib) for a in accs):
+    accs = parse_accelerators(args.gpus, user_accelerators(args))
+    own = accelerators_for([], base)[0] if base.gpu_id == "custom" else Accelerator(base.gpu_id, base.hbm_gib)
+    if all(a != own for a in accs):
         accs.append(own)
     contexts = with_points(parse_contexts(args.contexts), base.context_tokens)
     hits = with_points(parse_hit_rates(args.hit_rates), base.hit_rate)
@@ -81,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         rows = frame.astype({"accelerator": str, "gpu_id": str, "rate_limit": str}).to_dict(orient="records")
         rows = [{k: _plain(v) for k, v in r.items()} for r in rows]
-        gi = next(i for i, a in enumerate(grid.accelerators) if (a.gpu_id, a.hbm_gib) == (own.gpu_id, own.hbm_gib))
+        gi = next(i for i, a in enumerate(grid.accelerators) if a == own)
         ci, hi = grid.nearest_context(base.context_tokens), grid.nearest_hit_rate(base.hit_rate)
         point = {f.name: _plain(np.broadcast_to(getattr(grid.arrays, f.name), grid.shape)[gi, ci, hi])
                  for f in dataclasses.fields(grid.arrays) if isinstance(getattr(grid.arrays, f.name), np.ndarray)}
