@@ -144,8 +144,9 @@ class PlanInputs(BaseModel):
         description="KV bytes per token measured by `kvplan probe` (or an engine) for this model and kv_format; "
                     "replaces the growing-KV coefficient, marked as measured; None = the planner's arithmetic")
     measured_usable_kv_gib: float | None = Field(
-        None, ge=0, le=MAX_HBM_GIB, allow_inf_nan=False,
-        description="usable KV memory per GPU measured on the device (probe's free memory, an engine's log), GiB; "
+        None, ge=0.001, le=MAX_HBM_GIB, allow_inf_nan=False,
+        description="usable KV memory per GPU measured on the device (probe's free memory, an engine's log), GiB, "
+                    "at least 0.001 GiB (about 1 MiB: a zero or denormal measurement is no measurement); "
                     "replaces HBM x utilization - weights - reserve; None = computed")
 
     @field_validator("context_tokens", "output_tokens", mode="before")

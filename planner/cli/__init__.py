@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
-from planner.errors import PlanInputError
+from planner.errors import PlanInputError, short_repr
 
 SUBCOMMANDS = ("kv", "plan", "catalog", "frontier", "trace", "probe")
 """Subcommand modules, in help order (``catalog`` provides ``models`` and ``gpus``)."""
@@ -41,7 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run kvplan; returns the exit code (0 ok, 2 bad input)."""
+    """Run kvplan; returns the exit code (0 ok, 2 bad input, 1 busy, out of memory or an internal error).
+
+    Whatever happens, the user sees one line on stderr, never a traceback (``KVPLAN_DEBUG=1`` re-raises).
+    """
     parser = build_parser()
     try:
         try:
@@ -57,6 +61,15 @@ def main(argv: list[str] | None = None) -> int:
     except OverflowError as exc:
         print(f"kvplan: error: a number is too large ({exc})", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("kvplan: error: out of memory (a smaller input, or more memory for this process)", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback; KVPLAN_DEBUG=1 shows it
+        if os.environ.get("KVPLAN_DEBUG"):
+            raise
+        print(f"kvplan: internal error: {type(exc).__name__}: {short_repr(str(exc), 200)} "
+              "(please report it; KVPLAN_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,6 +9,9 @@ from __future__ import annotations
 import argparse
 import math
 
+from planner.errors import PlanInputError, short_repr
+from planner.units import parse_tokens
+
 
 def _number(text: str) -> float:
     try:
@@ -20,40 +23,28 @@ def _number(text: str) -> float:
     return value
 
 
-_SUFFIXES = {"k": 10**3, "m": 10**6, "g": 10**9}
-
-
-def _count(text: str) -> float:
-    """A count as people type it: 131072, 1e6, 1,000,000, 128k, 1M (decimal suffixes, as token counts are)."""
-    raw = text.strip().replace(",", "").replace("_", "")
-    if raw and raw[-1].lower() in _SUFFIXES:
-        value = _number(raw[:-1]) * _SUFFIXES[raw[-1].lower()]
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-        return value
-    return _number(raw)
+def _whole(text: str, minimum: int, maximum: int) -> int:
+    """A count as people type it, read by the one token parser (:func:`planner.units.parse_tokens`)."""
+    try:
+        return parse_tokens(text, field="count", minimum=minimum, maximum=maximum)
+    except PlanInputError as exc:
+        raise argparse.ArgumentTypeError(f"{short_repr(text)} is not allowed; expected {exc.allowed}") from None
 
 
 def positive_int(maximum: int = 10**12):
-    """Converter for an integer in [1, maximum] (accepts '1e6', '128k', '1M' when whole)."""
+    """Converter for an integer in [1, maximum]: 131072, 131,072, 1_000_000, 1e6, 128k, 1.5M (when whole)."""
 
     def convert(text: str) -> int:
-        value = _count(text)
-        if not value.is_integer() or not 1 <= value <= maximum:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number in [1, {maximum:,}]")
-        return int(value)
+        return _whole(text, 1, maximum)
 
     return convert
 
 
 def nonneg_int(maximum: int = 10**12):
-    """Converter for an integer in [0, maximum] (accepts '1e6', '128k', '1M' when whole)."""
+    """Converter for an integer in [0, maximum]: as :func:`positive_int`, 0 allowed."""
 
     def convert(text: str) -> int:
-        value = _count(text)
-        if not value.is_integer() or not 0 <= value <= maximum:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number in [0, {maximum:,}]")
-        return int(value)
+        return _whole(text, 0, maximum)
 
     return convert
 

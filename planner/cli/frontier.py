@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
                     r[k] = v.item()
         print(json.dumps({"model_id": base.model_id, "inputs": base.model_dump(mode="json"),
                           "scale_throughput": args.scale_throughput, "miss_probability": grid.miss_probability,
-                          "columns": list(FRAME_COLUMNS), "rows": rows}))
+                          "columns": list(FRAME_COLUMNS), "rows": rows}, allow_nan=False))
     elif args.csv is None or str(args.csv) != "-":
         names = [a.name for a in grid.accelerators]
         width = max(12, *(len(n) for n in names))

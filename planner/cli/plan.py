@@ -25,6 +25,7 @@ from planner.capacity import (
     MAX_SESSIONS_PER_GPU,
     MAX_SHARED_PREFIXES,
     MAX_TIER_GIB,
+    MIN_TOKENS_PER_S,
     PlanInputs,
     make_inputs,
     plan,
@@ -52,9 +53,9 @@ _FLAGS: dict[str, tuple[str, object, str]] = {
     "--output-tokens": ("output_tokens", nonneg_int(100_000_000), "generated tokens per request"),
     "--hit-rate": ("hit_rate", bounded_float(0, 1), "prefix hit rate in [0, 1]"),
     "--kv-format": ("kv_format", str, "native or a KV format id"),
-    "--decode-tokens-per-s": ("decode_tokens_per_s", bounded_float(0, 1e9, lo_open=True),
+    "--decode-tokens-per-s": ("decode_tokens_per_s", bounded_float(MIN_TOKENS_PER_S, 1e9),
                               "aggregate decode throughput per GPU"),
-    "--session-decode-tokens-per-s": ("session_decode_tokens_per_s", bounded_float(0, 1e7, lo_open=True),
+    "--session-decode-tokens-per-s": ("session_decode_tokens_per_s", bounded_float(MIN_TOKENS_PER_S, 1e7),
                                       "decode speed of one session"),
     "--shared-prefixes": ("shared_prefixes", positive_int(MAX_SHARED_PREFIXES),
                           "distinct shared prefixes per GPU, each stored once (default 1)"),
@@ -63,7 +64,7 @@ _FLAGS: dict[str, tuple[str, object, str]] = {
     "--pause-distribution": ("pause_distribution", str, "exponential (default) or fixed"),
     "--ttl-s": ("ttl_s", bounded_float(0, MAX_SECONDS),
                 "host-RAM TTL of window state, s (default 60; 0 = never persisted, as vLLM)"),
-    "--prefill-tokens-per-s": ("prefill_tokens_per_s", bounded_float(0, 1e9, lo_open=True),
+    "--prefill-tokens-per-s": ("prefill_tokens_per_s", bounded_float(MIN_TOKENS_PER_S, 1e9),
                                "prefill throughput per GPU for replay and recompute (default 20,000)"),
     "--host-ram-gib": ("host_ram_gib", bounded_float(0, MAX_TIER_GIB),
                        "host RAM per GPU for KV, GiB (node RAM / GPUs per node; default: the node's)"),
@@ -81,7 +82,7 @@ MEASURED_FLAGS: dict[str, tuple[str, object, str]] = {
     "--measured-kv-bytes-per-token": ("measured_kv_bytes_per_token", bounded_float(0.001, 1e9),
                                       "KV bytes per token measured by kvplan probe for --model and --kv-format "
                                       "(replaces the coefficient; marked measured)"),
-    "--measured-usable-kv-gib": ("measured_usable_kv_gib", bounded_float(0, 100_000),
+    "--measured-usable-kv-gib": ("measured_usable_kv_gib", bounded_float(0.001, 100_000),
                                  "usable KV per GPU measured on the device, GiB (replaces the computed figure)"),
 }
 """Plan-only flags for measured figures (``kvplan probe`` results)."""

@@ -313,6 +313,6 @@ def load_probe_result(data: bytes | str, *, max_bytes: int = MAX_RESULT_FILE_BYT
     if version != SCHEMA_VERSION:
         raise PlanInputError("schema_version", version, f"{SCHEMA_VERSION} (this kvplan reads only that)")
     try:
-        return ProbeResult.model_validate_json(data if isinstance(data, (str, bytes)) else json.dumps(raw))
+        return ProbeResult.model_validate_json(data if isinstance(data, (str, bytes)) else json.dumps(raw, allow_nan=False))
     except ValidationError as exc:
         raise _first_error(exc) from None
