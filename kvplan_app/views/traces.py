@@ -154,9 +154,9 @@ m5.metric("Malformed rows", f"{trace.malformed.num_malformed:,}")
 if trace.malformed.num_malformed:
     st.warning(escape_markdown(trace.malformed.summary()))  # quotes the file's own values: text, never markup
 for note in trace.notes:
-    st.caption(note)
+    st.caption(escape_markdown(note))  # may quote the file (its name, its values): text, never a link
 if trace.source:
-    st.caption(f"Source: {trace.source}")
+    st.caption(escape_markdown(f"Source: {trace.source}"))
 
 result = plan(inputs)
 conc = concurrency(trace, session_decode_tokens_per_s=inputs.session_decode_tokens_per_s)
