@@ -92,3 +92,41 @@ def test_with_kvplan_debug_the_error_reaches_streamlit_too(monkeypatch):
     at = _app({})
     at.run()
     assert at.exception and len(at.error) == 1
+
+
+# A config inside the importer's ranges: 100,000 layers x 1,000,000 KV heads x head_dim 1,000,000 in BF16 is
+# 100,000 x 2 x 1,000,000 x 1,000,000 x 2 B = 4e17 B per token; at 1,000,000 tokens 4e23 B, past 2^63 B
+# (9.22e18 B): no 64-bit table can hold it, and no machine either.
+HUGE_CONFIG = {"model_type": "llama", "num_hidden_layers": 100_000, "num_attention_heads": 1_000_000,
+               "num_key_value_heads": 1_000_000, "hidden_size": 1_000_000, "head_dim": 1_000_000,
+               "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}
+
+
+def test_a_model_past_2_63_bytes_is_refused_with_one_message_and_the_page_renders():
+    import json
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("kvplan_app/views/model.py")
+    at.run()
+    at.radio(key="model_source").set_value("Import config.json").run()
+    at.text_area(key="model_config_text").set_value(json.dumps(HUGE_CONFIG)).run()
+    assert not at.exception
+    errors = [shown(e.value) for e in at.error]
+    assert any("context_tokens" in e and "2^63 B" in e for e in errors), errors
+    # it falls back to one token: 4e17 B = 400,000,000 GB (372,529,030 GiB rounded by format_bytes)
+    assert next(m.value for m in at.metric if m.label.startswith("KV per GPU (pool)")).startswith("400,000,000.0 GB")
+    for tp, ctx in ((1024, "1"), (1, "23")):  # 23 tokens x 4e17 = 9.2e18 B: just under 2^63 = 9.223e18 B
+        at.number_input(key="model_tp").set_value(tp).run()
+        at.text_input(key="model_context").set_value(ctx).run()
+        assert not at.exception
+
+
+def test_estimate_refuses_past_2_63_bytes_and_names_what_fits():
+    from planner.config_import import model_from_config
+    from planner.errors import PlanInputError
+
+    model = model_from_config(HUGE_CONFIG, name="huge")
+    assert model.estimate(23).kv_bytes == 23 * 4 * 10**17  # 9.2e18 B < 2^63 - 1 = 9,223,372,036,854,775,807 B
+    with pytest.raises(PlanInputError, match=r"context_tokens: 24 .*at most about 23 tokens"):
+        model.estimate(24)  # 24 x 4e17 = 9.6e18 B > 2^63 B
