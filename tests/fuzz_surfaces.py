@@ -547,6 +547,14 @@ def _probe_base() -> dict:
     return result_dict()
 
 
+def _fit(doc: dict, budget_bytes: int) -> int:
+    """Tokens of this result's pool layout that fit in ``budget_bytes`` (builds a consistent forgery)."""
+    from planner.probe.layout import plan_pool, tokens_that_fit
+
+    return tokens_that_fit(plan_pool(doc["model_id"], doc["num_tokens"], doc["kv_format"], doc["block_size"]),
+                           budget_bytes)
+
+
 @st.composite
 def probe_texts(draw) -> str:
     """ProbeResult JSON: forged figures, inconsistent totals, wrong types, extra and missing fields."""
@@ -565,7 +573,7 @@ def probe_texts(draw) -> str:
             doc["measured_bytes_per_token"] = m / n
             doc["measured_over_predicted"] = m / doc["predicted_bytes"]
             doc["allocator_overhead_bytes"] = doc["resident_bytes"] - m
-            doc["tokens_fit_free"] = math.floor(doc["free_bytes"] / (m / n))
+            doc["tokens_fit_free"] = _fit(doc, doc["free_bytes"])
             doc["tokens_fit_cap"] = draw(st.integers(0, doc["tokens_fit_free"]))
         elif action == "scale" and isinstance(doc.get(key), (int, float)) and not isinstance(doc.get(key), bool):
             factor = draw(st.sampled_from([0, -1, 0.1, 10, 1 + 1e-12, 1e300, 5e-324]))

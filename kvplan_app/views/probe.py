@@ -23,6 +23,7 @@ from planner.probe import (
 )
 from planner.probe.apply import formats_frame, groups_frame, measured_model
 from planner.probe.layout import MAX_PROBE_TOKENS
+from planner.probe.result import tokens_fit_text
 from planner.units import GiB, format_bytes, parse_tokens
 from kvplan_app.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
 
@@ -135,9 +136,10 @@ def show(result, source: str) -> None:
     m3.metric("Allocator and page overhead", f"{result.allocator_overhead_bytes:+,} B",
               help=("mem_get_info delta" if result.device == "cuda" else "process RSS delta")
               + f" {result.resident_bytes:,} B minus measured")
-    m4.metric("KV cache size in free memory", f"{result.tokens_fit_free:,} tokens",
-              help=f"free {format_bytes(result.free_bytes)} / measured bytes per token; under the "
-                   f"{result.max_fraction:g} cap with scratch: {result.tokens_fit_cap:,} tokens")
+    m4.metric("KV cache size in free memory", tokens_fit_text(result.tokens_fit_free),
+              help=f"the largest pool of this layout (whole blocks, windows capped) in free "
+                   f"{format_bytes(result.free_bytes)}; under the {result.max_fraction:g} cap with scratch: "
+                   f"{tokens_fit_text(result.tokens_fit_cap)}")
     st.caption(f"Released afterwards: {'yes' if result.released else 'NO'} (residual {result.residual_bytes:+,} B). "
                f"Pool {format_bytes(result.pool_bytes)}; device total {format_bytes(result.total_bytes)}, free "
                f"{format_bytes(result.free_bytes)} before the probe.")
