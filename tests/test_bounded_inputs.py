@@ -221,3 +221,69 @@ def test_every_json_writer_refuses_nan(path):
             flags = {k.arg: k.value for k in node.keywords}
             assert "allow_nan" in flags and isinstance(flags["allow_nan"], ast.Constant) \
                 and flags["allow_nan"].value is False, f"{path.name}:{node.lineno} json.{node.func.attr} without allow_nan=False"
+
+
+# ---------------------------------------------------------------------------
+# Frontier: a bounded grid, written in chunks
+# ---------------------------------------------------------------------------
+
+
+def test_a_grid_past_the_cap_is_refused_with_one_line_before_any_work():
+    from planner.frontier import MAX_GRID_POINTS
+
+    # 3 accelerators x 2,000 contexts x 1,700 hit rates = 10,200,000 points > 10,000,000
+    contexts = ",".join(str(1000 + i) for i in range(2000))
+    hits = ",".join(f"{i / 1700:.6f}" for i in range(1700))
+    proc = _kvplan("frontier", "--gpus", "h100-sxm,h200,b200", "--contexts", contexts, "--hit-rates", hits, "--json")
+    _one_line_refusal(proc, "grid", "10,200,000", f"{MAX_GRID_POINTS:,}")
+    assert proc.stdout == ""
+
+
+def _small_grid():
+    from planner.frontier import frontier_grid, parse_accelerators
+
+    # 2 accelerators x 5 contexts x 3 hit rates = 30 rows; no output tokens makes some rates undefined (null)
+    return frontier_grid(make_inputs(output_tokens=0), parse_accelerators("h200,custom:64"),
+                         [1000, 2000, 4000, 8000, 16000], [0.0, 0.5, 0.9])
+
+
+@pytest.mark.parametrize("rows", [1, 2, 7, 15, 1000])
+def test_frames_in_chunks_are_the_whole_frame(rows):
+    import pandas as pd
+
+    grid = _small_grid()
+    chunks = list(grid.frames(rows))
+    assert all(len(c) <= max(rows, 1) for c in chunks)
+    whole = grid.frame()
+    pd.testing.assert_frame_equal(pd.concat(chunks, ignore_index=True), whole)
+
+
+def test_cli_csv_in_chunks_is_the_export_bytes_of_the_whole_grid(monkeypatch, capfdbinary):
+    import planner.frontier
+    from planner.cli import main
+    from planner.export import to_csv_bytes
+
+    monkeypatch.setattr(planner.frontier, "FRAME_CHUNK_ROWS", 4)  # 30 rows -> 8 chunks
+    argv = ["frontier", "--gpus", "h200,custom:64", "--contexts", "1000,2000,4000,8000,16000",
+            "--hit-rates", "0,0.5,0.9", "--output-tokens", "0", "--csv", "-"]
+    assert main(argv) == 0
+    assert capfdbinary.readouterr().out == to_csv_bytes(_small_grid().frame())
+
+
+def test_cli_json_in_chunks_parses_and_holds_every_row(monkeypatch, capsys):
+    import math
+
+    import planner.frontier
+    from planner.cli import main
+
+    monkeypatch.setattr(planner.frontier, "FRAME_CHUNK_ROWS", 4)
+    argv = ["frontier", "--gpus", "h200,custom:64", "--contexts", "1000,2000,4000,8000,16000",
+            "--hit-rates", "0,0.5,0.9", "--output-tokens", "0", "--json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out, parse_constant=lambda c: pytest.fail(c))
+    whole = _small_grid().frame()
+    assert len(doc["rows"]) == len(whole) == 30
+    assert [r["sessions_per_gpu"] for r in doc["rows"]] == whole["sessions_per_gpu"].tolist()
+    assert all(r["request_rate_per_s"] is None for r in doc["rows"])  # 0 output tokens: no decode, no rate
+    assert [r["accelerator"] for r in doc["rows"]] == [str(a) for a in whole["accelerator"]]
+    assert all(not isinstance(v, float) or math.isfinite(v) for r in doc["rows"] for v in r.values())

@@ -9,6 +9,8 @@ N GiB of HBM.
 Output: a table of sessions per GPU per hit rate (text), one JSON object with
 ``rows`` in the column contract of :data:`planner.frontier.FRAME_COLUMNS`
 (``--json``; undefined rates are ``null``), or that table as CSV (``--csv``).
+JSON and CSV are written in chunks of rows, so memory stays bounded up to the
+largest grid accepted (:data:`planner.frontier.MAX_GRID_POINTS`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from planner.capacity import make_inputs
@@ -49,6 +53,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def csv_chunks(grid) -> Iterator[bytes]:
+    """The grid's CSV (:func:`planner.export.to_csv_bytes` of :meth:`FrontierGrid.frame`), chunk by chunk:
+    the same bytes, one header row, memory bounded by the chunk size."""
+    for i, chunk in enumerate(grid.frames()):
+        data = to_csv_bytes(chunk)
+        yield data if i == 0 else data[data.index(b"\n") + 1:]
+
+
+def json_rows(frame) -> list[dict]:
+    """Rows of a grid frame as JSON-ready dicts: labels as text, NaN and infinities as null, numpy as Python."""
+    rows = frame.astype({"accelerator": str, "gpu_id": str, "rate_limit": str}).to_dict(orient="records")
+    for r in rows:
+        for k, v in r.items():
+            if hasattr(v, "item"):
+                v = r[k] = v.item()
+            if isinstance(v, float) and not math.isfinite(v):
+                r[k] = None
+    return rows
+
+
 def run(args: argparse.Namespace) -> int:
     """Evaluate the grid and print it."""
     fields = {dest: getattr(args, dest) for flag, (dest, *_) in PLAN_FLAGS.items()
@@ -60,20 +84,20 @@ def run(args: argparse.Namespace) -> int:
     accs = parse_accelerators(args.gpus)
     grid = frontier_grid(base, accs, parse_contexts(args.contexts), parse_hit_rates(args.hit_rates),
                          scale_throughput=args.scale_throughput)
-    frame = grid.frame()
-    if args.csv is not None:
-        write_csv(to_csv_bytes(frame), args.csv)  # the one CSV writer, as the Frontier page's downloads
+    if args.csv is not None:  # the one CSV writer, as the Frontier page's downloads; in chunks, never one table
+        write_csv(csv_chunks(grid), args.csv)
     if args.json:
-        rows = frame.astype({"accelerator": str, "gpu_id": str, "rate_limit": str}).to_dict(orient="records")
-        for r in rows:
-            for k, v in r.items():
-                if isinstance(v, float) and not math.isfinite(v):
-                    r[k] = None
-                elif hasattr(v, "item"):
-                    r[k] = v.item()
-        print(json.dumps({"model_id": base.model_id, "inputs": base.model_dump(mode="json"),
-                          "scale_throughput": args.scale_throughput, "miss_probability": grid.miss_probability,
-                          "columns": list(FRAME_COLUMNS), "rows": rows}, allow_nan=False))
+        header = json.dumps({"model_id": base.model_id, "inputs": base.model_dump(mode="json"),
+                             "scale_throughput": args.scale_throughput, "miss_probability": grid.miss_probability,
+                             "columns": list(FRAME_COLUMNS)}, allow_nan=False)
+        out = sys.stdout
+        out.write(header[:-1] + ', "rows": [')
+        first = True
+        for chunk in grid.frames():
+            for row in json_rows(chunk):
+                out.write(("" if first else ", ") + json.dumps(row, allow_nan=False))
+                first = False
+        out.write("]}\n")
     elif args.csv is None or str(args.csv) != "-":
         names = [a.name for a in grid.accelerators]
         width = max(12, *(len(n) for n in names))
