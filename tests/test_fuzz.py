@@ -30,7 +30,7 @@ from markdown_text import outside_code_spans
 
 SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 EXAMPLES = {"plan inputs": 400, "share links": 150, "config.json": 400, "trace files": 250, "plan files": 400,
-            "probe results": 300}
+            "probe results": 300, "token counts": 400, "cli": 150}
 """Inputs drawn per surface here (about 25 s on two cores); bench/fuzz_counts.py draws more."""
 
 
