@@ -55,7 +55,7 @@ class JobSettings:
     queue: int = 4
     memory_bytes: int = 4 * GiB
     time_limit_s: float = 300.0
-    preload: tuple[str, ...] = ("planner.capacity", "planner.traces", "planner.probe.run", "torch")
+    preload: tuple[str, ...] = ("planner.plan", "planner.traces", "planner.probe.run", "torch")
     """Modules each worker imports before its cap is measured, so the cap is ``memory_bytes`` above a loaded
     worker (torch alone maps about 1 GiB of address space)."""
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.capacity import make_inputs
+from planner.plan import make_inputs
 from planner.errors import PlanInputError
 from planner.io import read_capped, require_regular_file
 from planner.planfile import dumps as dump_plan_file

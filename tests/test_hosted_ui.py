@@ -61,13 +61,13 @@ def test_a_link_holding_a_url_warns_in_plain_text(monkeypatch):
 
 
 def test_an_unexpected_page_error_is_one_line_with_a_reference_and_the_traceback_goes_to_the_log(monkeypatch, caplog):
-    import planner.capacity
+    import planner.plan
 
     def broken(*args, **kwargs):
         raise RuntimeError("secret detail /srv/kvplan/internal.py")
 
     monkeypatch.delenv("KVPLAN_DEBUG", raising=False)
-    monkeypatch.setattr(planner.capacity, "plan", broken)
+    monkeypatch.setattr(planner.plan, "plan", broken)
     at = _app({})
     with caplog.at_level(logging.ERROR, logger="kvplan_app"):
         at.run()
@@ -82,13 +82,13 @@ def test_an_unexpected_page_error_is_one_line_with_a_reference_and_the_traceback
 
 
 def test_with_kvplan_debug_the_error_reaches_streamlit_too(monkeypatch):
-    import planner.capacity
+    import planner.plan
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
     monkeypatch.setenv("KVPLAN_DEBUG", "1")
-    monkeypatch.setattr(planner.capacity, "plan", broken)
+    monkeypatch.setattr(planner.plan, "plan", broken)
     at = _app({})
     at.run()
     assert at.exception and len(at.error) == 1

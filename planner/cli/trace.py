@@ -14,7 +14,7 @@ import math
 import sys
 import time
 
-from planner.capacity import MIN_TOKENS_PER_S
+from planner.plan import MIN_TOKENS_PER_S
 from planner.cli.args import bounded_float, nonneg_int, positive_int
 from planner.errors import PlanInputError
 from planner.io import require_regular_file

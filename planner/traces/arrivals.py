@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from planner.capacity import MIN_TOKENS_PER_S
+from planner.plan import MIN_TOKENS_PER_S
 from planner.errors import PlanInputError
 from planner.traces.readers import Trace
 
