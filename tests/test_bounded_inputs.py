@@ -231,11 +231,13 @@ def test_every_json_writer_refuses_nan(path):
 def test_a_grid_past_the_cap_is_refused_with_one_line_before_any_work():
     from planner.frontier import MAX_GRID_POINTS
 
-    # 3 accelerators x 2,000 contexts x 1,700 hit rates = 10,200,000 points > 10,000,000
+    # 3 accelerators x 2,000 contexts x 1,700 hit rates = 10,200,000 points > 10,000,000 (the plan's own
+    # context 1000 and hit rate 0 are on the axes already, and its GPU h200 among the accelerators)
     contexts = ",".join(str(1000 + i) for i in range(2000))
     hits = ",".join(f"{i / 1700:.6f}" for i in range(1700))
-    proc = _kvplan("frontier", "--gpus", "h100-sxm,h200,b200", "--contexts", contexts, "--hit-rates", hits, "--json")
-    _one_line_refusal(proc, "grid", "10,200,000", f"{MAX_GRID_POINTS:,}")
+    proc = _kvplan("frontier", "--gpus", "h100-sxm,h200,b200", "--contexts", contexts, "--hit-rates", hits,
+                   "--gpu", "h200", "--context", "1000", "--hit-rate", "0", "--json")
+    _one_line_refusal(proc, "grid", "3 x 2,000 x 1,700 = 10,200,000 points", f"{MAX_GRID_POINTS:,}")
     assert proc.stdout == ""
 
 
@@ -243,7 +245,8 @@ def _small_grid():
     from planner.frontier import frontier_grid, parse_accelerators
 
     # 2 accelerators x 5 contexts x 3 hit rates = 30 rows; no output tokens makes some rates undefined (null)
-    return frontier_grid(make_inputs(output_tokens=0), parse_accelerators("h200,custom:64"),
+    return frontier_grid(make_inputs(output_tokens=0, gpu_id="h200", context_tokens=1000, hit_rate=0.0),
+                         parse_accelerators("h200,custom:64"),
                          [1000, 2000, 4000, 8000, 16000], [0.0, 0.5, 0.9])
 
 
@@ -265,7 +268,8 @@ def test_cli_csv_in_chunks_is_the_export_bytes_of_the_whole_grid(monkeypatch, ca
 
     monkeypatch.setattr(planner.frontier, "FRAME_CHUNK_ROWS", 4)  # 30 rows -> 8 chunks
     argv = ["frontier", "--gpus", "h200,custom:64", "--contexts", "1000,2000,4000,8000,16000",
-            "--hit-rates", "0,0.5,0.9", "--output-tokens", "0", "--csv", "-"]
+            "--hit-rates", "0,0.5,0.9", "--output-tokens", "0", "--csv", "-",
+            "--gpu", "h200", "--context", "1000", "--hit-rate", "0"]  # the plan's own point is on the grid
     assert main(argv) == 0
     assert capfdbinary.readouterr().out == to_csv_bytes(_small_grid().frame())
 
@@ -278,7 +282,8 @@ def test_cli_json_in_chunks_parses_and_holds_every_row(monkeypatch, capsys):
 
     monkeypatch.setattr(planner.frontier, "FRAME_CHUNK_ROWS", 4)
     argv = ["frontier", "--gpus", "h200,custom:64", "--contexts", "1000,2000,4000,8000,16000",
-            "--hit-rates", "0,0.5,0.9", "--output-tokens", "0", "--json"]
+            "--hit-rates", "0,0.5,0.9", "--output-tokens", "0", "--json",
+            "--gpu", "h200", "--context", "1000", "--hit-rate", "0"]
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out, parse_constant=lambda c: pytest.fail(c))
     whole = _small_grid().frame()
