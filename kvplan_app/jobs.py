@@ -14,8 +14,8 @@ submitted here runs in a separate process instead:
 * a worker that dies (killed by the kernel) is replaced; its job fails with :class:`JobError`.
 
 Workers are started with ``spawn`` (no fork of a threaded server), on the first job, and reused. Results come
-back pickled: send results (a ProbeResult), not raw arrays. Progress (``stage``, ``fraction``) travels through
-a small file per job; :func:`run_job` reports it with the job's place in the queue.
+back pickled: send results (a ProbeResult), not raw arrays. Progress (``stage``, ``fraction``) travels back on
+one queue per pool; :func:`run_job` reports it with the job's place in the queue.
 """
 
 from __future__ import annotations
@@ -25,15 +25,14 @@ import contextlib
 import itertools
 import multiprocessing
 import os
+import queue
 import signal
 import sys
-import tempfile
 import threading
 import time
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 GiB = 2**30
@@ -90,21 +89,20 @@ class JobSettings:
 # In the worker process
 # ---------------------------------------------------------------------------
 
-_PROGRESS_FILE: str | None = None
+_PROGRESS = None
+"""In a worker: the pool's progress queue (``(job number, fraction, stage)`` messages)."""
+_JOB_NUMBER: int | None = None
 
 
-def _statm_size_bytes() -> int:
-    with open("/proc/self/statm", encoding="ascii") as fh:
-        return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def _init_worker(memory_bytes: int, preload: tuple[str, ...]) -> None:
+def _init_worker(memory_bytes: int, preload: tuple[str, ...], progress_queue) -> None:
     """Preload, then cap this worker's address space at its size plus ``memory_bytes`` (never above a cap
     already set: the operator's ``ulimit -v`` holds)."""
     import importlib
     import importlib.util
     import resource
 
+    global _PROGRESS
+    _PROGRESS = progress_queue
     for name in preload:
         try:
             if importlib.util.find_spec(name) is not None:
@@ -112,10 +110,12 @@ def _init_worker(memory_bytes: int, preload: tuple[str, ...]) -> None:
         except ImportError:
             pass
 
-    try:
-        cap = _statm_size_bytes() + memory_bytes
-    except (OSError, ValueError):
+    from planner.probe.memory import address_space_bytes
+
+    used = address_space_bytes()
+    if used is None:  # no /proc: no cap can be placed above the worker's size
         return
+    cap = used + memory_bytes
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if soft != resource.RLIM_INFINITY:
         cap = min(cap, soft)
@@ -127,22 +127,18 @@ def _on_alarm(signum, frame):  # noqa: ARG001 - signal handler signature
 
 
 def report_progress(stage: str, fraction: float) -> None:
-    """Called in a worker (pass it as a job's ``progress``): write the stage for :func:`run_job` to show."""
-    if _PROGRESS_FILE is None:
+    """Called in a worker (pass it as a job's ``progress``): send the stage for :func:`run_job` to show."""
+    if _PROGRESS is None or _JOB_NUMBER is None:
         return
     try:
-        tmp = _PROGRESS_FILE + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(f"{min(max(float(fraction), 0.0), 1.0):.4f} {str(stage)[:200]}")
-        os.replace(tmp, _PROGRESS_FILE)
-    except (OSError, ValueError):
+        _PROGRESS.put_nowait((_JOB_NUMBER, min(max(float(fraction), 0.0), 1.0), str(stage)[:200]))
+    except (ValueError, OSError, queue.Full):
         pass
 
 
-def _run_in_worker(fn: Callable, kwargs: dict, time_limit_s: float, progress_file: str | None,
-                   with_progress: bool) -> Any:
-    global _PROGRESS_FILE
-    _PROGRESS_FILE = progress_file
+def _run_in_worker(fn: Callable, kwargs: dict, time_limit_s: float, number: int, with_progress: bool) -> Any:
+    global _JOB_NUMBER
+    _JOB_NUMBER = number
     report_progress("started", 0.0)
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, time_limit_s)
@@ -157,7 +153,7 @@ def _run_in_worker(fn: Callable, kwargs: dict, time_limit_s: float, progress_fil
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-        _PROGRESS_FILE = None
+        _JOB_NUMBER = None
 
 
 # ---------------------------------------------------------------------------
@@ -181,7 +177,6 @@ def _no_main_script():
 class _Job:
     number: int
     future: cf.Future
-    progress_file: str
 
 
 class JobPool:
@@ -193,19 +188,34 @@ class JobPool:
         self._executor: cf.ProcessPoolExecutor | None = None
         self._jobs: list[_Job] = []
         self._numbers = itertools.count(1)
-        self._dir = tempfile.mkdtemp(prefix="kvplan-jobs-")
+        self._progress: dict[int, tuple[float, str]] = {}
+        self._queue = None
 
     def _pool(self) -> cf.ProcessPoolExecutor:
         if self._executor is None:
+            ctx = multiprocessing.get_context("spawn")
+            if self._queue is None:
+                self._queue = ctx.Queue(maxsize=10_000)
+                threading.Thread(target=self._drain, args=(self._queue,), daemon=True,
+                                 name="kvplan-job-progress").start()
             self._executor = cf.ProcessPoolExecutor(
-                max_workers=self.settings.workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_init_worker, initargs=(self.settings.memory_bytes, self.settings.preload))
+                max_workers=self.settings.workers, mp_context=ctx, initializer=_init_worker,
+                initargs=(self.settings.memory_bytes, self.settings.preload, self._queue))
         return self._executor
+
+    def _drain(self, messages) -> None:
+        """Keep each job's last progress message (a daemon thread per pool)."""
+        while True:
+            try:
+                number, fraction, stage = messages.get()
+            except (EOFError, OSError, ValueError):
+                return
+            self._progress[number] = (fraction, stage)
 
     def _prune(self) -> None:
         for job in [j for j in self._jobs if j.future.done()]:
             self._jobs.remove(job)
-            Path(job.progress_file).unlink(missing_ok=True)
+            self._progress.pop(job.number, None)
 
     def submit(self, fn: Callable, kwargs: dict, *, with_progress: bool = False) -> _Job:
         """Queue ``fn(**kwargs)`` (``fn`` importable by name: a module-level function).
@@ -221,23 +231,21 @@ class JobPool:
                 raise JobsBusyError(f"the server is busy ({running} job(s) running, {waiting} waiting); "
                                     "try again in a minute")
             number = next(self._numbers)
-            progress_file = os.path.join(self._dir, f"job-{number}")
-            args = (_run_in_worker, fn, kwargs, self.settings.time_limit_s, progress_file, with_progress)
+            args = (_run_in_worker, fn, kwargs, self.settings.time_limit_s, number, with_progress)
             with _no_main_script():  # workers start inside submit()
                 try:
                     future = self._pool().submit(*args)
                 except cf.BrokenExecutor:
                     self._executor = None
                     future = self._pool().submit(*args)
-            job = _Job(number, future, progress_file)
+            job = _Job(number, future)
             self._jobs.append(job)
             return job
 
-    @staticmethod
-    def started(job: _Job) -> bool:
-        """Whether a worker has begun ``job`` (its progress file exists; ``Future.running`` is also true for
-        the calls the executor has merely handed to its queue)."""
-        return job.future.done() or os.path.exists(job.progress_file)
+    def started(self, job: _Job) -> bool:
+        """Whether a worker has begun ``job`` (it said so; ``Future.running`` is also true for the calls the
+        executor has merely handed to its queue)."""
+        return job.future.done() or job.number in self._progress
 
     def position(self, job: _Job) -> int:
         """Jobs ahead of ``job`` (running or waiting) while it waits; 0 once it runs."""
@@ -246,14 +254,9 @@ class JobPool:
                 return 0
             return sum(1 for j in self._jobs if j.number < job.number and not j.future.done())
 
-    @staticmethod
-    def progress(job: _Job) -> tuple[float, str]:
+    def progress(self, job: _Job) -> tuple[float, str]:
         """The job's last reported (fraction, stage); (0, "queued") before it starts."""
-        try:
-            fraction, _, stage = Path(job.progress_file).read_text(encoding="utf-8").partition(" ")
-            return float(fraction), stage
-        except (OSError, ValueError):
-            return 0.0, "queued"
+        return self._progress.get(job.number, (0.0, "queued"))
 
     def result(self, job: _Job, *, poll_s: float = 0.2,
                on_update: Callable[[float, str, int], None] | None = None) -> Any:

@@ -162,6 +162,11 @@ def _statm_bytes(field: int) -> int | None:
         return None
 
 
+def address_space_bytes() -> int | None:
+    """This process's address space in use (``VmSize``, what ``RLIMIT_AS`` limits), bytes; None without /proc."""
+    return _statm_bytes(0)
+
+
 def rlimit_limits() -> list[MemoryLimit]:
     """``RLIMIT_AS`` against the address space in use (statm size) and ``RLIMIT_DATA`` against data (statm data)."""
     try:
