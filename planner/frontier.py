@@ -49,10 +49,11 @@ FRAME_COLUMNS: tuple[str, ...] = (
 """Columns of :meth:`FrontierGrid.frame` (units in the names; rates per second, times in seconds)."""
 
 MAX_GRID_POINTS = 10_000_000
-"""Largest grid accepted (accelerators x contexts x hit rates). Computing a grid takes about 55 B per point at
-its peak (int64 sessions, float64 rates and their temporaries: 3,000,000 points raised peak RSS by 156 MiB), so
-the largest grid stays near 0.5 GiB; its rows are written in chunks (:meth:`FrontierGrid.frames`), never as one
-table (a whole-grid DataFrame is about 155 B per point more, and its CSV or JSON text 200-300 B per point)."""
+"""Largest grid accepted (accelerators x contexts x hit rates). Computing a grid takes about 90 B per point at
+its peak (int64 and float64 arrays per point and their temporaries: 10,000,000 points raised a process's peak RSS
+from 114 to 956 MiB), so the largest grid stays under 1 GiB; its rows are written in chunks
+(:meth:`FrontierGrid.frames`), never as one table (a whole-grid DataFrame is about 155 B per point more, and its
+CSV or JSON text 200-300 B per point)."""
 FRAME_CHUNK_ROWS = 250_000
 """Rows per chunk of :meth:`FrontierGrid.frames` (about 40 MB of DataFrame)."""
 
