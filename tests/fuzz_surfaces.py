@@ -585,8 +585,11 @@ def _fit(doc: dict, budget_bytes: int) -> int:
     """Tokens of this result's pool layout that fit in ``budget_bytes`` (builds a consistent forgery)."""
     from planner.probe.layout import plan_pool, tokens_that_fit
 
-    return tokens_that_fit(plan_pool(doc["model_id"], doc["num_tokens"], doc["kv_format"], doc["block_size"]),
-                           budget_bytes)
+    try:
+        layout = plan_pool(doc["model_id"], doc["num_tokens"], doc["kv_format"], doc["block_size"])
+    except (PlanInputError, KeyError, TypeError):  # an earlier mutation broke the layout: the file is refused anyway
+        return 0
+    return tokens_that_fit(layout, budget_bytes)
 
 
 @st.composite
