@@ -32,7 +32,8 @@ HANG_GUARD_S = 60
 
 def _kvplan(*argv: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-c", "import sys; from planner.cli import main; sys.exit(main())", *argv], capture_output=True, text=True,
+    script = "import sys; from planner.cli import main; sys.exit(main())"
+    return subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True,
                           timeout=HANG_GUARD_S, env=env, cwd=ROOT)
 
 
@@ -220,7 +221,8 @@ def test_every_json_writer_refuses_nan(path):
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "json"):
             flags = {k.arg: k.value for k in node.keywords}
             assert "allow_nan" in flags and isinstance(flags["allow_nan"], ast.Constant) \
-                and flags["allow_nan"].value is False, f"{path.name}:{node.lineno} json.{node.func.attr} without allow_nan=False"
+                and flags["allow_nan"].value is False, \
+                f"{path.name}:{node.lineno} json.{node.func.attr} without allow_nan=False"
 
 
 # ---------------------------------------------------------------------------

@@ -174,7 +174,8 @@ def rlimit_limits() -> list[MemoryLimit]:
     except ImportError:  # pragma: no cover - not POSIX
         return []
     found = []
-    for name, statm_field, label in (("RLIMIT_AS", 0, "RLIMIT_AS (ulimit -v)"), ("RLIMIT_DATA", 5, "RLIMIT_DATA (ulimit -d)")):
+    for name, statm_field, label in (("RLIMIT_AS", 0, "RLIMIT_AS (ulimit -v)"),
+                                     ("RLIMIT_DATA", 5, "RLIMIT_DATA (ulimit -d)")):
         kind = getattr(resource, name, None)
         if kind is None:
             continue

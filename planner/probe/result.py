@@ -250,7 +250,7 @@ class ProbeResult(BaseModel):
         return self
 
     def _check_planner(self, bad):
-        """``predicted_bytes`` must be the planner's own figure for this model, format and tokens; returns the layout."""
+        """``predicted_bytes`` must be the planner's figure for this model, format and tokens; returns the layout."""
         from planner.probe.layout import plan_pool  # the catalog, not torch
 
         try:
@@ -331,6 +331,7 @@ def load_probe_result(data: bytes | str, *, max_bytes: int = MAX_RESULT_FILE_BYT
     if version != SCHEMA_VERSION:
         raise PlanInputError("schema_version", version, f"{SCHEMA_VERSION} (this kvplan reads only that)")
     try:
-        return ProbeResult.model_validate_json(data if isinstance(data, (str, bytes)) else json.dumps(raw, allow_nan=False))
+        text = data if isinstance(data, (str, bytes)) else json.dumps(raw, allow_nan=False)
+        return ProbeResult.model_validate_json(text)
     except ValidationError as exc:
         raise _first_error(exc) from None
