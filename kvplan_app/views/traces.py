@@ -32,10 +32,8 @@ UPLOAD = "Upload a trace"
 TTL_OPTIONS = [None if t == float("inf") else t for t in DEFAULT_TTLS_S]
 
 
-UPLOAD_CACHE_ENTRIES = 2
-"""Uploaded traces kept in memory for the whole server (a 64 MB upload reads to a few hundred MB of arrays)."""
-UPLOAD_CACHE_TTL_S = 600
-"""An upload nobody has used for this long is read again when next needed."""
+UPLOAD_CACHE_ENTRIES = 2  # uploaded traces kept for the whole server (a 64 MB upload reads to hundreds of MB)
+UPLOAD_CACHE_TTL_S = 600  # an upload nobody has used for this long is read again when next needed
 
 
 def ttl_label(ttl_s):
