@@ -1,4 +1,4 @@
-"""Fuzzing every input surface (issue 8): links, plan inputs, config.json, traces, plan files, ProbeResult JSON.
+"""Fuzzing every input surface: links, plan inputs, config.json, traces, plan files, ProbeResult JSON.
 
 Each drawn input must give a valid result (finite figures, sorted arrivals, a link that round-trips) or a
 PlanInputError that names the field, the value and what is allowed, on one line; never another exception.
@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fuzz_surfaces as fs
-from planner.plan import MIN_TOKENS_PER_S, PlanInputs, make_inputs, plan
+from planner.plan import MIN_TOKENS_PER_S, PlanInputs, format_sessions, make_inputs, plan
 from planner.config_import import MAX_CONFIG_BYTES, layout_from_config, parse_config_text
 from planner.errors import PlanInputError
 from planner.planfile import MAX_PLAN_FILE_BYTES
 from planner.planfile import loads as plan_loads
-from planner.tiers import place_sessions
+from planner.placement import place_sessions
 from planner.traces import MAX_TRACE_BYTES, read_trace
 from planner.traces.readers import MAX_TRACE_SPAN_S
 from markdown_text import outside_code_spans
@@ -82,7 +82,7 @@ def test_every_float_input_at_extremes_is_refused_or_finite(field, value):
 
 
 def test_slowest_speeds_give_finite_seconds():
-    # V4.1-Flash replays its 128-token window ring on a miss (capacity.py); at 0.001 tokens/s that is
+    # V4.1-Flash replays its 128-token window ring on a miss (planner/plan/core.py); at 0.001 tokens/s that is
     # 128 / 0.001 = 128,000 s per miss; exponential pauses of mean 30 s with a 60 s TTL miss with
     # P = exp(-60 / 30) = exp(-2) = 0.1353..., so 128,000 x exp(-2) = 17,322.9... s per turn.
     r = plan(make_inputs(prefill_tokens_per_s=MIN_TOKENS_PER_S, decode_tokens_per_s=MIN_TOKENS_PER_S,
@@ -285,7 +285,7 @@ def test_hostile_links_open_every_page_with_text_warnings(params):
     assert at.title, "the page renders"
     if "page" not in params:  # the Plan page: its figures are the plan of the link's valid fields (here: none)
         sessions = next(m.value for m in at.metric if m.label.startswith("Sessions per GPU"))
-        assert sessions == f"{plan(PlanInputs()).sessions_per_gpu:,}"
+        assert sessions == format_sessions(plan(PlanInputs()).sessions_per_gpu)
 
 
 @settings(max_examples=6, suppress_health_check=SLOW)

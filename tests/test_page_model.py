@@ -30,7 +30,7 @@ LLAMA_8B_CONFIG = {
 
 def test_renders_v41_default():
     at = _model_page()
-    # 890 B/token x 1,000,000 tokens = 890,000,000 B = 0.89 GB = 0.829 GiB (seed 004)
+    # 890 B/token x 1,000,000 tokens = 890,000,000 B = 0.89 GB = 0.829 GiB (docs/sources.md)
     assert _metric(at, "KV per GPU (pool)") == "0.89 GB (0.829 GiB)"
     assert any("breakdown" in s.value.lower() for s in at.subheader)
     assert len(at.dataframe) >= 1
@@ -79,7 +79,7 @@ def test_engine_and_capacity_blocks_render_for_llama():
     at.text_input(key="model_max_model_len").set_value("20000").run()
     at.number_input(key="model_kv_budget_gib").set_value(3.8125).run()
     assert not at.exception
-    # 3.8125 GiB // (16 x 4,096 B x 32 layers = 2 MiB) = 1,952 blocks (vLLM issue #10517)
+    # 3.8125 GiB // (16 x 4,096 B x 32 layers = 2 MiB) = 1,952 blocks (github.com/vllm-project/vllm/issues/10517)
     assert _metric(at, "KV blocks") == "1,952"
     assert _metric(at, "GPU KV cache size") == "31,232 tokens"
     assert _metric(at, "Maximum concurrency for 20,000") == "1.56x"
@@ -98,3 +98,13 @@ def test_inputs_go_to_the_link_and_tp_changes_per_gpu_bytes():
     assert _metric(at, "KV per replica (32 GPUs)") == "2.68 GB (2.5 GiB)"
     assert at.query_params["m_tp"] == ["32"] or at.query_params["m_tp"] == "32"
     assert at.query_params["m_model"] in (["llama-3.1-70b"], "llama-3.1-70b")
+
+
+def test_hybrid_shows_its_state_and_layer_pattern():
+    # Nemotron-H 8B at the default context: 24 Mamba2 layers x 4,255,744 B = 102,137,856 B of state
+    # (tests/test_hybrids.py derives it), shown as its own figure, with the per-layer pattern.
+    at = _model_page()
+    at.selectbox(key="model_catalog_id").set_value("nemotron-h-8b").run()
+    assert not at.exception, at.exception
+    assert _metric(at, "State per session").startswith("0.102 GB")
+    assert any("M-M-M-MF" in c.value for c in at.caption)

@@ -18,7 +18,8 @@ from planner.frontier import context_axis, kv_context_frame, longest_context_tha
 from planner.units import format_bytes
 from kvplan_app.state import current_inputs, escape_markdown
 
-SEED_MODEL = "deepseek-v4.1-flash"
+# The model whose published 890 B/token table (docs/sources.md) the page shows.
+PUBLISHED_MODEL = "deepseek-v4.1-flash"
 
 
 def _fits_text(model, num_bytes: int) -> str:
@@ -29,7 +30,6 @@ def _fits_text(model, num_bytes: int) -> str:
     return f"{n:,}" if n < MAX_CONTEXT_TOKENS else f"at least {n:,}"
 
 
-# The model of the seed-004 table.
 DEFAULT_MODELS = ("deepseek-v4.1-flash", "deepseek-v4-flash", "deepseek-llm-67b", "llama-3.1-70b")
 MAX_CONTEXT_CHOICES = (128_000, 256_000, 512_000, 1_000_000, 2_000_000, 4_000_000, 10_000_000)
 CURVE_POINTS = 80
@@ -105,10 +105,10 @@ with left:
                f"Usable KV: each model's weights (catalog format) over {inputs.gpus_per_replica} GPUs per replica, "
                f"the plan's reserve ({inputs.reserve_gib:g} GiB) and utilization ({inputs.gpu_memory_utilization:g}).")
 with right:
-    st.subheader("Seed table: DeepSeek V4.1-Flash")
-    seed = context_table(get_model(SEED_MODEL))
-    st.dataframe(seed.rename(columns={"context_tokens": "context (tokens)", "kv_bytes": "KV (B)", "kv_gb": "KV (GB)",
+    st.subheader("Published table: DeepSeek V4.1-Flash")
+    published = context_table(get_model(PUBLISHED_MODEL))
+    st.dataframe(published.rename(columns={"context_tokens": "context (tokens)", "kv_bytes": "KV (B)", "kv_gb": "KV (GB)",
                                       "kv_gib": "KV (GiB)", "state_bytes": "window state outside pool (B)"}),
-                 hide_index=True, key="context_seed_table")
-    st.caption("890 B/token x tokens (seed 004): 100k -> 0.089 GB, 250k -> 0.2225 GB, 500k -> 0.445 GB, "
+                 hide_index=True, key="context_published_table")
+    st.caption("890 B/token x tokens (DeepSeek V4.1 report, quoted in docs/sources.md): 100k -> 0.089 GB, 250k -> 0.2225 GB, 500k -> 0.445 GB, "
                "1M -> 0.89 GB (0.829 GiB).")

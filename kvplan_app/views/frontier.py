@@ -164,6 +164,10 @@ st.caption(f"Current plan ({plan_name}, {inputs.context_tokens:,} tokens, hit ra
            f"{format_sessions(result.sessions_per_gpu)} sessions per GPU "
            f"({result.sessions_per_replica:,} per replica), {format_bytes(result.per_session_bytes)} per session. "
            f"The black diamond marks it on every figure. {result.parallelism_note}")
+if result.usable_kv_source == "measured":
+    st.caption(f"Usable KV measured on {inputs.measured_usable_kv_gpu_id} "
+               f"({format_bytes(result.usable_kv_bytes)}) applies to that accelerator only; the others use "
+               "HBM x utilization - weights - reserve.")
 
 
 def _download(frame, name: str, key: str) -> None:

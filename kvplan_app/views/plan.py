@@ -173,7 +173,7 @@ with st.expander("Misses, replay and tiers"):
                             key="plan_pause_mean_s", help="Tool calls, approvals, background jobs. 0 = no pauses.")
     pause_dist = r3.selectbox("Pause distribution", ["exponential", "fixed"], key="plan_pause_distribution")
     ttl = r4.number_input("Window-state TTL in host RAM (s)", min_value=0.0, max_value=MAX_SECONDS, step=10.0,
-                          key="plan_ttl_s", help="Seed: minute-level. 0 = never persisted (vLLM always replays).")
+                          key="plan_ttl_s", help="DeepSeek V4.1: minute-level. 0 = never persisted (vLLM always replays).")
     t1, t2, t3, t4 = st.columns(4)
     prefill_tps = t1.number_input("Prefill throughput per GPU (tokens/s)", *widened("plan_prefill_tokens_per_s", 1.0, 1e9),
                                   key="plan_prefill_tokens_per_s", help="Prices replay and recompute (assumed).")

@@ -10,12 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.catalog import get_model
 from planner.errors import PlanInputError
-from planner.models import NATIVE, ModelSpec
+from planner.models import NATIVE, ModelSpec, with_pool_state
 from planner.plan.core import evaluate, kv_split
 from planner.plan.hardware import hardware_arrays, resolve_hardware
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
-from planner.tiers import TierPlacement, place_sessions
+from planner.placement import TierPlacement, place_sessions
 from planner.units import to_gib
 
 
@@ -123,6 +123,8 @@ def effective_model(inputs: PlanInputs, model: ModelSpec | None = None) -> tuple
     """
     model = model or get_model(inputs.model_id)
     fmt = inputs.kv_format
+    if inputs.state_bytes_per_sequence is not None:
+        model = with_pool_state(model, inputs.state_bytes_per_sequence)
     if inputs.measured_kv_bytes_per_token is None:
         return model, fmt, ("reported" if model.uses_coefficient(fmt) else "architecture")
     if (why := kv_binding_mismatch(inputs)) is not None:
@@ -203,7 +205,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     slope = _kv_bytes_per_token(model, n, fmt, split.tp, split.pp)
     per_gpu = sessions if split.domain_gpus == 1 else _f(a.sessions_per_gpu)
 
-    where = "the replica" if inputs.attention_parallelism == "tp" and split.domain_gpus > 1 else "one GPU"
+    where = ("one GPU" if split.domain_gpus == 1 else "the replica" if inputs.attention_parallelism == "tp"
+             else f"one pipeline of {split.domain_gpus} GPUs")
     if usable <= 0:
         util_bytes = hw.hbm_bytes * inputs.gpu_memory_utilization
         message = (f"Nothing fits: weights ({to_gib(weights):.3g} GiB per GPU) and reserve "
