@@ -28,6 +28,7 @@ from planner.engine import (
     vllm_max_model_len,
 )
 from planner.formats import FORMATS, get_format
+from planner.errors import PlanInputError
 from planner.io import read_capped
 from planner.models import NATIVE, ModelSpec, coefficient_model
 from planner.units import format_bytes, gib_to_bytes, to_gb, to_gib
