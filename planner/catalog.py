@@ -103,7 +103,7 @@ _ENTRIES: dict[str, _Entry] = {
     "jamba-1.5-mini": _Entry("jamba-1.5-mini", "AI21 Jamba 1.5 Mini (Mamba1 hybrid)", 52_000_000_000,
                              "52B total, 12B active (AI21 Jamba 1.5 model card)",
                              notes=("28 Mamba1 layers keep a fixed state per sequence; 4 attention layers grow.",)),
-    "deepseek-v3.2-exp": _Entry("deepseek-v3.2-exp", "DeepSeek-V3.2-Exp (DSA)", 671_000_000_000,
+    "deepseek-v3.2": _Entry("deepseek-v3.2", "DeepSeek-V3.2 (DSA)", 671_000_000_000,
                                 "671B total, 37B activated (same backbone as DeepSeek-V3)", weight_format="fp8",
                                 native_label="vLLM 'auto' = fp8_ds_mla (656 B latent); indexer keys FP8 + FP32 / 128",
                                 notes=("Sparse attention reads index_topk 2,048 tokens per query but the cache keeps "
@@ -116,11 +116,16 @@ _ENTRIES: dict[str, _Entry] = {
                             "309B total, 15B active (MiMo-V2 technical report arXiv:2601.02780)", weight_format="fp8",
                             notes=("9 global layers (4 KV heads) grow; 39 sliding layers (8 KV heads) keep 128 tokens. "
                                    "K is 192 wide and V 128.",)),
-    "qwen3-32b-nvfp4": _Entry("qwen3-32b-nvfp4", "Qwen3 32B NVFP4 (FP8 KV checkpoint)", 32_800_000_000,
-                              "32.8B (Qwen3-32B model card)", weight_format="nvfp4",
-                              native_label="FP8, as the checkpoint declares (kv_cache_quant_algo FP8)",
-                              notes=("Weights priced as NVFP4 throughout, a lower bound: lm_head stays BF16 "
-                                     "(exclude_modules).",)),
+    "gemma-4-26b-a4b-nvfp4": _Entry("gemma-4-26b-a4b-nvfp4", "Gemma 4 26B-A4B NVFP4 (FP8 KV checkpoint)",
+                                    26_000_000_000,
+                                    "about 26B total, 4B active (the model's name; not checked against a card)",
+                                    weight_format="nvfp4",
+                                    native_label="FP8, as the checkpoint declares (kv_cache_scheme float 8 bit)",
+                                    notes=("Weights priced as NVFP4 throughout, a lower bound: only the experts "
+                                           "are NVFP4; attention, dense MLP, router, vision and lm_head stay BF16 "
+                                           "(the ignore list).",
+                                           "Same layers as Gemma 4 26B-A4B: global layers 2 KV heads x 512 with "
+                                           "K = V (both stored); sliding layers 8 KV heads x 256 over 1,024 tokens.")),
 }
 
 
