@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -51,8 +51,14 @@ FRAME_COLUMNS: tuple[str, ...] = (
 )
 """Columns of :meth:`FrontierGrid.frame` (units in the names; rates per second, times in seconds)."""
 
-MAX_GRID_POINTS = 50_000_000
-"""Largest grid accepted (accelerators x contexts x hit rates)."""
+MAX_GRID_POINTS = 10_000_000
+"""Largest grid accepted (accelerators x contexts x hit rates). Computing a grid takes about 90 B per point at
+its peak (int64 and float64 arrays per point and their temporaries: 10,000,000 points raised a process's peak RSS
+from 114 to 956 MiB), so the largest grid stays under 1 GiB; its rows are written in chunks
+(:meth:`FrontierGrid.frames`), never as one table (a whole-grid DataFrame is about 155 B per point more, and its
+CSV or JSON text 200-300 B per point)."""
+FRAME_CHUNK_ROWS = 250_000
+"""Rows per chunk of :meth:`FrontierGrid.frames` (about 40 MB of DataFrame)."""
 
 
 @dataclass(frozen=True)
@@ -280,6 +286,22 @@ class FrontierGrid:
             "ttft_s": self.ttft_s[G, C, H],
         }, columns=list(FRAME_COLUMNS))
 
+    def frames(self, max_rows: int | None = None) -> Iterator[pd.DataFrame]:
+        """The rows of :meth:`frame`, in the same order, as DataFrames of at most ``max_rows`` rows
+        (default :data:`FRAME_CHUNK_ROWS`): memory stays bounded whatever the grid's size."""
+        rows = max(1, int(max_rows or FRAME_CHUNK_ROWS))
+        num_gpus, num_contexts, num_hits = self.shape
+        if num_hits <= rows:
+            step = max(1, rows // num_hits)
+            for g in range(num_gpus):
+                for c in range(0, num_contexts, step):
+                    yield self.frame(gpu=[g], context=slice(c, c + step))
+            return
+        for g in range(num_gpus):
+            for c in range(num_contexts):
+                for h in range(0, num_hits, rows):
+                    yield self.frame(gpu=[g], context=[c], hit=slice(h, h + rows))
+
     def nearest_context(self, tokens: int) -> int:
         """Index of the context length nearest to ``tokens``."""
         return int(np.argmin(np.abs(self.contexts - int(tokens))))
@@ -333,7 +355,9 @@ def frontier_grid(
     if hits.size == 0 or not np.all(np.isfinite(hits)) or hits.min() < 0 or hits.max() > 1:
         raise PlanInputError("hit_rates", hits.tolist()[:5], "numbers in [0, 1]")
     if len(accs) * ctx.size * hits.size > MAX_GRID_POINTS:
-        raise PlanInputError("grid", len(accs) * ctx.size * hits.size, f"at most {MAX_GRID_POINTS:,} points")
+        raise PlanInputError("grid", f"{len(accs):,} x {ctx.size:,} x {hits.size:,} = "
+                                     f"{len(accs) * ctx.size * hits.size:,} points",
+                             f"at most {MAX_GRID_POINTS:,} points (accelerators x contexts x hit rates)")
     model, fmt, _ = effective_model(base, model)
     model.layout(fmt)  # raises for a format the model cannot take
 

@@ -34,6 +34,7 @@ from kvplan_app.state import (
     query_keys,
     to_query,
 )
+from markdown_text import outside_code_spans, shown, visible_autolinks
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -279,8 +280,8 @@ def test_other_pages_keys_are_not_unknown():
 def test_escape_markdown_shows_text_as_typed():
     text = "<script>alert(1)</script> ![x](http://e/x.png) [a](javascript:x) :red[b] $x$ **c** `d`"
     escaped = escape_markdown(text)
-    assert not re.search(r"(?<!\\)[<>\[\]()!:$*`]", escaped)
-    assert re.sub(r"\\(.)", r"\1", escaped) == text
+    assert not re.search(r"(?<!\\)[<>\[\]()!:$*`]", outside_code_spans(escaped))
+    assert shown(escaped) == text and visible_autolinks(escaped) == []
 
 
 # --- share links ------------------------------------------------------------------------------------------
@@ -432,7 +433,8 @@ def test_bad_links_warn_and_show_a_valid_plan_as_text(params):
     warnings = [w.value for w in at.warning if "link parameter" in w.value.lower()]
     assert warnings, "no warning"
     for w in warnings:
-        assert not re.search(r"(?<!\\)[<>\[\]!:$]", w), w  # Markdown escaped: rendered as text
+        assert not re.search(r"(?<!\\)[<>\[\]!:$]", outside_code_spans(w)), w  # Markdown escaped: rendered as text
+        assert visible_autolinks(w) == [], w
     assert _metric(at, "Sessions per GPU")  # a plan is shown
     for key in params:  # the URL now carries valid values only
         assert at.query_params.get(key) in (None, to_query(PlanInputs()).get(key))

@@ -9,6 +9,9 @@ from __future__ import annotations
 import argparse
 import math
 
+from planner.errors import PlanInputError, short_repr
+from planner.units import parse_tokens
+
 
 def _number(text: str) -> float:
     try:
@@ -21,18 +24,15 @@ def _number(text: str) -> float:
 
 
 def _whole(text: str, minimum: int, maximum: int) -> int:
-    """A whole number as people type it (131072, 1e6, 1,000,000, 128k, 1M): :func:`planner.units.parse_tokens`."""
-    from planner.errors import PlanInputError
-    from planner.units import parse_tokens
-
+    """A count as people type it, read by the one token parser (:func:`planner.units.parse_tokens`)."""
     try:
-        return parse_tokens(text, field="value", minimum=minimum, maximum=maximum)
-    except PlanInputError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number in [{minimum:,}, {maximum:,}]") from None
+        return parse_tokens(text, field="count", minimum=minimum, maximum=maximum)
+    except PlanInputError as exc:
+        raise argparse.ArgumentTypeError(f"{short_repr(text)} is not allowed; expected {exc.allowed}") from None
 
 
 def positive_int(maximum: int = 10**12):
-    """Converter for an integer in [1, maximum] (accepts '1e6', '128k', '1M' when whole)."""
+    """Converter for an integer in [1, maximum]: 131072, 131,072, 1_000_000, 1e6, 128k, 1.5M (when whole)."""
 
     def convert(text: str) -> int:
         return _whole(text, 1, maximum)
@@ -41,7 +41,7 @@ def positive_int(maximum: int = 10**12):
 
 
 def nonneg_int(maximum: int = 10**12):
-    """Converter for an integer in [0, maximum] (accepts '1e6', '128k', '1M' when whole)."""
+    """Converter for an integer in [0, maximum]: as :func:`positive_int`, 0 allowed."""
 
     def convert(text: str) -> int:
         return _whole(text, 0, maximum)

@@ -34,7 +34,7 @@ def run_models(args: argparse.Namespace) -> int:
                      "max_context_tokens": m.max_context_tokens, "total_params": m.total_params,
                      "weight_format": m.weight_format, "source": m.source})
     if args.json:
-        print(json.dumps(rows))
+        print(json.dumps(rows, allow_nan=False))
     else:
         for r in rows:
             print(f"{r['id']:<22} {r['kv_bytes_per_token']:>12,.6g} B/token at long context  {r['name']}")
@@ -48,7 +48,7 @@ def run_gpus(args: argparse.Namespace) -> int:
              "hbm_bandwidth_bytes_per_s": g.hbm_bandwidth_bytes_per_s, "bf16_dense_flops": g.bf16_dense_flops,
              "source": g.source} for g in [*GPUS.values(), *(a.to_gpu_spec() for a in user_accelerators(args).values())]]
     if args.json:
-        print(json.dumps(rows))
+        print(json.dumps(rows, allow_nan=False))
     else:
         for r in rows:
             how = "reported" if r["memory_reported"] else "vendor"

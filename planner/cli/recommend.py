@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"target": {kind: value}, "model_id": base.model_id, "context_tokens": base.context_tokens,
                           "hit_rate": "from the trace" if curve is not None else base.hit_rate, "trace": args.trace, "searched": rec.searched, "infeasible": rec.infeasible,
                           "refused": list(rec.refused), "columns": list(COLUMNS), "rows": rows},
-                         indent=2, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
+                         indent=2, allow_nan=False, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
         return 0
     unit = "sessions" if kind == "sessions" else "requests/s"
     hit = f"hit rate from {args.trace}" if curve is not None else f"hit rate {base.hit_rate:g}"

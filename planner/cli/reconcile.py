@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     summary = pair_summary(results[0][1], results[1][1]) if len(results) == 2 else None
     if args.json:
         print(json.dumps({"logs": [{"file": f, **asdict(r)} for f, r in results], "summary": summary}, indent=2,
-                         default=str))
+                         default=str, allow_nan=False))
         return 0
     for f, r in results:
         print(f"== {f}: {r.engine}, model {r.model_id or '(none)'}")

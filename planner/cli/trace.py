@@ -22,6 +22,8 @@ from tqdm import tqdm
 
 from planner.cli.args import bounded_float, nonneg_int, positive_int
 from planner.errors import PlanInputError
+from planner.io import require_regular_file
+from planner.plan import MIN_TOKENS_PER_S
 from planner.traces import capacity_curve, concurrency, kv_bytes_per_token_for, read_trace, reuse_profile, summarize
 from planner.traces import typical_context_tokens
 from planner.traces.curvefile import curve_document
@@ -77,7 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="cache capacity (per replica), blocks (default: unlimited)")
     p.add_argument("--ttl-s", type=bounded_float(0, 1e9), default=None,
                    help="entries unused this many seconds expire (default: no TTL; 0 = nothing persists)")
-    p.add_argument("--session-decode-tokens-per-s", type=bounded_float(0, 1e7, lo_open=True),
+    p.add_argument("--session-decode-tokens-per-s", type=bounded_float(MIN_TOKENS_PER_S, 1e7),
                    default=DEFAULT_SESSION_DECODE_TOKENS_PER_S,
                    help="decode speed of one request, for the concurrency estimate (default 50)")
     p.add_argument("--sweep", action="store_true", help="also compute hit rate vs capacity (whole curve)")
@@ -130,9 +132,8 @@ def run(args: argparse.Namespace) -> int:
         raise PlanInputError("--save", args.save, "used with --sweep (it saves the curve)")
     if args.save is not None and os.path.isdir(args.save):
         raise PlanInputError("--save", args.save, "a file path, not a folder")
-    is_sample = args.file.startswith("sample:")
-    if not is_sample and os.path.isdir(args.file):
-        raise PlanInputError("trace", args.file, "a readable file, not a folder")
+    if not str(args.file).startswith("sample:"):
+        require_regular_file(args.file, "trace")  # a device, FIFO or directory is refused before any read
     started = time.perf_counter()
     trace = _staged("reading", read_trace, args.file, format=args.format, block_tokens=args.block_tokens,
                     max_bytes=None, sample_rate=args.sample_rate)
@@ -214,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
     if args.save is not None and frame is not None:
         _save(args, trace, summary, per_token, sampling, frame)
     if args.json:
-        print(json.dumps(data))
+        print(json.dumps(data, allow_nan=False))
         return 0
     _print_text(data, trace, summary, conc, hits, per_token, args)
     return 0

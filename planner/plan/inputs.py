@@ -168,8 +168,9 @@ class PlanInputs(BaseModel):
         None, max_length=200, description="the KV format measured_kv_bytes_per_token was measured in "
                                           "(None with a figure = this plan's kv_format)")
     measured_usable_kv_gib: float | None = Field(
-        None, ge=0, le=MAX_HBM_GIB, allow_inf_nan=False,
-        description="usable KV memory per GPU measured on the device (probe's free memory, an engine's log), GiB; "
+        None, ge=0.001, le=MAX_HBM_GIB, allow_inf_nan=False,
+        description="usable KV memory per GPU measured on the device (probe's free memory, an engine's log), GiB, "
+                    "at least 0.001 GiB (about 1 MiB: a zero or denormal measurement is no measurement); "
                     "replaces HBM x utilization - weights - reserve; None = computed")
     measured_usable_kv_gpu_id: str | None = Field(
         None, max_length=200, description="the accelerator measured_usable_kv_gib was measured on")
