@@ -298,7 +298,7 @@ def test_cli_one_line_errors(capsys):
     assert main(["trace", "sample:synthetic", "--save", "x.json"]) == 2
     assert "--sweep" in capsys.readouterr().err
     assert main(["trace", "sample:synthetic", "--replicas", "0"]) == 2
-    assert "whole number in [1, 1,024]" in capsys.readouterr().err
+    assert "whole numbers of replicas in [1, 1,024]" in capsys.readouterr().err
     assert main(["trace", "sample:synthetic", "--replicas", "2", "--routing", "nearest"]) == 2
     assert "random, round-robin, session, prefix" in capsys.readouterr().err
 

@@ -41,13 +41,14 @@ DEFAULT_SESSION_DECODE_TOKENS_PER_S = 50.0
 
 
 def _int_list(maximum: int):
-    one = positive_int(maximum)
+    """Converter for a comma-separated list of 1 to 32 replica counts, each a whole number in [1, maximum]."""
 
     def convert(text: str) -> list[int]:
-        values = [one(part) for part in text.split(",") if part.strip()]
-        if not values or len(values) > 32:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a list of 1 to 32 whole numbers")
-        return sorted(set(values))
+        parts = [part.strip() for part in text.split(",") if part.strip()]
+        if not parts or len(parts) > 32 or not all(p.isdigit() and 1 <= int(p) <= maximum for p in parts):
+            raise argparse.ArgumentTypeError(f"{text[:80]!r} is not allowed; expected 1 to 32 comma-separated "
+                                             f"whole numbers of replicas in [1, {maximum:,}], e.g. 1,2,4,8,16")
+        return sorted({int(p) for p in parts})
 
     return convert
 
