@@ -18,6 +18,7 @@ from typing import IO, Union
 import pyarrow as pa
 
 from planner.errors import PlanInputError
+from planner.io import require_regular_file
 from planner.units import MB
 
 MAX_TRACE_BYTES: int = 64 * MB
@@ -55,11 +56,11 @@ class Opened:
         if isinstance(source, (str, os.PathLike)):
             self.path = os.fspath(source)
             self.name = os.path.basename(self.path)
+            size = require_regular_file(self.path, "trace")   # missing, a directory, FIFO or device: refused
             try:
-                size = os.path.getsize(self.path)
                 with open(self.path, "rb") as fh:
                     head = fh.read(4)
-            except OSError as exc:  # missing, a directory, a permission, a vanished file
+            except OSError as exc:  # a permission, a vanished file
                 raise _unreadable(self.path, exc) from None
             if max_bytes is not None and size > max_bytes:
                 raise too_large(size, max_bytes)
