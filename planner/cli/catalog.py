@@ -6,6 +6,7 @@ import argparse
 import json
 
 from planner.catalog import GPUS, models
+from planner.kv_notes import window_cap
 from planner.cli.args import add_accelerators_flag, user_accelerators
 from planner.units import format_bytes, to_gib
 
@@ -33,11 +34,16 @@ def run_models(args: argparse.Namespace) -> int:
                      "basis": est.basis, "native_kv_format": m.native_format_label,
                      "max_context_tokens": m.max_context_tokens, "total_params": m.total_params,
                      "weight_format": m.weight_format, "source": m.source})
+        cap = window_cap(m)
+        rows[-1].update({"window_tokens": cap.window_tokens if cap else None,
+                         "kv_bytes_per_token_in_window": cap.kv_bytes_per_token_in_window if cap else None,
+                         "window_note": cap.sentence if cap else None})
     if args.json:
         print(json.dumps(rows, allow_nan=False))
     else:
         for r in rows:
-            print(f"{r['id']:<22} {r['kv_bytes_per_token']:>12,.6g} B/token at long context  {r['name']}")
+            window = f"  ({r['window_note']})" if r["window_note"] else ""
+            print(f"{r['id']:<22} {r['kv_bytes_per_token']:>12,.6g} B/token at long context  {r['name']}{window}")
     return 0
 
 

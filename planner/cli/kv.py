@@ -30,6 +30,7 @@ from planner.engine import (
 from planner.formats import FORMATS, get_format
 from planner.errors import PlanInputError
 from planner.io import read_capped
+from planner.kv_notes import past_maximum_note, window_cap
 from planner.models import NATIVE, ModelSpec, coefficient_model
 from planner.units import format_bytes, gib_to_bytes, to_gb, to_gib
 
@@ -157,11 +158,24 @@ def run(args: argparse.Namespace) -> int:
             "largest_max_model_len": fit.max_model_len, "capacity_formula": cap.formula,
             "max_concurrency_note": cap.note, "capacity_per": cap.per,
         })
+    cap_w = window_cap(model, fmt, est.tp, est.pp)
+    if cap_w is not None:
+        out.update({"window_tokens": cap_w.window_tokens,
+                    "kv_bytes_per_token_in_window": cap_w.kv_bytes_per_token_in_window,
+                    "kv_bytes_per_token_past_window": cap_w.kv_bytes_per_token_past_window,
+                    "window_note": cap_w.sentence})
+    notes = [n for n in (past_maximum_note(model, est.context_tokens, "Context"),) if n]
+    if cap is not None and args.max_model_len is None and cap.max_model_len != est.context_tokens:
+        notes.append(f"vLLM's capacity figures are for {cap.max_model_len:,}-token requests (the model's maximum "
+                     f"context; set --max-model-len), not {est.context_tokens:,}.")
+    out["notes"] = notes
     if args.json:
         print(json.dumps(out, allow_nan=False))
         return 0
     print(f"{model.name}: {est.context_tokens:,} tokens, KV format {args.kv_format}, TP {est.tp}, PP {est.pp}")
-    print(f"  KV bytes per token: {est.kv_bytes_per_token:,.6g} B per GPU ({est.basis})")
+    print(f"  KV bytes per token: {est.kv_bytes_per_token:,.6g} B per GPU at this length ({est.basis})")
+    if cap_w is not None:
+        print(f"  sliding window:     {cap_w.sentence}, per GPU")
     if est.pool_state_bytes:
         print(f"  state per sequence: {est.pool_state_bytes:,} B = {format_bytes(est.pool_state_bytes)} per GPU, "
               "in the pool, constant in length (counted once per session)")
@@ -184,5 +198,7 @@ def run(args: argparse.Namespace) -> int:
               f"tokens = {cap.max_tokens:,} tokens; maximum concurrency for {cap.max_model_len:,} tokens per "
               f"request: {cap.max_concurrency:.2f}x (not a hard cap)")
         print(f"  largest max_model_len for this budget: {fit.max_model_len:,} tokens")
+    for note in notes:
+        print(f"  note: {note}")
     return 0
 

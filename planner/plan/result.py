@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.catalog import get_model
 from planner.errors import PlanInputError
+from planner.kv_notes import past_maximum_note
 from planner.models import NATIVE, ModelSpec, with_pool_state
 from planner.plan.core import evaluate, kv_split
 from planner.plan.hardware import hardware_arrays, resolve_hardware
@@ -247,9 +248,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         rate = _f(a.request_rate_per_s)
         limit = "sessions" if bool(a.limited_by_sessions) else "decode throughput"
 
-    if model.max_context_tokens is not None and n + t > model.max_context_tokens:
-        longer = (f"Context + output ({n + t:,} tokens) exceeds {model.name}'s maximum context "
-                  f"({model.max_context_tokens:,} tokens): the bytes are computed, the model cannot serve it.")
+    longer = past_maximum_note(model, n + t)
+    if longer:
         message = f"{longer} {message}".strip()
 
     copies = min(k, sessions)

@@ -1,0 +1,68 @@
+"""Sentences about one model's KV that every surface shows the same way.
+
+* :func:`window_cap`: a sliding window (or local chunk) caps the KV of its
+  layers at W tokens; the bytes per token inside the window and past it.
+* :func:`past_maximum_note`: a length past the model's maximum context is
+  computed, and said to be past it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planner.models import ModelSpec
+
+
+@dataclass(frozen=True)
+class WindowCap:
+    """How a model's windowed layers cap its KV, per GPU.
+
+    Attributes:
+        window_tokens: the largest window (or chunk) of the in-pool windowed
+            layers, tokens.
+        kv_bytes_per_token_in_window: pool bytes per token while a sequence is
+            shorter than every window (all layers grow), per GPU.
+        kv_bytes_per_token_past_window: marginal pool bytes per token past the
+            largest window (0 when every KV layer is windowed), per GPU.
+    """
+
+    window_tokens: int
+    kv_bytes_per_token_in_window: float
+    kv_bytes_per_token_past_window: float
+
+    @property
+    def sentence(self) -> str:
+        """One line, e.g. "131,072 B/token inside the 4,096-token window; the window caps
+        the KV at 4,096 tokens (0 B/token past it)"."""
+        w = f"{self.window_tokens:,}"
+        whose = "the KV" if self.kv_bytes_per_token_past_window == 0 else "the windowed layers' KV"
+        return (f"{self.kv_bytes_per_token_in_window:,.6g} B/token inside the {w}-token window; the window caps "
+                f"{whose} at {w} tokens ({self.kv_bytes_per_token_past_window:,.6g} B/token past it)")
+
+
+def window_cap(model: ModelSpec, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> WindowCap | None:
+    """The window cap of ``model`` at TP ``tp`` / PP ``pp``, or None when no in-pool
+    KV layer is windowed (full attention, MLA, Mamba state only).
+
+    Raises:
+        PlanInputError: as :meth:`ModelSpec.estimate` (bad format, TP or PP).
+    """
+    windows = [getattr(g, "window_tokens", None) or getattr(g, "chunk_tokens", None)
+               for g in model.layout(kv_format) if g.capped and g.in_pool and g.role != "state"]
+    windows = [w for w in windows if w]
+    if not windows:
+        return None
+    w = max(windows)
+    inside = model.estimate(1, kv_format, tp, pp).kv_bytes_per_token
+    past = model.estimate(w, kv_format, tp, pp).kv_bytes_per_token
+    return WindowCap(window_tokens=w, kv_bytes_per_token_in_window=inside, kv_bytes_per_token_past_window=past)
+
+
+def past_maximum_note(model: ModelSpec, tokens: int, what: str = "Context + output") -> str:
+    """A sentence when ``tokens`` (``what``: context + output in a plan, the
+    context alone for one sequence) passes the model's maximum context, else "":
+    the bytes are computed, the model cannot serve it."""
+    if model.max_context_tokens is None or tokens <= model.max_context_tokens:
+        return ""
+    return (f"{what} ({tokens:,} tokens) exceeds {model.name}'s maximum context "
+            f"({model.max_context_tokens:,} tokens): the bytes are computed, the model cannot serve it.")
