@@ -1,0 +1,47 @@
+"""A fresh user's first runs of kvplan: each figure says what it means, each error names its field.
+
+Expected values are worked by hand next to each number.
+"""
+
+import json
+
+from planner.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_kv_sliding_window_states_the_cap(capsys):
+    # mistralai/Mistral-7B-v0.1 config.json: 32 layers, 8 KV heads, head_dim 4096 / 32 = 128,
+    # sliding_window 4096, bf16: 32 x 8 x 128 x 2 (K, V) x 2 B = 131,072 B/token inside the window;
+    # 4,096 x 131,072 = 536,870,912 B for any context past 4,096 tokens, 0 B per extra token.
+    code, out, _ = run(capsys, "kv", "--model", "mistral-7b-v0.1", "--context", "32k")
+    assert code == 0
+    assert "131,072 B/token inside the 4,096-token window" in out
+    assert "caps the KV at 4,096 tokens (0 B/token past it)" in out
+    code, out, _ = run(capsys, "kv", "--model", "mistral-7b-v0.1", "--context", "32k", "--json")
+    d = json.loads(out)
+    assert (d["window_tokens"], d["kv_bytes_per_token_in_window"], d["kv_bytes_per_token_past_window"]) \
+        == (4096, 131072, 0)
+    assert d["kv_bytes"] == 536_870_912
+
+
+def test_models_and_kv_word_the_window_alike(capsys):
+    _, out, _ = run(capsys, "models")
+    line = next(x for x in out.splitlines() if x.startswith("mistral-7b-v0.1 "))
+    assert "131,072 B/token inside the 4,096-token window" in line
+
+
+def test_kv_context_past_model_maximum_is_said(capsys):
+    # nvidia/Nemotron-H-8B-Base-8K: max_position_embeddings 8192.
+    argv = ["kv", "--model", "nemotron-h-8b", "--context", "128k", "--kv-budget-gib", "40"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    assert "exceeds Nemotron-H 8B (Mamba2 hybrid)'s maximum context (8,192 tokens)" in out
+    assert "8,192-token requests" in out
+    code, out, _ = run(capsys, *argv, "--json")
+    notes = json.loads(out)["notes"]
+    assert len(notes) == 2 and "128,000 tokens" in notes[0]
