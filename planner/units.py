@@ -97,7 +97,14 @@ MAX_TOKEN_TEXT_CHARS = 40
 """Longest token-count text read (a longer one is refused before parsing)."""
 
 
-def parse_tokens(text: str, *, field: str = "context_tokens", minimum: int = 1, maximum: int = 10**8) -> int:
+MIN_CONTEXT_TOKENS = 1
+"""Shortest context accepted anywhere (plan, frontier, ``kvplan kv``): one token."""
+MAX_CONTEXT_TOKENS = 100_000_000
+"""Largest context accepted anywhere (1e8 tokens; the longest published window is 1e7)."""
+
+
+def parse_tokens(text: str, *, field: str = "context_tokens", minimum: int = 1, maximum: int = 10**8,
+                 noun: str = "tokens") -> int:
     """A token count typed by a person: "1000000", "1,000,000", "1_000_000", "1e6", "128k", "1.5M".
 
     Suffixes are decimal (k = 10**3, M = 10**6, G = 10**9), as token counts are. Commas are thousands
@@ -108,12 +115,16 @@ def parse_tokens(text: str, *, field: str = "context_tokens", minimum: int = 1, 
     >>> parse_tokens("128k"), parse_tokens("1.5M"), parse_tokens("1e6"), parse_tokens("1,500,000")
     (128000, 1500000, 1000000, 1500000)
 
+    ``noun`` names what is counted in the error ("tokens", "sessions", "blocks", ...; "" for a plain
+    number such as a port or a seed).
+
     Raises:
         PlanInputError: ambiguous, not a whole number, or outside [minimum, maximum].
     """
     from planner.errors import PlanInputError
 
-    allowed = (f"a whole number of tokens in [{minimum:,}, {maximum:,}] (e.g. 131072, 131,072, 128k, 1.5M, 1e6; "
+    examples = "131072, 131,072, 128k, 1.5M, 1e6" if noun == "tokens" else "64, 1,000, 1k, 1e3"
+    allowed = (f"a whole number{' of ' + noun if noun else ''} in [{minimum:,}, {maximum:,}] (e.g. {examples}; "
                f"a comma only between groups of three digits)")
     raw = str(text).strip()
     if len(raw) > MAX_TOKEN_TEXT_CHARS:

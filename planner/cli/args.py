@@ -10,7 +10,7 @@ import argparse
 import math
 
 from planner.errors import PlanInputError, short_repr
-from planner.units import parse_tokens
+from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, parse_tokens
 
 
 def _number(text: str) -> float:
@@ -23,30 +23,37 @@ def _number(text: str) -> float:
     return value
 
 
-def _whole(text: str, minimum: int, maximum: int) -> int:
-    """A count as people type it, read by the one token parser (:func:`planner.units.parse_tokens`)."""
+def _whole(text: str, minimum: int, maximum: int, noun: str) -> int:
+    """A count of ``noun`` as people type it, read by the one count parser (:func:`planner.units.parse_tokens`)."""
     try:
-        return parse_tokens(text, field="count", minimum=minimum, maximum=maximum)
+        return parse_tokens(text, field="count", minimum=minimum, maximum=maximum, noun=noun)
     except PlanInputError as exc:
         raise argparse.ArgumentTypeError(f"{short_repr(text)} is not allowed; expected {exc.allowed}") from None
 
 
-def positive_int(maximum: int = 10**12):
-    """Converter for an integer in [1, maximum]: 131072, 131,072, 1_000_000, 1e6, 128k, 1.5M (when whole)."""
+def positive_int(maximum: int, noun: str):
+    """Converter for a count of ``noun`` (named in the error: "tokens", "sessions", "GPUs", ...) in
+    [1, maximum]: 131072, 131,072, 1_000_000, 1e6, 128k, 1.5M (when whole)."""
 
     def convert(text: str) -> int:
-        return _whole(text, 1, maximum)
+        return _whole(text, 1, maximum, noun)
 
     return convert
 
 
-def nonneg_int(maximum: int = 10**12):
-    """Converter for an integer in [0, maximum]: as :func:`positive_int`, 0 allowed."""
+def nonneg_int(maximum: int, noun: str):
+    """Converter for a count of ``noun`` in [0, maximum]: as :func:`positive_int`, 0 allowed."""
 
     def convert(text: str) -> int:
-        return _whole(text, 0, maximum)
+        return _whole(text, 0, maximum, noun)
 
     return convert
+
+
+def context_tokens_arg(text: str) -> int:
+    """Converter for a context length: the plan's range (``PlanInputs.context_tokens``,
+    [MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS]) on every subcommand."""
+    return _whole(text, MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, "tokens")
 
 
 def bounded_float(lo: float, hi: float, *, lo_open: bool = False):

@@ -16,7 +16,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from planner.catalog import get_model, model_with_state_formats
-from planner.cli.args import bounded_float, nonneg_int, positive_int
+from planner.cli.args import bounded_float, context_tokens_arg, nonneg_int, positive_int
 from planner.config_import import MAX_CONFIG_BYTES, model_from_config, parse_config_text, pattern_legend
 from planner.engine import (
     DEFAULT_BLOCK_SIZE,
@@ -32,7 +32,7 @@ from planner.errors import PlanInputError
 from planner.io import read_capped
 from planner.kv_notes import past_maximum_note, window_cap
 from planner.models import NATIVE, ModelSpec, coefficient_model
-from planner.units import format_bytes, gib_to_bytes, to_gb, to_gib
+from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, format_bytes, gib_to_bytes, to_gb, to_gib
 
 MAX_BUDGET_GIB = 1_000_000.0
 """Largest --kv-budget-gib accepted (far above any device)."""
@@ -51,24 +51,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="Mamba / linear-attention conv state dtype, as vLLM's flag (auto = the model dtype, BF16)")
     p.add_argument("--mamba-ssm-cache-dtype", choices=sorted(STATE_DTYPES), default="auto",
                    help="temporal (SSM) state dtype, as vLLM's flag (auto = the config's, else the engine default)")
-    p.add_argument("--state-bytes", type=nonneg_int(10**15), default=0,
+    p.add_argument("--state-bytes", type=nonneg_int(10**15, "bytes"), default=0,
                    help="with --bytes-per-token: fixed per-sequence state in the KV pool, bytes per GPU "
                         "(a Mamba / linear-attention hybrid's state)")
-    p.add_argument("--context", type=nonneg_int(10**9), default=1_000_000, help="sequence length, tokens")
+    p.add_argument("--context", type=context_tokens_arg, default=1_000_000,
+                   help=f"sequence length, tokens, in [{MIN_CONTEXT_TOKENS:,}, {MAX_CONTEXT_TOKENS:,}]")
     p.add_argument("--kv-format", default=NATIVE, help=f"native or one of {', '.join(FORMATS)}")
-    p.add_argument("--tp", type=positive_int(1024), default=1, help="tensor-parallel degree (per-GPU figures)")
-    p.add_argument("--pp", type=positive_int(1024), default=1,
+    p.add_argument("--tp", type=positive_int(1024, "GPUs"), default=1, help="tensor-parallel degree (per-GPU figures)")
+    p.add_argument("--pp", type=positive_int(1024, "pipeline stages"), default=1,
                    help="pipeline-parallel degree (per GPU of the largest stage: ceil(layers / PP) per group)")
     p.add_argument("--engine", choices=["vllm"], help="add the engine's allocation next to the theory")
-    p.add_argument("--block-size", type=positive_int(MAX_BLOCK_SIZE), default=DEFAULT_BLOCK_SIZE,
+    p.add_argument("--block-size", type=positive_int(MAX_BLOCK_SIZE, "tokens"), default=DEFAULT_BLOCK_SIZE,
                    help="engine tokens per KV block (vLLM default 16)")
-    p.add_argument("--max-num-batched-tokens", type=positive_int(10**8), default=DEFAULT_MAX_NUM_BATCHED_TOKENS,
+    p.add_argument("--max-num-batched-tokens", type=positive_int(10**8, "tokens"), default=DEFAULT_MAX_NUM_BATCHED_TOKENS,
                    help="engine tokens per scheduler step (sliding-window reservation)")
     p.add_argument("--no-hybrid-kv-cache-manager", action="store_true",
                    help="model vLLM with its hybrid KV cache manager off (e.g. with a KV connector)")
     p.add_argument("--kv-budget-gib", type=bounded_float(0, MAX_BUDGET_GIB),
                    help="available KV memory per GPU, GiB: adds vLLM's num_blocks, max_tokens, max_concurrency")
-    p.add_argument("--max-model-len", type=positive_int(10**9),
+    p.add_argument("--max-model-len", type=positive_int(10**9, "tokens"),
                    help="tokens per request for max_concurrency (default: the model's maximum context)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)

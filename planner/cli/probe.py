@@ -31,21 +31,21 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "measure the bytes the device really spent next to the planner's arithmetic, release it, "
                     "and measure each format's round-trip error and speed. Needs torch.")
     p.add_argument("--model", required=True, help="catalog model id (kvplan models)")
-    p.add_argument("--tokens", type=positive_int(MAX_PROBE_TOKENS), required=True,
+    p.add_argument("--tokens", type=positive_int(MAX_PROBE_TOKENS, "tokens"), required=True,
                    help="tokens the pool holds (one sequence of that length)")
     p.add_argument("--kv-format", default=NATIVE, help=f"native or one of {', '.join(PROBE_FORMATS)}")
     p.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto",
                    help="where to allocate (auto: CUDA if torch sees one, else the CPU)")
-    p.add_argument("--block-size", type=positive_int(MAX_BLOCK_SIZE), default=DEFAULT_BLOCK_SIZE,
+    p.add_argument("--block-size", type=positive_int(MAX_BLOCK_SIZE, "tokens"), default=DEFAULT_BLOCK_SIZE,
                    help="tokens per KV block (vLLM default 16)")
     p.add_argument("--max-fraction", type=bounded_float(0, 1, lo_open=True), default=0.5,
                    help="largest share of free memory the probe may use (default 0.5)")
     p.add_argument("--fill", choices=["quantize", "tile"],
                    help="quantize every entry, or tile one quantized tile (default: quantize on CUDA, tile on CPU)")
-    p.add_argument("--seed", type=nonneg_int(2**62 - 1), default=0, help="synthetic data seed")
+    p.add_argument("--seed", type=nonneg_int(2**62 - 1, ""), default=0, help="synthetic data seed")
     p.add_argument("--time-limit", type=bounded_float(0, 3600, lo_open=True), default=120.0,
                    help="wall-clock limit, seconds (default 120)")
-    p.add_argument("--cpu-threads", type=nonneg_int(4096), default=1,
+    p.add_argument("--cpu-threads", type=nonneg_int(4096, "threads"), default=1,
                    help="torch threads for a CPU probe (default 1: cache-sized chunks; 0 = torch's setting)")
     p.add_argument("--no-formats", action="store_true", help="skip the round-trip error and throughput runs")
     p.add_argument("--json", action="store_true", help="print the ProbeResult as JSON")

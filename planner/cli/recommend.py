@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("recommend", help="fewest GPUs (then cost) meeting a sessions or requests/s target",
                        description="Search accelerators x GPUs per replica x attention x KV format for a target.")
     target = p.add_mutually_exclusive_group(required=True)
-    target.add_argument("--sessions", type=positive_int(10**12), help="concurrent sessions for the deployment")
+    target.add_argument("--sessions", type=positive_int(10**12, "sessions"), help="concurrent sessions for the deployment")
     target.add_argument("--requests-per-s", type=bounded_float(0, 1e12, lo_open=True),
                         help="requests per second for the deployment")
     p.add_argument("--gpus", default="h100-sxm,h200,b200", help="accelerator ids, custom:N, or ids from --accelerators")
@@ -57,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "--base-gpu")
     p.add_argument("--base-gpu", default="h200",
                    help="the accelerator --decode-tokens-per-s and --prefill-tokens-per-s describe (default h200)")
-    p.add_argument("--top", type=positive_int(100_000), default=20, help="rows to print and verify (default 20)")
+    p.add_argument("--top", type=positive_int(100_000, "rows"), default=20, help="rows to print and verify (default 20)")
     add_input_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)

@@ -29,10 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("logs", nargs="+", type=Path, metavar="LOGFILE", help="start-up log(s), text ('-' for stdin)")
     p.add_argument("--model", help="catalog model id (default: the model the log names, when in the catalog)")
     p.add_argument("--config", type=Path, help="a config.json instead of a catalog model")
-    p.add_argument("--tp", type=positive_int(1024), help="tensor-parallel size (default: the log's, else 1)")
+    p.add_argument("--tp", type=positive_int(1024, "GPUs"), help="tensor-parallel size (default: the log's, else 1)")
     p.add_argument("--kv-format", help="KV format id or 'native' (default: the log's kv_cache_dtype)")
-    p.add_argument("--block-size", type=positive_int(4096), help="vLLM block size (default: the log's, else 16)")
-    p.add_argument("--max-model-len", type=positive_int(10**9), help="tokens per request for the concurrency figure")
+    p.add_argument("--block-size", type=positive_int(4096, "tokens"), help="vLLM block size (default: the log's, else 16)")
+    p.add_argument("--max-model-len", type=positive_int(10**9, "tokens"), help="tokens per request for the concurrency figure")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 

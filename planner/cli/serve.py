@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``serve`` subcommand."""
     p = sub.add_parser("serve", help="start the dashboard (Streamlit) from the installed package",
                        description="Start the kvplan dashboard. Stop it with Ctrl+C.")
-    p.add_argument("--port", type=positive_int(MAX_PORT),
+    p.add_argument("--port", type=positive_int(MAX_PORT, ""),
                    help="TCP port (default: Streamlit's, 8501, or STREAMLIT_SERVER_PORT)")
     p.add_argument("--address", help="address to listen on, e.g. 127.0.0.1 (default: every interface)")
     p.add_argument("streamlit_args", nargs=argparse.REMAINDER, metavar="-- STREAMLIT_OPTION",

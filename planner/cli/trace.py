@@ -69,14 +69,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="FILE", help=f"trace file (JSONL, CSV, Parquet; plain, .gz, .zst; any size), "
                                                 f"or a bundled sample: {samples}")
     p.add_argument("--format", choices=FORMATS, default=None, help="trace format (default: detected)")
-    p.add_argument("--block-tokens", type=positive_int(MAX_BLOCK_TOKENS), default=None,
+    p.add_argument("--block-tokens", type=positive_int(MAX_BLOCK_TOKENS, "tokens"), default=None,
                    help="tokens per hash_ids block (generic JSONL; Mooncake is 512)")
     p.add_argument("--model", default=None, help="catalog model id: prices blocks in bytes (kvplan models)")
     p.add_argument("--kv-format", default=None, help="KV format id for --model (default: native)")
     cap = p.add_mutually_exclusive_group()
     cap.add_argument("--capacity-gib", type=bounded_float(0, 10_000_000), default=None,
                      help="cache capacity (per replica), GiB (2^30 B); needs --model")
-    cap.add_argument("--capacity-blocks", type=nonneg_int(MAX_CAPACITY_BLOCKS), default=None,
+    cap.add_argument("--capacity-blocks", type=nonneg_int(MAX_CAPACITY_BLOCKS, "blocks"), default=None,
                      help="cache capacity (per replica), blocks (default: unlimited)")
     p.add_argument("--ttl-s", type=bounded_float(0, 1e9), default=None,
                    help="entries unused this many seconds expire (default: no TTL; 0 = nothing persists)")

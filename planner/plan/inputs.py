@@ -23,10 +23,8 @@ from planner.errors import PlanInputError
 from planner.formats import FORMATS
 from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.tiers import AUTO, HOST_LINKS, SSD_LINKS
-from planner.units import parse_tokens
+from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, parse_tokens
 
-MAX_CONTEXT_TOKENS = 100_000_000
-"""Largest context accepted (1e8 tokens; the longest published window is 1e7)."""
 MAX_HBM_GIB = 100_000.0
 """Largest HBM accepted per GPU, GiB (far above any device)."""
 MAX_GPUS_PER_REPLICA = 1024
@@ -46,7 +44,7 @@ A speed is a divisor of seconds: a denormal such as 5e-324 tokens/s would turn
 one replayed token into infinite seconds (and 0 x inf into NaN), so speeds are
 bounded below as well as above."""
 
-Tokens = Annotated[int, Field(ge=1, le=MAX_CONTEXT_TOKENS)]
+Tokens = Annotated[int, Field(ge=MIN_CONTEXT_TOKENS, le=MAX_CONTEXT_TOKENS)]
 PauseDistribution = Literal["exponential", "fixed"]
 """How pauses between turns are spread: exponential with the given mean, or always the mean."""
 AttentionParallelism = Literal["tp", "dp"]
