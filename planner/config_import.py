@@ -44,6 +44,7 @@ from planner.config_quant import checkpoint_kv_format
 from planner.config_report import ConfigField, ConfigReader, report_rows, text
 from planner.config_state import linear_attention_state, mamba_state
 from planner.errors import PlanInputError
+from planner.io import json_error_text, json_text
 from planner.formats import KVFormat, get_format
 from planner.kv import FP8_DS_MLA, ChunkedLocalGroup, FullAttentionGroup, KVGroup, SlidingWindowGroup
 from planner.models import ModelSpec
@@ -86,19 +87,21 @@ def pattern_legend(pattern: str) -> str:
     return "; ".join(f"{c} {PATTERN_LEGEND.get(c, '?')} x {pattern.count(c)}" for c in dict.fromkeys(pattern))
 
 
-def parse_config_text(text_or_bytes: str | bytes) -> dict[str, Any]:
-    """Parse config.json text into a dict.
+def parse_config_text(text_or_bytes: str | bytes, source: str = "config.json") -> dict[str, Any]:
+    """Parse config.json text into a dict; ``source`` names the file in errors.
 
     Raises:
-        PlanInputError: too large, not JSON, or not a JSON object.
+        PlanInputError: too large, not UTF-8, not JSON (line and column named), or not a JSON object.
     """
     if len(text_or_bytes) > MAX_CONFIG_BYTES:
         raise PlanInputError("config", f"{len(text_or_bytes):,} bytes",
                              f"a config.json of at most {MAX_CONFIG_BYTES:,} bytes")
+    text = json_text(text_or_bytes, "config", source)
     try:
-        data = json.loads(text_or_bytes)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, >4,300 digits, deep nesting
-        raise PlanInputError("config", "malformed JSON", f"valid JSON ({exc.__class__.__name__}: {exc})"[:200]) from None
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, >4,300 digits, deep nesting
+        raise PlanInputError("config", source, f"a JSON object; this file is not valid JSON ({json_error_text(exc)})"
+                             ) from None
     if not isinstance(data, dict):
         raise PlanInputError("config", type(data).__name__, "a JSON object ({...}) at the top level")
     return data

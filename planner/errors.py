@@ -37,11 +37,35 @@ def short_repr(value: object, limit: int = 80) -> str:
     RecursionError) or be an integer past Python's 4,300-digit ``str`` limit (a
     ValueError); it is then named by its type.
 
-    >>> short_repr("x" * 100)[-5:], short_repr(10**5000)
-    ('xx...', '<int>')
+    Numbers are written as people read them (:func:`format_number`), never as ``repr``.
+
+    >>> short_repr("x" * 100)[-5:], short_repr(10**5000), short_repr(1e12)
+    ('xx...', '<int>', '1,000,000,000,000')
     """
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return format_number(value)
     try:
         shown = repr(value)
     except (RecursionError, ValueError):
         return f"<{type(value).__name__}>"
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def format_number(value: int | float) -> str:
+    """A number for a message: thousands separators, no exponent below 10^21, no trailing ".0".
+
+    >>> format_number(1e12), format_number(100000.0), format_number(0.5), format_number(-3), format_number(1e300)
+    ('1,000,000,000,000', '100,000', '0.5', '-3', '1e+300')
+    """
+    if isinstance(value, int):
+        try:
+            return f"{value:,}"
+        except ValueError:  # past Python's 4,300-digit str limit
+            return "<int>"
+    if value != value or value in (float("inf"), float("-inf")) or abs(value) >= 1e21:
+        return repr(value)
+    if value == int(value):
+        return f"{int(value):,}"
+    if abs(value) >= 1:
+        return f"{value:,.6f}".rstrip("0").rstrip(".")
+    return f"{value:.6g}" if abs(value) >= 1e-4 else repr(value)

@@ -104,3 +104,30 @@ def read_capped(path: str | os.PathLike, cap_bytes: int, field: str, noun: str =
 
 
 __all__ = ["read_capped", "require_regular_file"]
+
+
+def json_text(data: str | bytes, field: str, source: str) -> str:
+    """``data`` as text for ``json.loads``: bytes must be UTF-8 (a UTF-8 byte-order mark is dropped).
+
+    ``json.loads`` on bytes guesses UTF-16/32 from the first bytes and then fails
+    with a codec message that names neither the file nor the rule; this says both.
+
+    Raises:
+        PlanInputError: ``field`` with ``source`` (the file's name): not UTF-8 JSON text.
+    """
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PlanInputError(field, source, f"UTF-8 JSON text; this file is not UTF-8 JSON text (byte "
+                                            f"0x{data[exc.start]:02x} at offset {exc.start:,} is not UTF-8)") from None
+
+
+def json_error_text(exc: ValueError) -> str:
+    """Where and why ``json.loads`` failed, in words: "line 3, column 7: Expecting ',' delimiter"."""
+    import json
+
+    if isinstance(exc, json.JSONDecodeError):
+        return f"line {exc.lineno:,}, column {exc.colno:,}: {exc.msg}"
+    return f"{type(exc).__name__}: {exc}"[:160]

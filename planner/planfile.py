@@ -36,10 +36,10 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
+from planner.io import json_error_text, json_text, read_capped
 from planner.plan import PlanInputs, field_range
 from planner.plan.inputs import MEASURED_KV_BINDING, MEASURED_USABLE_BINDING
 from planner.errors import PlanInputError
-from planner.io import read_capped
 
 SCHEMA_VERSION = 1
 """The plan-file format this kvplan reads and writes."""
@@ -97,8 +97,8 @@ def _error(field: str, value: object, allowed: str) -> PlanInputError:
     return PlanInputError(f"plan file: {field}", value, allowed)
 
 
-def loads(text: str | bytes) -> PlanFile:
-    """Parse plan-file JSON.
+def loads(text: str | bytes, source: str = "plan file") -> PlanFile:
+    """Parse plan-file JSON; ``source`` names the file in errors.
 
     Raises:
         PlanInputError: not JSON, too large, another schema version, a missing
@@ -106,14 +106,16 @@ def loads(text: str | bytes) -> PlanFile:
     """
     if len(text) > MAX_PLAN_FILE_BYTES:
         raise _error("size", f"{len(text):,} bytes", f"at most {MAX_PLAN_FILE_BYTES:,} bytes")
+    text = json_text(text, "plan file", source)
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except _DuplicateKey as exc:
         raise _error("duplicate key", exc.key, "each key once (JSON parsers disagree on which copy wins)") from None
     except _NonFiniteNumber as exc:
         raise _error("json", exc.constant, "a finite number (NaN and Infinity are not JSON)") from None
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        raise _error("json", type(exc).__name__, f"a JSON object ({shorten(str(exc))})") from None
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        raise PlanInputError("plan file", source, f"a JSON object; this file is not valid JSON "
+                                                  f"({shorten(json_error_text(exc))})") from None
     return from_dict(data)
 
 
@@ -243,7 +245,7 @@ def load(path: str | Path) -> PlanFile:
         PlanInputError: missing, not a regular file (a device, FIFO or directory), larger than
             :data:`MAX_PLAN_FILE_BYTES` (at most that plus one byte is read), or refused by :func:`loads`.
     """
-    return loads(read_capped(path, MAX_PLAN_FILE_BYTES, "plan", "plan file"))
+    return loads(read_capped(path, MAX_PLAN_FILE_BYTES, "plan", "plan file"), source=str(path))
 
 
 def save(path: str | Path, inputs: PlanInputs | PlanFile, *, created_at: datetime | None = None) -> PlanFile:

@@ -93,7 +93,7 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec:
     if args.config is not None:
         text = read_capped(args.config, MAX_CONFIG_BYTES, "config", "config.json")
         fmt = None if args.kv_format == NATIVE else get_format(args.kv_format)
-        return model_from_config(parse_config_text(text), name=args.config.name, main_format=fmt,
+        return model_from_config(parse_config_text(text, str(args.config)), name=args.config.name, main_format=fmt,
                                  source=str(args.config), state_format=conv, ssm_state_format=ssm)
     if conv or ssm:
         flag, value = (("mamba_cache_dtype", args.mamba_cache_dtype) if conv

@@ -62,7 +62,7 @@ def _model(args: argparse.Namespace):
                 text = fh.read(MAX_CONFIG_BYTES + 1)
         except OSError as exc:
             raise PlanInputError("config", str(args.config), f"a readable file ({exc.strerror})") from None
-        return model_from_config(parse_config_text(text), name=args.config.name, source=str(args.config))
+        return model_from_config(parse_config_text(text, str(args.config)), name=args.config.name, source=str(args.config))
     return get_model(args.model) if args.model else None
 
 
