@@ -45,3 +45,43 @@ def test_kv_context_past_model_maximum_is_said(capsys):
     code, out, _ = run(capsys, *argv, "--json")
     notes = json.loads(out)["notes"]
     assert len(notes) == 2 and "128,000 tokens" in notes[0]
+
+
+def test_count_flags_name_what_they_count(capsys):
+    code, _, err = run(capsys, "recommend", "--sessions", "-1")
+    assert code == 2 and "a whole number of sessions in [1," in err and "tokens" not in err
+    code, _, err = run(capsys, "kv", "--model", "llama-3.1-8b", "--tp", "0")
+    assert code == 2 and "a whole number of GPUs in [1, 1,024]" in err
+
+
+def test_kv_context_has_the_plans_range(capsys):
+    from planner.plan import PlanInputs, field_range
+
+    # PlanInputs.context_tokens: [1, 100,000,000]; kv took [0, 1e9] before.
+    assert field_range(PlanInputs, "context_tokens") == "a whole number in [1, 100,000,000]"
+    for bad in ("0", "100000001"):
+        code, _, err = run(capsys, "kv", "--model", "llama-3.1-8b", "--context", bad)
+        assert code == 2 and "[1, 100,000,000]" in err, err
+
+
+def test_config_not_json_names_file_and_position(capsys, tmp_path):
+    p = tmp_path / "passwd"
+    p.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    code, _, err = run(capsys, "kv", "--config", str(p))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert str(p) in err and "line 1, column 1" in err and "malformed JSON" not in err
+
+
+def test_binary_config_and_plan_are_not_utf8_json(capsys, tmp_path):
+    p = tmp_path / "blob.json"
+    p.write_bytes(b"\xfe\xff\x00{\x00}")  # a UTF-16-BE byte-order mark: json.loads guessed utf-16-be
+    for argv in (["kv", "--config", str(p)], ["plan", "--plan", str(p)]):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "not UTF-8 JSON text" in err and str(p) in err and "codec" not in err
+
+
+def test_numbers_in_messages_have_separators(capsys):
+    code, _, err = run(capsys, "plan", "--hbm-gib", "1e12")
+    assert code == 2 and "1,000,000,000,000 is not allowed" in err and "(0, 100,000]" in err
+    code, _, err = run(capsys, "kv", "--model", "llama-3.1-8b", "--kv-budget-gib", "1e12")
+    assert code == 2 and "[0, 1,000,000]" in err and "e+06" not in err
