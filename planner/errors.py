@@ -37,13 +37,13 @@ def short_repr(value: object, limit: int = 80) -> str:
     RecursionError) or be an integer past Python's 4,300-digit ``str`` limit (a
     ValueError); it is then named by its type.
 
-    Numbers are written as people read them (:func:`format_number`), never as ``repr``.
+    Numbers are written as people read them (:func:`number_text`), never as ``repr``.
 
     >>> short_repr("x" * 100)[-5:], short_repr(10**5000), short_repr(1e12)
     ('xx...', '<int>', '1,000,000,000,000')
     """
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return format_number(value)
+        return number_text(value)
     try:
         shown = repr(value)
     except (RecursionError, ValueError):
@@ -51,10 +51,11 @@ def short_repr(value: object, limit: int = 80) -> str:
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
-def format_number(value: int | float) -> str:
-    """A number for a message: thousands separators, no exponent below 10^21, no trailing ".0".
+def number_text(value: int | float) -> str:
+    """A number for an error message, exact (not rounded as :func:`planner.units.format_number` does):
+    thousands separators, no exponent below 10^21, no trailing ".0".
 
-    >>> format_number(1e12), format_number(100000.0), format_number(0.5), format_number(-3), format_number(1e300)
+    >>> number_text(1e12), number_text(100000.0), number_text(0.5), number_text(-3), number_text(1e300)
     ('1,000,000,000,000', '100,000', '0.5', '-3', '1e+300')
     """
     if isinstance(value, int):

@@ -67,8 +67,8 @@ def gb_to_bytes(gb: float) -> int:
 def format_number(value: float) -> str:
     """A short human figure: 3 significant digits below 100, one decimal above.
 
-    >>> format_number(0.828877), format_number(8.9), format_number(140.4013)
-    ('0.829', '8.9', '140.4')
+    >>> format_number(0.828877), format_number(8.9), format_number(140.4013), format_number(0.00001234)
+    ('0.829', '8.9', '140.4', '0.0000123')
     """
     if value == 0:
         return "0"
@@ -76,7 +76,22 @@ def format_number(value: float) -> str:
         return str(value)
     if abs(value) >= 100:
         return f"{value:,.1f}"
-    return f"{value:.3g}"
+    return format_figure(value, 3)
+
+
+def format_figure(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant digits in fixed point, never in scientific notation:
+    whole with thousands separators from ``10**digits`` up, trailing zeros dropped.
+
+    >>> format_figure(27_100.4), format_figure(0.000123), format_figure(1.2345, 4), format_figure(5.0, 4)
+    ('27,100', '0.000123', '1.234', '5')
+    """
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else str(value)
+    places = digits - 1 - math.floor(math.log10(abs(value)))
+    if places <= 0:
+        return f"{value:,.0f}"
+    return f"{value:,.{places}f}".rstrip("0").rstrip(".")
 
 
 def format_bytes(num_bytes: float) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from planner.errors import PlanInputError, format_number, short_repr
+from planner.errors import PlanInputError, number_text, short_repr
 from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, parse_tokens
 
 
@@ -64,7 +64,7 @@ def bounded_float(lo: float, hi: float, *, lo_open: bool = False):
         ok = (value > lo if lo_open else value >= lo) and value <= hi
         if not ok:
             bracket = "(" if lo_open else "["
-            raise argparse.ArgumentTypeError(f"{text!r} is not in {bracket}{format_number(lo)}, {format_number(hi)}]")
+            raise argparse.ArgumentTypeError(f"{text!r} is not in {bracket}{number_text(lo)}, {number_text(hi)}]")
         return value
 
     return convert

@@ -44,6 +44,7 @@ from planner.frontier import (
     with_points,
 )
 from planner.plan import format_sessions
+from planner.units import format_figure
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
                 cells = []
                 for gi in range(len(names)):
                     rate = grid.request_rate_per_s[gi, ci, hi]
-                    r = "-" if math.isnan(rate) else f"{rate:.3g}/s"
+                    r = "-" if math.isnan(rate) else f"{format_figure(rate)}/s"
                     cells.append(f"{f'{format_sessions(grid.sessions_per_gpu[gi, ci, hi])} ({r})':>{width}}")
                 print(f"{int(n):>12,}  " + "  ".join(cells))
     return 0

@@ -28,7 +28,7 @@ from planner.errors import PlanInputError
 from planner.export import to_csv_bytes
 from planner.plan import format_sessions, plan, plan_frame
 from planner.planfile import save as save_plan_file
-from planner.units import format_bytes
+from planner.units import format_bytes, format_figure
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -87,20 +87,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"  attention:           {result.parallelism_note}")
         print(f"  sessions per replica: {result.sessions_per_replica:,}")
         print(f"  sessions per GPU:    {format_sessions(result.sessions_per_gpu)}")
-        rate = "undefined" if result.request_rate_per_s is None else f"{result.request_rate_per_s:.4g} /s"
+        rate = "undefined" if result.request_rate_per_s is None else f"{format_figure(result.request_rate_per_s, 4)} /s"
         print(f"  request rate per GPU: {rate} (limited by {result.request_rate_limit})")
-        print(f"  miss probability:    {result.miss_probability:.4g} (pause {i.pause_mean_s:g} s {i.pause_distribution}, "
+        print(f"  miss probability:    {format_figure(result.miss_probability, 4)} (pause {i.pause_mean_s:g} s {i.pause_distribution}, "
               f"TTL {i.ttl_s:g} s)")
-        print(f"  replay per turn:     {result.replay_tokens_per_turn:.4g} tokens, {result.replay_seconds_per_turn:.4g} s "
+        print(f"  replay per turn:     {format_figure(result.replay_tokens_per_turn, 4)} tokens, {format_figure(result.replay_seconds_per_turn, 4)} s "
               f"(window {result.replay_window_tokens} tokens at {i.prefill_tokens_per_s:,.0f} tokens/s)")
-        print(f"  time to first token: {result.ttft_s:.4g} s")
+        print(f"  time to first token: {format_figure(result.ttft_s, 4)} s")
         t = result.tiers
         if t is not None:
             print(f"  tiers ({t.sessions:,} sessions): HBM {format_bytes(t.hbm_bytes)}, host RAM "
                   f"{format_bytes(t.host_ram_bytes)}, SSD {format_bytes(t.ssd_bytes)}, evicted "
                   f"{format_bytes(t.evicted_bytes)}; overflow: {t.action}")
-        print(f"  parked session back: host RAM {result.reload_from_host_s:.4g} s ({result.host_link_id}), SSD "
-              f"{result.reload_from_ssd_s:.4g} s ({result.ssd_link_id}), recompute {result.recompute_s:.4g} s")
+        print(f"  parked session back: host RAM {format_figure(result.reload_from_host_s, 4)} s ({result.host_link_id}), SSD "
+              f"{format_figure(result.reload_from_ssd_s, 4)} s ({result.ssd_link_id}), recompute {format_figure(result.recompute_s, 4)} s")
         if result.message:
             print(f"  note: {result.message}")
         if result.overflow_message:

@@ -34,7 +34,7 @@ from planner.traces.samples import SAMPLES
 from planner.traces.sampling import sampling_note, standard_error
 from planner.traces.checks import MAX_CAPACITY_BLOCKS, blocks_for_bytes
 from planner.traces.trace import FORMATS
-from planner.units import GB, GiB, format_bytes, gib_to_bytes
+from planner.units import GB, GiB, format_bytes, format_figure, gib_to_bytes
 
 DEFAULT_SESSION_DECODE_TOKENS_PER_S = 50.0
 """Decode speed of one request for the concurrency estimate, tokens/s (the plan's default)."""
@@ -242,7 +242,7 @@ def _save(args, trace, summary, per_token, sampling, frame) -> None:
 
 def _print_text(data, trace, summary, conc, hits, per_token, args) -> None:
     print(f"{trace.name} ({trace.format}): {trace.num_requests:,} requests over {summary.duration_s / 60:.1f} min, "
-          f"{summary.mean_rate_per_s:.3g} requests/s")
+          f"{format_figure(summary.mean_rate_per_s)} requests/s")
     print(f"  {trace.malformed.summary()}")
     for note in trace.notes:
         print(f"  note: {note}")
@@ -262,7 +262,7 @@ def _print_text(data, trace, summary, conc, hits, per_token, args) -> None:
         if data["sampling"]:
             print(f"  {data['sampling']['note']}")
     print(f"  concurrency at {conc.session_decode_tokens_per_s:g} tokens/s per request: "
-          f"peak {conc.peak_concurrent_requests:,}, mean {conc.mean_concurrent_requests:.3g}")
+          f"peak {conc.peak_concurrent_requests:,}, mean {format_figure(conc.mean_concurrent_requests)}")
     if data.get("curve"):
         print("\n  capacity_blocks   capacity                   block_hit  token_hit")
         for row in data["curve"]:

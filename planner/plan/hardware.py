@@ -17,7 +17,7 @@ from planner.plan.core import HardwareArrays
 from planner.plan.inputs import PlanInputs
 from planner.plan.rebase import usable_binding_mismatch
 from planner.tiers import AUTO, Link, node_for, resolve_links
-from planner.units import gib_to_bytes
+from planner.units import format_bytes, gib_to_bytes
 
 _KEEP = object()
 
@@ -61,6 +61,29 @@ def resolve_hbm(gpu_id: str, hbm_gib: float | None, user: UserAccelerator | None
         raise PlanInputError("hbm_gib", None, "a size in GiB when gpu is 'custom'")
     gpu = get_gpu(gpu_id)
     return gpu.hbm_bytes, ("reported by the device" if gpu.memory_reported else "vendor figure")
+
+
+HBM_NOTE_RATIO = 2.0
+"""An HBM override at least this many times the accelerator's own memory gets a note (kept, not refused:
+people model future parts)."""
+
+
+def hbm_override_note(inputs: PlanInputs, hbm_bytes: int) -> str:
+    """A sentence when ``hbm_gib`` sets HBM per GPU to at least :data:`HBM_NOTE_RATIO` x the catalog
+    accelerator's memory, else "" (no override, a custom accelerator, or a plausible figure)."""
+    if inputs.hbm_gib is None or inputs.gpu_id == "custom":
+        return ""
+    try:
+        gpu = get_gpu(inputs.gpu_id)
+    except PlanInputError:
+        return ""
+    ratio = hbm_bytes / gpu.hbm_bytes
+    if ratio < HBM_NOTE_RATIO:
+        return ""
+    how = "reported memory" if gpu.memory_reported else "vendor memory figure"
+    times = f"{ratio:,.1f}" if ratio < 10 else f"{ratio:,.0f}"
+    return (f"HBM per GPU set to {format_bytes(hbm_bytes)}: {times} x the {gpu.name}'s {how} "
+            f"({format_bytes(gpu.hbm_bytes)}); kept as given (a future part?), and every figure assumes it.")
 
 
 def host_tiers(inputs: PlanInputs) -> tuple[int, int, str]:

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from planner.errors import PlanInputError, format_number
+from planner.errors import PlanInputError, number_text
 from planner.formats import FORMATS
 from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.tiers import AUTO, HOST_LINKS, SSD_LINKS
@@ -285,8 +285,8 @@ def field_range(model: type[BaseModel], name: str) -> str | None:
     if lo is None and hi is None:
         return None
     kind = "a whole number" if info.annotation in (int, int | None) else "a finite number"
-    left = f"{'(' if lo_open else '['}{format_number(lo)}" if lo is not None else "(-inf"
-    right = f"{format_number(hi)}{')' if hi_open else ']'}" if hi is not None else "inf)"
+    left = f"{'(' if lo_open else '['}{number_text(lo)}" if lo is not None else "(-inf"
+    right = f"{number_text(hi)}{')' if hi_open else ']'}" if hi is not None else "inf)"
     return f"{kind} in {left}, {right}"
 
 

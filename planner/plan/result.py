@@ -13,11 +13,11 @@ from planner.errors import PlanInputError
 from planner.kv_notes import past_maximum_note
 from planner.models import NATIVE, ModelSpec, with_pool_state
 from planner.plan.core import evaluate, kv_split
-from planner.plan.hardware import hardware_arrays, resolve_hardware
+from planner.plan.hardware import hardware_arrays, hbm_override_note, resolve_hardware
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
 from planner.placement import TierPlacement, place_sessions
-from planner.units import to_gib
+from planner.units import format_figure, to_gib
 
 
 class PlanResult(BaseModel):
@@ -210,12 +210,12 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
              else f"one pipeline of {split.domain_gpus} GPUs")
     if usable <= 0:
         util_bytes = hw.hbm_bytes * inputs.gpu_memory_utilization
-        message = (f"Nothing fits: weights ({to_gib(weights):.3g} GiB per GPU) and reserve "
-                   f"({inputs.reserve_gib:g} GiB) exceed HBM x utilization ({to_gib(util_bytes):.3g} GiB). "
+        message = (f"Nothing fits: weights ({format_figure(to_gib(weights))} GiB per GPU) and reserve "
+                   f"({inputs.reserve_gib:g} GiB) exceed HBM x utilization ({format_figure(to_gib(util_bytes))} GiB). "
                    "Add GPUs per replica, more HBM or a smaller weight format.")
     elif sessions == 0:
         message = (f"Not one session fits {where}: the shared prefix plus one session need "
-                   f"{to_gib(shared + per):.3g} GiB per GPU, usable KV is {to_gib(usable):.3g} GiB per GPU.")
+                   f"{format_figure(to_gib(shared + per))} GiB per GPU, usable KV is {format_figure(to_gib(usable))} GiB per GPU.")
         if inputs.attention_parallelism == "dp" and inputs.gpus_per_replica > split.pp and kv_source != "measured":
             alt = plan(inputs.model_copy(update={"attention_parallelism": "tp"}), model)
             if alt.sessions_per_replica > 0:
@@ -248,9 +248,9 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         rate = _f(a.request_rate_per_s)
         limit = "sessions" if bool(a.limited_by_sessions) else "decode throughput"
 
-    longer = past_maximum_note(model, n + t)
-    if longer:
-        message = f"{longer} {message}".strip()
+    for note in (hbm_override_note(inputs, hw.hbm_bytes), past_maximum_note(model, n + t)):
+        if note:
+            message = f"{note} {message}".strip()
 
     copies = min(k, sessions)
     return PlanResult(
@@ -284,9 +284,9 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
 def format_sessions(value: int | float) -> str:
     """A session count for display: whole numbers with separators, a per-GPU share with 3 significant digits.
 
-    >>> format_sessions(240), format_sessions(0.75), format_sessions(3.0)
-    ('240', '0.75', '3')
+    >>> format_sessions(240), format_sessions(0.75), format_sessions(3.0), format_sessions(27_100.4), format_sessions(0.000123)
+    ('240', '0.75', '3', '27,100', '0.000123')
     """
     if isinstance(value, (int, np.integer)) or float(value).is_integer():
         return f"{int(value):,}"
-    return f"{value:,.3g}"
+    return format_figure(float(value), 3)  # "27,100", never "2.71e+04"
