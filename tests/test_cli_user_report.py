@@ -85,3 +85,23 @@ def test_numbers_in_messages_have_separators(capsys):
     assert code == 2 and "1,000,000,000,000 is not allowed" in err and "(0, 100,000]" in err
     code, _, err = run(capsys, "kv", "--model", "llama-3.1-8b", "--kv-budget-gib", "1e12")
     assert code == 2 and "[0, 1,000,000]" in err and "e+06" not in err
+
+
+def test_hbm_far_above_the_device_is_kept_with_a_note(capsys):
+    # H200 SXM reports 143,771 MiB (nvidia-smi) = 140.4 GiB; 100,000 GiB / 140.4 GiB = 712x.
+    argv = ["plan", "--gpu", "h200", "--hbm-gib", "100000", "--model", "llama-3.1-8b", "--context", "128k"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "712 x the NVIDIA H200 SXM's reported memory" in out
+    code, out, _ = run(capsys, *argv, "--json")
+    assert "712 x" in json.loads(out)["message"]
+    code, out, _ = run(capsys, "plan", "--gpu", "h200", "--hbm-gib", "141", "--model", "llama-3.1-8b", "--json")
+    assert " x the " not in json.loads(out)["message"]
+
+
+def test_sessions_per_gpu_never_scientific(capsys):
+    # 1M-token Llama 3.1 8B sessions on TP 8 with 100,000 GiB per GPU: a fractional per-GPU share past 1,000
+    # (11,771 sessions per replica / 8 GPUs = 1,471.4) that "{:.3g}" printed as 1.47e+03.
+    code, out, _ = run(capsys, "plan", "--gpu", "h200", "--hbm-gib", "100000", "--model", "llama-3.1-8b")
+    assert code == 0
+    line = next(x for x in out.splitlines() if "sessions per GPU:" in x)
+    assert "e+" not in line and "1,471" in line
