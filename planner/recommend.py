@@ -54,6 +54,7 @@ from planner.traces.stack import (
 from planner.catalog import get_model
 from planner.errors import PlanInputError
 from planner.frontier import Accelerator, frontier_grid
+from planner.units import format_figure, plural
 
 Target = Literal["sessions", "requests_per_s"]
 ATTENTION_MODES = ("tp", "dp")
@@ -328,6 +329,7 @@ def _verify(frame: pd.DataFrame, inputs: Sequence[PlanInputs], kind: str, target
                                  "rows the scalar plan confirms (the array plan and the plan disagree: a bug)")
         verified.append(True)
         unit = "sessions" if kind == "sessions" else "requests/s"
-        fewer.append(f"{row.total_gpus - 1:,} GPUs: {row.replicas - 1:,} whole replicas = {short:,.6g} {unit} "
-                     f"< {target:,.6g}: fails")
+        gpus, reps = row.total_gpus - 1, row.replicas - 1
+        fewer.append(f"{gpus:,} {plural(gpus, 'GPU')}: {reps:,} whole {plural(reps, 'replica')} = "
+                     f"{format_figure(short, 6)} {unit} < {format_figure(target, 6)}: fails")
     return verified, fewer

@@ -94,6 +94,15 @@ def format_figure(value: float, digits: int = 3) -> str:
     return f"{value:,.{places}f}".rstrip("0").rstrip(".")
 
 
+def plural(count: float, noun: str, plural_form: str | None = None) -> str:
+    """``noun`` for ``count`` things: "GPU" for 1, "GPUs" otherwise (``plural_form`` when not noun + "s").
+
+    >>> plural(1, "replica"), plural(8, "replica"), plural(2, "replica of", "replicas of")
+    ('replica', 'replicas', 'replicas of')
+    """
+    return noun if count == 1 else (plural_form or noun + "s")
+
+
 def format_bytes(num_bytes: float) -> str:
     """Bytes as "X GB (Y GiB)": both units, each labelled, never one for the other.
 

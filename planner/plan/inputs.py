@@ -23,7 +23,7 @@ from planner.errors import PlanInputError, number_text
 from planner.formats import FORMATS
 from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.tiers import AUTO, HOST_LINKS, SSD_LINKS
-from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, parse_tokens
+from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, parse_tokens, plural
 
 MAX_HBM_GIB = 100_000.0
 """Largest HBM accepted per GPU, GiB (far above any device)."""
@@ -86,8 +86,8 @@ def weights_setting(model_id: str, weight_format: str | None, weights_gib: float
     '12.5 GiB / 2 GPUs'
     """
     if weights_gib is not None:
-        return f"{float(weights_gib)!r} GiB / {gpus_per_replica} GPUs"
-    return f"{model_id} {weight_format or 'catalog'} weights / {gpus_per_replica} GPUs"
+        return f"{float(weights_gib)!r} GiB / {gpus_per_replica} {plural(gpus_per_replica, 'GPU')}"
+    return f"{model_id} {weight_format or 'catalog'} weights / {gpus_per_replica} {plural(gpus_per_replica, 'GPU')}"
 
 
 class PlanInputs(BaseModel):

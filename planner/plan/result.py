@@ -17,7 +17,7 @@ from planner.plan.hardware import hardware_arrays, hbm_override_note, resolve_ha
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
 from planner.placement import TierPlacement, place_sessions
-from planner.units import format_figure, to_gib
+from planner.units import format_figure, plural, to_gib
 
 
 class PlanResult(BaseModel):
@@ -142,17 +142,45 @@ def effective_model(inputs: PlanInputs, model: ModelSpec | None = None) -> tuple
     return measured, NATIVE, "measured"
 
 
-def parallelism_note(inputs: PlanInputs) -> str:
-    """The attention parallelism a plan assumes, in words (shown next to its figures)."""
+def _tp_kv_words(model: ModelSpec | None, fmt: str | None, tp: int) -> str:
+    """What TP does to this model's KV, in words: heads split (or repeated when TP passes them), one-head
+    entries (MLA latents, indexer keys, rings) replicated on every rank."""
+    groups = [g for g in model.layout(fmt) if g.in_pool and g.role != "state"] if model is not None else []
+    heads = max((g.num_kv_heads for g in groups if not g.replicated_on_tp and hasattr(g, "num_kv_heads")), default=0)
+    parts = []
+    if heads:
+        per_gpu = -(-heads // tp)
+        if heads >= tp:
+            parts.append(f"split the {heads} KV {plural(heads, 'head')} ({per_gpu} per GPU)")
+        else:
+            parts.append(f"repeat the {heads} KV {plural(heads, 'head')} (TP {tp} passes them: each GPU keeps one head, "
+                         f"each head is on {tp // heads} or more ranks)")
+    replicated = [g.name for g in groups if g.replicated_on_tp]
+    if replicated:
+        names = ", ".join(dict.fromkeys(replicated))
+        parts.append(f"replicate the one-head entries ({names}) on every rank")
+    if not parts:
+        return "split the KV"
+    return " and ".join(parts)
+
+
+def parallelism_note(inputs: PlanInputs, model: ModelSpec | None = None, fmt: str | None = None) -> str:
+    """The attention parallelism a plan assumes, in words (shown next to its figures); with ``model``, what
+    TP does to its KV (heads split, one-head entries replicated)."""
     split = kv_split(inputs)
     g = inputs.gpus_per_replica
     pp = f", pipeline parallel {split.pp} (layers split)" if split.pp > 1 else ""
+    gpus = f"{g} {plural(g, 'GPU')}"
     if inputs.attention_parallelism == "tp":
-        return (f"Tensor-parallel attention (vLLM and SGLang default): the replica's TP {split.tp} ranks split the KV "
-                f"heads (latents are replicated){pp}; each session spans all {g} GPUs, so sessions are counted "
-                "per replica and per GPU is that count / GPUs.")
+        if split.tp == 1:
+            ranks = "one GPU holds the whole KV of each layer"
+        else:
+            ranks = f"the replica's {split.tp} TP ranks {_tp_kv_words(model, fmt, split.tp)}"
+        spans = "each session is on its one GPU" if g == 1 else f"each session spans all {gpus}"
+        return (f"Tensor-parallel attention (vLLM and SGLang default): {ranks}{pp}; {spans}, so sessions are "
+                "counted per replica and per GPU is that count / GPUs.")
     return (f"Data-parallel attention (SGLang --enable-dp-attention, DeepSeek's deployments): each GPU holds whole "
-            f"sessions at TP 1{pp}; sessions per replica = sessions per GPU x {g} GPUs.")
+            f"sessions at TP 1{pp}; sessions per replica = sessions per GPU x {gpus}.")
 
 
 def _f(x) -> float:
@@ -220,7 +248,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
             alt = plan(inputs.model_copy(update={"attention_parallelism": "tp"}), model)
             if alt.sessions_per_replica > 0:
                 message += (f" Under tensor-parallel attention (attention_parallelism=tp) the replica's "
-                            f"{inputs.gpus_per_replica} GPUs would split each session's KV heads and "
+                            f"{inputs.gpus_per_replica} {plural(inputs.gpus_per_replica, 'GPU')} would split each session's KV heads and "
                             f"{alt.sessions_per_replica:,} sessions would fit per replica.")
     elif sessions >= MAX_SESSIONS_PER_GPU:
         message = ("Memory does not bound sessions: every token of a session is in the shared prefix "
@@ -256,7 +284,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     return PlanResult(
         inputs=inputs, model_name=model.name, gpu_name=hw.gpu_name,
         attention_parallelism=inputs.attention_parallelism, tensor_parallel_size=split.tp,
-        kv_domain_gpus=split.domain_gpus, parallelism_note=parallelism_note(inputs),
+        kv_domain_gpus=split.domain_gpus, parallelism_note=parallelism_note(inputs, model, fmt),
         hbm_bytes=hw.hbm_bytes, hbm_source=hw.hbm_source, kv_source=kv_source,
         usable_kv_source="measured" if bool(a.usable_measured) else "computed",
         weights_bytes_per_gpu=weights, reserve_bytes=a.reserve_bytes, usable_kv_bytes=usable,
