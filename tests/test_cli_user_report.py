@@ -105,3 +105,30 @@ def test_sessions_per_gpu_never_scientific(capsys):
     assert code == 0
     line = next(x for x in out.splitlines() if "sessions per GPU:" in x)
     assert "e+" not in line and "1,471" in line
+
+
+def test_parallelism_note_follows_the_model(capsys):
+    from planner.plan import PlanInputs, plan
+
+    # Llama 3.1 70B config.json: num_key_value_heads 8 (GQA), no MLA: TP 8 splits 8 heads, 1 per GPU.
+    gqa = plan(PlanInputs(model_id="llama-3.1-70b", gpu_id="h200", gpus_per_replica=8)).parallelism_note
+    assert "split the 8 KV heads (1 per GPU)" in gqa and "latent" not in gqa
+    # DeepSeek-V3 config.json: kv_lora_rank 512 + qk_rope_head_dim 64, one latent per token (MLA): replicated.
+    mla = plan(PlanInputs(model_id="deepseek-v3", gpu_id="h200", gpus_per_replica=8)).parallelism_note
+    assert "replicate the one-head entries (MLA latent)" in mla and "KV heads" not in mla
+    one = plan(PlanInputs(model_id="llama-3.1-8b", gpu_id="h200", gpus_per_replica=1,
+                          weight_format="bf16")).parallelism_note
+    assert "1 GPUs" not in one and "TP 1 ranks" not in one
+
+
+def test_counts_agree_with_their_nouns(capsys):
+    from planner.catalog import get_model
+    from planner.models import how_computed
+    from planner.plan.inputs import weights_setting
+
+    lines = how_computed(get_model("llama-3.1-8b"), 1000, None, 1, 1)
+    assert "per replica (1 GPU)" in lines[-1]
+    assert weights_setting("llama-3.1-8b", "fp8", None, 1).endswith("/ 1 GPU")
+    # 4 x B200 at dp, 1 replica of 4 GPUs; the check row "3 GPUs: 0 whole replicas".
+    code, out, _ = run(capsys, "recommend", "--model", "llama-3.1-8b", "--sessions", "10", "--top", "20")
+    assert code == 0 and "1 replicas of" not in out and "of 1," not in out and "1 whole replicas" not in out
