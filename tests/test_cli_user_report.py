@@ -132,3 +132,19 @@ def test_counts_agree_with_their_nouns(capsys):
     # 4 x B200 at dp, 1 replica of 4 GPUs; the check row "3 GPUs: 0 whole replicas".
     code, out, _ = run(capsys, "recommend", "--model", "llama-3.1-8b", "--sessions", "10", "--top", "20")
     assert code == 0 and "1 replicas of" not in out and "of 1," not in out and "1 whole replicas" not in out
+
+
+def test_readme_llama_70b_example_states_its_hit_rate(capsys):
+    # Llama 3.1 70B config.json: 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 327,680 B/token; TP 4: 81,920 B
+    # per GPU. Usable KV per GPU on 4 x H100 is 36.8 GiB (the plan's note). Hit rate 0: (128,000 + 1,000) x
+    # 81,920 B = 9.84 GiB per session, floor(36.8 / 9.84) = 3. Hit rate 0.5: prefix 64,000 x 81,920 B = 4.88 GiB
+    # once, each session (64,000 + 1,000) x 81,920 B = 4.96 GiB: floor((36.8 - 4.88) / 4.96) = 6.
+    from pathlib import Path
+
+    readme = " ".join(Path(__file__).resolve().parents[1].joinpath("README.md").read_text().split())
+    assert "128k with no prefix sharing (`--hit-rate 0`): 3 sessions per replica under `tp`" in readme
+    assert "at the default hit rate 0.5, 6 under `tp`" in readme
+    for hit, want in (("0", 3), ("0.5", 6)):
+        code, out, _ = run(capsys, "plan", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--gpus-per-replica",
+                           "4", "--context", "128k", "--hit-rate", hit, "--json")
+        assert code == 0 and json.loads(out)["sessions_per_replica"] == want
