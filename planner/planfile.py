@@ -97,7 +97,7 @@ def _error(field: str, value: object, allowed: str) -> PlanInputError:
     return PlanInputError(f"plan file: {field}", value, allowed)
 
 
-def loads(text: str | bytes, source: str = "plan file") -> PlanFile:
+def loads(text: str | bytes, source: str = "plan.json") -> PlanFile:
     """Parse plan-file JSON; ``source`` names the file in errors.
 
     Raises:

@@ -64,7 +64,7 @@ def test_the_issue_denormal_prefill_is_refused_with_its_range():
     with pytest.raises(PlanInputError) as info:
         plan(make_inputs(prefill_tokens_per_s=5e-324, pause_mean_s=30))
     assert info.value.field == "prefill_tokens_per_s" and info.value.value == 5e-324
-    assert info.value.allowed == "a finite number in [0.001, 1,000,000,000.0]"
+    assert info.value.allowed == "a finite number in [0.001, 1,000,000,000]"
 
 
 @pytest.mark.parametrize("value", EXTREMES, ids=repr)
@@ -109,8 +109,8 @@ def test_a_nan_active_fraction_places_every_session_as_running():
     ('{"num_hidden_layers": ' + "1" * 5_000 + "}", "ValueError"),       # Python refuses > 4,300 digits
     (fs.deep(100_000), "RecursionError"),                                # 100,000 nested lists
     (fs.deep(100_000, "dict"), "RecursionError"),
-    ('{"num_hidden_layers": 32,', "JSONDecodeError"),
-    (b'{"a": "\xff"}', "UnicodeDecodeError"),
+    ('{"num_hidden_layers": 32,', "line 1, column 26"),   # a JSONDecodeError, placed
+    (b'{"a": "\xff"}', "not UTF-8 JSON text"),
 ])
 def test_malformed_config_is_one_clear_error(text, why):
     with pytest.raises(PlanInputError) as info:
@@ -223,7 +223,7 @@ def test_plan_file_of_another_version_extra_or_missing_fields():
     del doc["inputs"]["hit_rate"]
     with pytest.raises(PlanInputError, match=r"plan file: inputs.hit_rate: None .* \(missing: hit_rate\)"):
         plan_loads(json.dumps(doc))
-    with pytest.raises(PlanInputError, match=r"plan file: json: 'RecursionError'"):
+    with pytest.raises(PlanInputError, match=r"plan file: 'plan.json' is not allowed; expected a JSON object; this file is not valid JSON \(RecursionError"):
         plan_loads(fs.deep(30_000))  # 60,000 bytes: under the 64 KiB limit, too deep for the parser
     assert len(fs.deep(30_000)) < MAX_PLAN_FILE_BYTES
 
