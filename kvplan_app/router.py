@@ -7,6 +7,11 @@ Both entry scripts call :func:`main`: ``app.py`` in a checkout
 The folder is not called ``pages/``: next to a main script, Streamlit treats a
 ``pages/`` folder as a legacy multipage app and serves its files without the
 router when a URL names them directly.
+
+Page URLs are stable (docs/hosting.md): ``/`` (Plan; ``/plan`` and the older
+``/planner`` open it too), ``/model``, ``/traces``, ``/frontier``,
+``/context``, ``/probe``. Share links name the page in the path; a link
+carrying ``?page=<url_path>`` (older share links) still opens that page.
 """
 
 from __future__ import annotations
@@ -22,10 +27,15 @@ VIEWS = files("kvplan_app") / "views"
 """Folder of the page scripts (a filesystem path: the package is installed unzipped)."""
 
 
+PLAN_ALIASES = ("plan", "planner")
+"""URL paths that open the Plan page (served at ``/``; its own url_path is only reserved): hidden pages that
+hand over to it."""
+
+
 def pages() -> list:
     """The app's pages, in sidebar order; the first is the default (served at ``/``)."""
     return [
-        st.Page(VIEWS / "plan.py", title="Plan", icon="🧮", default=True, url_path="plan"),
+        st.Page(VIEWS / "plan.py", title="Plan", icon="🧮", default=True, url_path="home"),  # served at /
         st.Page(VIEWS / "model.py", title="Model", url_path="model"),
         st.Page(VIEWS / "traces.py", title="Traces", icon="📈", url_path="traces"),
         st.Page(VIEWS / "frontier.py", title="Frontier", url_path="frontier"),
@@ -38,7 +48,10 @@ def main() -> None:
     """Run one rerun of the app: configure, navigate, run the page, write the link state back."""
     st.set_page_config(page_title="kvplan: KV-cache capacity planner", page_icon="🧮", layout="wide")
     page_list = pages()
-    nav = st.navigation(page_list)
+    aliases = [st.Page(VIEWS / "plan.py", title="Plan", url_path=a, visibility="hidden") for a in PLAN_ALIASES]
+    nav = st.navigation([*page_list, *aliases])
+    if nav.url_path in PLAN_ALIASES:  # /plan, /planner: the Plan page at its own URL, with its sidebar entry
+        st.switch_page(page_list[0], query_params=st.query_params.to_dict())
     # First run: read the link (and open the page it names). After a page switch, which clears the query string in
     # Streamlit 1.67, put the session's inputs back into the URL.
     linked = restore_query(nav.url_path, [p.url_path for p in page_list])

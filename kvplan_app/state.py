@@ -74,12 +74,9 @@ switch, and only keys that no page owns are reported as unknown.
 """
 
 PAGE_PARAM = "page"
-"""Query key naming the page a share link opens (``page=model``); links point at the app's root.
+"""Query key of older share links naming their page (``/?page=model``); the router still opens that page.
 
-With a ``pages/`` folder next to ``app.py``, Streamlit 1.67 serves a deep link
-such as ``/model`` from that folder directly, without running ``app.py`` (no
-router, no link parsing); the root always runs ``app.py``, which then switches
-to the named page.
+Share links now name the page in the path (``/model?...``, :mod:`kvplan_app.share`).
 """
 
 MAX_PARAM_CHARS = 200
