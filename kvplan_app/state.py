@@ -411,6 +411,7 @@ def set_inputs(inputs: PlanInputs) -> None:
 def _reseed_widgets(fields) -> None:
     for field in fields:  # keep the Plan page's widgets in step
         st.session_state.pop(f"{_WIDGET_PREFIX}{field}", None)
+        st.session_state.pop(f"{_WIDGET_PREFIX}{field}_typed", None)  # a typed box beside a slider
 
 
 def update_inputs(**changes: Any) -> PlanInputs:

@@ -241,3 +241,94 @@ def kv_vs_context_models_figure(
         hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"),
     )
     return fig
+
+
+# ---------------------------------------------------------------------------
+# Reading a chart at the plan: legend above the plot, the plan labelled
+# ---------------------------------------------------------------------------
+
+LEGEND_ABOVE = dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0)
+"""Legend placement on every multi-line chart: above the plot area, clear of both axes' titles and ticks."""
+
+
+LOG_TICKS = dict(dtick=1, tickformat="~s")
+"""Log axes: one labelled tick per decade (1k, 10k, 100k, 1M), no "2" and "5" minor labels."""
+
+
+def label_plan(fig: go.Figure, x: float, y: float, text: str, *, x_log: bool = True, y_log: bool = False,
+               x_range: tuple[float, float] | None = None, below: bool = False) -> go.Figure:
+    """Write ``text`` next to the plan's point (an arrow to it), on the side with room. Returns ``fig``.
+
+    Args:
+        x, y: the point, in data units.
+        x_log, y_log: whether the axes are logarithmic (annotations on a log axis take log10 positions).
+        x_range: the x axis' data range, to put the label on the inner side of the point.
+        below: put the label below the point (a falling curve: the label then stays clear of it).
+    """
+    ax = -60
+    if x_range is not None:
+        lo, hi = (np.log10(v) if x_log else v for v in x_range)
+        at = np.log10(x) if x_log else x
+        ax = -60 if hi == lo or (at - lo) / (hi - lo) > 0.5 else 60
+    fig.add_annotation(x=np.log10(x) if x_log else x, y=np.log10(y) if y_log else y, text=text, showarrow=True,
+                       arrowhead=2, ax=ax, ay=30 if below else -36, bgcolor="rgba(255,255,255,0.85)", bordercolor="#444",
+                       borderwidth=1, font=dict(size=12))
+    return fig
+
+
+def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: int, per_session_bytes: int,
+                         max_context_tokens: int | None = None, title: str = "") -> go.Figure:
+    """Sessions per GPU vs context length for one plan (log x, log y), the plan marked and labelled.
+
+    Solid up to the model's maximum context; where the frame goes past it (the
+    plan's own context is longer), the rest is dashed and a vertical line marks
+    the maximum. Lengths where no session fits (0) are left off the log axis.
+
+    Args:
+        frame: rows with ``context_tokens, sessions_per_gpu, per_session_bytes``
+            (:func:`planner.curves.sessions_by_context`).
+        plan_context_tokens, plan_sessions, per_session_bytes: the plan's point.
+        max_context_tokens: the model's maximum context (None: unknown).
+        title: the y axis title (default "Sessions per GPU").
+    """
+    ctx = frame["context_tokens"].to_numpy(dtype=np.int64)
+    sessions = frame["sessions_per_gpu"].to_numpy(dtype=np.float64)
+    per = frame["per_session_bytes"].to_numpy(dtype=np.float64)
+    sessions = np.where(sessions > 0, sessions, np.nan)
+    inside = ctx <= (max_context_tokens or ctx.max())
+    hover = ("%{x:,} tokens<br>%{y:,} sessions per GPU<br>per session %{customdata[0]:.4g} GB "
+             "(%{customdata[1]:.4g} GiB)<extra></extra>")
+    fig = go.Figure()
+    for part, dash, name in ((inside, "solid", "sessions per GPU"), (~inside, "dash", "past the model's maximum")):
+        if not part.any():
+            continue
+        keep = part.copy()
+        if dash == "dash":  # start the dashed part at the last solid point
+            first = int(np.argmax(part))
+            keep[max(first - 1, 0)] = True
+        fig.add_trace(go.Scatter(x=ctx[keep], y=sessions[keep], mode="lines", name=name, line=dict(dash=dash),
+                                 customdata=np.stack([per[keep] / GB, per[keep] / GiB], axis=-1),
+                                 hovertemplate=hover, showlegend=dash == "dash"))
+    if max_context_tokens and ctx.max() > max_context_tokens:
+        fig.add_vline(x=max_context_tokens, line_dash="dot", line_color="#888",
+                      annotation_text=f"model maximum {max_context_tokens:,} tokens", annotation_position="top left")
+    x_range = (float(ctx.min()), float(ctx.max()))
+    if plan_sessions > 0:
+        fig.add_trace(go.Scatter(
+            x=[plan_context_tokens], y=[plan_sessions], mode="markers", name="this plan", marker=PLAN_MARKER,
+            cliponaxis=False, showlegend=False,
+            hovertemplate=(f"this plan: {plan_context_tokens:,} tokens<br>{plan_sessions:,} sessions per GPU<br>"
+                           f"per session {per_session_bytes / GB:.4g} GB ({per_session_bytes / GiB:.4g} GiB)"
+                           "<extra></extra>")))
+        label_plan(fig, plan_context_tokens, plan_sessions,
+                   f"this plan: {plan_sessions:,} at {plan_context_tokens:,} tokens", y_log=True, x_range=x_range,
+                   below=True)
+    else:
+        fig.add_annotation(xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False,
+                           text=f"this plan: no session fits at {plan_context_tokens:,} tokens")
+    fig.update_layout(
+        xaxis=dict(type="log", title="Context (tokens)", **LOG_TICKS),
+        yaxis=dict(type="log", title=title or "Sessions per GPU", **LOG_TICKS),
+        hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=LEGEND_ABOVE, height=300,
+    )
+    return fig

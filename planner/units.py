@@ -116,3 +116,31 @@ def parse_tokens(text: str, *, field: str = "context_tokens", minimum: int = 1, 
     if not math.isfinite(value) or not value.is_integer() or not minimum <= value <= maximum:
         raise PlanInputError(field, text, allowed)
     return int(value)
+
+
+def format_duration(seconds: float) -> str:
+    """A duration for people: µs, ms, s, min or h, three significant digits, thousands separators, never
+    scientific notation.
+
+    >>> format_duration(5.66), format_duration(0.02), format_duration(0.0000123), format_duration(7200)
+    ('5.66 s', '20 ms', '12.3 µs', '2 h')
+    >>> format_duration(0), format_duration(123.4), format_duration(5_000_000)
+    ('0 s', '2.06 min', '1,389 h')
+    """
+    if not math.isfinite(seconds):
+        return "unbounded" if seconds > 0 else "undefined"
+    if seconds == 0:
+        return "0 s"
+    for scale, unit in ((3600.0, "h"), (60.0, "min"), (1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if abs(seconds) >= scale or unit == "µs":
+            return f"{_significant(seconds / scale)} {unit}"
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _significant(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant digits in fixed notation, trailing zeros dropped, thousands separated."""
+    if value == 0:
+        return "0"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    text = f"{value:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

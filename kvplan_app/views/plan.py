@@ -1,15 +1,18 @@
 """Plan page: a model on an accelerator, sliders for HBM and prefix hit rate."""
 
+import math
+
 import streamlit as st
 
-from planner.capacity import MAX_SECONDS, MAX_TIER_GIB, context_table, effective_model, make_inputs, plan, plan_frame
+from planner.capacity import MAX_HBM_GIB, MAX_SECONDS, MAX_TIER_GIB, context_table, effective_model, make_inputs, plan, plan_frame
 from planner.catalog import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
-from planner.figures import kv_vs_context_figure
+from planner.curves import curve_contexts, sessions_by_context
+from planner.figures import kv_vs_context_figure, plan_sessions_figure
 from planner.formats import FORMATS
 from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
-from planner.units import GiB, format_bytes, parse_tokens, to_gb
+from planner.units import GiB, format_bytes, format_duration, parse_tokens, to_gb
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
 from kvplan_app.state import current_inputs, escape_markdown, load_inputs, set_inputs, show_link_warnings, update_inputs
@@ -48,6 +51,16 @@ for key, value in defaults.items():
     if key not in st.session_state:
         st.session_state[key] = value
         st.session_state.pop(f"{key}_range", None)  # re-seeded: its range may widen again
+        st.session_state.pop(f"{key}_typed", None)  # and the typed box beside it follows
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def plan_figure(inputs, sessions: int, per_session_bytes: int, max_context_tokens: int | None):
+    """The headline chart: sessions per GPU along context for this plan (cached: a slider step redraws once)."""
+    right = max(max_context_tokens or 1_000_000, inputs.context_tokens)
+    frame = sessions_by_context(inputs, curve_contexts(right, include=[inputs.context_tokens]))
+    return plan_sessions_figure(frame, plan_context_tokens=inputs.context_tokens, plan_sessions=sessions,
+                                per_session_bytes=per_session_bytes, max_context_tokens=max_context_tokens)
 
 
 def widened(key: str, lo: float, hi: float) -> tuple[float, float]:
@@ -59,8 +72,29 @@ def widened(key: str, lo: float, hi: float) -> tuple[float, float]:
     return st.session_state.setdefault(f"{key}_range", (min(lo, value), max(hi, value)))
 
 
-def _hbm_moved() -> None:
-    st.session_state["plan_hbm_set"] = True
+TYPED = ("plan_hbm_gib", "plan_hit_rate")
+"""Sliders with a typed number box beside them (key ``<slider key>_typed``)."""
+
+
+def _slider_moved(key: str) -> None:
+    """The slider moved: the typed box follows."""
+    st.session_state[f"{key}_typed"] = st.session_state[key]
+    if key == "plan_hbm_gib":
+        st.session_state["plan_hbm_set"] = True
+
+
+def _typed(key: str) -> None:
+    """A value typed beside a slider: the slider follows (its range widens to hold the value)."""
+    value = st.session_state[f"{key}_typed"]
+    if value is None:
+        st.session_state[f"{key}_typed"] = st.session_state[key]
+        return
+    lo, hi = st.session_state.get(f"{key}_range", (value, value))
+    if not lo <= value <= hi:
+        st.session_state.pop(f"{key}_range", None)
+    st.session_state[key] = float(value)
+    if key == "plan_hbm_gib":
+        st.session_state["plan_hbm_set"] = True
 
 
 def _load_plan_file() -> None:
@@ -86,8 +120,8 @@ c1, c2, c3 = st.columns(3)
 model_id = c1.selectbox("Model", model_ids, key="plan_model_id", format_func=lambda m: models()[m].name)
 gpu_id = c2.selectbox("GPU", gpu_ids, key="plan_gpu_id",
                       format_func=lambda g: GPUS[g].name if g in GPUS else "Custom HBM size")
-gpus = c3.number_input("GPUs per replica (split the weights)", min_value=1, max_value=1024, step=1,
-                       key="plan_gpus_per_replica")
+gpus = c3.number_input("GPUs per replica", min_value=1, max_value=1024, step=1, key="plan_gpus_per_replica",
+                       help="GPUs that split one replica's weights (tensor parallel), 1 to 1,024.")
 
 # HBM: the device's reported total (a link without hbm) until the user moves the slider; a plan that sets hbm
 # (link, plan file, another page) seeds the slider with its exact value, which then round-trips.
@@ -97,27 +131,45 @@ if "plan_hbm_gib" not in st.session_state:
     st.session_state["plan_hbm_set"] = last.hbm_gib is not None
     st.session_state["plan_hbm_for_gpu"] = gpu_id
     st.session_state.pop("plan_hbm_gib_range", None)
-elif st.session_state.get("plan_hbm_for_gpu") != gpu_id:  # another GPU: its own total
+    st.session_state.pop("plan_hbm_gib_typed", None)
+elif st.session_state.get("plan_hbm_for_gpu") != gpu_id:  # another GPU: its own total and slider range
     st.session_state["plan_hbm_gib"] = round(device_gib, 1)
     st.session_state["plan_hbm_set"] = False
     st.session_state["plan_hbm_for_gpu"] = gpu_id
+    st.session_state.pop("plan_hbm_gib_range", None)
+    st.session_state.pop("plan_hbm_gib_typed", None)
+for key in TYPED:  # the typed box beside each slider shows the slider's value
+    st.session_state.setdefault(f"{key}_typed", st.session_state[key])
 
 c4, c5, c6 = st.columns(3)
-context_text = c4.text_input("Context tokens per session (e.g. 1M, 128k, 1e6)", key="plan_context_tokens")
+context_text = c4.text_input("Context (tokens per session)", key="plan_context_tokens",
+                             help="Prompt + history per session: 1,000,000, 1M, 128k or 1e6.")
 output_tokens = c5.number_input("Output tokens per request", min_value=0, max_value=100_000_000, step=100,
                                 key="plan_output_tokens")
 kv_format = c6.selectbox("KV format", [NATIVE, *FORMATS], key="plan_kv_format",
-                         format_func=lambda f: f"native ({models()[model_id].native_format_label})"
-                         if f == NATIVE else FORMATS[f].label)
+                         format_func=lambda f: "native (the model's own)" if f == NATIVE else FORMATS[f].id,
+                         help=f"native: {models()[model_id].native_format_label}. "
+                              + " · ".join(f"{f.id}: {f.label}" for f in FORMATS.values()))
 
-s1, s2 = st.columns(2)
-hbm_gib = s1.slider("HBM per GPU (GiB)", *widened("plan_hbm_gib", 1.0, 1024.0), step=0.1, key="plan_hbm_gib",
-                    on_change=_hbm_moved)
+# HBM slider over this GPU's range (whole GiB; a custom size 1 to 1,024 GiB), the typed box for any exact value.
+hbm_slider_max = float(max(math.ceil(device_gib), 2)) if gpu_id in GPUS else 1024.0
+s1, s1n, s2, s2n = st.columns([2.6, 1.2, 2.6, 1.2])
+hbm_gib = s1.slider("HBM per GPU (GiB)", *widened("plan_hbm_gib", 1.0, hbm_slider_max), step=0.1, key="plan_hbm_gib",
+                    on_change=_slider_moved, args=("plan_hbm_gib",))
+s1n.number_input("HBM (GiB), typed", min_value=0.1, max_value=MAX_HBM_GIB, step=1.0, format="%.1f",
+                 key="plan_hbm_gib_typed", on_change=_typed, args=("plan_hbm_gib",))
 hbm_set = gpu_id not in GPUS or bool(st.session_state.get("plan_hbm_set"))
-s1.caption(f"= {to_gb(hbm_gib * GiB):,.2f} GB · {get_gpu(gpu_id).vendor_capacity + ' on the data sheet' if gpu_id in GPUS else 'custom'}"
-           + ("" if hbm_set else " · the device's reported total"))
-hit_rate = s2.slider("Prefix hit rate", min_value=0.0, max_value=1.0, step=0.01, key="plan_hit_rate")
+lo_hbm, hi_hbm = st.session_state["plan_hbm_gib_range"]
+hbm_caption = (f"HBM {to_gb(hbm_gib * GiB):,.2f} GB, slider {lo_hbm:,.0f} to {hi_hbm:,.0f} GiB · "
+               + (f"{get_gpu(gpu_id).vendor_capacity} on the data sheet" if gpu_id in GPUS else "custom")
+               + ("" if hbm_set else ", the device's reported total"))
+hit_rate = s2.slider("Prefix hit rate", min_value=0.0, max_value=1.0, step=0.01, key="plan_hit_rate",
+                     on_change=_slider_moved, args=("plan_hit_rate",))
+s2n.number_input("Hit rate, typed", min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
+                 key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
+st.caption(hbm_caption + " · hit rate 0 to 1: the share of each context already in the prefix cache.")
 
+headline = st.container()  # the answer, above the assumptions: filled once the plan is computed
 with st.expander("Memory and throughput assumptions"):
     a1, a2, a3 = st.columns(3)
     util = a1.slider("GPU memory utilization", *widened("plan_gpu_memory_utilization", 0.05, 1.0), step=0.01,
@@ -205,44 +257,65 @@ if result.kv_source == "measured" or result.usable_kv_source == "measured":
         update_inputs(measured_kv_bytes_per_token=None, measured_usable_kv_gib=None)
         st.rerun()
 
+with headline:
+    numbers, chart = st.columns([1, 1.25])
+    h1, h2 = numbers.columns(2)
+    h1.metric("Sessions per GPU", f"{result.sessions_per_gpu:,}",
+              help="Sessions whose KV fits in this GPU's usable KV at the same time.")
+    h2.metric("Sessions per replica", f"{result.sessions_per_replica:,}",
+              help=f"Sessions per GPU x {inputs.gpus_per_replica:,} "
+                   f"GPU{'s' if inputs.gpus_per_replica != 1 else ''} per replica.")
+    h3, h4 = numbers.columns(2)
+    h3.metric("Request rate per GPU", "undefined (no output tokens)" if result.request_rate_per_s is None
+              else f"{result.request_rate_per_s:,.3g} /s", help=f"Limited by {result.request_rate_limit}.")
+    h4.metric("Usable KV per GPU" + (" (measured)" if result.usable_kv_source == "measured" else ""),
+              f"{to_gb(max(result.usable_kv_bytes, 0)):,.3g} GB",
+              help=f"{format_bytes(max(result.usable_kv_bytes, 0))}: HBM x utilization - weights - reserve.")
+    numbers.metric("KV per session in HBM", format_bytes(result.per_session_bytes),
+                   help="The uncached tail plus output tokens"
+                        + (" plus window state" if inputs.state_in_hbm and result.state_bytes_per_session else "")
+                        + "; the shared prefix is stored once.")
+    with chart:
+        st.plotly_chart(plan_figure(inputs, result.sessions_per_gpu, result.per_session_bytes,
+                                    model.max_context_tokens), key="plan_chart")
+
 context_kv = model.estimate(inputs.context_tokens, priced_format)
+st.subheader("Details")
 m0, m1 = st.columns(2)  # two per row: "0.89 GB (0.829 GiB)" must never be cut short (3 per row was, at 1280 px)
 m2, m3 = st.columns(2)
-m4, m5 = st.columns(2)
 m0.metric(f"KV at {inputs.context_tokens:,} tokens" + (" (measured)" if result.kv_source == "measured" else ""),
           format_bytes(context_kv.kv_bytes))
 m1.metric("KV per session with output (no sharing)", format_bytes(result.session_kv_bytes))
 m2.metric("Shared prefix (stored once)", format_bytes(result.shared_prefix_bytes))
 m3.metric("Usable KV per GPU" + (" (measured)" if result.usable_kv_source == "measured" else ""),
           format_bytes(max(result.usable_kv_bytes, 0)))
-m4.metric("Sessions per GPU", f"{result.sessions_per_gpu:,}")
-m5.metric("Request rate per GPU", "undefined" if result.request_rate_per_s is None
-          else f"{result.request_rate_per_s:.3g} /s")
 st.caption(
-    f"Per session in HBM: {format_bytes(result.per_session_bytes)} (uncached tail of {result.tail_tokens:,} tokens "
-    f"+ {inputs.output_tokens:,} output tokens"
+    f"Per session in HBM: {format_bytes(result.per_session_bytes)} (uncached tail of {result.tail_tokens:,} "
+    f"token{'s' if result.tail_tokens != 1 else ''} + {inputs.output_tokens:,} output "
+    f"token{'s' if inputs.output_tokens != 1 else ''}"
     + (f" + window state {format_bytes(result.state_bytes_per_session)}" if inputs.state_in_hbm and result.state_bytes_per_session else "")
     + f"). KV bytes per token: {result.kv_bytes_per_token:,.6g} B. Weights per GPU: "
     f"{format_bytes(result.weights_bytes_per_gpu)}. HBM: {format_bytes(result.hbm_bytes)} ({result.hbm_source}). "
-    f"Sessions per replica: {result.sessions_per_replica:,}. Rate limited by {result.request_rate_limit}."
+    f"Rate limited by {result.request_rate_limit}."
 )
 if result.state_bytes_per_session and not inputs.state_in_hbm:
     st.caption(f"Window state in host RAM: {format_bytes(result.state_bytes_per_session)} per session, "
-               f"{format_bytes(result.host_state_bytes)} for {result.sessions_per_gpu:,} sessions.")
+               f"{format_bytes(result.host_state_bytes)} for {result.sessions_per_gpu:,} "
+               f"session{'s' if result.sessions_per_gpu != 1 else ''}.")
 
 n1, n2, n3 = st.columns(3)
 n4, n5, _ = st.columns(3)
 n1.metric("Miss probability (window state expired)", f"{result.miss_probability:.3g}",
-          help=f"P(pause > TTL), {inputs.pause_distribution} pauses of mean {inputs.pause_mean_s:g} s, "
-               f"TTL {inputs.ttl_s:g} s")
-n2.metric("Replay per turn", f"{result.replay_seconds_per_turn * 1e3:.3g} ms",
-          help=f"{result.replay_tokens_per_turn:.3g} tokens expected ({result.replay_window_tokens} per miss) "
+          help=f"P(pause > TTL), {inputs.pause_distribution} pauses of mean {format_duration(inputs.pause_mean_s)}, "
+               f"TTL {format_duration(inputs.ttl_s)}")
+n2.metric("Replay per turn", format_duration(result.replay_seconds_per_turn),
+          help=f"{result.replay_tokens_per_turn:,.3g} tokens expected ({result.replay_window_tokens:,} per miss) "
                f"at {inputs.prefill_tokens_per_s:,.0f} tokens/s")
-n3.metric("Time to first token (resumed turn)", f"{result.ttft_s * 1e3:.3g} ms",
+n3.metric("Time to first token (resumed turn)", format_duration(result.ttft_s),
           help="restore (state reload or replay, parked tail) + one decode step")
-n4.metric("Parked session: reload from host RAM", f"{result.reload_from_host_s * 1e3:.3g} ms",
+n4.metric("Parked session: reload from host RAM", format_duration(result.reload_from_host_s),
           help=f"{format_bytes(result.parked_session_bytes)} over {result.host_link_id}")
-n5.metric("Parked session: recompute", f"{result.recompute_s:.3g} s",
+n5.metric("Parked session: recompute", format_duration(result.recompute_s),
           help=f"{result.tail_tokens + inputs.output_tokens:,} tokens at {inputs.prefill_tokens_per_s:,.0f} tokens/s")
 if result.tiers is not None:
     tiers = result.tiers
@@ -251,16 +324,17 @@ if result.tiers is not None:
         f"{format_bytes(tiers.hbm_bytes)} · host RAM {format_bytes(tiers.host_ram_bytes)} of "
         f"{format_bytes(result.host_ram_bytes_per_gpu)} · SSD {format_bytes(tiers.ssd_bytes)} of "
         f"{format_bytes(result.ssd_bytes_per_gpu)} · evicted {format_bytes(tiers.evicted_bytes)} · total "
-        f"{format_bytes(tiers.total_bytes)}. Parked session back from SSD: {result.reload_from_ssd_s * 1e3:.3g} ms "
+        f"{format_bytes(tiers.total_bytes)}. Parked session back from SSD: {format_duration(result.reload_from_ssd_s)} "
         f"({result.ssd_link_id}); fastest recovery: {result.fastest_recovery}.")
     if result.overflow_message:
         (st.warning if result.overflow_action in ("reject", "evict") else st.info)(result.overflow_message)
 
-st.plotly_chart(
-    kv_vs_context_figure(model, kv_format=priced_format, marker_tokens=inputs.context_tokens,
-                         max_tokens=max(model.max_context_tokens or 1_000_000, inputs.context_tokens)),
-    key="plan_chart",
-)
+with st.expander("KV cache of one sequence vs context"):
+    st.plotly_chart(
+        kv_vs_context_figure(model, kv_format=priced_format, marker_tokens=inputs.context_tokens,
+                             max_tokens=max(model.max_context_tokens or 1_000_000, inputs.context_tokens)),
+        key="plan_kv_chart",
+    )
 
 left, right = st.columns(2)
 with left:
