@@ -144,3 +144,12 @@ def _significant(value: float, digits: int = 3) -> str:
     decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
     text = f"{value:,.{decimals}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """``count`` with thousands separators and the noun in the right number.
+
+    >>> plural(1, "GPU"), plural(8, "GPU"), plural(1_000, "shared prefix", "shared prefixes")
+    ('1 GPU', '8 GPUs', '1,000 shared prefixes')
+    """
+    return f"{count:,} {singular if count == 1 else (plural_form or singular + 's')}"

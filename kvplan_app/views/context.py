@@ -75,7 +75,10 @@ except PlanInputError as exc:
 marker = None
 if inputs.model_id in model_ids and inputs.context_tokens <= max_context:
     marker = (inputs.context_tokens, get_model(inputs.model_id).estimate(inputs.context_tokens, "native").kv_bytes)
-st.plotly_chart(kv_vs_context_models_figure(frame, hbm_lines=lines, marker=marker), key="context_chart")
+past_max = st.checkbox("Draw each curve past its model's maximum context (dashed)", key="context_past_max")
+st.plotly_chart(kv_vs_context_models_figure(frame, hbm_lines=lines, marker=marker, past_max=past_max,
+                                            max_context_tokens={m.name: m.max_context_tokens for m in chosen}),
+                key="context_chart")
 st.download_button("Download the curves (CSV)", to_csv_bytes(frame),
                    file_name="kvplan-kv-vs-context.csv", mime=CSV_MIME, key="context_csv")
 

@@ -24,7 +24,7 @@ from planner.figures import (
     sessions_vs_hit_rate_figure,
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
-from planner.units import format_bytes
+from planner.units import format_bytes, format_duration, plural
 from kvplan_app.state import current_inputs, register_page_keys, show_error
 
 FRONTIER_QUERY_KEYS = {"gpus": "fgpus", "max_context_tokens": "fctx", "hit_rate": "fhit",
@@ -92,9 +92,10 @@ def _view_from_link() -> FrontierView:
 inputs = current_inputs()
 model = get_model(inputs.model_id)
 st.title("Frontier: sessions and request rate")
-st.caption(f"{model.name}, {inputs.gpus_per_replica} GPUs per replica, output {inputs.output_tokens:,} tokens, "
-           f"{inputs.shared_prefixes:,} shared prefix(es), pauses {inputs.pause_mean_s:g} s "
-           f"({inputs.pause_distribution}), TTL {inputs.ttl_s:g} s: every other input comes from the Plan page.")
+st.caption(f"{model.name}, {plural(inputs.gpus_per_replica, 'GPU')} per replica, "
+           f"output {plural(inputs.output_tokens, 'token')}, {plural(inputs.shared_prefixes, 'shared prefix', 'shared prefixes')}, "
+           f"pauses {format_duration(inputs.pause_mean_s)} ({inputs.pause_distribution}), "
+           f"TTL {format_duration(inputs.ttl_s)}: every other input comes from the Plan page.")
 
 if "frontier_gpus" not in st.session_state:
     view = _view_from_link()
@@ -153,16 +154,22 @@ hi_view = grid.nearest_hit_rate(hit_rate)
 plan_name = grid.accelerators[gi_plan].name
 
 rate_here = grid.request_rate_per_s[gi_plan, ci_plan, hi_view]
-m1, m2, m3, m4 = st.columns(4)
+m1, m2 = st.columns(2)
+m3, m4 = st.columns(2)
 m1.metric(f"Sessions per GPU at hit rate {hit_rate:.2f}", f"{int(grid.sessions_per_gpu[gi_plan, ci_plan, hi_view]):,}",
           help=f"{plan_name}, {inputs.context_tokens:,} tokens")
 m2.metric(f"Request rate per GPU at hit rate {hit_rate:.2f}",
-          "undefined" if rate_here != rate_here else f"{rate_here:.3g} /s")
+          "undefined (no output tokens)" if rate_here != rate_here else f"{rate_here:,.3g} /s")
 m3.metric("Miss probability (window state expired)", f"{result.miss_probability:.3g}")
-m4.metric("Time to first token", f"{result.ttft_s * 1e3:.3g} ms")
+m4.metric("Time to first token", format_duration(result.ttft_s))
 st.caption(f"Current plan ({plan_name}, {inputs.context_tokens:,} tokens, hit rate {inputs.hit_rate:.2f}): "
            f"{result.sessions_per_gpu:,} sessions per GPU, {format_bytes(result.per_session_bytes)} per session. "
            "The black diamond marks it on every figure.")
+
+
+def _stop_at(model, inputs) -> int | None:
+    """Where lines stop: the model's maximum context, or the plan's own context when that is longer."""
+    return None if model.max_context_tokens is None else max(model.max_context_tokens, inputs.context_tokens)
 
 
 def _download(frame, name: str, key: str) -> None:
@@ -176,7 +183,8 @@ with left:
     st.subheader("Sessions per GPU vs context")
     frame = grid.frame(hit=[hi_view])
     st.plotly_chart(sessions_vs_context_figure(frame, plan_point=(inputs.context_tokens, result.sessions_per_gpu),
-                                               hit_rate=float(grid.hit_rates[hi_view])), key="frontier_fig_context")
+                                               hit_rate=float(grid.hit_rates[hi_view]),
+                                               max_context_tokens=_stop_at(model, inputs)), key="frontier_fig_context")
     _download(frame, "sessions-vs-context", "frontier_csv_context")
 with right:
     st.subheader("Sessions per GPU vs prefix hit rate")
@@ -192,7 +200,8 @@ with left:
     if inputs.output_tokens == 0:
         st.info("No output tokens in the plan: the request rate is undefined (no decode).")
     st.plotly_chart(request_rate_figure(frame, plan_point=(inputs.context_tokens, result.request_rate_per_s),
-                                        hit_rate=float(grid.hit_rates[hi_view])), key="frontier_fig_rate")
+                                        hit_rate=float(grid.hit_rates[hi_view]),
+                                        max_context_tokens=_stop_at(model, inputs)), key="frontier_fig_rate")
     st.caption("min(decode throughput / output tokens incl. replay prefill, sessions / time per request); "
                + ("throughputs scaled per accelerator." if scale else "every accelerator gets the plan's throughputs."))
     _download(frame, "request-rate", "frontier_csv_rate")
@@ -201,5 +210,7 @@ with right:
     gi_heat = next(i for i, a in enumerate(grid.accelerators) if a.gpu_id == heat_gpu)
     frame = grid.frame(gpu=[gi_heat])
     st.plotly_chart(sessions_heatmap_figure(frame, plan_point=(inputs.hit_rate, inputs.context_tokens),
-                                            accelerator=grid.accelerators[gi_heat].name), key="frontier_fig_heat")
+                                            accelerator=grid.accelerators[gi_heat].name,
+                                            plan_sessions=int(grid.sessions_per_gpu[gi_heat, ci_plan, hi_plan])),
+                    key="frontier_fig_heat")
     _download(frame, "sessions-heatmap", "frontier_csv_heat")
