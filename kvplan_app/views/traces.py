@@ -23,7 +23,7 @@ from planner.traces.figures import (
     arrivals_figure, cache_bytes_figure, capacity_curve_figure, concurrency_figure, lengths_figure, ttl_curve_figure,
 )
 from planner.traces.readers import FORMATS, MOONCAKE_BLOCK_TOKENS
-from planner.units import MB, format_bytes
+from planner.units import MB, format_bytes, format_duration
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, update_inputs
 
 LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
@@ -145,12 +145,14 @@ else:
 # The trace
 # ---------------------------------------------------------------------------
 summary = summarize(trace)
-m1, m2, m3, m4, m5 = st.columns(5)
+m1, m2, m3 = st.columns(3)
 m1.metric("Requests", f"{summary.num_requests:,}")
-m2.metric("Duration", f"{summary.duration_s / 60:.1f} min")
-m3.metric("Mean arrival rate", f"{summary.mean_rate_per_s:.3g} /s")
-m4.metric("Prompt tokens (p50 / mean)", f"{summary.input_tokens.p50:,.0f} / {summary.input_tokens.mean:,.0f}")
-m5.metric("Malformed rows", f"{trace.malformed.num_malformed:,}")
+m2.metric("Duration", format_duration(summary.duration_s))
+m3.metric("Mean arrival rate", f"{summary.mean_rate_per_s:,.3g} /s")
+m4, m5, m6 = st.columns(3)
+m4.metric("Prompt tokens, median", f"{summary.input_tokens.p50:,.0f}")
+m5.metric("Prompt tokens, mean", f"{summary.input_tokens.mean:,.0f}")
+m6.metric("Malformed rows", f"{trace.malformed.num_malformed:,}")
 if trace.malformed.num_malformed:
     st.warning(escape_markdown(trace.malformed.summary()))  # quotes the file's own values: text, never markup
 for note in trace.notes:
@@ -164,9 +166,12 @@ conc = concurrency(trace, session_decode_tokens_per_s=inputs.session_decode_toke
 
 def show_traffic():
     left, right = st.columns(2)
-    left.plotly_chart(lengths_figure(trace.input_tokens, trace.output_tokens), key="traces_lengths")
-    right.plotly_chart(arrivals_figure(arrivals_per_minute(trace)), key="traces_arrivals")
-    st.plotly_chart(concurrency_figure(conc), key="traces_concurrency")
+    left.plotly_chart(lengths_figure(trace.input_tokens, trace.output_tokens, plan_context_tokens=inputs.context_tokens),
+                      key="traces_lengths")
+    right.plotly_chart(arrivals_figure(arrivals_per_minute(trace), plan_requests_per_min=None
+                                       if result.request_rate_per_s is None else result.request_rate_per_s * 60),
+                       key="traces_arrivals")
+    st.plotly_chart(concurrency_figure(conc, plan_sessions=result.sessions_per_gpu), key="traces_concurrency")
     st.caption(f"Each request is active for its output tokens at {inputs.session_decode_tokens_per_s:g} tokens/s "
                f"(the plan's decode speed per session), queueing ignored: peak {conc.peak_concurrent_requests:,}, "
                f"mean {conc.mean_concurrent_requests:.3g} requests in flight; the plan fits "
@@ -202,7 +207,8 @@ hits = profile.hits(capacity_blocks, ttl_s)
 unlimited = profile.hits(None, ttl_s)
 
 st.subheader(f"Measured at the usable KV of one {result.gpu_name}")
-h1, h2, h3, h4 = st.columns(4)
+h1, h2 = st.columns(2)
+h3, h4 = st.columns(2)
 h1.metric("Token hit rate", f"{hits.token_hit_rate:.1%}")
 h2.metric("Block hit rate", f"{hits.block_hit_rate:.1%}")
 h3.metric("Cache (usable KV per GPU)", format_bytes(capacity_blocks * block_bytes))
@@ -223,7 +229,7 @@ if st.button(f"Use this hit rate on the Plan page ({use_rate:.2f}, token-weighte
 caps = sorted(set(default_capacities(profile).tolist()) | {capacity_blocks})
 curve = capacity_curve(profile, caps, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token)
 st.plotly_chart(capacity_curve_figure(curve, usable_kv_bytes=capacity_blocks * block_bytes,
-                                      usable_label=f"usable KV on {result.gpu_name}",
+                                      usable_label=f"this plan's usable KV on {result.gpu_name}",
                                       title=f"Hit rate vs cache capacity (TTL: {ttl_label(ttl_s)})"),
                 key="traces_curve")
 st.download_button("Download the curve (CSV)", to_csv_bytes(curve), mime=CSV_MIME, key="traces_curve_csv",
@@ -232,7 +238,8 @@ st.download_button("Download the curve (CSV)", to_csv_bytes(curve), mime=CSV_MIM
 
 left, right = st.columns(2)
 left.plotly_chart(ttl_curve_figure(ttl_curve(profile, DEFAULT_TTLS_S, capacity_blocks=capacity_blocks),
-                                   title="Hit rate vs TTL at the usable KV"), key="traces_ttl_curve")
+                                   title="Hit rate vs TTL at the usable KV",
+                                   plan_ttl_s=float("inf") if ttl_s is None else ttl_s), key="traces_ttl_curve")
 
 replays = st.session_state.setdefault("traces_replays", {})
 replay_key = (trace_key, capacity_blocks, ttl_s, kv_per_token)
