@@ -25,12 +25,42 @@ from planner.export import CSV_MIME, to_csv_bytes
 from planner.formats import FORMATS, get_format
 from planner.kv import check_tp
 from planner.models import NATIVE, breakdown_frame, coefficient_check, how_computed
-from planner.units import format_bytes, gib_to_bytes, parse_tokens
-from kvplan_app.state import escape_markdown, register_page_keys
+from planner.capacity import plan
+from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens, plural
+from kvplan_app.state import current_inputs, escape_markdown, register_page_keys
 
 LINK_KEYS = {"model": "m_model", "fmt": "m_fmt", "tp": "m_tp", "pp": "m_pp", "ctx": "m_ctx"}
 register_page_keys(*LINK_KEYS.values())
 IMPORTED = "__imported__"
+
+def _from_plan(inputs) -> dict:
+    """This page's inputs from the shared plan: its model, KV format, GPUs per replica as TP, context, and the
+    plan's usable KV per GPU as the KV budget (a TP the model's heads cannot take falls back to 1)."""
+    out = {"model_catalog_id": inputs.model_id, "model_kv_format": inputs.kv_format,
+           "model_context": f"{inputs.context_tokens:,}", "model_tp": 1}
+    try:
+        get_model(inputs.model_id).estimate(inputs.context_tokens, inputs.kv_format, inputs.gpus_per_replica, 1)
+        out["model_tp"] = inputs.gpus_per_replica
+    except PlanInputError:
+        pass
+    try:
+        out["model_kv_budget_gib"] = round(max(plan(inputs).usable_kv_bytes, 0) / GiB, 2)
+    except PlanInputError:
+        out["model_kv_budget_gib"] = 40.0
+    return out
+
+
+def _engine_missing(exc: PlanInputError) -> str:
+    """One sentence: why the engine figure is missing and which input gives it."""
+    if exc.field == "max_model_len":
+        return ("vLLM's figures need max_model_len: this model's maximum context is not known. Type it under "
+                "'Engine settings (vLLM view) and KV budget' above.")
+    if exc.field == "engine":
+        return (f"No vLLM figure for this model: vLLM pages full, sliding, chunked and MLA attention, and this "
+                f"model's KV is {exc.allowed.split('not modelled here: ')[-1].rstrip(')')}. The theory figures "
+                "above hold.")
+    return f"No vLLM figure ({exc.field} = {exc.value!r}): expected {exc.allowed}."
+
 
 st.title("Model: KV accounting")
 st.caption("Every figure is per GPU unless marked per replica. GB = 10^9 B, GiB = 2^30 B.")
@@ -63,17 +93,20 @@ if "model_link_read" not in st.session_state:
 for w in st.session_state.pop("model_link_warnings", []):
     st.warning(escape_markdown(w))
 
+plan_inputs = current_inputs()
+plan_seen = (plan_inputs.model_id, plan_inputs.kv_format, plan_inputs.gpus_per_replica, plan_inputs.context_tokens,
+             plan_inputs.gpu_id, plan_inputs.hbm_gib)
+from_plan = _from_plan(plan_inputs)
+if st.session_state.get("model_plan_seen") not in (None, plan_seen):  # the plan changed on another page: follow it
+    st.session_state.update(from_plan)
+st.session_state["model_plan_seen"] = plan_seen
 defaults = {
     "model_source": "Catalog",
-    "model_catalog_id": "deepseek-v4.1-flash",
-    "model_kv_format": NATIVE,
-    "model_tp": 1,
+    **from_plan,
     "model_pp": 1,
-    "model_context": "1,000,000",
     "model_block_size": DEFAULT_BLOCK_SIZE,
     "model_max_num_batched_tokens": DEFAULT_MAX_NUM_BATCHED_TOKENS,
     "model_hybrid_manager": True,
-    "model_kv_budget_gib": 40.0,
     "model_max_model_len": "",
     "model_config_text": "",
 }
@@ -119,15 +152,18 @@ if model is None:
 # ---------------------------------------------------------------------------
 # Inputs
 # ---------------------------------------------------------------------------
-i1, i2, i3, i4 = st.columns(4)
+st.caption("Starts from the Plan page's model, KV format, GPUs per replica (as TP), context and usable KV per GPU.")
+i1, i2, i3, i4 = st.columns([1.3, 1, 1, 1.3])
 kv_format = i1.selectbox("KV format", [NATIVE, *FORMATS], key="model_kv_format",
-                         format_func=lambda f: "native (as the model ships)" if f == NATIVE else FORMATS[f].label)
+                         format_func=lambda f: "native" if f == NATIVE else FORMATS[f].id,
+                         help=" · ".join(f"{f.id}: {f.label}" for f in FORMATS.values()))
 i1.caption(f"native = {model.native_format_label}")
 tp = i2.number_input("Tensor parallel (TP)", min_value=1, max_value=1024, step=1, key="model_tp")
 pp = i3.number_input("Pipeline parallel (PP)", min_value=1, max_value=1024, step=1, key="model_pp")
 context_text = i4.text_input("Context tokens (e.g. 128k, 1M)", key="model_context")
 
-with st.expander("Engine settings (vLLM view) and KV budget"):
+needs_max_len = model.max_context_tokens is None and not str(st.session_state.get("model_max_model_len", "")).strip()
+with st.expander("Engine settings (vLLM view) and KV budget", expanded=needs_max_len):
     e1, e2, e3 = st.columns(3)
     block_size = e1.number_input("Block size (tokens)", min_value=1, max_value=4096, step=1, key="model_block_size")
     max_batched = e2.number_input("max_num_batched_tokens", min_value=1, max_value=10**8, step=256,
@@ -136,7 +172,9 @@ with st.expander("Engine settings (vLLM view) and KV budget"):
     b1, b2 = st.columns(2)
     budget_gib = b1.number_input("Available KV memory per GPU (GiB)", min_value=0.0, max_value=1_000_000.0,
                                  step=1.0, key="model_kv_budget_gib")
-    max_len_text = b2.text_input("max_model_len (blank: the model's maximum context)", key="model_max_model_len")
+    max_len_text = b2.text_input("max_model_len (blank: the model's maximum context)", key="model_max_model_len",
+                                 placeholder="needed: this model's maximum context is not known"
+                                 if model.max_context_tokens is None else f"{model.max_context_tokens:,}")
 
 try:
     context = parse_tokens(context_text, minimum=1, maximum=10**9)
@@ -169,7 +207,7 @@ if model.max_context_tokens is not None and context > model.max_context_tokens:
                "the figures extrapolate its layout.")
 m1, m2 = st.columns(2)
 m1.metric("KV per GPU (pool)", format_bytes(est.kv_bytes))
-m2.metric(f"KV per replica ({tp * pp} GPUs)", format_bytes(est.kv_bytes_per_replica))
+m2.metric(f"KV per replica ({plural(tp * pp, 'GPU')})", format_bytes(est.kv_bytes_per_replica))
 m3, m4 = st.columns(2)
 m3.metric("KV bytes per token per GPU", f"{est.kv_bytes_per_token:,.6g} B")
 m4.metric("State outside the pool per session", format_bytes(est.state_bytes))
@@ -224,7 +262,7 @@ try:
         st.dataframe(engine_frame(tve), hide_index=True, key="model_engine_table")
 except PlanInputError as exc:
     tve = None
-    st.info(escape_markdown(f"Engine view not available ({exc.field} = {exc.value!r}): expected {exc.allowed}."))
+    st.info(escape_markdown(_engine_missing(exc)))
 
 # ---------------------------------------------------------------------------
 # vLLM capacity for a KV budget
@@ -247,7 +285,7 @@ try:
                    f"{format_bytes(cap.needed_bytes)} of KV, more than the budget.")
     st.caption(BUDGET_MOVES)
 except PlanInputError as exc:
-    st.info(escape_markdown(f"vLLM capacity not available ({exc.field} = {exc.value!r}): expected {exc.allowed}."))
+    st.info(escape_markdown(_engine_missing(exc)))
 
 # ---------------------------------------------------------------------------
 # How this is computed, and sources

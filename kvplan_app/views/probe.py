@@ -6,6 +6,9 @@ and ``planner.capacity``; the plan's inputs are shared through ``kvplan_app.stat
 Widget keys start with ``probe_``.
 """
 
+import importlib
+from datetime import datetime, timezone
+
 import streamlit as st
 
 from planner.capacity import plan
@@ -39,11 +42,27 @@ def _status():
     return device_status()
 
 
+def _check_again() -> None:
+    """Look for torch again: a ``pip install`` into this server's environment is seen without a restart."""
+    importlib.invalidate_caches()
+    _status.clear()
+
+
 status = _status()
 if not status.torch:
-    st.info("torch is not installed on this server, so the probe cannot run here "
-            "(`pip install 'kvplan[probe]'`). Run `kvplan probe --model … --tokens … --json` on a GPU machine "
-            "and upload its result below.")
+    st.session_state["probe_torch_missing_seen"] = True
+elif st.session_state.get("probe_torch_missing_seen") and "probe_torch_found_at" not in st.session_state:
+    st.session_state["probe_torch_found_at"] = datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
+if "probe_torch_found_at" in st.session_state:
+    st.success(f"torch {status.torch_version} became available at {st.session_state['probe_torch_found_at']}. "
+               "Reload this page (F5) to start from a clean state; if the probe then fails to import torch, restart "
+               "the server (`kvplan serve`, or `streamlit run app.py`).")
+if not status.torch:
+    st.info("torch is not installed on this server, so the probe cannot run here. To run it here: "
+            "`pip install 'kvplan[probe]'` in the server's environment, then press 'Check for torch again' "
+            "(or restart the server if it is still not found). Or run `kvplan probe --model … --tokens … --json` "
+            "on a GPU machine and upload its result below.")
+    st.button("Check for torch again", key="probe_recheck", on_click=_check_again)
 elif not status.cuda:
     st.info(f"No GPU on this server: torch {status.torch_version} sees no CUDA device. Upload a ProbeResult JSON "
             "measured on a GPU machine, or run the probe on this server's CPU (host memory), if you choose to.")
@@ -60,6 +79,9 @@ with run_tab:
         st.session_state.setdefault("probe_model_id", last.model_id)
         st.session_state.setdefault("probe_kv_format", last.kv_format if last.kv_format in formats else NATIVE)
         st.session_state.setdefault("probe_tokens", f"{last.context_tokens:,}")
+        # No GPU: the probe runs on the CPU only after the user agrees; the button stays disabled until then.
+        cpu_ok = st.checkbox("Yes, run on this server's CPU (it allocates host memory)", key="probe_cpu_ok") \
+            if not status.cuda else True
         with st.form("probe_form"):
             c1, c2, c3 = st.columns(3)
             model_id = c1.selectbox("Model", list(models()), key="probe_model_id",
@@ -75,9 +97,8 @@ with run_tab:
                                          key="probe_block_size")
             fraction = d3.slider("Most of the free memory to use", min_value=0.05, max_value=0.9, value=0.5,
                                  step=0.05, key="probe_max_fraction")
-            cpu_ok = st.checkbox("Yes, run on this server's CPU (it allocates host memory)", key="probe_cpu_ok") \
-                if not status.cuda else True
-            submitted = st.form_submit_button("Run the probe", type="primary")
+            submitted = st.form_submit_button("Run the probe", type="primary", disabled=not cpu_ok,
+                                              help=None if cpu_ok else "Tick the box above to run on the CPU.")
         if submitted:
             if device == "cpu" and not cpu_ok:
                 st.warning("Tick the box to run the probe on this server's CPU.")

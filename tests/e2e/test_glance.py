@@ -37,12 +37,15 @@ HEADLINE_METRICS = ("Sessions per GPU", "Sessions per replica", "Request rate pe
 CUT_TEXT_JS = """() => {
   const sel = ['[data-testid=stMetricValue]', '[data-testid=stMetricLabel]', '[data-testid=stWidgetLabel]',
                '[data-testid=stMetricValue] *', '[data-testid=stMetricLabel] *', '[data-testid=stWidgetLabel] *',
-               '[data-baseweb=select] div', '[data-testid=stTable] th', '[data-testid=stTable] td',
+               '[data-testid=stSelectbox] input', '[data-testid=stMultiSelect] [data-baseweb=tag] *',
+               '[data-testid=stNumberInput] input', '[data-testid=stTextInput] input',
+               '[data-testid=stTable] th', '[data-testid=stTable] td',
                '[data-testid=stCaptionContainer]', '[data-testid=stExpander] summary *'].join(',');
+  const text = e => (e.tagName === 'INPUT' ? e.value : e.innerText) || '';
   return [...document.querySelectorAll(sel)]
-    .filter(e => e.offsetParent !== null && e.innerText && e.innerText.trim())
+    .filter(e => e.offsetParent !== null && text(e).trim())
     .filter(e => e.scrollWidth > e.clientWidth + 1)
-    .map(e => e.innerText.trim().slice(0, 80));
+    .map(e => text(e).trim().slice(0, 80));
 }"""
 
 LEGEND_OVERLAP_JS = """() => {
