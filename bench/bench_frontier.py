@@ -5,7 +5,7 @@ Run: ``python bench/bench_frontier.py``. Prints figures; asserts nothing (tests 
 * grid: 20 accelerators (the 18 catalog ones + custom 64 GiB and 512 GiB) x 200
   context lengths (1k .. 10M, log-spaced) x 101 hit rates (0 .. 1) = 404,000
   plans of DeepSeek V4.1-Flash with pauses (so replay is priced), best of 7;
-* scalar: the same plans through ``planner.capacity.plan`` one by one, timed
+* scalar: the same plans through ``planner.plan.plan`` one by one, timed
   on a random sample of 2,000 points and extrapolated to 404,000;
 * page: the Frontier page's script run after moving its hit-rate slider
   (AppTest), median of 10.
@@ -26,7 +26,7 @@ SAMPLE = 2_000
 
 
 def main() -> None:
-    from planner.capacity import make_inputs, plan
+    from planner.plan import make_inputs, plan
     from planner.catalog import GPUS
     from planner.frontier import Accelerator, context_axis, frontier_grid, hit_rate_axis
 

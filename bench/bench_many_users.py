@@ -1,7 +1,7 @@
 """Issue 8, many users at once, full scale: 20 concurrent browser sessions against one ``streamlit run app.py``.
 
 Each session (its own chromium context) opens its own link (a plan with its own HBM) and moves the hit-rate
-slider with the keyboard; every figure it shows is checked against ``planner.capacity.plan`` of its own
+slider with the keyboard; every figure it shows is checked against ``planner.plan.plan`` of its own
 inputs (tests/e2e/harness.py). Prints p50 / p95 update latency (key press to the expected figure) and the
 server's peak RSS (VmHWM of the streamlit process tree). The CI test (tests/test_many_users.py) runs 5.
 

@@ -12,16 +12,17 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 
 def main() -> None:
-    code = ("import sys, time; t = time.perf_counter(); import planner.capacity, planner.cli; "
+    code = ("import sys, time; t = time.perf_counter(); import planner.plan, planner.cli; "
             "print(time.perf_counter() - t, 'torch' in sys.modules, 'streamlit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT).stdout.split()
-    print(f"import planner.capacity + planner.cli: {float(out[0]) * 1e3:.0f} ms; torch imported: {out[1]}; "
+    print(f"import planner.plan + planner.cli: {float(out[0]) * 1e3:.0f} ms; torch imported: {out[1]}; "
           f"streamlit imported: {out[2]}")
 
-    from planner.capacity import make_inputs, plan
+    from planner.plan import make_inputs, plan
 
     inputs = make_inputs()
     plan(inputs)  # warm the catalog

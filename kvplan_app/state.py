@@ -2,7 +2,7 @@
 ``st.session_state`` (the last valid values).
 
 One validated model parses links, widgets and files alike: the plan's inputs
-are :class:`planner.capacity.PlanInputs`; a page with inputs of its own parses
+are :class:`planner.plan.PlanInputs`; a page with inputs of its own parses
 them with its own pydantic model through :func:`page_inputs`. A link with
 unknown, invalid or tampered parameters keeps the defaults for those fields
 only and shows one warning per problem, naming the parameter; warnings are
@@ -27,7 +27,7 @@ from typing import Any, Callable, Collection, Mapping, Sequence, TypeVar, get_ar
 import streamlit as st
 from pydantic import BaseModel, ValidationError
 
-from planner.capacity import PlanInputs, plan, plan_error
+from planner.plan import PlanInputs, plan, plan_error, rebase
 from planner.errors import PlanInputError
 
 QUERY_KEYS: dict[str, str] = {
@@ -58,6 +58,14 @@ QUERY_KEYS: dict[str, str] = {
     "target_sessions_per_gpu": "target",
     "measured_kv_bytes_per_token": "mkv",
     "measured_usable_kv_gib": "musable",
+    "attention_parallelism": "attn",
+    "pipeline_parallel_size": "pp",
+    "measured_kv_model_id": "mkv_model",
+    "measured_kv_format": "mkv_fmt",
+    "measured_usable_kv_gpu_id": "mu_gpu",
+    "measured_usable_kv_hbm_gib": "mu_hbm",
+    "measured_usable_kv_utilization": "mu_util",
+    "measured_usable_kv_weights": "mu_weights",
 }
 """PlanInputs field -> short query-parameter key. A field missing here is written under its own name."""
 
@@ -85,6 +93,7 @@ MAX_NAMED_UNKNOWN = 5
 """Unknown parameters named in the warning; the rest are counted."""
 
 _STATE = "plan_inputs"
+_NOTICES = "plan_rebase_notices"
 _WARNINGS = "plan_link_warnings"
 _PAGE_PARAMS = "url_page_params"
 _PAGE_STATE = "url_page_inputs_"
@@ -289,7 +298,7 @@ _PLAN_ALIASES: dict[str, tuple[str, ...]] = {
     "kv_format": ("kv_format", "model_id"),
     "hbm_gib": ("hbm_gib", "gpu_id"),
 }
-"""Names :func:`planner.capacity.plan` uses in its errors -> the PlanInputs fields a link may drop for them.
+"""Names :func:`planner.plan.plan` uses in its errors -> the PlanInputs fields a link may drop for them.
 
 ``hbm_gib`` is raised for ``gpu=custom`` without ``hbm``: when the link gave no
 ``hbm``, the GPU is what falls back.
@@ -297,12 +306,12 @@ _PLAN_ALIASES: dict[str, tuple[str, ...]] = {
 
 
 def _check_plan(inputs: PlanInputs) -> None:
-    """Catalog ids and combinations only :func:`planner.capacity.plan` knows (unknown model, custom GPU without HBM).
+    """Catalog ids and combinations only :func:`planner.plan.plan` knows (unknown model, custom GPU without HBM).
 
     An arithmetic failure on extreme values is reported as a conflict of the link's fields, never raised.
     """
     try:
-        plan(inputs)
+        plan(rebase(inputs)[0])
     except (ArithmeticError, ValueError) as exc:
         if isinstance(exc, PlanInputError):
             raise
@@ -319,11 +328,17 @@ def inputs_from_query(params: Mapping[str, Any],
 
     Returns:
         (inputs, warnings): each bad key yields one warning and the default for
-        that field only; unknown keys yield one warning naming them. The
-        inputs always make a plan (:func:`planner.capacity.plan` accepts them).
+        that field only; unknown keys yield one warning naming them; a measured
+        figure bound to another model, format or GPU is dropped with one
+        warning (:func:`planner.plan.rebase`). The inputs always make a plan
+        (:func:`planner.plan.plan` accepts them).
+
+    A link without ``attn`` gets the default, tensor-parallel attention.
     """
-    return model_from_params(PlanInputs, query_keys(), params, ignore_keys=frozenset(extra_keys),
-                             check=_check_plan, aliases=_PLAN_ALIASES)
+    inputs, warnings = model_from_params(PlanInputs, query_keys(), params, ignore_keys=frozenset(extra_keys),
+                                         check=_check_plan, aliases=_PLAN_ALIASES)
+    inputs, notices = rebase(inputs)
+    return inputs, warnings + notices
 
 
 # ---------------------------------------------------------------------------
@@ -415,18 +430,31 @@ def _reseed_widgets(fields) -> None:
 
 
 def update_inputs(**changes: Any) -> PlanInputs:
-    """Change some fields of the current plan (validated); returns the new inputs.
+    """Change some fields of the current plan through :func:`planner.plan.rebase`; returns the new inputs.
+
+    A measured figure that no longer applies is dropped; its notice is kept
+    for :func:`show_notices` (``st.info``).
 
     Raises:
         PlanInputError: a change is invalid; the current plan is unchanged.
     """
-    try:
-        new = PlanInputs(**{**current_inputs().model_dump(), **changes})
-    except ValidationError as exc:
-        raise plan_error(exc, PlanInputs) from None
+    new, notices = rebase(current_inputs(), **changes)
     set_inputs(new)
+    add_notices(notices)
     _reseed_widgets(changes)
     return new
+
+
+def add_notices(notices: Sequence[str]) -> None:
+    """Keep notices (measured figures dropped by :func:`planner.plan.rebase`) for :func:`show_notices`."""
+    if notices:
+        st.session_state[_NOTICES] = [*st.session_state.get(_NOTICES, []), *notices]
+
+
+def show_notices() -> None:
+    """Render pending rebase notices once, as ``st.info`` (text, Markdown escaped)."""
+    for note in st.session_state.pop(_NOTICES, []):
+        st.info(escape_markdown(note, keep="_"))
 
 
 def load_inputs(inputs: PlanInputs) -> None:
@@ -528,6 +556,7 @@ def show_link_warnings() -> None:
     for w in link_warnings():
         st.warning(escape_markdown(w), icon="⚠️")
     st.session_state[_WARNINGS] = []
+    show_notices()
 
 
 def pending_link_warnings() -> bool:

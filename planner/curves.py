@@ -1,4 +1,4 @@
-"""One plan along the context axis: every other input held, :func:`planner.capacity.plan` at each length.
+"""One plan along the context axis: every other input held, :func:`planner.plan.plan` at each length.
 
 The Plan page's chart places the plan on this curve. Each point is a full
 ``plan()`` (about 0.2 ms), so measured figures, tiers and the rate limit are
@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from planner.capacity import MAX_CONTEXT_TOKENS, PlanInputs, PlanResult, plan
+from planner.plan import MAX_CONTEXT_TOKENS, PlanInputs, PlanResult, plan
 from planner.errors import PlanInputError
 
 CURVE_COLUMNS: tuple[str, ...] = ("context_tokens", "sessions_per_gpu", "sessions_per_replica", "per_session_bytes",
@@ -47,7 +47,8 @@ def sessions_by_context(inputs: PlanInputs, contexts: Sequence[int] | np.ndarray
         contexts: token counts in [1, MAX_CONTEXT_TOKENS], at most :data:`MAX_CURVE_POINTS`.
 
     Returns:
-        A frame with :data:`CURVE_COLUMNS`; ``request_rate_per_s`` is NaN where
+        A frame with :data:`CURVE_COLUMNS`; ``sessions_per_gpu`` is a float (a share of a session under TP
+        attention, where a session spans the replica's GPUs); ``request_rate_per_s`` is NaN where
         the plan's rate is undefined (no output tokens).
 
     Raises:
@@ -61,7 +62,7 @@ def sessions_by_context(inputs: PlanInputs, contexts: Sequence[int] | np.ndarray
     results: list[PlanResult] = [plan(inputs.model_copy(update={"context_tokens": int(n)})) for n in ctx]
     return pd.DataFrame({
         "context_tokens": ctx,
-        "sessions_per_gpu": np.array([r.sessions_per_gpu for r in results], dtype=np.int64),
+        "sessions_per_gpu": np.array([r.sessions_per_gpu for r in results], dtype=np.float64),
         "sessions_per_replica": np.array([r.sessions_per_replica for r in results], dtype=np.int64),
         "per_session_bytes": np.array([r.per_session_bytes for r in results], dtype=np.int64),
         "request_rate_per_s": np.array([np.nan if r.request_rate_per_s is None else r.request_rate_per_s

@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from planner.models import NATIVE, ModelSpec
+from planner.plan.result import format_sessions
 from planner.units import GB, GiB
 
 MIN_CURVE_TOKENS = 1_000
@@ -181,14 +182,15 @@ def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = No
         fig.add_trace(go.Scatter(
             x=part["context_tokens"], y=_positive(part["sessions_per_gpu"]), mode="lines", name=str(name),
             customdata=np.stack([per / GB, per / GiB], axis=-1),
-            hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:,}} sessions per GPU<br>per session "
+            hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:,.2~f}} sessions per GPU<br>per session "
                            "%{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)<extra></extra>"),
         ))
     _max_context_line(fig, frame, max_context_tokens)
     x_range = (float(frame["context_tokens"].min()), float(frame["context_tokens"].max()))
     if plan_point is not None:
-        _mark_plan(fig, plan_point[0], plan_point[1], f"plan: {plan_point[0]:,} tokens, {plan_point[1]:,} sessions",
-                   f"this plan: {plan_point[1]:,}", log_x=True, log_y=True, x_range=x_range)
+        _mark_plan(fig, plan_point[0], plan_point[1],
+                   f"plan: {plan_point[0]:,} tokens, {format_sessions(plan_point[1])} sessions",
+                   f"this plan: {format_sessions(plan_point[1])}", log_x=True, log_y=True, x_range=x_range)
     title = "Sessions per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
     fig.update_layout(**_line_layout(x_title="Context (tokens)", y_title=title, log_x=True))
     return fig
@@ -205,11 +207,12 @@ def sessions_vs_hit_rate_figure(frame, *, plan_point: tuple[float, int] | None =
     """
     fig = go.Figure(data=[go.Scatter(
         x=part["hit_rate"], y=_positive(part["sessions_per_gpu"]), mode="lines", name=str(name),
-        hovertemplate=f"{name}<br>hit rate %{{x:.2f}}<br>%{{y:,}} sessions per GPU<extra></extra>")
+        hovertemplate=f"{name}<br>hit rate %{{x:.2f}}<br>%{{y:,.2~f}} sessions per GPU<extra></extra>")
         for name, part in frame.groupby("accelerator", sort=False, observed=True)])
     if plan_point is not None:
-        _mark_plan(fig, plan_point[0], plan_point[1], f"plan: hit rate {plan_point[0]:.2f}, {plan_point[1]:,} sessions",
-                   f"this plan: {plan_point[1]:,}", log_x=False, log_y=True, x_range=(0.0, 1.0))
+        _mark_plan(fig, plan_point[0], plan_point[1],
+                   f"plan: hit rate {plan_point[0]:.2f}, {format_sessions(plan_point[1])} sessions",
+                   f"this plan: {format_sessions(plan_point[1])}", log_x=False, log_y=True, x_range=(0.0, 1.0))
     title = "Sessions per GPU" + (f" at {context_tokens:,} tokens" if context_tokens is not None else "")
     fig.update_layout(**_line_layout(x_title="Prefix hit rate", y_title=title, log_x=False, x_range=[0, 1]))
     return fig
@@ -250,7 +253,7 @@ def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = 
 
 
 def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = None, accelerator: str = "",
-                            plan_sessions: int | None = None) -> go.Figure:
+                            plan_sessions: float | None = None) -> go.Figure:
     """Sessions per GPU over (prefix hit rate, context length) for one accelerator, on a log colour scale.
 
     The colour is log10(sessions) with the colour bar labelled in sessions (1, 10, 100, 1k, ...); cells where
@@ -271,7 +274,7 @@ def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = Non
         x=table.columns.to_numpy(), y=table.index.to_numpy(), z=z_log, customdata=z, colorscale="Viridis",
         zmin=0, zmax=max(top, 1),
         colorbar=dict(title="Sessions<br>per GPU", tickvals=ticks, ticktext=[_si(10**t) for t in ticks]),
-        hovertemplate="hit rate %{x:.2f}<br>%{y:,} tokens<br>%{customdata:,} sessions per GPU<extra></extra>",
+        hovertemplate="hit rate %{x:.2f}<br>%{y:,} tokens<br>%{customdata:,.2~f} sessions per GPU<extra></extra>",
     )]
     fig = go.Figure(data=traces, layout=dict(
         title=dict(text=f"Sessions per GPU{': ' + accelerator if accelerator else ''}", font=dict(size=14)),
@@ -283,7 +286,7 @@ def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = Non
                                  marker=PLAN_MARKER, showlegend=False, cliponaxis=False,
                                  hovertemplate=f"plan: hit rate {plan_point[0]:.2f}, {plan_point[1]:,} tokens<extra></extra>"))
         label_plan(fig, plan_point[0], plan_point[1],
-                   "this plan" + (f": {plan_sessions:,}" if plan_sessions is not None else ""),
+                   "this plan" + (f": {format_sessions(plan_sessions)}" if plan_sessions is not None else ""),
                    x_log=False, y_log=True, x_range=(0.0, 1.0))
     return fig
 
@@ -364,7 +367,7 @@ def kv_vs_context_models_figure(
     return fig
 
 
-def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: int, per_session_bytes: int,
+def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: float, per_session_bytes: int,
                          max_context_tokens: int | None = None, title: str = "") -> go.Figure:
     """Sessions per GPU vs context length for one plan (log x, log y), the plan marked and labelled.
 
@@ -384,7 +387,7 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: int,
     per = frame["per_session_bytes"].to_numpy(dtype=np.float64)
     sessions = np.where(sessions > 0, sessions, np.nan)
     inside = ctx <= (max_context_tokens or ctx.max())
-    hover = ("%{x:,} tokens<br>%{y:,} sessions per GPU<br>per session %{customdata[0]:.4g} GB "
+    hover = ("%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %{customdata[0]:.4g} GB "
              "(%{customdata[1]:.4g} GiB)<extra></extra>")
     fig = go.Figure()
     for part, dash, name in ((inside, "solid", "sessions per GPU"), (~inside, "dash", "past the model's maximum")):
@@ -405,11 +408,11 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: int,
         fig.add_trace(go.Scatter(
             x=[plan_context_tokens], y=[plan_sessions], mode="markers", name="this plan", marker=PLAN_MARKER,
             cliponaxis=False, showlegend=False,
-            hovertemplate=(f"this plan: {plan_context_tokens:,} tokens<br>{plan_sessions:,} sessions per GPU<br>"
+            hovertemplate=(f"this plan: {plan_context_tokens:,} tokens<br>{format_sessions(plan_sessions)} sessions per GPU<br>"
                            f"per session {per_session_bytes / GB:.4g} GB ({per_session_bytes / GiB:.4g} GiB)"
                            "<extra></extra>")))
         label_plan(fig, plan_context_tokens, plan_sessions,
-                   f"this plan: {plan_sessions:,} at {plan_context_tokens:,} tokens", y_log=True, x_range=x_range,
+                   f"this plan: {format_sessions(plan_sessions)} at {plan_context_tokens:,} tokens", y_log=True, x_range=x_range,
                    below=True)
     else:
         fig.add_annotation(xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False,

@@ -1,28 +1,25 @@
 """Frontiers: sessions per GPU and request rate over accelerators x contexts x hit rates, vectorized.
 
-One call evaluates the plan of :func:`planner.capacity.plan` at every point of
-a grid with numpy broadcasting (accelerators on axis 0, context lengths on
-axis 1, prefix hit rates on axis 2), never a Python loop per point. Only the
-model's per-length bytes are taken once per distinct length (the grid's
-context lengths) or in closed form (growing KV of the prefixes).
+One call evaluates the plan at every point of a grid (accelerators on axis
+0, context lengths on axis 1, prefix hit rates on axis 2) with the same code
+as the scalar :func:`planner.plan.plan`: :func:`planner.plan.core.evaluate`
+over numpy arrays, never a Python loop per point. The grid keeps every other
+input of the base plan, measured figures included: a measured KV bytes per
+token applies everywhere (same model and format); a measured usable KV only on
+the accelerator it was measured on (:func:`planner.plan.rebase` decides).
 
-The grid keeps every other input of the base plan. Two differences from
-``plan()``, both stated in :class:`FrontierGrid`:
-
-* ``target_sessions_per_gpu`` is ignored (the frontier is what HBM holds: no
-  parked sessions, so no tail restore);
-* with ``scale_throughput`` the decode and prefill throughputs of each
-  accelerator are the base plan's scaled by HBM bandwidth (decode) and dense
-  BF16 FLOP/s (prefill) relative to the base plan's accelerator.
-
-Equality with ``plan()`` at every point is tested on samples
-(``tests/test_frontier.py``): same integer arithmetic for bytes and sessions,
-same floating-point operations in the same order for times and rates.
+With ``scale_throughput`` the decode and prefill throughputs of each
+accelerator are the base plan's scaled by HBM bandwidth (decode) and dense
+BF16 FLOP/s (prefill) relative to the base plan's accelerator;
+:meth:`FrontierGrid.inputs_at` gives the scalar inputs of any point, and a
+property test checks ``plan(inputs_at(...))`` equals the grid everywhere.
 
 Column contract of :meth:`FrontierGrid.frame` (one row per point):
 ``accelerator, gpu_id, hbm_bytes, usable_kv_bytes, context_tokens, hit_rate,
-shared_prefix_bytes, per_session_bytes, sessions_per_gpu, request_rate_per_s,
-rate_limit, ttft_s``.
+shared_prefix_bytes, per_session_bytes, sessions_per_gpu, sessions_per_replica,
+request_rate_per_s, rate_limit, ttft_s``. Figures per GPU as in
+:class:`planner.plan.PlanResult`; ``sessions_per_gpu`` is a share under
+``attention_parallelism = tp``.
 """
 
 from __future__ import annotations
@@ -34,23 +31,20 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from planner.capacity import (
-    MAX_CONTEXT_TOKENS,
-    MAX_SESSIONS_PER_GPU,
-    PlanInputs,
-    miss_probability,
-    replay_window_tokens,
-    weights_per_gpu,
-)
-from planner.catalog import GPUS, get_gpu, get_model
+from planner.catalog import GPUS, get_gpu
 from planner.errors import PlanInputError
 from planner.models import ModelSpec
-from planner.tiers import resolve_links
-from planner.units import GB, GiB, parse_tokens
+from planner.plan.core import PlanArrays, evaluate, growing_bytes_array, miss_probability, per_length
+from planner.plan.hardware import hardware_arrays, resolve_hardware, resolve_hbm
+from planner.plan.inputs import MAX_CONTEXT_TOKENS, PlanInputs, make_inputs
+from planner.plan.rebase import rebase
+from planner.plan.result import effective_model
+from planner.units import parse_tokens, to_gb, to_gib
 
 FRAME_COLUMNS: tuple[str, ...] = (
     "accelerator", "gpu_id", "hbm_bytes", "usable_kv_bytes", "context_tokens", "hit_rate",
-    "shared_prefix_bytes", "per_session_bytes", "sessions_per_gpu", "request_rate_per_s", "rate_limit", "ttft_s",
+    "shared_prefix_bytes", "per_session_bytes", "sessions_per_gpu", "sessions_per_replica", "request_rate_per_s",
+    "rate_limit", "ttft_s",
 )
 """Columns of :meth:`FrontierGrid.frame` (units in the names; rates per second, times in seconds)."""
 
@@ -81,18 +75,14 @@ class Accelerator:
         return base if self.hbm_gib is None else f"{base} ({self.hbm_gib:g} GiB)"
 
     def hbm_bytes(self) -> int:
-        """HBM bytes, as :func:`planner.capacity.resolve_hbm` computes them.
+        """HBM bytes, as :func:`planner.plan.resolve_hbm` resolves them.
 
         Raises:
-            PlanInputError: unknown id, or custom without a size.
+            PlanInputError: unknown id, a size out of range, or custom without a size.
         """
         if self.hbm_gib is not None:
-            if not (math.isfinite(self.hbm_gib) and 0 < self.hbm_gib <= 100_000):
-                raise PlanInputError("hbm_gib", self.hbm_gib, "a finite number in (0, 100,000]")
-            return int(round(self.hbm_gib * GiB))
-        if self.gpu_id == "custom":
-            raise PlanInputError("hbm_gib", None, "a size in GiB when gpu is 'custom'")
-        return get_gpu(self.gpu_id).hbm_bytes
+            make_inputs(hbm_gib=self.hbm_gib)  # the one range check (PlanInputs.hbm_gib)
+        return resolve_hbm(self.gpu_id, self.hbm_gib)[0]
 
 
 def parse_accelerators(text: str) -> list[Accelerator]:
@@ -168,70 +158,6 @@ def accelerators_for(gpu_ids: Sequence[str], base: PlanInputs) -> list[Accelerat
 
 
 # ---------------------------------------------------------------------------
-# Bytes per length, vectorized
-# ---------------------------------------------------------------------------
-
-
-def growing_bytes_array(model: ModelSpec, tokens: np.ndarray, kv_format: str) -> np.ndarray:
-    """``model.growing_bytes(n, kv_format)`` for every ``n`` in ``tokens`` (int64), in closed form.
-
-    Coefficient: ``ceil(coef * n)`` (the same double multiply as the scalar).
-    Layout: growing groups store ``n // tokens_per_entry`` entries, so each adds
-    ``(n // r) * bytes_for(r)``. Checked against the scalar on a few lengths;
-    falls back to one scalar call per distinct length if a group disagrees.
-    """
-    x = np.asarray(tokens, dtype=np.int64)
-    if model.uses_coefficient(kv_format):
-        out = np.ceil(float(model.reported_kv_bytes_per_token) * x.astype(np.float64)).astype(np.int64)
-    else:
-        out = np.zeros(x.shape, dtype=np.int64)
-        for g in model.layout(kv_format):
-            if g.capped or not g.in_pool:
-                continue
-            r = int(g.tokens_per_entry)
-            out += (x // r) * np.int64(g.bytes_for(r))
-    if any(model.growing_bytes(p, kv_format) != _closed_form(model, p, kv_format) for p in _PROBE_TOKENS):
-        uniq, inv = np.unique(x, return_inverse=True)
-        vals = np.array([model.growing_bytes(int(u), kv_format) for u in uniq], dtype=np.int64)
-        return vals[inv].reshape(x.shape)
-    return out
-
-
-_PROBE_TOKENS = (0, 1, 7, 16, 129, 1_000_003)
-"""Lengths at which the closed form is checked against the scalar before use."""
-
-
-def _closed_form(model: ModelSpec, n: int, kv_format: str) -> int:
-    if model.uses_coefficient(kv_format):
-        return math.ceil(float(model.reported_kv_bytes_per_token) * n)
-    total = 0
-    for g in model.layout(kv_format):
-        if g.capped or not g.in_pool:
-            continue
-        r = int(g.tokens_per_entry)
-        total += (n // r) * g.bytes_for(r)
-    return total
-
-
-def _per_length(model: ModelSpec, tokens: np.ndarray, kv_format: str, fn: str) -> np.ndarray:
-    """One scalar call per distinct length (capped groups, state): a few hundred at most."""
-    return np.array([getattr(model, fn)(int(n), kv_format) for n in tokens], dtype=np.int64)
-
-
-def sessions_array(usable: np.ndarray, shared: np.ndarray, per: np.ndarray, num_prefixes: int) -> np.ndarray:
-    """:func:`planner.capacity.sessions_that_fit`, broadcast (int64)."""
-    k = np.int64(num_prefixes)
-    unit = shared + per
-    regime_all = usable >= k * unit
-    s_all = np.where(per > 0, (usable - k * shared) // np.maximum(per, 1), MAX_SESSIONS_PER_GPU)
-    s_few = usable // np.maximum(unit, 1)
-    s = np.where(regime_all, s_all, s_few)
-    s = np.where(unit == 0, MAX_SESSIONS_PER_GPU, s)
-    s = np.where(usable <= 0, 0, s)
-    return np.minimum(s, MAX_SESSIONS_PER_GPU).astype(np.int64)
-
-
-# ---------------------------------------------------------------------------
 # The grid
 # ---------------------------------------------------------------------------
 
@@ -247,13 +173,15 @@ class FrontierGrid:
         hit_rates: axis 2 (float64).
         hbm_bytes, usable_kv_bytes: per accelerator (int64).
         decode_tokens_per_s, prefill_tokens_per_s: per accelerator (scaled or not).
-        shared_prefix_bytes, per_session_bytes: (contexts, hit rates), int64.
-        sessions_per_gpu: (accelerators, contexts, hit rates), int64.
+        shared_prefix_bytes, per_session_bytes: (contexts, hit rates), int64, per GPU.
+        sessions_per_gpu: (accelerators, contexts, hit rates), float64 (a share under ``tp``).
+        sessions_per_replica: same shape, int64.
         request_rate_per_s: same shape, float64; NaN when there are no output tokens.
         limited_by_sessions: same shape, bool.
-        ttft_s: (accelerators, contexts), float64.
-        miss_probability: scalar, the same for every point.
+        ttft_s: same shape, float64.
+        miss_probability: P(pause > TTL) for a parked window state (one figure for the grid).
         scale_throughput: whether throughputs were scaled per accelerator.
+        arrays: every figure of :func:`planner.plan.core.evaluate`, broadcast.
     """
 
     inputs: PlanInputs
@@ -267,11 +195,13 @@ class FrontierGrid:
     shared_prefix_bytes: np.ndarray
     per_session_bytes: np.ndarray
     sessions_per_gpu: np.ndarray
+    sessions_per_replica: np.ndarray
     request_rate_per_s: np.ndarray
     limited_by_sessions: np.ndarray
     ttft_s: np.ndarray
     miss_probability: float
     scale_throughput: bool
+    arrays: PlanArrays
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -279,14 +209,15 @@ class FrontierGrid:
         return self.sessions_per_gpu.shape
 
     def inputs_at(self, gpu_index: int, context_index: int, hit_index: int) -> PlanInputs:
-        """The scalar plan inputs of one grid point (for checks against ``plan()``)."""
+        """The scalar plan inputs of one grid point (``plan(inputs_at(...))`` equals the grid there).
+
+        A measured usable KV is dropped on accelerators it was not measured on (:func:`planner.plan.rebase`).
+        """
         acc = self.accelerators[gpu_index]
-        return self.inputs.model_copy(update={
-            "gpu_id": acc.gpu_id, "hbm_gib": acc.hbm_gib, "context_tokens": int(self.contexts[context_index]),
-            "hit_rate": float(self.hit_rates[hit_index]), "target_sessions_per_gpu": None,
-            "decode_tokens_per_s": float(self.decode_tokens_per_s[gpu_index]),
-            "prefill_tokens_per_s": float(self.prefill_tokens_per_s[gpu_index]),
-        })
+        return rebase(self.inputs, gpu_id=acc.gpu_id, hbm_gib=acc.hbm_gib,
+                      context_tokens=int(self.contexts[context_index]), hit_rate=float(self.hit_rates[hit_index]),
+                      decode_tokens_per_s=float(self.decode_tokens_per_s[gpu_index]),
+                      prefill_tokens_per_s=float(self.prefill_tokens_per_s[gpu_index]))[0]
 
     def frame(self, gpu: slice | list[int] | None = None, context: slice | list[int] | None = None,
               hit: slice | list[int] | None = None) -> pd.DataFrame:
@@ -305,9 +236,9 @@ class FrontierGrid:
             "usable_kv_bytes": self.usable_kv_bytes[G], "context_tokens": self.contexts[C],
             "hit_rate": self.hit_rates[H], "shared_prefix_bytes": self.shared_prefix_bytes[C, H],
             "per_session_bytes": self.per_session_bytes[C, H], "sessions_per_gpu": self.sessions_per_gpu[G, C, H],
-            "request_rate_per_s": rate,
+            "sessions_per_replica": self.sessions_per_replica[G, C, H], "request_rate_per_s": rate,
             "rate_limit": pd.Categorical.from_codes(codes, ["none", "sessions", "decode throughput"]),
-            "ttft_s": self.ttft_s[G, C],
+            "ttft_s": self.ttft_s[G, C, H],
         }, columns=list(FRAME_COLUMNS))
 
     def nearest_context(self, tokens: int) -> int:
@@ -335,11 +266,12 @@ def frontier_grid(
     model: ModelSpec | None = None,
     scale_throughput: bool = False,
 ) -> FrontierGrid:
-    """Evaluate the plan at every (accelerator, context, hit rate).
+    """Evaluate the plan at every (accelerator, context, hit rate), with the scalar plan's code.
 
     Args:
-        base: every other input (model, format, weights, reserve, utilization,
-            output tokens, prefixes, pauses, TTL, throughputs).
+        base: every other input (model, format, parallelism, weights, reserve,
+            utilization, output tokens, prefixes, pauses, TTL, tiers,
+            throughputs, measured figures).
         accelerators: :class:`Accelerator` or catalog ids.
         contexts: token counts in [1, MAX_CONTEXT_TOKENS].
         hit_rates: fractions in [0, 1].
@@ -349,9 +281,9 @@ def frontier_grid(
 
     Raises:
         PlanInputError: unknown ids, empty axes, out-of-range values, a grid
-            over :data:`MAX_GRID_POINTS`.
+            over :data:`MAX_GRID_POINTS`, a measured figure bound to another
+            model or format.
     """
-    model = model or get_model(base.model_id)
     accs = tuple(a if isinstance(a, Accelerator) else Accelerator(a) for a in accelerators)
     ctx = np.asarray(contexts, dtype=np.int64).ravel()
     hits = np.asarray(hit_rates, dtype=np.float64).ravel()
@@ -363,16 +295,13 @@ def frontier_grid(
         raise PlanInputError("hit_rates", hits.tolist()[:5], "numbers in [0, 1]")
     if len(accs) * ctx.size * hits.size > MAX_GRID_POINTS:
         raise PlanInputError("grid", len(accs) * ctx.size * hits.size, f"at most {MAX_GRID_POINTS:,} points")
-    fmt = base.kv_format
+    model, fmt, _ = effective_model(base, model)
     model.layout(fmt)  # raises for a format the model cannot take
 
-    # -- per accelerator (axis 0) -------------------------------------------------
-    hbm = np.array([a.hbm_bytes() for a in accs], dtype=np.int64)
-    weights = weights_per_gpu(base, model)
-    reserve = int(round(base.reserve_gib * GiB))
-    usable = np.floor(hbm.astype(np.float64) * base.gpu_memory_utilization).astype(np.int64) - weights - reserve
-    links = [resolve_links(a.gpu_id, base.host_link, base.ssd_link)[0] for a in accs]
-    host_bw = np.array([link.bytes_per_s for link in links], dtype=np.float64)
+    # -- per accelerator (axis 0): the scalar plan's hardware resolution, once each --------
+    for a in accs:
+        a.hbm_bytes()
+    hardware = [resolve_hardware(base, a.gpu_id, a.hbm_gib) for a in accs]
     decode = np.full(len(accs), base.decode_tokens_per_s, dtype=np.float64)
     prefill = np.full(len(accs), base.prefill_tokens_per_s, dtype=np.float64)
     if scale_throughput and base.gpu_id in GPUS:
@@ -382,48 +311,24 @@ def frontier_grid(
                 g = GPUS[a.gpu_id]
                 decode[i] = base.decode_tokens_per_s * (g.hbm_bandwidth_bytes_per_s / ref.hbm_bandwidth_bytes_per_s)
                 prefill[i] = base.prefill_tokens_per_s * (g.bf16_dense_flops / ref.bf16_dense_flops)
+    hw = hardware_arrays(hardware, decode, prefill, shape=(len(accs), 1, 1))
 
-    # -- per context (axis 1) and per (context, hit rate) ----------------------------
-    t = base.output_tokens
-    total = ctx + t
-    growing_total = growing_bytes_array(model, total, fmt)
-    capped = _per_length(model, total, fmt, "capped_bytes")
-    state = _per_length(model, total, fmt, "state_bytes")
-    prefix = np.floor(hits[None, :] * ctx[:, None].astype(np.float64)).astype(np.int64)
-    shared = growing_bytes_array(model, prefix, fmt)
-    per = growing_total[:, None] - shared + capped[:, None] + (state[:, None] if base.state_in_hbm else 0)
+    a = evaluate(base, model, fmt, hw, ctx[None, :, None], hits[None, None, :])
+    shape = (len(accs), ctx.size, hits.size)
 
-    sessions = sessions_array(usable[:, None, None], shared[None, :, :], per[None, :, :], base.shared_prefixes)
+    def full(x: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(x, shape)
 
-    # -- misses, replay, rate (same operations as plan()) ---------------------------
-    parked = (not base.state_in_hbm) & (state > 0)
-    p_miss = miss_probability(base.pause_mean_s, base.ttl_s, base.pause_distribution)
-    p_ctx = np.where(parked, p_miss, 0.0)
-    window = replay_window_tokens(model, fmt)
-    replay_per_miss = np.where(parked, np.minimum(window, ctx), 0).astype(np.float64)
-    replay_s_turn = p_ctx[None, :] * (replay_per_miss[None, :] / prefill[:, None])
-    state_reload = np.where(parked[None, :], state[None, :].astype(np.float64) / host_bw[:, None], 0.0)
-    ring = np.where((base.pause_mean_s > 0) & parked[None, :], (1.0 - p_ctx[None, :]) * state_reload + replay_s_turn, 0.0)
-    ttft = ring + 1.0 / base.session_decode_tokens_per_s
-    if t == 0:
-        rate = np.full(sessions.shape, np.nan)
-        by_sessions_limit = np.zeros(sessions.shape, dtype=bool)
-    else:
-        decode_s = t / base.session_decode_tokens_per_s
-        time_per_request = ring + decode_s
-        extra = (p_ctx[None, :] * replay_per_miss[None, :] + 0.0) / prefill[:, None]
-        gpu_seconds = t / decode[:, None] + extra
-        by_throughput = np.where(extra == 0, decode[:, None] / t, 1.0 / gpu_seconds)
-        by_sessions = sessions / time_per_request[:, :, None]
-        rate = np.minimum(by_throughput[:, :, None], by_sessions)
-        by_sessions_limit = by_throughput[:, :, None] > by_sessions
-
+    p_miss = float(miss_probability(base.pause_mean_s, base.ttl_s, base.pause_distribution))
     return FrontierGrid(
-        inputs=base, accelerators=accs, contexts=ctx, hit_rates=hits, hbm_bytes=hbm, usable_kv_bytes=usable,
-        decode_tokens_per_s=decode, prefill_tokens_per_s=prefill, shared_prefix_bytes=shared,
-        per_session_bytes=per, sessions_per_gpu=sessions, request_rate_per_s=rate,
-        limited_by_sessions=by_sessions_limit, ttft_s=ttft, miss_probability=p_miss,
-        scale_throughput=scale_throughput,
+        inputs=base, accelerators=accs, contexts=ctx, hit_rates=hits, hbm_bytes=hw.hbm_bytes.reshape(-1),
+        usable_kv_bytes=np.broadcast_to(a.usable_kv_bytes, (len(accs), 1, 1)).reshape(-1),
+        decode_tokens_per_s=decode, prefill_tokens_per_s=prefill,
+        shared_prefix_bytes=np.broadcast_to(a.shared_prefix_bytes, (1, ctx.size, hits.size))[0],
+        per_session_bytes=np.broadcast_to(a.per_session_bytes, (1, ctx.size, hits.size))[0],
+        sessions_per_gpu=full(a.sessions_per_gpu), sessions_per_replica=full(a.sessions_per_replica),
+        request_rate_per_s=full(a.request_rate_per_s), limited_by_sessions=full(a.limited_by_sessions),
+        ttft_s=full(a.ttft_s), miss_probability=p_miss, scale_throughput=scale_throughput, arrays=a,
     )
 
 
@@ -463,12 +368,12 @@ def kv_context_frame(model_list: Sequence[ModelSpec], contexts: Sequence[int] | 
     ctx = np.asarray(contexts, dtype=np.int64).ravel()
     parts = []
     for m in model_list:
-        kv = growing_bytes_array(m, ctx, kv_format) + _per_length(m, ctx, kv_format, "capped_bytes")
+        kv = growing_bytes_array(m, ctx, kv_format) + per_length(m, ctx, kv_format, "capped_bytes")
         parts.append(pd.DataFrame({"model_id": m.id, "model": m.name, "context_tokens": ctx, "kv_bytes": kv}))
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["model_id", "model",
                                                                                      "context_tokens", "kv_bytes"])
-    frame["kv_gb"] = frame["kv_bytes"].astype(np.float64) / GB
-    frame["kv_gib"] = frame["kv_bytes"].astype(np.float64) / GiB
+    frame["kv_gb"] = to_gb(frame["kv_bytes"].astype(np.float64))
+    frame["kv_gib"] = to_gib(frame["kv_bytes"].astype(np.float64))
     return frame[list(KV_CONTEXT_COLUMNS)]
 
 

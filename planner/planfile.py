@@ -14,9 +14,11 @@ Rules (``docs/plan-files.md``; JSON Schema in ``docs/plan-schema.json``):
 
 * ``schema_version`` must be :data:`SCHEMA_VERSION`; a file from another
   version is refused with a message naming both versions;
-* ``inputs`` lists **every** field of :class:`planner.capacity.PlanInputs`
+* ``inputs`` lists **every** field of :class:`planner.plan.PlanInputs`
   (``null`` where a field is unset): a file never leans on defaults, which may
-  change between releases, so loading it reproduces the plan exactly;
+  change between releases, so loading it reproduces the plan exactly; fields
+  added later (:data:`LEGACY_FIELDS`) may be absent from an older file and
+  take the meaning they had when it was written;
 * unknown fields, at the top level or in ``inputs``, are refused;
 * floats are written in shortest round-trip form, so save -> load is exact.
 
@@ -33,7 +35,8 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
-from planner.capacity import PlanInputs, field_range
+from planner.plan import PlanInputs, field_range
+from planner.plan.inputs import MEASURED_KV_BINDING, MEASURED_USABLE_BINDING
 from planner.errors import PlanInputError
 
 SCHEMA_VERSION = 1
@@ -41,6 +44,14 @@ SCHEMA_VERSION = 1
 MAX_PLAN_FILE_BYTES = 64 * 1024
 """Largest plan file read, bytes (a complete file is about 1 KB)."""
 SCHEMA_ID = "https://kvplan.invalid/plan-schema-v1.json"
+LEGACY_FIELDS: dict[str, Any] = {
+    "attention_parallelism": "dp",
+    "pipeline_parallel_size": 1,
+    **dict.fromkeys(MEASURED_KV_BINDING + MEASURED_USABLE_BINDING),
+}
+"""Input fields added after schema version 1 was published, and what a file without them meant when written:
+data-parallel attention (what kvplan assumed then), no pipeline parallel, and measured figures bound to the
+file's own model, format and GPU (a missing binding binds to the plan's own inputs)."""
 """``$id`` of the published JSON Schema (a name, not a fetchable address)."""
 
 
@@ -116,6 +127,8 @@ def from_dict(data: Any) -> PlanFile:
                      f"{SCHEMA_VERSION} only")
     inputs = data.get("inputs")
     if isinstance(inputs, dict):
+        data = {**data, "inputs": {**LEGACY_FIELDS, **inputs}}
+        inputs = data["inputs"]
         missing = [f for f in PlanInputs.model_fields if f not in inputs]
         if missing:
             raise _error(f"inputs.{missing[0]}", None,

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
+import numpy as np
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -259,19 +261,95 @@ class TierPlacement(BaseModel):
     message: str
 
 
-def _fraction(value: float) -> float:
+def _fraction(value):
     """``value`` clamped to [0, 1]; NaN counts as 1 (every session running, every state kept: the most bytes).
 
-    >>> _fraction(1.5), _fraction(-0.2), _fraction(float("nan"))
+    Works on numbers and numpy arrays alike.
+
+    >>> float(_fraction(1.5)), float(_fraction(-0.2)), float(_fraction(float("nan")))
     (1.0, 0.0, 1.0)
     """
-    value = float(value)
-    return 1.0 if math.isnan(value) else min(max(value, 0.0), 1.0)
+    value = np.asarray(value, dtype=np.float64)
+    return np.where(np.isnan(value), 1.0, np.minimum(np.maximum(value, 0.0), 1.0))
 
 
-def _running(sessions: int, active_fraction: float) -> int:
+def _running(sessions, active_fraction):
     """Sessions running at once: ``ceil(sessions x active_fraction)`` (a hair of float noise forgiven)."""
-    return max(math.ceil(sessions * active_fraction - 1e-9), 0)
+    return np.maximum(np.ceil(sessions * active_fraction - 1e-9), 0.0)
+
+
+@dataclass(frozen=True)
+class PlacementCounts:
+    """Where sessions sit, as counts (numpy arrays of one shape; 0-d for one plan).
+
+    Attributes:
+        admitted, rejected, active, in_hbm, parked: sessions (int64).
+        in_host_ram, on_ssd, evicted: parked tails by tier (int64).
+        prefix_copies: shared prefixes stored in HBM (int64).
+        state_total_bytes: window states to keep (float64: running states plus
+            paused ones within their TTL).
+        state_host_bytes, state_ssd_bytes: where they sit (float64, bounded by the tiers).
+    """
+
+    admitted: np.ndarray
+    rejected: np.ndarray
+    active: np.ndarray
+    in_hbm: np.ndarray
+    parked: np.ndarray
+    in_host_ram: np.ndarray
+    on_ssd: np.ndarray
+    evicted: np.ndarray
+    prefix_copies: np.ndarray
+    state_total_bytes: np.ndarray
+    state_host_bytes: np.ndarray
+    state_ssd_bytes: np.ndarray
+
+
+def place_counts(sessions, *, hbm_sessions, active_fraction, num_prefixes, per_session_bytes, state_bytes,
+                 state_alive_fraction, host_ram_bytes, ssd_bytes) -> PlacementCounts:
+    """The placement of :func:`place_sessions` as counts, over numpy values (broadcast together).
+
+    The one copy of the placement rule: :func:`place_sessions` (one GPU) and
+    the frontier grid (every point at once) both call it.
+    """
+    sessions = np.maximum(np.asarray(sessions, dtype=np.int64), 0)
+    hbm = np.asarray(hbm_sessions, dtype=np.int64)
+    f = _fraction(active_fraction)
+    alive = _fraction(state_alive_fraction)
+    per = np.asarray(per_session_bytes, dtype=np.int64)
+    # Most sessions whose running share fits in HBM: ceil(n * f) <= hbm_sessions.
+    fits_all = _running(sessions, f) <= hbm
+    if np.all(fits_all):  # the usual case (e.g. carrying what HBM holds): no step-down needed
+        admitted = np.where(hbm <= 0, 0, sessions)
+    else:
+        with np.errstate(over="ignore", divide="ignore"):  # a huge quotient is never chosen: fits_all holds there
+            most = np.minimum(sessions, np.floor(np.maximum(hbm, 0) / np.where(f > 0, f, 1.0) + 1e-9))
+        admitted = np.where(hbm <= 0, 0, np.where(fits_all, sessions, most)).astype(np.int64)
+        while True:  # float noise: step down until ceil(admitted * f) <= hbm
+            over = (hbm > 0) & ~fits_all & (admitted > 0) & (_running(admitted, f) > hbm)
+            if not np.any(over):
+                break
+            admitted = np.where(over, admitted - 1, admitted)
+    rejected = sessions - admitted
+    active = np.minimum(_running(admitted, f).astype(np.int64), admitted)
+    in_hbm = np.minimum(admitted, np.maximum(hbm, 0))
+    parked = admitted - in_hbm
+    copies = np.minimum(np.int64(num_prefixes), in_hbm)
+    state = np.asarray(state_bytes, dtype=np.float64)
+    state_total = active * state + np.floor((admitted - active) * state * alive)
+    host = np.asarray(host_ram_bytes, dtype=np.float64)
+    ssd = np.asarray(ssd_bytes, dtype=np.float64)
+    state_host = np.minimum(state_total, host)
+    state_ssd = np.minimum(state_total - state_host, ssd)
+    if np.any(parked):
+        per_f = np.maximum(per, 1).astype(np.float64)
+        n_host = np.where(per > 0, np.minimum(parked, (host - state_host) // per_f), parked).astype(np.int64)
+        n_ssd = np.where(per > 0, np.minimum(parked - n_host, (ssd - state_ssd) // per_f), 0).astype(np.int64)
+    else:  # nothing parked: no tier holds a tail
+        n_host = n_ssd = np.zeros_like(parked)
+    return PlacementCounts(admitted=admitted, rejected=rejected, active=active, in_hbm=in_hbm, parked=parked,
+                           in_host_ram=n_host, on_ssd=n_ssd, evicted=parked - n_host - n_ssd, prefix_copies=copies,
+                           state_total_bytes=state_total, state_host_bytes=state_host, state_ssd_bytes=state_ssd)
 
 
 def place_sessions(
@@ -287,13 +365,14 @@ def place_sessions(
     state_alive_fraction: float,
     host_ram_bytes: int,
     ssd_bytes: int,
+    counts: PlacementCounts | None = None,
 ) -> TierPlacement:
     """Place ``sessions`` sessions of one GPU on HBM, host RAM and SSD.
 
     Args:
         sessions: sessions the GPU should carry (running + paused).
         hbm_sessions: sessions whose tails fit in HBM at once (the plan's
-            sessions per GPU).
+            sessions per KV domain).
         active_fraction: share of its time a session is running a turn, in
             [0, 1] (1 without pauses).
         usable_hbm_bytes: the KV pool per GPU.
@@ -307,47 +386,27 @@ def place_sessions(
         state_alive_fraction: share of paused sessions whose state is still
             within its TTL.
         host_ram_bytes, ssd_bytes: tier capacities per GPU.
+        counts: :func:`place_counts` of these same arguments when the caller
+            already has them (the plan's array phase), else computed here.
 
-    Placement: HBM holds up to ``hbm_sessions`` sessions (running ones first);
-    host RAM holds the window states first (small, needed at every resume),
-    then parked tails; SSD the next parked tails (and states that did not fit);
-    what is left is evicted. Running sessions beyond ``hbm_sessions`` are
-    rejected.
+    Placement (:func:`place_counts`): HBM holds up to ``hbm_sessions``
+    sessions (running ones first); host RAM holds the window states first
+    (small, needed at every resume), then parked tails; SSD the next parked
+    tails (and states that did not fit); what is left is evicted. Running
+    sessions beyond ``hbm_sessions`` are rejected.
     """
+    c = counts or place_counts(sessions, hbm_sessions=hbm_sessions, active_fraction=active_fraction,
+                     num_prefixes=num_prefixes, per_session_bytes=per_session_bytes, state_bytes=state_bytes,
+                     state_alive_fraction=state_alive_fraction, host_ram_bytes=host_ram_bytes, ssd_bytes=ssd_bytes)
     sessions = max(int(sessions), 0)
-    f = _fraction(active_fraction)
-    state_alive_fraction = _fraction(state_alive_fraction)
-    # Most sessions whose running share fits in HBM: ceil(n * f) <= hbm_sessions.
-    if hbm_sessions <= 0:
-        admitted = 0
-    elif _running(sessions, f) <= hbm_sessions:
-        admitted = sessions
-    else:  # here sessions * f > hbm_sessions >= 1, so hbm_sessions / f is finite and below sessions
-        admitted = min(sessions, math.floor(hbm_sessions / f + 1e-9))
-        while admitted > 0 and _running(admitted, f) > hbm_sessions:
-            admitted -= 1
-    rejected = sessions - admitted
-    active = min(_running(admitted, f), admitted)
-    in_hbm = min(admitted, max(hbm_sessions, 0))
-    parked = admitted - in_hbm
-    copies = min(num_prefixes, in_hbm)
+    f = float(_fraction(active_fraction))
+    admitted, rejected, active = int(c.admitted), int(c.rejected), int(c.active)
+    in_hbm, parked = int(c.in_hbm), int(c.parked)
+    n_host, n_ssd, n_evicted = int(c.in_host_ram), int(c.on_ssd), int(c.evicted)
+    copies = int(c.prefix_copies)
+    state_host, state_ssd = int(c.state_host_bytes), int(c.state_ssd_bytes)
+    state_evicted = int(c.state_total_bytes) - state_host - state_ssd
     hbm = copies * prefix_bytes + in_hbm * per_session_bytes
-
-    # window states in host RAM: running sessions' states, and paused ones still within TTL
-    state_total = active * state_bytes + math.floor((admitted - active) * state_bytes * state_alive_fraction)
-    state_host = min(state_total, host_ram_bytes)
-    host_free = host_ram_bytes - state_host
-    state_ssd = min(state_total - state_host, ssd_bytes)
-    ssd_free = ssd_bytes - state_ssd
-    state_evicted = state_total - state_host - state_ssd
-
-    if per_session_bytes > 0:
-        n_host = min(parked, host_free // per_session_bytes)
-        n_ssd = min(parked - n_host, ssd_free // per_session_bytes)
-    else:
-        n_host, n_ssd = parked, 0
-    n_evicted = parked - n_host - n_ssd
-
     host = state_host + n_host * per_session_bytes
     ssd = state_ssd + n_ssd * per_session_bytes
     evicted = state_evicted + n_evicted * per_session_bytes
@@ -361,7 +420,7 @@ def place_sessions(
     elif rejected:
         action = "reject"
         message = (f"Reject {rejected:,} of {sessions:,} sessions: with an active share of {f:.3g}, "
-                   f"{_running(sessions, f):,} would run at once but HBM holds {hbm_sessions:,}. "
+                   f"{int(_running(sessions, f)):,} would run at once but HBM holds {hbm_sessions:,}. "
                    "Running sessions cannot be offloaded, so the excess is refused.")
     elif n_evicted or state_evicted:
         action = "evict"

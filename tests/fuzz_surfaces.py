@@ -24,7 +24,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from planner.capacity import PlanInputs, PlanResult, make_inputs, plan, plan_frame
+from planner.plan import PlanInputs, PlanResult, make_inputs, plan, plan_frame
 from planner.catalog import GPUS, models
 from planner.config_import import model_from_config, parse_config_text, report_rows
 from planner.engine import VLLMSettings, theory_vs_engine, vllm_capacity, vllm_max_model_len
@@ -135,6 +135,9 @@ TEXT_CHOICES = {
     "model_id": MODEL_IDS, "gpu_id": [*GPUS, "custom"], "kv_format": [NATIVE, *FORMATS],
     "weight_format": [None, *WEIGHT_BYTES_PER_PARAM], "host_link": [AUTO, *HOST_LINKS],
     "ssd_link": [AUTO, *SSD_LINKS], "pause_distribution": ["exponential", "fixed"],
+    "attention_parallelism": ["tp", "dp"], "measured_kv_model_id": [None, *MODEL_IDS],
+    "measured_kv_format": [None, NATIVE, *FORMATS], "measured_usable_kv_gpu_id": [None, *GPUS, "custom"],
+    "measured_usable_kv_weights": [None, "deepseek-v4.1-flash catalog weights / 8 GPUs", "0.0 GiB / 1 GPUs"],
 }
 
 

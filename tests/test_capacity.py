@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.capacity import (
+from planner.plan import (
     MAX_SESSIONS_PER_GPU,
     make_inputs,
     miss_probability,
@@ -66,8 +66,9 @@ def test_v41_on_h200_with_weights_and_reserve():
     # per session: (1,000,000 + 2,000 output - 800,000) x 890 = 202,000 x 890 = 179,780,000 B
     # sessions = floor((94,719,354,438 - 712,000,000) / 179,780,000) = floor(522.90) = 522
     # rate: min(5,000 / 2,000 = 2.5, 522 / (2,000 / 50 = 40 s) = 13.05) = 2.5 /s (decode throughput)
+    # data-parallel attention: each GPU holds whole sessions (with tp, the same 522 sessions per replica)
     r = plan(make_inputs(gpu_id="h200", weight_format="nvfp4", context_tokens=1_000_000, hit_rate=0.8,
-                         output_tokens=2_000))
+                         output_tokens=2_000, attention_parallelism="dp"))
     assert r.hbm_bytes == 150_754_820_096
     assert r.weights_bytes_per_gpu == 38_812_500_000
     assert r.reserve_bytes == 2_147_483_648
@@ -86,7 +87,7 @@ def test_exponential_pause_miss_probability_and_replay():
     # a hit reloads 2,703,360 B of state over PCIe 5.0 x16 (64 GB/s): 2,703,360 / 64e9 = 0.00004224 s
     # restore = (1 - 0.1353352832) x 0.00004224 + 0.000866146 = 0.000902669 s; TTFT = + 1/50 s = 0.020902669 s
     # GPU time per request = 1,000 / 5,000 + 17.3229 / 20,000 = 0.200866146 s -> 4.97844 requests/s
-    r = plan(make_inputs(pause_mean_s=30, ttl_s=60))
+    r = plan(make_inputs(pause_mean_s=30, ttl_s=60, attention_parallelism="dp"))  # whole sessions per GPU
     assert r.miss_probability == pytest.approx(0.1353352832)
     assert r.replay_window_tokens == 128
     assert r.replay_seconds_per_miss == pytest.approx(0.0064)
@@ -149,12 +150,12 @@ def test_reload_vs_recompute_of_a_parked_one_million_token_session():
 
 def test_tiers_in_the_plan_add_up_and_offload():
     # 143 sessions fit in HBM; ask for 300 with 60 s pauses: paused ones are parked in host RAM
-    r = plan(make_inputs(pause_mean_s=60, target_sessions_per_gpu=300))
+    r = plan(make_inputs(pause_mean_s=60, target_sessions_per_gpu=300, attention_parallelism="dp"))
     t = r.tiers
     assert t.hbm_bytes + t.host_ram_bytes + t.ssd_bytes + t.evicted_bytes == t.total_bytes
     assert t.sessions_in_hbm == 143 and t.sessions_in_host_ram == 300 - 143
     assert r.overflow_action == "offload" and "Offload" in r.overflow_message
-    assert r.ttft_s > plan(make_inputs(pause_mean_s=60)).ttft_s  # parked tails must come back
+    assert r.ttft_s > plan(make_inputs(pause_mean_s=60, attention_parallelism="dp")).ttft_s  # parked tails must come back
 
 
 def test_tiers_reject_when_not_one_session_fits():
@@ -165,7 +166,8 @@ def test_tiers_reject_when_not_one_session_fits():
 
 
 def test_tiers_evict_when_host_and_ssd_are_full():
-    r = plan(make_inputs(pause_mean_s=600, target_sessions_per_gpu=1_000, host_ram_gib=0, ssd_gib=10))
+    r = plan(make_inputs(pause_mean_s=600, target_sessions_per_gpu=1_000, host_ram_gib=0, ssd_gib=10,
+                         attention_parallelism="dp"))
     assert r.overflow_action == "evict" and r.tiers.sessions_evicted > 0
     assert r.tiers.evicted_bytes > 0
 

@@ -39,7 +39,8 @@ def test_kv_llama_70b_640_mib(capsys):
 
 
 def test_plan_json_keys(capsys):
-    code, out, _ = run(capsys, "plan", "--model", "deepseek-v4.1-flash", "--gpu", "h200", "--json")
+    code, out, _ = run(capsys, "plan", "--model", "deepseek-v4.1-flash", "--gpu", "h200", "--attention-parallelism", "dp",
+                       "--json")
     assert code == 0
     data = json.loads(out)
     for key in ("usable_kv_bytes", "shared_prefix_bytes", "per_session_bytes", "sessions_per_gpu",

@@ -75,12 +75,13 @@ def test_plan_bad_input_exit_2_one_line(capsys, argv):
 
 def test_frontier_json(capsys):
     code, out, _ = run(capsys, "frontier", "--model", "deepseek-v4.1-flash", "--gpus", "h100-sxm,h200,b200",
-                       "--contexts", "128k,1M", "--hit-rates", "0,0.5,0.9", "--json")
+                       "--contexts", "128k,1M", "--hit-rates", "0,0.5,0.9", "--attention-parallelism", "dp", "--json")
     assert code == 0
     data = json.loads(out)
     assert len(data["rows"]) == 3 * 2 * 3
     assert set(data["columns"]) == set(data["rows"][0])
-    # the default plan point: H200, 1M tokens, hit 0.5 -> 143 sessions, 5 requests/s (test_plan_golden.py)
+    # the default plan point, DP attention: H200, 1M tokens, hit 0.5 -> 143 sessions, 5 requests/s
+    # (test_plan_golden.py)
     row = next(r for r in data["rows"] if r["gpu_id"] == "h200" and r["context_tokens"] == 1_000_000
                and r["hit_rate"] == 0.5)
     assert row["sessions_per_gpu"] == 143 and row["request_rate_per_s"] == pytest.approx(5.0)
@@ -95,22 +96,60 @@ def test_frontier_json_null_rate_without_output(capsys):
 def test_frontier_csv_file(capsys, tmp_path):
     path = tmp_path / "grid.csv"
     code, _, _ = run(capsys, "frontier", "--gpus", "h200,custom:96", "--contexts", "1M", "--hit-rates", "0,1",
-                     "--csv", str(path))
+                     "--hit-rate", "1", "--csv", str(path))
     assert code == 0
     rows = list(csv.DictReader(path.open()))
     assert len(rows) == 2 * 1 * 2 and "sessions_per_gpu" in rows[0] and "request_rate_per_s" in rows[0]
 
 
 def test_frontier_text(capsys):
+    code, out, _ = run(capsys, "frontier", "--gpus", "h200", "--contexts", "1M", "--hit-rates", "0.5",
+                       "--attention-parallelism", "dp")
+    assert code == 0 and "hit rate 0.5" in out and "143" in out and "dp attention" in out
     code, out, _ = run(capsys, "frontier", "--gpus", "h200", "--contexts", "1M", "--hit-rates", "0.5")
-    assert code == 0 and "hit rate 0.5" in out and "143" in out
+    assert code == 0 and "17.9" in out and "tp attention" in out  # 143 per replica / 8 GPUs = 17.875
 
 
 @pytest.mark.parametrize("argv", [
     ["--gpus", "h900"], ["--gpus", "custom:-1"], ["--gpus", ""], ["--contexts", "0"], ["--contexts", "1e99"],
     ["--hit-rates", "nan"], ["--hit-rates", "2"], ["--model", "gpt-9"], ["--output-tokens", "-1"],
-    ["--pause-mean-s", "nan"], ["--base-gpu", "zz"], ["--kv-format", "fp7"],
+    ["--pause-mean-s", "nan"], ["--gpu", "zz"], ["--kv-format", "fp7"], ["--attention-parallelism", "ep"],
 ])
 def test_frontier_bad_input_exit_2(capsys, argv):
     code, _, err = run(capsys, "frontier", *argv)
     assert code == 2 and err.startswith("kvplan: error:")
+
+
+_PLAN_SHAPES = [
+    [],
+    ["--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--gpus-per-replica", "4", "--context", "128k", "--hit-rate", "0"],
+    ["--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--gpus-per-replica", "4", "--context", "96k",
+     "--attention-parallelism", "dp", "--hit-rate", "0.3"],
+    ["--measured-kv-bytes-per-token", "445", "--measured-usable-kv-gib", "80", "--pause-mean-s", "90",
+     "--target-sessions", "400", "--gpus-per-replica", "2", "--attention-parallelism", "dp"],
+    ["--model", "deepseek-v3", "--gpus-per-replica", "16", "--pipeline-parallel-size", "2", "--pause-mean-s", "30",
+     "--ttl-s", "10", "--shared-prefixes", "3", "--state-in-hbm", "--output-tokens", "0"],
+    ["--gpu", "custom", "--hbm-gib", "96", "--weights-gib", "10", "--measured-usable-kv-gib", "40",
+     "--pause-distribution", "fixed", "--pause-mean-s", "120", "--host-ram-gib", "1", "--ssd-gib", "2",
+     "--target-sessions", "5000"],
+]
+
+
+@pytest.mark.parametrize("flags", _PLAN_SHAPES)
+def test_frontier_at_the_plans_own_point_equals_kvplan_plan(capsys, flags):
+    """Every flag of `kvplan plan` is a flag of `kvplan frontier`; at the plan's point every figure is equal."""
+    code, out, err = run(capsys, "plan", *flags, "--json")
+    assert code == 0, err
+    want = json.loads(out)
+    code, out, err = run(capsys, "frontier", "--gpus", "h200,b200", "--contexts", "1M,2M", "--hit-rates", "0,0.9",
+                         *flags, "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["inputs"] == want["inputs"]
+    compared = 0
+    for name, value in got["plan"].items():
+        if name in want and not isinstance(want[name], (dict, list)):
+            assert value == want[name], name
+            compared += 1
+    assert compared >= 20
+    assert got["plan"]["usable_measured"] == (want["usable_kv_source"] == "measured")

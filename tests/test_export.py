@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from planner.capacity import PLAN_CSV_COLUMNS, make_inputs, plan, plan_frame
+from planner.plan import PLAN_CSV_COLUMNS, make_inputs, plan, plan_frame
 from planner.cli import main
 from planner.export import FORMULA_PREFIXES, neutralise, safe_frame, to_csv_bytes
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fuzz_surfaces as fs
-from planner.capacity import MIN_TOKENS_PER_S, PlanInputs, make_inputs, plan
+from planner.plan import MIN_TOKENS_PER_S, PlanInputs, make_inputs, plan
 from planner.config_import import MAX_CONFIG_BYTES, layout_from_config, parse_config_text
 from planner.errors import PlanInputError
 from planner.planfile import MAX_PLAN_FILE_BYTES

@@ -23,7 +23,7 @@ import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
 
-from planner.capacity import PLAN_CSV_COLUMNS, make_inputs, plan, plan_frame
+from planner.plan import PLAN_CSV_COLUMNS, make_inputs, plan, plan_frame
 from planner.catalog import get_model
 from planner.cli import main
 from planner.export import CSV_MIME, FORMULA_PREFIXES, to_csv_bytes

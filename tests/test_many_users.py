@@ -2,7 +2,7 @@
 
 Each session (its own chromium context, so its own Streamlit session) opens its own link, a plan with its own
 HBM, and moves the hit-rate slider three steps with the keyboard. Every figure it shows must be
-``planner.capacity.plan`` of its own inputs, and its address bar must carry its own link: no session ever
+``planner.plan.plan`` of its own inputs, and its address bar must carry its own link: no session ever
 sees another's plan. Update latency (key press to the expected figure) and the server's peak RSS are printed,
 never asserted. Full scale (20 sessions): ``python bench/bench_many_users.py``; figures in RELIABILITY.md.
 """

@@ -10,8 +10,10 @@ def _metric(at, label_start):
     raise AssertionError(f"no metric {label_start!r}: {[m.label for m in at.metric]}")
 
 
-def _frontier_page():
+def _frontier_page(**link):
     at = AppTest.from_file("../app.py", default_timeout=120)
+    for key, value in link.items():
+        at.query_params[key] = value
     at.run()
     at.switch_page("kvplan_app/views/frontier.py")
     at.run()
@@ -20,17 +22,25 @@ def _frontier_page():
 
 
 def test_renders_with_the_plan_marked():
-    at = _frontier_page()
-    # default plan: V4.1-Flash on an H200, 1M tokens, hit 0.5 -> 143 sessions per GPU (test_plan_golden.py)
+    at = _frontier_page(attn="dp")
+    # default plan with DP attention: V4.1-Flash on an H200, 1M tokens, hit 0.5 -> 143 sessions per GPU
+    # (test_plan_golden.py)
     assert _metric(at, "Sessions per GPU at hit rate 0.50") == "143"
     assert _metric(at, "Request rate per GPU") == "5 /s"
-    assert any("143 sessions per GPU" in c.value for c in at.caption)
+    assert any("143 sessions per GPU" in c.value and "Data-parallel" in c.value for c in at.caption)
     assert len(at.get("plotly_chart")) == 4
     assert not at.error
 
 
-def test_moving_the_hit_rate_slider_changes_sessions():
+def test_tensor_parallel_default_says_so():
     at = _frontier_page()
+    # TP attention over 8 GPUs: the replica holds 143 sessions, 143 / 8 = 17.875 per GPU (test_plan_golden.py)
+    assert _metric(at, "Sessions per GPU at hit rate 0.50") == "17.9"
+    assert any("143 per replica" in c.value and "Tensor-parallel" in c.value for c in at.caption)
+
+
+def test_moving_the_hit_rate_slider_changes_sessions():
+    at = _frontier_page(attn="dp")
     before = int(_metric(at, "Sessions per GPU at hit rate").replace(",", ""))
     at.slider(key="frontier_hit_rate").set_value(0.9).run()
     assert not at.exception

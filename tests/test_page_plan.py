@@ -19,16 +19,29 @@ def _app():
 
 def test_renders_v41_at_one_million_tokens():
     at = _app()
-    assert _metric(at, "KV at 1,000,000 tokens") == "0.89 GB (0.829 GiB)"
-    assert _metric(at, "Sessions per GPU") == "143"
+    assert _metric(at, "KV per GPU at 1,000,000 tokens") == "0.89 GB (0.829 GiB)"
+    # tensor-parallel attention (the default): V4.1's one-head entries are replicated on the 8 TP ranks, so the
+    # replica holds 143 sessions (test_plan_golden.py), 143 / 8 = 17.875 per GPU; the page says which it assumed
+    assert _metric(at, "Sessions per replica (TP attention)") == "143"
+    assert _metric(at, "Sessions per GPU (TP attention)") == "17.9"
+    assert any("tensor-parallel attention" in c.value for c in at.caption)
+
+
+def test_data_parallel_attention_is_said_next_to_the_figures():
+    at = _app()
+    at.selectbox(key="plan_attention_parallelism").set_value("dp").run()
+    assert not at.exception
+    assert _metric(at, "Sessions per GPU (DP attention)") == "143"
+    assert _metric(at, "Sessions per replica (DP attention)") == "1,144"  # 143 x 8
+    assert any("data-parallel attention" in c.value for c in at.caption)
 
 
 def test_raising_hit_rate_raises_sessions():
     at = _app()
-    before = int(_metric(at, "Sessions per GPU").replace(",", ""))
+    before = int(_metric(at, "Sessions per replica").replace(",", ""))
     at.slider(key="plan_hit_rate").set_value(0.9).run()
     assert not at.exception
-    after = int(_metric(at, "Sessions per GPU").replace(",", ""))
+    after = int(_metric(at, "Sessions per replica").replace(",", ""))
     assert after > before
 
 
@@ -48,3 +61,16 @@ def test_hbm_slider_changes_usable_kv():
     at.slider(key="plan_hbm_gib").set_value(200.0).run()
     assert not at.exception
     assert _metric(at, "Usable KV") != before
+
+
+def test_switching_model_drops_a_measured_figure_with_a_notice():
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.query_params["mkv"] = "445"  # an old link: the figure is bound to the link's own model (V4.1-Flash, native)
+    at.run()
+    assert not at.exception
+    assert _metric(at, "KV per GPU at 1,000,000 tokens (measured)") == "0.445 GB (0.414 GiB)"  # 445 x 1M
+    at.selectbox(key="plan_model_id").set_value("llama-3.1-8b").run()
+    assert not at.exception
+    assert any("not applied" in i.value and "deepseek-v4.1-flash" in i.value.replace("\\", "") for i in at.info)
+    assert all("(measured)" not in m.label for m in at.metric)
+    assert at.session_state["plan_inputs"].measured_kv_bytes_per_token is None

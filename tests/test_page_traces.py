@@ -3,7 +3,7 @@ and hands its measured hit rate to the Plan page."""
 
 from streamlit.testing.v1 import AppTest
 
-from planner.capacity import make_inputs, plan
+from planner.plan import make_inputs, plan
 from planner.traces import blocks_for_bytes, kv_bytes_per_token_for, load_sample, reuse_profile, typical_context_tokens
 
 

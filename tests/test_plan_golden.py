@@ -2,7 +2,7 @@
 
 import pytest
 
-from planner.capacity import make_inputs, plan, plan_frame, PLAN_CSV_COLUMNS
+from planner.plan import make_inputs, plan, plan_frame, PLAN_CSV_COLUMNS
 from planner.errors import PlanInputError
 
 
@@ -30,7 +30,8 @@ def test_v41_flash_on_h200_default_plan():
     # shared = 500,000 x 890 = 445,000,000; per session = (1,001,000 - 500,000) x 890 = 445,890,000
     # sessions = floor((64,531,854,438 - 445,000,000) / 445,890,000) = floor(143.73) = 143
     # rate = min(5,000 tok/s / 1,000 tok, 143 / (1,000 / 50 s)) = min(5, 7.15) = 5 /s
-    r = plan(make_inputs())
+    # data-parallel attention: every GPU holds 143 whole sessions, 143 x 8 = 1,144 per replica
+    r = plan(make_inputs(attention_parallelism="dp"))
     assert r.hbm_bytes == 150_754_820_096
     assert r.weights_bytes_per_gpu == 69_000_000_000
     assert r.usable_kv_bytes == 64_531_854_438
@@ -39,6 +40,14 @@ def test_v41_flash_on_h200_default_plan():
     assert r.sessions_per_replica == 143 * 8
     assert r.request_rate_per_s == pytest.approx(5.0)
     assert r.request_rate_limit == "decode throughput"
+    # tensor-parallel attention (the default): V4.1's 890 B/token are one-head compressed entries, replicated on
+    # every TP rank (vLLM replicates a single KV head; DeepSeek-V2 paper: one latent per token), so each of the
+    # 8 GPUs holds all 445,890,000 B of each session: the replica holds 143 sessions, 143 / 8 = 17.875 per GPU;
+    # rate = min(5, 17.875 / 20 s = 0.89375) = 0.89375 /s per GPU, limited by sessions
+    t = plan(make_inputs())
+    assert t.attention_parallelism == "tp" and t.per_session_bytes == 445_890_000
+    assert t.sessions_per_replica == 143 and t.sessions_per_gpu == 17.875
+    assert t.request_rate_per_s == pytest.approx(0.89375) and t.request_rate_limit == "sessions"
 
 
 def test_rate_limited_by_sessions():
@@ -93,10 +102,11 @@ def test_unknown_model_and_gpu():
 
 
 def test_plan_frame_columns():
-    frame = plan_frame(plan(make_inputs()))
+    frame = plan_frame(plan(make_inputs(attention_parallelism="dp")))
     assert tuple(frame.columns) == PLAN_CSV_COLUMNS
     assert len(frame) == 1
     assert frame.loc[0, "sessions_per_gpu"] == 143
+    assert frame.loc[0, "attention_parallelism"] == "dp"
 
 
 GOLDEN = dict(model_id="deepseek-v4.1-flash", gpu_id="custom", hbm_gib=100, gpu_memory_utilization=1, weights_gib=0,

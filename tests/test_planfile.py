@@ -11,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner.capacity import PlanInputs, make_inputs, plan
+from planner.plan import PlanInputs, make_inputs, plan
 from planner.cli import main
 from planner.errors import PlanInputError
 from planner.planfile import (
+    LEGACY_FIELDS,
     MAX_PLAN_FILE_BYTES,
     SCHEMA_VERSION,
     PlanFile,
@@ -139,7 +140,7 @@ def test_created_at_needs_a_zone():
     _refused(doc, "created_at")
 
 
-@pytest.mark.parametrize("field", list(PlanInputs.model_fields))
+@pytest.mark.parametrize("field", [f for f in PlanInputs.model_fields if f not in LEGACY_FIELDS])
 def test_missing_input_field_is_refused(field):
     doc = _doc()
     del doc["inputs"][field]
@@ -329,3 +330,34 @@ def test_plan_page_offers_the_plan_as_json():
     labels = [b.label for b in at.get("download_button")]
     assert "Download plan JSON" in labels and "Download plan CSV" in labels
     assert at.file_uploader(key="plan_upload_json").label == "Load plan JSON"
+
+
+def test_a_file_written_before_attention_parallelism_and_bindings_still_loads():
+    # a schema-1 file from before these fields: data-parallel attention (what kvplan assumed when it was written),
+    # and its measured figure bound to the file's own model and format
+    inputs = make_inputs(model_id="deepseek-v4.1-flash", measured_kv_bytes_per_token=445).model_dump(mode="json")
+    for f in ("attention_parallelism", "pipeline_parallel_size", "measured_kv_model_id", "measured_kv_format",
+              *[k for k in inputs if k.startswith("measured_usable_kv_") and k != "measured_usable_kv_gib"]):
+        inputs.pop(f)
+    pf = loads(json.dumps({"schema_version": 1, "inputs": inputs, "kvplan_version": "0.1.0"}))
+    assert pf.inputs.attention_parallelism == "dp" and pf.inputs.pipeline_parallel_size == 1
+    assert (pf.inputs.measured_kv_model_id, pf.inputs.measured_kv_format) == ("deepseek-v4.1-flash", "native")
+    assert plan(pf.inputs).kv_source == "measured"
+
+
+def test_cli_drops_a_measured_figure_of_another_model_in_one_stderr_line(tmp_path, capsys):
+    from planner.cli import main
+
+    path = tmp_path / "p.json"
+    assert main(["plan", "--model", "deepseek-v4.1-flash", "--measured-kv-bytes-per-token", "445",
+                 "--save", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["plan", "--plan", str(path), "--model", "llama-3.1-8b", "--json"]) == 0
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert data["kv_source"] == "architecture" and data["inputs"]["measured_kv_bytes_per_token"] is None
+    assert err.count("\n") == 1 and "445" in err and "deepseek-v4.1-flash" in err and "llama-3.1-8b" in err
+    # the same model again: the file's figure applies, no notice
+    assert main(["plan", "--plan", str(path), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["kv_source"] == "measured" and err == ""

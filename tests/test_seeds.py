@@ -6,7 +6,7 @@ and 004, quoting the model card / technical report).
 
 import pytest
 
-from planner.capacity import context_table
+from planner.plan import context_table
 from planner.catalog import get_model
 from planner.units import GB, GiB, format_bytes
 

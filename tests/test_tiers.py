@@ -98,3 +98,16 @@ def test_tier_bytes_add_up_to_the_total(n, hbm_sessions, f, prefix, k, per, stat
     assert p.sessions + p.sessions_rejected == n
     assert p.sessions_in_hbm + p.sessions_in_host_ram + p.sessions_on_ssd + p.sessions_evicted == p.sessions
     assert p.active_sessions <= max(hbm_sessions, 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 10**9), st.floats(0, 1), st.floats(0, 1), st.integers(0, 10**12), st.integers(0, 10**7),
+       st.integers(0, 10**16), st.integers(0, 10**16))
+def test_carrying_what_hbm_holds_parks_nothing(sessions, f, alive, per, state, host, ssd):
+    """The plan's array core relies on this: with target = HBM sessions, every session is admitted to HBM."""
+    from planner.tiers import place_counts
+
+    c = place_counts(sessions, hbm_sessions=sessions, active_fraction=f, num_prefixes=1, per_session_bytes=per,
+                     state_bytes=state, state_alive_fraction=alive, host_ram_bytes=host, ssd_bytes=ssd)
+    assert int(c.parked) == 0 and int(c.rejected) == 0
+    assert int(c.in_host_ram) == int(c.on_ssd) == int(c.evicted) == 0

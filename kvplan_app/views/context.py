@@ -2,14 +2,14 @@
 
 Reads the shared plan (``kvplan_app.state.current_inputs``) for the defaults and the
 usable-KV line; its own widgets use ``context_`` keys. Arithmetic lives in
-``planner.frontier`` and ``planner.capacity``.
+``planner.frontier`` and ``planner.plan``.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from planner.capacity import MAX_CONTEXT_TOKENS, context_table, plan
+from planner.plan import MAX_CONTEXT_TOKENS, context_table, plan, rebase
 from planner.catalog import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
 from planner.export import CSV_MIME, to_csv_bytes
@@ -65,7 +65,10 @@ frame = kv_context_frame(chosen, contexts)
 lines = [(f"{gpu.name} HBM ({'reported' if gpu.memory_reported else 'vendor figure'})", gpu.hbm_bytes)]
 usable = None
 try:
-    on_gpu = plan(inputs.model_copy(update={"gpu_id": gpu_id, "hbm_gib": None}))
+    on_gpu_inputs, notices = rebase(inputs, gpu_id=gpu_id, hbm_gib=None)  # a measured usable KV stays on its GPU
+    for note in notices:
+        st.info(escape_markdown(note, keep="_"))
+    on_gpu = plan(on_gpu_inputs)
     usable = on_gpu.usable_kv_bytes
     if usable > 0:
         lines.append((f"usable KV per GPU for {on_gpu.model_name}", usable))
@@ -93,8 +96,8 @@ with left:
             f"longest context in {gpu.name} HBM (tokens)": _fits_text(m, gpu.hbm_bytes),
         })
         try:  # this model's own weights on the plan's GPUs per replica, the plan's reserve and utilization
-            own = plan(inputs.model_copy(update={"model_id": m.id, "gpu_id": gpu_id, "hbm_gib": None,
-                                                 "weights_gib": None, "weight_format": None, "kv_format": "native"}))
+            own = plan(rebase(inputs, model_id=m.id, gpu_id=gpu_id, hbm_gib=None, weights_gib=None,
+                              weight_format=None, kv_format="native")[0])
             fits = _fits_text(m, max(own.usable_kv_bytes, 0))
         except PlanInputError:
             fits = "unknown (no parameter count)"

@@ -13,7 +13,7 @@ from functools import partial
 import streamlit as st
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from planner.capacity import plan
+from planner.plan import format_sessions, plan
 from planner.catalog import GPUS, get_model
 from planner.errors import PlanInputError
 from planner.export import CSV_MIME, to_csv_bytes
@@ -156,15 +156,16 @@ plan_name = grid.accelerators[gi_plan].name
 rate_here = grid.request_rate_per_s[gi_plan, ci_plan, hi_view]
 m1, m2 = st.columns(2)
 m3, m4 = st.columns(2)
-m1.metric(f"Sessions per GPU at hit rate {hit_rate:.2f}", f"{int(grid.sessions_per_gpu[gi_plan, ci_plan, hi_view]):,}",
-          help=f"{plan_name}, {inputs.context_tokens:,} tokens")
+m1.metric(f"Sessions per GPU at hit rate {hit_rate:.2f}", format_sessions(grid.sessions_per_gpu[gi_plan, ci_plan, hi_view]),
+          help=f"{plan_name}, {inputs.context_tokens:,} tokens. {result.parallelism_note}")
 m2.metric(f"Request rate per GPU at hit rate {hit_rate:.2f}",
           "undefined (no output tokens)" if rate_here != rate_here else f"{rate_here:,.3g} /s")
 m3.metric("Miss probability (window state expired)", f"{result.miss_probability:.3g}")
 m4.metric("Time to first token", format_duration(result.ttft_s))
 st.caption(f"Current plan ({plan_name}, {inputs.context_tokens:,} tokens, hit rate {inputs.hit_rate:.2f}): "
-           f"{result.sessions_per_gpu:,} sessions per GPU, {format_bytes(result.per_session_bytes)} per session. "
-           "The black diamond marks it on every figure.")
+           f"{format_sessions(result.sessions_per_gpu)} sessions per GPU "
+           f"({result.sessions_per_replica:,} per replica), {format_bytes(result.per_session_bytes)} per session. "
+           f"The black diamond marks it on every figure. {result.parallelism_note}")
 
 
 def _stop_at(model, inputs) -> int | None:
@@ -211,6 +212,6 @@ with right:
     frame = grid.frame(gpu=[gi_heat])
     st.plotly_chart(sessions_heatmap_figure(frame, plan_point=(inputs.hit_rate, inputs.context_tokens),
                                             accelerator=grid.accelerators[gi_heat].name,
-                                            plan_sessions=int(grid.sessions_per_gpu[gi_heat, ci_plan, hi_plan])),
+                                            plan_sessions=float(grid.sessions_per_gpu[gi_heat, ci_plan, hi_plan])),
                     key="frontier_fig_heat")
     _download(frame, "sessions-heatmap", "frontier_csv_heat")

@@ -4,7 +4,17 @@ import math
 
 import streamlit as st
 
-from planner.capacity import MAX_HBM_GIB, MAX_SECONDS, MAX_TIER_GIB, context_table, effective_model, make_inputs, plan, plan_frame
+from planner.plan import (
+    MAX_HBM_GIB,
+    MAX_SECONDS,
+    MAX_TIER_GIB,
+    context_table,
+    effective_model,
+    format_sessions,
+    plan,
+    plan_frame,
+    rebase,
+)
 from planner.catalog import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
 from planner.curves import curve_contexts, sessions_by_context
@@ -12,10 +22,19 @@ from planner.figures import kv_vs_context_figure, plan_sessions_figure
 from planner.formats import FORMATS
 from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
-from planner.units import GiB, format_bytes, format_duration, parse_tokens, to_gb
+from planner.units import GiB, format_bytes, format_duration, parse_tokens, plural, to_gb
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
-from kvplan_app.state import current_inputs, escape_markdown, load_inputs, set_inputs, show_link_warnings, update_inputs
+from kvplan_app.state import (
+    add_notices,
+    current_inputs,
+    escape_markdown,
+    load_inputs,
+    set_inputs,
+    show_link_warnings,
+    show_notices,
+    update_inputs,
+)
 
 st.title("KV-cache plan")
 show_link_warnings()
@@ -26,6 +45,8 @@ defaults = {
     "plan_model_id": last.model_id,
     "plan_gpu_id": last.gpu_id,
     "plan_gpus_per_replica": last.gpus_per_replica,
+    "plan_attention_parallelism": last.attention_parallelism,
+    "plan_pipeline_parallel_size": last.pipeline_parallel_size,
     "plan_context_tokens": f"{last.context_tokens:,}",
     "plan_output_tokens": last.output_tokens,
     "plan_kv_format": last.kv_format,
@@ -116,12 +137,18 @@ def _load_plan_file() -> None:
 
 model_ids = list(models())
 gpu_ids = list(GPUS) + ["custom"]
-c1, c2, c3 = st.columns(3)
+c1, c2, c3, c3b = st.columns([1.2, 1.2, 0.8, 1])
 model_id = c1.selectbox("Model", model_ids, key="plan_model_id", format_func=lambda m: models()[m].name)
 gpu_id = c2.selectbox("GPU", gpu_ids, key="plan_gpu_id",
                       format_func=lambda g: GPUS[g].name if g in GPUS else "Custom HBM size")
 gpus = c3.number_input("GPUs per replica", min_value=1, max_value=1024, step=1, key="plan_gpus_per_replica",
-                       help="GPUs that split one replica's weights (tensor parallel), 1 to 1,024.")
+                       help="GPUs that split one replica's weights, 1 to 1,024.")
+ATTENTION_WORDS = {"tp": "TP: split KV heads", "dp": "DP: whole sessions"}
+attention = c3b.selectbox("Attention parallelism", list(ATTENTION_WORDS), key="plan_attention_parallelism",
+                          format_func=ATTENTION_WORDS.get,
+                          help="tp (vLLM, SGLang default): each session spans the replica's GPUs, which split its KV "
+                               "heads (MLA latents are replicated); sessions are counted per replica. dp (SGLang "
+                               "--enable-dp-attention): each GPU holds whole sessions.")
 
 # HBM: the device's reported total (a link without hbm) until the user moves the slider; a plan that sets hbm
 # (link, plan file, another page) seeds the slider with its exact value, which then round-trips.
@@ -170,7 +197,7 @@ s2n.number_input("Hit rate, typed", min_value=0.0, max_value=1.0, step=0.01, for
 st.caption(hbm_caption + " · hit rate 0 to 1: the share of each context already in the prefix cache.")
 
 headline = st.container()  # the answer, above the assumptions: filled once the plan is computed
-with st.expander("Memory and throughput assumptions"):
+with st.expander("Parallelism, memory and throughput assumptions"):
     a1, a2, a3 = st.columns(3)
     util = a1.slider("GPU memory utilization", *widened("plan_gpu_memory_utilization", 0.05, 1.0), step=0.01,
                      key="plan_gpu_memory_utilization")
@@ -186,6 +213,8 @@ with st.expander("Memory and throughput assumptions"):
                                   *widened("plan_session_decode_tokens_per_s", 0.1, 1e7),
                                   key="plan_session_decode_tokens_per_s")
     state_in_hbm = b3.checkbox("Keep window state in HBM (not host RAM)", key="plan_state_in_hbm")
+    pp = b1.number_input("Pipeline stages (split layers)", min_value=1, max_value=1024, step=1,
+                         key="plan_pipeline_parallel_size", help="Must divide the GPUs per replica; TP = GPUs / stages.")
 
 with st.expander("Misses, replay and tiers"):
     node = node_for(gpu_id)
@@ -219,11 +248,12 @@ with st.expander("Misses, replay and tiers"):
 # Untouched, the slider means "the device's reported total", to the byte (no hbm in the link).
 hbm_choice = float(hbm_gib) if hbm_set else None
 try:
-    inputs = make_inputs(
-        model_id=model_id, gpu_id=gpu_id, gpus_per_replica=int(gpus), hbm_gib=hbm_choice,
+    # rebase decides what survives the change (measured figures, weights in GiB): one rule for pages and CLI
+    inputs, notices = rebase(
+        last, model_id=model_id, gpu_id=gpu_id, gpus_per_replica=int(gpus), attention_parallelism=attention,
+        pipeline_parallel_size=int(pp), hbm_gib=hbm_choice,
         gpu_memory_utilization=float(util), reserve_gib=float(reserve),
         weight_format=None if weight_format == "catalog" else weight_format,
-        weights_gib=last.weights_gib if model_id == last.model_id else None,
         context_tokens=parse_tokens(context_text), output_tokens=int(output_tokens), hit_rate=float(hit_rate),
         kv_format=kv_format, state_in_hbm=bool(state_in_hbm), decode_tokens_per_s=float(decode_tps),
         session_decode_tokens_per_s=float(session_tps),
@@ -231,17 +261,15 @@ try:
         prefill_tokens_per_s=float(prefill_tps), host_ram_gib=None if host_gib is None else float(host_gib),
         ssd_gib=None if ssd_gib is None else float(ssd_gib), host_link=host_link, ssd_link=ssd_link,
         target_sessions_per_gpu=None if target is None else int(target),
-        # Measured figures (Probe page, plan files, links) hold while the model, format and GPU stay the same.
-        measured_kv_bytes_per_token=last.measured_kv_bytes_per_token
-        if (model_id, kv_format) == (last.model_id, last.kv_format) else None,
-        measured_usable_kv_gib=last.measured_usable_kv_gib if gpu_id == last.gpu_id else None,
     )
     result = plan(inputs)
     set_inputs(inputs)
+    add_notices(notices)
 except PlanInputError as exc:  # may quote what the user typed: shown as text
     st.error(escape_markdown(f"{exc}. Showing the last valid plan.", keep="_"))
     inputs = last
     result = plan(last)
+show_notices()
 
 model, priced_format, _ = effective_model(inputs)
 if result.message:
@@ -249,22 +277,24 @@ if result.message:
 if result.kv_source == "measured" or result.usable_kv_source == "measured":
     measured = []
     if result.kv_source == "measured":
-        measured.append(f"KV bytes per token = {inputs.measured_kv_bytes_per_token:,.6g} B (measured)")
+        measured.append(f"KV bytes per token = {inputs.measured_kv_bytes_per_token:,.6g} B (measured on "
+                        f"{inputs.measured_kv_model_id}, {inputs.measured_kv_format})")
     if result.usable_kv_source == "measured":
-        measured.append(f"usable KV per GPU = {format_bytes(result.usable_kv_bytes)} (measured)")
+        measured.append(f"usable KV per GPU = {format_bytes(result.usable_kv_bytes)} (measured on "
+                        f"{inputs.measured_usable_kv_gpu_id})")
     st.info("This plan uses measured figures: " + "; ".join(measured) + ".")
     if st.button("Use the planner's arithmetic instead", key="plan_clear_measured"):
         update_inputs(measured_kv_bytes_per_token=None, measured_usable_kv_gib=None)
         st.rerun()
 
+attention_label = inputs.attention_parallelism.upper()
 with headline:
     numbers, chart = st.columns([1, 1.25])
     h1, h2 = numbers.columns(2)
-    h1.metric("Sessions per GPU", f"{result.sessions_per_gpu:,}",
-              help="Sessions whose KV fits in this GPU's usable KV at the same time.")
+    h1.metric(f"Sessions per GPU ({attention_label})", format_sessions(result.sessions_per_gpu),
+              help=result.parallelism_note)
     h2.metric("Sessions per replica", f"{result.sessions_per_replica:,}",
-              help=f"Sessions per GPU x {inputs.gpus_per_replica:,} "
-                   f"GPU{'s' if inputs.gpus_per_replica != 1 else ''} per replica.")
+              help=f"{plural(inputs.gpus_per_replica, 'GPU')} per replica. {result.parallelism_note}")
     h3, h4 = numbers.columns(2)
     h3.metric("Request rate per GPU", "undefined (no output tokens)" if result.request_rate_per_s is None
               else f"{result.request_rate_per_s:,.3g} /s", help=f"Limited by {result.request_rate_limit}.")
@@ -272,27 +302,28 @@ with headline:
               f"{to_gb(max(result.usable_kv_bytes, 0)):,.3g} GB",
               help=f"{format_bytes(max(result.usable_kv_bytes, 0))}: HBM x utilization - weights - reserve.")
     numbers.metric("KV per session in HBM", format_bytes(result.per_session_bytes),
-                   help="The uncached tail plus output tokens"
+                   help="Per GPU: the uncached tail plus output tokens"
                         + (" plus window state" if inputs.state_in_hbm and result.state_bytes_per_session else "")
                         + "; the shared prefix is stored once.")
     with chart:
         st.plotly_chart(plan_figure(inputs, result.sessions_per_gpu, result.per_session_bytes,
                                     model.max_context_tokens), key="plan_chart")
 
-context_kv = model.estimate(inputs.context_tokens, priced_format)
+context_kv = model.estimate(inputs.context_tokens, priced_format, result.tensor_parallel_size,
+                            inputs.pipeline_parallel_size)
 st.subheader("Details")
+st.caption(f"Assumes {result.parallelism_note[0].lower()}{result.parallelism_note[1:]}")
 m0, m1 = st.columns(2)  # two per row: "0.89 GB (0.829 GiB)" must never be cut short (3 per row was, at 1280 px)
 m2, m3 = st.columns(2)
-m0.metric(f"KV at {inputs.context_tokens:,} tokens" + (" (measured)" if result.kv_source == "measured" else ""),
+m0.metric(f"KV per GPU at {inputs.context_tokens:,} tokens" + (" (measured)" if result.kv_source == "measured" else ""),
           format_bytes(context_kv.kv_bytes))
 m1.metric("KV per session with output (no sharing)", format_bytes(result.session_kv_bytes))
 m2.metric("Shared prefix (stored once)", format_bytes(result.shared_prefix_bytes))
 m3.metric("Usable KV per GPU" + (" (measured)" if result.usable_kv_source == "measured" else ""),
           format_bytes(max(result.usable_kv_bytes, 0)))
 st.caption(
-    f"Per session in HBM: {format_bytes(result.per_session_bytes)} (uncached tail of {result.tail_tokens:,} "
-    f"token{'s' if result.tail_tokens != 1 else ''} + {inputs.output_tokens:,} output "
-    f"token{'s' if inputs.output_tokens != 1 else ''}"
+    f"Per session in HBM: {format_bytes(result.per_session_bytes)} (uncached tail of "
+    f"{plural(result.tail_tokens, 'token')} + {plural(inputs.output_tokens, 'output token')}"
     + (f" + window state {format_bytes(result.state_bytes_per_session)}" if inputs.state_in_hbm and result.state_bytes_per_session else "")
     + f"). KV bytes per token: {result.kv_bytes_per_token:,.6g} B. Weights per GPU: "
     f"{format_bytes(result.weights_bytes_per_gpu)}. HBM: {format_bytes(result.hbm_bytes)} ({result.hbm_source}). "
@@ -300,8 +331,7 @@ st.caption(
 )
 if result.state_bytes_per_session and not inputs.state_in_hbm:
     st.caption(f"Window state in host RAM: {format_bytes(result.state_bytes_per_session)} per session, "
-               f"{format_bytes(result.host_state_bytes)} for {result.sessions_per_gpu:,} "
-               f"session{'s' if result.sessions_per_gpu != 1 else ''}.")
+               f"{format_bytes(result.host_state_bytes)} for {plural(result.sessions_per_domain, 'session')}.")
 
 n1, n2, n3 = st.columns(3)
 n4, n5, _ = st.columns(3)
@@ -320,7 +350,7 @@ n5.metric("Parked session: recompute", format_duration(result.recompute_s),
 if result.tiers is not None:
     tiers = result.tiers
     st.caption(
-        f"Bytes per tier for {tiers.sessions:,} sessions ({tiers.active_sessions:,} running): HBM "
+        f"Bytes per tier for {plural(tiers.sessions, 'session')} ({tiers.active_sessions:,} running): HBM "
         f"{format_bytes(tiers.hbm_bytes)} · host RAM {format_bytes(tiers.host_ram_bytes)} of "
         f"{format_bytes(result.host_ram_bytes_per_gpu)} · SSD {format_bytes(tiers.ssd_bytes)} of "
         f"{format_bytes(result.ssd_bytes_per_gpu)} · evicted {format_bytes(tiers.evicted_bytes)} · total "

@@ -2,7 +2,7 @@
 measure its real bytes, or read a ProbeResult JSON measured on another machine.
 
 Thin: the probe, its validation and the measured plan come from ``planner.probe``
-and ``planner.capacity``; the plan's inputs are shared through ``kvplan_app.state``.
+and ``planner.plan``; the plan's inputs are shared through ``kvplan_app.state``.
 Widget keys start with ``probe_``.
 """
 
@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 
 import streamlit as st
 
-from planner.capacity import plan
+from planner.plan import format_sessions, plan, rebase
 from planner.catalog import models
 from planner.errors import PlanInputError
 from planner.models import NATIVE
@@ -183,13 +183,14 @@ def show(result, source: str) -> None:
     except PlanInputError as exc:
         show_error(exc)
         return
-    ours = plan(last.model_copy(update={"measured_kv_bytes_per_token": None}))
+    ours = plan(rebase(last, measured_kv_bytes_per_token=None)[0])
     applied = (last.measured_kv_bytes_per_token == result.measured_bytes_per_token
-               and (last.model_id, last.kv_format) == (result.model_id, result.kv_format))
+               and (last.measured_kv_model_id, last.measured_kv_format) == (result.model_id, result.kv_format))
     u1, u2 = st.columns(2)
     if u1.button("Use the measured bytes per token in the plan", key="probe_apply", disabled=applied):
         update_inputs(model_id=result.model_id, kv_format=result.kv_format,
-                      measured_kv_bytes_per_token=result.measured_bytes_per_token)
+                      measured_kv_bytes_per_token=result.measured_bytes_per_token,
+                      measured_kv_model_id=result.model_id, measured_kv_format=result.kv_format)
         st.rerun()
     if u2.button(f"Use the probe's free GPU memory ({format_bytes(result.free_bytes)}) as usable KV per GPU",
                  key="probe_apply_usable", help="Only for a CUDA probe: a CPU probe's free memory is host RAM.",
@@ -204,12 +205,13 @@ def show(result, source: str) -> None:
     p1, p2 = st.columns(2)
     p1.metric(f"Planner ({models()[last.model_id].name}, {last.kv_format}): KV bytes per token",
               f"{ours.kv_bytes_per_token:,.6g} B")
-    p1.metric("Sessions per GPU (planner arithmetic)", f"{ours.sessions_per_gpu:,}")
+    p1.metric("Sessions per GPU (planner arithmetic)", format_sessions(ours.sessions_per_gpu))
     p2.metric(f"Plan now ({now.kv_source}): KV bytes per token", f"{now.kv_bytes_per_token:,.6g} B")
-    p2.metric(f"Sessions per GPU (plan now, usable KV {now.usable_kv_source})", f"{now.sessions_per_gpu:,}",
-              delta=f"{now.sessions_per_gpu - ours.sessions_per_gpu:+,}", delta_color="off")
-    st.caption("Measured figures travel in the share link (mkv, musable) and in plan files; the Plan page marks "
-               "them as measured and offers to go back to the planner's arithmetic.")
+    p2.metric(f"Sessions per GPU (plan now, usable KV {now.usable_kv_source})", format_sessions(now.sessions_per_gpu),
+              delta=f"{now.sessions_per_replica - ours.sessions_per_replica:+,} per replica", delta_color="off")
+    st.caption("Measured figures travel in the share link (mkv, musable, with what they measured: mkv_model, "
+               "mkv_fmt, mu_gpu, ...) and in plan files; they are dropped, with a notice, when the model, format or "
+               "GPU changes. The Plan page marks them as measured and offers to go back to the planner's arithmetic.")
 
 
 if "probe_result" in st.session_state:

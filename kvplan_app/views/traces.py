@@ -10,7 +10,7 @@ import hashlib
 
 import streamlit as st
 
-from planner.capacity import make_inputs, plan
+from planner.plan import format_sessions, make_inputs, plan
 from planner.catalog import GPUS, models
 from planner.errors import PlanInputError
 from planner.export import CSV_MIME, to_csv_bytes
@@ -175,7 +175,7 @@ def show_traffic():
     st.caption(f"Each request is active for its output tokens at {inputs.session_decode_tokens_per_s:g} tokens/s "
                f"(the plan's decode speed per session), queueing ignored: peak {conc.peak_concurrent_requests:,}, "
                f"mean {conc.mean_concurrent_requests:.3g} requests in flight; the plan fits "
-               f"{result.sessions_per_gpu:,} sessions per GPU.")
+               f"{format_sessions(result.sessions_per_gpu)} sessions per GPU ({result.attention_parallelism} attention).")
 
 
 if not trace.has_prefix_hashes:

@@ -20,28 +20,22 @@ def _number(text: str) -> float:
     return value
 
 
-_SUFFIXES = {"k": 10**3, "m": 10**6, "g": 10**9}
+def _whole(text: str, minimum: int, maximum: int) -> int:
+    """A whole number as people type it (131072, 1e6, 1,000,000, 128k, 1M): :func:`planner.units.parse_tokens`."""
+    from planner.errors import PlanInputError
+    from planner.units import parse_tokens
 
-
-def _count(text: str) -> float:
-    """A count as people type it: 131072, 1e6, 1,000,000, 128k, 1M (decimal suffixes, as token counts are)."""
-    raw = text.strip().replace(",", "").replace("_", "")
-    if raw and raw[-1].lower() in _SUFFIXES:
-        value = _number(raw[:-1]) * _SUFFIXES[raw[-1].lower()]
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-        return value
-    return _number(raw)
+    try:
+        return parse_tokens(text, field="value", minimum=minimum, maximum=maximum)
+    except PlanInputError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number in [{minimum:,}, {maximum:,}]") from None
 
 
 def positive_int(maximum: int = 10**12):
     """Converter for an integer in [1, maximum] (accepts '1e6', '128k', '1M' when whole)."""
 
     def convert(text: str) -> int:
-        value = _count(text)
-        if not value.is_integer() or not 1 <= value <= maximum:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number in [1, {maximum:,}]")
-        return int(value)
+        return _whole(text, 1, maximum)
 
     return convert
 
@@ -50,10 +44,7 @@ def nonneg_int(maximum: int = 10**12):
     """Converter for an integer in [0, maximum] (accepts '1e6', '128k', '1M' when whole)."""
 
     def convert(text: str) -> int:
-        value = _count(text)
-        if not value.is_integer() or not 0 <= value <= maximum:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number in [0, {maximum:,}]")
-        return int(value)
+        return _whole(text, 0, maximum)
 
     return convert
 

@@ -1,84 +1,99 @@
-"""``kvplan frontier``: sessions per GPU and request rate over accelerators x contexts x hit rates.
+"""``kvplan frontier``: sessions and request rate over accelerators x contexts x hit rates.
 
-The same vectorized grid as the Frontier page (:func:`planner.frontier.frontier_grid`).
-Every ``kvplan plan`` flag applies except those the grid sweeps (``--gpu``,
-``--hbm-gib``, ``--context``, ``--hit-rate``) and ``--target-sessions`` (a
-frontier is what HBM holds). ``custom:N`` in ``--gpus`` is an accelerator with
-N GiB of HBM.
+The same plan code as ``kvplan plan`` (:func:`planner.frontier.frontier_grid`
+calls :func:`planner.plan.core.evaluate` over arrays). Every ``kvplan plan``
+flag applies (they are derived from :class:`planner.plan.PlanInputs`), and the
+plan they describe is a point of the grid: its ``--gpu`` (with ``--hbm-gib``),
+``--context`` and ``--hit-rate`` are added to ``--gpus``, ``--contexts`` and
+``--hit-rates``. ``custom:N`` in ``--gpus`` is an accelerator with N GiB of
+HBM. With ``--scale-throughput`` the throughput flags describe ``--gpu``.
 
 Output: a table of sessions per GPU per hit rate (text), one JSON object with
 ``rows`` in the column contract of :data:`planner.frontier.FRAME_COLUMNS`
-(``--json``; undefined rates are ``null``), or that table as CSV (``--csv``).
+(``--json``; undefined rates are ``null``) and ``plan``, every figure of the
+grid at the plan's own point (the same numbers as ``kvplan plan --json``), or
+the rows as CSV (``--csv``).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 from pathlib import Path
 
-from planner.capacity import make_inputs
-from planner.catalog import get_gpu
-from planner.cli.plan import PLAN_FLAGS, write_csv
-from planner.export import to_csv_bytes
-from planner.frontier import FRAME_COLUMNS, frontier_grid, parse_accelerators, parse_contexts, parse_hit_rates
+import numpy as np
 
-_SWEPT = ("--gpu", "--hbm-gib", "--context", "--hit-rate", "--target-sessions")
-"""Plan flags the frontier replaces with its axes (or ignores)."""
+from planner.cli.plan import write_csv
+from planner.cli.plan_inputs import add_input_flags, inputs_from_args
+from planner.export import to_csv_bytes
+from planner.frontier import (
+    FRAME_COLUMNS,
+    Accelerator,
+    frontier_grid,
+    parse_accelerators,
+    parse_contexts,
+    parse_hit_rates,
+    with_points,
+)
+from planner.plan import format_sessions
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``frontier`` subcommand."""
-    p = sub.add_parser("frontier", help="sessions per GPU and request rate over accelerators, contexts, hit rates",
-                       description="Vectorized frontier: every (accelerator, context, hit rate) plan, per GPU.")
+    p = sub.add_parser("frontier", help="sessions and request rate over accelerators, contexts, hit rates",
+                       description="Vectorized frontier: every (accelerator, context, hit rate) plan, per GPU; "
+                                   "the plan of the other flags is one of its points.")
     p.add_argument("--gpus", default="h100-sxm,h200,b200",
                    help="comma-separated accelerator ids (kvplan gpus), or custom:N for N GiB of HBM")
     p.add_argument("--contexts", default="128k,256k,512k,1M", help="comma-separated context lengths (128k, 1M, 1e6)")
     p.add_argument("--hit-rates", default="0,0.5,0.9", help="comma-separated prefix hit rates in [0, 1]")
     p.add_argument("--scale-throughput", action="store_true",
-                   help="scale decode by HBM bandwidth and prefill by BF16 FLOP/s relative to --base-gpu")
-    p.add_argument("--base-gpu", default="h200", help="the accelerator the throughput flags describe (default h200)")
-    for flag, (dest, conv, help_text) in PLAN_FLAGS.items():
-        if flag not in _SWEPT:
-            p.add_argument(flag, dest=dest, type=conv, default=None, help=help_text)
-    p.add_argument("--state-in-hbm", dest="state_in_hbm", action="store_true", default=None,
-                   help="keep per-session window state in HBM instead of host RAM")
+                   help="scale decode by HBM bandwidth and prefill by BF16 FLOP/s relative to --gpu")
+    add_input_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--csv", type=Path, help="write the grid as CSV here ('-' for stdout)")
     p.set_defaults(func=run)
 
 
+def _plain(value):
+    """A numpy value as JSON (NaN and infinities as null)."""
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     """Evaluate the grid and print it."""
-    fields = {dest: getattr(args, dest) for flag, (dest, *_) in PLAN_FLAGS.items()
-              if flag not in _SWEPT and getattr(args, dest) is not None}
-    if args.state_in_hbm is not None:
-        fields["state_in_hbm"] = True
-    get_gpu(args.base_gpu)
-    base = make_inputs(gpu_id=args.base_gpu, **fields)
+    base = inputs_from_args(args)
     accs = parse_accelerators(args.gpus)
-    grid = frontier_grid(base, accs, parse_contexts(args.contexts), parse_hit_rates(args.hit_rates),
-                         scale_throughput=args.scale_throughput)
+    own = Accelerator(base.gpu_id, base.hbm_gib)
+    if all((a.gpu_id, a.hbm_gib) != (own.gpu_id, own.hbm_gib) for a in accs):
+        accs.append(own)
+    contexts = with_points(parse_contexts(args.contexts), base.context_tokens)
+    hits = with_points(parse_hit_rates(args.hit_rates), base.hit_rate)
+    grid = frontier_grid(base, accs, contexts, hits, scale_throughput=args.scale_throughput)
     frame = grid.frame()
     if args.csv is not None:
         write_csv(to_csv_bytes(frame), args.csv)  # the one CSV writer, as the Frontier page's downloads
     if args.json:
         rows = frame.astype({"accelerator": str, "gpu_id": str, "rate_limit": str}).to_dict(orient="records")
-        for r in rows:
-            for k, v in r.items():
-                if isinstance(v, float) and not math.isfinite(v):
-                    r[k] = None
-                elif hasattr(v, "item"):
-                    r[k] = v.item()
+        rows = [{k: _plain(v) for k, v in r.items()} for r in rows]
+        gi = next(i for i, a in enumerate(grid.accelerators) if (a.gpu_id, a.hbm_gib) == (own.gpu_id, own.hbm_gib))
+        ci, hi = grid.nearest_context(base.context_tokens), grid.nearest_hit_rate(base.hit_rate)
+        point = {f.name: _plain(np.broadcast_to(getattr(grid.arrays, f.name), grid.shape)[gi, ci, hi])
+                 for f in dataclasses.fields(grid.arrays) if isinstance(getattr(grid.arrays, f.name), np.ndarray)}
         print(json.dumps({"model_id": base.model_id, "inputs": base.model_dump(mode="json"),
+                          "attention_parallelism": base.attention_parallelism,
                           "scale_throughput": args.scale_throughput, "miss_probability": grid.miss_probability,
-                          "columns": list(FRAME_COLUMNS), "rows": rows}))
+                          "columns": list(FRAME_COLUMNS), "rows": rows, "plan": point}))
     elif args.csv is None or str(args.csv) != "-":
         names = [a.name for a in grid.accelerators]
         width = max(12, *(len(n) for n in names))
         print(f"{base.model_id}: sessions per GPU (request rate per GPU, /s); output {base.output_tokens:,} tokens, "
-              f"{base.gpus_per_replica} GPUs per replica")
+              f"{base.gpus_per_replica} GPUs per replica, {base.attention_parallelism} attention")
         for hi, h in enumerate(grid.hit_rates):
             print(f"\nhit rate {h:g}")
             print(f"{'context':>12}  " + "  ".join(f"{n:>{width}}" for n in names))
@@ -87,6 +102,6 @@ def run(args: argparse.Namespace) -> int:
                 for gi in range(len(names)):
                     rate = grid.request_rate_per_s[gi, ci, hi]
                     r = "-" if math.isnan(rate) else f"{rate:.3g}/s"
-                    cells.append(f"{f'{int(grid.sessions_per_gpu[gi, ci, hi]):,} ({r})':>{width}}")
+                    cells.append(f"{f'{format_sessions(grid.sessions_per_gpu[gi, ci, hi])} ({r})':>{width}}")
                 print(f"{int(n):>12,}  " + "  ".join(cells))
     return 0

@@ -2,7 +2,7 @@
 
 :func:`measured_model` returns the catalog model with its KV layout in the
 probed format and the *measured* bytes per token as its reported coefficient,
-so that :func:`planner.capacity.plan` prices growing KV with what the device
+so that :func:`planner.plan.plan` prices growing KV with what the device
 really spent (``plan(inputs_for(result, inputs), model=measured_model(result))``).
 Only pools whose every group grows with each token qualify (DeepSeek V4.1,
 MLA, full attention): with window layers in the pool, bytes / tokens at one

@@ -7,7 +7,7 @@ Many users: N sessions, each a page in its own browser context (own cookies, own
 headless chromium, opened at the same time. Session ``i`` opens its own link (HBM ``80 + 20 i`` GiB, all of
 it for KV, 1M tokens of DeepSeek V4.1-Flash, hit rate 0.5), then moves the hit-rate slider with the
 keyboard, one 0.01 step at a time. After every step it waits for the "Sessions per GPU" metric to show what
-:func:`planner.capacity.plan` gives for *its own* inputs. A session that shows another figure is reported,
+:func:`planner.plan.plan` gives for *its own* inputs. A session that shows another figure is reported,
 as one of two kinds: **another session's plan** (the figure belongs to another session's HBM at some step:
 20 GiB apart, the sessions' figures never overlap) or **its own plan, not the expected one** (stale or with
 an input reset). Latency is measured from the key press to the metric showing the expected value. The
@@ -150,7 +150,7 @@ def session_hbm_gib(i: int) -> int:
 
 def expected_sessions(hbm_gib: float, hit_rate: float) -> str:
     """The metric's text for these inputs, from the planner itself."""
-    from planner.capacity import make_inputs, plan
+    from planner.plan import make_inputs, plan
 
     r = plan(make_inputs(model_id="deepseek-v4.1-flash", gpu_id="h200", gpus_per_replica=1, hbm_gib=hbm_gib,
                          gpu_memory_utilization=1.0, reserve_gib=0.0, weights_gib=0.0, context_tokens=1_000_000,

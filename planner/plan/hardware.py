@@ -1,0 +1,120 @@
+"""An accelerator's figures for a plan: HBM, measured usable KV, links, host RAM and SSD.
+
+One resolution for the scalar plan and for each accelerator of a frontier grid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from planner.catalog import get_gpu
+from planner.errors import PlanInputError
+from planner.plan.core import HardwareArrays
+from planner.plan.inputs import PlanInputs
+from planner.plan.rebase import usable_binding_mismatch
+from planner.tiers import AUTO, Link, node_for, resolve_links
+from planner.units import gib_to_bytes
+
+_KEEP = object()
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """One accelerator, resolved for a plan.
+
+    Attributes:
+        gpu_id, gpu_name: catalog id ("custom" for a custom size) and display name.
+        hbm_bytes, hbm_source: HBM per GPU and where the figure comes from.
+        measured_usable_bytes: the measured usable KV per GPU when it applies
+            to this accelerator (its binding matches), else None.
+        host_link, ssd_link: the links.
+        host_ram_bytes, ssd_bytes, tier_source: tiers per GPU and their source.
+    """
+
+    gpu_id: str
+    gpu_name: str
+    hbm_bytes: int
+    hbm_source: str
+    measured_usable_bytes: int | None
+    host_link: Link
+    ssd_link: Link
+    host_ram_bytes: int
+    ssd_bytes: int
+    tier_source: str
+
+
+def resolve_hbm(gpu_id: str, hbm_gib: float | None) -> tuple[int, str]:
+    """HBM bytes per GPU and where the figure comes from.
+
+    Raises:
+        PlanInputError: unknown GPU, or "custom" without ``hbm_gib``.
+    """
+    if hbm_gib is not None:
+        return gib_to_bytes(hbm_gib), "set by user"
+    if gpu_id == "custom":
+        raise PlanInputError("hbm_gib", None, "a size in GiB when gpu is 'custom'")
+    gpu = get_gpu(gpu_id)
+    return gpu.hbm_bytes, ("reported by the device" if gpu.memory_reported else "vendor figure")
+
+
+def host_tiers(inputs: PlanInputs) -> tuple[int, int, str]:
+    """(host RAM bytes per GPU, SSD bytes per GPU, source) from the inputs or the accelerator's node."""
+    node = node_for(inputs.gpu_id)
+    host = gib_to_bytes(inputs.host_ram_gib) if inputs.host_ram_gib is not None else node.host_ram_bytes_per_gpu
+    ssd = gib_to_bytes(inputs.ssd_gib) if inputs.ssd_gib is not None else node.ssd_bytes_per_gpu
+    parts = []
+    if inputs.host_ram_gib is None or inputs.ssd_gib is None or AUTO in (inputs.host_link, inputs.ssd_link):
+        parts.append(f"{node.name}, {node.gpus_per_node} GPUs per node: {node.source}")
+    if inputs.host_ram_gib is not None or inputs.ssd_gib is not None:
+        parts.append("host RAM / SSD per GPU set by user" if inputs.host_ram_gib is not None
+                     and inputs.ssd_gib is not None else "partly set by user")
+    return host, ssd, " ".join(parts)
+
+
+def resolve_hardware(inputs: PlanInputs, gpu_id: str | None = None, hbm_gib=_KEEP) -> Hardware:
+    """The accelerator ``gpu_id`` (default: the inputs') with HBM ``hbm_gib`` (default: the inputs').
+
+    Raises:
+        PlanInputError: unknown GPU, custom without HBM, or a measured usable
+            KV above the GPU's HBM.
+    """
+    if gpu_id is not None or hbm_gib is not _KEEP:
+        inputs = inputs.model_copy(update={"gpu_id": inputs.gpu_id if gpu_id is None else gpu_id,
+                                           "hbm_gib": inputs.hbm_gib if hbm_gib is _KEEP else hbm_gib})
+    hbm, source = resolve_hbm(inputs.gpu_id, inputs.hbm_gib)
+    measured = None
+    if inputs.measured_usable_kv_gib is not None and usable_binding_mismatch(inputs) is None:
+        measured = gib_to_bytes(inputs.measured_usable_kv_gib)
+        if measured > hbm:
+            raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
+                                 f"at most the GPU's HBM ({hbm / 2**30:,.4g} GiB)")
+    host_link, ssd_link = resolve_links(inputs.gpu_id, inputs.host_link, inputs.ssd_link)
+    host, ssd, tier_source = host_tiers(inputs)
+    name = "custom" if inputs.gpu_id == "custom" else get_gpu(inputs.gpu_id).name
+    return Hardware(gpu_id=inputs.gpu_id, gpu_name=name, hbm_bytes=hbm, hbm_source=source,
+                    measured_usable_bytes=measured, host_link=host_link, ssd_link=ssd_link, host_ram_bytes=host,
+                    ssd_bytes=ssd, tier_source=tier_source)
+
+
+def hardware_arrays(hardware: Sequence[Hardware], decode_tokens_per_s, prefill_tokens_per_s,
+                    shape: tuple[int, ...] = ()) -> HardwareArrays:
+    """Stack resolved accelerators into :class:`HardwareArrays` of ``shape`` (``()`` for one; ``(A, 1, 1)`` for a grid)."""
+    def arr(values, dtype):
+        if shape == () and len(values) == 1:
+            return np.asarray(values[0], dtype=dtype)
+        return np.asarray(values, dtype=dtype).reshape(shape)
+
+    return HardwareArrays(
+        hbm_bytes=arr([h.hbm_bytes for h in hardware], np.int64),
+        measured_usable_bytes=arr([-1 if h.measured_usable_bytes is None else h.measured_usable_bytes
+                                   for h in hardware], np.int64),
+        host_link_bytes_per_s=arr([h.host_link.bytes_per_s for h in hardware], np.float64),
+        ssd_link_bytes_per_s=arr([h.ssd_link.bytes_per_s for h in hardware], np.float64),
+        host_ram_bytes=arr([h.host_ram_bytes for h in hardware], np.int64),
+        ssd_bytes=arr([h.ssd_bytes for h in hardware], np.int64),
+        decode_tokens_per_s=np.asarray(decode_tokens_per_s, dtype=np.float64).reshape(shape),
+        prefill_tokens_per_s=np.asarray(prefill_tokens_per_s, dtype=np.float64).reshape(shape),
+    )

@@ -1,0 +1,289 @@
+"""A plan's figures (:class:`PlanResult`) and the scalar :func:`plan`: the 0-d case of :func:`planner.plan.core.evaluate`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from planner.catalog import get_model
+from planner.errors import PlanInputError
+from planner.models import NATIVE, ModelSpec
+from planner.plan.core import evaluate, kv_split
+from planner.plan.hardware import hardware_arrays, resolve_hardware
+from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
+from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
+from planner.tiers import TierPlacement, place_sessions
+from planner.units import to_gib
+
+
+class PlanResult(BaseModel):
+    """A plan's figures, per GPU unless named otherwise; carries its inputs.
+
+    Bytes are integers, per GPU (the GPU of the largest pipeline stage);
+    ``*_gb`` / ``*_gib`` views are derived for display. Seconds are expected
+    values over pauses (``*_s``). Session counts: ``sessions_per_replica``
+    (whole sessions), ``sessions_per_gpu`` (``sessions_per_replica /
+    gpus_per_replica``: a share under ``tp``, where a session spans every GPU
+    of the replica) and ``sessions_per_domain`` (sessions sharing one set of
+    GPUs: the replica under ``tp``, one GPU under ``dp`` without pipeline
+    parallel).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    inputs: PlanInputs
+    model_name: str
+    gpu_name: str
+    attention_parallelism: AttentionParallelism = Field(description="the parallelism every figure assumes")
+    tensor_parallel_size: int = Field(description="TP degree the KV is split at (1 under dp)")
+    kv_domain_gpus: int = Field(description="GPUs holding one session's KV together")
+    parallelism_note: str = Field("", description="the assumption in words, for display next to the figures")
+    hbm_bytes: int
+    hbm_source: str
+    kv_source: Literal["reported", "architecture", "measured"] = Field(
+        "architecture", description="what prices KV bytes per token: the publisher's coefficient, the layout, "
+                                    "or a measurement (measured_kv_bytes_per_token)")
+    usable_kv_source: Literal["computed", "measured"] = Field(
+        "computed", description="computed from HBM, weights and reserve, or measured_usable_kv_gib")
+    weights_bytes_per_gpu: int
+    reserve_bytes: int
+    usable_kv_bytes: int
+    kv_bytes_per_token: float = Field(description="growing KV bytes per token per GPU at this parallelism")
+    prefix_tokens: int
+    tail_tokens: int
+    session_kv_bytes: int = Field(description="one session's KV per GPU with no prefix sharing, N+T tokens")
+    shared_prefix_bytes: int = Field(description="one shared prefix per GPU, stored once per distinct prefix")
+    per_session_bytes: int
+    state_bytes_per_session: int = Field(description="per-session state outside the pool (host RAM unless in HBM)")
+    host_state_bytes: int = Field(description="state_bytes_per_session x sessions when kept in host RAM")
+    sessions_per_domain: int
+    sessions_per_gpu: int | float
+    sessions_per_replica: int
+    time_per_request_s: float | None
+    request_rate_per_s: float | None
+    request_rate_limit: Literal["decode throughput", "sessions", "none"]
+    message: str
+    # -- shared prefixes ------------------------------------------------------
+    prefix_copies: int = Field(0, description="shared prefixes stored in HBM: min(shared_prefixes, sessions)")
+    shared_prefixes_bytes: int = Field(0, description="prefix_copies x shared_prefix_bytes")
+    # -- misses and replay ----------------------------------------------------
+    state_parked: bool = Field(False, description="window state waits in host RAM between turns (TTL applies)")
+    miss_probability: float = Field(0.0, description="P(a resumed session finds its window state expired)")
+    state_alive_fraction: float = Field(1.0, description="share of paused sessions whose state is within its TTL")
+    replay_window_tokens: int = Field(0, description="the model's window W (out-of-pool ring); 0 when none")
+    replay_tokens_per_miss: int = Field(0, description="min(W, context_tokens)")
+    replay_tokens_per_turn: float = Field(0.0, description="miss_probability x replay_tokens_per_miss")
+    replay_seconds_per_miss: float = Field(0.0, description="replay_tokens_per_miss / prefill_tokens_per_s")
+    replay_seconds_per_turn: float = Field(0.0, description="miss_probability x replay_seconds_per_miss")
+    state_reload_s: float = Field(0.0, description="window state bytes / host link bandwidth")
+    restore_s: float = Field(0.0, description="expected seconds to restore a resumed session before decoding")
+    ttft_s: float = Field(0.0, description="restore_s + one decode step (1 / session_decode_tokens_per_s)")
+    gpu_seconds_per_request: float | None = Field(None, description="T / decode_tokens_per_s + replay and "
+                                                  "recompute prefill per turn")
+    replay_share_of_gpu_time: float = Field(0.0, description="share of GPU time per request spent replaying")
+    new_session_prefill_s: float = Field(0.0, description="first turn of a new session: tail_tokens / prefill")
+    active_fraction: float = Field(1.0, description="share of its time a session runs a turn")
+    # -- tiers ----------------------------------------------------------------
+    host_link_id: str = ""
+    host_link_bytes_per_s: float = 0.0
+    ssd_link_id: str = ""
+    ssd_link_bytes_per_s: float = 0.0
+    host_ram_bytes_per_gpu: int = 0
+    ssd_bytes_per_gpu: int = 0
+    tier_source: str = Field("", description="where the host RAM, SSD and link figures come from")
+    parked_session_bytes: int = Field(0, description="bytes a parked session moves back: per_session_bytes")
+    reload_from_host_s: float = Field(0.0, description="parked_session_bytes / host link")
+    reload_from_ssd_s: float = Field(0.0, description="parked_session_bytes / min(SSD, host link)")
+    recompute_s: float = Field(0.0, description="(tail + output tokens) / prefill_tokens_per_s")
+    fastest_recovery: Literal["host RAM reload", "SSD reload", "recompute"] = "host RAM reload"
+    tiers: TierPlacement | None = None
+    overflow_action: Literal["none", "offload", "evict", "reject"] = "none"
+    overflow_message: str = ""
+
+
+def effective_model(inputs: PlanInputs, model: ModelSpec | None = None) -> tuple[ModelSpec, str, str]:
+    """The model and KV format a plan prices bytes with, and what prices them.
+
+    Returns:
+        (model, kv_format, kv_source): with ``measured_kv_bytes_per_token`` set,
+        the model's layout in ``inputs.kv_format`` with the measured figure as
+        its coefficient and kv_format "native", source "measured"; otherwise
+        the model as given (catalog by default), ``inputs.kv_format``, and
+        "reported" or "architecture".
+
+    Raises:
+        PlanInputError: unknown model, a format the model cannot take, a
+            measured figure bound to another model or format (call
+            :func:`planner.plan.rebase` first), or a measured figure under
+            ``tp`` for a model whose KV heads split over TP (a measurement is
+            per GPU at TP 1).
+    """
+    model = model or get_model(inputs.model_id)
+    fmt = inputs.kv_format
+    if inputs.measured_kv_bytes_per_token is None:
+        return model, fmt, ("reported" if model.uses_coefficient(fmt) else "architecture")
+    if (why := kv_binding_mismatch(inputs)) is not None:
+        raise PlanInputError("measured_kv_bytes_per_token", inputs.measured_kv_bytes_per_token,
+                             f"a figure measured on this plan's model and format ({why})")
+    tp = kv_split(inputs).tp
+    if tp > 1 and model.growing_bytes(1_000_000, fmt, tp) != model.growing_bytes(1_000_000, fmt):
+        raise PlanInputError("measured_kv_bytes_per_token", inputs.measured_kv_bytes_per_token,
+                             f"a figure for TP 1: under tensor-parallel attention {model.id}'s KV heads split over "
+                             f"TP {tp}, which the measurement did not see; use attention_parallelism=dp or drop it")
+    # The measurement prices growing KV in the chosen format; window and state groups keep the layout.
+    measured = replace(model, groups=model.layout(fmt), reported_kv_bytes_per_token=inputs.measured_kv_bytes_per_token,
+                       native_format_label=f"{fmt}, measured: {inputs.measured_kv_bytes_per_token:,.6g} B/token")
+    return measured, NATIVE, "measured"
+
+
+def parallelism_note(inputs: PlanInputs) -> str:
+    """The attention parallelism a plan assumes, in words (shown next to its figures)."""
+    split = kv_split(inputs)
+    g = inputs.gpus_per_replica
+    pp = f", pipeline parallel {split.pp} (layers split)" if split.pp > 1 else ""
+    if inputs.attention_parallelism == "tp":
+        return (f"Tensor-parallel attention (vLLM and SGLang default): the replica's TP {split.tp} ranks split the KV "
+                f"heads (latents are replicated){pp}; each session spans all {g} GPUs, so sessions are counted "
+                "per replica and per GPU is that count / GPUs.")
+    return (f"Data-parallel attention (SGLang --enable-dp-attention, DeepSeek's deployments): each GPU holds whole "
+            f"sessions at TP 1{pp}; sessions per replica = sessions per GPU x {g} GPUs.")
+
+
+def _f(x) -> float:
+    return float(x)
+
+
+_SLOPES: dict[tuple, tuple[ModelSpec, float]] = {}
+"""(id(model), tokens, format, TP, PP) -> (model, growing bytes per token); the model is kept so its id stays its own."""
+
+
+def _kv_bytes_per_token(model: ModelSpec, n: int, fmt: str, tp: int, pp: int) -> float:
+    """``model.estimate(n, fmt, tp, pp).kv_bytes_per_token``, remembered for the last few thousand calls."""
+    key = (id(model), n, fmt, tp, pp)
+    hit = _SLOPES.get(key)
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    if len(_SLOPES) >= 4096:
+        _SLOPES.clear()
+    slope = model.estimate(n, fmt, tp, pp).kv_bytes_per_token
+    _SLOPES[key] = (model, slope)
+    return slope
+
+
+def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
+    """Evaluate one plan: :func:`planner.plan.core.evaluate` on 0-d values, with its messages.
+
+    Args:
+        inputs: validated inputs.
+        model: a model to use instead of the catalog's ``inputs.model_id``
+            (an imported config or a measured coefficient).
+
+    Raises:
+        PlanInputError: unknown model, GPU or format, a format the model cannot
+            take, or a measured figure bound to other inputs (call
+            :func:`planner.plan.rebase` first).
+    """
+    if (why := usable_binding_mismatch(inputs)) is not None:
+        raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
+                             f"a figure measured with this plan's GPU and weights ({why})")
+    model, fmt, kv_source = effective_model(inputs, model)
+    hw = resolve_hardware(inputs)
+    a = evaluate(inputs, model, fmt, hardware_arrays([hw], inputs.decode_tokens_per_s, inputs.prefill_tokens_per_s),
+                 inputs.context_tokens, inputs.hit_rate)
+    split = a.split
+    weights = a.weights_bytes_per_gpu
+    usable, shared, per = int(a.usable_kv_bytes), int(a.shared_prefix_bytes), int(a.per_session_bytes)
+    sessions = int(a.sessions)
+    n, t, k = inputs.context_tokens, inputs.output_tokens, inputs.shared_prefixes
+    state = int(a.state_bytes)
+    parked_state = bool(a.parked_state)
+    slope = _kv_bytes_per_token(model, n, fmt, split.tp, split.pp)
+    per_gpu = sessions if split.domain_gpus == 1 else _f(a.sessions_per_gpu)
+
+    where = "the replica" if inputs.attention_parallelism == "tp" and split.domain_gpus > 1 else "one GPU"
+    if usable <= 0:
+        util_bytes = hw.hbm_bytes * inputs.gpu_memory_utilization
+        message = (f"Nothing fits: weights ({to_gib(weights):.3g} GiB per GPU) and reserve "
+                   f"({inputs.reserve_gib:g} GiB) exceed HBM x utilization ({to_gib(util_bytes):.3g} GiB). "
+                   "Add GPUs per replica, more HBM or a smaller weight format.")
+    elif sessions == 0:
+        message = (f"Not one session fits {where}: the shared prefix plus one session need "
+                   f"{to_gib(shared + per):.3g} GiB per GPU, usable KV is {to_gib(usable):.3g} GiB per GPU.")
+        if inputs.attention_parallelism == "dp" and inputs.gpus_per_replica > split.pp and kv_source != "measured":
+            alt = plan(inputs.model_copy(update={"attention_parallelism": "tp"}), model)
+            if alt.sessions_per_replica > 0:
+                message += (f" Under tensor-parallel attention (attention_parallelism=tp) the replica's "
+                            f"{inputs.gpus_per_replica} GPUs would split each session's KV heads and "
+                            f"{alt.sessions_per_replica:,} sessions would fit per replica.")
+    elif sessions >= MAX_SESSIONS_PER_GPU:
+        message = ("Memory does not bound sessions: every token of a session is in the shared prefix "
+                   f"(reported as {MAX_SESSIONS_PER_GPU:,}).")
+    else:
+        message = ""
+
+    host_link, ssd_link = hw.host_link, hw.ssd_link
+    target = int(a.target_sessions)
+    placement = place_sessions(
+        target, hbm_sessions=sessions, active_fraction=_f(a.active_fraction), usable_hbm_bytes=usable,
+        prefix_bytes=shared, num_prefixes=k, per_session_bytes=per, state_bytes=state if parked_state else 0,
+        state_alive_fraction=_f(a.state_alive_fraction), host_ram_bytes=hw.host_ram_bytes, ssd_bytes=hw.ssd_bytes,
+        counts=a.placement,
+    )
+    reload_host, reload_ssd, recompute = _f(a.reload_from_host_s), _f(a.reload_from_ssd_s), _f(a.recompute_s)
+    fastest = min((reload_host, "host RAM reload"), (reload_ssd, "SSD reload"), (recompute, "recompute"))[1]
+
+    if t == 0:
+        time_per_request = gpu_seconds = rate = None
+        limit = "none"
+        message = message or "No output tokens: request rate is undefined (no decode)."
+    else:
+        time_per_request, gpu_seconds = _f(a.time_per_request_s), _f(a.gpu_seconds_per_request)
+        rate = _f(a.request_rate_per_s)
+        limit = "sessions" if bool(a.limited_by_sessions) else "decode throughput"
+
+    if model.max_context_tokens is not None and n + t > model.max_context_tokens:
+        longer = (f"Context + output ({n + t:,} tokens) exceeds {model.name}'s maximum context "
+                  f"({model.max_context_tokens:,} tokens): the bytes are computed, the model cannot serve it.")
+        message = f"{longer} {message}".strip()
+
+    copies = min(k, sessions)
+    return PlanResult(
+        inputs=inputs, model_name=model.name, gpu_name=hw.gpu_name,
+        attention_parallelism=inputs.attention_parallelism, tensor_parallel_size=split.tp,
+        kv_domain_gpus=split.domain_gpus, parallelism_note=parallelism_note(inputs),
+        hbm_bytes=hw.hbm_bytes, hbm_source=hw.hbm_source, kv_source=kv_source,
+        usable_kv_source="measured" if bool(a.usable_measured) else "computed",
+        weights_bytes_per_gpu=weights, reserve_bytes=a.reserve_bytes, usable_kv_bytes=usable,
+        kv_bytes_per_token=slope, prefix_tokens=int(a.prefix_tokens),
+        tail_tokens=n - int(a.prefix_tokens), session_kv_bytes=int(a.growing_total_bytes) + int(a.capped_bytes),
+        shared_prefix_bytes=shared, per_session_bytes=per, state_bytes_per_session=state,
+        host_state_bytes=0 if inputs.state_in_hbm else state * sessions,
+        sessions_per_domain=sessions, sessions_per_gpu=per_gpu, sessions_per_replica=int(a.sessions_per_replica),
+        time_per_request_s=time_per_request, request_rate_per_s=rate, request_rate_limit=limit, message=message,
+        prefix_copies=copies, shared_prefixes_bytes=copies * shared, state_parked=parked_state,
+        miss_probability=_f(a.miss_probability), state_alive_fraction=_f(a.state_alive_fraction),
+        replay_window_tokens=a.replay_window_tokens, replay_tokens_per_miss=int(a.replay_tokens_per_miss),
+        replay_tokens_per_turn=_f(a.replay_tokens_per_turn), replay_seconds_per_miss=_f(a.replay_seconds_per_miss),
+        replay_seconds_per_turn=_f(a.replay_seconds_per_turn), state_reload_s=_f(a.state_reload_s),
+        restore_s=_f(a.restore_s), ttft_s=_f(a.ttft_s), gpu_seconds_per_request=gpu_seconds,
+        replay_share_of_gpu_time=_f(a.replay_share_of_gpu_time), new_session_prefill_s=_f(a.new_session_prefill_s),
+        active_fraction=_f(a.active_fraction), host_link_id=host_link.id, host_link_bytes_per_s=host_link.bytes_per_s,
+        ssd_link_id=ssd_link.id, ssd_link_bytes_per_s=ssd_link.bytes_per_s, host_ram_bytes_per_gpu=hw.host_ram_bytes,
+        ssd_bytes_per_gpu=hw.ssd_bytes, tier_source=hw.tier_source, parked_session_bytes=per,
+        reload_from_host_s=reload_host, reload_from_ssd_s=reload_ssd, recompute_s=recompute, fastest_recovery=fastest,
+        tiers=placement, overflow_action=placement.action, overflow_message=placement.message,
+    )
+
+
+def format_sessions(value: int | float) -> str:
+    """A session count for display: whole numbers with separators, a per-GPU share with 3 significant digits.
+
+    >>> format_sessions(240), format_sessions(0.75), format_sessions(3.0)
+    ('240', '0.75', '3')
+    """
+    if isinstance(value, (int, np.integer)) or float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.3g}"
