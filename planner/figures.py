@@ -268,11 +268,13 @@ def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = Non
     table = frame.pivot(index="context_tokens", columns="hit_rate", values="sessions_per_gpu")
     z = table.to_numpy(dtype=np.float64)
     z_log = np.log10(_positive(z))
-    top = int(np.ceil(np.nanmax(z_log))) if np.isfinite(z_log).any() else 1
-    ticks = list(range(0, max(top, 1) + 1))
+    finite = np.isfinite(z_log).any()
+    top = max(int(np.ceil(np.nanmax(z_log))), 1) if finite else 1
+    bottom = min(int(np.floor(np.nanmin(z_log))), 0) if finite else 0  # under TP a GPU may hold a share of one
+    ticks = list(range(bottom, top + 1))
     traces = [go.Heatmap(
         x=table.columns.to_numpy(), y=table.index.to_numpy(), z=z_log, customdata=z, colorscale="Viridis",
-        zmin=0, zmax=max(top, 1),
+        zmin=bottom, zmax=top,
         colorbar=dict(title="Sessions<br>per GPU", tickvals=ticks, ticktext=[_si(10**t) for t in ticks]),
         hovertemplate="hit rate %{x:.2f}<br>%{y:,} tokens<br>%{customdata:,.2~f} sessions per GPU<extra></extra>",
     )]
@@ -292,7 +294,7 @@ def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = Non
 
 
 def _si(n: float) -> str:
-    """1, 10, 100, 1k, 10k, 100k, 1M, ... (tick labels)."""
+    """0.01, 0.1, 1, 10, 100, 1k, 10k, 100k, 1M, ... (tick labels)."""
     for scale, suffix in ((10**9, "G"), (10**6, "M"), (10**3, "k")):
         if n >= scale:
             return f"{n / scale:g}{suffix}"

@@ -289,11 +289,11 @@ if result.kv_source == "measured" or result.usable_kv_source == "measured":
 
 attention_label = inputs.attention_parallelism.upper()
 with headline:
-    numbers, chart = st.columns([1, 1.25])
+    numbers, chart = st.columns([1.4, 1])
     h1, h2 = numbers.columns(2)
-    h1.metric(f"Sessions per GPU ({attention_label})", format_sessions(result.sessions_per_gpu),
+    h1.metric(f"Sessions per GPU ({attention_label} attention)", format_sessions(result.sessions_per_gpu),
               help=result.parallelism_note)
-    h2.metric("Sessions per replica", f"{result.sessions_per_replica:,}",
+    h2.metric(f"Sessions per replica ({attention_label} attention)", f"{result.sessions_per_replica:,}",
               help=f"{plural(inputs.gpus_per_replica, 'GPU')} per replica. {result.parallelism_note}")
     h3, h4 = numbers.columns(2)
     h3.metric("Request rate per GPU", "undefined (no output tokens)" if result.request_rate_per_s is None

@@ -77,7 +77,8 @@ if st.session_state.get("traces_plan_seen") != (inputs.model_id, inputs.gpu_id):
 # ---------------------------------------------------------------------------
 # Inputs
 # ---------------------------------------------------------------------------
-c1, c2, c3, c4 = st.columns(4)
+c1, c4 = st.columns([3, 2])  # trace and TTL, then model and GPU: no name cut at 1280 px
+c2, c3 = st.columns(2)
 choice = c1.selectbox("Trace", [*SAMPLES, UPLOAD], key="traces_sample",
                       format_func=lambda s: SAMPLES[s].label if s in SAMPLES else s)
 model_id = c2.selectbox("Model", list(models()), key="traces_model_id", format_func=lambda m: models()[m].name)
