@@ -57,6 +57,7 @@ QUERY_KEYS: dict[str, str] = {
     "ssd_link": "slink",
     "target_sessions_per_gpu": "target",
     "measured_kv_bytes_per_token": "mkv",
+    "state_bytes_per_sequence": "sbs",
     "measured_usable_kv_gib": "musable",
     "attention_parallelism": "attn",
     "pipeline_parallel_size": "pp",

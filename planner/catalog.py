@@ -16,7 +16,7 @@ from importlib import resources
 
 from planner.config_import import layout_from_config
 from planner.errors import PlanInputError
-from planner.formats import get_format
+from planner.formats import KVFormat, get_format
 from planner.models import ModelSpec
 from planner.units import GB, MiB
 
@@ -95,6 +95,32 @@ _ENTRIES: dict[str, _Entry] = {
                            notes=("Weights priced as MXFP4 throughout; attention weights actually stay BF16.",)),
     "gpt-oss-20b": _Entry("gpt-oss-20b", "gpt-oss-20b", 20_900_000_000,
                           "20.9B total, 3.6B active (gpt-oss model card)", weight_format="mxfp4"),
+    "nemotron-h-8b": _Entry("nemotron-h-8b", "Nemotron-H 8B (Mamba2 hybrid)", 8_000_000_000,
+                            "8B (nvidia/Nemotron-H-8B-Base-8K model card)",
+                            notes=("24 Mamba2 layers keep a fixed state per sequence (SSM state in FP32, vLLM's "
+                                   "Nemotron-H default); 4 attention layers grow with length; "
+                                   "24 MLP layers hold none.",)),
+    "jamba-1.5-mini": _Entry("jamba-1.5-mini", "AI21 Jamba 1.5 Mini (Mamba1 hybrid)", 52_000_000_000,
+                             "52B total, 12B active (AI21 Jamba 1.5 model card)",
+                             notes=("28 Mamba1 layers keep a fixed state per sequence; 4 attention layers grow.",)),
+    "deepseek-v3.2-exp": _Entry("deepseek-v3.2-exp", "DeepSeek-V3.2-Exp (DSA)", 671_000_000_000,
+                                "671B total, 37B activated (same backbone as DeepSeek-V3)", weight_format="fp8",
+                                native_label="vLLM 'auto' = fp8_ds_mla (656 B latent); indexer keys FP8 + FP32 / 128",
+                                notes=("Sparse attention reads index_topk 2,048 tokens per query but the cache keeps "
+                                       "every token: MLA latent plus a 132 B indexer key per layer.",)),
+    "gemma-4-26b-a4b": _Entry("gemma-4-26b-a4b", "Gemma 4 26B-A4B", 26_000_000_000,
+                              "about 26B total, 4B active (the model's name; not checked against a card)",
+                              notes=("Global layers: 2 KV heads x 512 with K = V (both stored); sliding layers: "
+                                     "8 KV heads x 256 over a 1,024-token window.",)),
+    "mimo-v2-flash": _Entry("mimo-v2-flash", "Xiaomi MiMo-V2-Flash", 309_000_000_000,
+                            "309B total, 15B active (MiMo-V2 technical report arXiv:2601.02780)", weight_format="fp8",
+                            notes=("9 global layers (4 KV heads) grow; 39 sliding layers (8 KV heads) keep 128 tokens. "
+                                   "K is 192 wide and V 128.",)),
+    "qwen3-32b-nvfp4": _Entry("qwen3-32b-nvfp4", "Qwen3 32B NVFP4 (FP8 KV checkpoint)", 32_800_000_000,
+                              "32.8B (Qwen3-32B model card)", weight_format="nvfp4",
+                              native_label="FP8, as the checkpoint declares (kv_cache_quant_algo FP8)",
+                              notes=("Weights priced as NVFP4 throughout, a lower bound: lm_head stays BF16 "
+                                     "(exclude_modules).",)),
 }
 
 
@@ -103,13 +129,15 @@ def _read_config(stem: str) -> dict:
     return json.loads(text)
 
 
-def _build(model_id: str, e: _Entry) -> ModelSpec:
+def _build(model_id: str, e: _Entry, state_format: KVFormat | None = None,
+           ssm_state_format: KVFormat | None = None) -> ModelSpec:
     cfg = _read_config(e.config)
     kw = {}
     if e.formats:
         kw = dict(main_format=get_format(e.formats[0]), indexer_format=get_format(e.formats[1]),
                   ring_format=get_format(e.formats[2]))
-    layout = layout_from_config(cfg, ring_in_pool=e.ring_in_pool, **kw)
+    layout = layout_from_config(cfg, ring_in_pool=e.ring_in_pool, state_format=state_format,
+                                ssm_state_format=ssm_state_format, **kw)
     return ModelSpec(
         id=model_id,
         name=e.name,
@@ -124,6 +152,7 @@ def _build(model_id: str, e: _Entry) -> ModelSpec:
                      f"parameters: {e.params_source}"),
         notes=e.notes,
         config_report=layout.report,
+        layer_pattern=layout.layer_pattern,
     )
 
 
@@ -131,6 +160,19 @@ def _build(model_id: str, e: _Entry) -> ModelSpec:
 def models() -> dict[str, ModelSpec]:
     """Every catalog model by id (built once)."""
     return {mid: _build(mid, e) for mid, e in _ENTRIES.items()}
+
+
+def model_with_state_formats(model_id: str, state_format: KVFormat | None = None,
+                             ssm_state_format: KVFormat | None = None) -> ModelSpec:
+    """A catalog model rebuilt with other Mamba / linear-attention state dtypes
+    (vLLM ``--mamba-cache-dtype`` for the conv state, ``--mamba-ssm-cache-dtype``
+    for the temporal state); None keeps the default.
+
+    Raises:
+        PlanInputError: unknown id.
+    """
+    get_model(model_id)
+    return _build(model_id, _ENTRIES[model_id], state_format, ssm_state_format)
 
 
 def get_model(model_id: str) -> ModelSpec:

@@ -41,51 +41,60 @@ Capacity for a KV budget (per GPU), as vLLM logs it at start-up:
   ``group_size * page_size * sum_g cdiv(max_memory_usage_g(M), page_size) <=
   budget`` (``_estimate_max_model_len_from_groups``, a binary search).
 
-Not modelled (theory shown, with the reason): DeepSeek V4 compressed entries,
-indexer keys and window rings, and fixed state (SSM / linear attention), which
-vLLM pages in its own ways.
+Hybrid attention + Mamba / linear-attention models (``HybridAttentionMambaModelConfig``
+in ``vllm/model_executor/models/config.py``): a layer's state tensors form one
+``MambaSpec`` page (``page_size_bytes`` = the sum of its state tensors). vLLM
+grows the attention block size to ``16 * cdiv(mamba_page, 16 * attention_page_per_token)``
+tokens so that an attention page is at least a Mamba page, then pads the Mamba
+page to the attention page (``mamba_page_size_padded``). A sequence holds one
+Mamba page per state layer (``MambaSpec.max_memory_usage_bytes``, prefix
+caching off for hybrid models, as ``MambaModelConfig`` sets it). The groups
+then follow the hybrid rule above.
+
+Not modelled (theory shown, with the reason): DeepSeek V4 compressed entries
+and window rings, fixed state given only as a reported figure, state layers of
+different shapes in one model, and Mamba hybrids whose attention layers have
+several page sizes.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Literal
 
 import pandas as pd
 
 from planner.errors import PlanInputError
-from planner.formats import cdiv
-from planner.kv import (
-    ChunkedLocalGroup,
-    FullAttentionGroup,
-    KVGroup,
-    MLAGroup,
-    SlidingWindowGroup,
-    check_tokens,
-    check_tp,
-)
+from planner.kv import check_tokens, check_tp
 from planner.models import ModelSpec
+from planner.vllm_paging import (  # re-exported: the engine's settings and defaults
+    DEFAULT_BLOCK_SIZE,
+    DEFAULT_MAX_NUM_BATCHED_TOKENS,
+    MAX_BLOCK_SIZE,
+    MAX_MODEL_LEN,
+    Paging,
+    VLLMSettings,
+    check_int,
+    engine_layers,
+    paging,
+)
+
+__all__ = [
+    "BUDGET_MOVES", "DEFAULT_BLOCK_SIZE", "DEFAULT_MAX_NUM_BATCHED_TOKENS", "ENGINE_COLUMNS", "EngineTypeBytes",
+    "MAX_BLOCK_SIZE", "MAX_BUDGET_BYTES", "MaxModelLenFit", "NOT_A_HARD_CAP", "TheoryVsEngine", "VLLMCapacity",
+    "VLLMSettings", "VLLM_SOURCE", "check_budget_bytes", "engine_frame", "theory_vs_engine", "vllm_capacity",
+    "vllm_max_model_len",
+]
 
 VLLM_SOURCE = (
     "vLLM V1 (vllm-project/vllm@001cabc): vllm/v1/core/kv_cache_utils.py (get_num_blocks, "
     "get_kv_cache_config_from_groups, _get_kv_cache_groups_uniform_page_size, unify_hybrid_kv_cache_specs, "
     "get_max_concurrency_for_kv_cache_config, _report_kv_cache_config, _estimate_max_model_len_from_groups) and "
     "vllm/v1/kv_cache_interface.py (FullAttentionSpec, SlidingWindowSpec, ChunkedLocalAttentionSpec, "
-    "MLAAttentionSpec: page_size_bytes, max_memory_usage_bytes)"
+    "MLAAttentionSpec, MambaSpec: page_size_bytes, max_memory_usage_bytes) and "
+    "vllm/model_executor/models/config.py (HybridAttentionMambaModelConfig: attention block size and Mamba page padding)"
 )
 """Where the engine arithmetic comes from."""
 
-DEFAULT_BLOCK_SIZE = 16
-"""vLLM's default tokens per KV block (``--block-size``) on CUDA."""
-DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192
-"""vLLM's ``max_num_batched_tokens`` default for ``vllm serve`` on GPUs with at
-least 70 GiB other than A100 (2048 on smaller GPUs and A100; 16384 for the
-offline ``LLM`` class): ``EngineArgs.get_batch_defaults``. Set yours."""
-HYBRID_GROUP_RATIO = 1.5
-"""vLLM uses the largest layer count as group size when it is under 1.5 x the smallest."""
-MAX_BLOCK_SIZE = 4096
-MAX_BATCHED_TOKENS = 10**8
-MAX_MODEL_LEN = 10**9
 MAX_BUDGET_BYTES = 10**16
 """Largest KV budget accepted (10 PB, far above any device)."""
 
@@ -99,174 +108,13 @@ BUDGET_MOVES = (
     "Llama-3.1-8B on one RTX 3090, 3.81 GiB at max_model_len 20k but 2.89 GiB at 29k)."
 )
 
-Kind = Literal["full", "sliding", "chunked"]
-
-
-def _check_int(name: str, value: object, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise PlanInputError(name, value, f"a whole number in [{lo:,}, {hi:,}]")
-    return value
-
-
 def check_budget_bytes(name: str, value: object) -> int:
     """Validate a KV budget in bytes: an integer in [0, 10**16].
 
     Raises:
         PlanInputError: not an integer (NaN, inf, bools), negative or absurd.
     """
-    return _check_int(name, value, 0, MAX_BUDGET_BYTES)
-
-
-@dataclass(frozen=True, kw_only=True)
-class VLLMSettings:
-    """The engine settings the vLLM view depends on, validated at construction.
-
-    Attributes:
-        block_size: tokens per KV block (``--block-size``, default 16).
-        max_num_batched_tokens: tokens scheduled per step (chunked prefill
-            chunk), default :data:`DEFAULT_MAX_NUM_BATCHED_TOKENS`.
-        max_model_len: the engine's maximum sequence length; ``None`` means
-            "the context being evaluated" (for a per-sequence view) or the
-            model's maximum (for capacity).
-        hybrid_kv_cache_manager: False models ``--disable-hybrid-kv-cache-manager``
-            (forced on with KV connectors in many vLLM versions): sliding and
-            chunked layers of a model that also has full layers store full KV.
-
-    Raises:
-        PlanInputError: a field outside its range, naming it.
-    """
-
-    block_size: int = DEFAULT_BLOCK_SIZE
-    max_num_batched_tokens: int = DEFAULT_MAX_NUM_BATCHED_TOKENS
-    max_model_len: int | None = None
-    hybrid_kv_cache_manager: bool = True
-
-    def __post_init__(self) -> None:
-        _check_int("block_size", self.block_size, 1, MAX_BLOCK_SIZE)
-        _check_int("max_num_batched_tokens", self.max_num_batched_tokens, 1, MAX_BATCHED_TOKENS)
-        if self.max_model_len is not None:
-            _check_int("max_model_len", self.max_model_len, 1, MAX_MODEL_LEN)
-        if not isinstance(self.hybrid_kv_cache_manager, bool):
-            raise PlanInputError("hybrid_kv_cache_manager", self.hybrid_kv_cache_manager, "true or false")
-
-
-# ---------------------------------------------------------------------------
-# vLLM's view of a layout: KV cache types, pages, groups
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Type:
-    """One vLLM KV-cache spec (a set of layers with identical paging) on one GPU."""
-
-    kind: Kind
-    cap_tokens: int | None  # window W or chunk C
-    page_size_bytes: int  # one layer, one block
-    block_size: int
-    layers: int  # real layers on this GPU
-    names: tuple[str, ...]
-    converted: bool  # sliding / chunked stored as full (hybrid manager off)
-
-    def max_memory_blocks(self, max_model_len: int, max_batched: int) -> int:
-        """Blocks one request of ``max_model_len`` tokens may hold per layer (``max_memory_usage_bytes / page``)."""
-        b = self.block_size
-        if self.kind == "sliding":
-            return cdiv(min(self.cap_tokens - 1 + max_batched, max_model_len), b) + 1
-        if self.kind == "chunked":
-            return cdiv(min(self.cap_tokens + max_batched, max_model_len), b)
-        return cdiv(max_model_len, b)
-
-    def blocks_for(self, num_tokens: int, max_model_len: int, max_batched: int) -> int:
-        """Blocks per layer a sequence of ``num_tokens`` tokens holds (at most the reservation)."""
-        return min(cdiv(num_tokens, self.block_size), self.max_memory_blocks(max_model_len, max_batched))
-
-
-@dataclass(frozen=True)
-class _Paging:
-    types: tuple[_Type, ...]
-    layout: Literal["uniform", "uniform type", "hybrid", "none"]
-    group_size: int  # layers sharing one block id
-    num_kv_groups: int
-    groups_per_type: tuple[int, ...]
-    unmodelled: tuple[KVGroup, ...]
-    notes: tuple[str, ...]
-
-
-def _kind_of(group: KVGroup) -> tuple[Kind, int | None] | None:
-    if isinstance(group, SlidingWindowGroup):
-        return "sliding", group.window_tokens
-    if isinstance(group, ChunkedLocalGroup):
-        return "chunked", group.chunk_tokens
-    if isinstance(group, (FullAttentionGroup, MLAGroup)):
-        return "full", None
-    return None
-
-
-def _paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings) -> _Paging:
-    """vLLM's KV-cache groups for this model on one GPU (largest PP stage)."""
-    groups = model.layout(kv_format)
-    modelled_groups = [g for g in groups if g.in_pool and _kind_of(g) is not None]
-    unmodelled = tuple(g for g in groups if g.in_pool and g not in modelled_groups)
-    notes: list[str] = []
-    has_full = any(_kind_of(g)[0] == "full" for g in modelled_groups)
-    convert = (not s.hybrid_kv_cache_manager) and has_full and any(_kind_of(g)[0] != "full" for g in modelled_groups)
-    if convert:
-        notes.append("hybrid KV cache manager off (e.g. with a KV connector): vLLM stores full KV on sliding and "
-                     "chunked layers too (unify_hybrid_kv_cache_specs)")
-    raw: dict[tuple[Kind, int | None, int], list[KVGroup]] = {}
-    for g in modelled_groups:
-        kind, cap = _kind_of(g)
-        if convert and kind != "full":
-            kind, cap = "full", None
-        raw.setdefault((kind, cap, s.block_size * g.entry_bytes(tp)), []).append(g)
-    if not raw:
-        return _Paging((), "none", 0, 0, (), unmodelled, tuple(notes))
-
-    def make(key, gs, block, page) -> _Type:
-        kind, cap, _ = key
-        converted = convert and any(_kind_of(g)[0] != "full" for g in gs)
-        return _Type(kind, cap, page, block, sum(g.layers_per_gpu(pp) for g in gs), tuple(g.name for g in gs),
-                     converted)
-
-    kinds = {(k[0], k[1]) for k in raw}
-    if len(raw) == 1 or len(kinds) == 1:
-        # One spec, or one type with several page sizes (UniformTypeKVCacheSpecs): one KV-cache group.
-        types = tuple(make(k, gs, s.block_size, k[2]) for k, gs in raw.items())
-        layout = "uniform" if len(raw) == 1 else "uniform type"
-        layers = sum(t.layers for t in types)
-        return _Paging(types, layout, layers, 1, (1,) * len(types), unmodelled, tuple(notes))
-
-    # Hybrid: unify page sizes by growing the block size of smaller pages (unify_kv_cache_spec_page_size).
-    max_page = max(k[2] for k in raw)
-    types_list = []
-    for key, gs in raw.items():
-        page = key[2]
-        if max_page % page:
-            raise PlanInputError("engine", model.id, "a layout whose page sizes divide each other: vLLM cannot unify "
-                                 f"page sizes {page:,} B and {max_page:,} B (NotImplementedError in vLLM)")
-        ratio = max_page // page
-        if ratio > 1:
-            notes.append(f"{', '.join(g.name for g in gs)}: page size {page:,} B grown to {max_page:,} B by a block "
-                         f"size of {s.block_size * ratio} tokens (unify_kv_cache_spec_page_size)")
-        types_list.append(make(key, gs, s.block_size * ratio, max_page))
-    counts = [t.layers for t in types_list]
-    group_size = min(counts)
-    if max(counts) < min(counts) * HYBRID_GROUP_RATIO:
-        group_size = max(counts)
-    per_type = tuple(cdiv(t.layers, group_size) for t in types_list)
-    for t, n in zip(types_list, per_type):
-        pad = n * group_size - t.layers
-        if pad:
-            notes.append(f"{', '.join(t.names)}: {t.layers} layers fill {n} KV-cache group(s) of {group_size}: "
-                         f"{pad} padding layer(s) (_get_kv_cache_groups_uniform_page_size)")
-    return _Paging(tuple(types_list), "hybrid", group_size, sum(per_type), per_type, unmodelled, tuple(notes))
-
-
-def _engine_layers(p: _Paging, i: int) -> int:
-    """Layers (padding included) vLLM charges for type ``i`` on one GPU."""
-    if p.layout == "hybrid":
-        return p.groups_per_type[i] * p.group_size
-    return p.types[i].layers
+    return check_int(name, value, 0, MAX_BUDGET_BYTES)
 
 
 # ---------------------------------------------------------------------------
@@ -280,7 +128,7 @@ class EngineTypeBytes:
 
     Attributes:
         name: the kvplan groups it pages.
-        kind: "full", "sliding" or "chunked" as vLLM pages it.
+        kind: "full", "sliding", "chunked" or "mamba" as vLLM pages it.
         cap_tokens: window or chunk (None for full).
         layers: real layers on this GPU; ``padding_layers``: vLLM's padding.
         block_size: tokens per block for this type (grown for page unification).
@@ -356,7 +204,7 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
         raise PlanInputError("context_tokens", n, f"at most max_model_len ({max_len:,})")
     s = VLLMSettings(block_size=s.block_size, max_num_batched_tokens=s.max_num_batched_tokens,
                      max_model_len=max_len, hybrid_kv_cache_manager=s.hybrid_kv_cache_manager)
-    p = _paging(model, kv_format, tp, pp, s)
+    p = paging(model, kv_format, tp, pp, s)
     by_name = {g.name: g for g in est.groups}
     reasons: list[str] = list(p.notes)
     rows: list[EngineTypeBytes] = []
@@ -365,11 +213,14 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
         theory = sum(by_name[name].bytes for name in t.names)
         modelled_theory += theory
         blocks = t.blocks_for(n, max_len, s.max_num_batched_tokens)
-        layers = _engine_layers(p, i)
+        layers = engine_layers(p, i)
         engine = layers * blocks * t.page_size_bytes
         why = ""
         if engine != theory:
-            if t.kind == "full" and t.converted:
+            if t.kind == "mamba":
+                why = (f"{', '.join(t.names)}: one Mamba page per layer and sequence, {blocks} x {t.page_size_bytes:,} B "
+                       f"(the state, {theory // max(t.layers, 1):,} B per layer, padded to the attention page)")
+            elif t.kind == "full" and t.converted:
                 why = (f"{', '.join(t.names)}: stored as full attention (hybrid manager off): "
                        f"ceil({n:,} / {t.block_size}) = {blocks:,} blocks per layer instead of a capped window")
             elif t.kind == "full":
@@ -454,8 +305,8 @@ class VLLMCapacity:
     per: str = "GPU"
 
 
-def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings) -> _Paging:
-    p = _paging(model, kv_format, tp, pp, s)
+def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings) -> Paging:
+    p = paging(model, kv_format, tp, pp, s)
     if model.uses_coefficient(kv_format) or p.unmodelled or not p.types:
         what = ", ".join(g.name for g in p.unmodelled) or "a reported bytes-per-token coefficient"
         hint = "; choose a KV format to page its architecture" if model.uses_coefficient(kv_format) and p.types else ""
@@ -464,7 +315,7 @@ def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLM
     return p
 
 
-def _needed_bytes(p: _Paging, max_model_len: int, max_batched: int) -> int:
+def _needed_bytes(p: Paging, max_model_len: int, max_batched: int) -> int:
     """vLLM's ``_max_memory_usage_bytes_from_groups`` for ``max_model_len``."""
     if p.layout == "uniform type":
         return sum(t.layers * t.max_memory_blocks(max_model_len, max_batched) * t.page_size_bytes for t in p.types)
@@ -496,7 +347,7 @@ def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | N
     m = max_model_len if max_model_len is not None else (s.max_model_len or model.max_context_tokens)
     if m is None:
         raise PlanInputError("max_model_len", None, "a whole number of tokens (the model's maximum is not known)")
-    m = _check_int("max_model_len", m, 1, MAX_MODEL_LEN)
+    m = check_int("max_model_len", m, 1, MAX_MODEL_LEN)
     p = _pageable(model, kv_format, tp, pp, s)
     min_block = min(t.block_size for t in p.types)
     if p.layout == "uniform type":
@@ -563,7 +414,7 @@ def vllm_max_model_len(model: ModelSpec, kv_budget_bytes: int, kv_format: str | 
     tp = check_tp("tp", tp)
     pp = model.check_pp(pp, kv_format)
     hi = upper_bound if upper_bound is not None else (model.max_context_tokens or MAX_MODEL_LEN)
-    hi = _check_int("upper_bound", hi, 1, MAX_MODEL_LEN)
+    hi = check_int("upper_bound", hi, 1, MAX_MODEL_LEN)
     p = _pageable(model, kv_format, tp, pp, s)
 
     def fits(m: int) -> bool:

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from planner.config_import import ConfigField
+from planner.config_report import ConfigField
 from planner.errors import PlanInputError
 from planner.formats import get_format
-from planner.kv import KVEstimate, KVGroup, check_tokens, check_tp, group_bytes
+from planner.kv import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, group_bytes
 
 NATIVE = "native"
 """KV format id meaning "as the model's publisher ships it"."""
@@ -56,6 +56,8 @@ class ModelSpec:
         source: where the layout, coefficient and parameter count come from.
         notes: facts a user should read next to the numbers.
         config_report: what the config import read, derived and defaulted.
+        layer_pattern: one character per layer, its kind (legend:
+            ``planner.config_import.PATTERN_LEGEND``); "" when not known.
     """
 
     id: str
@@ -69,6 +71,7 @@ class ModelSpec:
     source: str = ""
     notes: tuple[str, ...] = ()
     config_report: tuple[ConfigField, ...] = field(default=(), repr=False)
+    layer_pattern: str = ""
 
     # -- layout -------------------------------------------------------------
     def layout(self, kv_format: str | None = None) -> tuple[KVGroup, ...]:
@@ -149,6 +152,13 @@ class ModelSpec:
         """Per-session bytes kept outside the HBM pool (e.g. host-RAM window rings), per GPU."""
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if not g.in_pool)
 
+    def pool_state_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
+        """Per-sequence state in the HBM pool (Mamba / linear-attention state), per GPU:
+        constant once a sequence has a token, counted once per session. Part of
+        :meth:`capped_bytes`."""
+        return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format)
+                   if g.in_pool and g.role == "state")
+
     def replica_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1) -> int:
         """Pool bytes on all ``TP x PP`` GPUs of one replica (each layer once per TP rank)."""
         groups = self.layout(kv_format)
@@ -162,11 +172,14 @@ class ModelSpec:
         and PP ``pp`` (the GPU of the largest pipeline stage).
 
         Raises:
-            PlanInputError: bad token count, TP or PP degree, or format.
+            PlanInputError: bad token count, TP or PP degree, or format; a TP
+                degree that does not divide a state group (vLLM would not start).
         """
         n = check_tokens("context_tokens", context_tokens)
         tp = check_tp("tp", tp)
         groups = self.layout(kv_format)
+        for g in groups:
+            g.check_split(tp)
         pp = self.check_pp(pp, kv_format)
         rows = tuple(group_bytes(g, n, tp, pp) for g in groups)
         if self.uses_coefficient(kv_format):
@@ -192,6 +205,7 @@ class ModelSpec:
             pp=pp,
             kv_bytes_per_replica=self.replica_bytes(n, kv_format, tp),
             per=per,
+            pool_state_bytes=self.pool_state_bytes(n, kv_format, tp, pp),
         )
 
     def weights_bytes(self, weight_format: str | None = None) -> int:
@@ -212,8 +226,13 @@ class ModelSpec:
         return replace(self, reported_kv_bytes_per_token=kv_bytes_per_token)
 
 
-def coefficient_model(kv_bytes_per_token: float, *, state_bytes: int = 0, name: str = "custom") -> ModelSpec:
-    """A model known only by its KV bytes per token (and optional fixed state).
+def coefficient_model(kv_bytes_per_token: float, *, state_bytes: int = 0, name: str = "custom",
+                      state_in_pool: bool = False) -> ModelSpec:
+    """A model known only by its KV bytes per token (and optional fixed state per sequence).
+
+    ``state_bytes`` is per sequence and GPU, not split by TP: in the HBM pool
+    with ``state_in_pool`` (a Mamba / linear-attention hybrid's state, counted
+    once per session), else outside it (a host-RAM window ring).
 
     Raises:
         PlanInputError: coefficient not finite and in (0, 10**9], or state
@@ -224,14 +243,28 @@ def coefficient_model(kv_bytes_per_token: float, *, state_bytes: int = 0, name: 
         raise PlanInputError("kv_bytes_per_token", kv_bytes_per_token, "a number in (0, 1,000,000,000] bytes")
     if isinstance(state_bytes, bool) or not isinstance(state_bytes, int) or not 0 <= state_bytes <= 10**15:
         raise PlanInputError("state_bytes", state_bytes, "a whole number of bytes in [0, 10**15]")
-    from planner.kv import StateGroup  # local: avoids a cycle in type checkers only
-
     groups: tuple[KVGroup, ...] = ()
     if state_bytes:
         groups = (StateGroup(name="fixed session state", num_layers=1, kv_format=get_format("bf16"),
-                             role="state", in_pool=False, state_bytes=state_bytes),)
+                             role="state", in_pool=state_in_pool, state_bytes=state_bytes),)
     return ModelSpec(id="custom", name=name, groups=groups, reported_kv_bytes_per_token=float(kv_bytes_per_token),
                      native_format_label="as reported", source="user-supplied coefficient")
+
+
+def with_pool_state(model: ModelSpec, state_bytes: int) -> ModelSpec:
+    """``model`` with its in-pool state groups replaced by one reported figure of
+    ``state_bytes`` per sequence and GPU (0 removes them).
+
+    Raises:
+        PlanInputError: ``state_bytes`` not a whole number in [0, 10**15].
+    """
+    if isinstance(state_bytes, bool) or not isinstance(state_bytes, int) or not 0 <= state_bytes <= 10**15:
+        raise PlanInputError("state_bytes_per_sequence", state_bytes, "a whole number of bytes in [0, 10**15]")
+    groups = tuple(g for g in model.groups if not (g.in_pool and g.role == "state"))
+    if state_bytes:
+        groups += (StateGroup(name="reported state per sequence", num_layers=1, kv_format=get_format("bf16"),
+                              role="state", state_bytes=state_bytes),)
+    return replace(model, groups=groups)
 
 
 # ---------------------------------------------------------------------------
@@ -241,7 +274,7 @@ def coefficient_model(kv_bytes_per_token: float, *, state_bytes: int = 0, name: 
 BREAKDOWN_COLUMNS: tuple[str, ...] = (
     "group", "kind", "role", "layers", "layers_per_gpu", "kv_heads_per_gpu", "channels", "kv_format",
     "entry_bytes", "tokens_per_entry", "bytes_per_token", "entries", "bytes", "growth", "in_pool",
-    "replicated_on_tp",
+    "replicated_on_tp", "layer_ids",
 )
 """Column contract of :func:`breakdown_frame`, one row per layer group, per GPU:
 
@@ -253,7 +286,8 @@ BREAKDOWN_COLUMNS: tuple[str, ...] = (
 * ``bytes_per_token``: ``layers_per_gpu * entry_bytes / tokens_per_entry``
   while the group grows (a capped group stops at its window / state);
 * ``entries`` and ``bytes``: what one sequence of the chosen context holds;
-* ``growth``: "growing" or "capped"; ``in_pool``: in the HBM KV pool or not.
+* ``growth``: "growing" or "capped"; ``in_pool``: in the HBM KV pool or not;
+* ``layer_ids``: the model's layers the group stores, as ranges ("" when not known).
 """
 
 
@@ -274,7 +308,7 @@ def breakdown_frame(model: ModelSpec, context_tokens: int, kv_format: str | None
             "tokens_per_entry": g.tokens_per_entry,
             "bytes_per_token": g.num_layers_per_gpu * g.entry_bytes / g.tokens_per_entry,
             "entries": g.entries, "bytes": g.bytes, "growth": "capped" if g.capped else "growing",
-            "in_pool": g.in_pool, "replicated_on_tp": g.replicated_on_tp,
+            "in_pool": g.in_pool, "replicated_on_tp": g.replicated_on_tp, "layer_ids": g.layer_ids,
         })
     return pd.DataFrame(rows, columns=list(BREAKDOWN_COLUMNS))
 
@@ -329,7 +363,7 @@ def how_computed(model: ModelSpec, context_tokens: int, kv_format: str | None = 
     for g in est.groups:
         if g.tokens_per_entry > 1:
             ent = f"{n:,} // {g.tokens_per_entry} = {g.entries:,} entries"
-        elif g.capped and g.kind == "StateGroup":
+        elif g.role == "state":
             ent = f"{g.entries} state per sequence"
         elif g.capped:
             ent = f"min({n:,}, cap) = {g.entries:,} entries"

@@ -152,7 +152,8 @@ def test_bad_input_exit_2_one_line(capsys, argv):
     ({"num_hidden_layers": 32}, "num_attention_heads"),
     ({**QWEN3_4B, "num_key_value_heads": 5}, "num_key_value_heads"),
     ({**QWEN3_4B, "num_key_value_heads": [8] * 35}, "num_key_value_heads"),
-    ({**QWEN3_4B, "layer_types": ["mamba"] * 36}, "layer_types[0]"),
+    ({**QWEN3_4B, "layer_types": ["mamba"] * 36}, "mamba_expand"),  # a Mamba layer without its state shape
+    ({**QWEN3_4B, "layer_types": ["kda"] * 36}, "layer_types[0]"),   # an unknown layer kind
 ])
 def test_bad_config_exit_2_names_the_field(capsys, tmp_path, cfg, field):
     code, _, err = run(capsys, "kv", "--config", write(tmp_path, cfg))

@@ -248,11 +248,13 @@ def test_linear_attention_missing_field_is_named():
     assert exc.value.field == "config.linear_conv_kernel_dim"
 
 
-def test_mamba_layers_are_refused_by_name():
+def test_mamba_layers_without_state_fields_are_refused_by_name():
+    # Mamba layers are priced from their state fields; a config without them is refused, naming the first
+    # field a Mamba1 layer would need (Mamba2 fields are listed in the advice), never priced as attention.
     cfg = {**LLAMA_8B, "layer_types": ["mamba"] * 31 + ["attention"]}
     with pytest.raises(PlanInputError) as exc:
         layout_from_config(cfg)
-    assert exc.value.field == "config.layer_types[0]" and "Mamba" in exc.value.allowed
+    assert exc.value.field == "config.mamba_expand" and "Mamba2" in exc.value.allowed
 
 
 def test_llama4_no_rope_default():

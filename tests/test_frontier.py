@@ -139,6 +139,7 @@ def _every_field():
         "measured_usable_kv_hbm_gib": st.none(),
         "measured_usable_kv_utilization": st.none(),
         "measured_usable_kv_weights": st.none(),
+        "state_bytes_per_sequence": st.one_of(st.none(), st.integers(0, 10**9)),
     })
 
 

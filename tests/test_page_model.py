@@ -116,3 +116,13 @@ def test_inputs_go_to_the_link_and_tp_changes_per_gpu_bytes():
     assert _metric(at, "KV per replica (32 GPUs)") == "2.68 GB (2.5 GiB)"
     assert at.query_params["m_tp"] == ["32"] or at.query_params["m_tp"] == "32"
     assert at.query_params["m_model"] in (["llama-3.1-70b"], "llama-3.1-70b")
+
+
+def test_hybrid_shows_its_state_and_layer_pattern():
+    # Nemotron-H 8B at the default context: 24 Mamba2 layers x 4,255,744 B = 102,137,856 B of state
+    # (tests/test_hybrids.py derives it), shown as its own figure, with the per-layer pattern.
+    at = _model_page()
+    at.selectbox(key="model_catalog_id").set_value("nemotron-h-8b").run()
+    assert not at.exception, at.exception
+    assert _metric(at, "State per session").startswith("0.102 GB")
+    assert any("M-M-M-MF" in c.value for c in at.caption)

@@ -14,7 +14,7 @@ import pytest
 from planner.cli import main
 from planner.errors import PlanInputError
 from planner.probe import ProbeResult, load_probe_result, make_probe_result, plan_pool, tokens_that_fit
-from planner.probe.layout import vectors_of
+from planner.probe.layout import PROBE_FORMATS, vectors_of
 
 V41 = "deepseek-v4.1-flash"
 
@@ -100,7 +100,13 @@ def test_vectors_cover_entry_bytes_for_every_catalog_model():
     from planner.catalog import models
 
     for model_id in models():
-        for g in plan_pool(model_id, 64).groups:
+        try:
+            pool = plan_pool(model_id, 64)
+        except PlanInputError as exc:
+            # An engine-specific native format the probe does not quantize (DeepSeek V3.2's fp8_ds_mla) is refused.
+            assert exc.field == "kv_format" and exc.value not in PROBE_FORMATS
+            continue
+        for g in pool.groups:
             assert g.vectors == vectors_of(g.group)
             assert g.entry_bytes == g.group.entry_bytes(1)
 

@@ -8,7 +8,7 @@ and renders. Widget keys start with ``model_``; link keys with ``m_``.
 import streamlit as st
 
 from planner.catalog import get_model, models
-from planner.config_import import MAX_CONFIG_BYTES, model_from_config, parse_config_text, report_rows
+from planner.config_import import MAX_CONFIG_BYTES, model_from_config, parse_config_text, pattern_legend, report_rows
 from planner.engine import (
     BUDGET_MOVES,
     DEFAULT_BLOCK_SIZE,
@@ -210,9 +210,13 @@ m1.metric("KV per GPU (pool)", format_bytes(est.kv_bytes))
 m2.metric(f"KV per replica ({plural(tp * pp, 'GPU')})", format_bytes(est.kv_bytes_per_replica))
 m3, m4 = st.columns(2)
 m3.metric("KV bytes per token per GPU", f"{est.kv_bytes_per_token:,.6g} B")
-m4.metric("State outside the pool per session", format_bytes(est.state_bytes))
+m4.metric("State per session", format_bytes(est.pool_state_bytes + est.state_bytes))
 st.caption(f"{est.kv_bytes:,} B per {est.per}; basis: {est.basis}. Per replica counts every layer once per TP rank "
-           "(replicated heads and latents included).")
+           "(replicated heads and latents included). State per session: "
+           f"{est.pool_state_bytes:,} B in the pool (Mamba / linear attention, constant in length, included above), "
+           f"{est.state_bytes:,} B outside it.")
+if model.layer_pattern:
+    st.caption(f"Layers: `{model.layer_pattern}` ({pattern_legend(model.layer_pattern)})")
 if est.basis == "reported coefficient":
     chk = coefficient_check(model)
     verdict = "explains it" if chk.matches else "does not explain it (the shipped format differs)"

@@ -4,6 +4,8 @@ Per GPU at ``--tp`` / ``--pp`` (the GPU of the largest pipeline stage). With
 ``--engine vllm`` it adds vLLM's allocation next to the window-capped theory;
 with ``--kv-budget-gib`` it adds vLLM's blocks, tokens and maximum concurrency
 for that budget (per GPU) and the largest max_model_len the budget serves.
+Per-sequence state (Mamba / linear attention in the pool, host-RAM rings outside
+it) is its own figure: ``state_bytes`` (= in pool + outside) in the JSON.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from planner.catalog import get_model
+from planner.catalog import get_model, model_with_state_formats
 from planner.cli.args import bounded_float, nonneg_int, positive_int
-from planner.config_import import model_from_config, parse_config_text
+from planner.config_import import model_from_config, parse_config_text, pattern_legend
 from planner.engine import (
     DEFAULT_BLOCK_SIZE,
     DEFAULT_MAX_NUM_BATCHED_TOKENS,
@@ -43,6 +45,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--config", type=Path, help="path to a Hugging Face config.json")
     src.add_argument("--bytes-per-token", type=bounded_float(0, 1e9, lo_open=True),
                      help="a reported KV coefficient, bytes per token")
+    p.add_argument("--mamba-cache-dtype", choices=sorted(STATE_DTYPES), default="auto",
+                   help="Mamba / linear-attention conv state dtype, as vLLM's flag (auto = the model dtype, BF16)")
+    p.add_argument("--mamba-ssm-cache-dtype", choices=sorted(STATE_DTYPES), default="auto",
+                   help="temporal (SSM) state dtype, as vLLM's flag (auto = the config's, else the engine default)")
+    p.add_argument("--state-bytes", type=nonneg_int(10**15), default=0,
+                   help="with --bytes-per-token: fixed per-sequence state in the KV pool, bytes per GPU "
+                        "(a Mamba / linear-attention hybrid's state)")
     p.add_argument("--context", type=nonneg_int(10**9), default=1_000_000, help="sequence length, tokens")
     p.add_argument("--kv-format", default=NATIVE, help=f"native or one of {', '.join(FORMATS)}")
     p.add_argument("--tp", type=positive_int(1024), default=1, help="tensor-parallel degree (per-GPU figures)")
@@ -63,10 +72,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+STATE_DTYPES = {"auto": None, "float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
+"""vLLM's ``--mamba-cache-dtype`` / ``--mamba-ssm-cache-dtype`` values -> kvplan format ids."""
+
+
 def model_from_args(args: argparse.Namespace) -> ModelSpec:
-    """The model named by --model, --config or --bytes-per-token."""
+    """The model named by --model, --config or --bytes-per-token (state dtypes applied).
+
+    Raises:
+        PlanInputError: unknown model, unreadable or invalid config, or state
+            dtypes given with --bytes-per-token.
+    """
+    conv, ssm = (get_format(STATE_DTYPES[v]) if STATE_DTYPES[v] else None
+                 for v in (args.mamba_cache_dtype, args.mamba_ssm_cache_dtype))
     if args.model is not None:
-        return get_model(args.model)
+        return model_with_state_formats(args.model, conv, ssm) if conv or ssm else get_model(args.model)
     if args.config is not None:
         try:
             text = args.config.read_bytes()
@@ -74,12 +94,20 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec:
             raise PlanInputError("config", str(args.config), f"a readable file ({exc.strerror})") from None
         fmt = None if args.kv_format == NATIVE else get_format(args.kv_format)
         return model_from_config(parse_config_text(text), name=args.config.name, main_format=fmt,
-                                 source=str(args.config))
-    return coefficient_model(args.bytes_per_token)
+                                 source=str(args.config), state_format=conv, ssm_state_format=ssm)
+    if conv or ssm:
+        flag, value = (("mamba_cache_dtype", args.mamba_cache_dtype) if conv
+                       else ("mamba_ssm_cache_dtype", args.mamba_ssm_cache_dtype))
+        raise PlanInputError(flag, value,
+                             "auto with --bytes-per-token (give the state in bytes with --state-bytes)")
+    return coefficient_model(args.bytes_per_token, state_bytes=args.state_bytes, state_in_pool=True)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the estimate (text or JSON)."""
+    if args.state_bytes and args.bytes_per_token is None:
+        raise PlanInputError("state_bytes", args.state_bytes, "0 unless --bytes-per-token is given (a catalog model "
+                             "or config.json brings its own state)")
     model = model_from_args(args)
     fmt = args.kv_format
     if args.config is not None:
@@ -99,7 +127,10 @@ def run(args: argparse.Namespace) -> int:
         "kv_gb": to_gb(est.kv_bytes),
         "kv_gib": to_gib(est.kv_bytes),
         "kv_bytes_per_replica": est.kv_bytes_per_replica,
-        "state_bytes": est.state_bytes,
+        "state_bytes": est.pool_state_bytes + est.state_bytes,
+        "state_bytes_in_pool": est.pool_state_bytes,
+        "state_bytes_outside_pool": est.state_bytes,
+        "layer_pattern": model.layer_pattern,
         "per": est.per,
         "basis": est.basis,
         "groups": [asdict(g) for g in est.groups],
@@ -111,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
             "engine": engine.engine, "theory_bytes": engine.theory_bytes, "engine_bytes": engine.engine_bytes,
             "engine_gb": to_gb(engine.engine_bytes), "engine_gib": to_gib(engine.engine_bytes),
             "differs": engine.differs, "reasons": list(engine.reasons), "types": [asdict(t) for t in engine.types],
+            "not_modelled": list(engine.unmodelled),
             "block_size": settings.block_size, "max_model_len": engine.settings.max_model_len,
             "per": engine.per,
         }
@@ -132,15 +164,21 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"{model.name}: {est.context_tokens:,} tokens, KV format {args.kv_format}, TP {est.tp}, PP {est.pp}")
     print(f"  KV bytes per token: {est.kv_bytes_per_token:,.6g} B per GPU ({est.basis})")
-    print(f"  KV pool bytes:      {est.kv_bytes:,} B = {format_bytes(est.kv_bytes)} per {est.per}")
+    if est.pool_state_bytes:
+        print(f"  state per sequence: {est.pool_state_bytes:,} B = {format_bytes(est.pool_state_bytes)} per GPU, "
+              "in the pool, constant in length (counted once per session)")
+    print(f"  KV pool bytes:      {est.kv_bytes:,} B = {format_bytes(est.kv_bytes)} per {est.per}"
+          + (" (state included)" if est.pool_state_bytes else ""))
+    if model.layer_pattern:
+        print(f"  layer pattern:      {model.layer_pattern}  ({pattern_legend(model.layer_pattern)})")
     if est.tp * est.pp > 1:
         print(f"  per replica:        {est.kv_bytes_per_replica:,} B = {format_bytes(est.kv_bytes_per_replica)} "
               f"on {est.tp * est.pp} GPUs")
     if est.state_bytes:
         print(f"  state outside pool: {est.state_bytes:,} B = {format_bytes(est.state_bytes)} per session")
     if engine is not None:
-        print(f"  vLLM allocates:     {engine.engine_bytes:,} B = {format_bytes(engine.engine_bytes)} per GPU"
-              + ("" if engine.differs else " (same as theory)"))
+        same = " (same as theory)" if not engine.differs and not engine.unmodelled else ""
+        print(f"  vLLM allocates:     {engine.engine_bytes:,} B = {format_bytes(engine.engine_bytes)} per GPU" + same)
         for reason in engine.reasons:
             print(f"    - {reason}")
     if cap is not None:
@@ -149,3 +187,4 @@ def run(args: argparse.Namespace) -> int:
               f"request: {cap.max_concurrency:.2f}x (not a hard cap)")
         print(f"  largest max_model_len for this budget: {fit.max_model_len:,} tokens")
     return 0
+

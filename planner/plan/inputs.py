@@ -176,6 +176,11 @@ class PlanInputs(BaseModel):
         None, gt=0, le=1, allow_inf_nan=False, description="the gpu_memory_utilization of that measurement")
     measured_usable_kv_weights: str | None = Field(
         None, max_length=400, description="the weights setting of that measurement (model, format or GiB, GPUs)")
+    state_bytes_per_sequence: int | None = Field(
+        None, ge=0, le=10**15,
+        description="per-sequence state in the KV pool (a Mamba / linear-attention hybrid's), bytes per GPU, as "
+                    "reported or measured for this model; replaces the layout's state, counted once per session; "
+                    "None = the planner's arithmetic")
 
     @field_validator("context_tokens", "output_tokens", mode="before")
     @classmethod

@@ -89,6 +89,10 @@ def rebase(inputs: PlanInputs, **changes: Any) -> tuple[PlanInputs, list[str]]:
         notices.append(f"Weights of {inputs.weights_gib:,.6g} GiB (set for {inputs.model_id}) not applied to "
                        f"{changes['model_id']}: its catalog weights are used.")
         data["weights_gib"] = None
+    if model_changed and inputs.state_bytes_per_sequence is not None and "state_bytes_per_sequence" not in changes:
+        notices.append(f"State of {inputs.state_bytes_per_sequence:,} B per sequence (set for {inputs.model_id}) not "
+                       f"applied to {changes['model_id']}: its layout's state is used.")
+        data["state_bytes_per_sequence"] = None
     data.update(changes)
     try:
         new = PlanInputs(**data)

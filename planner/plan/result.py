@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.catalog import get_model
 from planner.errors import PlanInputError
-from planner.models import NATIVE, ModelSpec
+from planner.models import NATIVE, ModelSpec, with_pool_state
 from planner.plan.core import evaluate, kv_split
 from planner.plan.hardware import hardware_arrays, resolve_hardware
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
@@ -123,6 +123,8 @@ def effective_model(inputs: PlanInputs, model: ModelSpec | None = None) -> tuple
     """
     model = model or get_model(inputs.model_id)
     fmt = inputs.kv_format
+    if inputs.state_bytes_per_sequence is not None:
+        model = with_pool_state(model, inputs.state_bytes_per_sequence)
     if inputs.measured_kv_bytes_per_token is None:
         return model, fmt, ("reported" if model.uses_coefficient(fmt) else "architecture")
     if (why := kv_binding_mismatch(inputs)) is not None:

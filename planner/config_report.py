@@ -1,0 +1,112 @@
+"""The config import report: one line per field read, derived, defaulted or ignored.
+
+:class:`ConfigReader` reads typed fields from a parsed ``config.json`` and
+records each in the report, so every number kvplan derives from a config can
+be traced to the fields it came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from planner.errors import PlanInputError
+
+
+@dataclass(frozen=True)
+class ConfigField:
+    """One line of the import report.
+
+    Attributes:
+        field: the config key (or a derived name).
+        value: what kvplan used.
+        how: "read", "derived", "defaulted" or "ignored".
+        note: why, in words.
+    """
+
+    field: str
+    value: object
+    how: str
+    note: str = ""
+
+
+class ConfigReader:
+    """Reads typed fields from a config, recording each in the report."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.config = config
+        self.report: list[ConfigField] = []
+
+    def present(self, key: str) -> bool:
+        """True when ``key`` is in the config and not null."""
+        return self.config.get(key) is not None
+
+    def int_field(self, key: str, *, minimum: int = 1, maximum: int = 10**9, required: bool = True,
+                  need: str = "") -> int | None:
+        """An integer field in ``[minimum, maximum]``; None when absent and not required.
+
+        Raises:
+            PlanInputError: absent while required (``need`` says what for),
+                not an integer, or out of range.
+        """
+        value = self.config.get(key)
+        if value is None:
+            if required:
+                why = need or "the field is required"
+                raise PlanInputError(f"config.{key}", value, f"an integer in [{minimum}, {maximum:,}] ({why})")
+            return None
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+            raise PlanInputError(f"config.{key}", value, f"an integer in [{minimum}, {maximum:,}]")
+        self.report.append(ConfigField(key, value, "read"))
+        return value
+
+    def first_int(self, keys: tuple[str, ...], *, minimum: int = 1, maximum: int = 10**9, need: str = "") -> int:
+        """The first of ``keys`` present (config dialects spell one fact several ways).
+
+        Raises:
+            PlanInputError: none present (naming the first key and the others), or
+                the present one out of range.
+        """
+        for key in keys:
+            if self.present(key):
+                return self.int_field(key, minimum=minimum, maximum=maximum)
+        others = f" (or {', '.join(keys[1:])})" if len(keys) > 1 else ""
+        why = need or "the field is required"
+        raise PlanInputError(f"config.{keys[0]}", None, f"an integer in [{minimum}, {maximum:,}]{others}: {why}")
+
+    def int_list(self, key: str, length: int | None, *, minimum: int = 0, maximum: int = 10**9) -> list[int]:
+        """A list of integers, one per layer when ``length`` is given.
+
+        Raises:
+            PlanInputError: not a list of integers in range, or the wrong length.
+        """
+        value = self.config.get(key)
+        if not isinstance(value, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and minimum <= v <= maximum for v in value
+        ):
+            raise PlanInputError(f"config.{key}", value, f"a list of integers in [{minimum}, {maximum:,}]")
+        if length is not None and len(value) != length:
+            raise PlanInputError(f"config.{key}", f"{len(value)} entries", f"{length} entries (one per layer)")
+        self.report.append(ConfigField(key, value if len(value) <= 8 else f"{len(value)} entries", "read"))
+        return value
+
+    def note(self, key: str, value: object, how: str, note: str = "") -> None:
+        """Record a derived, defaulted or ignored value."""
+        self.report.append(ConfigField(key, value, how, note))
+
+
+def text(value: object, limit: int) -> str:
+    """``str(value)`` cut to ``limit`` characters; a value too deep or too long to print is named by its type."""
+    if isinstance(value, str):
+        return value[:limit]
+    try:
+        return str(value)[:limit]
+    except (RecursionError, ValueError):
+        return f"<{type(value).__name__}>"
+
+
+def report_rows(report: tuple[ConfigField, ...]) -> list[dict[str, str]]:
+    """The import report as rows ``field, value, how, note`` (values as text, for tables)."""
+    return [{"field": f.field, "value": text(f.value, 120), "how": f.how, "note": f.note} for f in report]

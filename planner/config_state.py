@@ -1,0 +1,147 @@
+"""Per-sequence state of Mamba and linear-attention layers, from a ``config.json``.
+
+Shapes and their tensor-parallel split follow vLLM's
+``MambaStateShapeCalculator`` and dtypes its ``MambaStateDtypeCalculator``
+(``vllm/model_executor/layers/mamba/mamba_utils.py``), per layer and sequence:
+
+* Mamba1 (``mamba1_state_shape``): conv ``(I / TP) x (K - 1)``, temporal
+  ``(I / TP) x N`` with ``I = mamba_expand * hidden_size`` (Jamba), ``N`` the
+  state size, ``K`` the conv kernel;
+* Mamba2 (``mamba2_state_shape``): conv ``((I + 2 G' N) / TP) x (K - 1)`` with
+  ``G'`` the groups after ``extra_groups_for_head_shards``, temporal
+  ``(H / TP) x P x N`` (``H`` heads of ``P`` channels, ``I = H * P``);
+* Gated DeltaNet (``gated_delta_net_state_shape``): conv
+  ``((2 H_k d_k + H_v d_v) / TP) x (K - 1)``, temporal ``(H_v / TP) x d_v x d_k``.
+
+Dtypes (``_mamba_state_dtype``): the conv state in ``mamba_cache_dtype``
+("auto" = the model dtype, BF16 here unless chosen); the temporal (SSM) state
+in ``mamba_ssm_cache_dtype``, "auto" = the conv dtype, except Nemotron-H whose
+vLLM config hook defaults it to FP32 (``NemotronHForCausalLMConfig``,
+``DEFAULT_MAMBA_SSM_CACHE_DTYPE = "float32"``, in
+``vllm/model_executor/models/config.py``) unless the config names one.
+"""
+
+from __future__ import annotations
+
+from planner.config_report import ConfigReader
+from planner.errors import PlanInputError
+from planner.formats import KVFormat, get_format
+from planner.kv import KVGroup, Mamba2ConvStateGroup, StateGroup
+
+_DTYPES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
+_FP32_SSM_DEFAULT = ("nemotron_h", "nemotron_h_puzzle")
+"""model_types whose vLLM config hook defaults the SSM cache to float32."""
+
+
+def _conv_format(r: ConfigReader, state_format: KVFormat | None) -> KVFormat:
+    if state_format is not None:
+        return state_format
+    r.note("state dtype", "bf16", "defaulted",
+           "conv state dtype: vLLM mamba_cache_dtype 'auto' = the model dtype, BF16 assumed")
+    return get_format("bf16")
+
+
+def _ssm_format(r: ConfigReader, cfg: dict, conv: KVFormat, model_type: str, chosen: KVFormat | None) -> KVFormat:
+    if chosen is not None:
+        r.note("mamba_ssm_cache_dtype", chosen.id, "read", "chosen (the engine's --mamba-ssm-cache-dtype); "
+               "a dtype in config.json is not used")
+        return chosen
+    for key in ("mamba_ssm_cache_dtype", "mamba_ssm_dtype"):
+        raw = cfg.get(key)
+        if raw is None:
+            continue
+        if not isinstance(raw, str) or raw not in _DTYPES:
+            raise PlanInputError(f"config.{key}", raw, "one of " + ", ".join(_DTYPES))
+        r.note(key, raw, "read", "temporal (SSM / recurrent) state dtype")
+        return get_format(_DTYPES[raw])
+    if model_type in _FP32_SSM_DEFAULT:
+        r.note("mamba_ssm_cache_dtype", "float32", "defaulted",
+               "absent: vLLM's Nemotron-H hook defaults the SSM state to float32 (NemotronHForCausalLMConfig)")
+        return get_format("fp32")
+    r.note("mamba_ssm_cache_dtype", conv.id, "defaulted",
+           "absent: vLLM mamba_ssm_cache_dtype 'auto' = the conv state dtype (_mamba_state_dtype)")
+    return conv
+
+
+def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: str,
+                state_format: KVFormat | None, ssm_state_format: KVFormat | None = None) -> list[KVGroup]:
+    """Conv and temporal state groups of the Mamba layers ``layer_ids`` (Mamba2
+    when the config gives Mamba heads, else Mamba1).
+
+    Raises:
+        PlanInputError: a state field missing or out of range, naming it.
+    """
+    num_layers, ids = len(layer_ids), tuple(layer_ids)
+    conv_fmt = _conv_format(r, state_format)
+    ssm_fmt = _ssm_format(r, cfg, conv_fmt, model_type, ssm_state_format)
+    need = "Mamba layers need their state shape"
+    if any(cfg.get(k) is not None for k in ("mamba_num_heads", "mamba_n_heads")):
+        heads = r.first_int(("mamba_num_heads", "mamba_n_heads"), maximum=1_000_000, need=need)
+        head_dim = r.first_int(("mamba_head_dim", "mamba_d_head"), maximum=1_000_000, need=need)
+        groups = r.first_int(("n_groups", "mamba_n_groups", "mamba_num_groups"), maximum=1_000_000, need=need)
+        state = r.first_int(("ssm_state_size", "mamba_d_state", "state_size"), maximum=1_000_000, need=need)
+        kernel = r.first_int(("conv_kernel", "mamba_d_conv"), minimum=2, maximum=1_000, need=need)
+        inner = heads * head_dim
+        for key in ("expand", "mamba_expand"):
+            if cfg.get(key) is not None:
+                r.note(key, cfg[key], "ignored", f"Mamba2 inner size is mamba_num_heads x mamba_head_dim = {inner:,} "
+                       "(vLLM), not expand x hidden_size")
+        r.note("Mamba2 state", f"{num_layers} layers", "derived",
+               f"conv (I + 2 G N) x (K-1) = ({inner:,} + 2 x {groups} x {state}) x {kernel - 1}; temporal H x P x N = "
+               f"{heads} x {head_dim} x {state} (vLLM mamba2_state_shape, I = H x P)")
+        return [
+            Mamba2ConvStateGroup(name="Mamba2 conv state", num_layers=num_layers, layer_ids=ids, kv_format=conv_fmt,
+                                 role="state",
+                                 num_units=inner + 2 * groups * state, elements_per_unit=kernel - 1,
+                                 intermediate_size=inner, n_groups=groups, state_size=state,
+                                 shape_note=f"conv {kernel - 1} x ({inner:,} + 2 x {groups} x {state}) channels"),
+            StateGroup(name="Mamba2 SSM state", num_layers=num_layers, layer_ids=ids, kv_format=ssm_fmt, role="state",
+                       num_units=heads, elements_per_unit=head_dim * state,
+                       shape_note=f"SSM {heads} heads x {head_dim} x {state}"),
+        ]
+    expand = r.int_field("mamba_expand", maximum=1_000, need=need + " (Mamba1: mamba_expand x hidden_size channels; "
+                         "Mamba2: mamba_num_heads, mamba_head_dim, n_groups)")
+    hidden = r.int_field("hidden_size", maximum=10**7)
+    state = r.first_int(("mamba_d_state", "ssm_state_size"), maximum=1_000_000, need=need)
+    kernel = r.first_int(("mamba_d_conv", "conv_kernel"), minimum=2, maximum=1_000, need=need)
+    inner = expand * hidden
+    r.note("Mamba1 state", f"{num_layers} layers", "derived",
+           f"conv I x (K-1) = {inner:,} x {kernel - 1}; temporal I x N = {inner:,} x {state}, "
+           f"I = mamba_expand x hidden_size = {expand} x {hidden:,} (vLLM mamba1_state_shape)")
+    return [
+        StateGroup(name="Mamba1 conv state", num_layers=num_layers, layer_ids=ids, kv_format=conv_fmt, role="state",
+                   num_units=inner, elements_per_unit=kernel - 1, shape_note=f"conv {inner:,} channels x {kernel - 1}"),
+        StateGroup(name="Mamba1 SSM state", num_layers=num_layers, layer_ids=ids, kv_format=ssm_fmt, role="state",
+                   num_units=inner, elements_per_unit=state, shape_note=f"SSM {inner:,} channels x {state}"),
+    ]
+
+
+def linear_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: str,
+                           state_format: KVFormat | None, ssm_state_format: KVFormat | None = None) -> list[KVGroup]:
+    """Gated DeltaNet state of the ``linear_attention`` layers ``layer_ids`` (Qwen3-Next, Qwen3.5).
+
+    Raises:
+        PlanInputError: a state field missing or out of range, naming it.
+    """
+    h_k = r.int_field("linear_num_key_heads", maximum=1_000_000)
+    h_v = r.int_field("linear_num_value_heads", maximum=1_000_000)
+    d_k = r.int_field("linear_key_head_dim", maximum=1_000_000)
+    d_v = r.int_field("linear_value_head_dim", maximum=1_000_000)
+    kernel = r.int_field("linear_conv_kernel_dim", minimum=2, maximum=1_000)
+    conv_dim = 2 * h_k * d_k + h_v * d_v
+    num_layers, ids = len(layer_ids), tuple(layer_ids)
+    conv_fmt = _conv_format(r, state_format)
+    ssm_fmt = _ssm_format(r, cfg, conv_fmt, model_type, ssm_state_format)
+    r.note("linear-attention state", f"{num_layers} layers", "derived",
+           f"conv (K-1) x (2 H_k d_k + H_v d_v) = {kernel - 1} x {conv_dim:,}; recurrent H_v x d_v x d_k = "
+           f"{h_v} x {d_v} x {d_k} elements per layer and sequence (vLLM gated_delta_net_state_shape)")
+    return [
+        StateGroup(name="linear attention conv state", num_layers=num_layers, layer_ids=ids, kv_format=conv_fmt,
+                   role="state",
+                   num_units=conv_dim, elements_per_unit=kernel - 1,
+                   shape_note=f"conv {kernel - 1} x {conv_dim:,} channels"),
+        StateGroup(name="linear attention recurrent state", num_layers=num_layers, layer_ids=ids, kv_format=ssm_fmt,
+                   role="state",
+                   num_units=h_v, elements_per_unit=d_v * d_k,
+                   shape_note=f"recurrent {h_v} heads x {d_v} x {d_k}"),
+    ]

@@ -1,0 +1,120 @@
+"""Per-sequence state of Mamba1, Mamba2 and linear-attention (Gated DeltaNet)
+layers: fixed once a sequence has a token, split over TP as vLLM's
+``MambaStateShapeCalculator`` splits it
+(``vllm/model_executor/layers/mamba/mamba_utils.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planner.errors import PlanInputError
+from planner.formats import cdiv
+from planner.kv_group import KVGroup, vector_formula
+
+@dataclass(frozen=True, kw_only=True)
+class StateGroup(KVGroup):
+    """Fixed per-sequence state (SSM / linear attention), independent of length
+    once the sequence has a token.
+
+    Either a fixed ``state_bytes`` per layer (a reported figure; not split by
+    TP), or ``num_units`` TP-split units (heads or channels) of
+    ``elements_per_unit`` elements each in ``kv_format``: a GPU holds
+    ``ceil(num_units / TP)`` units (vLLM divides the state's head / channel
+    dimension by TP, ``MambaStateShapeCalculator``).
+    """
+
+    state_bytes: int = 0
+    num_units: int = 0
+    elements_per_unit: int = 0
+    shape_note: str = ""
+
+    def units_per_gpu(self, tp: int = 1) -> int:
+        """State units (heads or channels) one GPU holds."""
+        return max(1, cdiv(self.num_units, tp)) if self.num_units else 0
+
+    def units_at(self, tp: int = 1) -> int:
+        """All units at ``tp`` before the split (Mamba2 adds groups at some TP)."""
+        return self.num_units
+
+    def check_split(self, tp: int) -> None:
+        """Refuse a TP degree that does not divide the state: vLLM's ``divide``
+        asserts an exact split (``MambaStateShapeCalculator``), so the engine
+        would not start.
+
+        Raises:
+            PlanInputError: ``units_at(tp)`` not a multiple of ``tp``.
+        """
+        units = self.units_at(tp)
+        if units and units % tp:
+            raise PlanInputError("tp", tp, f"a divisor of {units:,} ({self.name}: vLLM splits it exactly over TP)")
+
+    @property
+    def vllm_kind(self) -> tuple[str, int | None] | None:
+        # vLLM pages SSM / linear-attention state as a MambaSpec, one page per
+        # sequence; a fixed reported figure has no shapes to page.
+        return ("mamba", None) if self.num_units else None
+
+    @property
+    def replicated_on_tp(self) -> bool:
+        return not self.num_units
+
+    def kv_heads_per_gpu(self, tp: int = 1) -> int | None:
+        return None
+
+    @property
+    def width(self) -> str:
+        return self.shape_note or (f"{self.num_units} x {self.elements_per_unit}" if self.num_units else "fixed")
+
+    def entry_bytes(self, tp: int = 1) -> int:
+        if not self.num_units:
+            return self.state_bytes
+        return self.kv_format.vector_bytes(self.units_per_gpu(tp) * self.elements_per_unit)
+
+    def entries(self, num_tokens: int) -> int:
+        return 1 if num_tokens > 0 else 0
+
+    @property
+    def capped(self) -> bool:
+        return True
+
+    def entry_formula(self, tp: int = 1) -> str:
+        if not self.num_units:
+            return f"fixed {self.state_bytes:,} B per layer and sequence (reported)"
+        units = self.units_per_gpu(tp)
+        n = units * self.elements_per_unit
+        return (f"{self.shape_note}: {self.split_formula(tp)} = {units:,} units x {self.elements_per_unit} elements "
+                f"= {n:,} elements; {vector_formula(self.kv_format, n)} per layer and sequence")
+
+    def split_formula(self, tp: int = 1) -> str:
+        """How :meth:`units_per_gpu` splits the units over ``tp`` ranks, in words."""
+        return f"ceil({self.num_units:,} / {tp})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Mamba2ConvStateGroup(StateGroup):
+    """Mamba2 convolution state: ``conv_kernel - 1`` elements for each of
+    ``intermediate_size + 2 * n_groups * state_size`` channels per layer and
+    sequence. Under TP a group that does not divide is replicated until it does,
+    then the channels divide: vLLM ``MambaStateShapeCalculator.mamba2_state_shape``
+    with ``extra_groups_for_head_shards`` (``n_groups % TP == 0``: no change;
+    else ``n_groups + (TP - n_groups)``) in
+    ``vllm/model_executor/layers/mamba/mamba_utils.py``."""
+
+    intermediate_size: int
+    n_groups: int
+    state_size: int
+
+    def groups_at(self, tp: int) -> int:
+        """Groups after vLLM's ``extra_groups_for_head_shards`` at ``tp``."""
+        return self.n_groups if self.n_groups % tp == 0 else self.n_groups + (tp - self.n_groups)
+
+    def units_at(self, tp: int = 1) -> int:
+        return self.intermediate_size + 2 * self.groups_at(tp) * self.state_size
+
+    def units_per_gpu(self, tp: int = 1) -> int:
+        return max(1, cdiv(self.units_at(tp), tp))
+
+    def split_formula(self, tp: int = 1) -> str:
+        g = self.groups_at(tp)
+        return f"ceil(({self.intermediate_size:,} + 2 x {g} groups x {self.state_size}) / {tp})"

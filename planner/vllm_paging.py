@@ -1,0 +1,237 @@
+"""vLLM's view of a KV layout: its cache specs, pages and KV-cache groups, on one GPU.
+
+Reproduces vLLM V1's arithmetic (``vllm/v1/core/kv_cache_utils.py``,
+``vllm/v1/kv_cache_interface.py``, ``vllm/model_executor/models/config.py``); the
+rules, each with its source, are listed in :mod:`planner.engine`. Each layer
+group says how vLLM pages it (:attr:`planner.kv.KVGroup.vllm_kind`); this module
+turns those into specs, unifies page sizes and forms the groups.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from planner.errors import PlanInputError
+from planner.formats import cdiv
+from planner.kv import KVGroup
+from planner.models import ModelSpec
+
+DEFAULT_BLOCK_SIZE = 16
+"""vLLM's default tokens per KV block (``--block-size``) on CUDA."""
+DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192
+"""vLLM's ``max_num_batched_tokens`` default for ``vllm serve`` on GPUs with at
+least 70 GiB other than A100 (2048 on smaller GPUs and A100; 16384 for the
+offline ``LLM`` class): ``EngineArgs.get_batch_defaults``. Set yours."""
+HYBRID_GROUP_RATIO = 1.5
+"""vLLM uses the largest layer count as group size when it is under 1.5 x the smallest."""
+MAX_BLOCK_SIZE = 4096
+MAX_BATCHED_TOKENS = 10**8
+MAX_MODEL_LEN = 10**9
+
+Kind = Literal["full", "sliding", "chunked", "mamba"]
+MAMBA_BLOCK_MULTIPLE = 16
+"""vLLM rounds the attention block size of a Mamba hybrid to a multiple of 16
+tokens (``HybridAttentionMambaModelConfig``: some attention backends need it)."""
+
+
+def check_int(name: str, value: object, lo: int, hi: int) -> int:
+    """``value`` as a whole number in ``[lo, hi]``.
+
+    Raises:
+        PlanInputError: not an int (bools excluded) or out of range, naming ``name``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise PlanInputError(name, value, f"a whole number in [{lo:,}, {hi:,}]")
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class VLLMSettings:
+    """The engine settings the vLLM view depends on, validated at construction.
+
+    Attributes:
+        block_size: tokens per KV block (``--block-size``, default 16).
+        max_num_batched_tokens: tokens scheduled per step (chunked prefill
+            chunk), default :data:`DEFAULT_MAX_NUM_BATCHED_TOKENS`.
+        max_model_len: the engine's maximum sequence length; ``None`` means
+            "the context being evaluated" (for a per-sequence view) or the
+            model's maximum (for capacity).
+        hybrid_kv_cache_manager: False models ``--disable-hybrid-kv-cache-manager``
+            (forced on with KV connectors in many vLLM versions): sliding and
+            chunked layers of a model that also has full layers store full KV.
+
+    Raises:
+        PlanInputError: a field outside its range, naming it.
+    """
+
+    block_size: int = DEFAULT_BLOCK_SIZE
+    max_num_batched_tokens: int = DEFAULT_MAX_NUM_BATCHED_TOKENS
+    max_model_len: int | None = None
+    hybrid_kv_cache_manager: bool = True
+
+    def __post_init__(self) -> None:
+        check_int("block_size", self.block_size, 1, MAX_BLOCK_SIZE)
+        check_int("max_num_batched_tokens", self.max_num_batched_tokens, 1, MAX_BATCHED_TOKENS)
+        if self.max_model_len is not None:
+            check_int("max_model_len", self.max_model_len, 1, MAX_MODEL_LEN)
+        if not isinstance(self.hybrid_kv_cache_manager, bool):
+            raise PlanInputError("hybrid_kv_cache_manager", self.hybrid_kv_cache_manager, "true or false")
+
+
+# ---------------------------------------------------------------------------
+# vLLM's view of a layout: KV cache types, pages, groups
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PagedType:
+    """One vLLM KV-cache spec (a set of layers with identical paging) on one GPU."""
+
+    kind: Kind
+    cap_tokens: int | None  # window W or chunk C
+    page_size_bytes: int  # one layer, one block
+    block_size: int
+    layers: int  # real layers on this GPU
+    names: tuple[str, ...]
+    converted: bool  # sliding / chunked stored as full (hybrid manager off)
+
+    def max_memory_blocks(self, max_model_len: int, max_batched: int) -> int:
+        """Blocks one request of ``max_model_len`` tokens may hold per layer (``max_memory_usage_bytes / page``)."""
+        b = self.block_size
+        if self.kind == "mamba":
+            return 1
+        if self.kind == "sliding":
+            return cdiv(min(self.cap_tokens - 1 + max_batched, max_model_len), b) + 1
+        if self.kind == "chunked":
+            return cdiv(min(self.cap_tokens + max_batched, max_model_len), b)
+        return cdiv(max_model_len, b)
+
+    def blocks_for(self, num_tokens: int, max_model_len: int, max_batched: int) -> int:
+        """Blocks per layer a sequence of ``num_tokens`` tokens holds (at most the reservation)."""
+        if self.kind == "mamba":
+            return 1 if num_tokens else 0
+        return min(cdiv(num_tokens, self.block_size), self.max_memory_blocks(max_model_len, max_batched))
+
+
+@dataclass(frozen=True)
+class Paging:
+    types: tuple[PagedType, ...]
+    layout: Literal["uniform", "uniform type", "hybrid", "none"]
+    group_size: int  # layers sharing one block id
+    num_kv_groups: int
+    groups_per_type: tuple[int, ...]
+    unmodelled: tuple[KVGroup, ...]
+    notes: tuple[str, ...]
+
+
+def state_type(groups: list[KVGroup], tp: int, pp: int) -> tuple[int, int, tuple[str, ...]] | None:
+    """One Mamba page per state layer: ``(layers, page bytes, names)``, or None
+    when the state groups do not cover the same layers (shapes differ)."""
+    layers = {g.layers_per_gpu(pp) for g in groups}
+    counts = {g.num_layers for g in groups}
+    if len(layers) != 1 or len(counts) != 1:
+        return None
+    return layers.pop(), sum(g.entry_bytes(tp) for g in groups), tuple(g.name for g in groups)
+
+
+def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings) -> Paging:
+    """vLLM's KV-cache groups for this model on one GPU (largest PP stage)."""
+    groups = model.layout(kv_format)
+    pooled = [g for g in groups if g.in_pool]
+    attention = [g for g in pooled if g.vllm_kind is not None and g.vllm_kind[0] != "mamba"]
+    states = [g for g in pooled if g.vllm_kind is not None and g.vllm_kind[0] == "mamba"]
+    unmodelled = [g for g in pooled if g.vllm_kind is None]
+    notes: list[str] = []
+    state = state_type(states, tp, pp) if states else None
+    if states and state is None:
+        unmodelled += states
+        notes.append("state layers of different shapes: vLLM's Mamba grouping of them is not modelled")
+    attn_pages = {g.entry_bytes(tp) for g in attention}
+    if state is not None and len(attn_pages) > 1:
+        unmodelled += states
+        state = None
+        notes.append("a Mamba hybrid whose attention layers have several page sizes: vLLM's page alignment "
+                     "for it is not modelled")
+    block = s.block_size
+    mamba_page = 0
+    if state is not None and attention:
+        per_token = attn_pages.pop()
+        raw_page = state[1]
+        needed = MAMBA_BLOCK_MULTIPLE * cdiv(raw_page, MAMBA_BLOCK_MULTIPLE * per_token)
+        if block < needed:
+            notes.append(f"attention block size raised from {block} to {needed} tokens so that an attention page "
+                         f"({needed} x {per_token:,} B) holds a Mamba page of {raw_page:,} B "
+                         "(HybridAttentionMambaModelConfig)")
+            block = needed
+        mamba_page = block * per_token
+        if mamba_page > raw_page:
+            notes.append(f"Mamba page of {raw_page:,} B padded to the attention page of {mamba_page:,} B "
+                         f"(+{100 * (mamba_page - raw_page) / raw_page:.2f} %, mamba_page_size_padded)")
+    elif state is not None:
+        mamba_page = state[1]
+
+    has_full = any(g.vllm_kind[0] == "full" for g in attention)
+    convert = (not s.hybrid_kv_cache_manager) and has_full and any(g.vllm_kind[0] != "full" for g in attention)
+    if convert:
+        notes.append("hybrid KV cache manager off (e.g. with a KV connector): vLLM stores full KV on sliding and "
+                     "chunked layers too (unify_hybrid_kv_cache_specs)")
+    raw: dict[tuple[Kind, int | None, int], list[KVGroup]] = {}
+    for g in attention:
+        kind, cap = g.vllm_kind
+        if convert and kind != "full":
+            kind, cap = "full", None
+        raw.setdefault((kind, cap, block * g.entry_bytes(tp)), []).append(g)
+    if not raw and state is None:
+        return Paging((), "none", 0, 0, (), tuple(unmodelled), tuple(notes))
+
+    def make(key, gs, blk, page) -> _Type:
+        kind, cap, _ = key
+        converted = convert and any(g.vllm_kind[0] != "full" for g in gs)
+        return PagedType(kind, cap, page, blk, sum(g.layers_per_gpu(pp) for g in gs), tuple(g.name for g in gs),
+                     converted)
+
+    kinds = {(k[0], k[1]) for k in raw}
+    if state is None and (len(raw) == 1 or len(kinds) == 1):
+        # One spec, or one type with several page sizes (UniformTypeKVCacheSpecs): one KV-cache group.
+        types = tuple(make(k, gs, block, k[2]) for k, gs in raw.items())
+        layout = "uniform" if len(raw) == 1 else "uniform type"
+        layers = sum(t.layers for t in types)
+        return Paging(types, layout, layers, 1, (1,) * len(types), tuple(unmodelled), tuple(notes))
+
+    # Hybrid: unify page sizes by growing the block size of smaller pages (unify_kv_cache_spec_page_size).
+    max_page = max([k[2] for k in raw] + [mamba_page])
+    types_list = []
+    for key, gs in raw.items():
+        page = key[2]
+        if max_page % page:
+            raise PlanInputError("engine", model.id, "a layout whose page sizes divide each other: vLLM cannot unify "
+                                 f"page sizes {page:,} B and {max_page:,} B (NotImplementedError in vLLM)")
+        ratio = max_page // page
+        if ratio > 1:
+            notes.append(f"{', '.join(g.name for g in gs)}: page size {page:,} B grown to {max_page:,} B by a block "
+                         f"size of {block * ratio} tokens (unify_kv_cache_spec_page_size)")
+        types_list.append(make(key, gs, block * ratio, max_page))
+    if state is not None:
+        if mamba_page != max_page:
+            raise PlanInputError("engine", model.id, f"a Mamba page ({mamba_page:,} B) equal to the attention page "
+                                 f"({max_page:,} B): vLLM pads one to the other")
+        types_list.append(PagedType("mamba", None, max_page, block, state[0], state[2], False))
+    counts = [t.layers for t in types_list]
+    group_size = min(counts)
+    if max(counts) < min(counts) * HYBRID_GROUP_RATIO:
+        group_size = max(counts)
+    per_type = tuple(cdiv(t.layers, group_size) for t in types_list)
+    for t, n in zip(types_list, per_type):
+        pad = n * group_size - t.layers
+        if pad:
+            notes.append(f"{', '.join(t.names)}: {t.layers} layers fill {n} KV-cache group(s) of {group_size}: "
+                         f"{pad} padding layer(s) (_get_kv_cache_groups_uniform_page_size)")
+    return Paging(tuple(types_list), "hybrid", group_size, sum(per_type), per_type, tuple(unmodelled), tuple(notes))
+
+
+def engine_layers(p: Paging, i: int) -> int:
+    """Layers (padding included) vLLM charges for type ``i`` on one GPU."""
+    if p.layout == "hybrid":
+        return p.groups_per_type[i] * p.group_size
+    return p.types[i].layers
