@@ -20,6 +20,7 @@ from importlib.resources import files
 
 import streamlit as st
 
+from kvplan_app.i18n import language_switch, t
 from kvplan_app.share import render_share_link
 from kvplan_app.state import pending_link_warnings, remember_query, restore_query, show_link_warnings
 
@@ -35,18 +36,18 @@ hand over to it."""
 def pages() -> list:
     """The app's pages, in sidebar order; the first is the default (served at ``/``)."""
     return [
-        st.Page(VIEWS / "plan.py", title="Plan", icon="🧮", default=True, url_path="home"),  # served at /
-        st.Page(VIEWS / "model.py", title="Model", url_path="model"),
-        st.Page(VIEWS / "traces.py", title="Traces", icon="📈", url_path="traces"),
-        st.Page(VIEWS / "frontier.py", title="Frontier", url_path="frontier"),
-        st.Page(VIEWS / "context.py", title="GB vs context", url_path="context"),
-        st.Page(VIEWS / "probe.py", title="Live probe", icon="🔬", url_path="probe"),
+        st.Page(VIEWS / "plan.py", title=t("Plan"), icon="🧮", default=True, url_path="home"),  # served at /
+        st.Page(VIEWS / "model.py", title=t("Model"), url_path="model"),
+        st.Page(VIEWS / "traces.py", title=t("Traces"), icon="📈", url_path="traces"),
+        st.Page(VIEWS / "frontier.py", title=t("Frontier"), url_path="frontier"),
+        st.Page(VIEWS / "context.py", title=t("GB vs context"), url_path="context"),
+        st.Page(VIEWS / "probe.py", title=t("Live probe"), icon="🔬", url_path="probe"),
     ]
 
 
 def main() -> None:
     """Run one rerun of the app: configure, navigate, run the page, write the link state back."""
-    st.set_page_config(page_title="kvplan: KV-cache capacity planner", page_icon="🧮", layout="wide")
+    st.set_page_config(page_title=t("kvplan: KV-cache capacity planner"), page_icon="🧮", layout="wide")
     page_list = pages()
     aliases = [st.Page(VIEWS / "plan.py", title="Plan", url_path=a, visibility="hidden") for a in PLAN_ALIASES]
     nav = st.navigation([*page_list, *aliases])
@@ -58,7 +59,8 @@ def main() -> None:
     if linked is not None:
         st.switch_page(next(p for p in page_list if p.url_path == linked))
     with st.sidebar:
-        st.caption("GB = 10^9 B · GiB = 2^30 B. Figures are per GPU unless marked per replica.")
+        language_switch()
+        st.caption(t("GB = 10^9 B · GiB = 2^30 B. Figures are per GPU unless marked per replica."))
     notices = st.container()  # link warnings the page did not show itself go on top
     nav.run()
     remember_query()  # what the page wrote under its own keys survives the next page switch

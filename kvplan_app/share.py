@@ -18,6 +18,7 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
+from kvplan_app.i18n import t
 from kvplan_app.state import PAGE_PARAM, wanted_query
 
 
@@ -61,6 +62,6 @@ def current_share_url(page: str = "") -> str:
 
 def render_share_link(page: str = "") -> None:
     """The sidebar control: the link as copyable text (``st.code`` has a copy button)."""
-    st.markdown("**Share link**")
+    st.markdown("**" + t("Share link") + "**")
     st.code(current_share_url(page), language=None, wrap_lines=True)
-    st.caption("Opens this page with the same inputs and numbers.")
+    st.caption(t("Opens this page with the same inputs, numbers and language."))

@@ -74,6 +74,7 @@ PAGE_QUERY_KEYS: dict[str, tuple[str, ...]] = {
     "model": ("m_model", "m_fmt", "m_tp", "m_pp", "m_ctx"),
     "frontier": ("fgpus", "fctx", "fhit", "fheat", "fscale"),
     "traces": ("t_sample", "t_ttl"),
+    "app": ("lang",),  # the language of every page (kvplan_app.i18n)
 }
 """Page -> the query keys it owns beyond the plan's (one line per page).
 

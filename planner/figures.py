@@ -369,8 +369,22 @@ def kv_vs_context_models_figure(
     return fig
 
 
+PLAN_FIGURE_TEXTS: dict[str, str] = {
+    "x_title": "Context (tokens)",
+    "y_title": "Sessions per GPU",
+    "curve": "sessions per GPU",
+    "past_max": "past the model's maximum",
+    "model_max": "model maximum {tokens} tokens",
+    "plan": "this plan: {sessions} at {tokens} tokens",
+    "no_fit": "this plan: no session fits at {tokens} tokens",
+}
+"""Words of :func:`plan_sessions_figure` (English); a page passes its own language's."""
+
+
 def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: float, per_session_bytes: int,
-                         max_context_tokens: int | None = None, title: str = "") -> go.Figure:
+                         max_context_tokens: int | None = None, title: str = "",
+                         texts: dict[str, str] | None = None, separators: str = ".,",
+                         localize=None) -> go.Figure:
     """Sessions per GPU vs context length for one plan (log x, log y), the plan marked and labelled.
 
     Solid up to the model's maximum context; where the frame goes past it (the
@@ -382,8 +396,13 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
             (:func:`planner.curves.sessions_by_context`).
         plan_context_tokens, plan_sessions, per_session_bytes: the plan's point.
         max_context_tokens: the model's maximum context (None: unknown).
-        title: the y axis title (default "Sessions per GPU").
+        title: the y axis title (default ``texts["y_title"]``).
+        texts: words by key of :data:`PLAN_FIGURE_TEXTS` (placeholders ``{tokens}``, ``{sessions}``).
+        separators: plotly's decimal and thousands separators for ticks and hover (``",."`` in Spanish).
+        localize: applied to labels with numbers (e.g. swapping separators); default: unchanged.
     """
+    words = {**PLAN_FIGURE_TEXTS, **(texts or {})}
+    loc = localize or (lambda text: text)
     ctx = frame["context_tokens"].to_numpy(dtype=np.int64)
     sessions = frame["sessions_per_gpu"].to_numpy(dtype=np.float64)
     per = frame["per_session_bytes"].to_numpy(dtype=np.float64)
@@ -392,7 +411,7 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
     hover = ("%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %{customdata[0]:.4g} GB "
              "(%{customdata[1]:.4g} GiB)<extra></extra>")
     fig = go.Figure()
-    for part, dash, name in ((inside, "solid", "sessions per GPU"), (~inside, "dash", "past the model's maximum")):
+    for part, dash, name in ((inside, "solid", words["curve"]), (~inside, "dash", words["past_max"])):
         if not part.any():
             continue
         keep = part.copy()
@@ -404,7 +423,8 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
                                  hovertemplate=hover, showlegend=dash == "dash"))
     if max_context_tokens and ctx.max() > max_context_tokens:
         fig.add_vline(x=max_context_tokens, line_dash="dot", line_color="#888",
-                      annotation_text=f"model maximum {max_context_tokens:,} tokens", annotation_position="top left")
+                      annotation_text=loc(words["model_max"].format(tokens=f"{max_context_tokens:,}")),
+                      annotation_position="top left")
     x_range = (float(ctx.min()), float(ctx.max()))
     if plan_sessions > 0:
         fig.add_trace(go.Scatter(
@@ -414,14 +434,15 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
                            f"per session {per_session_bytes / GB:.4g} GB ({per_session_bytes / GiB:.4g} GiB)"
                            "<extra></extra>")))
         label_plan(fig, plan_context_tokens, plan_sessions,
-                   f"this plan: {format_sessions(plan_sessions)} at {plan_context_tokens:,} tokens", y_log=True, x_range=x_range,
-                   below=True)
+                   loc(words["plan"].format(sessions=format_sessions(plan_sessions), tokens=f"{plan_context_tokens:,}")),
+                   y_log=True, x_range=x_range, below=True)
     else:
         fig.add_annotation(xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False,
-                           text=f"this plan: no session fits at {plan_context_tokens:,} tokens")
+                           text=loc(words["no_fit"].format(tokens=f"{plan_context_tokens:,}")))
     fig.update_layout(
-        xaxis=dict(type="log", title="Context (tokens)", **LOG_TICKS),
-        yaxis=dict(type="log", title=title or "Sessions per GPU", **LOG_TICKS),
+        xaxis=dict(type="log", title=words["x_title"], **LOG_TICKS),
+        yaxis=dict(type="log", title=title or words["y_title"], **LOG_TICKS),
         hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=LEGEND_ABOVE, height=300,
+        separators=separators,
     )
     return fig

@@ -137,3 +137,30 @@ def test_every_page_reads_without_cut_text_or_covered_axes(app_server, sized, sh
     unlabelled = [i for i, ok in enumerate(page.evaluate(PLAN_LABELS_JS)) if not ok]
     problems += [f"chart {i}: the plan is not labelled" for i in unlabelled]
     assert not problems, f"{name} at {page.size_name}: " + "; ".join(problems)
+
+
+ENGLISH_ONLY_JS = """english => {
+  const sel = ['[data-testid=stWidgetLabel]', '[data-testid=stMetricLabel]', '[data-testid=stExpander] summary',
+               'h1', 'h2', 'h3', '[data-testid=stSidebarNav] a', '[data-testid=stCaptionContainer]'].join(',');
+  const seen = [...document.querySelectorAll(sel)].filter(e => e.offsetParent !== null)
+    .map(e => (e.innerText || '').trim()).filter(Boolean);
+  return seen.filter(text => english.some(en => text === en || text.startsWith(en + ' ')));
+}"""
+
+
+@pytest.mark.parametrize("name", ["plan"])
+def test_spanish_pages_have_no_english_label_left(app_server, sized, shots, name):
+    """``?lang=es``: no label, metric, heading, expander or caption shows an English catalogue string."""
+    from kvplan_app.locales import es
+
+    page = sized
+    open_page(page, app_server, PAGES[name], "lang=es")
+    page.screenshot(path=str(shots / f"{name}-{page.size_name}-es.png"), full_page=True)
+    english = sorted({k for k, v in es.STRINGS.items() if k != v and len(k) > 3 and "{" not in k}, key=len,
+                     reverse=True)
+    left = page.evaluate(ENGLISH_ONLY_JS, english)
+    assert not left, f"{name} in Spanish at {page.size_name} still shows: {left}"
+    problems = [f"cut: {t!r}" for t in page.evaluate(CUT_TEXT_JS)]
+    assert not problems, f"{name} in Spanish at {page.size_name}: " + "; ".join(problems)
+    share = page.get_by_test_id("stSidebar").get_by_test_id("stCode").inner_text()
+    assert "lang=es" in share

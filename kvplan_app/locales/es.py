@@ -1,0 +1,186 @@
+"""Spanish catalogue: English source text -> Spanish.
+
+Placeholders (``{name}``) must be kept. Add a line per new string; ``tests/test_i18n.py`` lists wrapped strings
+that have no translation yet.
+"""
+
+STRINGS: dict[str, str] = {
+    # -- router, sidebar, share link -----------------------------------------------------------------------------
+    "kvplan: KV-cache capacity planner": "kvplan: planificador de capacidad de la caché KV",
+    "GB = 10^9 B · GiB = 2^30 B. Figures are per GPU unless marked per replica.":
+        "GB = 10^9 B · GiB = 2^30 B. Las cifras son por GPU salvo que se indique por réplica.",
+    "Plan": "Plan",
+    "Model": "Modelo",
+    "Traces": "Trazas",
+    "Frontier": "Frontera",
+    "GB vs context": "GB según contexto",
+    "Live probe": "Sonda en vivo",
+    "Share link": "Enlace para compartir",
+    "Opens this page with the same inputs, numbers and language.":
+        "Abre esta página con las mismas entradas, cifras e idioma.",
+    # -- Plan page: first screen ---------------------------------------------------------------------------------
+    "KV-cache plan": "Plan de caché KV",
+    "GPU": "GPU",
+    "Custom HBM size": "Tamaño de HBM propio",
+    "GPUs per replica": "GPU por réplica",
+    "GPUs that split one replica's weights, 1 to 1,024.": "GPU que se reparten los pesos de una réplica, de 1 a 1.024.",
+    "TP: split KV heads": "TP: reparte KV",
+    "DP: whole sessions": "DP: sesiones enteras",
+    "Attention parallelism": "Paralelismo de atención",
+    "tp (vLLM, SGLang default): each session spans the replica's GPUs, which split its KV heads (MLA latents are "
+    "replicated); sessions are counted per replica. dp (SGLang --enable-dp-attention): each GPU holds whole sessions.":
+        "tp (por defecto en vLLM y SGLang): cada sesión ocupa todas las GPU de la réplica, que se reparten sus cabezas KV "
+        "(los latentes MLA se replican); las sesiones se cuentan por réplica. dp (SGLang --enable-dp-attention): cada "
+        "GPU guarda sesiones enteras.",
+    "Context (tokens per session)": "Contexto (tokens por sesión)",
+    "Prompt + history per session: 1,000,000, 1M, 128k or 1e6.":
+        "Prompt + historial por sesión: 1.000.000, 1M, 128k o 1e6.",
+    "Output tokens per request": "Tokens de salida por petición",
+    "KV format": "Formato KV",
+    "native (the model's own)": "nativo (el del modelo)",
+    "HBM per GPU (GiB)": "HBM por GPU (GiB)",
+    "HBM (GiB), typed": "HBM (GiB), escrita",
+    "Prefix hit rate": "Tasa de acierto del prefijo",
+    "Hit rate, typed": "Acierto escrito",
+    "HBM {gb} GB, slider {lo} to {hi} GiB": "HBM {gb} GB, control de {lo} a {hi} GiB",
+    "{capacity} on the data sheet": "{capacity} en la hoja de datos",
+    "custom": "propia",
+    ", the device's reported total": ", el total que informa el dispositivo",
+    "hit rate 0 to 1: the share of each context already in the prefix cache.":
+        "tasa de acierto de 0 a 1: la parte de cada contexto que ya está en la caché de prefijos.",
+    "Sessions per GPU ({attention} attention)": "Sesiones por GPU (atención {attention})",
+    "Sessions per replica ({attention} attention)": "Sesiones por réplica (atención {attention})",
+    "{gpus} per replica.": "{gpus} por réplica.",
+    "GPUs": "GPU",
+    "Request rate per GPU": "Peticiones por segundo por GPU",
+    "undefined (no output tokens)": "sin definir (sin tokens de salida)",
+    "Limited by {limit}.": "Limitada por {limit}.",
+    "decode throughput": "el rendimiento de decodificación",
+    "none": "nada",
+    "Usable KV per GPU": "KV utilizable por GPU",
+    " (measured)": " (medido)",
+    "HBM x utilization - weights - reserve.": "HBM x utilización - pesos - reserva.",
+    "KV per session in HBM": "KV por sesión en HBM",
+    "Per GPU: the uncached tail plus output tokens": "Por GPU: la cola sin caché más los tokens de salida",
+    " plus window state": " más el estado de ventana",
+    "; the shared prefix is stored once.": "; el prefijo compartido se guarda una sola vez.",
+    # -- Plan page: chart --------------------------------------------------------------------------------------------
+    "Context (tokens)": "Contexto (tokens)",
+    "Sessions per GPU": "Sesiones por GPU",
+    "sessions per GPU": "sesiones por GPU",
+    "past the model's maximum": "más allá del máximo del modelo",
+    "model maximum {tokens} tokens": "máximo del modelo {tokens} tokens",
+    "this plan: {sessions} at {tokens} tokens": "este plan: {sessions} con {tokens} tokens",
+    "this plan: no session fits at {tokens} tokens": "este plan: no cabe ninguna sesión con {tokens} tokens",
+    # -- Plan page: assumptions ----------------------------------------------------------------------------------
+    "Parallelism, memory and throughput assumptions": "Supuestos de paralelismo, memoria y rendimiento",
+    "GPU memory utilization": "Uso de la memoria de la GPU",
+    "Runtime reserve per GPU (GiB)": "Reserva del motor por GPU (GiB)",
+    "Weight format": "Formato de los pesos",
+    "catalog ({format})": "catálogo ({format})",
+    "Decode throughput per GPU (tokens/s)": "Rendimiento de decodificación por GPU (tokens/s)",
+    "Decode speed per session (tokens/s)": "Velocidad de decodificación por sesión (tokens/s)",
+    "Keep window state in HBM (not host RAM)": "Guardar el estado de ventana en HBM (no en la RAM del host)",
+    "Pipeline stages (split layers)": "Etapas de pipeline (capas repartidas)",
+    "Must divide the GPUs per replica; TP = GPUs / stages.": "Debe dividir las GPU por réplica; TP = GPU / etapas.",
+    "Misses, replay and tiers": "Fallos, repetición y niveles",
+    "Distinct shared prefixes per GPU": "Prefijos compartidos distintos por GPU",
+    "Each is stored once; sessions share them.": "Cada uno se guarda una vez; las sesiones los comparten.",
+    "Mean pause between turns (s)": "Pausa media entre turnos (s)",
+    "Tool calls, approvals, background jobs. 0 = no pauses.":
+        "Llamadas a herramientas, aprobaciones, tareas de fondo. 0 = sin pausas.",
+    "Pause distribution": "Distribución de las pausas",
+    "exponential": "exponencial",
+    "fixed": "fija",
+    "Window-state TTL in host RAM (s)": "TTL del estado de ventana en la RAM del host (s)",
+    "Minutes in practice. 0 = never persisted (vLLM always replays).":
+        "En la práctica, minutos. 0 = nunca se conserva (vLLM siempre repite).",
+    "Prefill throughput per GPU (tokens/s)": "Rendimiento de prellenado por GPU (tokens/s)",
+    "Prices replay and recompute (assumed).": "Da el coste de repetir y recalcular (supuesto).",
+    "Host RAM per GPU (GiB)": "RAM del host por GPU (GiB)",
+    "node: {gib} GiB": "nodo: {gib} GiB",
+    "Node RAM / GPUs per node. Empty = {node}.": "RAM del nodo / GPU por nodo. Vacío = {node}.",
+    "SSD per GPU (GiB)": "SSD por GPU (GiB)",
+    "Node SSD / GPUs per node. Empty = {node}.": "SSD del nodo / GPU por nodo. Vacío = {node}.",
+    "Sessions to carry per GPU": "Sesiones que llevar por GPU",
+    "what HBM holds": "lo que cabe en HBM",
+    "Running + paused; beyond HBM, paused sessions are parked in host RAM / SSD.":
+        "En curso + en pausa; más allá de la HBM, las sesiones en pausa se aparcan en la RAM del host / SSD.",
+    "Host RAM link": "Enlace con la RAM del host",
+    "SSD link": "Enlace con el SSD",
+    "Showing the last valid plan.": "Se muestra el último plan válido.",
+    "This plan uses measured figures: ": "Este plan usa cifras medidas: ",
+    "Use the planner's arithmetic instead": "Usar la aritmética del planificador",
+    # -- Plan page: details ------------------------------------------------------------------------------------------
+    "Details": "Detalles",
+    "Assumes": "Supone:",
+    "KV per GPU at {tokens} tokens": "KV por GPU con {tokens} tokens",
+    "KV per session with output (no sharing)": "KV por sesión con la salida (sin compartir)",
+    "Shared prefix (stored once)": "Prefijo compartido (guardado una vez)",
+    "Per session in HBM: {bytes} (uncached tail of {tail} + {output}":
+        "Por sesión en HBM: {bytes} (cola sin caché de {tail} + {output}",
+    " + window state {bytes}": " + estado de ventana {bytes}",
+    "). KV bytes per token: {bpt} B. Weights per GPU: {weights}. HBM: {hbm} ({source}). Rate limited by {limit}.":
+        "). Bytes de KV por token: {bpt} B. Pesos por GPU: {weights}. HBM: {hbm} ({source}). Ritmo limitado por "
+        "{limit}.",
+    "set by user": "fijada por el usuario",
+    "reported by the device": "informada por el dispositivo",
+    "vendor figure": "cifra del fabricante",
+    "token": "token",
+    "tokens": "tokens",
+    "output token": "token de salida",
+    "output tokens": "tokens de salida",
+    "session": "sesión",
+    "sessions": "sesiones",
+    "Window state in host RAM: {each} per session, {total} for {sessions}.":
+        "Estado de ventana en la RAM del host: {each} por sesión, {total} para {sessions}.",
+    "Miss probability (window state expired)": "Probabilidad de fallo (estado de ventana caducado)",
+    "P(pause > TTL), {distribution} pauses of mean {pause}, TTL {ttl}":
+        "P(pausa > TTL), pausas {distribution} de media {pause}, TTL {ttl}",
+    "Replay per turn": "Repetición por turno",
+    "{expected} tokens expected ({per_miss} per miss) at {rate} tokens/s":
+        "{expected} tokens esperados ({per_miss} por fallo) a {rate} tokens/s",
+    "Time to first token (resumed turn)": "Tiempo hasta el primer token (turno reanudado)",
+    "restore (state reload or replay, parked tail) + one decode step":
+        "restaurar (recarga del estado o repetición, cola aparcada) + un paso de decodificación",
+    "Parked session: reload from host RAM": "Sesión aparcada: recarga desde la RAM del host",
+    "{bytes} over {link}": "{bytes} por {link}",
+    "Parked session: recompute": "Sesión aparcada: recálculo",
+    "{tokens} tokens at {rate} tokens/s": "{tokens} tokens a {rate} tokens/s",
+    "Bytes per tier for {sessions} ({running} running): HBM {hbm} · host RAM {host} of {host_total} · SSD {ssd} of "
+    "{ssd_total} · evicted {evicted} · total {total}. Parked session back from SSD: {reload} ({link}); fastest "
+    "recovery: {fastest}.":
+        "Bytes por nivel para {sessions} ({running} en curso): HBM {hbm} · RAM del host {host} de {host_total} · SSD "
+        "{ssd} de {ssd_total} · expulsados {evicted} · total {total}. Sesión aparcada de vuelta desde el SSD: {reload} "
+        "({link}); recuperación más rápida: {fastest}.",
+    "host RAM reload": "recarga desde la RAM del host",
+    "SSD reload": "recarga desde el SSD",
+    "recompute": "recálculo",
+    "KV cache of one sequence vs context": "Caché KV de una secuencia según el contexto",
+    "KV cache by context (one sequence)": "Caché KV por contexto (una secuencia)",
+    "KV (B)": "KV (B)",
+    "KV (GB)": "KV (GB)",
+    "KV (GiB)": "KV (GiB)",
+    "State outside the pool (B)": "Estado fuera del pool (B)",
+    "Export": "Exportar",
+    "Download plan CSV": "Descargar el plan en CSV",
+    "Download plan JSON": "Descargar el plan en JSON",
+    "Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it.":
+        "Todas las entradas de este plan (docs/plan-files.md); `kvplan plan --plan FICHERO` lo lee.",
+    "Load plan JSON": "Cargar un plan JSON",
+    "A plan file of at most {kib} KiB.": "Un fichero de plan de {kib} KiB como mucho.",
+    "Source: {source}": "Fuente: {source}",
+}
+STRINGS.update({
+    ", pipeline parallel {pp} (layers split)": ", paralelismo de pipeline {pp} (capas repartidas)",
+    "Tensor-parallel attention (vLLM and SGLang default): the replica's TP {tp} ranks split the KV heads (latents are "
+    "replicated){pp}; each session spans all {gpus} GPUs, so sessions are counted per replica and per GPU is that "
+    "count / GPUs.":
+        "Atención con paralelismo de tensor (por defecto en vLLM y SGLang): los {tp} rangos TP de la réplica se reparten "
+        "las cabezas KV (los latentes se replican){pp}; cada sesión ocupa las {gpus} GPU, así que las sesiones se "
+        "cuentan por réplica y por GPU es esa cifra / GPU.",
+    "Data-parallel attention (SGLang --enable-dp-attention, DeepSeek's deployments): each GPU holds whole sessions at "
+    "TP 1{pp}; sessions per replica = sessions per GPU x {gpus} GPUs.":
+        "Atención con paralelismo de datos (SGLang --enable-dp-attention, despliegues de DeepSeek): cada GPU guarda "
+        "sesiones enteras con TP 1{pp}; sesiones por réplica = sesiones por GPU x {gpus} GPU.",
+})
