@@ -25,8 +25,7 @@ from planner.units import GB, MiB
 # ---------------------------------------------------------------------------
 
 V41_SOURCE = (
-    "DeepSeek V4.1-Flash model card / technical report as quoted in the user's source documents "
-    "(seed 000, seed 004): 890 B/token global KV, E2M1 main KV with one E4M3 scale per 16 channels, "
+    "DeepSeek V4.1-Flash model card and technical report: 890 B/token global KV, E2M1 main KV with one E4M3 scale per 16 channels, "
     "128-token window state in host RAM with a minute-level TTL; 552B total parameters. "
     "Layout: third-party copies of config.json (SOURCES.md)."
 )
@@ -49,7 +48,7 @@ class _Entry:
 _ENTRIES: dict[str, _Entry] = {
     "deepseek-v4.1-flash": _Entry(
         "deepseek-v4.1-flash", "DeepSeek V4.1-Flash", 552_000_000_000,
-        "552B total backbone parameters, 8B active in prefill, 16B in decode (seed 000)",
+        "552B total backbone parameters, 8B active in prefill, 16B in decode",
         weight_format="fp8", reported=890.0,
         native_label="main KV NVFP4-style E2M1 + E4M3/16; indexer keys E2M1 + E8M0/32; window ring FP8 + E8M0/32",
         formats=("nvfp4", "mxfp4", "mxfp8"), ring_in_pool=False,
@@ -57,7 +56,7 @@ _ENTRIES: dict[str, _Entry] = {
             "890 B/token = 2.5 compressed entries per token x (288 B main + 68 B indexer key): "
             "KV-source layers 2, 8, 14 compress 2:1 and layer 20 keeps every token (3 x 1/2 + 1).",
             "Each of the 40 layers keeps a 128-token window ring (528 B per token per layer): a fixed "
-            "per-session state, in host RAM by default (seed 000); vLLM keeps none and replays.",
+            "per-session state, in host RAM by default; vLLM keeps none and replays.",
             "Weights default to FP8 for all 552B parameters, an upper bound: routed experts ship in FP4.",
         ),
     ),

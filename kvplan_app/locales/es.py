@@ -184,3 +184,81 @@ STRINGS.update({
         "Atención con paralelismo de datos (SGLang --enable-dp-attention, despliegues de DeepSeek): cada GPU guarda "
         "sesiones enteras con TP 1{pp}; sesiones por réplica = sesiones por GPU x {gpus} GPU.",
 })
+
+# -- Frontier page ---------------------------------------------------------------------------------------------------
+STRINGS.update({
+    "Frontier: sessions and request rate": "Frontera: sesiones y ritmo de peticiones",
+    "Accelerators (one line each)": "Aceleradores (una línea cada uno)",
+    "Longest context": "Contexto más largo",
+    "Prefix hit rate (context and rate figures)": "Tasa de acierto del prefijo (gráficos de contexto y ritmo)",
+    "Heatmap accelerator": "Acelerador del mapa de calor",
+    "custom (plan)": "propio (el del plan)",
+    "Scale throughput": "Escalar ritmos",
+    "Scale the plan's decode throughput by HBM bandwidth and its prefill throughput by BF16 FLOP/s, relative to the "
+    "plan's accelerator. Off: every accelerator gets the plan's figures.":
+        "Escala el rendimiento de decodificación del plan por el ancho de banda de HBM y el de prellenado por los "
+        "FLOP/s en BF16, respecto al acelerador del plan. Sin marcar: todos los aceleradores usan las cifras del plan.",
+    "Time to first token": "Tiempo hasta el primer token",
+    "{model}, {gpus} per replica, output {output}, {prefixes}, pauses {pause} ({distribution}), TTL {ttl}: every "
+    "other input comes from the Plan page.":
+        "{model}, {gpus} por réplica, salida {output}, {prefixes}, pausas {pause} ({distribution}), TTL {ttl}: el resto "
+        "de entradas viene de la página Plan.",
+    "shared prefix": "prefijo compartido",
+    "shared prefixes": "prefijos compartidos",
+    "Sessions per GPU at hit rate {hit}": "Sesiones por GPU con acierto {hit}",
+    "Request rate per GPU at hit rate {hit}": "Peticiones/s por GPU con acierto {hit}",
+    "{gpu}, {tokens} tokens.": "{gpu}, {tokens} tokens.",
+    "Current plan ({gpu}, {tokens} tokens, hit rate {hit}): {sessions} sessions per GPU ({replica} per replica), "
+    "{bytes} per session. The black diamond marks it on every figure.":
+        "Plan actual ({gpu}, {tokens} tokens, acierto {hit}): {sessions} sesiones por GPU ({replica} por réplica), "
+        "{bytes} por sesión. El rombo negro lo marca en cada gráfico.",
+    "Download the {name} grid (CSV)": "Descargar la rejilla {name} (CSV)",
+    "sessions-vs-context": "sesiones según contexto",
+    "sessions-vs-hit-rate": "sesiones según acierto",
+    "request-rate": "ritmo de peticiones",
+    "sessions-heatmap": "mapa de sesiones",
+    "Sessions per GPU vs context": "Sesiones por GPU según el contexto",
+    "Sessions per GPU vs prefix hit rate": "Sesiones por GPU según la tasa de acierto",
+    "Request-rate frontier": "Frontera del ritmo de peticiones",
+    "No output tokens in the plan: the request rate is undefined (no decode).":
+        "El plan no tiene tokens de salida: el ritmo de peticiones no está definido (no hay decodificación).",
+    "min(decode throughput / output tokens incl. replay prefill, sessions / time per request); ":
+        "mín(rendimiento de decodificación / tokens de salida con el prellenado repetido, sesiones / tiempo por "
+        "petición); ",
+    "throughputs scaled per accelerator.": "rendimientos escalados por acelerador.",
+    "every accelerator gets the plan's throughputs.": "todos los aceleradores usan los rendimientos del plan.",
+    "Sessions over context and hit rate": "Sesiones según contexto y tasa de acierto",
+})
+
+# -- GB vs context page ----------------------------------------------------------------------------------------------
+STRINGS.update({
+    "KV cache vs context": "Caché KV según el contexto",
+    "One sequence's KV cache in the engine's pool (native KV formats; window state kept outside the pool, as for "
+    "DeepSeek V4.1-Flash, is not included). GB = 10^9 B on the left axis, GiB = 2^30 B on the right.":
+        "La caché KV de una secuencia en el pool del motor (formatos KV nativos; no incluye el estado de ventana que se "
+        "guarda fuera del pool, como en DeepSeek V4.1-Flash). GB = 10^9 B en el eje izquierdo, GiB = 2^30 B en el "
+        "derecho.",
+    "Models": "Modelos",
+    "Accelerator (HBM line)": "Acelerador (línea de HBM)",
+    "Draw each curve past its model's maximum context (dashed)":
+        "Dibujar cada curva más allá del contexto máximo de su modelo (a trazos)",
+    "Download the curves (CSV)": "Descargar las curvas (CSV)",
+    "all {tokens} (the model's maximum)": "los {tokens} (el máximo del modelo)",
+    "at least {tokens}": "al menos {tokens}",
+    "Where one sequence stops fitting": "Dónde deja de caber una secuencia",
+    "KV per token at 1M tokens (B)": "KV por token con 1M tokens (B)",
+    "Longest context in {gpu} HBM (tokens)": "Contexto más largo en la HBM de {gpu} (tokens)",
+    "Longest context in usable KV (tokens)": "Contexto más largo en el KV utilizable (tokens)",
+    "unknown (no parameter count)": "desconocido (sin número de parámetros)",
+    "{gpu}: {bytes} ({how}). Usable KV: each model's weights (catalog format) over {gpus} per replica, the plan's "
+    "reserve ({reserve} GiB) and utilization ({util}).":
+        "{gpu}: {bytes} ({how}). KV utilizable: los pesos de cada modelo (formato del catálogo) en {gpus} por réplica, "
+        "la reserva del plan ({reserve} GiB) y su uso de memoria ({util}).",
+    "as the device reports it": "como lo informa el dispositivo",
+    "DeepSeek V4.1-Flash: KV by context": "DeepSeek V4.1-Flash: KV por contexto",
+    "Window state outside the pool (B)": "Estado de ventana fuera del pool (B)",
+    "890 B per token (DeepSeek V4.1-Flash model card) x tokens: 100k -> 0.089 GB, 250k -> 0.2225 GB, 500k -> 0.445 "
+    "GB, 1M -> 0.89 GB (0.829 GiB).":
+        "890 B por token (ficha del modelo DeepSeek V4.1-Flash) x tokens: 100k -> 0.089 GB, 250k -> 0.2225 GB, "
+        "500k -> 0.445 GB, 1M -> 0.89 GB (0.829 GiB).",
+})
