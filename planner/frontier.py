@@ -34,7 +34,9 @@ import pandas as pd
 from planner.catalog import GPUS, get_gpu
 from planner.errors import PlanInputError
 from planner.models import ModelSpec
-from planner.plan.core import PlanArrays, evaluate, growing_bytes_array, miss_probability, per_length
+from planner.monotone import largest_fitting
+from planner.plan.core import PlanArrays, evaluate, miss_probability
+from planner.plan.lengths import growing_bytes_array, per_length
 from planner.plan.hardware import hardware_arrays, resolve_hardware, resolve_hbm
 from planner.plan.inputs import MAX_CONTEXT_TOKENS, PlanInputs, make_inputs
 from planner.plan.rebase import rebase
@@ -381,25 +383,14 @@ def longest_context_that_fits(model: ModelSpec, num_bytes: int, kv_format: str =
                               max_tokens: int = MAX_CONTEXT_TOKENS) -> int:
     """Longest context whose one-sequence KV (``estimate().kv_bytes``) fits in ``num_bytes``.
 
-    KV bytes never fall as the context grows, so a bisection finds the
-    crossing; 0 when not even one token fits, ``max_tokens`` when all fit.
+    KV bytes never fall as the context grows, so a bisection
+    (:func:`planner.monotone.largest_fitting`) finds the crossing; 0 when not
+    even one token fits, ``max_tokens`` when all fit.
 
     >>> from planner.catalog import get_model
     >>> longest_context_that_fits(get_model("deepseek-v4.1-flash"), 890_000_000)  # 1M x 890 B
     1000000
     """
-    def kv(n: int) -> int:
-        return model.estimate(n, kv_format).kv_bytes
-
-    if num_bytes <= 0 or kv(1) > num_bytes:
+    if num_bytes <= 0:
         return 0
-    if kv(max_tokens) <= num_bytes:
-        return max_tokens
-    lo, hi = 1, max_tokens  # kv(lo) fits, kv(hi) does not
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if kv(mid) <= num_bytes:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return largest_fitting(lambda n: model.estimate(n, kv_format).kv_bytes <= num_bytes, 1, max_tokens)

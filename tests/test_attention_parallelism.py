@@ -90,3 +90,17 @@ def test_one_gpu_replicas_agree_in_both_modes():
     b = plan(make_inputs(gpus_per_replica=1, weights_gib=0, attention_parallelism="dp"))
     assert a.sessions_per_gpu == b.sessions_per_gpu == a.sessions_per_replica
     assert format_sessions(a.sessions_per_gpu) == format_sessions(b.sessions_per_gpu)
+
+
+def test_a_measured_bytes_per_token_is_refused_where_tp_splits_heads():
+    # a measurement is per GPU at TP 1: Llama's 8 KV heads split over TP 4, which the probe did not see
+    with pytest.raises(PlanInputError, match="measured_kv_bytes_per_token"):
+        plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4,
+                         measured_kv_bytes_per_token=327_680))
+    # under dp, or for an MLA latent that TP replicates, it applies as measured
+    d = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, context_tokens=128_000,
+                         hit_rate=0, attention_parallelism="dp", measured_kv_bytes_per_token=327_680))
+    assert d.kv_source == "measured" and d.per_session_bytes == 42_270_720_000  # 129,000 x 327,680
+    m = plan(make_inputs(model_id="deepseek-v3", gpu_id="h200", gpus_per_replica=8, context_tokens=128_000,
+                         hit_rate=0, measured_kv_bytes_per_token=70_272))
+    assert m.kv_source == "measured" and m.per_session_bytes == 9_065_088_000 and m.sessions_per_replica == 5

@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fuzz_surfaces as fs
-from planner.plan import MIN_TOKENS_PER_S, PlanInputs, make_inputs, plan
+from planner.plan import MIN_TOKENS_PER_S, PlanInputs, format_sessions, make_inputs, plan
 from planner.config_import import MAX_CONFIG_BYTES, layout_from_config, parse_config_text
 from planner.errors import PlanInputError
 from planner.planfile import MAX_PLAN_FILE_BYTES
 from planner.planfile import loads as plan_loads
-from planner.tiers import place_sessions
+from planner.placement import place_sessions
 from planner.traces import MAX_TRACE_BYTES, read_trace
 from planner.traces.readers import MAX_TRACE_SPAN_S
 
@@ -284,7 +284,7 @@ def test_hostile_links_open_every_page_with_text_warnings(params):
     assert at.title, "the page renders"
     if "page" not in params:  # the Plan page: its figures are the plan of the link's valid fields (here: none)
         sessions = next(m.value for m in at.metric if m.label.startswith("Sessions per GPU"))
-        assert sessions == f"{plan(PlanInputs()).sessions_per_gpu:,}"
+        assert sessions == format_sessions(plan(PlanInputs()).sessions_per_gpu)
 
 
 @settings(max_examples=6, suppress_health_check=SLOW)

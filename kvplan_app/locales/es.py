@@ -262,3 +262,9 @@ STRINGS.update({
         "890 B por token (ficha del modelo DeepSeek V4.1-Flash) x tokens: 100k -> 0.089 GB, 250k -> 0.2225 GB, "
         "500k -> 0.445 GB, 1M -> 0.89 GB (0.829 GiB).",
 })
+STRINGS.update({
+    "Usable KV measured on {gpu} ({bytes}) applies to that accelerator only; the others use HBM x utilization - "
+    "weights - reserve.":
+        "El KV utilizable medido en {gpu} ({bytes}) vale solo para ese acelerador; los demás usan HBM x uso - pesos - "
+        "reserva.",
+})

@@ -173,6 +173,10 @@ st.caption(num(t("Current plan ({gpu}, {tokens} tokens, hit rate {hit}): {sessio
                  sessions=format_sessions(result.sessions_per_gpu), replica=f"{result.sessions_per_replica:,}",
                  bytes=format_bytes(result.per_session_bytes)))
            + (f" {result.parallelism_note}" if language() == "en" else ""))
+if result.usable_kv_source == "measured":
+    st.caption(num(t("Usable KV measured on {gpu} ({bytes}) applies to that accelerator only; the others use HBM x "
+                     "utilization - weights - reserve.", gpu=inputs.measured_usable_kv_gpu_id,
+                     bytes=format_bytes(result.usable_kv_bytes))))
 
 
 def _stop_at(model, inputs) -> int | None:

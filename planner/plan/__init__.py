@@ -2,6 +2,7 @@
 
 * :mod:`planner.plan.inputs`: :class:`PlanInputs` (every input and its range), :func:`make_inputs`;
 * :mod:`planner.plan.core`: every phase written once over numpy values (:func:`evaluate`);
+* :mod:`planner.plan.lengths`: a model's KV bytes at many lengths at once;
 * :mod:`planner.plan.hardware`: an accelerator resolved for a plan (HBM, links, tiers);
 * :mod:`planner.plan.result`: :class:`PlanResult` and the scalar :func:`plan` (the 0-d case);
 * :mod:`planner.plan.rebase`: :func:`rebase`, what survives a change of model, GPU or format;
@@ -9,7 +10,6 @@
 """
 
 from planner.plan.core import (
-    growing_bytes_array,
     kv_split,
     miss_probability,
     replay_window_tokens,
@@ -17,6 +17,7 @@ from planner.plan.core import (
     state_alive_fraction,
     weights_per_gpu,
 )
+from planner.plan.lengths import growing_bytes_array
 from planner.plan.hardware import host_tiers, resolve_hardware, resolve_hbm
 from planner.plan.inputs import (
     MAX_CONTEXT_TOKENS,

@@ -15,7 +15,7 @@ from planner.plan.core import evaluate, kv_split
 from planner.plan.hardware import hardware_arrays, resolve_hardware
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
-from planner.tiers import TierPlacement, place_sessions
+from planner.placement import TierPlacement, place_sessions
 from planner.units import to_gib
 
 
@@ -205,7 +205,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     slope = _kv_bytes_per_token(model, n, fmt, split.tp, split.pp)
     per_gpu = sessions if split.domain_gpus == 1 else _f(a.sessions_per_gpu)
 
-    where = "the replica" if inputs.attention_parallelism == "tp" and split.domain_gpus > 1 else "one GPU"
+    where = ("one GPU" if split.domain_gpus == 1 else "the replica" if inputs.attention_parallelism == "tp"
+             else f"one pipeline of {split.domain_gpus} GPUs")
     if usable <= 0:
         util_bytes = hw.hbm_bytes * inputs.gpu_memory_utilization
         message = (f"Nothing fits: weights ({to_gib(weights):.3g} GiB per GPU) and reserve "

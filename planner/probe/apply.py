@@ -44,8 +44,13 @@ def measured_model(result: ProbeResult) -> ModelSpec:
 
 
 def inputs_for(result: ProbeResult, inputs):
-    """Plan inputs for :func:`measured_model`: the probed model, its format folded into "native"."""
-    return inputs.model_copy(update={"model_id": result.model_id, "kv_format": NATIVE})
+    """Plan inputs for :func:`measured_model`: the probed model, its format folded into "native".
+
+    Through :func:`planner.plan.rebase`: a measured figure of another model or format does not come along.
+    """
+    from planner.plan import rebase
+
+    return rebase(inputs, model_id=result.model_id, kv_format=NATIVE)[0]
 
 
 GROUP_COLUMNS = ("group", "role", "format", "layers", "blocks", "entries_per_block", "entry_bytes", "entries",

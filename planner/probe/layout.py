@@ -46,6 +46,7 @@ from planner.kv import (
     check_tokens,
 )
 from planner.models import NATIVE
+from planner.monotone import largest_fitting
 
 PROBE_FORMATS: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8", "fp8-e5m2", "mxfp8", "nvfp4", "mxfp4")
 """Formats the probe can quantize (the integer formats int8, int4, q8_0, q4_0 are not implemented)."""
@@ -257,18 +258,8 @@ def plan_pool(model_id: str, num_tokens: int, kv_format: str | None = NATIVE,
 def tokens_that_fit(layout: PoolLayout, budget_bytes: int) -> int:
     """The largest token count whose pool fits in ``budget_bytes`` (0 if not even one token).
 
-    Pool bytes only grow with tokens, so a binary search is exact.
+    Pool bytes only grow with tokens, so a bisection (:func:`planner.monotone.largest_fitting`) is exact.
     """
-    if budget_bytes <= 0 or layout.at(1).pool_bytes > budget_bytes:
+    if budget_bytes <= 0:
         return 0
-    lo, hi = 1, 2
-    while hi <= MAX_PROBE_TOKENS and layout.at(hi).pool_bytes <= budget_bytes:
-        lo, hi = hi, hi * 2
-    hi = min(hi, MAX_PROBE_TOKENS + 1)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if layout.at(mid).pool_bytes <= budget_bytes:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return largest_fitting(lambda n: layout.at(n).pool_bytes <= budget_bytes, 1, MAX_PROBE_TOKENS)
