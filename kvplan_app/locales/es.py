@@ -268,3 +268,101 @@ STRINGS.update({
         "El KV utilizable medido en {gpu} ({bytes}) vale solo para ese acelerador; los demás usan HBM x uso - pesos - "
         "reserva.",
 })
+
+# -- Model page ------------------------------------------------------------------------------------------------------
+STRINGS.update({
+    "Model: KV accounting": "Modelo: cuentas del KV",
+    "Every figure is per GPU unless marked per replica. GB = 10^9 B, GiB = 2^30 B.":
+        "Cada cifra es por GPU salvo que se indique por réplica. GB = 10^9 B, GiB = 2^30 B.",
+    "Model source": "Origen del modelo",
+    "Catalog": "Catálogo",
+    "Import config.json": "Importar config.json",
+    "Starts from the Plan page's model, KV format, GPUs per replica (as TP), context and usable KV per GPU.":
+        "Parte del modelo, formato KV, GPU por réplica (como TP), contexto y KV utilizable por GPU de la página Plan.",
+    "Tensor parallel (TP)": "Paralelismo de tensor (TP)",
+    "Pipeline parallel (PP)": "Paralelismo de pipeline (PP)",
+    "Context tokens (e.g. 128k, 1M)": "Tokens de contexto (p. ej. 128k, 1M)",
+    "KV per GPU (pool)": "KV por GPU (pool)",
+    "KV bytes per token per GPU": "Bytes de KV por token y GPU",
+    "State per session": "Estado por sesión",
+    "Per-group breakdown (per GPU)": "Desglose por grupo (por GPU)",
+    "Download the breakdown (CSV)": "Descargar el desglose (CSV)",
+    "Theory vs engine (vLLM), one sequence per GPU": "Teoría frente a motor (vLLM), una secuencia por GPU",
+    "vLLM capacity for a KV budget (per GPU)": "Capacidad de vLLM para un presupuesto de KV (por GPU)",
+    "Upload a config.json": "Subir un config.json",
+    "…or paste it": "…o pegarlo",
+    "Engine settings (vLLM view) and KV budget": "Ajustes del motor (vista de vLLM) y presupuesto de KV",
+    "Block size (tokens)": "Tamaño de bloque (tokens)",
+    "max_num_batched_tokens": "max_num_batched_tokens",
+    "Hybrid KV cache manager on (off e.g. with a KV connector)":
+        "Gestor híbrido de la caché KV activo (desactivado p. ej. con un conector de KV)",
+    "Available KV memory per GPU (GiB)": "Memoria de KV disponible por GPU (GiB)",
+    "max_model_len (blank: the model's maximum context)": "max_model_len (vacío: el contexto máximo del modelo)",
+    "Columns as docs/csv.md, 'Model breakdown CSV' (units in the names).":
+        "Columnas como en docs/csv.md, 'Model breakdown CSV' (unidades en los nombres).",
+    "Theory (window-capped), per GPU": "Teoría (con tope de ventana), por GPU",
+    "vLLM allocates, per GPU": "Lo que reserva vLLM, por GPU",
+    "KV blocks (num_gpu_blocks)": "Bloques de KV (num_gpu_blocks)",
+    "GPU KV cache size": "Tamaño de la caché KV de la GPU",
+    "Largest max_model_len for this budget": "Mayor max_model_len para este presupuesto",
+    "How this is computed": "Cómo se calcula",
+    "Sources": "Fuentes",
+    "What the import read, derived, defaulted or ignored": "Qué leyó, dedujo, supuso o ignoró la importación",
+    "Upload or paste a Hugging Face config.json. Until then the previous model stays.":
+        "Sube o pega un config.json de Hugging Face. Mientras tanto se mantiene el modelo anterior.",
+    "Why they differ:": "Por qué difieren:",
+})
+
+# -- Traces page -----------------------------------------------------------------------------------------------------
+STRINGS.update({
+    "Traces: measured prefix-cache hit rates": "Trazas: tasas de acierto medidas de la caché de prefijos",
+    "Trace": "Traza",
+    "TTL (entries unused this long expire)": "TTL (caducan las entradas sin uso durante este tiempo)",
+    "Requests": "Peticiones",
+    "Duration": "Duración",
+    "Mean arrival rate": "Ritmo medio de llegada",
+    "Prompt tokens, median": "Tokens del prompt, mediana",
+    "Prompt tokens, mean": "Tokens del prompt, media",
+    "Malformed rows": "Filas mal formadas",
+    "Token hit rate": "Acierto por tokens",
+    "Block hit rate": "Acierto por bloques",
+    "Cache (usable KV per GPU)": "Caché (KV utilizable por GPU)",
+    "Unlimited-cache token hit rate": "Acierto por tokens con caché ilimitada",
+    "Download the curve (CSV)": "Descargar la curva (CSV)",
+    "Format": "Formato",
+    "Tokens per hash_ids block (generic JSONL)": "Tokens por bloque de hash_ids (JSONL genérico)",
+    "Columns as planner.traces.CURVE_COLUMNS (docs/traces.md).":
+        "Columnas como planner.traces.CURVE_COLUMNS (docs/traces.md).",
+    "Lengths, arrivals and concurrency": "Longitudes, llegadas y concurrencia",
+    "Upload a trace, or pick a bundled one.": "Sube una traza o elige una de las incluidas.",
+    "Upload a trace": "Subir una traza",
+})
+
+# -- Live probe page -------------------------------------------------------------------------------------------------
+STRINGS.update({
+    "Live probe: the KV pool's real bytes": "Sonda en vivo: los bytes reales del pool de KV",
+    "Check for torch again": "Buscar torch de nuevo",
+    "Run here": "Ejecutar aquí",
+    "Upload a result": "Subir un resultado",
+    "ProbeResult JSON (from `kvplan probe … --json`)": "JSON de ProbeResult (de `kvplan probe … --json`)",
+    "Planner: bytes per token": "Planificador: bytes por token",
+    "Measured: bytes per token": "Medido: bytes por token",
+    "Allocator and page overhead": "Sobrecoste del asignador y las páginas",
+    "KV cache size in free memory": "Tamaño de la caché KV en la memoria libre",
+    "Download this result (JSON)": "Descargar este resultado (JSON)",
+    "In the plan": "En el plan",
+    "Use the measured bytes per token in the plan": "Usar en el plan los bytes por token medidos",
+    "Sessions per GPU (planner arithmetic)": "Sesiones por GPU (aritmética del planificador)",
+    "No probe yet: run one here or upload a result.": "Aún no hay sonda: ejecuta una aquí o sube un resultado.",
+    "Unavailable: torch is not installed here.": "No disponible: torch no está instalado aquí.",
+    "Only for a CUDA probe: a CPU probe's free memory is host RAM.":
+        "Solo para una sonda CUDA: la memoria libre de una sonda en CPU es RAM del host.",
+    "Back to the planner's arithmetic": "Volver a la aritmética del planificador",
+    "Yes, run on this server's CPU (it allocates host memory)":
+        "Sí, ejecutar en la CPU de este servidor (reserva memoria del host)",
+    "Tokens in the pool (e.g. 1M, 128k)": "Tokens en el pool (p. ej. 1M, 128k)",
+    "Device": "Dispositivo",
+    "Most of the free memory to use": "Máximo de memoria libre a usar",
+    "Run the probe": "Ejecutar la sonda",
+    "Tick the box to run the probe on this server's CPU.": "Marca la casilla para ejecutar la sonda en la CPU de este servidor.",
+})

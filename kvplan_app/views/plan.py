@@ -97,7 +97,7 @@ def widened(key: str, lo: float, hi: float) -> tuple[float, float]:
 
 
 TYPED = ("plan_hbm_gib", "plan_hit_rate")
-"""Sliders with a typed number box beside them (key ``<slider key>_typed``)."""
+# Sliders with a typed number box beside them (key ``<slider key>_typed``).
 
 
 def _slider_moved(key: str) -> None:

@@ -24,6 +24,7 @@ from planner.traces.figures import (
 )
 from planner.traces.readers import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes, format_duration
+from kvplan_app.i18n import num, t
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, update_inputs
 
 LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
@@ -38,7 +39,7 @@ def ttl_label(ttl_s):
     return f"{ttl_s / 60:g} min" if ttl_s >= 60 else f"{ttl_s:g} s"
 
 
-st.title("Traces: measured prefix-cache hit rates")
+st.title(t("Traces: measured prefix-cache hit rates"))
 st.caption("Replay a real request trace through an LRU prefix cache of the plan's usable KV and a TTL. "
            "GB = 10^9 B, GiB = 2^30 B. Semantics and formats: docs/traces.md.")
 show_link_warnings()
@@ -79,13 +80,13 @@ if st.session_state.get("traces_plan_seen") != (inputs.model_id, inputs.gpu_id):
 # ---------------------------------------------------------------------------
 c1, c4 = st.columns([3, 2])  # trace and TTL, then model and GPU: no name cut at 1280 px
 c2, c3 = st.columns(2)
-choice = c1.selectbox("Trace", [*SAMPLES, UPLOAD], key="traces_sample",
-                      format_func=lambda s: SAMPLES[s].label if s in SAMPLES else s)
-model_id = c2.selectbox("Model", list(models()), key="traces_model_id", format_func=lambda m: models()[m].name)
+choice = c1.selectbox(t("Trace"), [*SAMPLES, UPLOAD], key="traces_sample",
+                      format_func=lambda s: SAMPLES[s].label if s in SAMPLES else t(s))
+model_id = c2.selectbox(t("Model"), list(models()), key="traces_model_id", format_func=lambda m: models()[m].name)
 gpu_ids = list(GPUS) + (["custom"] if inputs.gpu_id == "custom" else [])
-gpu_id = c3.selectbox("GPU", gpu_ids, key="traces_gpu_id",
+gpu_id = c3.selectbox(t("GPU"), gpu_ids, key="traces_gpu_id",
                       format_func=lambda g: GPUS[g].name if g in GPUS else "Custom (the plan's HBM)")
-ttl_s = c4.select_slider("TTL (entries unused this long expire)", TTL_OPTIONS, key="traces_ttl",
+ttl_s = c4.select_slider(t("TTL (entries unused this long expire)"), TTL_OPTIONS, key="traces_ttl",
                          format_func=ttl_label)
 
 if (model_id, gpu_id) != (inputs.model_id, inputs.gpu_id):
@@ -118,14 +119,14 @@ if choice == UPLOAD:
     u1, u2, u3 = st.columns([2, 1, 1])
     upload = u1.file_uploader(f"Trace file (JSONL or CSV, at most {MAX_TRACE_BYTES / MB:g} MB)",
                               type=["jsonl", "json", "csv"], key="traces_upload")
-    fmt = u2.selectbox("Format", ["detect", *FORMATS], key="traces_format")
-    block_tokens = u3.number_input("Tokens per hash_ids block (generic JSONL)", min_value=1, max_value=1 << 20,
+    fmt = u2.selectbox(t("Format"), ["detect", *FORMATS], key="traces_format")
+    block_tokens = u3.number_input(t("Tokens per hash_ids block (generic JSONL)"), min_value=1, max_value=1 << 20,
                                    step=1, key="traces_block_tokens")
     st.caption("Generic JSONL: one object per line with timestamp_s (or timestamp_ms), input_length, "
                "output_length and optional hash_ids (chained block hashes). Mooncake blocks are "
                f"{MOONCAKE_BLOCK_TOKENS} tokens.")
     if upload is None:
-        st.info("Upload a trace, or pick a bundled one.")
+        st.info(t("Upload a trace, or pick a bundled one."))
         st.stop()
     if upload.size > MAX_TRACE_BYTES:
         st.error(f"trace: {upload.size:,} B is larger than the {MAX_TRACE_BYTES:,} B "
@@ -147,13 +148,13 @@ else:
 # ---------------------------------------------------------------------------
 summary = summarize(trace)
 m1, m2, m3 = st.columns(3)
-m1.metric("Requests", f"{summary.num_requests:,}")
-m2.metric("Duration", format_duration(summary.duration_s))
-m3.metric("Mean arrival rate", f"{summary.mean_rate_per_s:,.3g} /s")
+m1.metric(t("Requests"), f"{summary.num_requests:,}")
+m2.metric(t("Duration"), format_duration(summary.duration_s))
+m3.metric(t("Mean arrival rate"), f"{summary.mean_rate_per_s:,.3g} /s")
 m4, m5, m6 = st.columns(3)
-m4.metric("Prompt tokens, median", f"{summary.input_tokens.p50:,.0f}")
-m5.metric("Prompt tokens, mean", f"{summary.input_tokens.mean:,.0f}")
-m6.metric("Malformed rows", f"{trace.malformed.num_malformed:,}")
+m4.metric(t("Prompt tokens, median"), f"{summary.input_tokens.p50:,.0f}")
+m5.metric(t("Prompt tokens, mean"), f"{summary.input_tokens.mean:,.0f}")
+m6.metric(t("Malformed rows"), f"{trace.malformed.num_malformed:,}")
 if trace.malformed.num_malformed:
     st.warning(escape_markdown(trace.malformed.summary()))  # quotes the file's own values: text, never markup
 for note in trace.notes:
@@ -210,10 +211,10 @@ unlimited = profile.hits(None, ttl_s)
 st.subheader(f"Measured at the usable KV of one {result.gpu_name}")
 h1, h2 = st.columns(2)
 h3, h4 = st.columns(2)
-h1.metric("Token hit rate", f"{hits.token_hit_rate:.1%}")
-h2.metric("Block hit rate", f"{hits.block_hit_rate:.1%}")
-h3.metric("Cache (usable KV per GPU)", format_bytes(capacity_blocks * block_bytes))
-h4.metric("Unlimited-cache token hit rate", f"{unlimited.token_hit_rate:.1%}")
+h1.metric(t("Token hit rate"), f"{hits.token_hit_rate:.1%}")
+h2.metric(t("Block hit rate"), f"{hits.block_hit_rate:.1%}")
+h3.metric(t("Cache (usable KV per GPU)"), format_bytes(capacity_blocks * block_bytes))
+h4.metric(t("Unlimited-cache token hit rate"), f"{unlimited.token_hit_rate:.1%}")
 st.caption(f"{result.model_name}: {kv_per_token:,.6g} B per token at the trace's mean prompt "
            f"({typical_context_tokens(trace):,} tokens), {trace.block_tokens:,}-token blocks of "
            f"{block_bytes:,.0f} B: {capacity_blocks:,} blocks fit. TTL: {ttl_label(ttl_s)}. "
@@ -233,9 +234,9 @@ st.plotly_chart(capacity_curve_figure(curve, usable_kv_bytes=capacity_blocks * b
                                       usable_label=f"this plan's usable KV on {result.gpu_name}",
                                       title=f"Hit rate vs cache capacity (TTL: {ttl_label(ttl_s)})"),
                 key="traces_curve")
-st.download_button("Download the curve (CSV)", to_csv_bytes(curve), mime=CSV_MIME, key="traces_curve_csv",
+st.download_button(t("Download the curve (CSV)"), to_csv_bytes(curve), mime=CSV_MIME, key="traces_curve_csv",
                    file_name="kvplan-hit-rate-vs-capacity.csv",
-                   help="Columns as planner.traces.CURVE_COLUMNS (docs/traces.md).")
+                   help=t("Columns as planner.traces.CURVE_COLUMNS (docs/traces.md)."))
 
 left, right = st.columns(2)
 left.plotly_chart(ttl_curve_figure(ttl_curve(profile, DEFAULT_TTLS_S, capacity_blocks=capacity_blocks),
@@ -254,5 +255,5 @@ timeline = replays[replay_key].timeline
 right.plotly_chart(cache_bytes_figure(timeline, capacity_bytes=capacity_blocks * block_bytes),
                    key="traces_cache_bytes")
 
-with st.expander("Lengths, arrivals and concurrency", expanded=False):
+with st.expander(t("Lengths, arrivals and concurrency"), expanded=False):
     show_traffic()

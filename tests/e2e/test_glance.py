@@ -148,7 +148,7 @@ ENGLISH_ONLY_JS = """english => {
 }"""
 
 
-@pytest.mark.parametrize("name", ["plan", "frontier", "context"])
+@pytest.mark.parametrize("name", list(PAGES))
 def test_spanish_pages_have_no_english_label_left(app_server, sized, shots, name):
     """``?lang=es``: no label, metric, heading, expander or caption shows an English catalogue string."""
     from kvplan_app.locales import es
