@@ -34,7 +34,8 @@ CATALOGUES: dict[str, dict[str, str]] = {"en": {}, "es": es.STRINGS}
 """Language -> English text -> translation (English maps to itself)."""
 
 _SESSION_KEY = "ui_lang"
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_NUMBER = re.compile(r"(?<![A-Za-z\d.,])\d[\d,]*(?:\.\d+)?")
+"""A number in English format, not part of a name (``V4.1`` and ``H200`` stay as they are)."""
 
 
 def language() -> str:
@@ -55,6 +56,8 @@ def t(text: str, /, **values: Any) -> str:
 
 def num(text: str) -> str:
     """Numbers inside an English-formatted string (``1,234.5``) written with this language's separators.
+
+    Pass figures, not names: a name such as "Llama 3.1 8B" would be localized too.
 
     >>> import kvplan_app.i18n as i; i.localize_numbers("0.89 GB (0.829 GiB), 1,144 sessions", "es")
     '0,89 GB (0,829 GiB), 1.144 sessions'

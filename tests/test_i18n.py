@@ -51,3 +51,7 @@ def test_numbers_per_locale():
     assert localize_numbers("1,000,000 tokens at 20,000.5 tokens/s", "es") == "1.000.000 tokens at 20.000,5 tokens/s"
     assert localize_numbers("0.89 GB", "en") == "0.89 GB"
     assert not re.search(r"\d,\d{3}", localize_numbers("12,031 requests", "es"))
+
+
+def test_names_inside_a_number_string_stay():
+    assert localize_numbers("DeepSeek V4.1-Flash on H200: 0.89 GB", "es") == "DeepSeek V4.1-Flash on H200: 0,89 GB"

@@ -366,3 +366,13 @@ STRINGS.update({
     "Run the probe": "Ejecutar la sonda",
     "Tick the box to run the probe on this server's CPU.": "Marca la casilla para ejecutar la sonda en la CPU de este servidor.",
 })
+STRINGS.update({
+    "native = {label}": "nativo = {label}",
+    "native": "nativo",
+    "{model} at {tokens} tokens": "{model} con {tokens} tokens",
+    "{tokens} tokens is more than this model's maximum context ({max}): the figures extrapolate its layout.":
+        "{tokens} tokens es más que el contexto máximo de este modelo ({max}): las cifras extrapolan su estructura.",
+    "KV per replica ({gpus})": "KV por réplica ({gpus})",
+    "{tokens} tokens": "{tokens} tokens",
+    "Maximum concurrency for {tokens} tokens per request": "Concurrencia máxima con {tokens} tokens por petición",
+})

@@ -93,13 +93,13 @@ def _view_from_link() -> FrontierView:
 inputs = current_inputs()
 model = get_model(inputs.model_id)
 st.title(t("Frontier: sessions and request rate"))
-st.caption(num(t("{model}, {gpus} per replica, output {output}, {prefixes}, pauses {pause} ({distribution}), TTL "
-                 "{ttl}: every other input comes from the Plan page.", model=model.name,
-                 gpus=plural(inputs.gpus_per_replica, t("GPU"), t("GPUs")),
-                 output=plural(inputs.output_tokens, t("token"), t("tokens")),
-                 prefixes=plural(inputs.shared_prefixes, t("shared prefix"), t("shared prefixes")),
-                 pause=format_duration(inputs.pause_mean_s), distribution=t(inputs.pause_distribution),
-                 ttl=format_duration(inputs.ttl_s))))
+st.caption(t("{model}, {gpus} per replica, output {output}, {prefixes}, pauses {pause} ({distribution}), TTL "
+             "{ttl}: every other input comes from the Plan page.", model=model.name,  # names are never localized
+             gpus=num(plural(inputs.gpus_per_replica, t("GPU"), t("GPUs"))),
+             output=num(plural(inputs.output_tokens, t("token"), t("tokens"))),
+             prefixes=num(plural(inputs.shared_prefixes, t("shared prefix"), t("shared prefixes"))),
+             pause=num(format_duration(inputs.pause_mean_s)), distribution=t(inputs.pause_distribution),
+             ttl=num(format_duration(inputs.ttl_s))))
 
 if "frontier_gpus" not in st.session_state:
     view = _view_from_link()

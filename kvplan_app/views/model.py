@@ -157,9 +157,9 @@ if model is None:
 st.caption(t("Starts from the Plan page's model, KV format, GPUs per replica (as TP), context and usable KV per GPU."))
 i1, i2, i3, i4 = st.columns([1.3, 1, 1, 1.3])
 kv_format = i1.selectbox(t("KV format"), [NATIVE, *FORMATS], key="model_kv_format",
-                         format_func=lambda f: "native" if f == NATIVE else FORMATS[f].id,
+                         format_func=lambda f: t("native") if f == NATIVE else FORMATS[f].id,
                          help=" · ".join(f"{f.id}: {f.label}" for f in FORMATS.values()))
-i1.caption(f"native = {model.native_format_label}")
+i1.caption(t("native = {label}", label=model.native_format_label))
 tp = i2.number_input(t("Tensor parallel (TP)"), min_value=1, max_value=1024, step=1, key="model_tp")
 pp = i3.number_input(t("Pipeline parallel (PP)"), min_value=1, max_value=1024, step=1, key="model_pp")
 context_text = i4.text_input(t("Context tokens (e.g. 128k, 1M)"), key="model_context")
@@ -203,16 +203,16 @@ for name, value in (("model", model.id if source == "Catalog" else None), ("fmt"
 # ---------------------------------------------------------------------------
 # Totals
 # ---------------------------------------------------------------------------
-st.subheader(escape_markdown(f"{model.name} at {context:,} tokens"))
+st.subheader(escape_markdown(t("{model} at {tokens} tokens", model=model.name, tokens=num(f"{context:,}"))))
 if model.max_context_tokens is not None and context > model.max_context_tokens:
-    st.warning(f"{context:,} tokens is more than this model's maximum context ({model.max_context_tokens:,}): "
-               "the figures extrapolate its layout.")
+    st.warning(num(t("{tokens} tokens is more than this model's maximum context ({max}): the figures extrapolate its "
+                     "layout.", tokens=f"{context:,}", max=f"{model.max_context_tokens:,}")))
 m1, m2 = st.columns(2)
-m1.metric(t("KV per GPU (pool)"), format_bytes(est.kv_bytes))
-m2.metric(f"KV per replica ({plural(tp * pp, 'GPU')})", format_bytes(est.kv_bytes_per_replica))
+m1.metric(t("KV per GPU (pool)"), num(format_bytes(est.kv_bytes)))
+m2.metric(t("KV per replica ({gpus})", gpus=plural(tp * pp, t("GPU"), t("GPUs"))), num(format_bytes(est.kv_bytes_per_replica)))
 m3, m4 = st.columns(2)
-m3.metric(t("KV bytes per token per GPU"), f"{est.kv_bytes_per_token:,.6g} B")
-m4.metric(t("State per session"), format_bytes(est.pool_state_bytes + est.state_bytes))
+m3.metric(t("KV bytes per token per GPU"), num(f"{est.kv_bytes_per_token:,.6g} B"))
+m4.metric(t("State per session"), num(format_bytes(est.pool_state_bytes + est.state_bytes)))
 st.caption(f"{est.kv_bytes:,} B per {est.per}; basis: {est.basis}. Per replica counts every layer once per TP rank "
            "(replicated heads and latents included). State per session: "
            f"{est.pool_state_bytes:,} B in the pool (Mamba / linear attention, constant in length, included above), "
@@ -257,8 +257,8 @@ except PlanInputError as exc:
 try:
     tve = theory_vs_engine(model, context, kv_format, tp, pp, settings)
     t1, t2 = st.columns(2)
-    t1.metric(t("Theory (window-capped), per GPU"), format_bytes(tve.theory_bytes))
-    t2.metric(t("vLLM allocates, per GPU"), format_bytes(tve.engine_bytes),
+    t1.metric(t("Theory (window-capped), per GPU"), num(format_bytes(tve.theory_bytes)))
+    t2.metric(t("vLLM allocates, per GPU"), num(format_bytes(tve.engine_bytes)),
               delta=None if not tve.differs else f"{tve.engine_bytes - tve.theory_bytes:+,} B", delta_color="off")
     if tve.differs:
         st.markdown(t("Why they differ:"))
@@ -281,10 +281,11 @@ try:
     fit = vllm_max_model_len(model, budget, kv_format, tp, pp, settings)
     c1, c2 = st.columns(2)
     c3, c4 = st.columns(2)
-    c1.metric(t("KV blocks (num_gpu_blocks)"), f"{cap.num_blocks:,}")
-    c2.metric(t("GPU KV cache size"), f"{cap.max_tokens:,} tokens")
-    c3.metric(f"Maximum concurrency for {cap.max_model_len:,} tokens per request", f"{cap.max_concurrency:.2f}x")
-    c4.metric(t("Largest max_model_len for this budget"), f"{fit.max_model_len:,} tokens")
+    c1.metric(t("KV blocks (num_gpu_blocks)"), num(f"{cap.num_blocks:,}"))
+    c2.metric(t("GPU KV cache size"), num(t("{tokens} tokens", tokens=f"{cap.max_tokens:,}")))
+    c3.metric(num(t("Maximum concurrency for {tokens} tokens per request", tokens=f"{cap.max_model_len:,}")),
+              num(f"{cap.max_concurrency:,.2f}x"))
+    c4.metric(t("Largest max_model_len for this budget"), num(t("{tokens} tokens", tokens=f"{fit.max_model_len:,}")))
     st.caption(f"Budget {format_bytes(cap.kv_budget_bytes)} per GPU. {cap.note}")
     if not cap.fits_one_request:
         st.warning(f"vLLM would refuse to start: one {cap.max_model_len:,}-token request needs "
