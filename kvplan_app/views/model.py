@@ -126,7 +126,8 @@ if source == "Catalog":
     st.session_state["model_current"] = model
 else:
     c1, c2 = st.columns(2)
-    upload = c1.file_uploader(t("Upload a config.json"), type=["json"], key="model_config_file")
+    upload = c1.file_uploader(t("Upload a config.json"), type=["json"], key="model_config_file",
+                              max_upload_size=max(1, MAX_CONFIG_BYTES // 10**6))  # the uploader says the real limit
     pasted = c2.text_area(t("…or paste it"), key="model_config_text", height=150,
                           placeholder='{"num_hidden_layers": 32, "num_attention_heads": 32, ...}')
     text = None
