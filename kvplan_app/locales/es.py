@@ -376,3 +376,12 @@ STRINGS.update({
     "{tokens} tokens": "{tokens} tokens",
     "Maximum concurrency for {tokens} tokens per request": "Concurrencia máxima con {tokens} tokens por petición",
 })
+STRINGS.update({
+    "Group": "Grupo", "Role": "Papel", "Layers": "Capas", "Blocks": "Bloques", "Entries per block": "Entradas por bloque",
+    "Entry (B)": "Entrada (B)", "Entries": "Entradas", "Planner (B)": "Planificador (B)", "Pool (B)": "Pool (B)",
+    "Channels": "Canales", "Relative RMS error": "Error RMS relativo", "Largest absolute error": "Mayor error absoluto",
+    "Quantize (GB/s)": "Cuantizar (GB/s)", "Dequantize (GB/s)": "Descuantizar (GB/s)",
+    "Plain copy (GB/s)": "Copia simple (GB/s)", "Quantize vs copy": "Cuantizar frente a copiar",
+    "Dequantize vs copy": "Descuantizar frente a copiar",
+    "same as the planner": "igual que el planificador", "{ratio}x the planner's": "{ratio}x la del planificador",
+})

@@ -138,6 +138,11 @@ with upload_tab:
         st.error(escape_markdown(st.session_state["probe_upload_error"]))
 
 
+def _ratio_words(ratio: float) -> str:
+    """Measured over predicted, in words: "same as the planner" or "1.02x the planner's"."""
+    return t("same as the planner") if ratio == 1 else t("{ratio}x the planner's", ratio=num(f"{ratio:,.4g}"))
+
+
 def show(result, source: str) -> None:
     """The probe's figures, its tables and the measured coefficient next to the plan."""
     st.subheader(f"{models()[result.model_id].name}, {result.kv_format}, {result.num_tokens:,} tokens")
@@ -145,13 +150,14 @@ def show(result, source: str) -> None:
         f"{source} · {result.device}: {result.device_name} · torch {result.torch_version}"
         + (f", CUDA {result.cuda_version}" if result.cuda_version else "")
         + f" · {result.timestamp:%Y-%m-%d %H:%M} UTC · fill {result.fill} · block {result.block_size} tokens"))
-    m1, m2, m3, m4 = st.columns(4)
+    m1, m2 = st.columns(2)  # two per row: "17,456,896 tokens" is never cut at 1280 px
+    m3, m4 = st.columns(2)
     m1.metric(t("Planner: bytes per token"), f"{result.predicted_bytes_per_token:,.6g} B",
               help=f"{result.predicted_bytes:,} B for {result.num_tokens:,} tokens; "
                    f"whole blocks: {result.pool_bytes:,} B")
     m2.metric(t("Measured: bytes per token"), f"{result.measured_bytes_per_token:,.6g} B",
               delta=None if result.measured_over_predicted is None
-              else f"x{result.measured_over_predicted:.6f} of the planner's", delta_color="off",
+              else _ratio_words(result.measured_over_predicted), delta_color="off",
               help=("torch.cuda.memory_allocated delta" if result.device == "cuda"
                     else "the pool tensors' storage bytes") + f": {result.measured_bytes:,} B")
     m3.metric(t("Allocator and page overhead"), f"{result.allocator_overhead_bytes:+,} B",
@@ -163,12 +169,21 @@ def show(result, source: str) -> None:
     st.caption(f"Released afterwards: {'yes' if result.released else 'NO'} (residual {result.residual_bytes:+,} B). "
                f"Pool {format_bytes(result.pool_bytes)}; device total {format_bytes(result.total_bytes)}, free "
                f"{format_bytes(result.free_bytes)} before the probe.")
-    st.dataframe(groups_frame(result), hide_index=True)
+    st.dataframe(groups_frame(result), hide_index=True, column_config={
+        "group": t("Group"), "role": t("Role"), "format": t("Format"), "layers": t("Layers"), "blocks": t("Blocks"),
+        "entries_per_block": t("Entries per block"), "entry_bytes": t("Entry (B)"), "entries": t("Entries"),
+        "planner_bytes": t("Planner (B)"), "pool_bytes": t("Pool (B)")})
     if result.quality:
         st.dataframe(formats_frame(result), hide_index=True,
-                     column_config={"rel_rmse": st.column_config.NumberColumn(format="%.4f"),
-                                    "quantize_over_copy": st.column_config.NumberColumn(format="percent"),
-                                    "dequantize_over_copy": st.column_config.NumberColumn(format="percent")})
+                     column_config={"format": t("Format"), "channels": t("Channels"), "role": t("Role"),
+                                    "rel_rmse": st.column_config.NumberColumn(t("Relative RMS error"), format="%.4f"),
+                                    "max_abs_error": t("Largest absolute error"),
+                                    "quantize_gbps": t("Quantize (GB/s)"), "dequantize_gbps": t("Dequantize (GB/s)"),
+                                    "copy_gbps": t("Plain copy (GB/s)"),
+                                    "quantize_over_copy": st.column_config.NumberColumn(t("Quantize vs copy"),
+                                                                                        format="percent"),
+                                    "dequantize_over_copy": st.column_config.NumberColumn(t("Dequantize vs copy"),
+                                                                                          format="percent")})
         st.caption("Round-trip error on synthetic KV (normal values, one outlier channel in 64 at 10x). "
                    "Throughput: GB/s of source bytes, best of N, next to a plain copy of the same bytes "
                    "in the same run.")
