@@ -125,13 +125,13 @@ def _plan_trace(x: float, y: float | None, text: str) -> list[go.Scatter]:
 
 
 def _mark_plan(fig: go.Figure, x: float, y: float | None, hover: str, label: str, *, log_x: bool,
-               log_y: bool, x_range: tuple[float, float]) -> go.Figure:
-    """Add the plan's diamond and its label (or, when it has no point on the chart, say so)."""
+               log_y: bool, x_range: tuple[float, float], below: bool = False) -> go.Figure:
+    """Add the plan's diamond and its label (below it on falling curves; or, with no point on the chart, say so)."""
     traces = _plan_trace(x, y, hover)
     for trace in traces:
         fig.add_trace(trace)
     if traces:
-        label_plan(fig, x, y, label, x_log=log_x, y_log=log_y, x_range=x_range)
+        label_plan(fig, x, y, label, x_log=log_x, y_log=log_y, x_range=x_range, below=below)
     else:
         fig.add_annotation(xref="paper", yref="paper", x=0.02, y=0.02, xanchor="left", showarrow=False,
                            text=f"{label} (not on this chart)", font=dict(size=12))
@@ -190,7 +190,7 @@ def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = No
     if plan_point is not None:
         _mark_plan(fig, plan_point[0], plan_point[1],
                    f"plan: {plan_point[0]:,} tokens, {format_sessions(plan_point[1])} sessions",
-                   f"this plan: {format_sessions(plan_point[1])}", log_x=True, log_y=True, x_range=x_range)
+                   f"this plan: {format_sessions(plan_point[1])}", log_x=True, log_y=True, x_range=x_range, below=True)
     title = "Sessions per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
     fig.update_layout(**_line_layout(x_title="Context (tokens)", y_title=title, log_x=True))
     return fig
@@ -246,7 +246,7 @@ def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = 
         rate = plan_point[1]
         _mark_plan(fig, plan_point[0], rate, f"plan: {plan_point[0]:,} tokens, {rate or 0:,.4g} requests/s",
                    "this plan: " + ("rate undefined" if rate is None else f"{rate:,.3g} /s"),
-                   log_x=True, log_y=True, x_range=x_range)
+                   log_x=True, log_y=True, x_range=x_range, below=True)
     title = "Requests/s per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
     fig.update_layout(**_line_layout(x_title="Context (tokens)", y_title=title, log_x=True))
     return fig

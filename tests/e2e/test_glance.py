@@ -96,6 +96,16 @@ def settle(page) -> None:
     page.wait_for_timeout(400)  # plotly lays out after the script's last message
 
 
+def screenshot(page, path: Path) -> None:
+    """The whole page: the viewport is stretched to the app's scroll height for the shot, then put back."""
+    size = page.viewport_size
+    height = page.evaluate("() => (document.querySelector('[data-testid=stMain]') || document.body).scrollHeight")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(height), 12_000))})
+    page.wait_for_timeout(500)  # plotly relayouts on resize
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
+
+
 def open_page(page, base: str, path: str, query: str = "") -> None:
     page.goto(f"{base}/{path}" + (f"?{query}" if query else ""))
     settle(page)
@@ -131,11 +141,11 @@ def test_plan_first_screen_answers_the_question(app_server, browser):
 def test_every_page_reads_without_cut_text_or_covered_axes(app_server, sized, shots, name):
     page = sized
     open_page(page, app_server, PAGES[name])
-    page.screenshot(path=str(shots / f"{name}-{page.size_name}-en.png"), full_page=True)
     problems = [f"cut: {t!r}" for t in page.evaluate(CUT_TEXT_JS)]
     problems += page.evaluate(LEGEND_OVERLAP_JS)
     unlabelled = [i for i, ok in enumerate(page.evaluate(PLAN_LABELS_JS)) if not ok]
     problems += [f"chart {i}: the plan is not labelled" for i in unlabelled]
+    screenshot(page, shots / f"{name}-{page.size_name}-en.png")
     assert not problems, f"{name} at {page.size_name}: " + "; ".join(problems)
 
 
@@ -155,7 +165,6 @@ def test_spanish_pages_have_no_english_label_left(app_server, sized, shots, name
 
     page = sized
     open_page(page, app_server, PAGES[name], "lang=es")
-    page.screenshot(path=str(shots / f"{name}-{page.size_name}-es.png"), full_page=True)
     english = sorted({k for k, v in es.STRINGS.items() if k != v and len(k) > 3 and "{" not in k}, key=len,
                      reverse=True)
     left = page.evaluate(ENGLISH_ONLY_JS, english)
@@ -163,4 +172,5 @@ def test_spanish_pages_have_no_english_label_left(app_server, sized, shots, name
     problems = [f"cut: {t!r}" for t in page.evaluate(CUT_TEXT_JS)]
     assert not problems, f"{name} in Spanish at {page.size_name}: " + "; ".join(problems)
     share = page.get_by_test_id("stSidebar").get_by_test_id("stCode").inner_text()
+    screenshot(page, shots / f"{name}-{page.size_name}-es.png")
     assert "lang=es" in share
