@@ -385,3 +385,10 @@ STRINGS.update({
     "Dequantize vs copy": "Descuantizar frente a copiar",
     "same as the planner": "igual que el planificador", "{ratio}x the planner's": "{ratio}x la del planificador",
 })
+STRINGS.update({
+    "Layers (model)": "Capas (modelo)", "Layers per GPU": "Capas por GPU", "KV heads per GPU": "Cabezas KV por GPU",
+    "Head dim / channels": "Dimensión de cabeza / canales", "Tokens per entry": "Tokens por entrada",
+    "B per token (growing)": "B por token (creciente)", "Entries at {tokens}": "Entradas con {tokens}",
+    "Bytes at {tokens}": "Bytes con {tokens}", "Capped or growing": "Con tope o creciente",
+    "In the HBM pool": "En el pool de HBM", "Replicated on TP": "Replicado en TP",
+})

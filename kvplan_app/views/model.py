@@ -231,12 +231,17 @@ if est.basis == "reported coefficient":
 # ---------------------------------------------------------------------------
 st.subheader(t("Per-group breakdown (per GPU)"))
 table = breakdown_frame(model, context, kv_format, tp, pp)
-st.dataframe(table.rename(columns={
-    "group": "group", "layers": "layers (model)", "layers_per_gpu": "layers per GPU",
-    "kv_heads_per_gpu": "KV heads per GPU", "channels": "head_dim / channels", "kv_format": "format",
-    "entry_bytes": "entry bytes", "tokens_per_entry": "tokens per entry", "bytes_per_token": "B per token (growing)",
-    "entries": f"entries at {context:,}", "bytes": f"bytes at {context:,}", "growth": "capped or growing",
-    "in_pool": "in HBM pool", "replicated_on_tp": "replicated on TP"}), hide_index=True, key="model_breakdown")
+shown_table = table.copy()
+for column in shown_table.columns[shown_table.isna().any()]:  # e.g. no KV heads in a Mamba layer: a dash, never None
+    shown_table[column] = shown_table[column].astype(object).where(shown_table[column].notna(), "—")
+st.dataframe(shown_table.rename(columns={
+    "group": t("Group"), "layers": t("Layers (model)"), "layers_per_gpu": t("Layers per GPU"),
+    "kv_heads_per_gpu": t("KV heads per GPU"), "channels": t("Head dim / channels"), "kv_format": t("Format"),
+    "entry_bytes": t("Entry (B)"), "tokens_per_entry": t("Tokens per entry"),
+    "bytes_per_token": t("B per token (growing)"), "entries": num(t("Entries at {tokens}", tokens=f"{context:,}")),
+    "bytes": num(t("Bytes at {tokens}", tokens=f"{context:,}")), "growth": t("Capped or growing"),
+    "in_pool": t("In the HBM pool"), "replicated_on_tp": t("Replicated on TP")}), hide_index=True,
+    key="model_breakdown")
 st.download_button(t("Download the breakdown (CSV)"), to_csv_bytes(table), mime=CSV_MIME, key="model_breakdown_csv",
                    file_name=f"kvplan-breakdown-{model.id}-{context}.csv",
                    help=t("Columns as docs/csv.md, 'Model breakdown CSV' (units in the names)."))
