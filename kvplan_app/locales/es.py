@@ -392,3 +392,11 @@ STRINGS.update({
     "Bytes at {tokens}": "Bytes con {tokens}", "Capped or growing": "Con tope o creciente",
     "In the HBM pool": "En el pool de HBM", "Replicated on TP": "Replicado en TP",
 })
+STRINGS.update({
+    "Measured at the usable KV of one {gpu}": "Medido con el KV utilizable de una {gpu}",
+    "Use this hit rate on the Plan page ({hit}, token-weighted)":
+        "Usar esta tasa de acierto en la página Plan ({hit}, ponderada por tokens)",
+    "The Plan page's prefix hit rate is now {hit} (rounded to its 0.01 step).":
+        "La tasa de acierto del prefijo de la página Plan es ahora {hit} (redondeada a su paso de 0,01).",
+    "Trace file (JSONL or CSV, at most {mb} MB)": "Fichero de traza (JSONL o CSV, {mb} MB como mucho)",
+})

@@ -117,7 +117,7 @@ def read_upload(data: bytes, digest: str, fmt: str, block_tokens: int, name: str
 trace = None
 if choice == UPLOAD:
     u1, u2, u3 = st.columns([2, 1, 1])
-    upload = u1.file_uploader(f"Trace file (JSONL or CSV, at most {MAX_TRACE_BYTES / MB:g} MB)",
+    upload = u1.file_uploader(t("Trace file (JSONL or CSV, at most {mb} MB)", mb=f"{MAX_TRACE_BYTES / MB:g}"),
                               type=["jsonl", "json", "csv"], key="traces_upload")
     fmt = u2.selectbox(t("Format"), ["detect", *FORMATS], key="traces_format")
     block_tokens = u3.number_input(t("Tokens per hash_ids block (generic JSONL)"), min_value=1, max_value=1 << 20,
@@ -160,7 +160,7 @@ if trace.malformed.num_malformed:
 for note in trace.notes:
     st.caption(note)
 if trace.source:
-    st.caption(f"Source: {trace.source}")
+    st.caption(t("Source: {source}", source=trace.source))
 
 result = plan(inputs)
 conc = concurrency(trace, session_decode_tokens_per_s=inputs.session_decode_tokens_per_s)
@@ -208,7 +208,7 @@ block_bytes = kv_per_token * trace.block_tokens
 hits = profile.hits(capacity_blocks, ttl_s)
 unlimited = profile.hits(None, ttl_s)
 
-st.subheader(f"Measured at the usable KV of one {result.gpu_name}")
+st.subheader(t("Measured at the usable KV of one {gpu}", gpu=result.gpu_name))
 h1, h2 = st.columns(2)
 h3, h4 = st.columns(2)
 h1.metric(t("Token hit rate"), f"{hits.token_hit_rate:.1%}")
@@ -224,9 +224,10 @@ if result.usable_kv_bytes <= 0:
     st.warning(result.message or "No usable KV on this GPU: the cache holds nothing.")
 
 use_rate = round(hits.token_hit_rate, 2)
-if st.button(f"Use this hit rate on the Plan page ({use_rate:.2f}, token-weighted)", key="traces_use_hit_rate"):
+if st.button(num(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=f"{use_rate:.2f}")),
+             key="traces_use_hit_rate"):
     update_inputs(hit_rate=use_rate)
-    st.success(f"The Plan page's prefix hit rate is now {use_rate:.2f} (rounded to its 0.01 step).")
+    st.success(num(t("The Plan page's prefix hit rate is now {hit} (rounded to its 0.01 step).", hit=f"{use_rate:.2f}")))
 
 caps = sorted(set(default_capacities(profile).tolist()) | {capacity_blocks})
 curve = capacity_curve(profile, caps, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token)
