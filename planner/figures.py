@@ -28,7 +28,9 @@ PLAN_MARKER = dict(size=14, symbol="diamond", color="black", line=dict(width=1, 
 """How the current plan is marked on every figure (drawn over the axes' edge, never half clipped)."""
 
 LOG_TICKS = dict(dtick=1, tickformat="~s")
-"""Log axes: one labelled tick per decade (1k, 10k, 100k, 1M), no "2" and "5" minor labels."""
+"""Log token axes: one labelled tick per decade (1k, 10k, 100k, 1M), no "2" and "5" minor labels."""
+LOG_COUNT_TICKS = dict(dtick=1, tickformat=",~r")
+"""Log axes of counts and rates: one tick per decade written in full (0.1, 1, 10, 1,000), never "100m"."""
 
 
 def label_plan(fig: go.Figure, x: float, y: float, text: str, *, x_log: bool = True, y_log: bool = False,
@@ -159,7 +161,7 @@ def _line_layout(*, x_title: str, y_title: str, log_x: bool, log_y: bool = True,
     return dict(
         xaxis=dict(type="log" if log_x else "linear", title=x_title, **({"range": x_range} if x_range else {}),
                    **(LOG_TICKS if log_x else {})),
-        yaxis=dict(title=y_title, **(dict(type="log", **LOG_TICKS) if log_y else dict(rangemode="tozero"))),
+        yaxis=dict(title=y_title, **(dict(type="log", **LOG_COUNT_TICKS) if log_y else dict(rangemode="tozero"))),
         hovermode="closest", margin=dict(l=10, r=10, t=40, b=10), legend=LEGEND_ABOVE,
     )
 
@@ -441,7 +443,7 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
                            text=loc(words["no_fit"].format(tokens=f"{plan_context_tokens:,}")))
     fig.update_layout(
         xaxis=dict(type="log", title=words["x_title"], **LOG_TICKS),
-        yaxis=dict(type="log", title=title or words["y_title"], **LOG_TICKS),
+        yaxis=dict(type="log", title=title or words["y_title"], **LOG_COUNT_TICKS),
         hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=LEGEND_ABOVE, height=300,
         separators=separators,
     )

@@ -76,13 +76,16 @@ def test_probe_button_waits_for_the_confirmation(app_server, page1280):
     page = page1280
     page.goto(f"{app_server}/probe")
     expect(page.get_by_role("heading", name=re.compile("^Live probe"))).to_be_visible()
-    run = page.get_by_role("button", name="Run the probe")
-    if page.get_by_text("torch is not installed").count():
+    status = page.get_by_test_id("stAlert").filter(has_text=re.compile("torch is not installed|No GPU on this server|GPU: "))
+    expect(status.first).to_be_visible()  # the page has looked for torch and a GPU
+    text = status.first.inner_text()
+    if "torch is not installed" in text:
         pytest.skip("no torch on this server: the probe cannot run here")
-    run.wait_for()
+    if "No GPU on this server" not in text:
+        pytest.skip("this server has a GPU: no CPU confirmation to give")
+    run = page.get_by_role("button", name="Run the probe")
     confirm = page.get_by_text("Yes, run on this server's CPU")
-    if confirm.count() == 0:
-        pytest.skip("this server has a GPU: no CPU confirmation to give ")
+    expect(confirm).to_be_visible()
     expect(run).to_be_disabled()
     confirm.click()
     expect(run).to_be_enabled()
