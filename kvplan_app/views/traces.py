@@ -148,13 +148,13 @@ else:
 # ---------------------------------------------------------------------------
 summary = summarize(trace)
 m1, m2, m3 = st.columns(3)
-m1.metric(t("Requests"), f"{summary.num_requests:,}")
-m2.metric(t("Duration"), format_duration(summary.duration_s))
-m3.metric(t("Mean arrival rate"), f"{summary.mean_rate_per_s:,.3g} /s")
+m1.metric(t("Requests"), num(f"{summary.num_requests:,}"))
+m2.metric(t("Duration"), num(format_duration(summary.duration_s)))
+m3.metric(t("Mean arrival rate"), num(f"{summary.mean_rate_per_s:,.3g} /s"))
 m4, m5, m6 = st.columns(3)
-m4.metric(t("Prompt tokens, median"), f"{summary.input_tokens.p50:,.0f}")
-m5.metric(t("Prompt tokens, mean"), f"{summary.input_tokens.mean:,.0f}")
-m6.metric(t("Malformed rows"), f"{trace.malformed.num_malformed:,}")
+m4.metric(t("Prompt tokens, median"), num(f"{summary.input_tokens.p50:,.0f}"))
+m5.metric(t("Prompt tokens, mean"), num(f"{summary.input_tokens.mean:,.0f}"))
+m6.metric(t("Malformed rows"), num(f"{trace.malformed.num_malformed:,}"))
 if trace.malformed.num_malformed:
     st.warning(escape_markdown(trace.malformed.summary()))  # quotes the file's own values: text, never markup
 for note in trace.notes:
@@ -211,10 +211,10 @@ unlimited = profile.hits(None, ttl_s)
 st.subheader(t("Measured at the usable KV of one {gpu}", gpu=result.gpu_name))
 h1, h2 = st.columns(2)
 h3, h4 = st.columns(2)
-h1.metric(t("Token hit rate"), f"{hits.token_hit_rate:.1%}")
-h2.metric(t("Block hit rate"), f"{hits.block_hit_rate:.1%}")
-h3.metric(t("Cache (usable KV per GPU)"), format_bytes(capacity_blocks * block_bytes))
-h4.metric(t("Unlimited-cache token hit rate"), f"{unlimited.token_hit_rate:.1%}")
+h1.metric(t("Token hit rate"), num(f"{hits.token_hit_rate:.1%}"))
+h2.metric(t("Block hit rate"), num(f"{hits.block_hit_rate:.1%}"))
+h3.metric(t("Cache (usable KV per GPU)"), num(format_bytes(capacity_blocks * block_bytes)))
+h4.metric(t("Unlimited-cache token hit rate"), num(f"{unlimited.token_hit_rate:.1%}"))
 st.caption(f"{result.model_name}: {kv_per_token:,.6g} B per token at the trace's mean prompt "
            f"({typical_context_tokens(trace):,} tokens), {trace.block_tokens:,}-token blocks of "
            f"{block_bytes:,.0f} B: {capacity_blocks:,} blocks fit. TTL: {ttl_label(ttl_s)}. "
