@@ -1,4 +1,4 @@
-"""Issue 4 speed figures: the vectorized frontier grid vs the scalar plan, and a Frontier-page slider move.
+"""Speed figures: the vectorized frontier grid vs the scalar plan, and a Frontier-page slider move.
 
 Run: ``python bench/bench_frontier.py``. Prints figures; asserts nothing (tests carry no timings).
 

@@ -1,4 +1,4 @@
-"""Issue 8, many users at once, full scale: 20 concurrent browser sessions against one ``streamlit run app.py``.
+"""Many users at once, full scale: 20 concurrent browser sessions against one ``streamlit run app.py``.
 
 Each session (its own chromium context) opens its own link (a plan with its own HBM) and moves the hit-rate
 slider with the keyboard; every figure it shows is checked against ``planner.plan.plan`` of its own

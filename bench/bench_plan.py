@@ -1,4 +1,4 @@
-"""Issue 2 speed figures: import cost, one plan evaluation, one Plan-page script run.
+"""Speed figures: import cost, one plan evaluation, one Plan-page script run.
 
 Run: ``python bench/bench_plan.py``. Prints figures; asserts nothing (tests carry no timings).
 """

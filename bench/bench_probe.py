@@ -1,4 +1,4 @@
-"""Issue 6 speed figures: CPU quantize/dequantize throughput next to a plain copy of the same
+"""Speed figures: CPU quantize/dequantize throughput next to a plain copy of the same
 bytes (target: quantize >= 20 % of copy), and the 1M-token DeepSeek V4.1-Flash pool
 alloc + fill + measure time on the CPU (target < 10 s), plus the CLI end to end.
 

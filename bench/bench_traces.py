@@ -1,4 +1,4 @@
-"""Issue 7 speed figures: the whole hit-rate curve from stack distances vs one replay per capacity.
+"""Speed figures: the whole hit-rate curve from stack distances vs one replay per capacity.
 
 Run: ``python bench/bench_traces.py [sample]`` (default ``conversation``, the
 Mooncake conversation trace: 12,031 requests, 288,500 block references).

@@ -1,4 +1,4 @@
-"""Issue 8, fuzz counts: the strategies of tests/test_fuzz.py, N inputs per surface, and how many crashed.
+"""Fuzz counts: the strategies of tests/test_fuzz.py, N inputs per surface, and how many crashed.
 
 Each surface (plan inputs, share links, config.json, trace files, plan files, ProbeResult JSON) draws N
 hostile inputs (tests/fuzz_surfaces.py) and checks that every one gives a sane result or a one-line

@@ -25,7 +25,8 @@ from planner.units import GB, MiB
 # ---------------------------------------------------------------------------
 
 V41_SOURCE = (
-    "DeepSeek V4.1-Flash model card and technical report: 890 B/token global KV, E2M1 main KV with one E4M3 scale per 16 channels, "
+    "DeepSeek V4.1-Flash model card / technical report, as quoted publicly (docs/sources.md): "
+    "890 B/token global KV, E2M1 main KV with one E4M3 scale per 16 channels, "
     "128-token window state in host RAM with a minute-level TTL; 552B total parameters. "
     "Layout: third-party copies of config.json (SOURCES.md)."
 )
@@ -48,7 +49,7 @@ class _Entry:
 _ENTRIES: dict[str, _Entry] = {
     "deepseek-v4.1-flash": _Entry(
         "deepseek-v4.1-flash", "DeepSeek V4.1-Flash", 552_000_000_000,
-        "552B total backbone parameters, 8B active in prefill, 16B in decode",
+        "552B total backbone parameters, 8B active in prefill, 16B in decode (model card; docs/sources.md)",
         weight_format="fp8", reported=890.0,
         native_label="main KV NVFP4-style E2M1 + E4M3/16; indexer keys E2M1 + E8M0/32; window ring FP8 + E8M0/32",
         formats=("nvfp4", "mxfp4", "mxfp8"), ring_in_pool=False,
@@ -56,7 +57,7 @@ _ENTRIES: dict[str, _Entry] = {
             "890 B/token = 2.5 compressed entries per token x (288 B main + 68 B indexer key): "
             "KV-source layers 2, 8, 14 compress 2:1 and layer 20 keeps every token (3 x 1/2 + 1).",
             "Each of the 40 layers keeps a 128-token window ring (528 B per token per layer): a fixed "
-            "per-session state, in host RAM by default; vLLM keeps none and replays.",
+            "per-session state, in host RAM by default (V4.1 report; docs/sources.md); vLLM keeps none and replays.",
             "Weights default to FP8 for all 552B parameters, an upper bound: routed experts ship in FP4.",
         ),
     ),
@@ -102,7 +103,7 @@ _ENTRIES: dict[str, _Entry] = {
     "jamba-1.5-mini": _Entry("jamba-1.5-mini", "AI21 Jamba 1.5 Mini (Mamba1 hybrid)", 52_000_000_000,
                              "52B total, 12B active (AI21 Jamba 1.5 model card)",
                              notes=("28 Mamba1 layers keep a fixed state per sequence; 4 attention layers grow.",)),
-    "deepseek-v3.2-exp": _Entry("deepseek-v3.2-exp", "DeepSeek-V3.2-Exp (DSA)", 671_000_000_000,
+    "deepseek-v3.2": _Entry("deepseek-v3.2", "DeepSeek-V3.2 (DSA)", 671_000_000_000,
                                 "671B total, 37B activated (same backbone as DeepSeek-V3)", weight_format="fp8",
                                 native_label="vLLM 'auto' = fp8_ds_mla (656 B latent); indexer keys FP8 + FP32 / 128",
                                 notes=("Sparse attention reads index_topk 2,048 tokens per query but the cache keeps "
@@ -115,11 +116,16 @@ _ENTRIES: dict[str, _Entry] = {
                             "309B total, 15B active (MiMo-V2 technical report arXiv:2601.02780)", weight_format="fp8",
                             notes=("9 global layers (4 KV heads) grow; 39 sliding layers (8 KV heads) keep 128 tokens. "
                                    "K is 192 wide and V 128.",)),
-    "qwen3-32b-nvfp4": _Entry("qwen3-32b-nvfp4", "Qwen3 32B NVFP4 (FP8 KV checkpoint)", 32_800_000_000,
-                              "32.8B (Qwen3-32B model card)", weight_format="nvfp4",
-                              native_label="FP8, as the checkpoint declares (kv_cache_quant_algo FP8)",
-                              notes=("Weights priced as NVFP4 throughout, a lower bound: lm_head stays BF16 "
-                                     "(exclude_modules).",)),
+    "gemma-4-26b-a4b-nvfp4": _Entry("gemma-4-26b-a4b-nvfp4", "Gemma 4 26B-A4B NVFP4 (FP8 KV checkpoint)",
+                                    26_000_000_000,
+                                    "about 26B total, 4B active (the model's name; not checked against a card)",
+                                    weight_format="nvfp4",
+                                    native_label="FP8, as the checkpoint declares (kv_cache_scheme float 8 bit)",
+                                    notes=("Weights priced as NVFP4 throughout, a lower bound: only the experts "
+                                           "are NVFP4; attention, dense MLP, router, vision and lm_head stay BF16 "
+                                           "(the ignore list).",
+                                           "Same layers as Gemma 4 26B-A4B: global layers 2 KV heads x 512 with "
+                                           "K = V (both stored); sliding layers 8 KV heads x 256 over 1,024 tokens.")),
 }
 
 
@@ -254,7 +260,7 @@ GPUS: dict[str, GPUSpec] = {
         _gpu("tpu-v5p", "Google TPU v5p", 95 * GB, False, "95 GB", 2_765, 459, "Google Cloud TPU docs; vendor figure"),
     )
 }
-"""Accelerators of domain.md §6, by id."""
+"""Accelerators by id: vendor data sheets; reported totals from public nvidia-smi / rocm-smi output."""
 
 
 def get_gpu(gpu_id: str) -> GPUSpec:

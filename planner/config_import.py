@@ -6,12 +6,12 @@ Rules (and the public sources each follows):
 * ``num_key_value_heads`` absent or null means MHA (= ``num_attention_heads``);
   a per-layer list is read per layer, never replaced by a default.
 * an explicit ``head_dim`` wins; null counts as absent; else
-  ``hidden_size / num_attention_heads`` (which must divide).
-* geometry per layer kind: full-attention layers take ``global_head_dim`` and
-  ``num_global_key_value_heads`` when given (Gemma 4; with
-  ``attention_k_eq_v`` V equals K, and both are still stored); sliding layers
-  take ``swa_num_key_value_heads``, ``swa_head_dim``, ``swa_v_head_dim`` when
-  given (MiMo-V2).
+  ``attention_head_dim``; else ``hidden_size / num_attention_heads`` (which must divide).
+* geometry per layer kind: full-attention layers take ``global_head_dim`` and,
+  with ``attention_k_eq_v`` (V equals K, both still stored),
+  ``num_global_key_value_heads`` (Gemma 4, vLLM ``Gemma4DecoderLayer``); sliding
+  layers take ``swa_num_key_value_heads``, ``swa_head_dim``, ``swa_v_head_dim``
+  and ``sliding_window_size`` when given (MiMo-V2).
 * the layer mix: :mod:`planner.config_layers` (every dialect, fail closed);
   Mamba and linear-attention state: :mod:`planner.config_state` (vLLM's
   ``MambaStateShapeCalculator``).
@@ -24,10 +24,9 @@ Rules (and the public sources each follows):
   entries of ``head_dim`` channels; indexer keys of ``index_head_dim`` on C4
   layers (V4) or on ``index_source_layer_ids`` that are KV sources (V4.1); a
   ``sliding_window`` ring on every layer; ratio 0 means window only.
-* the KV dtype: a chosen format wins; else the checkpoint's
-  ``quantization_config.kv_cache_scheme`` (compressed-tensors) or
-  ``kv_cache_quant_algo`` (ModelOpt), which vLLM's "auto" follows; else BF16,
-  reported as defaulted. Never the weights' dtype (``torch_dtype`` is
+* the KV dtype: a chosen format wins; else the checkpoint's FP8 KV scheme where
+  vLLM's "auto" follows it (:mod:`planner.config_quant`); else BF16, reported
+  as defaulted. Never the weights' dtype (``torch_dtype`` is
   reported as ignored).
 * a per-layer array (KV heads, sliding windows) is read per layer; a wrong
   length is an error, never replaced by a default.
@@ -41,6 +40,7 @@ from typing import Any
 
 from planner.config_deepseek import deepseek_v4, mla
 from planner.config_layers import layer_kinds, pattern_string
+from planner.config_quant import checkpoint_kv_format
 from planner.config_report import ConfigField, ConfigReader, report_rows, text
 from planner.config_state import linear_attention_state, mamba_state
 from planner.errors import PlanInputError
@@ -183,16 +183,18 @@ _IGNORED_BUT_RELEVANT = {
 # The KV dtype
 # ---------------------------------------------------------------------------
 
-_MODELOPT_KV = {"FP8": "fp8"}
-
-
 def _main_format(r: ConfigReader, cfg: dict, chosen: KVFormat | None) -> KVFormat:
     """The main KV format: chosen, else the checkpoint's KV scheme, else BF16 (defaulted)."""
-    declared = _checkpoint_kv_format(r, cfg)
     if chosen is not None:
+        try:
+            declared = checkpoint_kv_format(r, cfg)
+        except PlanInputError as exc:  # a scheme kvplan would refuse does not matter once a format is chosen
+            r.note(exc.field.removeprefix("config."), exc.value, "ignored", f"a KV format was chosen ({chosen.id})")
+            return chosen
         if declared is not None:
             r.note("checkpoint KV dtype", declared.id, "ignored", f"a KV format was chosen ({chosen.id})")
         return chosen
+    declared = checkpoint_kv_format(r, cfg)
     if declared is not None:
         return declared
     if cfg.get("index_topk") is not None and cfg.get("kv_lora_rank") is not None:
@@ -205,48 +207,16 @@ def _main_format(r: ConfigReader, cfg: dict, chosen: KVFormat | None) -> KVForma
     return get_format("bf16")
 
 
-def _checkpoint_kv_format(r: ConfigReader, cfg: dict) -> KVFormat | None:
-    """The KV dtype a quantized checkpoint declares, or None.
-
-    Raises:
-        PlanInputError: a KV scheme kvplan cannot price (anything but 8-bit float).
-    """
-    q = cfg.get("quantization_config")
-    if q is None:
-        return None
-    if not isinstance(q, dict):
-        raise PlanInputError("config.quantization_config", type(q).__name__, "a JSON object")
-    scheme, algo = q.get("kv_cache_scheme"), q.get("kv_cache_quant_algo")
-    if scheme is not None:
-        if not isinstance(scheme, dict):
-            raise PlanInputError("config.quantization_config.kv_cache_scheme", type(scheme).__name__, "a JSON object")
-        kind, bits = scheme.get("type"), scheme.get("num_bits")
-        if kind != "float" or bits != 8 or isinstance(bits, bool):
-            raise PlanInputError("config.quantization_config.kv_cache_scheme", f"type {text(kind, 20)}, "
-                                 f"num_bits {text(bits, 20)}", "type float, num_bits 8 (FP8 KV, the scheme kvplan "
-                                 "prices); or choose a KV format")
-        r.note("quantization_config.kv_cache_scheme", "float, 8 bit", "read",
-               "the checkpoint declares FP8 KV (compressed-tensors); vLLM's 'auto' KV dtype follows it")
-        return get_format("fp8")
-    if algo is not None:
-        if not isinstance(algo, str) or algo.upper() not in _MODELOPT_KV:
-            raise PlanInputError("config.quantization_config.kv_cache_quant_algo", text(algo, 32),
-                                 "FP8 (the ModelOpt KV scheme kvplan prices); or choose a KV format")
-        r.note("quantization_config.kv_cache_quant_algo", algo, "read",
-               "the checkpoint declares FP8 KV (ModelOpt); vLLM's 'auto' KV dtype follows it")
-        return get_format(_MODELOPT_KV[algo.upper()])
-    r.note("quantization_config", text(q.get("quant_method", "?"), 32), "read",
-           "no kv_cache_scheme / kv_cache_quant_algo: the checkpoint does not set the KV dtype")
-    return None
-
-
 # ---------------------------------------------------------------------------
 # Attention (GQA / sliding / chunked) with Mamba and linear-attention layers
 # ---------------------------------------------------------------------------
 
 def _head_dim(r: ConfigReader, cfg: dict, num_heads: int) -> int:
+    """``head_dim``, else ``attention_head_dim`` (Nemotron-H / Zamba spelling), else hidden_size / heads."""
     if cfg.get("head_dim") is not None:
         return r.int_field("head_dim", maximum=1_000_000)
+    if cfg.get("attention_head_dim") is not None:
+        return r.int_field("attention_head_dim", maximum=1_000_000)
     hidden = r.int_field("hidden_size", maximum=10**7)
     if hidden % num_heads:
         raise PlanInputError("config.hidden_size", hidden,
@@ -279,13 +249,25 @@ def _geometry(r: ConfigReader, cfg: dict, kinds: list[str], num_heads: int) -> l
     v_dim = r.int_field("v_head_dim", maximum=1_000_000) if cfg.get("v_head_dim") is not None else head_dim
     base = {"full": (None, head_dim, v_dim), "sliding": (None, head_dim, v_dim), "chunked": (None, head_dim, v_dim)}
     if "full" in kinds:
-        g_heads = r.int_field("num_global_key_value_heads", maximum=num_heads, required=False)
+        # vLLM Gemma4DecoderLayer (gemma4.py): full layers take global_head_dim, and num_global_key_value_heads
+        # only with attention_k_eq_v (as Hugging Face Gemma4TextAttention).
+        k_eq_v = cfg.get("attention_k_eq_v")
+        if k_eq_v is not None and not isinstance(k_eq_v, bool):
+            raise PlanInputError("config.attention_k_eq_v", k_eq_v, "true or false")
+        g_heads = None
+        if k_eq_v:
+            g_heads = r.int_field("num_global_key_value_heads", maximum=num_heads, required=False)
+        elif cfg.get("num_global_key_value_heads") is not None:
+            r.note("num_global_key_value_heads", cfg["num_global_key_value_heads"], "ignored",
+                   "used only with attention_k_eq_v true (vLLM Gemma4DecoderLayer); full layers keep "
+                   "num_key_value_heads")
         g_dim = r.int_field("global_head_dim", maximum=1_000_000, required=False)
         if g_heads or g_dim:
             base["full"] = (g_heads, g_dim or head_dim, g_dim or v_dim)
             r.note("full-attention geometry", f"{g_heads or 'per num_key_value_heads'} KV heads x {g_dim or head_dim}",
-                   "derived", "full-attention layers use num_global_key_value_heads / global_head_dim (Gemma 4)")
-        if cfg.get("attention_k_eq_v") is True:
+                   "derived", "full-attention layers use global_head_dim and, with attention_k_eq_v, "
+                   "num_global_key_value_heads (Gemma 4)")
+        if k_eq_v:
             r.note("attention_k_eq_v", True, "read", "V equals K on full-attention layers; vLLM still caches K and V "
                    "(Gemma4Attention loads the K weights into both slots), so both are counted")
     if "sliding" in kinds and any(cfg.get(k) is not None for k in ("swa_num_key_value_heads", "swa_head_dim")):
@@ -367,24 +349,31 @@ def _group_name(kind: str, heads: int, window: int, chunk: int | None, many_head
 
 
 def _windows(r: ConfigReader, cfg: dict, kinds: list[str], max_ctx: int | None) -> list[int]:
-    """The sliding window of each layer (0 for layers that do not slide)."""
+    """The sliding window of each layer (0 for layers that do not slide); MiMo-V2's
+    ``sliding_window_size`` wins (vLLM ``MiMoV2FlashDecoderLayer`` passes it to sliding layers)."""
     if "sliding" not in kinds:
         return [0] * len(kinds)
-    raw = cfg.get("sliding_window")
+    key = "sliding_window"
+    if cfg.get("hybrid_layer_pattern") is not None and cfg.get("sliding_window_size") is not None:
+        key = "sliding_window_size"
+        if cfg.get("sliding_window") is not None and cfg["sliding_window"] != cfg[key]:
+            r.note("sliding_window", cfg["sliding_window"], "ignored",
+                   "MiMo-V2: vLLM's sliding layers take sliding_window_size (MiMoV2FlashDecoderLayer)")
+    raw = cfg.get(key)
     if isinstance(raw, list):
         # A per-layer array: read per layer, never replaced by a scalar default.
-        per_layer = r.int_list("sliding_window", len(kinds), minimum=0, maximum=10**9)
+        per_layer = r.int_list(key, len(kinds), minimum=0, maximum=10**9)
         windows = []
         for i, (k, w) in enumerate(zip(kinds, per_layer)):
             if k == "sliding" and w < 1:
-                raise PlanInputError(f"config.sliding_window[{i}]", w, "a window >= 1 for a sliding layer")
+                raise PlanInputError(f"config.{key}[{i}]", w, "a window >= 1 for a sliding layer")
             windows.append(w if k == "sliding" else 0)
     else:
-        w = r.int_field("sliding_window", maximum=10**9)
+        w = r.int_field(key, maximum=10**9)
         windows = [w if k == "sliding" else 0 for k in kinds]
     for i, w in enumerate(windows):
         if max_ctx is not None and w > max_ctx:
-            field = "config.sliding_window" if not isinstance(raw, list) else f"config.sliding_window[{i}]"
+            field = f"config.{key}" if not isinstance(raw, list) else f"config.{key}[{i}]"
             raise PlanInputError(field, w, f"at most max_position_embeddings ({max_ctx:,}): a window larger than "
                                  "the context is contradictory")
     return windows

@@ -35,7 +35,7 @@ Capacity for a KV budget (per GPU), as vLLM logs it at start-up:
   cdiv(max_memory_usage_bytes, page_size_bytes)``
   (``get_max_concurrency_for_kv_cache_config``). It is pool tokens over
   ``max_model_len``: how many *full-length* requests fit at once, not a cap on
-  concurrent requests (shorter requests fit more; vLLM issue #8031, maintainer
+  concurrent requests (shorter requests fit more; github.com/vllm-project/vllm/issues/8031, maintainer
   reply: "4.61x ... or 46 800 token requests");
 * the largest ``max_model_len`` a budget can serve: the largest ``M`` with
   ``group_size * page_size * sum_g cdiv(max_memory_usage_g(M), page_size) <=
@@ -60,8 +60,7 @@ several page sizes.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from planner.errors import PlanInputError
 from planner.kv import check_tokens, check_tp
@@ -85,6 +84,9 @@ __all__ = [
     "vllm_max_model_len",
 ]
 
+if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` never loads it
+    import pandas as pd
+
 VLLM_SOURCE = (
     "vLLM V1 (vllm-project/vllm@001cabc): vllm/v1/core/kv_cache_utils.py (get_num_blocks, "
     "get_kv_cache_config_from_groups, _get_kv_cache_groups_uniform_page_size, unify_hybrid_kv_cache_specs, "
@@ -104,7 +106,7 @@ NOT_A_HARD_CAP = (
 )
 BUDGET_MOVES = (
     "The KV budget is what is left after weights and the profiled activation peak; the engine re-profiles when "
-    "max_model_len or max_num_batched_tokens change, so the budget can move with them (vLLM issue #10517: "
+    "max_model_len or max_num_batched_tokens change, so the budget can move with them (github.com/vllm-project/vllm/issues/10517: "
     "Llama-3.1-8B on one RTX 3090, 3.81 GiB at max_model_len 20k but 2.89 GiB at 29k)."
 )
 
@@ -444,5 +446,7 @@ ENGINE_COLUMNS: tuple[str, ...] = (
 
 def engine_frame(result: TheoryVsEngine) -> pd.DataFrame:
     """The per-type rows of a :class:`TheoryVsEngine`, with :data:`ENGINE_COLUMNS`."""
+    import pandas as pd
+
     frame = pd.DataFrame([asdict(t) for t in result.types], columns=list(ENGINE_COLUMNS))
     return frame.astype({"cap_tokens": "Int64"})

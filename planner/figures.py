@@ -113,7 +113,7 @@ def kv_vs_context_figure(
 
 
 # ---------------------------------------------------------------------------
-# Frontier figures (issue 4): each takes the DataFrame it plots (a slice of
+# Frontier figures: each takes the DataFrame it plots (a slice of
 # planner.frontier.FrontierGrid.frame(), or kv_context_frame()), so the page can
 # offer exactly that grid as CSV.
 # ---------------------------------------------------------------------------

@@ -54,7 +54,7 @@ class KVGroup:
         role: see :data:`Role`.
         in_pool: True when the bytes live in the engine's KV pool in HBM;
             False for per-session state kept elsewhere (host RAM), e.g.
-            DeepSeek V4.1-Flash's window ring per its release notes.
+            DeepSeek V4.1-Flash's window ring per its release notes (docs/sources.md).
         layer_ids: the model's layers (0-based) this group stores, when the
             layout came from a per-layer pattern; () when not known.
     """

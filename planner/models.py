@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from planner.config_report import ConfigField
 from planner.errors import PlanInputError
 from planner.formats import get_format
 from planner.kv import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, group_bytes
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` never loads it
+    import pandas as pd
 
 NATIVE = "native"
 """KV format id meaning "as the model's publisher ships it"."""
@@ -298,6 +300,8 @@ def breakdown_frame(model: ModelSpec, context_tokens: int, kv_format: str | None
     Raises:
         PlanInputError: from :meth:`ModelSpec.estimate`.
     """
+    import pandas as pd
+
     est = model.estimate(context_tokens, kv_format, tp, pp)
     rows = []
     for g in est.groups:

@@ -1,6 +1,6 @@
 """Memory tiers behind the HBM KV pool: host RAM and SSD, their links and nodes (placement: planner.placement).
 
-The seeds' hierarchy (domain.md §5.3): HBM first, host RAM second (the first
+The usual serving hierarchy (docs/capacity.md): HBM first, host RAM second (the first
 recovery tier), SSD third. Running sessions live in HBM; paused ("parked")
 sessions may sit in host RAM or on SSD. Offload changes latency and cost, never
 the byte count: a parked session comes back either by a reload (bytes / link
@@ -8,7 +8,7 @@ bandwidth) or by a recompute (prefill of its own tokens).
 
 Capacities are **per GPU**: host RAM per node / GPUs per node, SSD per node /
 GPUs per node (offload budgets in LMCache and Mooncake are per worker, i.e. per
-GPU, domain.md §2). Link bandwidths are **per direction**, nominal.
+GPU). Link bandwidths are **per direction**, nominal.
 
 Links (nominal, per direction, decimal GB/s):
 

@@ -1,4 +1,4 @@
-"""Hostile inputs for every surface kvplan reads (issue 8), and what each surface must do with them.
+"""Hostile inputs for every surface kvplan reads, and what each surface must do with them.
 
 The rule, for every surface: an input gives a valid result (checked for sanity: finite figures, sorted
 arrivals, a link that round-trips) or a :class:`planner.errors.PlanInputError` naming the field, the value

@@ -1,8 +1,8 @@
-"""Issue 4 session model: shared prefixes, weights and reserve, misses, replay, TTFT, tiers in the plan.
+"""The session model: shared prefixes, weights and reserve, misses, replay, TTFT, tiers in the plan.
 
 Every expected number is worked by hand in the comment next to it; sources:
-domain.md §4-§6 (890 B/token, 2,703,360 B of window state, H200 143,771 MiB),
-seed 000 (128-token window replayed on a miss, minute-level TTL).
+docs/sources.md (890 B/token, 2,703,360 B of window state, the 128-token window replayed on a miss,
+minute-level TTL), public nvidia-smi output (H200 143,771 MiB).
 """
 
 import math
@@ -27,7 +27,7 @@ GOLDEN = dict(model_id="deepseek-v4.1-flash", gpu_id="custom", hbm_gib=100, gpu_
 
 
 def test_golden_v41_case_keeps_its_numbers():
-    # issue 2: 100 GiB = 107,374,182,400 B usable; prefix 500,000 x 890 = 445,000,000 B stored once;
+    # docs/capacity.md golden case: 100 GiB = 107,374,182,400 B usable; prefix 500,000 x 890 = 445,000,000 B stored once;
     # per session 500,000 x 890 = 445,000,000 B; floor((107,374,182,400 - 445,000,000) / 445,000,000) = floor(240.29)
     r = plan(make_inputs(**GOLDEN))
     assert r.usable_kv_bytes == 107_374_182_400
@@ -57,7 +57,7 @@ def test_more_prefixes_than_sessions_each_session_brings_its_own():
 
 
 def test_v41_on_h200_with_weights_and_reserve():
-    # H200 reports 143,771 MiB = 143,771 x 1,048,576 = 150,754,820,096 B (domain.md §6).
+    # H200 reports 143,771 MiB = 143,771 x 1,048,576 = 150,754,820,096 B (public nvidia-smi output).
     # x 0.9 = 135,679,338,086.4 -> 135,679,338,086 B
     # weights: 552e9 total parameters (never the 8B/16B active) x 0.5625 B (NVFP4: 4.5 bit) = 310,500,000,000 B,
     #          over 8 GPUs = 38,812,500,000 B per GPU; reserve 2 GiB = 2,147,483,648 B

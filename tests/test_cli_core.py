@@ -1,4 +1,4 @@
-"""The kvplan command line (issue 2): JSON keys, and exit code 2 with one stderr line on bad input."""
+"""The kvplan command line: JSON keys, and exit code 2 with one stderr line on bad input."""
 
 import json
 

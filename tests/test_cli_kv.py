@@ -1,4 +1,4 @@
-"""``kvplan kv`` (issue 3): --config, --tp/--pp, --engine vllm, --block-size, --kv-budget-gib/--max-model-len.
+"""``kvplan kv``: --config, --tp/--pp, --engine vllm, --block-size, --kv-budget-gib/--max-model-len.
 
 Expected values are worked by hand next to each number.
 """

@@ -1,4 +1,4 @@
-"""``kvplan plan`` (issue-4 flags and JSON keys) and ``kvplan frontier``: output, CSV, exit 2 on bad input."""
+"""``kvplan plan`` (flags and JSON keys) and ``kvplan frontier``: output, CSV, exit 2 on bad input."""
 
 import csv
 import json

@@ -1,4 +1,4 @@
-"""``kvplan trace`` (issue 7): JSON keys and values, sweeps, lengths-only traces, one-line errors."""
+"""``kvplan trace``: JSON keys and values, sweeps, lengths-only traces, one-line errors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""config.json import: what is read, derived, defaulted or ignored, and clear errors (domain.md §2, §8).
+"""config.json import: what is read, derived, defaulted or ignored, and clear errors (docs/accounting.md).
 
 Expected values are worked by hand in comments; configs are the bundled ones
 (planner/data/models, SOURCES.md) or small dicts shaped like cited public configs.

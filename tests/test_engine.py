@@ -1,4 +1,4 @@
-"""Theory vs vLLM, and a KV budget in vLLM's own terms (domain.md §2, §7, §8).
+"""Theory vs vLLM, and a KV budget in vLLM's own terms (docs/accounting.md; vLLM source).
 
 vLLM's arithmetic (V1, vllm-project/vllm@001cabc):
 * ``get_num_blocks``: ``num_blocks = int(available_memory // page_size // num_layers)``;

@@ -1,4 +1,4 @@
-"""Number formats (domain.md §3): bytes per vector with block scales, priced per element, never per block.
+"""Number formats (OCP MX v1.0, NVIDIA's NVFP4 blog): bytes per vector with block scales, priced per element, never per block.
 
 Every expected value is worked by hand in the comment next to it.
 """
@@ -31,7 +31,7 @@ def test_bits_per_element(fmt, bits):
 
 
 @pytest.mark.parametrize("fmt, n, expected", [
-    ("nvfp4", 512, 288),   # 512 x 4 / 8 = 256 B + ceil(512/16) = 32 E4M3 scales = 288 (domain.md §3, V4.1 main entry)
+    ("nvfp4", 512, 288),   # 512 x 4 / 8 = 256 B + ceil(512/16) = 32 E4M3 scales = 288 (NVIDIA's NVFP4 blog; V4.1 main entry, docs/sources.md)
     ("mxfp4", 128, 68),    # 128 x 4 / 8 = 64 B + 128/32 = 4 E8M0 scales = 68 (V4.1 indexer key)
     ("mxfp8", 512, 528),   # 512 B + 512/32 = 16 scales = 528 (V4.1 window ring, per token per layer)
     ("q8_0", 32, 34),      # one block_q8_0: 32 int8 + one FP16 scale

@@ -64,7 +64,7 @@ def _check_points(grid, points):
 
 
 def test_golden_point_on_the_grid():
-    # the issue-2 golden case: custom 100 GiB, hit 0.5, 1M tokens -> 240 sessions (see test_capacity.py)
+    # the docs/capacity.md golden case: custom 100 GiB, hit 0.5, 1M tokens -> 240 sessions (see test_capacity.py)
     base = make_inputs(model_id="deepseek-v4.1-flash", gpu_id="custom", hbm_gib=100, gpu_memory_utilization=1,
                        weights_gib=0, reserve_gib=0, output_tokens=0, gpus_per_replica=1)
     grid = frontier_grid(base, [Accelerator("custom", 100.0)], [1_000_000], [0.5])
@@ -236,7 +236,7 @@ def test_axes_include_the_plan():
 
 
 def test_seed_table_from_kv_context_frame():
-    # seed 004: 890 B/token x (100k, 250k, 500k, 1M) = 0.089, 0.2225, 0.445, 0.89 GB
+    # docs/sources.md (published table): 890 B/token x (100k, 250k, 500k, 1M) = 0.089, 0.2225, 0.445, 0.89 GB
     frame = kv_context_frame([get_model("deepseek-v4.1-flash")], [100_000, 250_000, 500_000, 1_000_000])
     assert frame["kv_bytes"].tolist() == [89_000_000, 222_500_000, 445_000_000, 890_000_000]
     assert frame["kv_gb"].tolist() == pytest.approx([0.089, 0.2225, 0.445, 0.89])

@@ -1,4 +1,4 @@
-"""Fuzzing every input surface (issue 8): links, plan inputs, config.json, traces, plan files, ProbeResult JSON.
+"""Fuzzing every input surface: links, plan inputs, config.json, traces, plan files, ProbeResult JSON.
 
 Each drawn input must give a valid result (finite figures, sorted arrivals, a link that round-trips) or a
 PlanInputError that names the field, the value and what is allowed, on one line; never another exception.
@@ -81,7 +81,7 @@ def test_every_float_input_at_extremes_is_refused_or_finite(field, value):
 
 
 def test_slowest_speeds_give_finite_seconds():
-    # V4.1-Flash replays its 128-token window ring on a miss (capacity.py); at 0.001 tokens/s that is
+    # V4.1-Flash replays its 128-token window ring on a miss (planner/plan/core.py); at 0.001 tokens/s that is
     # 128 / 0.001 = 128,000 s per miss; exponential pauses of mean 30 s with a 60 s TTL miss with
     # P = exp(-60 / 30) = exp(-2) = 0.1353..., so 128,000 x exp(-2) = 17,322.9... s per turn.
     r = plan(make_inputs(prefill_tokens_per_s=MIN_TOKENS_PER_S, decode_tokens_per_s=MIN_TOKENS_PER_S,

@@ -1,4 +1,4 @@
-"""No injection, one CSV writer, no user path opened, the last valid state kept (issue 8).
+"""No injection, one CSV writer, no user path opened, the last valid state kept.
 
 * Text a user supplies (a model name, a config's ``model_type``, a trace row, a file name, a typed value) is
   shown as text: Markdown elements get it backslash-escaped, and no page renders HTML at all.

@@ -24,6 +24,7 @@ from planner.cli import main
 from planner.config_import import layout_from_config, model_from_config
 from planner.engine import vllm_capacity
 from planner.errors import PlanInputError
+from planner.formats import get_format
 from planner.units import GiB
 
 K128 = 131_072
@@ -53,12 +54,12 @@ GOLDEN = {
     ("jamba-1.5-mini", "bf16", 8): (2_048, 1_089_536),
     ("jamba-1.5-mini", "fp8", 1): (8_192, 8_716_288),
     ("jamba-1.5-mini", "fp8", 8): (1_024, 1_089_536),
-    # DeepSeek-V3.2-Exp, 61 layers, replicated on TP. BF16 latent (512 + 64) x 2 = 1,152 B + indexer key
+    # DeepSeek-V3.2, 61 layers, replicated on TP. BF16 latent (512 + 64) x 2 = 1,152 B + indexer key
     # 128 + 128 / 128 x 4 = 132 B: 61 x 1,284 = 78,324. FP8 -> fp8_ds_mla 656 B: 61 x (656 + 132) = 48,068.
-    ("deepseek-v3.2-exp", "bf16", 1): (78_324, 0),
-    ("deepseek-v3.2-exp", "bf16", 8): (78_324, 0),
-    ("deepseek-v3.2-exp", "fp8", 1): (48_068, 0),
-    ("deepseek-v3.2-exp", "fp8", 8): (48_068, 0),
+    ("deepseek-v3.2", "bf16", 1): (78_324, 0),
+    ("deepseek-v3.2", "bf16", 8): (78_324, 0),
+    ("deepseek-v3.2", "fp8", 1): (48_068, 0),
+    ("deepseek-v3.2", "fp8", 8): (48_068, 0),
     # Gemma 4 26B-A4B: 5 global layers of 2 KV heads x 512 (K = V, both stored): 5 x 2 x (512 + 512) x 2 = 20,480;
     # TP 8: max(1, ceil(2 / 8)) = 1 head: 5 x 1 x 1,024 x 2 = 10,240. (Sliding layers stop at the window.)
     ("gemma-4-26b-a4b", "bf16", 1): (20_480, 0),
@@ -71,11 +72,15 @@ GOLDEN = {
     ("mimo-v2-flash", "bf16", 8): (5_760, 0),
     ("mimo-v2-flash", "fp8", 1): (11_520, 0),
     ("mimo-v2-flash", "fp8", 8): (2_880, 0),
-    # Qwen3-32B NVFP4 (FP8 KV declared): 2 x 64 x 8 x 128 x 1 = 131,072; TP 8: 1 head = 16,384; BF16 doubles.
-    ("qwen3-32b-nvfp4", None, 1): (131_072, 0),
-    ("qwen3-32b-nvfp4", None, 8): (16_384, 0),
-    ("qwen3-32b-nvfp4", "bf16", 1): (262_144, 0),
-    ("qwen3-32b-nvfp4", "bf16", 8): (32_768, 0),
+    # nvidia/Gemma-4-26B-A4B-NVFP4 declares quantization_config.kv_cache_scheme {dynamic false, num_bits 8,
+    # type float} with quant_method modelopt: vLLM get_kv_cache_quant_algo_string (vllm/utils/torch_utils.py)
+    # maps it to "fp8" -> "fp8_e4m3", 1 B per element, and resolve_kv_cache_dtype_string returns that for "auto".
+    # Same layers as Gemma 4 26B-A4B above: 5 x 2 x (512 + 512) x 1 = 10,240; TP 8 (1 head): 5 x 1,024 x 1 = 5,120;
+    # BF16 chosen: twice that.
+    ("gemma-4-26b-a4b-nvfp4", None, 1): (10_240, 0),
+    ("gemma-4-26b-a4b-nvfp4", None, 8): (5_120, 0),
+    ("gemma-4-26b-a4b-nvfp4", "bf16", 1): (20_480, 0),
+    ("gemma-4-26b-a4b-nvfp4", "bf16", 8): (10_240, 0),
 }
 
 
@@ -90,7 +95,7 @@ def test_per_token_and_state_equal_the_engine(key):
 
 def test_deepseek_v32_native_is_vllms_auto_fp8_ds_mla():
     # vLLM resolves 'auto' to fp8_ds_mla for DeepSeek V3.2: 61 x (656 + 132) = 48,068 B/token.
-    assert est("deepseek-v3.2-exp").kv_bytes_per_token == 48_068
+    assert est("deepseek-v3.2").kv_bytes_per_token == 48_068
 
 
 def test_gemma4_sliding_layers_use_their_own_geometry():
@@ -108,6 +113,27 @@ def test_mimo_attention_chunk_size_is_not_llama4():
     assert est("mimo-v2-flash", 128).kv_bytes == 128 * (23_040 + 199_680)
 
 
+def test_mimo_sliding_layers_take_sliding_window_size():
+    # vLLM MiMoV2FlashDecoderLayer passes config.sliding_window_size to its sliding layers (mimo_v2_flash.py).
+    # With sliding_window 4,096 and sliding_window_size 128, at 300,000 tokens: 9 global layers
+    # 300,000 x 23,040 = 6,912,000,000 B + 39 sliding layers 128 x 199,680 = 25,559,040 B.
+    cfg = json.loads(open("planner/data/models/mimo-v2-flash.config.json").read())
+    cfg["sliding_window"] = 4096
+    m = model_from_config(cfg)
+    assert m.estimate(300_000).kv_bytes == 6_912_000_000 + 25_559_040
+    assert ("sliding_window", "ignored") in {(f.field, f.how) for f in m.config_report}
+
+
+def test_gemma4_global_kv_heads_only_with_k_eq_v():
+    # vLLM Gemma4DecoderLayer: num_kv_heads = num_global_key_value_heads only if attention_k_eq_v, else
+    # num_key_value_heads (8); head_dim = global_head_dim (512) either way: 5 x 8 x (512 + 512) x 2 = 81,920 B/token.
+    cfg = json.loads(open("planner/data/models/gemma-4-26b-a4b.config.json").read())
+    cfg["text_config"]["attention_k_eq_v"] = False
+    m = model_from_config(cfg)
+    assert m.estimate(300_000).kv_bytes_per_token == 81_920
+    assert ("num_global_key_value_heads", "ignored") in {(f.field, f.how) for f in m.config_report}
+
+
 def test_layer_patterns():
     assert get_model("nemotron-h-8b").layer_pattern.count("M") == 24
     assert get_model("nemotron-h-8b").layer_pattern.count("F") == 4
@@ -118,20 +144,62 @@ def test_layer_patterns():
 
 
 def test_checkpoint_kv_scheme_is_read_not_defaulted():
-    report = {(f.field, f.how) for f in get_model("qwen3-32b-nvfp4").config_report}
-    assert ("quantization_config.kv_cache_quant_algo", "read") in report
+    report = {(f.field, f.how) for f in get_model("gemma-4-26b-a4b-nvfp4").config_report}
+    assert ("quantization_config.kv_cache_scheme", "read") in report
     assert ("kv_format", "defaulted") not in report
 
 
-def test_compressed_tensors_kv_scheme():
-    cfg = json.loads(open("planner/data/models/qwen3-32b-nvfp4.config.json").read())
-    cfg["quantization_config"] = {"quant_method": "compressed-tensors",
-                                  "kv_cache_scheme": {"num_bits": 8, "type": "float", "dynamic": False}}
-    assert model_from_config(cfg).estimate(1).kv_bytes_per_token == 131_072  # FP8, as above
-    cfg["quantization_config"]["kv_cache_scheme"] = {"num_bits": 8, "type": "int"}
+def _llama_with(quant):
+    cfg = json.loads(open("planner/data/models/llama-3.1-8b.config.json").read())
+    cfg["quantization_config"] = quant
+    return cfg
+
+
+# Llama 3.1 8B with an FP8 KV: 32 layers x 2 x 8 KV heads x 128 x 1 B = 65,536 B/token.
+@pytest.mark.parametrize("quant", [
+    # ModelOpt string algorithm ("FP8" -> fp8_e4m3, get_kv_cache_quant_algo_string), top level and nested.
+    {"quant_method": "modelopt", "quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8"},
+    {"quant_method": "modelopt", "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8"}},
+    # compressed-tensors: Attention.__init__ sets the cache dtype to fp8 when kv_cache_scheme is set and it is auto.
+    {"quant_method": "compressed-tensors", "kv_cache_scheme": {"num_bits": 8, "type": "float", "dynamic": False}},
+])
+def test_kv_schemes_vllm_follows_to_fp8(quant):
+    assert model_from_config(_llama_with(quant)).estimate(1).kv_bytes_per_token == 65_536
+
+
+@pytest.mark.parametrize("quant, field", [
+    # vLLM maps a ModelOpt dict only when dynamic is False (else it falls back to the model dtype).
+    ({"quant_method": "modelopt", "kv_cache_scheme": {"num_bits": 8, "type": "float", "dynamic": True}},
+     "config.quantization_config.kv_cache_scheme"),
+    # MODELOPT_TO_VLLM_KV_CACHE_DTYPE_MAP maps "mixed_precision" to "auto" (the model dtype).
+    ({"quant_method": "modelopt", "quantization": {"kv_cache_quant_algo": "MIXED_PRECISION"}},
+     "config.quantization_config.quantization.kv_cache_quant_algo"),
+    ({"quant_method": "compressed-tensors", "kv_cache_scheme": {"num_bits": 8, "type": "int"}},
+     "config.quantization_config.kv_cache_scheme"),
+    # Neither resolver reads a KV scheme under another quant_method.
+    ({"quant_method": "fp8", "kv_cache_scheme": {"num_bits": 8, "type": "float", "dynamic": False}},
+     "config.quantization_config.kv_cache_scheme"),
+])
+def test_kv_schemes_vllm_does_not_store_as_fp8_are_refused(quant, field):
     with pytest.raises(PlanInputError) as exc:
-        layout_from_config(cfg)
-    assert exc.value.field == "config.quantization_config.kv_cache_scheme"
+        layout_from_config(_llama_with(quant))
+    assert exc.value.field == field
+
+
+@pytest.mark.parametrize("quant", [
+    {"quant_method": "modelopt", "kv_cache_quant_algo": "NVFP4"},
+    {"quant_method": "modelopt", "kv_cache_scheme": {"num_bits": 4, "type": "float", "dynamic": False}},
+])
+def test_modelopt_nvfp4_kv(quant):
+    # vLLM get_kv_cache_quant_algo_string maps NVFP4 to "nvfp4": head_size // 2 + head_size // 16 bytes per head
+    # (nvfp4_kv_cache_full_dim): 128 // 2 + 128 // 16 = 72 B. Llama 3.1 8B: 32 x 2 x 8 x 72 = 36,864 B/token.
+    assert model_from_config(_llama_with(quant)).estimate(1).kv_bytes_per_token == 36_864
+
+
+def test_a_chosen_kv_format_overrides_a_refused_scheme():
+    cfg = _llama_with({"quant_method": "modelopt", "kv_cache_quant_algo": "MIXED_PRECISION"})
+    layout = layout_from_config(cfg, main_format=get_format("bf16"))
+    assert ("quantization_config.kv_cache_quant_algo", "ignored") in {(f.field, f.how) for f in layout.report}
 
 
 # ---------------------------------------------------------------------------
@@ -231,7 +299,7 @@ def test_tp_that_does_not_split_the_state_is_refused():
 
 
 def test_fields_that_could_change_kv_are_reported_when_ignored():
-    report = {(f.field, f.how) for f in get_model("deepseek-v3.2-exp").config_report}
+    report = {(f.field, f.how) for f in get_model("deepseek-v3.2").config_report}
     assert ("num_nextn_predict_layers", "ignored") in report
     assert ("expand", "ignored") in {(f.field, f.how) for f in get_model("nemotron-h-8b").config_report}
 

@@ -1,4 +1,4 @@
-"""`import planner` pulls in neither torch nor streamlit (style.md)."""
+"""`import planner` pulls in neither torch nor streamlit."""
 
 import subprocess
 import sys

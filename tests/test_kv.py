@@ -1,4 +1,4 @@
-"""KV accounting per layer group, per GPU (domain.md §2, §4, §7, §8).
+"""KV accounting per layer group, per GPU (docs/accounting.md, docs/sources.md).
 
 Every expected value is worked by hand next to it from the bundled configs
 (planner/data/models, see SOURCES.md) or a cited public figure; none is
@@ -42,7 +42,7 @@ def test_llama_3_1_8b():
 
 
 def test_llama_3_1_70b_640_mib_at_2048():
-    # 2 x 80 x 8 x 128 x 2 = 327,680 B/token; x 2,048 = 671,088,640 B = 640 MiB (llama.cpp, domain.md §7)
+    # 2 x 80 x 8 x 128 x 2 = 327,680 B/token; x 2,048 = 671,088,640 B = 640 MiB (llama.cpp)
     est = get_model("llama-3.1-70b").estimate(2048)
     assert est.kv_bytes_per_token == 327_680
     assert est.kv_bytes == 640 * MiB
@@ -58,7 +58,7 @@ def test_isca25_table1(model_id, expected):
 
 
 def test_deepseek_v1_437x():
-    # DeepSeek LLM 67B: 2 x 95 x 8 x 128 x 2 = 389,120 B/token; / 890 = 437.2 (domain.md §4)
+    # DeepSeek LLM 67B: 2 x 95 x 8 x 128 x 2 = 389,120 B/token; / 890 = 437.2 (arXiv:2401.02954; docs/sources.md)
     assert per_token("deepseek-llm-67b") == 389_120
     assert round(389_120 / per_token("deepseek-v4.1-flash"), 1) == 437.2
 
@@ -243,7 +243,7 @@ def test_v41_flash_890_from_its_parts():
 
 def test_v41_flash_one_million_tokens_and_window_state():
     # 890 x 1,000,000 = 890,000,000 B = 0.89 GB (0.829 GiB); the ring is 40 layers x 128 x 528 = 2,703,360 B
-    # per session, outside the pool (host RAM, seed 000)
+    # per session, outside the pool (host RAM, docs/sources.md)
     est = get_model("deepseek-v4.1-flash").estimate(1_000_000)
     assert est.kv_bytes == 890_000_000
     assert format_bytes(est.kv_bytes) == "0.89 GB (0.829 GiB)"

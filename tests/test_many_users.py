@@ -1,4 +1,4 @@
-"""Many users at once (issue 8), small scale for CI: 5 concurrent browser sessions against one server.
+"""Many users at once, small scale for CI: 5 concurrent browser sessions against one server.
 
 Each session (its own chromium context, so its own Streamlit session) opens its own link, a plan with its own
 HBM, and moves the hit-rate slider three steps with the keyboard. Every figure it shows must be

@@ -1,4 +1,4 @@
-"""GB-vs-context page (AppTest): renders the seed table, several models, and reacts to its widgets."""
+"""GB-vs-context page (AppTest): renders the published 890 B/token table, several models, and reacts to its widgets."""
 
 from streamlit.testing.v1 import AppTest
 
@@ -12,13 +12,13 @@ def _context_page():
     return at
 
 
-def test_seed_table_values():
+def test_published_table_values():
     at = _context_page()
-    seed = next(d.value for d in at.dataframe if "KV (GB)" in d.value.columns)
-    # seed 004: 890 B/token x 100k, 250k, 500k, 1M tokens = 0.089, 0.2225, 0.445, 0.89 GB
-    assert seed["Context (tokens)"].tolist() == [100_000, 250_000, 500_000, 1_000_000]
-    assert seed["KV (B)"].tolist() == [89_000_000, 222_500_000, 445_000_000, 890_000_000]
-    assert [round(x, 4) for x in seed["KV (GB)"]] == [0.089, 0.2225, 0.445, 0.89]
+    published = next(d.value for d in at.dataframe if "KV (GB)" in d.value.columns)
+    # docs/sources.md: 890 B/token x 100k, 250k, 500k, 1M tokens = 0.089, 0.2225, 0.445, 0.89 GB
+    assert published["Context (tokens)"].tolist() == [100_000, 250_000, 500_000, 1_000_000]
+    assert published["KV (B)"].tolist() == [89_000_000, 222_500_000, 445_000_000, 890_000_000]
+    assert [round(x, 4) for x in published["KV (GB)"]] == [0.089, 0.2225, 0.445, 0.89]
 
 
 def test_several_models_and_both_units():

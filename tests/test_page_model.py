@@ -32,7 +32,7 @@ LLAMA_8B_CONFIG = {
 
 def test_renders_v41_default():
     at = _model_page()
-    # 890 B/token x 1,000,000 tokens = 890,000,000 B = 0.89 GB = 0.829 GiB (seed 004)
+    # 890 B/token x 1,000,000 tokens = 890,000,000 B = 0.89 GB = 0.829 GiB (docs/sources.md)
     assert _metric(at, "KV per GPU (pool)") == "0.89 GB (0.829 GiB)"
     assert any("breakdown" in s.value.lower() for s in at.subheader)
     assert len(at.dataframe) >= 1
@@ -97,7 +97,7 @@ def test_engine_and_capacity_blocks_render_for_llama():
     at.text_input(key="model_max_model_len").set_value("20000").run()
     at.number_input(key="model_kv_budget_gib").set_value(3.8125).run()
     assert not at.exception
-    # 3.8125 GiB // (16 x 4,096 B x 32 layers = 2 MiB) = 1,952 blocks (vLLM issue #10517)
+    # 3.8125 GiB // (16 x 4,096 B x 32 layers = 2 MiB) = 1,952 blocks (github.com/vllm-project/vllm/issues/10517)
     assert _metric(at, "KV blocks") == "1,952"
     assert _metric(at, "GPU KV cache size") == "31,232 tokens"
     assert _metric(at, "Maximum concurrency for 20,000") == "1.56x"

@@ -1,4 +1,4 @@
-"""Hand-worked capacity plans (issue 2), arithmetic next to each number."""
+"""Hand-worked capacity plans, arithmetic next to each number."""
 
 import pytest
 
@@ -23,7 +23,7 @@ def test_v41_flash_100_gib_half_hit_rate():
 
 
 def test_v41_flash_on_h200_default_plan():
-    # H200 reports 143,771 MiB = 150,754,820,096 B (domain.md §6).
+    # H200 reports 143,771 MiB = 150,754,820,096 B (public nvidia-smi output).
     # x 0.9 = 135,679,338,086.4 -> floor 135,679,338,086 B
     # weights: 552e9 params x 1 B (FP8) / 8 GPUs = 69,000,000,000 B; reserve 2 GiB = 2,147,483,648 B
     # usable = 135,679,338,086 - 69,000,000,000 - 2,147,483,648 = 64,531,854,438 B

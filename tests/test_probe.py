@@ -1,8 +1,8 @@
-"""Live probe (issue 6) with torch: formats, the pool, memory cap, lock, time limit, JSON.
+"""Live probe with torch: formats, the pool, memory cap, lock, time limit, JSON.
 
 Skipped as a module only when torch is not installed (CI installs it). GPU tests
 are marked ``gpu`` and skipped without a CUDA device. Expected values are worked
-by hand next to each number (OCP MX v1.0, NVIDIA's NVFP4 blog, domain.md §3-§4);
+by hand next to each number (OCP MX v1.0, NVIDIA's NVFP4 blog, docs/sources.md);
 no timing assertions.
 """
 
@@ -171,7 +171,7 @@ def test_byte_layout_matches_planner_vector_bytes(fmt, n):
 
 
 def test_golden_vector_bytes():
-    # domain.md §3-§4: nvfp4 512 ch = 256 + 32 = 288; mxfp4 128 = 64 + 4 = 68; mxfp8 512 = 512 + 16 = 528
+    # OCP MX v1.0, NVIDIA's NVFP4 blog, docs/sources.md: nvfp4 512 ch = 256 + 32 = 288; mxfp4 128 = 64 + 4 = 68; mxfp8 512 = 512 + 16 = 528
     for fmt, n, width in (("nvfp4", 512, 288), ("mxfp4", 128, 68), ("mxfp8", 512, 528), ("bf16", 128, 256),
                           ("fp8", 128, 128)):
         assert q.quantize(torch.randn(2, n), fmt)[0].shape[-1] == width

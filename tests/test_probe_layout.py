@@ -1,7 +1,7 @@
-"""Live probe (issue 6), the parts that need no torch: pool layout, memory cap arithmetic,
+"""Live probe, the parts that need no torch: pool layout, memory cap arithmetic,
 ProbeResult validation and JSON, CLI errors, import hygiene.
 
-Expected values are worked by hand next to each number (domain.md §3-§4).
+Expected values are worked by hand next to each number (OCP MX v1.0, NVIDIA's NVFP4 blog, docs/sources.md).
 """
 
 import copy

@@ -1,4 +1,4 @@
-"""The live probe under pressure (issue 8): two probe requests at once, on the CPU, with a small pool.
+"""The live probe under pressure: two probe requests at once, on the CPU, with a small pool.
 
 The probe's public function (``planner.probe.run_probe``) runs one probe per process at a time: a second
 request either waits for the lock (``lock_timeout_s > 0``) or is refused at once with ProbeBusyError and a
@@ -36,7 +36,7 @@ from planner.probe.run import CPU_RELEASE_TOLERANCE_BYTES, probe_lock  # noqa: E
 V41 = "deepseek-v4.1-flash"
 TOKENS = 262_144
 POOL_BYTES = 233_308_160
-"""890 B/token x 262,144 tokens (V4.1-Flash in NVFP4, seed 004); 262,144 / 16 = 16,384 whole blocks (and
+"""890 B/token x 262,144 tokens (V4.1-Flash in NVFP4, docs/sources.md); 262,144 / 16 = 16,384 whole blocks (and
 131,072 / 8 on the 1/2 layers), so the pool is the planner's figure to the byte: 222.5 MiB."""
 GLIBC_MMAP_THRESHOLD_MAX_BYTES = 32 * 2**20
 """glibc's largest dynamic mmap threshold on 64-bit (32 MiB): freed blocks below it may stay in an arena."""

@@ -1,4 +1,4 @@
-"""Measured hit rates from request traces (issue 7): readers, replay, stack-distance curves.
+"""Measured hit rates from request traces: readers, replay, stack-distance curves.
 
 Hand-built traces carry their answers next to the numbers, with the arithmetic
 in a comment. Facts about the bundled traces come from their upstream
@@ -524,7 +524,7 @@ def test_upload_like_objects_and_import_hygiene():
     small = Upload(jsonl([{"timestamp_s": 0, "input_length": 4, "output_length": 1, "hash_ids": [1]}]))
     small.size = 10
     assert read_jsonl(small, block_tokens=4).name == "mine.jsonl"
-    # planner.traces (figures and CLI included) imports neither streamlit nor torch (style.md)
+    # planner.traces (figures and CLI included) imports neither streamlit nor torch
     import subprocess
     import sys
 

@@ -15,7 +15,7 @@ def test_constants():
 
 
 def test_h100_reported_memory():
-    # domain.md §1: 81,559 MiB = 85,520,809,984 B = 79.65 GiB
+    # nvidia-smi on an H100 SXM: 81,559 MiB = 85,520,809,984 B = 79.65 GiB
     b = 81_559 * MiB
     assert b == 85_520_809_984
     assert round(to_gib(b), 2) == 79.65

@@ -87,7 +87,7 @@ def test_the_issue_link_parses_without_warnings_and_plans_240_sessions():
 def test_a_link_without_hbm_means_the_reported_total():
     inputs, _ = inputs_from_query({k: v for k, v in LINK.items() if k != "hbm"})
     assert inputs.hbm_gib is None
-    assert plan(inputs).hbm_bytes == 143_771 * 2**20  # H200 nvidia-smi total, MiB (domain.md §6)
+    assert plan(inputs).hbm_bytes == 143_771 * 2**20  # H200 nvidia-smi total, MiB (public nvidia-smi output)
     assert "hbm" not in to_query(inputs)
 
 

@@ -93,8 +93,8 @@ STRINGS: dict[str, str] = {
     "exponential": "exponencial",
     "fixed": "fija",
     "Window-state TTL in host RAM (s)": "TTL del estado de ventana en la RAM del host (s)",
-    "Minutes in practice. 0 = never persisted (vLLM always replays).":
-        "En la práctica, minutos. 0 = nunca se conserva (vLLM siempre repite).",
+    "DeepSeek V4.1: minute-level. 0 = never persisted (vLLM always replays).":
+        "DeepSeek V4.1: del orden de minutos. 0 = nunca se conserva (vLLM siempre repite).",
     "Prefill throughput per GPU (tokens/s)": "Rendimiento de prellenado por GPU (tokens/s)",
     "Prices replay and recompute (assumed).": "Da el coste de repetir y recalcular (supuesto).",
     "Host RAM per GPU (GiB)": "RAM del host por GPU (GiB)",
@@ -257,10 +257,10 @@ STRINGS.update({
     "as the device reports it": "como lo informa el dispositivo",
     "DeepSeek V4.1-Flash: KV by context": "DeepSeek V4.1-Flash: KV por contexto",
     "Window state outside the pool (B)": "Estado de ventana fuera del pool (B)",
-    "890 B per token (DeepSeek V4.1-Flash model card) x tokens: 100k -> 0.089 GB, 250k -> 0.2225 GB, 500k -> 0.445 "
-    "GB, 1M -> 0.89 GB (0.829 GiB).":
-        "890 B por token (ficha del modelo DeepSeek V4.1-Flash) x tokens: 100k -> 0.089 GB, 250k -> 0.2225 GB, "
-        "500k -> 0.445 GB, 1M -> 0.89 GB (0.829 GiB).",
+    "890 B per token (DeepSeek V4.1 report, quoted in docs/sources.md) x tokens: 100k -> 0.089 GB, 250k -> 0.2225 "
+    "GB, 500k -> 0.445 GB, 1M -> 0.89 GB (0.829 GiB).":
+        "890 B por token (informe de DeepSeek V4.1, citado en docs/sources.md) x tokens: 100k -> 0.089 GB, "
+        "250k -> 0.2225 GB, 500k -> 0.445 GB, 1M -> 0.89 GB (0.829 GiB).",
 })
 STRINGS.update({
     "Usable KV measured on {gpu} ({bytes}) applies to that accelerator only; the others use HBM x utilization - "

@@ -19,7 +19,8 @@ from planner.units import format_bytes, plural
 from kvplan_app.state import current_inputs, escape_markdown
 from kvplan_app.i18n import num, t
 
-SEED_MODEL = "deepseek-v4.1-flash"
+# The model whose published 890 B/token table (docs/sources.md) the page shows.
+PUBLISHED_MODEL = "deepseek-v4.1-flash"
 
 
 def _fits_text(model, num_bytes: int) -> str:
@@ -30,7 +31,6 @@ def _fits_text(model, num_bytes: int) -> str:
     return f"{n:,}" if n < MAX_CONTEXT_TOKENS else t("at least {tokens}", tokens=f"{n:,}")
 
 
-# The models drawn by default.
 DEFAULT_MODELS = ("deepseek-v4.1-flash", "deepseek-v4-flash", "deepseek-llm-67b", "llama-3.1-70b")
 MAX_CONTEXT_CHOICES = (128_000, 256_000, 512_000, 1_000_000, 2_000_000, 4_000_000, 10_000_000)
 CURVE_POINTS = 80
@@ -112,10 +112,10 @@ with left:
                      util=f"{inputs.gpu_memory_utilization:g}")))
 with right:
     st.subheader(t("DeepSeek V4.1-Flash: KV by context"))
-    seed = context_table(get_model(SEED_MODEL))
-    st.dataframe(seed.rename(columns={"context_tokens": t("Context (tokens)"), "kv_bytes": t("KV (B)"),
-                                      "kv_gb": t("KV (GB)"), "kv_gib": t("KV (GiB)"),
-                                      "state_bytes": t("Window state outside the pool (B)")}),
-                 hide_index=True, key="context_seed_table")
-    st.caption(num(t("890 B per token (DeepSeek V4.1-Flash model card) x tokens: 100k -> 0.089 GB, 250k -> 0.2225 GB, "
-                     "500k -> 0.445 GB, 1M -> 0.89 GB (0.829 GiB).")))
+    published = context_table(get_model(PUBLISHED_MODEL))
+    st.dataframe(published.rename(columns={"context_tokens": t("Context (tokens)"), "kv_bytes": t("KV (B)"),
+                                           "kv_gb": t("KV (GB)"), "kv_gib": t("KV (GiB)"),
+                                           "state_bytes": t("Window state outside the pool (B)")}),
+                 hide_index=True, key="context_published_table")
+    st.caption(num(t("890 B per token (DeepSeek V4.1 report, quoted in docs/sources.md) x tokens: 100k -> 0.089 GB, "
+                     "250k -> 0.2225 GB, 500k -> 0.445 GB, 1M -> 0.89 GB (0.829 GiB).")))

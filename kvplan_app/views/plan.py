@@ -230,7 +230,7 @@ with st.expander(t("Misses, replay and tiers")):
                             key="plan_pause_mean_s", help=t("Tool calls, approvals, background jobs. 0 = no pauses."))
     pause_dist = r3.selectbox(t("Pause distribution"), ["exponential", "fixed"], key="plan_pause_distribution", format_func=t)
     ttl = r4.number_input(t("Window-state TTL in host RAM (s)"), min_value=0.0, max_value=MAX_SECONDS, step=10.0,
-                          key="plan_ttl_s", help=t("Minutes in practice. 0 = never persisted (vLLM always replays)."))
+                          key="plan_ttl_s", help=t("DeepSeek V4.1: minute-level. 0 = never persisted (vLLM always replays)."))
     t1, t2, t3, t4 = st.columns(4)
     prefill_tps = t1.number_input(t("Prefill throughput per GPU (tokens/s)"), *widened("plan_prefill_tokens_per_s", 1.0, 1e9),
                                   key="plan_prefill_tokens_per_s", help=t("Prices replay and recompute (assumed)."))

@@ -1,9 +1,14 @@
-"""The ``kvplan`` command line: one subcommand per module in this package.
+"""The ``kvplan`` command line: one subcommand per module in this package, loaded lazily.
+
+:data:`COMMANDS` maps each subcommand to the module that implements it and its
+one-line help. Only the chosen subcommand's module is imported (``kvplan kv``
+never loads the plan, the frontier, pandas or plotly); ``kvplan --help`` lists
+every subcommand from the table without importing any of them.
 
 Each subcommand module exposes ``register(subparsers)``, which adds its parser
-and sets ``func`` to a callable ``(args) -> int``. Bad input raises
-:class:`planner.errors.PlanInputError`; :func:`main` prints it as one line on
-stderr and exits with code 2.
+(with the help text of :data:`COMMANDS`) and sets ``func`` to a callable
+``(args) -> int``. Bad input raises :class:`planner.errors.PlanInputError`;
+:func:`main` prints it as one line on stderr and exits with code 2.
 """
 
 from __future__ import annotations
@@ -11,11 +16,21 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Collection
 
 from planner.errors import PlanInputError
 
-SUBCOMMANDS = ("kv", "plan", "catalog", "frontier", "trace", "probe")
-"""Subcommand modules, in help order (``catalog`` provides ``models`` and ``gpus``)."""
+COMMANDS: dict[str, tuple[str, str]] = {
+    "kv": ("kv", "KV bytes per token and per sequence"),
+    "plan": ("plan", "sessions per GPU and per replica, request rate"),
+    "models": ("catalog", "list catalog models"),
+    "gpus": ("catalog", "list catalog accelerators"),
+    "frontier": ("frontier", "sessions and request rate over accelerators, contexts, hit rates"),
+    "trace": ("trace", "measured prefix-cache hit rates from a request trace"),
+    "probe": ("probe", "allocate the quantized KV pool on this GPU (or CPU) and measure its real bytes"),
+    "serve": ("serve", "start the dashboard (Streamlit) from the installed package"),
+}
+"""Subcommand -> (module in ``planner.cli``, one-line help), in help order."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,24 +40,30 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"kvplan: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser with every available subcommand."""
+def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The parser with the modules of ``commands`` registered (every module when ``None``).
+
+    The other subcommands get a placeholder parser carrying only their help
+    line, so the usage and ``--help`` list them all.
+    """
     parser = _Parser(prog="kvplan", description="KV-cache capacity planner for LLM serving.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in SUBCOMMANDS:
-        try:
-            module = importlib.import_module(f"planner.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"planner.cli.{name}":
-                continue
-            raise
-        module.register(sub)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
+    wanted = {module for name, (module, _) in COMMANDS.items() if commands is None or name in commands}
+    for name, (module_name, help_text) in COMMANDS.items():
+        if name in sub.choices:  # registered by a module that provides several commands
+            continue
+        if module_name in wanted:
+            importlib.import_module(f"planner.cli.{module_name}").register(sub)
+            wanted.discard(module_name)
+        if name not in sub.choices:  # not wanted, or its module did not register it
+            sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run kvplan; returns the exit code (0 ok, 2 bad input)."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[:1] if argv and argv[0] in COMMANDS else ())
     try:
         try:
             args = parser.parse_args(argv)

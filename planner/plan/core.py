@@ -6,7 +6,7 @@ scalar :func:`planner.plan.plan` calls it with 0-d arrays; the frontier grid
 (:func:`planner.frontier.frontier_grid`) calls it with an accelerator axis, a
 context axis and a hit-rate axis. There is no second copy of any formula.
 
-The seeds' method (sessions first, then the replay penalty), with context
+The session model of docs/capacity.md (sessions first, then the replay penalty), with context
 ``N`` tokens, prefix hit rate ``h``, ``T`` output tokens and ``K`` distinct
 shared prefixes:
 
@@ -331,7 +331,7 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
         extra_prefill_s = (replay_tokens_turn + recompute_tokens_turn) / prefill
         gpu_seconds = t / decode + extra_prefill_s
         replay_share = replay_s_turn / gpu_seconds
-        # decode / T exactly when nothing is replayed (the issue-2 figure, to the last bit)
+        # decode / T exactly when nothing is replayed (the no-miss figure, to the last bit)
         by_throughput = np.where(extra_prefill_s == 0, decode / t, 1.0 / gpu_seconds)
         by_sessions = per_gpu / time_per_request
         rate = np.minimum(by_throughput, by_sessions)

@@ -69,13 +69,13 @@ def plan_frame(result: PlanResult) -> pd.DataFrame:
 
 
 SEED_CONTEXTS = (100_000, 250_000, 500_000, 1_000_000)
-"""Context lengths of the seed-004 table."""
+"""Context lengths of the published DeepSeek V4.1-Flash table (docs/sources.md)."""
 
 
 def context_table(model: ModelSpec, contexts=SEED_CONTEXTS, kv_format: str = NATIVE) -> pd.DataFrame:
     """KV bytes per context length: columns ``context_tokens, kv_bytes, kv_gb, kv_gib, state_bytes``.
 
-    The seed-004 table is ``context_table(get_model("deepseek-v4.1-flash"))``.
+    The published 890 B/token table (docs/sources.md) is ``context_table(get_model("deepseek-v4.1-flash"))``.
     """
     rows = []
     for n in contexts:

@@ -5,7 +5,7 @@ query string on a page switch (and the router putting it back), a slider moved
 with the keyboard, a real file download, and that text from a link is shown as
 text and never run as script.
 
-Expected numbers (domain.md §4, §5): DeepSeek V4.1-Flash stores 890 B per token.
+Expected numbers (docs/sources.md, docs/capacity.md): DeepSeek V4.1-Flash stores 890 B per token.
 With 100 GiB all for KV (utilization 1, no reserve, no weights), 1M tokens and
 hit rate h: the prefix floor(h x 1M) tokens is stored once, each session adds
 its uncached tail (no output tokens):
