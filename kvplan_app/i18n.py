@@ -11,8 +11,9 @@ Numbers shown in the UI go through :func:`num` (thousands and decimal
 separators of the language); CSV and plan files keep one machine format
 whatever the language.
 
-The language comes from the link (``?lang=es``, kept in share links) or the
-sidebar switch, and is remembered for the session.
+The language comes from the link (``?lang=es``, kept in share links; English,
+the default, is left out of links) or the sidebar switch, and is remembered
+for the session.
 """
 
 from __future__ import annotations
@@ -76,15 +77,15 @@ _SWAP = str.maketrans({",": ".", ".": ","})
 
 
 def language_switch() -> None:
-    """The sidebar's language select; the choice goes into the link (``lang``)."""
+    """The sidebar's language select; a language other than English goes into the link (``lang``)."""
+    from kvplan_app.state import set_link_param  # state holds the link; it never imports this module
+
     current = language()
 
     def _chosen() -> None:
-        st.query_params[LANG_PARAM] = st.session_state["ui_lang_choice"]
         st.session_state[_SESSION_KEY] = st.session_state["ui_lang_choice"]
 
     st.session_state.setdefault("ui_lang_choice", current)
     st.selectbox("Language · Idioma", list(LANGUAGES), key="ui_lang_choice", format_func=LANGUAGES.get,
                  on_change=_chosen)
-    if st.query_params.get(LANG_PARAM) != current:
-        st.query_params[LANG_PARAM] = current
+    set_link_param(LANG_PARAM, None if current == DEFAULT_LANGUAGE else current)

@@ -502,6 +502,20 @@ def set_page_inputs(page: str, value: BaseModel, keys: Mapping[str, str]) -> Non
     _store_page_params(value, keys)
 
 
+def set_link_param(key: str, value: str | None) -> None:
+    """Keep a declared page key (:data:`PAGE_QUERY_KEYS`, e.g. ``lang``) in this session's link; None drops it."""
+    current_inputs()
+    params = dict(st.session_state.get(_PAGE_PARAMS, {}))
+    if params.get(key) == value or (value is None and key not in params):
+        return
+    if value is None:
+        params.pop(key, None)
+    else:
+        params[key] = value
+    st.session_state[_PAGE_PARAMS] = params
+    sync_query()
+
+
 def _store_page_params(value: BaseModel, keys: Mapping[str, str]) -> None:
     current_inputs()
     params = {k: v for k, v in st.session_state.get(_PAGE_PARAMS, {}).items() if k not in fields_by_key(keys)}
