@@ -13,10 +13,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from planner.traces.arrivals import Concurrency
+from planner.chart_style import LEGEND_ABOVE
 from planner.units import GB, GiB, format_bytes, format_number
 
-LEGEND_ABOVE = {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0.0}
-"""Legends above the plot area, clear of both axes (titles go in the figure's top margin)."""
 _TOP_MARGIN = {"t": 90}
 """Room for a title and a legend row above the plot."""
 _BLOCK_COLOR = "#636EFA"
