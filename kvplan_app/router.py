@@ -16,6 +16,9 @@ carrying ``?page=<url_path>`` (older share links) still opens that page.
 
 from __future__ import annotations
 
+import logging
+import os
+import uuid
 from importlib.resources import files
 
 import streamlit as st
@@ -23,6 +26,11 @@ import streamlit as st
 from kvplan_app.i18n import language_switch, t
 from kvplan_app.share import render_share_link
 from kvplan_app.state import pending_link_warnings, remember_query, restore_query, show_link_warnings
+
+LOG = logging.getLogger("kvplan_app")
+"""Unexpected page errors go here, with their traceback and reference (the server log, never the page)."""
+DEBUG_ENV = "KVPLAN_DEBUG"
+"""Set (to anything) to let a page's unexpected error reach Streamlit as well (tests, local development)."""
 
 VIEWS = files("kvplan_app") / "views"
 """Folder of the page scripts (a filesystem path: the package is installed unzipped)."""
@@ -41,6 +49,8 @@ def pages() -> list:
         st.Page(VIEWS / "traces.py", title=t("Traces"), icon="📈", url_path="traces"),
         st.Page(VIEWS / "frontier.py", title=t("Frontier"), url_path="frontier"),
         st.Page(VIEWS / "context.py", title=t("GB vs context"), url_path="context"),
+        st.Page(VIEWS / "recommend.py", title=t("Recommend GPUs"), url_path="recommend"),
+        st.Page(VIEWS / "reconcile.py", title=t("Reconcile a log"), url_path="reconcile"),
         st.Page(VIEWS / "probe.py", title=t("Live probe"), icon="🔬", url_path="probe"),
     ]
 
@@ -62,10 +72,27 @@ def main() -> None:
         language_switch()
         st.caption(t("GB = 10^9 B · GiB = 2^30 B. Figures are per GPU unless marked per replica."))
     notices = st.container()  # link warnings the page did not show itself go on top
-    nav.run()
+    run_page(nav)
     remember_query()  # what the page wrote under its own keys survives the next page switch
     if pending_link_warnings():
         with notices:
             show_link_warnings()
     with st.sidebar:
         render_share_link(nav.url_path)
+
+
+def run_page(nav) -> None:
+    """Run the page; an unexpected error shows one line and a reference id, its details go to the server log.
+
+    Streamlit's own control flow (``st.rerun``, ``st.stop``, ``st.switch_page``) raises ``BaseException``
+    subclasses, which pass through. With ``KVPLAN_DEBUG`` set the error is re-raised after the line.
+    """
+    try:
+        nav.run()
+    except Exception:  # noqa: BLE001 - any bug in a page: one line for the visitor, the traceback in the log
+        ref = uuid.uuid4().hex[:12]
+        LOG.exception("kvplan page %r failed (reference %s)", nav.url_path, ref)
+        st.error(f"This page hit an unexpected error (reference {ref}). Your inputs are kept; the details are in "
+                 "the server log under that reference.")
+        if os.environ.get(DEBUG_ENV):
+            raise

@@ -60,6 +60,7 @@ QUERY_KEYS: dict[str, str] = {
     "state_bytes_per_sequence": "sbs",
     "measured_usable_kv_gib": "musable",
     "attention_parallelism": "attn",
+    "accelerator": "acc",
     "pipeline_parallel_size": "pp",
     "measured_kv_model_id": "mkv_model",
     "measured_kv_format": "mkv_fmt",
@@ -168,22 +169,48 @@ def shown(text: object, limit: int = 40) -> str:
 
 
 _MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
+_AUTOLINKABLE = re.compile(r"\S*(?:://|www\.|@\w)\S*", re.IGNORECASE)
+"""A whitespace-free run that GitHub-flavoured Markdown may turn into a link (``https://...``, ``www.x``,
+``a@b.c``). Its autolink literals are found in the text *after* backslash escapes are resolved
+(mdast-util-gfm-autolink-literal), so escaping cannot stop them; a code span can (it is not text)."""
+
+
+def code_span(text: str) -> str:
+    """``text`` as one Markdown inline code span, shown exactly as typed (a fence longer than any backtick run).
+
+    >>> code_span("a`b")
+    '`` a`b ``'
+    """
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}"
 
 
 def escape_markdown(text: str, *, keep: str = "") -> str:
-    r"""Backslash-escape every ASCII punctuation character (CommonMark), so Markdown shows ``text`` as typed.
+    r"""Markdown that shows ``text`` as typed: no markup, no HTML, no link.
 
-    Streamlit renders ``st.warning`` bodies as Markdown; escaping keeps links,
-    images, ``:color[...]`` directives, ``$`` maths and HTML tags as plain text.
-    ``keep`` names characters left as they are: ``"_"`` keeps field names such
-    as ``context_tokens`` readable in the message text (an underscore can only
-    make emphasis, never a tag, link or image).
+    Every ASCII punctuation character is backslash-escaped (CommonMark), which keeps links, images,
+    ``:color[...]`` directives, ``$`` maths and HTML tags as plain text. A run that would still auto-link
+    (a bare URL, ``www.``, an e-mail address) becomes an inline code span instead. ``keep`` names characters
+    left as they are: ``"_"`` keeps field names such as ``context_tokens`` readable in the message text (an
+    underscore can only make emphasis, never a tag, link or image).
 
     >>> escape_markdown("<script>alert(1)</script>")
     '\\<script\\>alert\\(1\\)\\<\\/script\\>'
     >>> escape_markdown("context_tokens: '<b>'", keep="_")
     "context_tokens\\: \\'\\<b\\>\\'"
+    >>> escape_markdown("hit=https://evil.example/reset is bad")
+    '` hit=https://evil.example/reset ` is bad'
     """
+    out, last = [], 0
+    for m in _AUTOLINKABLE.finditer(text):
+        out.append(_escape_punctuation(text[last:m.start()], keep))
+        out.append(code_span(m.group(0)))
+        last = m.end()
+    out.append(_escape_punctuation(text[last:], keep))
+    return "".join(out)
+
+
+def _escape_punctuation(text: str, keep: str) -> str:
     return _MD_SPECIAL.sub(lambda m: m.group(1) if m.group(1) in keep else "\\" + m.group(1), text)
 
 
@@ -425,7 +452,15 @@ def set_inputs(inputs: PlanInputs) -> None:
     sync_query()
 
 
+_ACCELERATOR_WIDGETS = ("gpu_id", "acc_id", "acc_name", "acc_mem", "acc_mem_unit", "acc_bw", "acc_tf", "acc_hl",
+                        "acc_price")
+"""Plan-page widgets (after the prefix) that show a user-defined accelerator."""
+
+
 def _reseed_widgets(fields) -> None:
+    fields = list(fields)
+    if "accelerator" in fields:
+        fields += _ACCELERATOR_WIDGETS
     for field in fields:  # keep the Plan page's widgets in step
         st.session_state.pop(f"{_WIDGET_PREFIX}{field}", None)
         st.session_state.pop(f"{_WIDGET_PREFIX}{field}_typed", None)  # a typed box beside a slider

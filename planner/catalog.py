@@ -84,6 +84,8 @@ _ENTRIES: dict[str, _Entry] = {
                          "7,615,616,512 (HF API safetensors total, Qwen/Qwen2.5-7B-Instruct)"),
     "qwen2.5-72b": _Entry("qwen2.5-72b", "Qwen2.5 72B", 72_700_000_000, "72.7B (Qwen2.5 model card)"),
     "qwen3-8b": _Entry("qwen3-8b", "Qwen3 8B", 8_200_000_000, "8.2B (Qwen3-8B model card)"),
+    "qwen3-235b-a22b": _Entry("qwen3-235b-a22b", "Qwen3 235B-A22B", 235_000_000_000,
+                              "235B total, 22B activated (Qwen3-235B-A22B model card)"),
     "mistral-7b-v0.1": _Entry("mistral-7b-v0.1", "Mistral 7B v0.1", 7_240_000_000,
                               "7.24B (Mistral 7B paper arXiv:2310.06825 / model card)"),
     "mixtral-8x7b-v0.1": _Entry("mixtral-8x7b-v0.1", "Mixtral 8x7B v0.1", 46_700_000_000,

@@ -25,6 +25,10 @@ class PlanInputError(ValueError):
         rule = allowed if allowed.isprintable() else "".join(c if c.isprintable() else " " for c in allowed)
         super().__init__(f"{name}: {short_repr(value)} is not allowed; expected {rule}")
 
+    def __reduce__(self):
+        """Pickle by the three fields (a worker process sends the error back to the server)."""
+        return (type(self), (self.field, self.value, self.allowed))
+
 
 def short_repr(value: object, limit: int = 80) -> str:
     """``repr(value)`` cut to ``limit`` characters; never raises.

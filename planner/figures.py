@@ -411,3 +411,28 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
         separators=separators,
     )
     return fig
+
+
+def recommend_figure(frame, *, by_cost: bool = False) -> go.Figure:
+    """Recommendations: total GPUs (or cost per hour) vs headroom, one marker per configuration, Pareto front joined.
+
+    Args:
+        frame: :attr:`planner.recommend.Recommendation.frame` (its column contract).
+        by_cost: x = cost per hour (rows without a price left out) instead of total GPUs.
+    """
+    x_col = "cost_per_hour" if by_cost else "total_gpus"
+    data = frame[frame[x_col].notna()] if by_cost else frame
+    fig = go.Figure()
+    for name, part in data.groupby("accelerator", sort=False, observed=True):
+        text = [f"{r.total_gpus} GPUs ({r.replicas} x {r.gpus_per_replica}), KV {r.kv_format}, attention {r.attention}"
+                for r in part.itertuples()]
+        fig.add_trace(go.Scatter(x=part[x_col], y=part["headroom"] * 100, mode="markers", name=str(name), text=text,
+                                 hovertemplate="%{text}<br>headroom %{y:.1f}%<extra>%{fullData.name}</extra>"))
+    front = data[data["pareto"]].sort_values(x_col)
+    if len(front):
+        fig.add_trace(go.Scatter(x=front[x_col], y=front["headroom"] * 100, mode="lines", name="Pareto front",
+                                 line={"dash": "dot", "color": "black"}, hoverinfo="skip"))
+    fig.update_layout(xaxis_title="cost per hour" if by_cost else "total GPUs",
+                      yaxis_title="headroom over the target (%)", legend_title="accelerator",
+                      margin={"l": 60, "r": 20, "t": 30, "b": 50})
+    return fig

@@ -26,18 +26,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from planner.catalog import GPUS, get_gpu
+from planner.accelerators import UserAccelerator, accelerator_from_link
+from planner.catalog import GPUS, GPUSpec, get_gpu
 from planner.errors import PlanInputError
 from planner.models import ModelSpec
 from planner.monotone import largest_fitting
 from planner.plan.core import PlanArrays, evaluate, miss_probability
 from planner.plan.lengths import growing_bytes_array, per_length
-from planner.plan.hardware import hardware_arrays, resolve_hardware, resolve_hbm
+from planner.plan.hardware import hardware_arrays, resolve_hardware, resolve_hbm, user_accelerator
 from planner.plan.inputs import MAX_CONTEXT_TOKENS, PlanInputs, make_inputs
 from planner.plan.rebase import rebase
 from planner.plan.result import effective_model
@@ -50,8 +51,14 @@ FRAME_COLUMNS: tuple[str, ...] = (
 )
 """Columns of :meth:`FrontierGrid.frame` (units in the names; rates per second, times in seconds)."""
 
-MAX_GRID_POINTS = 50_000_000
-"""Largest grid accepted (accelerators x contexts x hit rates)."""
+MAX_GRID_POINTS = 10_000_000
+"""Largest grid accepted (accelerators x contexts x hit rates). Computing a grid takes about 90 B per point at
+its peak (int64 and float64 arrays per point and their temporaries: 10,000,000 points raised a process's peak RSS
+from 114 to 956 MiB), so the largest grid stays under 1 GiB; its rows are written in chunks
+(:meth:`FrontierGrid.frames`), never as one table (a whole-grid DataFrame is about 155 B per point more, and its
+CSV or JSON text 200-300 B per point)."""
+FRAME_CHUNK_ROWS = 250_000
+"""Rows per chunk of :meth:`FrontierGrid.frames` (about 40 MB of DataFrame)."""
 
 
 @dataclass(frozen=True)
@@ -59,20 +66,45 @@ class Accelerator:
     """One line of a frontier: a catalog accelerator, or ``custom`` with an HBM size.
 
     Attributes:
-        gpu_id: catalog id or "custom".
+        gpu_id: catalog id or "custom" (a user-defined accelerator is "custom" with ``user``).
         hbm_gib: HBM per GPU in GiB; None = the device's reported total.
         label: display name (default: the catalog name, or "custom N GiB").
+        user: a user-defined accelerator (:mod:`planner.accelerators`).
     """
 
     gpu_id: str
     hbm_gib: float | None = None
     label: str = ""
+    user: UserAccelerator | None = None
+
+    @classmethod
+    def of_user(cls, acc: UserAccelerator) -> "Accelerator":
+        """A user-defined accelerator as a frontier line (``gpu_id`` "custom", described by ``acc``)."""
+        return cls("custom", None, "", acc)
+
+    @property
+    def id(self) -> str:
+        """The catalog id, the user accelerator's id, or "custom"."""
+        return self.user.id if self.user is not None else self.gpu_id
+
+    @property
+    def spec(self) -> GPUSpec | None:
+        """Catalog-shaped figures (HBM, bandwidth, FLOP/s), or None for a bare custom size."""
+        return self.user.to_gpu_spec() if self.user is not None else GPUS.get(self.gpu_id)
+
+    @property
+    def plan_fields(self) -> dict:
+        """The PlanInputs fields that put a plan on this accelerator."""
+        return {"gpu_id": self.gpu_id, "hbm_gib": self.hbm_gib,
+                "accelerator": self.user.to_link() if self.user is not None else None}
 
     @property
     def name(self) -> str:
         """The label, or a name built from the id and HBM size."""
         if self.label:
             return self.label
+        if self.user is not None:
+            return self.user.name if self.hbm_gib is None else f"{self.user.name} ({self.hbm_gib:g} GiB)"
         base = GPUS[self.gpu_id].name if self.gpu_id in GPUS else "custom"
         return base if self.hbm_gib is None else f"{base} ({self.hbm_gib:g} GiB)"
 
@@ -84,20 +116,27 @@ class Accelerator:
         """
         if self.hbm_gib is not None:
             make_inputs(hbm_gib=self.hbm_gib)  # the one range check (PlanInputs.hbm_gib)
-        return resolve_hbm(self.gpu_id, self.hbm_gib)[0]
+        return resolve_hbm(self.gpu_id, self.hbm_gib, self.user)[0]
 
 
-def parse_accelerators(text: str) -> list[Accelerator]:
-    """Accelerators from "h100-sxm,h200,custom:96" (custom:N = N GiB of HBM).
+def parse_accelerators(text: str, user: Mapping[str, UserAccelerator] | None = None) -> list[Accelerator]:
+    """Accelerators from "h100-sxm,h200,custom:96" (custom:N = N GiB of HBM; the ids of ``user`` too).
 
     Raises:
         PlanInputError: empty list, unknown id or a bad size.
     """
     out: list[Accelerator] = []
+    user = user or {}
     for item in str(text).split(","):
         item = item.strip()
         if not item:
             continue
+        if item in user:
+            out.append(Accelerator.of_user(user[item]))
+            continue
+        if item not in GPUS and user and not item.startswith("custom:"):
+            raise PlanInputError("gpus", item, "a catalog id (kvplan gpus), custom:N or one of your accelerators: "
+                                 + ", ".join(user))
         if item.startswith("custom:"):
             raw = item.split(":", 1)[1]
             try:
@@ -153,8 +192,12 @@ def accelerators_for(gpu_ids: Sequence[str], base: PlanInputs) -> list[Accelerat
     """Accelerators for these ids; the base plan's own accelerator keeps its HBM setting."""
     out = []
     for g in gpu_ids:
+        if g == "custom" and base.accelerator is not None:
+            continue  # the plan's user-defined accelerator is its custom GPU (appended below)
         out.append(Accelerator(g, base.hbm_gib if g == base.gpu_id else None))
-    if base.gpu_id == "custom" and "custom" not in gpu_ids:
+    if base.accelerator is not None:
+        out.append(Accelerator("custom", base.hbm_gib, "", accelerator_from_link(base.accelerator)))
+    elif base.gpu_id == "custom" and "custom" not in gpu_ids:
         out.append(Accelerator("custom", base.hbm_gib))
     return out
 
@@ -216,7 +259,7 @@ class FrontierGrid:
         A measured usable KV is dropped on accelerators it was not measured on (:func:`planner.plan.rebase`).
         """
         acc = self.accelerators[gpu_index]
-        return rebase(self.inputs, gpu_id=acc.gpu_id, hbm_gib=acc.hbm_gib,
+        return rebase(self.inputs, **acc.plan_fields,
                       context_tokens=int(self.contexts[context_index]), hit_rate=float(self.hit_rates[hit_index]),
                       decode_tokens_per_s=float(self.decode_tokens_per_s[gpu_index]),
                       prefill_tokens_per_s=float(self.prefill_tokens_per_s[gpu_index]))[0]
@@ -230,7 +273,7 @@ class FrontierGrid:
         G, C, H = np.meshgrid(gi, ci, hi, indexing="ij")
         G, C, H = G.ravel(), C.ravel(), H.ravel()
         names = [a.name for a in self.accelerators]
-        ids = [a.gpu_id for a in self.accelerators]
+        ids = [a.id for a in self.accelerators]
         rate = self.request_rate_per_s[G, C, H]
         codes = np.where(np.isnan(rate), 0, np.where(self.limited_by_sessions[G, C, H], 1, 2))
         return pd.DataFrame({
@@ -242,6 +285,22 @@ class FrontierGrid:
             "rate_limit": pd.Categorical.from_codes(codes, ["none", "sessions", "decode throughput"]),
             "ttft_s": self.ttft_s[G, C, H],
         }, columns=list(FRAME_COLUMNS))
+
+    def frames(self, max_rows: int | None = None) -> Iterator[pd.DataFrame]:
+        """The rows of :meth:`frame`, in the same order, as DataFrames of at most ``max_rows`` rows
+        (default :data:`FRAME_CHUNK_ROWS`): memory stays bounded whatever the grid's size."""
+        rows = max(1, int(max_rows or FRAME_CHUNK_ROWS))
+        num_gpus, num_contexts, num_hits = self.shape
+        if num_hits <= rows:
+            step = max(1, rows // num_hits)
+            for g in range(num_gpus):
+                for c in range(0, num_contexts, step):
+                    yield self.frame(gpu=[g], context=slice(c, c + step))
+            return
+        for g in range(num_gpus):
+            for c in range(num_contexts):
+                for h in range(0, num_hits, rows):
+                    yield self.frame(gpu=[g], context=[c], hit=slice(h, h + rows))
 
     def nearest_context(self, tokens: int) -> int:
         """Index of the context length nearest to ``tokens``."""
@@ -296,21 +355,24 @@ def frontier_grid(
     if hits.size == 0 or not np.all(np.isfinite(hits)) or hits.min() < 0 or hits.max() > 1:
         raise PlanInputError("hit_rates", hits.tolist()[:5], "numbers in [0, 1]")
     if len(accs) * ctx.size * hits.size > MAX_GRID_POINTS:
-        raise PlanInputError("grid", len(accs) * ctx.size * hits.size, f"at most {MAX_GRID_POINTS:,} points")
+        raise PlanInputError("grid", f"{len(accs):,} x {ctx.size:,} x {hits.size:,} = "
+                                     f"{len(accs) * ctx.size * hits.size:,} points",
+                             f"at most {MAX_GRID_POINTS:,} points (accelerators x contexts x hit rates)")
     model, fmt, _ = effective_model(base, model)
     model.layout(fmt)  # raises for a format the model cannot take
 
     # -- per accelerator (axis 0): the scalar plan's hardware resolution, once each --------
     for a in accs:
         a.hbm_bytes()
-    hardware = [resolve_hardware(base, a.gpu_id, a.hbm_gib) for a in accs]
+    hardware = [resolve_hardware(base, a.gpu_id, a.hbm_gib, a.plan_fields["accelerator"]) for a in accs]
     decode = np.full(len(accs), base.decode_tokens_per_s, dtype=np.float64)
     prefill = np.full(len(accs), base.prefill_tokens_per_s, dtype=np.float64)
-    if scale_throughput and base.gpu_id in GPUS:
-        ref = GPUS[base.gpu_id]
+    base_user = user_accelerator(base)
+    ref = base_user.to_gpu_spec() if base_user is not None else GPUS.get(base.gpu_id)
+    if scale_throughput and ref is not None:
         for i, a in enumerate(accs):
-            if a.gpu_id in GPUS:
-                g = GPUS[a.gpu_id]
+            g = a.spec
+            if g is not None:
                 decode[i] = base.decode_tokens_per_s * (g.hbm_bandwidth_bytes_per_s / ref.hbm_bandwidth_bytes_per_s)
                 prefill[i] = base.prefill_tokens_per_s * (g.bf16_dense_flops / ref.bf16_dense_flops)
     hw = hardware_arrays(hardware, decode, prefill, shape=(len(accs), 1, 1))

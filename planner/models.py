@@ -22,6 +22,9 @@ from planner.kv import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` never loads it
     import pandas as pd
 
+MAX_KV_BYTES = 2**63 - 1
+"""Largest KV figure an estimate gives, bytes (8 EiB): what a 64-bit table column (numpy, Arrow) holds."""
+
 NATIVE = "native"
 """KV format id meaning "as the model's publisher ships it"."""
 
@@ -175,7 +178,9 @@ class ModelSpec:
 
         Raises:
             PlanInputError: bad token count, TP or PP degree, or format; a TP
-                degree that does not divide a state group (vLLM would not start).
+                degree that does not divide a state group (vLLM would not start); or a
+                figure past :data:`MAX_KV_BYTES` (tables hold 64-bit integers; no machine
+                holds 8 EiB).
         """
         n = check_tokens("context_tokens", context_tokens)
         tp = check_tp("tp", tp)
@@ -194,20 +199,33 @@ class ModelSpec:
         per = "GPU"
         if tp > 1 or pp > 1:
             per = f"GPU (TP {tp}, PP {pp}: one GPU of the largest pipeline stage)"
+        kv_bytes = self.growing_bytes(n, kv_format, tp, pp) + self.capped_bytes(n, kv_format, tp, pp)
+        replica_bytes = self.replica_bytes(n, kv_format, tp)
+        state_bytes = self.state_bytes(n, kv_format, tp, pp)
+        pool_state = self.pool_state_bytes(n, kv_format, tp, pp)
+        largest = max(kv_bytes, replica_bytes, state_bytes, pool_state, *(r.bytes for r in rows))
+        if largest > MAX_KV_BYTES:
+            per_token = max(largest / n, 1) if n else largest
+            fits = max(int(MAX_KV_BYTES // per_token), 0)
+            raise PlanInputError(
+                "context_tokens", n,
+                f"at most about {fits:,} tokens for this model at TP {tp}, PP {pp}: its KV ({largest:.3g} B) passes "
+                f"2^63 B = {MAX_KV_BYTES / 2**60:.0f} EiB, more than any machine holds (check num_hidden_layers, "
+                "num_key_value_heads and head_dim)")
         return KVEstimate(
             model_id=self.id,
             context_tokens=n,
             kv_format=kv_format or NATIVE,
             tp=tp,
-            kv_bytes=self.growing_bytes(n, kv_format, tp, pp) + self.capped_bytes(n, kv_format, tp, pp),
-            state_bytes=self.state_bytes(n, kv_format, tp, pp),
+            kv_bytes=kv_bytes,
+            state_bytes=state_bytes,
             kv_bytes_per_token=slope,
             basis=basis,
             groups=rows,
             pp=pp,
-            kv_bytes_per_replica=self.replica_bytes(n, kv_format, tp),
+            kv_bytes_per_replica=replica_bytes,
             per=per,
-            pool_state_bytes=self.pool_state_bytes(n, kv_format, tp, pp),
+            pool_state_bytes=pool_state,
         )
 
     def weights_bytes(self, weight_format: str | None = None) -> int:

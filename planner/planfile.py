@@ -27,6 +27,7 @@ Every refusal is a :class:`planner.errors.PlanInputError` naming the field.
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import datetime, timezone
 from importlib import metadata
@@ -38,6 +39,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 from planner.plan import PlanInputs, field_range
 from planner.plan.inputs import MEASURED_KV_BINDING, MEASURED_USABLE_BINDING
 from planner.errors import PlanInputError
+from planner.io import read_capped
 
 SCHEMA_VERSION = 1
 """The plan-file format this kvplan reads and writes."""
@@ -48,10 +50,12 @@ LEGACY_FIELDS: dict[str, Any] = {
     "attention_parallelism": "dp",
     "pipeline_parallel_size": 1,
     **dict.fromkeys(MEASURED_KV_BINDING + MEASURED_USABLE_BINDING),
+    "accelerator": None,
 }
 """Input fields added after schema version 1 was published, and what a file without them meant when written:
 data-parallel attention (what kvplan assumed then), no pipeline parallel, and measured figures bound to the
-file's own model, format and GPU (a missing binding binds to the plan's own inputs)."""
+file's own model, format and GPU (a missing binding binds to the plan's own inputs), and no user-defined
+accelerator."""
 """``$id`` of the published JSON Schema (a name, not a fetchable address)."""
 
 
@@ -103,10 +107,79 @@ def loads(text: str | bytes) -> PlanFile:
     if len(text) > MAX_PLAN_FILE_BYTES:
         raise _error("size", f"{len(text):,} bytes", f"at most {MAX_PLAN_FILE_BYTES:,} bytes")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except _DuplicateKey as exc:
+        raise _error("duplicate key", exc.key, "each key once (JSON parsers disagree on which copy wins)") from None
+    except _NonFiniteNumber as exc:
+        raise _error("json", exc.constant, "a finite number (NaN and Infinity are not JSON)") from None
     except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise _error("json", type(exc).__name__, f"a JSON object ({shorten(str(exc))})") from None
     return from_dict(data)
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+class _NonFiniteNumber(Exception):
+    def __init__(self, constant: str) -> None:
+        self.constant = constant
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: a JSON object, refused when a key appears twice (``json`` keeps the last)."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _DuplicateKey(key)
+        data[key] = value
+    return data
+
+
+def _no_constant(constant: str) -> Any:
+    """``parse_constant``: ``NaN``, ``Infinity`` and ``-Infinity`` are Python's extension, not JSON."""
+    raise _NonFiniteNumber(constant)
+
+
+_JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null",
+                                list: "array", dict: "object"}
+
+
+def _json_type(value: Any) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _schema_types(prop: dict[str, Any]) -> set[str]:
+    """The JSON types a schema property allows ("number" admits "integer", as in JSON Schema)."""
+    types = {prop["type"]} if "type" in prop else {t for alt in prop.get("anyOf", ()) for t in _schema_types(alt)}
+    return types | ({"integer"} if "number" in types else set())
+
+
+@functools.cache
+def _published_types() -> dict[str, frozenset[str]]:
+    """Field path (``schema_version``, ``inputs.hit_rate``) -> the JSON types the published schema allows."""
+    schema = json_schema()
+    types = {k: frozenset(_schema_types(p)) for k, p in schema["properties"].items() if k != "inputs"}
+    types.update({f"inputs.{k}": frozenset(_schema_types(p))
+                  for k, p in schema["$defs"]["PlanInputs"]["properties"].items()})
+    return types
+
+
+def _check_json_types(data: dict[str, Any]) -> None:
+    """Each value has its published JSON type: no ``true`` for an integer, no ``"yes"`` for a boolean,
+    no ``1.0`` for an integer (pydantic alone would convert those)."""
+    published = _published_types()
+    checks = [(k, v) for k, v in data.items() if k != "inputs"]
+    if isinstance(data.get("inputs"), dict):
+        checks += [(f"inputs.{k}", v) for k, v in data["inputs"].items()]
+    for name, value in checks:
+        allowed = published.get(name)
+        if allowed is None:
+            continue  # an unknown field: pydantic names it
+        if _json_type(value) not in allowed:
+            words = " or ".join(sorted(allowed - {"integer"} if "number" in allowed else allowed))
+            raise _error(name, value, f"a JSON {words} (this is a JSON {_json_type(value)})")
 
 
 def shorten(text: str, limit: int = 120) -> str:
@@ -121,10 +194,11 @@ def from_dict(data: Any) -> PlanFile:
     if "schema_version" not in data:
         raise _error("schema_version", None, f"{SCHEMA_VERSION} (the field is missing)")
     version = data["schema_version"]
-    if version != SCHEMA_VERSION or isinstance(version, bool):
+    if type(version) is not int or version != SCHEMA_VERSION:
         raise _error("schema_version", version,
                      f"{SCHEMA_VERSION}: this kvplan ({kvplan_version()}) reads plan files of schema version "
                      f"{SCHEMA_VERSION} only")
+    _check_json_types(data)
     inputs = data.get("inputs")
     if isinstance(inputs, dict):
         data = {**data, "inputs": {**LEGACY_FIELDS, **inputs}}
@@ -166,17 +240,10 @@ def load(path: str | Path) -> PlanFile:
     """Read a plan file.
 
     Raises:
-        PlanInputError: unreadable, or refused by :func:`loads`.
+        PlanInputError: missing, not a regular file (a device, FIFO or directory), larger than
+            :data:`MAX_PLAN_FILE_BYTES` (at most that plus one byte is read), or refused by :func:`loads`.
     """
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > MAX_PLAN_FILE_BYTES:
-            raise _error("size", f"{size:,} bytes", f"at most {MAX_PLAN_FILE_BYTES:,} bytes")
-        text = p.read_bytes()
-    except OSError as exc:
-        raise PlanInputError("plan", str(path), f"a readable plan file ({exc.strerror})") from None
-    return loads(text)
+    return loads(read_capped(path, MAX_PLAN_FILE_BYTES, "plan", "plan file"))
 
 
 def save(path: str | Path, inputs: PlanInputs | PlanFile, *, created_at: datetime | None = None) -> PlanFile:
@@ -208,7 +275,7 @@ def json_schema() -> dict[str, Any]:
 
 def schema_text() -> str:
     """:func:`json_schema` as the text of ``docs/plan-schema.json``."""
-    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(json_schema(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 if __name__ == "__main__":  # python -m planner.planfile > docs/plan-schema.json

@@ -11,6 +11,8 @@ bytes (``int``) and converts only for display, always showing both.
 from __future__ import annotations
 
 import math
+import re
+from decimal import Decimal, InvalidOperation
 
 KB: int = 10**3
 """Kilobyte, 10**3 B (SI)."""
@@ -87,33 +89,50 @@ def format_bytes(num_bytes: float) -> str:
 
 
 _TOKEN_SUFFIXES = {"k": 10**3, "m": 10**6, "g": 10**9}
+_GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+")
+"""An integer with thousands commas: 1,500,000 (commas only here, so 1,5M is never read as 15M)."""
+_PLAIN = re.compile(r"(?:[0-9]+(?:_[0-9]+)*(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[kKmMgG]?")
+"""A decimal figure with optional underscores between digits, exponent and k/M/G suffix: 1.5M, 1_500_000, 1e6."""
+MAX_TOKEN_TEXT_CHARS = 40
+"""Longest token-count text read (a longer one is refused before parsing)."""
 
 
 def parse_tokens(text: str, *, field: str = "context_tokens", minimum: int = 1, maximum: int = 10**8) -> int:
-    """A token count typed by a person: "1000000", "1,000,000", "1e6", "128k", "1M".
+    """A token count typed by a person: "1000000", "1,000,000", "1_000_000", "1e6", "128k", "1.5M".
 
-    Suffixes are decimal (k = 10**3, M = 10**6), as token counts are.
+    Suffixes are decimal (k = 10**3, M = 10**6, G = 10**9), as token counts are. Commas are thousands
+    separators only in a whole number written in groups of three (``1,500,000``); any other comma is
+    ambiguous (``1,5M`` is 1.5M in much of Europe, 15M with the commas dropped) and refused.
+    Underscores go between digits, as in Python (``1_500_000``). Arithmetic is exact (``Decimal``).
 
-    >>> parse_tokens("128k"), parse_tokens("1M"), parse_tokens("1e6")
-    (128000, 1000000, 1000000)
+    >>> parse_tokens("128k"), parse_tokens("1.5M"), parse_tokens("1e6"), parse_tokens("1,500,000")
+    (128000, 1500000, 1000000, 1500000)
 
     Raises:
-        PlanInputError: not a whole number, or outside [minimum, maximum].
+        PlanInputError: ambiguous, not a whole number, or outside [minimum, maximum].
     """
     from planner.errors import PlanInputError
 
-    allowed = f"a whole number of tokens in [{minimum:,}, {maximum:,}] (e.g. 131072, 128k, 1M, 1e6)"
-    raw = str(text).strip().replace(",", "").replace("_", "")
-    if len(raw) > 40:
+    allowed = (f"a whole number of tokens in [{minimum:,}, {maximum:,}] (e.g. 131072, 131,072, 128k, 1.5M, 1e6; "
+               f"a comma only between groups of three digits)")
+    raw = str(text).strip()
+    if len(raw) > MAX_TOKEN_TEXT_CHARS:
         raise PlanInputError(field, text, allowed)
     scale = 1
-    if raw and raw[-1].lower() in _TOKEN_SUFFIXES:
-        scale, raw = _TOKEN_SUFFIXES[raw[-1].lower()], raw[:-1]
+    if _GROUPED.fullmatch(raw):
+        raw = raw.replace(",", "")
+    elif _PLAIN.fullmatch(raw):
+        if raw[-1].lower() in _TOKEN_SUFFIXES:
+            scale, raw = _TOKEN_SUFFIXES[raw[-1].lower()], raw[:-1]
+        raw = raw.replace("_", "")
+    else:
+        raise PlanInputError(field, text, allowed)
     try:
-        value = float(raw) * scale
-    except ValueError:
+        value = Decimal(raw) * scale
+        whole = value == value.to_integral_value()
+    except (InvalidOperation, ArithmeticError):  # an exponent past Decimal's range
         raise PlanInputError(field, text, allowed) from None
-    if not math.isfinite(value) or not value.is_integer() or not minimum <= value <= maximum:
+    if not whole or not minimum <= value <= maximum:
         raise PlanInputError(field, text, allowed)
     return int(value)
 

@@ -15,6 +15,11 @@ def _repo_root_cwd(monkeypatch):
 
 
 os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
+# Page tests want a page's error as `at.exception`, with its message: the shipped config shows visitors none
+# (client.showErrorDetails = "none") and the router turns errors into one line unless KVPLAN_DEBUG is set.
+# tests/test_hosted_ui.py checks the shipped behaviour with both unset.
+os.environ.setdefault("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", "full")
+os.environ.setdefault("KVPLAN_DEBUG", "1")
 
 # Property tests draw the same examples on every run (CI must not flip on a lucky draw);
 # run with HYPOTHESIS_PROFILE=explore to search afresh.

@@ -4,8 +4,9 @@ The rule, for every surface: an input gives a valid result (checked for sanity: 
 arrivals, a link that round-trips) or a :class:`planner.errors.PlanInputError` naming the field, the value
 and what is allowed, on one line. Any other exception escapes the ``check_*`` function: that is a crash.
 
-Surfaces (:data:`SURFACES`): plan inputs, share links, config.json uploads, trace files, plan files and
-ProbeResult JSON (read without torch). ``COUNTS`` counts the inputs tried per surface, ``OUTCOMES`` how
+Surfaces (:data:`SURFACES`): plan inputs, share links, config.json uploads, trace files, plan files,
+ProbeResult JSON (read without torch), typed token counts, and ``kvplan`` command lines (hostile paths and
+numbers: one line on stderr, never a traceback; strategies in ``tests/fuzz_cli.py``). ``COUNTS`` counts the inputs tried per surface, ``OUTCOMES`` how
 many were accepted or refused. ``tests/test_fuzz.py`` runs the strategies under pytest (the derandomized
 'ci' profile); ``bench/fuzz_counts.py`` runs them N times each and prints the counts.
 
@@ -40,7 +41,8 @@ from planner.units import GiB
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-SURFACES = ("plan inputs", "share links", "config.json", "trace files", "plan files", "probe results")
+SURFACES = ("plan inputs", "share links", "config.json", "trace files", "plan files", "probe results", "token counts",
+            "cli")
 """The surfaces, in report order (RELIABILITY.md)."""
 COUNTS: Counter = Counter()
 """Surface -> inputs tried."""
@@ -138,6 +140,8 @@ TEXT_CHOICES = {
     "attention_parallelism": ["tp", "dp"], "measured_kv_model_id": [None, *MODEL_IDS],
     "measured_kv_format": [None, NATIVE, *FORMATS], "measured_usable_kv_gpu_id": [None, *GPUS, "custom"],
     "measured_usable_kv_weights": [None, "deepseek-v4.1-flash catalog weights / 8 GPUs", "0.0 GiB / 1 GPUs"],
+    "accelerator": [None, "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~hl:64~price:1.8",
+                    "id:tiny~name:t~mem:1~bw:0.001~tf:0.001", "id:x~name:y~mem:1e9~bw:1~tf:1"],
 }
 
 
@@ -486,7 +490,7 @@ def plan_file_texts(draw) -> str | bytes:
     doc = copy.deepcopy(PLAN_FILE)
     for _ in range(draw(st.integers(0, 4))):
         action = draw(st.sampled_from(["version", "extra", "drop", "input", "input", "drop input", "extra input",
-                                       "created", "writer", "inputs"]))
+                                       "created", "writer", "inputs", "json type", "json type"]))
         if action == "version":
             doc["schema_version"] = draw(st.one_of(st.sampled_from([0, 2, 1.0, "1", True, None, [1]]), scalars))
         elif action == "extra":
@@ -505,10 +509,17 @@ def plan_file_texts(draw) -> str | bytes:
                                                                 "9999-12-31T23:59:59+23:59"]), scalars))
         elif action == "writer":
             doc["kvplan_version"] = draw(scalars)
+        elif action == "json type" and isinstance(doc.get("inputs"), dict):
+            # the issue's silent conversions: true for an integer, "yes" for a boolean, 1.0 for an integer
+            name = draw(st.sampled_from(list(FIELDS)))
+            doc["inputs"][name] = draw(st.sampled_from([True, False, "yes", "1", "2", 1.0, 2.0, "0.5", 1, 0]))
         else:
             doc["inputs"] = draw(json_values)
     text = json.dumps(doc)
-    tail = draw(st.integers(0, 11))
+    tail = draw(st.integers(0, 13))
+    if tail == 4 and isinstance(doc.get("inputs"), dict) and doc["inputs"]:
+        key = draw(st.sampled_from(sorted(doc["inputs"])))  # a duplicate key: json.loads would keep the last
+        return text.replace(f'"{key}": ', f'"{key}": {json.dumps(draw(scalars))}, "{key}": ', 1)
     if tail == 0:
         return with_big_int(text)
     if tail == 1:
@@ -530,6 +541,7 @@ def check_plan_file(text: str | bytes) -> None:
         OUTCOMES["plan files", "refused"] += 1
         return
     assert plan_loads(plan_dumps(pf)).inputs == pf.inputs
+    _assert_published_json_types(text)
     try:
         assert_sane_plan(plan(pf.inputs))  # the Plan page's second check (catalog ids)
     except PlanInputError as exc:
@@ -537,6 +549,27 @@ def check_plan_file(text: str | bytes) -> None:
         OUTCOMES["plan files", "refused"] += 1
         return
     OUTCOMES["plan files", "valid"] += 1
+
+
+_JSON_TYPE_OF = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null"}
+
+
+def _assert_published_json_types(text: str | bytes) -> None:
+    """A plan file that loaded holds no duplicate key and each input has a JSON type its published schema allows."""
+    from planner.planfile import json_schema
+
+    def unique(pairs):
+        keys = [k for k, _ in pairs]
+        assert len(keys) == len(set(keys)), f"a duplicate key loaded: {keys}"
+        return dict(pairs)
+
+    doc = json.loads(text, object_pairs_hook=unique)
+    props = json_schema()["$defs"]["PlanInputs"]["properties"]
+    for name, value in doc["inputs"].items():
+        allowed = {props[name].get("type")} | {a.get("type") for a in props[name].get("anyOf", ())}
+        kind = _JSON_TYPE_OF.get(type(value))
+        assert kind in allowed or (kind == "integer" and "number" in allowed), (name, value, allowed)
+    assert type(doc["schema_version"]) is int
 
 
 # ---------------------------------------------------------------------------
@@ -548,6 +581,17 @@ def _probe_base() -> dict:
     from test_probe_layout import result_dict  # the hand-written V4.1 result at 1,000 tokens
 
     return result_dict()
+
+
+def _fit(doc: dict, budget_bytes: int) -> int:
+    """Tokens of this result's pool layout that fit in ``budget_bytes`` (builds a consistent forgery)."""
+    from planner.probe.layout import plan_pool, tokens_that_fit
+
+    try:
+        layout = plan_pool(doc["model_id"], doc["num_tokens"], doc["kv_format"], doc["block_size"])
+    except (PlanInputError, KeyError, TypeError):  # an earlier mutation broke the layout: the file is refused anyway
+        return 0
+    return tokens_that_fit(layout, budget_bytes)
 
 
 @st.composite
@@ -568,7 +612,7 @@ def probe_texts(draw) -> str:
             doc["measured_bytes_per_token"] = m / n
             doc["measured_over_predicted"] = m / doc["predicted_bytes"]
             doc["allocator_overhead_bytes"] = doc["resident_bytes"] - m
-            doc["tokens_fit_free"] = math.floor(doc["free_bytes"] / (m / n))
+            doc["tokens_fit_free"] = _fit(doc, doc["free_bytes"])
             doc["tokens_fit_cap"] = draw(st.integers(0, doc["tokens_fit_free"]))
         elif action == "scale" and isinstance(doc.get(key), (int, float)) and not isinstance(doc.get(key), bool):
             factor = draw(st.sampled_from([0, -1, 0.1, 10, 1 + 1e-12, 1e300, 5e-324]))
@@ -590,7 +634,10 @@ def probe_texts(draw) -> str:
             many = doc["groups"] * 40 if isinstance(doc.get("groups"), list) else []
             doc["groups"] = draw(st.one_of(st.just([]), st.just(many), json_values))
     text = json.dumps(doc)
-    tail = draw(st.integers(0, 11))
+    tail = draw(st.integers(0, 13))
+    if tail == 4 and isinstance(doc.get("inputs"), dict) and doc["inputs"]:
+        key = draw(st.sampled_from(sorted(doc["inputs"])))  # a duplicate key: json.loads would keep the last
+        return text.replace(f'"{key}": ', f'"{key}": {json.dumps(draw(scalars))}, "{key}": ', 1)
     if tail == 0:
         return text[: draw(st.integers(0, len(text) - 1))]
     if tail == 1:
@@ -623,6 +670,8 @@ def check_probe_result(text: str | bytes) -> None:
         assert_clear(exc)
 
 
+from fuzz_cli import check_cli, check_token_text, cli_argvs, token_texts  # noqa: E402  (they use the above)
+
 STRATEGIES = {
     "plan inputs": (plan_fields(), check_plan_inputs),
     "share links": (link_params(), check_link),
@@ -630,5 +679,7 @@ STRATEGIES = {
     "trace files": (trace_files(), lambda args: check_trace(*args)),
     "plan files": (plan_file_texts(), check_plan_file),
     "probe results": (probe_texts(), check_probe_result),
+    "token counts": (token_texts(), check_token_text),
+    "cli": (cli_argvs(), check_cli),
 }
 """Surface -> (strategy, check); the check takes one drawn value."""

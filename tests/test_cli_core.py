@@ -123,4 +123,4 @@ def test_json_and_csv_on_stdout_together_refused(capsys):
 
 def test_trace_on_a_directory_is_a_one_line_error(capsys, tmp_path):
     code, _, err = run(capsys, "trace", str(tmp_path))
-    assert code == 2 and err.count("\n") == 1 and "readable file" in err
+    assert code == 2 and err.count("\n") == 1 and "regular file" in err

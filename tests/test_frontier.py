@@ -139,6 +139,8 @@ def _every_field():
         "measured_usable_kv_hbm_gib": st.none(),
         "measured_usable_kv_utilization": st.none(),
         "measured_usable_kv_weights": st.none(),
+        # a user-defined accelerator (a device reporting 97,871 MiB), which makes the GPU 'custom'
+        "accelerator": st.sampled_from([None, None, "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~hl:64"]),
         "state_bytes_per_sequence": st.one_of(st.none(), st.integers(0, 10**9)),
     })
 
@@ -152,7 +154,9 @@ def test_the_property_test_draws_every_field():
        st.lists(st.floats(0, 1), min_size=1, max_size=3), st.booleans())
 def test_grid_equals_scalar_plan_for_every_field(fields, ctx, hits, scale):
     """Every PlanInputs field drawn (measured ones too): the grid equals plan() at every point, to the bit."""
-    if fields["gpu_id"] == "custom" and fields["hbm_gib"] is None:
+    if fields["accelerator"] is not None:
+        fields["gpu_id"] = "custom"
+    elif fields["gpu_id"] == "custom" and fields["hbm_gib"] is None:
         fields["hbm_gib"] = 96.0
     if fields["gpus_per_replica"] % fields["pipeline_parallel_size"]:
         fields["pipeline_parallel_size"] = 1
@@ -161,7 +165,8 @@ def test_grid_equals_scalar_plan_for_every_field(fields, ctx, hits, scale):
         plan(base)
     except PlanInputError:
         assume(False)  # a combination plan() refuses (format the model cannot take, PP on a coefficient, ...)
-    accs = [Accelerator(base.gpu_id, base.hbm_gib), Accelerator("b200"), Accelerator("custom", 64.0)]
+    own = accelerators_for([], base)[0] if base.gpu_id == "custom" else Accelerator(base.gpu_id, base.hbm_gib)
+    accs = [own, Accelerator("b200"), Accelerator("custom", 64.0)]
     grid = frontier_grid(base, accs, with_points(np.array(ctx), base.context_tokens),
                          with_points(np.array(hits), base.hit_rate), scale_throughput=scale)
     for gi in range(grid.shape[0]):

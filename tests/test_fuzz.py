@@ -26,10 +26,11 @@ from planner.planfile import loads as plan_loads
 from planner.placement import place_sessions
 from planner.traces import MAX_TRACE_BYTES, read_trace
 from planner.traces.readers import MAX_TRACE_SPAN_S
+from markdown_text import outside_code_spans
 
 SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 EXAMPLES = {"plan inputs": 400, "share links": 150, "config.json": 400, "trace files": 250, "plan files": 400,
-            "probe results": 300}
+            "probe results": 300, "token counts": 400, "cli": 150}
 """Inputs drawn per surface here (about 25 s on two cores); bench/fuzz_counts.py draws more."""
 
 
@@ -256,6 +257,9 @@ HOSTILE_LINKS = [
     {"page": "traces", "t_sample": "../../etc/passwd", "t_ttl": "inf", "ptps": "5e-324"},
     {"page": "context", "ctx": "1e308", "hbm": "5e-324", "gpu": "custom", "dtps": "-0"},
     {"page": "probe", "stps": "1.7976931348623157e308", "measured_kv_bytes_per_token": "nan"},
+    {"page": "recommend", "gpu": "custom", "acc": "id:<b>x</b>~name:![x](http://example.invalid/x.png)~mem:1e999",
+     "ctx": "1e308"},
+    {"page": "reconcile", "gpu": "custom", "acc": "id:h20~name::red[x] <script>~mem:1~bw:nan~tf:1" + "~" * 500},
     {"hit": "NaN", "ctx": "١٠٠٠", "prefixes": "1e6", "target": "-1", "<script>alert(1)</script>": "1",
      "x" * 10_240: "<img src=x onerror=alert(1)>", "pause": "5e-324", "ttl": "1e308"},
 ]
@@ -274,7 +278,7 @@ def _open_page(params: dict):
     assert not at.exception, [e.message for e in at.exception]
     for kind in MARKDOWN_ELEMENTS:
         for el in at.get(kind):
-            assert not UNESCAPED.search(str(el.value)), (kind, str(el.value)[:200])
+            assert not UNESCAPED.search(outside_code_spans(str(el.value))), (kind, str(el.value)[:200])
     return at
 
 

@@ -30,6 +30,7 @@ from planner.export import CSV_MIME, FORMULA_PREFIXES, to_csv_bytes
 from planner.frontier import FRAME_COLUMNS, KV_CONTEXT_COLUMNS, Accelerator, frontier_grid, kv_context_frame
 from planner.models import BREAKDOWN_COLUMNS, breakdown_frame
 from planner.traces import CURVE_COLUMNS, capacity_curve, read_trace, reuse_profile
+from markdown_text import outside_code_spans, visible_autolinks
 
 ROOT = Path(__file__).resolve().parents[1]
 UI_FILES = [ROOT / "app.py", *sorted((ROOT / "kvplan_app" / "views").glob("*.py")), *sorted((ROOT / "kvplan_app").glob("*.py"))]
@@ -45,7 +46,8 @@ def _markdown_texts(at) -> list[str]:
 
 def _assert_no_markup(at) -> None:
     for text in _markdown_texts(at):
-        assert not UNESCAPED.search(text), text[:200]
+        assert not UNESCAPED.search(outside_code_spans(text)), text[:200]
+        assert visible_autolinks(text) == [], text[:200]
 
 
 def _cells(data: bytes) -> list[list[str]]:

@@ -361,3 +361,12 @@ def test_cli_drops_a_measured_figure_of_another_model_in_one_stderr_line(tmp_pat
     assert main(["plan", "--plan", str(path), "--json"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["kv_source"] == "measured" and err == ""
+
+
+def test_a_user_accelerator_round_trips_through_a_plan_file():
+    acc = "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~hl:64~price:1.8"
+    inputs = PlanInputs(gpu_id="custom", accelerator=acc)
+    assert loads(dumps(inputs)).inputs == inputs
+    doc = _doc()
+    del doc["inputs"]["accelerator"]  # a file written before the field existed
+    assert loads(json.dumps(doc)).inputs.accelerator is None

@@ -155,7 +155,9 @@ def result_dict() -> dict:
         "resident_bytes": 901_120,
         "reserved_bytes": None,
         "allocator_overhead_bytes": 4_000,      # 901,120 - 897,120
-        "tokens_fit_free": 11_968_764,          # floor(10,737,418,240 / 897.12) = floor(11,968,764.5)
+        # one 16-token block of every group: 1 x 16 x (288 + 68) + 3 x 8 x (288 + 68) = 5,696 + 8,544 = 14,240 B;
+        # floor(10,737,418,240 / 14,240) = 754,032 blocks (754,032 x 14,240 = 10,737,415,680 B) = 12,064,512 tokens
+        "tokens_fit_free": 12_064_512,
         "tokens_fit_cap": 5_000_000,
         "released": True,
         "residual_bytes": 4096,
@@ -239,7 +241,6 @@ def test_predicted_bytes_must_be_the_planners():
     data["measured_bytes_per_token"] = data["measured_bytes"] / 1000
     data["measured_over_predicted"] = data["measured_bytes"] / data["predicted_bytes"]
     data["allocator_overhead_bytes"] = data["resident_bytes"] - data["measured_bytes"]
-    data["tokens_fit_free"] = int(data["free_bytes"] // data["measured_bytes_per_token"])
     with pytest.raises(PlanInputError) as info:
         load_probe_result(json.dumps(data))
     assert info.value.field == "predicted_bytes" and "planner" in str(info.value)

@@ -400,3 +400,10 @@ STRINGS.update({
         "La tasa de acierto del prefijo de la página Plan es ahora {hit} (redondeada a su paso de 0,01).",
     "Trace file (JSONL or CSV, at most {mb} MB)": "Fichero de traza (JSONL o CSV, {mb} MB como mucho)",
 })
+STRINGS.update({
+    "Recommend GPUs": "Recomendar GPU",
+    "Reconcile a log": "Cotejar un registro",
+    "Your own accelerator": "Tu propio acelerador",
+    "yours, as the device reports it": "el tuyo, como lo informa el dispositivo",
+    "{name} (yours)": "{name} (el tuyo)",
+})

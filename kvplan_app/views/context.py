@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from planner.plan import MAX_CONTEXT_TOKENS, context_table, plan, rebase
+from planner.accelerators import accelerator_from_link
 from planner.catalog import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
 from planner.export import CSV_MIME, to_csv_bytes
@@ -45,18 +46,25 @@ st.title(t("KV cache vs context"))
 st.caption(t("One sequence's KV cache in the engine's pool (native KV formats; window state kept outside the pool, "
              "as for DeepSeek V4.1-Flash, is not included). GB = 10^9 B on the left axis, GiB = 2^30 B on the right."))
 
+user = accelerator_from_link(inputs.accelerator) if inputs.accelerator else None  # the plan's own accelerator
+gpu_choices = list(GPUS) + ([user.id] if user else [])
+if st.session_state.get("context_gpu") not in (None, *gpu_choices):
+    st.session_state.pop("context_gpu")  # the plan's accelerator changed since
+if "context_gpu" not in st.session_state:
+    st.session_state["context_gpu"] = user.id if user else inputs.gpu_id if inputs.gpu_id in GPUS else "h200"
 if "context_models" not in st.session_state:
     st.session_state["context_models"] = list(dict.fromkeys([inputs.model_id, *DEFAULT_MODELS]))
-    st.session_state["context_gpu"] = inputs.gpu_id if inputs.gpu_id in GPUS else "h200"
     st.session_state["context_max"] = min((c for c in MAX_CONTEXT_CHOICES if c >= inputs.context_tokens),
                                           default=MAX_CONTEXT_CHOICES[-1])
 
 c1, c2, c3 = st.columns([3, 1, 1])
 model_ids = c1.multiselect(t("Models"), list(models()), key="context_models", format_func=lambda m: models()[m].name)
-gpu_id = c2.selectbox(t("Accelerator (HBM line)"), list(GPUS), key="context_gpu", format_func=lambda g: GPUS[g].name)
+gpu_id = c2.selectbox(t("Accelerator (HBM line)"), gpu_choices, key="context_gpu",
+                      format_func=lambda g: GPUS[g].name if g in GPUS else t("{name} (yours)", name=user.name))
 max_context = c3.select_slider(t("Longest context"), MAX_CONTEXT_CHOICES, key="context_max", format_func=_tokens)
 
-gpu = get_gpu(gpu_id)
+yours = user is not None and gpu_id == user.id
+gpu = user.to_gpu_spec() if yours else get_gpu(gpu_id)
 chosen = [models()[m] for m in model_ids]
 contexts = context_axis(max_context, CURVE_POINTS, include=[inputs.context_tokens] if
                         inputs.context_tokens <= max_context else [])
@@ -66,7 +74,8 @@ frame = kv_context_frame(chosen, contexts)
 lines = [(f"{gpu.name} HBM ({'reported' if gpu.memory_reported else 'vendor figure'})", gpu.hbm_bytes)]
 usable = None
 try:
-    on_gpu_inputs, notices = rebase(inputs, gpu_id=gpu_id, hbm_gib=None)  # a measured usable KV stays on its GPU
+    on_gpu_inputs, notices = rebase(inputs, gpu_id="custom" if yours else gpu_id, hbm_gib=None,  # a measured
+                                    accelerator=inputs.accelerator if yours else None)  # usable KV stays on its GPU
     for note in notices:
         st.info(escape_markdown(note, keep="_"))
     on_gpu = plan(on_gpu_inputs)

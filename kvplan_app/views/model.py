@@ -186,11 +186,12 @@ try:
 except PlanInputError as exc:
     st.error(escape_markdown(f"{exc}. Showing the last valid inputs."))
     context, kv_format, tp, pp = st.session_state.get("model_last_inputs", (1_000_000, NATIVE, 1, 1))
-    try:
-        est = model.estimate(context, kv_format, tp, pp)
-    except PlanInputError:  # the last inputs do not suit this model either
-        context, kv_format, tp, pp = 1_000_000, NATIVE, 1, 1
-        est = model.estimate(context, kv_format, tp, pp)
+    for context, kv_format, tp, pp in ((context, kv_format, tp, pp), (1_000_000, NATIVE, 1, 1), (1, NATIVE, 1, 1)):
+        try:  # the last inputs, else the defaults, else one token (a model too large for a million tokens)
+            est = model.estimate(context, kv_format, tp, pp)
+            break
+        except PlanInputError:
+            continue
 tp, pp = est.tp, est.pp
 # The link carries the page's inputs; an imported config cannot travel in a link, so its model key is dropped.
 for name, value in (("model", model.id if source == "Catalog" else None), ("fmt", kv_format), ("tp", tp),

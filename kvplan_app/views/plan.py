@@ -15,6 +15,7 @@ from planner.plan import (
     plan_frame,
     rebase,
 )
+from planner.accelerators import accelerator_from_dict, accelerator_from_link
 from planner.catalog import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
 from planner.curves import curve_contexts, sessions_by_context
@@ -37,6 +38,48 @@ from kvplan_app.state import (
     update_inputs,
 )
 
+YOURS = "yours"  # the GPU choice that opens the user-defined accelerator form
+
+
+def _acc_defaults(acc) -> dict:
+    """Form state for a user-defined accelerator (a linked one, else an example to edit)."""
+    if acc is None:
+        return {"plan_acc_id": "my-gpu", "plan_acc_name": "My accelerator", "plan_acc_mem": 98_304.0,
+                "plan_acc_mem_unit": "MiB", "plan_acc_bw": 4_000.0, "plan_acc_tf": 989.0, "plan_acc_hl": 0.0,
+                "plan_acc_price": 0.0}
+    return {"plan_acc_id": acc.id, "plan_acc_name": acc.name, "plan_acc_mem": float(acc.hbm_bytes),
+            "plan_acc_mem_unit": "bytes", "plan_acc_bw": acc.hbm_bandwidth_bytes_per_s / 1e9,
+            "plan_acc_tf": acc.bf16_dense_flops / 1e12,
+            "plan_acc_hl": (acc.host_link_bytes_per_s or 0.0) / 1e9, "plan_acc_price": acc.price_per_gpu_hour or 0.0}
+
+
+def _accelerator_form():
+    """(UserAccelerator, None) from the form, or (None, PlanInputError) naming the bad field."""
+    with st.expander("Your accelerator (travels in the share link)", expanded=True):
+        a1, a2, a3, a4 = st.columns(4)
+        acc_id = a1.text_input("Id (slug)", key="plan_acc_id", max_chars=40)
+        name = a2.text_input("Name", key="plan_acc_name", max_chars=60)
+        mem = a3.number_input("Memory as the device reports it", min_value=0.0, key="plan_acc_mem",
+                              help="nvidia-smi prints MiB; rocm-smi can print bytes")
+        unit = a4.selectbox("Unit", ["MiB", "GiB", "bytes"], key="plan_acc_mem_unit")
+        b1, b2, b3, b4 = st.columns(4)
+        bw = b1.number_input("HBM bandwidth (GB/s)", min_value=0.0, key="plan_acc_bw")
+        tf = b2.number_input("Dense BF16 TFLOP/s", min_value=0.0, key="plan_acc_tf")
+        hl = b3.number_input("Host link GB/s (0 = the plan's)", min_value=0.0, key="plan_acc_hl")
+        price = b4.number_input("Price per GPU-hour (0 = not priced)", min_value=0.0, key="plan_acc_price")
+    entry = {"id": acc_id, "name": name, "hbm_bandwidth_gb_s": bw, "bf16_dense_tflops": tf}
+    whole = int(mem) if float(mem).is_integer() else mem
+    entry.update({"bytes": {"memory_bytes": whole}, "MiB": {"memory_mib": whole}, "GiB": {"memory_gib": mem}}[unit])
+    if hl > 0:
+        entry["host_link_gb_s"] = hl
+    if price > 0:
+        entry["price_per_gpu_hour"] = price
+    try:
+        return accelerator_from_dict(entry), None
+    except PlanInputError as exc:
+        return None, exc
+
+
 st.title(t("KV-cache plan"))
 show_link_warnings()
 last = current_inputs()
@@ -44,7 +87,8 @@ last = current_inputs()
 # Widget state starts from the last valid plan (the link on first load).
 defaults = {
     "plan_model_id": last.model_id,
-    "plan_gpu_id": last.gpu_id,
+    "plan_gpu_id": YOURS if last.accelerator else last.gpu_id,
+    **_acc_defaults(accelerator_from_link(last.accelerator) if last.accelerator else None),
     "plan_gpus_per_replica": last.gpus_per_replica,
     "plan_attention_parallelism": last.attention_parallelism,
     "plan_pipeline_parallel_size": last.pipeline_parallel_size,
@@ -139,11 +183,12 @@ def _load_plan_file() -> None:
         "success", f"Loaded {up.name} (schema {loaded.schema_version}, written by kvplan {loaded.kvplan_version}).")
 
 model_ids = list(models())
-gpu_ids = list(GPUS) + ["custom"]
+gpu_ids = list(GPUS) + ["custom", YOURS]
 c1, c2, c3, c3b = st.columns([1.2, 1.2, 0.8, 1])
 model_id = c1.selectbox(t("Model"), model_ids, key="plan_model_id", format_func=lambda m: models()[m].name)
-gpu_id = c2.selectbox(t("GPU"), gpu_ids, key="plan_gpu_id",
-                      format_func=lambda g: GPUS[g].name if g in GPUS else t("Custom HBM size"))
+gpu_choice = c2.selectbox(t("GPU"), gpu_ids, key="plan_gpu_id",
+                          format_func=lambda g: GPUS[g].name if g in GPUS else
+                          t("Custom HBM size") if g == "custom" else t("Your own accelerator"))
 gpus = c3.number_input(t("GPUs per replica"), min_value=1, max_value=1024, step=1, key="plan_gpus_per_replica",
                        help=t("GPUs that split one replica's weights, 1 to 1,024."))
 ATTENTION_WORDS = {"tp": t("TP: split KV heads"), "dp": t("DP: whole sessions")}
@@ -153,19 +198,25 @@ attention = c3b.selectbox(t("Attention parallelism"), list(ATTENTION_WORDS), key
                                  "KV heads (MLA latents are replicated); sessions are counted per replica. dp (SGLang "
                                  "--enable-dp-attention): each GPU holds whole sessions."))
 
+user_acc, user_acc_error = _accelerator_form() if gpu_choice == YOURS else (None, None)
+# A user-defined accelerator plans as gpu 'custom' described by it (memory as reported, bandwidth, host link, price).
+gpu_id = "custom" if gpu_choice == YOURS else gpu_choice
+hbm_key = user_acc.to_link() if user_acc else gpu_choice
+
 # HBM: the device's reported total (a link without hbm) until the user moves the slider; a plan that sets hbm
 # (link, plan file, another page) seeds the slider with its exact value, which then round-trips.
-device_gib = get_gpu(gpu_id).hbm_bytes / GiB if gpu_id in GPUS else 80.0
+device_gib = (get_gpu(gpu_id).hbm_bytes / GiB if gpu_id in GPUS else user_acc.hbm_bytes / GiB if user_acc
+              else 80.0)
 if "plan_hbm_gib" not in st.session_state:
     st.session_state["plan_hbm_gib"] = float(last.hbm_gib) if last.hbm_gib is not None else round(device_gib, 1)
     st.session_state["plan_hbm_set"] = last.hbm_gib is not None
-    st.session_state["plan_hbm_for_gpu"] = gpu_id
+    st.session_state["plan_hbm_for_gpu"] = hbm_key
     st.session_state.pop("plan_hbm_gib_range", None)
     st.session_state.pop("plan_hbm_gib_typed", None)
-elif st.session_state.get("plan_hbm_for_gpu") != gpu_id:  # another GPU: its own total and slider range
+elif st.session_state.get("plan_hbm_for_gpu") != hbm_key:  # another GPU: its own total and slider range
     st.session_state["plan_hbm_gib"] = round(device_gib, 1)
     st.session_state["plan_hbm_set"] = False
-    st.session_state["plan_hbm_for_gpu"] = gpu_id
+    st.session_state["plan_hbm_for_gpu"] = hbm_key
     st.session_state.pop("plan_hbm_gib_range", None)
     st.session_state.pop("plan_hbm_gib_typed", None)
 for key in TYPED:  # the typed box beside each slider shows the slider's value
@@ -182,18 +233,18 @@ kv_format = c6.selectbox(t("KV format"), [NATIVE, *FORMATS], key="plan_kv_format
                               + " · ".join(f"{f.id}: {f.label}" for f in FORMATS.values()))
 
 # HBM slider over this GPU's range (whole GiB; a custom size 1 to 1,024 GiB), the typed box for any exact value.
-hbm_slider_max = float(max(math.ceil(device_gib), 2)) if gpu_id in GPUS else 1024.0
+hbm_slider_max = float(max(math.ceil(device_gib), 2)) if gpu_id in GPUS or user_acc else 1024.0
 s1, s1n, s2, s2n = st.columns([2.6, 1.2, 2.6, 1.2])
 hbm_gib = s1.slider(t("HBM per GPU (GiB)"), *widened("plan_hbm_gib", 1.0, hbm_slider_max), step=0.1, key="plan_hbm_gib",
                     on_change=_slider_moved, args=("plan_hbm_gib",))
 s1n.number_input(t("HBM (GiB), typed"), min_value=0.1, max_value=MAX_HBM_GIB, step=1.0, format="%.1f",
                  key="plan_hbm_gib_typed", on_change=_typed, args=("plan_hbm_gib",))
-hbm_set = gpu_id not in GPUS or bool(st.session_state.get("plan_hbm_set"))
+hbm_set = (gpu_id not in GPUS and user_acc is None) or bool(st.session_state.get("plan_hbm_set"))
 lo_hbm, hi_hbm = st.session_state["plan_hbm_gib_range"]
 hbm_caption = num(t("HBM {gb} GB, slider {lo} to {hi} GiB", gb=f"{to_gb(hbm_gib * GiB):,.2f}", lo=f"{lo_hbm:,.0f}",
                       hi=f"{hi_hbm:,.0f}") + " · "
                    + (t("{capacity} on the data sheet", capacity=get_gpu(gpu_id).vendor_capacity) if gpu_id in GPUS
-                      else t("custom"))
+                      else t("yours, as the device reports it") if user_acc else t("custom"))
                    + ("" if hbm_set else t(", the device's reported total")))
 hit_rate = s2.slider(t("Prefix hit rate"), min_value=0.0, max_value=1.0, step=0.01, key="plan_hit_rate",
                      on_change=_slider_moved, args=("plan_hit_rate",))
@@ -254,8 +305,11 @@ with st.expander(t("Misses, replay and tiers")):
 hbm_choice = float(hbm_gib) if hbm_set else None
 try:
     # rebase decides what survives the change (measured figures, weights in GiB): one rule for pages and CLI
+    if user_acc_error is not None:
+        raise user_acc_error
     inputs, notices = rebase(
-        last, model_id=model_id, gpu_id=gpu_id, gpus_per_replica=int(gpus), attention_parallelism=attention,
+        last, model_id=model_id, gpu_id=gpu_id, accelerator=user_acc.to_link() if user_acc else None,
+        gpus_per_replica=int(gpus), attention_parallelism=attention,
         pipeline_parallel_size=int(pp), hbm_gib=hbm_choice,
         gpu_memory_utilization=float(util), reserve_gib=float(reserve),
         weight_format=None if weight_format == "catalog" else weight_format,

@@ -22,12 +22,15 @@ from planner.probe import (
     ProbeError,
     device_status,
     load_probe_result,
+    plan_pool,
     run_probe,
 )
 from planner.probe.apply import formats_frame, groups_frame, measured_model
 from planner.probe.layout import MAX_PROBE_TOKENS
+from planner.probe.result import tokens_fit_text
 from planner.units import GiB, format_bytes, parse_tokens
 from kvplan_app.i18n import num, t
+from kvplan_app.jobs import JobError, JobsBusyError, run_job
 from kvplan_app.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
 
 UI_TIME_LIMIT_S = 60.0
@@ -104,18 +107,23 @@ with run_tab:
             if device == "cpu" and not cpu_ok:
                 st.warning(t("Tick the box to run the probe on this server's CPU."))
             else:
-                bar = st.progress(0.0, text="starting")
+                bar = st.progress(0.0, text="queued")
                 try:
                     tokens = parse_tokens(tokens_text, field="tokens", maximum=MAX_PROBE_TOKENS)
-                    result = run_probe(model_id, tokens, kv_format, device=device, block_size=int(block_size),
-                                       max_fraction=float(fraction), time_limit_s=UI_TIME_LIMIT_S, lock_timeout_s=0,
-                                       progress=lambda stage, f: bar.progress(min(1.0, max(0.0, f)), text=stage))
+                    plan_pool(model_id, tokens, kv_format, int(block_size))  # bad input refused before queueing
+                    # in a worker process of the server's bounded pool (kvplan_app/jobs.py): its memory cap and
+                    # time limit bound the probe, and this server's interpreter stays free for other sessions
+                    result = run_job(run_probe, dict(
+                        model_id=model_id, num_tokens=tokens, kv_format=kv_format, device=device,
+                        block_size=int(block_size), max_fraction=float(fraction), time_limit_s=UI_TIME_LIMIT_S,
+                        lock_timeout_s=0), with_progress=True, on_update=lambda f, stage, queued: bar.progress(
+                            min(1.0, max(0.0, f)), text=f"{queued} job(s) ahead in the queue" if queued else stage))
                     st.session_state["probe_result"] = (result, f"measured here on {result.device}")
                 except PlanInputError as exc:
                     show_error(exc)
-                except ProbeBusyError as exc:
+                except (ProbeBusyError, JobsBusyError) as exc:
                     st.warning(escape_markdown(str(exc)))
-                except ProbeError as exc:
+                except (ProbeError, JobError) as exc:
                     st.error(escape_markdown(str(exc)))
                 finally:
                     bar.empty()
@@ -163,9 +171,10 @@ def show(result, source: str) -> None:
     m3.metric(t("Allocator and page overhead"), f"{result.allocator_overhead_bytes:+,} B",
               help=("mem_get_info delta" if result.device == "cuda" else "process RSS delta")
               + f" {result.resident_bytes:,} B minus measured")
-    m4.metric(t("KV cache size in free memory"), f"{result.tokens_fit_free:,} tokens",
-              help=f"free {format_bytes(result.free_bytes)} / measured bytes per token; under the "
-                   f"{result.max_fraction:g} cap with scratch: {result.tokens_fit_cap:,} tokens")
+    m4.metric(t("KV cache size in free memory"), tokens_fit_text(result.tokens_fit_free),
+              help=f"the largest pool of this layout (whole blocks, windows capped) in free "
+                   f"{format_bytes(result.free_bytes)}; under the {result.max_fraction:g} cap with scratch: "
+                   f"{tokens_fit_text(result.tokens_fit_cap)}")
     st.caption(f"Released afterwards: {'yes' if result.released else 'NO'} (residual {result.residual_bytes:+,} B). "
                f"Pool {format_bytes(result.pool_bytes)}; device total {format_bytes(result.total_bytes)}, free "
                f"{format_bytes(result.free_bytes)} before the probe.")

@@ -33,6 +33,10 @@ UPLOAD = "Upload a trace"
 TTL_OPTIONS = [None if t == float("inf") else t for t in DEFAULT_TTLS_S]
 
 
+UPLOAD_CACHE_ENTRIES = 2  # uploaded traces kept for the whole server (a 64 MB upload reads to hundreds of MB)
+UPLOAD_CACHE_TTL_S = 600  # an upload nobody has used for this long is read again when next needed
+
+
 def ttl_label(ttl_s):
     if ttl_s is None:
         return "no TTL"
@@ -107,10 +111,12 @@ if choice in SAMPLES:
 st.query_params[LINK_KEYS["ttl"]] = "none" if ttl_s is None else f"{ttl_s:g}"
 
 
-@st.cache_data(max_entries=4, show_spinner="Reading the trace...")
-def read_upload(data: bytes, digest: str, fmt: str, block_tokens: int, name: str):
-    """Read an uploaded trace (``digest`` keys the cache; ``data`` is the content)."""
-    return read_trace(data, format=None if fmt == "detect" else fmt,
+@st.cache_resource(max_entries=UPLOAD_CACHE_ENTRIES, ttl=UPLOAD_CACHE_TTL_S, show_spinner="Reading the trace...")
+def read_upload(_data: bytes, digest: str, fmt: str, block_tokens: int, name: str):
+    """Read an uploaded trace. ``digest`` keys the cache (``_data``, the content, is not hashed again on every
+    rerun); the Trace's arrays are read-only, so one object is shared by every session that uploads the same
+    file, without a copy per rerun, and at most ``UPLOAD_CACHE_ENTRIES`` traces are kept."""
+    return read_trace(_data, format=None if fmt == "detect" else fmt,
                       block_tokens=block_tokens if fmt in ("detect", "jsonl") else None, name=name)
 
 
@@ -158,9 +164,9 @@ m6.metric(t("Malformed rows"), num(f"{trace.malformed.num_malformed:,}"))
 if trace.malformed.num_malformed:
     st.warning(escape_markdown(trace.malformed.summary()))  # quotes the file's own values: text, never markup
 for note in trace.notes:
-    st.caption(note)
+    st.caption(escape_markdown(note))  # may quote the file (its name, its values): text, never a link
 if trace.source:
-    st.caption(t("Source: {source}", source=trace.source))
+    st.caption(escape_markdown(t("Source: {source}", source=trace.source)))
 
 result = plan(inputs)
 conc = concurrency(trace, session_decode_tokens_per_s=inputs.session_decode_tokens_per_s)

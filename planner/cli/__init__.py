@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Collection
 
-from planner.errors import PlanInputError
+from planner.errors import PlanInputError, short_repr
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "kv": ("kv", "KV bytes per token and per sequence"),
@@ -28,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "frontier": ("frontier", "sessions and request rate over accelerators, contexts, hit rates"),
     "trace": ("trace", "measured prefix-cache hit rates from a request trace"),
     "probe": ("probe", "allocate the quantized KV pool on this GPU (or CPU) and measure its real bytes"),
+    "reconcile": ("reconcile", "compare a vLLM or SGLang start-up log with kvplan's prediction"),
+    "recommend": ("recommend", "fewest GPUs (then cost) meeting a sessions or requests/s target"),
     "serve": ("serve", "start the dashboard (Streamlit) from the installed package"),
 }
 """Subcommand -> (module in ``planner.cli``, one-line help), in help order."""
@@ -61,7 +64,10 @@ def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentPa
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run kvplan; returns the exit code (0 ok, 2 bad input)."""
+    """Run kvplan; returns the exit code (0 ok, 2 bad input, 1 busy, out of memory or an internal error).
+
+    Whatever happens, the user sees one line on stderr, never a traceback (``KVPLAN_DEBUG=1`` re-raises).
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[:1] if argv and argv[0] in COMMANDS else ())
     try:
@@ -78,6 +84,15 @@ def main(argv: list[str] | None = None) -> int:
     except OverflowError as exc:
         print(f"kvplan: error: a number is too large ({exc})", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("kvplan: error: out of memory (a smaller input, or more memory for this process)", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback; KVPLAN_DEBUG=1 shows it
+        if os.environ.get("KVPLAN_DEBUG"):
+            raise
+        print(f"kvplan: internal error: {type(exc).__name__}: {short_repr(str(exc), 200)} "
+              "(please report it; KVPLAN_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,6 +9,9 @@ from __future__ import annotations
 import argparse
 import math
 
+from planner.errors import PlanInputError, short_repr
+from planner.units import parse_tokens
+
 
 def _number(text: str) -> float:
     try:
@@ -21,18 +24,15 @@ def _number(text: str) -> float:
 
 
 def _whole(text: str, minimum: int, maximum: int) -> int:
-    """A whole number as people type it (131072, 1e6, 1,000,000, 128k, 1M): :func:`planner.units.parse_tokens`."""
-    from planner.errors import PlanInputError
-    from planner.units import parse_tokens
-
+    """A count as people type it, read by the one token parser (:func:`planner.units.parse_tokens`)."""
     try:
-        return parse_tokens(text, field="value", minimum=minimum, maximum=maximum)
-    except PlanInputError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number in [{minimum:,}, {maximum:,}]") from None
+        return parse_tokens(text, field="count", minimum=minimum, maximum=maximum)
+    except PlanInputError as exc:
+        raise argparse.ArgumentTypeError(f"{short_repr(text)} is not allowed; expected {exc.allowed}") from None
 
 
 def positive_int(maximum: int = 10**12):
-    """Converter for an integer in [1, maximum] (accepts '1e6', '128k', '1M' when whole)."""
+    """Converter for an integer in [1, maximum]: 131072, 131,072, 1_000_000, 1e6, 128k, 1.5M (when whole)."""
 
     def convert(text: str) -> int:
         return _whole(text, 1, maximum)
@@ -41,7 +41,7 @@ def positive_int(maximum: int = 10**12):
 
 
 def nonneg_int(maximum: int = 10**12):
-    """Converter for an integer in [0, maximum] (accepts '1e6', '128k', '1M' when whole)."""
+    """Converter for an integer in [0, maximum]: as :func:`positive_int`, 0 allowed."""
 
     def convert(text: str) -> int:
         return _whole(text, 0, maximum)
@@ -61,3 +61,31 @@ def bounded_float(lo: float, hi: float, *, lo_open: bool = False):
         return value
 
     return convert
+
+
+def add_accelerators_flag(parser: argparse.ArgumentParser) -> None:
+    """``--accelerators FILE``: user-defined accelerators (TOML or JSON, :mod:`planner.accelerators`)."""
+    from pathlib import Path
+
+    parser.add_argument("--accelerators", type=Path, default=None, metavar="FILE",
+                        help="TOML or JSON file of your own accelerators; their ids work wherever a catalog id does")
+
+
+def user_accelerators(args: argparse.Namespace) -> dict:
+    """The accelerators of ``--accelerators`` by id ({} without the flag).
+
+    Raises:
+        PlanInputError: an unreadable or invalid file.
+    """
+    from planner.accelerators import load_accelerators
+
+    path = getattr(args, "accelerators", None)
+    return load_accelerators(path) if path is not None else {}
+
+
+def apply_user_gpu(fields: dict, user: dict) -> dict:
+    """Plan fields with a user accelerator id in ``gpu_id`` turned into ``gpu_id='custom'`` + ``accelerator``."""
+    gpu = fields.get("gpu_id")
+    if gpu in user:
+        return {**fields, "gpu_id": "custom", "accelerator": user[gpu].to_link()}
+    return fields

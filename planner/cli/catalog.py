@@ -6,6 +6,7 @@ import argparse
 import json
 
 from planner.catalog import GPUS, models
+from planner.cli.args import add_accelerators_flag, user_accelerators
 from planner.units import format_bytes, to_gib
 
 LONG_CONTEXT_TOKENS = 1_000_000
@@ -21,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_models)
     g = sub.add_parser("gpus", help="list catalog accelerators")
     g.add_argument("--json", action="store_true")
+    add_accelerators_flag(g)
     g.set_defaults(func=run_gpus)
 
 
@@ -37,7 +39,7 @@ def run_models(args: argparse.Namespace) -> int:
                      "max_context_tokens": m.max_context_tokens, "total_params": m.total_params,
                      "weight_format": m.weight_format, "source": m.source})
     if args.json:
-        print(json.dumps(rows))
+        print(json.dumps(rows, allow_nan=False))
     else:
         print(f"{'model':<22} {'B/token, 1k tokens':>19} {'B/token past windows':>21} {'window-capped':>24}  "
               f"{'max context':>11}  name")
@@ -54,9 +56,9 @@ def run_gpus(args: argparse.Namespace) -> int:
     rows = [{"id": g.id, "name": g.name, "hbm_bytes": g.hbm_bytes, "hbm_gib": to_gib(g.hbm_bytes),
              "memory_reported": g.memory_reported, "vendor_capacity": g.vendor_capacity,
              "hbm_bandwidth_bytes_per_s": g.hbm_bandwidth_bytes_per_s, "bf16_dense_flops": g.bf16_dense_flops,
-             "source": g.source} for g in GPUS.values()]
+             "source": g.source} for g in [*GPUS.values(), *(a.to_gpu_spec() for a in user_accelerators(args).values())]]
     if args.json:
-        print(json.dumps(rows))
+        print(json.dumps(rows, allow_nan=False))
     else:
         for r in rows:
             how = "reported" if r["memory_reported"] else "vendor"

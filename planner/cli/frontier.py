@@ -12,7 +12,9 @@ Output: a table of sessions per GPU per hit rate (text), one JSON object with
 ``rows`` in the column contract of :data:`planner.frontier.FRAME_COLUMNS`
 (``--json``; undefined rates are ``null``) and ``plan``, every figure of the
 grid at the plan's own point (the same numbers as ``kvplan plan --json``), or
-the rows as CSV (``--csv``).
+the rows as CSV (``--csv``). JSON and CSV rows are written in chunks, so
+memory stays bounded up to the largest grid accepted
+(:data:`planner.frontier.MAX_GRID_POINTS`).
 """
 
 from __future__ import annotations
@@ -21,16 +23,20 @@ import argparse
 import dataclasses
 import json
 import math
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from planner.cli.plan import write_csv
+from planner.cli.args import user_accelerators
 from planner.cli.plan_inputs import add_input_flags, inputs_from_args
 from planner.export import to_csv_bytes
 from planner.frontier import (
     FRAME_COLUMNS,
     Accelerator,
+    accelerators_for,
     frontier_grid,
     parse_accelerators,
     parse_contexts,
@@ -46,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Vectorized frontier: every (accelerator, context, hit rate) plan, per GPU; "
                                    "the plan of the other flags is one of its points.")
     p.add_argument("--gpus", default="h100-sxm,h200,b200",
-                   help="comma-separated accelerator ids (kvplan gpus), or custom:N for N GiB of HBM")
+                   help="comma-separated accelerator ids (kvplan gpus), custom:N for N GiB of HBM, or ids from "
+                        "--accelerators")
     p.add_argument("--contexts", default="128k,256k,512k,1M", help="comma-separated context lengths (128k, 1M, 1e6)")
     p.add_argument("--hit-rates", default="0,0.5,0.9", help="comma-separated prefix hit rates in [0, 1]")
     p.add_argument("--scale-throughput", action="store_true",
@@ -55,6 +62,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--csv", type=Path, help="write the grid as CSV here ('-' for stdout)")
     p.set_defaults(func=run)
+
+
+def csv_chunks(grid) -> Iterator[bytes]:
+    """The grid's CSV (:func:`planner.export.to_csv_bytes` of :meth:`FrontierGrid.frame`), chunk by chunk:
+    the same bytes, one header row, memory bounded by the chunk size."""
+    for i, chunk in enumerate(grid.frames()):
+        data = to_csv_bytes(chunk)
+        yield data if i == 0 else data[data.index(b"\n") + 1:]
+
+
+def json_rows(frame) -> list[dict]:
+    """Rows of a grid frame as JSON-ready dicts: labels as text, NaN and infinities as null."""
+    rows = frame.astype({"accelerator": str, "gpu_id": str, "rate_limit": str}).to_dict(orient="records")
+    return [{k: _plain(v) for k, v in r.items()} for r in rows]
 
 
 def _plain(value):
@@ -68,27 +89,32 @@ def _plain(value):
 def run(args: argparse.Namespace) -> int:
     """Evaluate the grid and print it."""
     base = inputs_from_args(args)
-    accs = parse_accelerators(args.gpus)
-    own = Accelerator(base.gpu_id, base.hbm_gib)
-    if all((a.gpu_id, a.hbm_gib) != (own.gpu_id, own.hbm_gib) for a in accs):
+    accs = parse_accelerators(args.gpus, user_accelerators(args))
+    own = accelerators_for([], base)[0] if base.gpu_id == "custom" else Accelerator(base.gpu_id, base.hbm_gib)
+    if all(a != own for a in accs):
         accs.append(own)
     contexts = with_points(parse_contexts(args.contexts), base.context_tokens)
     hits = with_points(parse_hit_rates(args.hit_rates), base.hit_rate)
     grid = frontier_grid(base, accs, contexts, hits, scale_throughput=args.scale_throughput)
-    frame = grid.frame()
-    if args.csv is not None:
-        write_csv(to_csv_bytes(frame), args.csv)  # the one CSV writer, as the Frontier page's downloads
+    if args.csv is not None:  # the one CSV writer, as the Frontier page's downloads; in chunks, never one table
+        write_csv(csv_chunks(grid), args.csv)
     if args.json:
-        rows = frame.astype({"accelerator": str, "gpu_id": str, "rate_limit": str}).to_dict(orient="records")
-        rows = [{k: _plain(v) for k, v in r.items()} for r in rows]
-        gi = next(i for i, a in enumerate(grid.accelerators) if (a.gpu_id, a.hbm_gib) == (own.gpu_id, own.hbm_gib))
+        gi = next(i for i, a in enumerate(grid.accelerators) if a == own)
         ci, hi = grid.nearest_context(base.context_tokens), grid.nearest_hit_rate(base.hit_rate)
         point = {f.name: _plain(np.broadcast_to(getattr(grid.arrays, f.name), grid.shape)[gi, ci, hi])
                  for f in dataclasses.fields(grid.arrays) if isinstance(getattr(grid.arrays, f.name), np.ndarray)}
-        print(json.dumps({"model_id": base.model_id, "inputs": base.model_dump(mode="json"),
-                          "attention_parallelism": base.attention_parallelism,
-                          "scale_throughput": args.scale_throughput, "miss_probability": grid.miss_probability,
-                          "columns": list(FRAME_COLUMNS), "rows": rows, "plan": point}))
+        head = json.dumps({"model_id": base.model_id, "inputs": base.model_dump(mode="json"),
+                           "attention_parallelism": base.attention_parallelism,
+                           "scale_throughput": args.scale_throughput, "miss_probability": grid.miss_probability,
+                           "columns": list(FRAME_COLUMNS)}, allow_nan=False)
+        out = sys.stdout
+        out.write(head[:-1] + ', "rows": [')  # the rows in chunks: memory bounded whatever the grid's size
+        first = True
+        for chunk in grid.frames():
+            for row in json_rows(chunk):
+                out.write(("" if first else ", ") + json.dumps(row, allow_nan=False))
+                first = False
+        out.write('], "plan": ' + json.dumps(point, allow_nan=False) + "}\n")
     elif args.csv is None or str(args.csv) != "-":
         names = [a.name for a in grid.accelerators]
         width = max(12, *(len(n) for n in names))

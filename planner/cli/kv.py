@@ -17,7 +17,7 @@ from pathlib import Path
 
 from planner.catalog import get_model, model_with_state_formats
 from planner.cli.args import bounded_float, nonneg_int, positive_int
-from planner.config_import import model_from_config, parse_config_text, pattern_legend
+from planner.config_import import MAX_CONFIG_BYTES, model_from_config, parse_config_text, pattern_legend
 from planner.engine import (
     DEFAULT_BLOCK_SIZE,
     DEFAULT_MAX_NUM_BATCHED_TOKENS,
@@ -27,8 +27,9 @@ from planner.engine import (
     vllm_capacity,
     vllm_max_model_len,
 )
-from planner.errors import PlanInputError
 from planner.formats import FORMATS, get_format
+from planner.errors import PlanInputError
+from planner.io import read_capped
 from planner.models import NATIVE, ModelSpec, coefficient_model
 from planner.units import format_bytes, gib_to_bytes, to_gb, to_gib
 
@@ -88,10 +89,7 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec:
     if args.model is not None:
         return model_with_state_formats(args.model, conv, ssm) if conv or ssm else get_model(args.model)
     if args.config is not None:
-        try:
-            text = args.config.read_bytes()
-        except OSError as exc:
-            raise PlanInputError("config", str(args.config), f"a readable file ({exc.strerror})") from None
+        text = read_capped(args.config, MAX_CONFIG_BYTES, "config", "config.json")
         fmt = None if args.kv_format == NATIVE else get_format(args.kv_format)
         return model_from_config(parse_config_text(text), name=args.config.name, main_format=fmt,
                                  source=str(args.config), state_format=conv, ssm_state_format=ssm)
@@ -160,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
             "max_concurrency_note": cap.note, "capacity_per": cap.per,
         })
     if args.json:
-        print(json.dumps(out))
+        print(json.dumps(out, allow_nan=False))
         return 0
     print(f"{model.name}: {est.context_tokens:,} tokens, KV format {args.kv_format}, TP {est.tp}, PP {est.pp}")
     print(f"  KV bytes per token: {est.kv_bytes_per_token:,.6g} B per GPU ({est.basis})")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from planner.cli.plan_inputs import add_input_flags, inputs_from_args
@@ -42,19 +43,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def write_csv(data: bytes, target: Path) -> None:
-    """CSV bytes to a file, or to stdout for ``-`` (bytes as they are, no newline translation)."""
+def write_csv(data: bytes | Iterable[bytes], target: Path) -> None:
+    """CSV bytes (or chunks of them, written as they come) to a file, or to stdout for ``-`` (no newline
+    translation)."""
+    chunks = [data] if isinstance(data, (bytes, bytearray)) else data
     if str(target) == "-":
         sys.stdout.flush()
         out = getattr(sys.stdout, "buffer", None)
-        if out is None:  # stdout replaced by a text stream (tests, notebooks)
-            sys.stdout.write(data.decode("utf-8"))
-        else:
-            out.write(data)
+        for chunk in chunks:
+            if out is None:  # stdout replaced by a text stream (tests, notebooks)
+                sys.stdout.write(chunk.decode("utf-8"))
+            else:
+                out.write(chunk)
+        if out is not None:
             out.flush()
         return
     try:
-        target.write_bytes(data)
+        with open(target, "wb") as fh:
+            for chunk in chunks:
+                fh.write(chunk)
     except OSError as exc:
         raise PlanInputError("csv", str(target), f"a writable path ({exc.strerror})") from None
 

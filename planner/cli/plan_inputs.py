@@ -17,6 +17,7 @@ import sys
 import typing
 from pathlib import Path
 
+from planner.cli.args import add_accelerators_flag, apply_user_gpu, user_accelerators
 from planner.errors import PlanInputError
 from planner.plan import PlanInputs, field_range, rebase
 from planner.planfile import load as load_plan_file
@@ -30,6 +31,7 @@ FLAG_NAMES: dict[str, str] = {
     "gpu_id": "--gpu",
     "context_tokens": "--context",
     "target_sessions_per_gpu": "--target-sessions",
+    "accelerator": "--accelerator",
 }
 """PlanInputs fields whose flag is not ``--`` + the field name with dashes."""
 
@@ -97,6 +99,7 @@ def add_input_flags(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(flag_of(field), dest=field, type=_converter(field), default=None, help=_help(field))
     parser.add_argument("--plan", dest="plan_file", type=Path, default=None,
                         help="start from this plan file (JSON); flags given here override its fields")
+    add_accelerators_flag(parser)
 
 
 def given_fields(args: argparse.Namespace) -> dict[str, object]:
@@ -120,7 +123,10 @@ def inputs_from_args(args: argparse.Namespace) -> PlanInputs:
     """
     plan_path = getattr(args, "plan_file", None)
     base = load_plan_file(plan_path).inputs if plan_path is not None else PlanInputs()
-    inputs, notices = rebase(base, **given_fields(args))
+    fields = given_fields(args)
+    if "gpu_id" in fields and "accelerator" not in fields:
+        fields = {**fields, "accelerator": None}  # a new GPU replaces a user-defined one
+    inputs, notices = rebase(base, **apply_user_gpu(fields, user_accelerators(args)))
     for notice in notices:
         print(f"kvplan: note: {notice}", file=sys.stderr)
     return inputs

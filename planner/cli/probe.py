@@ -19,6 +19,7 @@ from planner.engine import DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE
 from planner.models import NATIVE
 from planner.probe import PROBE_FORMATS, ProbeResult, plan_pool
 from planner.probe.layout import MAX_PROBE_TOKENS
+from planner.probe.result import tokens_fit_text
 from planner.units import format_bytes
 
 
@@ -105,8 +106,8 @@ def render_text(r: ProbeResult) -> str:
         lines.append(f"reserved             {r.reserved_bytes:>16,} B  (caching allocator segments)")
     lines += [
         f"released: {'yes' if r.released else 'NO'} (residual {r.residual_bytes:+,} B)",
-        f"KV cache size if all free memory held this pool: {r.tokens_fit_free:,} tokens "
-        f"(under max fraction {r.max_fraction:g}, scratch included: {r.tokens_fit_cap:,} tokens)",
+        f"KV cache size if all free memory held this pool: {tokens_fit_text(r.tokens_fit_free)} "
+        f"(under max fraction {r.max_fraction:g}, scratch included: {tokens_fit_text(r.tokens_fit_cap)})",
     ]
     if r.quality:
         lines += ["", f"{'format':<7} {'channels':>8} {'role':<26} {'rel RMSE':>9} {'max |err|':>10} "

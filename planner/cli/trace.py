@@ -14,8 +14,10 @@ import math
 import sys
 import time
 
+from planner.plan import MIN_TOKENS_PER_S
 from planner.cli.args import bounded_float, nonneg_int, positive_int
 from planner.errors import PlanInputError
+from planner.io import require_regular_file
 from planner.traces import (
     FORMATS, capacity_curve, concurrency, kv_bytes_per_token_for, read_trace, replay, reuse_profile, summarize,
     typical_context_tokens,
@@ -47,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="cache capacity, blocks (default: unlimited)")
     p.add_argument("--ttl-s", type=bounded_float(0, 1e9), default=None,
                    help="entries unused this many seconds expire (default: no TTL; 0 = nothing persists)")
-    p.add_argument("--session-decode-tokens-per-s", type=bounded_float(0, 1e7, lo_open=True),
+    p.add_argument("--session-decode-tokens-per-s", type=bounded_float(MIN_TOKENS_PER_S, 1e7),
                    default=DEFAULT_SESSION_DECODE_TOKENS_PER_S,
                    help="decode speed of one request, for the concurrency estimate (default 50)")
     p.add_argument("--sweep", action="store_true", help="also compute hit rate vs capacity (whole curve)")
@@ -67,6 +69,8 @@ def _progress(fraction: float, label: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Read, replay, print."""
+    if not str(args.file).startswith("sample:"):
+        require_regular_file(args.file, "trace")  # a device, FIFO or directory is refused before any read
     trace = read_trace(args.file, format=args.format, block_tokens=args.block_tokens)
     per_token = None
     if args.model is not None:
@@ -128,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     if args.sweep:
         data["curve"] = curve
     if args.json:
-        print(json.dumps(data))
+        print(json.dumps(data, allow_nan=False))
         return 0
 
     print(f"{trace.name} ({trace.format}): {trace.num_requests:,} requests over {summary.duration_s / 60:.1f} min, "

@@ -10,6 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
+from planner.accelerators import UserAccelerator, accelerator_from_link, user_host_link
 from planner.catalog import get_gpu
 from planner.errors import PlanInputError
 from planner.plan.core import HardwareArrays
@@ -46,14 +47,16 @@ class Hardware:
     tier_source: str
 
 
-def resolve_hbm(gpu_id: str, hbm_gib: float | None) -> tuple[int, str]:
-    """HBM bytes per GPU and where the figure comes from.
+def resolve_hbm(gpu_id: str, hbm_gib: float | None, user: UserAccelerator | None = None) -> tuple[int, str]:
+    """HBM bytes per GPU and where the figure comes from (``user``: a user-defined accelerator's memory).
 
     Raises:
-        PlanInputError: unknown GPU, or "custom" without ``hbm_gib``.
+        PlanInputError: unknown GPU, or "custom" without ``hbm_gib`` nor a user accelerator.
     """
     if hbm_gib is not None:
         return gib_to_bytes(hbm_gib), "set by user"
+    if user is not None:
+        return user.hbm_bytes, "user-defined accelerator (as the device reports it)"
     if gpu_id == "custom":
         raise PlanInputError("hbm_gib", None, "a size in GiB when gpu is 'custom'")
     gpu = get_gpu(gpu_id)
@@ -74,17 +77,27 @@ def host_tiers(inputs: PlanInputs) -> tuple[int, int, str]:
     return host, ssd, " ".join(parts)
 
 
-def resolve_hardware(inputs: PlanInputs, gpu_id: str | None = None, hbm_gib=_KEEP) -> Hardware:
-    """The accelerator ``gpu_id`` (default: the inputs') with HBM ``hbm_gib`` (default: the inputs').
+def user_accelerator(inputs: PlanInputs) -> UserAccelerator | None:
+    """The plan's user-defined accelerator (``accelerator``), or None."""
+    return None if inputs.accelerator is None else accelerator_from_link(inputs.accelerator)
+
+
+def resolve_hardware(inputs: PlanInputs, gpu_id: str | None = None, hbm_gib=_KEEP, accelerator=_KEEP) -> Hardware:
+    """The accelerator ``gpu_id`` (default: the inputs') with HBM ``hbm_gib`` (default: the inputs') and the
+    user-defined ``accelerator`` (compact form; default: the inputs'; with a new ``gpu_id``: none).
 
     Raises:
         PlanInputError: unknown GPU, custom without HBM, or a measured usable
             KV above the GPU's HBM.
     """
-    if gpu_id is not None or hbm_gib is not _KEEP:
+    if gpu_id is not None or hbm_gib is not _KEEP or accelerator is not _KEEP:
+        if accelerator is _KEEP:
+            accelerator = inputs.accelerator if gpu_id is None else None
         inputs = inputs.model_copy(update={"gpu_id": inputs.gpu_id if gpu_id is None else gpu_id,
-                                           "hbm_gib": inputs.hbm_gib if hbm_gib is _KEEP else hbm_gib})
-    hbm, source = resolve_hbm(inputs.gpu_id, inputs.hbm_gib)
+                                           "hbm_gib": inputs.hbm_gib if hbm_gib is _KEEP else hbm_gib,
+                                           "accelerator": accelerator})
+    user = user_accelerator(inputs)
+    hbm, source = resolve_hbm(inputs.gpu_id, inputs.hbm_gib, user)
     measured = None
     if inputs.measured_usable_kv_gib is not None and usable_binding_mismatch(inputs) is None:
         measured = gib_to_bytes(inputs.measured_usable_kv_gib)
@@ -92,8 +105,10 @@ def resolve_hardware(inputs: PlanInputs, gpu_id: str | None = None, hbm_gib=_KEE
             raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
                                  f"at most the GPU's HBM ({hbm / 2**30:,.4g} GiB)")
     host_link, ssd_link = resolve_links(inputs.gpu_id, inputs.host_link, inputs.ssd_link)
+    if user is not None and inputs.host_link == AUTO:
+        host_link = user_host_link(user) or host_link  # its own host link, when it gives one
     host, ssd, tier_source = host_tiers(inputs)
-    name = "custom" if inputs.gpu_id == "custom" else get_gpu(inputs.gpu_id).name
+    name = user.name if user is not None else "custom" if inputs.gpu_id == "custom" else get_gpu(inputs.gpu_id).name
     return Hardware(gpu_id=inputs.gpu_id, gpu_name=name, hbm_bytes=hbm, hbm_source=source,
                     measured_usable_bytes=measured, host_link=host_link, ssd_link=ssd_link, host_ram_bytes=host,
                     ssd_bytes=ssd, tier_source=tier_source)

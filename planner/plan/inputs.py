@@ -116,6 +116,10 @@ class PlanInputs(BaseModel):
                                                     "gpus_per_replica, TP = gpus_per_replica / this")
     hbm_gib: float | None = Field(None, gt=0, le=MAX_HBM_GIB, allow_inf_nan=False,
                                   description="HBM per GPU in GiB; None = the GPU's reported total")
+    accelerator: str | None = Field(
+        None, max_length=400,
+        description="a user-defined accelerator in compact form (planner.accelerators: id, name, memory in bytes, "
+                    "HBM GB/s, BF16 TFLOP/s, host link GB/s, price); needs gpu_id 'custom'; None = none")
     gpu_memory_utilization: float = Field(0.9, gt=0, le=1, allow_inf_nan=False,
                                           description="fraction of HBM the engine may use (vLLM default 0.9)")
     weights_gib: float | None = Field(None, ge=0, le=10_000_000, allow_inf_nan=False,
@@ -164,8 +168,9 @@ class PlanInputs(BaseModel):
         None, max_length=200, description="the KV format measured_kv_bytes_per_token was measured in "
                                           "(None with a figure = this plan's kv_format)")
     measured_usable_kv_gib: float | None = Field(
-        None, ge=0, le=MAX_HBM_GIB, allow_inf_nan=False,
-        description="usable KV memory per GPU measured on the device (probe's free memory, an engine's log), GiB; "
+        None, ge=0.001, le=MAX_HBM_GIB, allow_inf_nan=False,
+        description="usable KV memory per GPU measured on the device (probe's free memory, an engine's log), GiB, "
+                    "at least 0.001 GiB (about 1 MiB: a zero or denormal measurement is no measurement); "
                     "replaces HBM x utilization - weights - reserve; None = computed")
     measured_usable_kv_gpu_id: str | None = Field(
         None, max_length=200, description="the accelerator measured_usable_kv_gib was measured on")
@@ -192,6 +197,17 @@ class PlanInputs(BaseModel):
             except PlanInputError:
                 return v  # pydantic then names the field and its range
         return v
+
+    @field_validator("accelerator")
+    @classmethod
+    def _valid_accelerator(cls, v: str | None, info) -> str | None:
+        if v is None:
+            return v
+        if info.data.get("gpu_id") != "custom":
+            raise ValueError("gpu_id 'custom' alongside it (a user-defined accelerator describes the custom GPU)")
+        from planner.accelerators import accelerator_from_link
+
+        return accelerator_from_link(v).to_link()  # canonical form; a PlanInputError names the bad part
 
     @field_validator("kv_format")
     @classmethod
@@ -243,8 +259,9 @@ class PlanInputs(BaseModel):
 
 def usable_binding_of(value_of) -> dict[str, Any]:
     """The ``measured_usable_kv_*`` binding of inputs whose field values ``value_of(field)`` returns."""
+    acc = value_of("accelerator")
     return {
-        "measured_usable_kv_gpu_id": value_of("gpu_id"),
+        "measured_usable_kv_gpu_id": value_of("gpu_id") if acc is None else acc.split("~", 1)[0],
         "measured_usable_kv_hbm_gib": value_of("hbm_gib"),
         "measured_usable_kv_utilization": value_of("gpu_memory_utilization"),
         "measured_usable_kv_weights": weights_setting(value_of("model_id"), value_of("weight_format"),

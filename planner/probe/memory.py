@@ -5,6 +5,14 @@
   peak RSS (a high-water mark: deltas then read 0 after frees).
 * :func:`host_memory`: ``MemTotal`` and ``MemAvailable`` from ``/proc/meminfo``
   (kB there means KiB), else ``sysconf`` physical and available pages.
+* :func:`process_limits`: what this process may still allocate under its own
+  limits, which ``/proc/meminfo`` does not show: ``RLIMIT_AS`` (``ulimit -v``,
+  against the address space in use, ``VmSize``), ``RLIMIT_DATA`` (``ulimit -d``,
+  against ``VmData``) and the memory cgroup's limit (v2 ``memory.max`` minus
+  ``memory.current``; v1 ``memory.limit_in_bytes`` minus ``memory.usage_in_bytes``;
+  inactive file cache counted as free, as the kubelet's working set does; the
+  tightest of the cgroup and its ancestors). See the Linux man pages
+  getrlimit(2), proc(5) and the kernel's Documentation/admin-guide/cgroup-v2.rst.
 * :func:`cuda_snapshot`: ``torch.cuda.memory_allocated`` (bytes of live
   tensors, each rounded to 512 B), ``memory_reserved`` (segments the caching
   allocator holds) and ``mem_get_info`` (free and total as the driver sees them).
@@ -63,6 +71,130 @@ def host_memory() -> HostMemory:
     except (OSError, KeyError, ValueError):  # pragma: no cover - not Linux
         page = page_size_bytes()
         return HostMemory(total=os.sysconf("SC_PHYS_PAGES") * page, available=os.sysconf("SC_AVPHYS_PAGES") * page)
+
+
+CGROUP_ROOT = "/sys/fs/cgroup"
+"""Where the cgroup file systems are mounted (v2 unified, or v1 with one folder per controller)."""
+PROC_SELF_CGROUP = "/proc/self/cgroup"
+"""This process's cgroup per hierarchy: ``ID:controllers:path`` lines (``0::path`` for v2)."""
+UNLIMITED_BYTES = 2**60
+"""A limit at or above this (1 EiB) is no limit: cgroup v1 writes 9,223,372,036,854,771,712 for "none"."""
+
+
+@dataclass(frozen=True)
+class MemoryLimit:
+    """One limit on this process's memory: ``limit_bytes``, of which ``headroom_bytes`` are still free."""
+
+    source: str
+    limit_bytes: int
+    headroom_bytes: int
+
+
+def _read_int(path: str) -> int | None:
+    try:
+        with open(path, encoding="ascii") as fh:
+            text = fh.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if text == "max":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def _inactive_file_bytes(stat_path: str, key: str) -> int:
+    try:
+        with open(stat_path, encoding="ascii") as fh:
+            for line in fh:
+                name, _, value = line.partition(" ")
+                if name == key:
+                    return int(value)
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass
+    return 0
+
+
+def _cgroup_dirs(relative: str, base: str) -> list[str]:
+    """``base/relative`` and its ancestors up to ``base``, those that exist (a container may not see the host's)."""
+    parts = [p for p in relative.strip().split("/") if p]
+    dirs = [os.path.join(base, *parts[:i]) for i in range(len(parts), -1, -1)]
+    return [d for d in dirs if os.path.isdir(d)]
+
+
+def cgroup_limits() -> list[MemoryLimit]:
+    """The memory cgroup's limits on this process (v2 and v1), tightest first; empty without one."""
+    try:
+        with open(PROC_SELF_CGROUP, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return []
+    found: list[MemoryLimit] = []
+    for line in lines:
+        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if controllers == "":  # v2: memory.max / memory.current / memory.stat inactive_file
+            files = ("memory.max", "memory.current", "memory.stat", "inactive_file", "cgroup v2 memory.max")
+            base = CGROUP_ROOT
+        elif "memory" in controllers.split(","):
+            files = ("memory.limit_in_bytes", "memory.usage_in_bytes", "memory.stat", "total_inactive_file",
+                     "cgroup v1 memory.limit_in_bytes")
+            base = os.path.join(CGROUP_ROOT, "memory")
+        else:
+            continue
+        limit_name, usage_name, stat_name, inactive_key, source = files
+        for folder in _cgroup_dirs(path, base):
+            limit = _read_int(os.path.join(folder, limit_name))
+            usage = _read_int(os.path.join(folder, usage_name))
+            if limit is None or limit >= UNLIMITED_BYTES or usage is None:
+                continue
+            used = max(0, usage - _inactive_file_bytes(os.path.join(folder, stat_name), inactive_key))
+            found.append(MemoryLimit(source=f"{source} ({folder})", limit_bytes=limit,
+                                     headroom_bytes=max(0, limit - used)))
+    return sorted(found, key=lambda m: m.headroom_bytes)
+
+
+def _statm_bytes(field: int) -> int | None:
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            return int(fh.read().split()[field]) * page_size_bytes()
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def address_space_bytes() -> int | None:
+    """This process's address space in use (``VmSize``, what ``RLIMIT_AS`` limits), bytes; None without /proc."""
+    return _statm_bytes(0)
+
+
+def rlimit_limits() -> list[MemoryLimit]:
+    """``RLIMIT_AS`` against the address space in use (statm size) and ``RLIMIT_DATA`` against data (statm data)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        return []
+    found = []
+    for name, statm_field, label in (("RLIMIT_AS", 0, "RLIMIT_AS (ulimit -v)"),
+                                     ("RLIMIT_DATA", 5, "RLIMIT_DATA (ulimit -d)")):
+        kind = getattr(resource, name, None)
+        if kind is None:
+            continue
+        try:
+            soft, _ = resource.getrlimit(kind)
+        except (OSError, ValueError):
+            continue
+        if soft == resource.RLIM_INFINITY or soft < 0 or soft >= UNLIMITED_BYTES:
+            continue
+        used = _statm_bytes(statm_field)
+        if used is None:
+            continue
+        found.append(MemoryLimit(source=label, limit_bytes=int(soft), headroom_bytes=max(0, int(soft) - used)))
+    return found
+
+
+def process_limits() -> list[MemoryLimit]:
+    """Every limit on this process's memory (rlimits and cgroups), the least headroom first."""
+    return sorted([*rlimit_limits(), *cgroup_limits()], key=lambda m: m.headroom_bytes)
 
 
 def cpu_name() -> str:

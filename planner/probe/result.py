@@ -13,8 +13,11 @@ against the others and against the planner's own arithmetic:
   quotients they claim to be;
 * ``measured_bytes`` is at least the pool and at most a small allocator margin
   above it (512 B per tensor on CUDA, plus 1 %);
-* free memory is at most the total, and ``tokens_fit_free`` is
-  ``floor(free_bytes / measured_bytes_per_token)``.
+* free memory is at most the total; ``tokens_fit_free`` is the largest pool of
+  the same layout (whole blocks, sliding windows capped) that fits in
+  ``free_bytes``, and ``tokens_fit_cap`` is at most that. (A per-token quotient
+  would not do: at one token a whole block is measured, and a window-capped pool
+  stops growing.)
 
 Violations raise :class:`planner.errors.PlanInputError` (field, value, what is
 allowed); :func:`load_probe_result` passes it through, so the CLI prints one
@@ -169,8 +172,10 @@ class ProbeResult(BaseModel):
     resident_bytes: NonNegInt
     reserved_bytes: NonNegInt | None = Field(None, description="CUDA memory_reserved delta (None on the CPU)")
     allocator_overhead_bytes: int = Field(ge=-(10**16), le=10**16, description="resident_bytes - measured_bytes")
-    tokens_fit_free: NonNegInt = Field(description="floor(free_bytes / measured_bytes_per_token)")
-    tokens_fit_cap: NonNegInt = Field(description="largest pool under max_fraction x free_bytes, in tokens")
+    tokens_fit_free: NonNegInt = Field(description="the largest pool of this layout in free_bytes, in tokens "
+                                                   "(whole blocks, windows capped; at most MAX_PROBE_TOKENS)")
+    tokens_fit_cap: NonNegInt = Field(description="largest pool under max_fraction x free_bytes less scratch, in "
+                                                  "tokens (at most tokens_fit_free)")
     released: bool
     residual_bytes: int = Field(ge=-(10**16), le=10**16, description="after release minus before the pool")
 
@@ -203,7 +208,7 @@ class ProbeResult(BaseModel):
         predicted = sum(g.predicted_bytes for g in self.groups)
         if self.predicted_bytes != predicted:
             bad("predicted_bytes", self.predicted_bytes, f"the sum of layers x entries x entry bytes ({predicted:,})")
-        self._check_planner(bad)
+        layout = self._check_planner(bad)
         floor = self.pool_bytes
         ceiling = floor + floor // 100 + CUDA_ALLOCATION_ROUNDING_BYTES * len(self.groups)
         if not floor <= self.measured_bytes <= ceiling:
@@ -234,16 +239,18 @@ class ProbeResult(BaseModel):
             bad("reserved_bytes", self.reserved_bytes, "None on the CPU (and cuda_version None)")
         if self.device == "cuda" and self.reserved_bytes is None:
             bad("reserved_bytes", None, "the CUDA memory_reserved delta, in bytes")
-        if self.measured_bytes_per_token > 0:
-            fit = math.floor(self.free_bytes / self.measured_bytes_per_token)
-            if abs(self.tokens_fit_free - fit) > 1:
-                bad("tokens_fit_free", self.tokens_fit_free, f"floor(free_bytes / measured_bytes_per_token) = {fit:,}")
-        if self.tokens_fit_cap > self.tokens_fit_free + 1:
+        from planner.probe.layout import tokens_that_fit
+
+        fit = tokens_that_fit(layout, self.free_bytes)
+        if self.tokens_fit_free != fit:
+            bad("tokens_fit_free", self.tokens_fit_free,
+                f"the largest pool of this layout in free_bytes ({self.free_bytes:,} B): {fit:,} tokens")
+        if self.tokens_fit_cap > self.tokens_fit_free:
             bad("tokens_fit_cap", self.tokens_fit_cap, f"at most tokens_fit_free ({self.tokens_fit_free:,})")
         return self
 
-    def _check_planner(self, bad) -> None:
-        """``predicted_bytes`` must be the planner's own figure for this model, format and tokens."""
+    def _check_planner(self, bad):
+        """``predicted_bytes`` must be the planner's figure for this model, format and tokens; returns the layout."""
         from planner.probe.layout import plan_pool  # the catalog, not torch
 
         try:
@@ -256,6 +263,7 @@ class ProbeResult(BaseModel):
                 f"{self.num_tokens:,} tokens")
         if self.pool_bytes != layout.pool_bytes:
             bad("pool_bytes", self.pool_bytes, f"the planner's block-rounded {layout.pool_bytes:,} B")
+        return layout
 
     # -- display helpers -------------------------------------------------------
     @property
@@ -266,6 +274,16 @@ class ProbeResult(BaseModel):
     def to_json(self) -> str:
         """The result as indented JSON (what ``kvplan probe --json`` prints)."""
         return self.model_dump_json(indent=2)
+
+
+def tokens_fit_text(tokens: int) -> str:
+    """``tokens_fit_free`` / ``tokens_fit_cap`` in words: at the probe's largest count, "or more" (a pool whose
+    every layer holds a sliding window stops growing, so any length fits)."""
+    from planner.probe.layout import MAX_PROBE_TOKENS
+
+    if tokens >= MAX_PROBE_TOKENS:
+        return f"{MAX_PROBE_TOKENS:,} tokens or more (the pool stops growing)"
+    return f"{tokens:,} tokens"
 
 
 def _first_error(exc: ValidationError) -> PlanInputError:
@@ -313,6 +331,7 @@ def load_probe_result(data: bytes | str, *, max_bytes: int = MAX_RESULT_FILE_BYT
     if version != SCHEMA_VERSION:
         raise PlanInputError("schema_version", version, f"{SCHEMA_VERSION} (this kvplan reads only that)")
     try:
-        return ProbeResult.model_validate_json(data if isinstance(data, (str, bytes)) else json.dumps(raw))
+        text = data if isinstance(data, (str, bytes)) else json.dumps(raw, allow_nan=False)
+        return ProbeResult.model_validate_json(text)
     except ValidationError as exc:
         raise _first_error(exc) from None

@@ -3,7 +3,8 @@
 Order of events (each step's memory reading is taken with nothing else live):
 
 1. plan the pool (:func:`planner.probe.layout.plan_pool`) and check it against
-   ``max_fraction`` x free memory (CUDA ``mem_get_info``, CPU ``MemAvailable``),
+   ``max_fraction`` x free memory (CUDA ``mem_get_info``; CPU ``MemAvailable``, or
+   less: the headroom under ``ulimit -v`` / ``-d`` or the memory cgroup),
    fill scratch included; a larger request is refused with a PlanInputError that
    says how many tokens would fit;
 2. warm up (CUDA context, kernels, tables), collect garbage, read the baseline;
@@ -30,7 +31,7 @@ from planner.models import NATIVE
 from planner.probe._torch import require_torch
 from planner.probe.errors import ProbeBusyError
 from planner.probe.layout import DEFAULT_BLOCK_SIZE, PoolLayout, plan_pool, tokens_that_fit
-from planner.probe.memory import cpu_name, cuda_snapshot, host_memory, malloc_trim, rss_bytes
+from planner.probe.memory import cpu_name, cuda_snapshot, host_memory, malloc_trim, process_limits, rss_bytes
 from planner.probe.result import ProbeResult, make_probe_result
 from planner.units import MiB, format_bytes
 
@@ -187,6 +188,7 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
 
     deadline = pool_mod.Deadline(time_limit_s)
     is_cuda = dev.type == "cuda"
+    limit_note = None
 
     # warm-up: CUDA context, kernels and lookup tables, so that the baseline excludes lazy init
     warm = torch.randn((4, 512), device=dev)
@@ -203,6 +205,13 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
         host = host_memory()
         free_bytes, total_bytes = host.available, host.total
         name = cpu_name()
+        limits = process_limits()  # ulimit -v / -d and the container's cgroup: /proc/meminfo knows neither
+        if limits and limits[0].headroom_bytes < free_bytes:
+            free_bytes = limits[0].headroom_bytes
+            total_bytes = min(total_bytes, limits[0].limit_bytes)
+            limit_note = (f"Free memory is this process's headroom under its {limits[0].source}: "
+                          f"{format_bytes(free_bytes)} of {format_bytes(limits[0].limit_bytes)} (host MemAvailable "
+                          f"{format_bytes(host.available)}).")
 
     # 1. the cap: pool + scale tensors + scratch must fit in max_fraction x free
     cap = math.floor(fraction * free_bytes)
@@ -214,7 +223,8 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
             "tokens", layout.num_tokens,
             f"at most {fit_cap:,} tokens on this {dev.type} ({layout.model_id}, {layout.kv_format}): the pool needs "
             f"{format_bytes(layout.pool_bytes)} plus {format_bytes(scratch)} scratch, over max_fraction "
-            f"{fraction:g} x free {format_bytes(free_bytes)} = {format_bytes(cap)}")
+            f"{fraction:g} x free {format_bytes(free_bytes)} = {format_bytes(cap)}"
+            + (f" (free = headroom under {limits[0].source})" if limit_note else ""))
 
     if progress:
         progress("allocating", 0.0)
@@ -271,6 +281,8 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
     n = layout.num_tokens
     measured_per_token = measured / n
     notes = list(layout.notes)
+    if limit_note:
+        notes.append(limit_note)
     if fill == "tile":
         notes.append("Filled by tiling one quantized synthetic tile (up to 4,096 entries) per group over every "
                      "block: every page is written; errors are measured on their own sample.")
@@ -292,7 +304,7 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
         measured_bytes_per_token=measured_per_token,
         measured_over_predicted=(measured / layout.predicted_bytes) if layout.predicted_bytes else None,
         resident_bytes=resident, reserved_bytes=reserved, allocator_overhead_bytes=resident - measured,
-        tokens_fit_free=math.floor(free_bytes / measured_per_token) if measured_per_token else 0,
+        tokens_fit_free=tokens_that_fit(layout, free_bytes),
         tokens_fit_cap=fit_cap, released=released, residual_bytes=residual,
         quality=quality, throughput=throughput, elapsed_s=deadline.elapsed_s(), notes=notes,
     )

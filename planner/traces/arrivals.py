@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from planner.plan import MIN_TOKENS_PER_S
 from planner.errors import PlanInputError
 from planner.traces.readers import Trace
 
@@ -133,8 +134,9 @@ def _speed(name: str, value: object, *, optional: bool = False) -> float | None:
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(value)) or not 0 < float(value) <= MAX_TOKENS_PER_S:
-        raise PlanInputError(name, value, f"a speed in tokens/s in (0, {MAX_TOKENS_PER_S:,.0f}]")
+            or not math.isfinite(float(value)) or not MIN_TOKENS_PER_S <= float(value) <= MAX_TOKENS_PER_S:
+        # a denormal speed makes service times infinite and the mean concurrency inf / inf = NaN
+        raise PlanInputError(name, value, f"a speed in tokens/s in [{MIN_TOKENS_PER_S:g}, {MAX_TOKENS_PER_S:,.0f}]")
     return float(value)
 
 
@@ -170,7 +172,7 @@ def concurrency(trace: Trace, *, session_decode_tokens_per_s: float,
         prefill_tokens_per_s: prefill speed of one request, tokens/s, or None to ignore prefill.
 
     Raises:
-        PlanInputError: a speed that is not in (0, 1e9] tokens/s.
+        PlanInputError: a speed that is not in [0.001, 1e9] tokens/s (``MIN_TOKENS_PER_S``).
     """
     decode = _speed("session_decode_tokens_per_s", session_decode_tokens_per_s)
     prefill = _speed("prefill_tokens_per_s", prefill_tokens_per_s, optional=True)

@@ -76,11 +76,18 @@ def test_wheel_installs_cli_and_package_data(installed):
                   "print(planner.__file__); print(sorted(f.name for f in (p / 'views').glob('*.py'))); "
                   "print((p / '.streamlit' / 'config.toml').is_file())"], env, where, 60).splitlines()
     assert str(kvplan.parents[1]) in files[0]  # the venv's copy, not the checkout
-    assert files[1] == str(["context.py", "frontier.py", "model.py", "plan.py", "probe.py", "traces.py"])
+    assert files[1] == str(["context.py", "frontier.py", "model.py", "plan.py", "probe.py", "recommend.py",
+                            "reconcile.py", "traces.py"])
     assert files[2] == "True"
     # 890 B/token x 1,000,000 tokens = 890,000,000 B (docs/sources.md)
     out = _run([str(kvplan), "kv", "--model", "deepseek-v4.1-flash", "--context", "1M", "--json"], env, where, 60)
     assert '"kv_bytes": 890000000' in out
+    # the Reconcile page's example logs ship in the wheel: 2 x 94 x 1 x 128 x 2 = 48,128 B per token per GPU at TP 4
+    out = _run([str(python), "-c", "from importlib import resources; from planner.engine_logs import parse_engine_log; "
+                "from planner.reconcile import reconcile; t = resources.files('planner.data.logs')"
+                ".joinpath('sglang-21348-qwen3-235b-a22b-tp4.txt').read_text(); "
+                "print(reconcile(parse_engine_log(t)).kv_bytes_per_token_per_gpu)"], env, where, 60)
+    assert out.strip() == "48128"
 
 
 def test_kvplan_serve_answers_health_and_renders_the_plan_page(installed, page):

@@ -1,0 +1,321 @@
+"""Heavy work off the server's interpreter: a bounded pool of worker processes with a memory cap and a time limit.
+
+A Streamlit server runs every session's script in one Python process; a long computation there holds the GIL
+and its memory, so one visitor's probe slows every other page and can push the server out of memory. Work
+submitted here runs in a separate process instead:
+
+* at most ``KVPLAN_JOB_WORKERS`` jobs run at once (default 1) and at most ``KVPLAN_JOB_QUEUE`` wait (default 4);
+  a job past that is refused at once with :class:`JobsBusyError`;
+* each worker caps its own address space (``RLIMIT_AS``) at its size after start-up plus
+  ``KVPLAN_JOB_MEMORY_GIB`` (default 4 GiB), or the operator's lower container limit: the probe reads that cap
+  (``planner.probe.memory.process_limits``) and refuses a pool that would not fit, before allocating;
+* each job has ``KVPLAN_JOB_TIME_LIMIT_S`` seconds (default 300; ``SIGALRM`` in the worker), after which it
+  fails with :class:`JobError` and the worker is free again;
+* a worker that dies (killed by the kernel) is replaced; its job fails with :class:`JobError`.
+
+Workers are started with ``spawn`` (no fork of a threaded server), on the first job, and reused. Results come
+back pickled: send results (a ProbeResult), not raw arrays. Progress (``stage``, ``fraction``) travels back on
+one queue per pool; :func:`run_job` reports it with the job's place in the queue.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import itertools
+import multiprocessing
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+GiB = 2**30
+
+
+class JobError(RuntimeError):
+    """A job failed in its worker: out of time, out of memory, or the worker died. The message says which."""
+
+
+class JobsBusyError(JobError):
+    """Every worker is busy and the queue is full: try again later."""
+
+
+@dataclass(frozen=True)
+class JobSettings:
+    """Operator settings, from the environment (``docs/hosting.md``)."""
+
+    workers: int = 1
+    queue: int = 4
+    memory_bytes: int = 4 * GiB
+    time_limit_s: float = 300.0
+    preload: tuple[str, ...] = ("planner.plan", "planner.traces", "planner.probe.run", "torch")
+    """Modules each worker imports before its cap is measured, so the cap is ``memory_bytes`` above a loaded
+    worker (torch alone maps about 1 GiB of address space)."""
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> "JobSettings":
+        """Read ``KVPLAN_JOB_WORKERS``, ``KVPLAN_JOB_QUEUE``, ``KVPLAN_JOB_MEMORY_GIB``, ``KVPLAN_JOB_TIME_LIMIT_S``.
+
+        Raises:
+            ValueError: a setting that is not a number in its range (the server should not start with it).
+        """
+        env = os.environ if env is None else env
+
+        def number(name: str, default: float, lo: float, hi: float) -> float:
+            text = env.get(name)
+            if text is None or text.strip() == "":
+                return default
+            try:
+                value = float(text)
+            except ValueError:
+                raise ValueError(f"{name}={text!r}: expected a number in [{lo:g}, {hi:g}]") from None
+            if not lo <= value <= hi:
+                raise ValueError(f"{name}={text!r}: expected a number in [{lo:g}, {hi:g}]")
+            return value
+
+        return cls(workers=int(number("KVPLAN_JOB_WORKERS", cls.workers, 1, 64)),
+                   queue=int(number("KVPLAN_JOB_QUEUE", cls.queue, 0, 1000)),
+                   memory_bytes=int(number("KVPLAN_JOB_MEMORY_GIB", cls.memory_bytes / GiB, 0.25, 4096) * GiB),
+                   time_limit_s=number("KVPLAN_JOB_TIME_LIMIT_S", cls.time_limit_s, 1, 86_400))
+
+
+# ---------------------------------------------------------------------------
+# In the worker process
+# ---------------------------------------------------------------------------
+
+_PROGRESS = None
+"""In a worker: the pool's progress queue (``(job number, fraction, stage)`` messages)."""
+_JOB_NUMBER: int | None = None
+
+
+def _init_worker(memory_bytes: int, preload: tuple[str, ...], progress_queue) -> None:
+    """Preload, then cap this worker's address space at its size plus ``memory_bytes`` (never above a cap
+    already set: the operator's ``ulimit -v`` holds)."""
+    import importlib
+    import importlib.util
+    import resource
+
+    global _PROGRESS
+    _PROGRESS = progress_queue
+    for name in preload:
+        try:
+            if importlib.util.find_spec(name) is not None:
+                importlib.import_module(name)
+        except ImportError:
+            pass
+
+    from planner.probe.memory import address_space_bytes
+
+    used = address_space_bytes()
+    if used is None:  # no /proc: no cap can be placed above the worker's size
+        return
+    cap = used + memory_bytes
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        cap = min(cap, soft)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard if hard != resource.RLIM_INFINITY and hard < cap else cap))
+
+
+def _on_alarm(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise TimeoutError("the job's time limit passed")
+
+
+def report_progress(stage: str, fraction: float) -> None:
+    """Called in a worker (pass it as a job's ``progress``): send the stage for :func:`run_job` to show."""
+    if _PROGRESS is None or _JOB_NUMBER is None:
+        return
+    try:
+        _PROGRESS.put_nowait((_JOB_NUMBER, min(max(float(fraction), 0.0), 1.0), str(stage)[:200]))
+    except (ValueError, OSError, queue.Full):
+        pass
+
+
+def _run_in_worker(fn: Callable, kwargs: dict, time_limit_s: float, number: int, with_progress: bool) -> Any:
+    global _JOB_NUMBER
+    _JOB_NUMBER = number
+    report_progress("started", 0.0)
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, time_limit_s)
+    try:
+        if with_progress:
+            kwargs = {**kwargs, "progress": report_progress}
+        return fn(**kwargs)
+    except MemoryError:
+        raise JobError("the job ran out of memory (the server's per-job memory cap)") from None
+    except TimeoutError:
+        raise JobError(f"the job passed its time limit ({time_limit_s:g} s)") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        _JOB_NUMBER = None
+
+
+# ---------------------------------------------------------------------------
+# In the server
+# ---------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _no_main_script():
+    """Hide ``__main__`` while workers start: ``spawn`` re-runs the parent's main script in each worker, and in
+    a Streamlit server (or AppTest) that script is the app itself (``app.py`` runs as ``__main__``)."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
+@dataclass
+class _Job:
+    number: int
+    future: cf.Future
+
+
+class JobPool:
+    """A bounded pool of worker processes (see the module docstring). Thread-safe; one per server."""
+
+    def __init__(self, settings: JobSettings | None = None) -> None:
+        self.settings = settings or JobSettings.from_env()
+        self._lock = threading.Lock()
+        self._executor: cf.ProcessPoolExecutor | None = None
+        self._jobs: list[_Job] = []
+        self._numbers = itertools.count(1)
+        self._progress: dict[int, tuple[float, str]] = {}
+        self._queue = None
+
+    def _pool(self) -> cf.ProcessPoolExecutor:
+        if self._executor is None:
+            ctx = multiprocessing.get_context("spawn")
+            if self._queue is None:
+                self._queue = ctx.Queue(maxsize=10_000)
+                threading.Thread(target=self._drain, args=(self._queue,), daemon=True,
+                                 name="kvplan-job-progress").start()
+            self._executor = cf.ProcessPoolExecutor(
+                max_workers=self.settings.workers, mp_context=ctx, initializer=_init_worker,
+                initargs=(self.settings.memory_bytes, self.settings.preload, self._queue))
+        return self._executor
+
+    def _drain(self, messages) -> None:
+        """Keep each job's last progress message (a daemon thread per pool)."""
+        while True:
+            try:
+                number, fraction, stage = messages.get()
+            except (EOFError, OSError, ValueError):
+                return
+            self._progress[number] = (fraction, stage)
+
+    def _prune(self) -> None:
+        for job in [j for j in self._jobs if j.future.done()]:
+            self._jobs.remove(job)
+            self._progress.pop(job.number, None)
+
+    def submit(self, fn: Callable, kwargs: dict, *, with_progress: bool = False) -> _Job:
+        """Queue ``fn(**kwargs)`` (``fn`` importable by name: a module-level function).
+
+        Raises:
+            JobsBusyError: the workers are busy and the queue is full.
+        """
+        with self._lock:
+            self._prune()
+            waiting = sum(1 for j in self._jobs if not self.started(j))
+            running = len(self._jobs) - waiting
+            if len(self._jobs) >= self.settings.workers + self.settings.queue:
+                raise JobsBusyError(f"the server is busy ({running} job(s) running, {waiting} waiting); "
+                                    "try again in a minute")
+            number = next(self._numbers)
+            args = (_run_in_worker, fn, kwargs, self.settings.time_limit_s, number, with_progress)
+            with _no_main_script():  # workers start inside submit()
+                try:
+                    future = self._pool().submit(*args)
+                except cf.BrokenExecutor:
+                    self._executor = None
+                    future = self._pool().submit(*args)
+            job = _Job(number, future)
+            self._jobs.append(job)
+            return job
+
+    def started(self, job: _Job) -> bool:
+        """Whether a worker has begun ``job`` (it said so; ``Future.running`` is also true for the calls the
+        executor has merely handed to its queue)."""
+        return job.future.done() or job.number in self._progress
+
+    def position(self, job: _Job) -> int:
+        """Jobs ahead of ``job`` (running or waiting) while it waits; 0 once it runs."""
+        with self._lock:
+            if self.started(job):
+                return 0
+            return sum(1 for j in self._jobs if j.number < job.number and not j.future.done())
+
+    def progress(self, job: _Job) -> tuple[float, str]:
+        """The job's last reported (fraction, stage); (0, "queued") before it starts."""
+        return self._progress.get(job.number, (0.0, "queued"))
+
+    def result(self, job: _Job, *, poll_s: float = 0.2,
+               on_update: Callable[[float, str, int], None] | None = None) -> Any:
+        """Wait for ``job``, calling ``on_update(fraction, stage, queue_position)`` while it waits.
+
+        Raises:
+            JobError: out of time or memory, or the worker died; the job's own exceptions pass through.
+        """
+        while True:
+            try:
+                value = job.future.result(timeout=poll_s)
+                break
+            except cf.TimeoutError:
+                if on_update is not None:
+                    fraction, stage = self.progress(job)
+                    on_update(fraction, stage, self.position(job))
+            except cf.BrokenExecutor:
+                with self._lock:
+                    self._executor = None  # the next job starts fresh workers
+                raise JobError("the job's worker process died (most likely killed for memory)") from None
+        with self._lock:
+            self._prune()
+        return value
+
+    def shutdown(self) -> None:
+        """Stop the workers (tests; a server keeps them)."""
+        with self._lock:
+            if self._executor is not None:
+                self._executor.shutdown(wait=True, cancel_futures=True)
+                self._executor = None
+
+
+_POOL: JobPool | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def job_pool() -> JobPool:
+    """The server's one pool (created on first use, from the environment)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = JobPool()
+        return _POOL
+
+
+def run_job(fn: Callable, kwargs: dict, *, with_progress: bool = False,
+            on_update: Callable[[float, str, int], None] | None = None) -> Any:
+    """Run ``fn(**kwargs)`` in the server's pool and wait for it (see :meth:`JobPool.result`)."""
+    pool = job_pool()
+    job = pool.submit(fn, kwargs, with_progress=with_progress)
+    return pool.result(job, on_update=on_update)
+
+
+def wait_seconds(seconds: float) -> None:
+    """A job for tests and the bench: sleep, then return the seconds slept."""
+    time.sleep(seconds)
+    return seconds
+
+
+def allocate_bytes(num_bytes: int) -> int:
+    """A job for tests: allocate ``num_bytes`` and return its length (a MemoryError past the cap)."""
+    return len(bytearray(num_bytes))

@@ -1,0 +1,98 @@
+"""Reconcile: paste or upload a vLLM or SGLang start-up log; see the engine's figures beside kvplan's.
+
+Logs are user input: size-capped (``planner.engine_logs.MAX_LOG_BYTES``), read
+as text, rendered in dataframes and code blocks (never as Markdown or HTML).
+Widgets use ``reconcile_`` keys; the arithmetic is in ``planner.reconcile``.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import pandas as pd
+import streamlit as st
+
+from planner.catalog import models
+from planner.engine_logs import MAX_LOG_BYTES, parse_engine_log
+from planner.errors import PlanInputError
+from planner.reconcile import pair_summary, reconcile
+from kvplan_app.state import escape_markdown
+
+FROM_LOG = "(the model the log names)"
+EXAMPLE = ("vllm-21348-qwen3-235b-a22b-tp4.txt", "sglang-21348-qwen3-235b-a22b-tp4.txt")
+
+
+def _example(name: str) -> str:
+    return resources.files("planner.data.logs").joinpath(name).read_text(encoding="utf-8")
+
+
+def _load_example() -> None:
+    st.session_state["reconcile_log_a"], st.session_state["reconcile_log_b"] = (_example(n) for n in EXAMPLE)
+
+
+st.title("Reconcile an engine log")
+st.caption("Paste what vLLM or SGLang printed at start-up. kvplan reads the KV-cache lines as printed, puts its own "
+           "prediction for the same settings beside them (bytes per token per GPU, GB = 10^9 B and GiB = 2^30 B) "
+           "and names the cause of each difference. Lines it cannot read are listed, never guessed.")
+st.button("Load the example: Qwen3-235B-A22B at TP 4, vLLM vs SGLang (vllm-project/vllm issue 21348)",
+          on_click=_load_example, key="reconcile_example")
+
+c1, c2 = st.columns(2)
+texts = []
+for col, key, label in ((c1, "a", "Log 1"), (c2, "b", "Log 2 (optional, e.g. the other engine)")):
+    with col:
+        up = st.file_uploader(f"{label}: upload", type=["txt", "log"], key=f"reconcile_file_{key}")
+        text = st.text_area(f"{label}: paste", key=f"reconcile_log_{key}", height=200, max_chars=MAX_LOG_BYTES)
+        if up is not None:
+            data = up.getvalue()
+            if len(data) > MAX_LOG_BYTES:
+                st.error(f"{escape_markdown(up.name)}: over {MAX_LOG_BYTES:,} bytes; upload the start-up part")
+                data = b""
+            text = data.decode("utf-8", errors="replace") or text
+        texts.append(text)
+
+m1, m2, m3 = st.columns(3)
+model_ids = [FROM_LOG, *models()]
+model_id = m1.selectbox("Model", model_ids, key="reconcile_model",
+                        format_func=lambda m: m if m == FROM_LOG else models()[m].name)
+tp = m2.number_input("TP size (0 = from the log, else 1)", min_value=0, max_value=1024, value=0, step=1,
+                     key="reconcile_tp")
+kv_format = m3.selectbox("KV format", ["from the log", "native", "bf16", "fp16", "fp8", "fp8-e5m2"],
+                         key="reconcile_kv_format")
+
+results = []
+for i, text in enumerate(texts):
+    if not text or not text.strip():
+        continue
+    try:
+        log = parse_engine_log(text)
+        rec = reconcile(log, None if model_id == FROM_LOG else models()[model_id], tp=int(tp) or None,
+                        kv_format=None if kv_format == "from the log" else kv_format)
+    except PlanInputError as exc:
+        st.error(f"Log {i + 1}: {escape_markdown(str(exc), keep='_')}")
+        continue
+    results.append((i + 1, rec))
+
+if not results:
+    st.info("Paste a log above, or load the example.")
+if len(results) == 2:
+    summary = pair_summary(results[0][1], results[1][1])
+    if summary:
+        st.success(escape_markdown(summary, keep="_"))
+
+for n, rec in results:
+    st.subheader(f"Log {n}: {'vLLM' if rec.engine == 'vllm' else 'SGLang'}")
+    head = [(s.name, f"{s.value} ({s.source})") for s in rec.settings]
+    if rec.kv_bytes_per_token_per_gpu is not None:
+        head.append(("kvplan: bytes per token per GPU", f"{rec.kv_bytes_per_token_per_gpu:,} B"))
+    st.dataframe(pd.DataFrame(head, columns=["setting", "value"]), hide_index=True, key=f"reconcile_settings_{n}")
+    st.dataframe(pd.DataFrame([(r.quantity, r.engine, r.kvplan, r.status, r.cause) for r in rec.rows],
+                              columns=["quantity (per GPU)", "engine printed", "kvplan", "status", "cause"]),
+                 hide_index=True, key=f"reconcile_rows_{n}")
+    for cause in rec.causes:
+        st.markdown("- " + escape_markdown(cause, keep="_"))
+    for why in rec.refusals:
+        st.warning("Not computed: " + escape_markdown(why, keep="_"))
+    if rec.unread:
+        with st.expander(f"{rec.num_unread} line(s) mention KV or memory but were not read"):
+            st.code("\n".join(f"{no}: {text}" for no, text in rec.unread), language=None)

@@ -1,0 +1,406 @@
+"""An engine's start-up log beside kvplan's prediction for the same settings, with the cause of each difference.
+
+Everything is normalised to bytes per token per GPU and shown in GB and GiB.
+The engine's figures come back exactly as printed (:mod:`planner.engine_logs`);
+kvplan's come from :mod:`planner.engine` (vLLM's blocks, tokens and
+concurrency for a KV budget) and the model's layout (bytes per token on one GPU
+at the log's TP and KV dtype). A printed size is rounded to the digits shown,
+so a figure "matches" when it lies inside that rounding interval.
+
+Causes named (each only when the log shows it):
+
+* GiB labelled GB: SGLang's ``K size: 8.23 GB`` is ``8.23 * 1024**3`` bytes
+  (``GB = 1024 * 1024 * 1024`` in ``python/sglang/srt/mem_cache/memory_pool.py``);
+  vLLM V0's ``Loading model weights took ... GB`` is bytes / 2**30;
+* K and V listed separately (SGLang): the pool is K + V;
+* budget vs per-token cost: two engines with the same bytes per token hold
+  different token counts only because their budgets differ;
+* profiling-dependent budget (vLLM): :data:`planner.engine.BUDGET_MOVES`;
+* "Maximum concurrency" is not a cap: :data:`planner.engine.NOT_A_HARD_CAP`;
+* hybrid token-count quirk (vLLM issue #40691): for hybrid models "GPU KV
+  cache size" is ``num_blocks // num_kv_cache_groups * smallest block size``,
+  which need not equal concurrency x max_model_len;
+* block rounding: tokens come in whole blocks (``num_blocks * block_size``).
+
+A residual kvplan cannot explain is reported as such, with its size.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from planner.catalog import models
+from planner.engine import BUDGET_MOVES, NOT_A_HARD_CAP, VLLMSettings, vllm_capacity
+from planner.engine_logs import EngineLog, Reading
+from planner.errors import PlanInputError
+from planner.kv import FullAttentionGroup, MLAGroup
+from planner.models import ModelSpec
+from planner.units import format_bytes
+
+KV_DTYPES: dict[str, str | None] = {
+    "auto": None, "bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "fp16": "fp16", "half": "fp16",
+    "fp8": "fp8", "fp8_e4m3": "fp8", "float8_e4m3fn": "fp8", "fp8_e5m2": "fp8-e5m2", "float8_e5m2": "fp8-e5m2",
+}
+"""Engine KV dtype names -> kvplan format ids ("auto" = the model's own dtype)."""
+
+CANDIDATE_FORMATS = ("bf16", "fp8")
+"""KV formats tried when the log's figures do not fit the stated one exactly."""
+
+GIB_AS_GB = ("SGLang prints GB for GiB: its sizes are divided by 1024**3 (GB = 1024 * 1024 * 1024 in "
+             "sglang/srt/mem_cache/memory_pool.py), so '8.23 GB' is 8.23 GiB = 8.84 GB.")
+GIB_AS_GB_VLLM = ("vLLM V0 prints 'Loading model weights took X GB' with X = bytes / 2**30: the figure is GiB "
+                  "labelled GB.")
+K_AND_V = "SGLang lists K and V separately: the KV pool is K + V, twice the K size for equal K and V widths."
+SGLANG_BUDGET = ("SGLang's pool is what mem_fraction_static of total GPU memory leaves after the weights "
+                 "(the rest is for activations and CUDA graphs): a budget, not a per-token cost.")
+HYBRID_QUIRK = ("For hybrid models vLLM reports 'GPU KV cache size' as num_blocks // num_kv_cache_groups x the "
+                "smallest block size, while 'Maximum concurrency' counts the blocks one full-length request needs "
+                "across all groups; the two need not agree (vLLM issue #40691).")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting used for the prediction and where it came from ("log line 3", "given", "assumed: ...")."""
+
+    name: str
+    value: object
+    source: str
+
+
+@dataclass(frozen=True)
+class ReconcileRow:
+    """One quantity, engine vs kvplan (all per GPU).
+
+    Attributes:
+        quantity: what is compared.
+        engine: the engine's figure as printed (and in GB and GiB for sizes).
+        kvplan: kvplan's figure for the same settings ("" when kvplan has none).
+        status: "match" (inside the printed rounding), "differs", "engine only".
+        cause: why they differ, or what the figure means.
+    """
+
+    quantity: str
+    engine: str
+    kvplan: str
+    status: str
+    cause: str
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    """A log reconciled with kvplan.
+
+    Attributes:
+        engine: "vllm" or "sglang".
+        model_id: the model kvplan predicted for (None: no prediction).
+        settings: TP, PP, KV format, block size, max_model_len, with sources.
+        kv_bytes_per_token_per_gpu: kvplan's bytes per token on one GPU.
+        implied_bytes_per_token: (lo, hi) the log's own budget / tokens allows.
+        pool_bytes: (lo, hi) the engine's KV pool per GPU as printed.
+        pool_tokens: tokens in the engine's pool (per GPU; a token spans all ranks under TP).
+        best_fit_format: the KV format whose bytes per token fit the log best.
+        rows: side-by-side rows; causes: named causes, one sentence each.
+        unread: lines read as unread, verbatim; refusals: what could not be computed and why.
+    """
+
+    engine: str
+    model_id: str | None
+    settings: tuple[Setting, ...]
+    kv_bytes_per_token_per_gpu: int | None
+    implied_bytes_per_token: tuple[float, float] | None
+    pool_bytes: tuple[int, int] | None
+    pool_tokens: int | None
+    best_fit_format: str | None
+    rows: tuple[ReconcileRow, ...]
+    causes: tuple[str, ...]
+    unread: tuple[tuple[int, str], ...]
+    num_unread: int
+    refusals: tuple[str, ...]
+
+
+def model_from_log(log: EngineLog) -> ModelSpec | None:
+    """The catalog model whose id starts the log's model name (``/x/Qwen3-235B-A22B-FP8`` -> qwen3-235b-a22b), or None."""
+    found = log.first("model")
+    if found is None:
+        return None
+    name = re.sub(r"[^a-z0-9]", "", str(found.value).rsplit("/", 1)[-1].lower().removeprefix("meta-"))
+    for mid in sorted(models(), key=len, reverse=True):
+        if name.startswith(re.sub(r"[^a-z0-9]", "", mid)):
+            return models()[mid]
+    return None
+
+
+def _setting(name: str, given: object, found: Reading | None, default: object, why: str) -> Setting:
+    if given is not None:
+        return Setting(name, given, "given")
+    if found is not None:
+        return Setting(name, found.value, f"log line {found.line_no}")
+    return Setting(name, default, f"assumed: {why}")
+
+
+def _pool_token_bytes(model: ModelSpec, fmt: str | None, tp: int, pp: int) -> int:
+    """Bytes one token takes in a full-attention / MLA pool on one GPU (every layer of the largest stage).
+
+    Raises:
+        PlanInputError: a layout with other kinds of layers (windows, compressed entries, state).
+    """
+    groups = [g for g in model.layout(fmt) if g.in_pool]
+    if not groups or not all(isinstance(g, (FullAttentionGroup, MLAGroup)) for g in groups):
+        raise PlanInputError("model", model.id, "a full-attention or MLA model for a per-token pool figure "
+                             "(sliding, compressed or state layers are pooled per engine)")
+    return sum(g.entry_bytes(tp) * g.layers_per_gpu(pp) for g in groups)
+
+
+def _gib(r: Reading) -> str:
+    return f"{r.printed} = {format_bytes(r.bytes_mid)}" if r.printed.endswith("GiB") else \
+        f"{r.printed} (GiB labelled GB) = {format_bytes(r.bytes_mid)}"
+
+
+def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None = None, pp: int | None = None,
+              kv_format: str | None = None, block_size: int | None = None,
+              max_model_len: int | None = None) -> Reconciliation:
+    """Put a parsed start-up log beside kvplan's prediction for the same settings.
+
+    Args:
+        log: :func:`planner.engine_logs.parse_engine_log` output.
+        model: the model (default: the catalog model named in the log, if any).
+        tp, pp, kv_format, block_size, max_model_len: override what the log
+            echoes (defaults when absent: TP 1, PP 1, the model's own KV dtype,
+            block 16, the concurrency line's length).
+
+    Raises:
+        PlanInputError: a log from no engine kvplan reads, or from both at once.
+    """
+    if log.engine not in ("vllm", "sglang"):
+        raise PlanInputError("log", log.engine, "a vLLM or an SGLang start-up log (one engine per log)")
+    named = log.first("model")
+    if model is not None:
+        model_s = Setting("model", model.id, "given")
+    else:
+        model = model_from_log(log)
+        model_s = Setting("model", model.id if model else None,
+                          f"matched from line {named.line_no} of the log ({str(named.value)[:80]})" if model
+                          else "none: the log names no catalog model" if named is None
+                          else f"none: line {named.line_no} names no catalog model")
+    tp_s = _setting("tp", tp, log.first("tp"), 1, "no TP size in the log")
+    pp_s = _setting("pp", pp, log.first("pp"), 1, "no PP size in the log")
+    dtype = log.first("sglang_kv_dtype") or log.first("kv_cache_dtype")
+    fmt_s = _setting("kv_format", kv_format, dtype, "auto", "no KV dtype in the log: the model's own")
+    settings = [model_s, tp_s, pp_s, fmt_s]
+    refusals: list[str] = []
+    causes: list[str] = []
+    fmt: str | None = None
+    if fmt_s.source.startswith("given"):
+        fmt = None if kv_format in (None, "native", "auto") else str(kv_format)
+    elif str(fmt_s.value).lower() in KV_DTYPES:
+        fmt = KV_DTYPES[str(fmt_s.value).lower()]
+    else:
+        refusals.append(f"KV dtype {fmt_s.value!r} is not one kvplan maps to a format: pass the KV format")
+        model = None
+    per_token = None
+    if model is not None:
+        try:
+            per_token = _pool_token_bytes(model, fmt, int(tp_s.value), int(pp_s.value))
+        except PlanInputError as exc:
+            refusals.append(str(exc))
+    else:
+        refusals.append("no model: kvplan's prediction needs one (--model)")
+    if log.engine == "sglang":
+        rows, pool, tokens = _sglang_rows(log, per_token, causes)
+        block = 1
+    else:
+        bs = _setting("block_size", block_size, log.first("block_size"), 16, "vLLM's default")
+        mml = _setting("max_model_len", max_model_len, log.first("concurrency_tokens") or log.first("max_model_len"),
+                       None, "not in the log: the model's maximum")
+        settings += [bs, mml]
+        block = int(bs.value)
+        rows, pool, tokens = _vllm_rows(log, model, fmt, int(tp_s.value), int(pp_s.value), block, mml.value,
+                                        per_token, causes, refusals)
+    implied = None
+    if pool and tokens:
+        implied = (pool[0] / (tokens + block), pool[1] / tokens)
+    best = None
+    if implied and model is not None and per_token is not None:
+        best, fit_rows = _best_fit(model, fmt, int(tp_s.value), int(pp_s.value), implied, per_token)
+        rows += fit_rows
+    causes += [f"{key} is printed {len(found)} times with different values ({', '.join(r.printed for r in found[:4])})"
+               ": typically one line per rank; the first is compared." for key, found in log.conflicts().items()
+               if key in ("gpu_kv_cache_tokens", "num_gpu_blocks", "kv_budget", "max_concurrency", "sglang_tokens")]
+    return Reconciliation(engine=log.engine, model_id=model.id if model else None, settings=tuple(settings),
+                          kv_bytes_per_token_per_gpu=per_token, implied_bytes_per_token=implied, pool_bytes=pool,
+                          pool_tokens=tokens, best_fit_format=best, rows=tuple(rows),
+                          causes=tuple(dict.fromkeys(causes)), unread=log.unread, num_unread=log.num_unread,
+                          refusals=tuple(refusals))
+
+
+def _sglang_rows(log: EngineLog, per_token: int | None, causes: list[str]):
+    rows: list[ReconcileRow] = []
+    k, v, kv = log.first("k_size"), log.first("v_size"), log.first("kv_size")
+    tokens_r = log.first("sglang_tokens") or log.first("max_total_num_tokens")
+    tokens = int(tokens_r.value) if tokens_r else None
+    pool = None
+    if k and v:
+        pool = (k.bytes_lo + v.bytes_lo, k.bytes_hi + v.bytes_hi)
+        causes += [GIB_AS_GB, K_AND_V]
+        shown = f"K {k.printed} + V {v.printed} = {format_bytes((k.bytes_mid or 0) + (v.bytes_mid or 0))}"
+    elif kv:
+        pool = (kv.bytes_lo, kv.bytes_hi)
+        causes.append(GIB_AS_GB)
+        shown = _gib(kv)
+    if tokens_r:
+        rows.append(ReconcileRow("tokens in the KV pool", f"{tokens:,}", "", "engine only",
+                                 "per GPU; under TP every rank holds its share of the same tokens"))
+    if pool and tokens and per_token:
+        predicted = tokens * per_token
+        ok = pool[0] <= predicted <= pool[1]
+        rows.append(ReconcileRow(
+            "KV pool per GPU", shown, f"{tokens:,} tokens x {per_token:,} B = {format_bytes(predicted)}",
+            "match" if ok else "differs",
+            "equal within the printed rounding" if ok else
+            f"differs by {format_bytes(abs(predicted - (pool[0] + pool[1]) // 2))}: not explained by the per-token cost"))
+    elif pool:
+        rows.append(ReconcileRow("KV pool per GPU", shown, "", "engine only", "no per-token prediction"))
+    for key, label in (("available_gpu_mem", "free GPU memory after the pool"), ("weights", "weights per GPU")):
+        r = log.first(key)
+        if r:
+            causes.append(GIB_AS_GB)
+            rows.append(ReconcileRow(label, _gib(r), "", "engine only", "as printed; SGLang's GB are GiB"))
+    mfs = log.first("mem_fraction_static")
+    if mfs:
+        causes.append(SGLANG_BUDGET)
+        rows.append(ReconcileRow("mem_fraction_static", mfs.printed, "", "engine only", SGLANG_BUDGET))
+    return rows, pool, tokens
+
+
+def _vllm_rows(log, model, fmt, tp, pp, block, mml, per_token, causes, refusals):
+    rows: list[ReconcileRow] = []
+    budget, tokens_r, blocks_r = log.first("kv_budget"), log.first("gpu_kv_cache_tokens"), log.first("num_gpu_blocks")
+    conc, conc_m = log.first("max_concurrency"), log.first("concurrency_tokens")
+    tokens = int(tokens_r.value) if tokens_r else (int(blocks_r.value) * block if blocks_r else None)
+    pool = (budget.bytes_lo, budget.bytes_hi) if budget else None
+    if budget:
+        causes.append(BUDGET_MOVES)
+        rows.append(ReconcileRow("KV budget per GPU", _gib(budget), "taken from the log", "engine only",
+                                 "what profiling left after weights, activation peak and CUDA graphs"))
+    caps = None
+    if model is not None and per_token is not None:
+        hybrid_on = not (log.first("hybrid_manager_off") or log.first("kv_connector"))
+        s = VLLMSettings(block_size=block, hybrid_kv_cache_manager=hybrid_on)
+        try:
+            lo, hi = (budget.bytes_lo, budget.bytes_hi) if budget else (per_token * block * 1000,) * 2
+            caps = [vllm_capacity(model, b, mml, fmt, tp, pp, s) for b in (lo, hi)]
+        except PlanInputError as exc:
+            refusals.append(str(exc))
+    if caps and budget:
+        b_lo, b_hi = caps[0].num_blocks, caps[1].num_blocks
+        pred = f"{b_lo:,}" if b_lo == b_hi else f"{b_lo:,} to {b_hi:,}"
+        why = f"budget // {caps[0].bytes_per_block:,} B per block ({caps[0].num_layers_per_block} layers x " \
+              f"{caps[0].page_size_bytes:,} B)"
+        if blocks_r:
+            ok = b_lo <= blocks_r.value <= b_hi
+            rows.append(ReconcileRow("GPU blocks", blocks_r.printed, pred, "match" if ok else "differs", why))
+        t_lo, t_hi = caps[0].max_tokens, caps[1].max_tokens
+        if tokens_r:
+            ok = t_lo <= tokens_r.value <= t_hi
+            gap = (budget.bytes_mid or 0) - int(tokens_r.value) * per_token
+            cause = (f"block rounding: {block}-token blocks; {why}" if ok else
+                     f"the printed budget holds {t_lo:,} tokens at {per_token:,} B; the engine reports "
+                     f"{int(tokens_r.value):,}: {format_bytes(gap)} ({gap / max(budget.bytes_mid, 1):.1%}) of the "
+                     "printed budget holds no blocks. kvplan's arithmetic does not explain this residual "
+                     "(the printed budget may come from another rank or step than the pool size)")
+            rows.append(ReconcileRow("GPU KV cache size (tokens)", tokens_r.printed,
+                                     f"{t_lo:,}" if t_lo == t_hi else f"{t_lo:,} to {t_hi:,}",
+                                     "match" if ok else "differs", cause))
+    elif blocks_r and tokens_r is None:
+        kv = ""
+        if caps:
+            kv = (f"{int(blocks_r.value):,} x {caps[0].bytes_per_block:,} B per block = "
+                  f"{format_bytes(int(blocks_r.value) * caps[0].bytes_per_block)} of KV")
+        rows.append(ReconcileRow("GPU blocks", blocks_r.printed, kv, "engine only",
+                                 f"= {int(blocks_r.value) * block:,} tokens at {block} tokens per block; the log "
+                                 "prints no budget, so the blocks cannot be checked against one"))
+    elif tokens_r:
+        rows.append(ReconcileRow("GPU KV cache size (tokens)", tokens_r.printed, "", "engine only", ""))
+    if conc and conc_m:
+        causes.append(NOT_A_HARD_CAP)
+        kv = ""
+        status = "engine only"
+        engine_blocks = int(blocks_r.value) if blocks_r else None
+        if caps and engine_blocks is None and tokens_r and caps[0].num_kv_groups == 1:
+            engine_blocks = int(tokens_r.value) // caps[0].block_size
+        if caps and engine_blocks is not None:
+            pred = engine_blocks / caps[0].blocks_per_request
+            kv = f"{engine_blocks:,} / {caps[0].blocks_per_request:,} blocks per request = {pred:.2f}x"
+            status = "match" if abs(pred - float(conc.value)) <= 0.0051 else "differs"
+        rows.append(ReconcileRow(f"Maximum concurrency for {int(conc_m.value):,} tokens", f"{conc.printed}x", kv,
+                                 status, NOT_A_HARD_CAP))
+        if tokens_r:
+            ratio = int(tokens_r.value) / int(conc_m.value)
+            if abs(ratio - float(conc.value)) > 0.0051 + 1e-9:
+                causes.append(HYBRID_QUIRK)
+                rows.append(ReconcileRow("GPU KV cache size / max_model_len", f"{ratio:.2f}x",
+                                         "", "differs", f"the log's own concurrency is {conc.printed}x. " + HYBRID_QUIRK))
+    err_len, err_tok = log.first("error_max_seq_len"), log.first("error_kv_tokens")
+    if err_len and err_tok:
+        kv = f"{int(blocks_r.value):,} blocks x {block} = {int(blocks_r.value) * block:,}" if blocks_r else ""
+        ok = bool(blocks_r) and int(blocks_r.value) * block == err_tok.value
+        rows.append(ReconcileRow("tokens the KV cache can store (start-up error)", err_tok.printed, kv,
+                                 "match" if ok else "engine only",
+                                 f"max_model_len {err_len.printed} needs more than the pool: vLLM refuses to start"))
+    weights = log.first("weights")
+    if weights:
+        if weights.printed.endswith(" GB"):
+            causes.append(GIB_AS_GB_VLLM)
+        rows.append(ReconcileRow("weights per GPU", _gib(weights), "", "engine only", "as printed"))
+    if log.first("hybrid_manager_off") or log.first("kv_connector"):
+        why = "a KV connector is set" if log.first("kv_connector") else "the log says so"
+        has_windows = model is not None and any(not isinstance(g, (FullAttentionGroup, MLAGroup))
+                                                for g in model.layout(fmt) if g.in_pool)
+        causes.append(f"vLLM's hybrid KV cache manager is off ({why}): sliding-window and chunked layers store full "
+                      "KV" + ("; this model has such layers" if has_windows else
+                              "; no effect on a full-attention model" if model is not None else ""))
+    return rows, pool, tokens
+
+
+def _best_fit(model, fmt, tp, pp, implied, per_token):
+    """Bytes per token of the stated and candidate KV formats beside the log's implied range."""
+    lo, hi = implied
+    mid = (lo + hi) / 2
+    cands = {fmt or "native": per_token}
+    for f in CANDIDATE_FORMATS:
+        try:
+            cands.setdefault(f, _pool_token_bytes(model, f, tp, pp))
+        except PlanInputError:
+            continue
+    best = min(cands, key=lambda f: abs(cands[f] - mid))
+    exact = lo <= per_token <= hi
+    shown = "; ".join(f"{f}: {b:,} B" for f, b in cands.items())
+    rows = [ReconcileRow("bytes per token per GPU", f"{lo:,.0f} to {hi:,.0f} B (budget / tokens)",
+                         f"{per_token:,} B ({shown})", "match" if exact else "differs",
+                         "the log's budget and token count imply this range" + (
+                             "" if exact else f"; the nearest KV format is {best} "
+                             f"({abs(cands[best] - mid) / mid:.1%} off)"))]
+    return best, rows
+
+
+def pair_summary(a: Reconciliation, b: Reconciliation, tolerance: float = 0.02) -> str | None:
+    """One sentence for two logs of the same model: same per-token cost and different budgets, or None.
+
+    Each log's implied bytes per token must lie within ``tolerance`` of kvplan's
+    figure (and its best fit be the stated format); otherwise no claim is made.
+    """
+    if a.kv_bytes_per_token_per_gpu is None or a.kv_bytes_per_token_per_gpu != b.kv_bytes_per_token_per_gpu:
+        return None
+    pt = a.kv_bytes_per_token_per_gpu
+    for r in (a, b):
+        if r.implied_bytes_per_token is None or r.pool_bytes is None or not r.pool_tokens:
+            return None
+        lo, hi = r.implied_bytes_per_token
+        if not (lo * (1 - tolerance) <= pt <= hi * (1 + tolerance)):
+            return None
+    ga, gb = (sum(r.pool_bytes) // 2 for r in (a, b))
+    names = {"vllm": "vLLM", "sglang": "SGLang"}
+    return (f"Both engines store {pt:,} B per token per GPU; only the budgets differ: {names[a.engine]} "
+            f"{format_bytes(ga)} holds {a.pool_tokens:,} tokens, {names[b.engine]} {format_bytes(gb)} holds "
+            f"{b.pool_tokens:,} tokens per GPU ({b.pool_tokens / a.pool_tokens:.2f}x).")

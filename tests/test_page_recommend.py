@@ -1,0 +1,64 @@
+"""Recommend page (AppTest): ranked rows with plan links, the chart, refusals shown, a user accelerator searched."""
+
+import json
+from urllib.parse import parse_qs, urlsplit
+
+from streamlit.testing.v1 import AppTest
+
+from planner.plan import plan
+from kvplan_app.state import inputs_from_query
+
+
+def _page(**query):
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page("kvplan_app/views/recommend.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_rows_link_to_plans_that_meet_the_target():
+    at = _page(model="llama-3.1-70b", ctx="32000")
+    table = next(d.value for d in at.dataframe if "plan link" in d.value.columns)
+    # Llama-3.1-70B, 32k, hit 0.5: 439 sessions per 8-B200 replica (TP, FP8 KV) -> 3 replicas = 24 GPUs
+    assert table.iloc[0]["total_gpus"] == 24 and table.iloc[0]["gpu_id"] == "b200"
+    for _, row in table.head(5).iterrows():
+        query = {k: v[0] for k, v in parse_qs(urlsplit(row["plan link"]).query).items()}
+        assert query.pop("page") == "plan"
+        linked, warnings = inputs_from_query(query)
+        assert warnings == []
+        assert plan(linked).sessions_per_replica * row["replicas"] >= 1000
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert any(t.get("name") == "Pareto front" for t in fig["data"])
+
+
+def test_attention_axis_filters_rows():
+    at = _page(model="llama-3.1-70b", ctx="32000")
+    at.multiselect(key="recommend_attention").set_value(["dp"]).run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "plan link" in d.value.columns)
+    assert set(table["attention"]) == {"dp"}
+
+
+def test_user_accelerator_from_the_plan_is_searched():
+    acc = "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~price:1.8"
+    at = _page(model="llama-3.1-70b", ctx="32000", gpu="custom", acc=acc)
+    assert "h20" in at.multiselect(key="recommend_gpus").value
+    table = next(d.value for d in at.dataframe if "plan link" in d.value.columns)
+    h20 = table[table["gpu_id"] == "h20"]
+    assert len(h20) and (h20["cost_per_hour"] == h20["total_gpus"] * 1.8).all()
+
+
+def test_hit_rate_from_a_sample_trace():
+    at = _page(model="llama-3.1-70b", ctx="32000")
+    at.selectbox(key="recommend_hit_source").set_value("conversation").run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "plan link" in d.value.columns)
+    # each configuration plans at its own measured hit rate, carried by its plan link
+    assert table["hit_rate"].nunique() > 1 and (table["hit_rate"] < 1).all()
+    row = table.iloc[0]
+    query = {k: v[0] for k, v in parse_qs(urlsplit(row["plan link"]).query).items()}
+    assert float(query["hit"]) == row["hit_rate"]
