@@ -12,7 +12,7 @@ from kvplan_app.locales import es
 
 ROOT = Path(__file__).resolve().parents[1]
 TRANSLATED = [ROOT / "kvplan_app" / "router.py", ROOT / "kvplan_app" / "share.py",
-              *(ROOT / "kvplan_app" / "views" / f"{p}.py" for p in ("model", "traces", "probe")),
+              *(ROOT / "kvplan_app" / "views" / f"{p}.py" for p in ("model", "traces", "probe", "recommend", "reconcile")),
               ROOT / "kvplan_app" / "views" / "plan.py", ROOT / "kvplan_app" / "views" / "frontier.py",
               ROOT / "kvplan_app" / "views" / "context.py"]
 """Scripts whose every ``t("...")`` must have a Spanish line (add a page here once its strings are wrapped)."""
