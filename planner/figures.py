@@ -414,7 +414,8 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
 
 
 def recommend_figure(frame, *, by_cost: bool = False) -> go.Figure:
-    """Recommendations: total GPUs (or cost per hour) vs headroom, one marker per configuration, Pareto front joined.
+    """Recommendations: total GPUs (or cost per hour) vs headroom, one marker per configuration, Pareto front joined,
+    the recommended (first) row marked and labelled.
 
     Args:
         frame: :attr:`planner.recommend.Recommendation.frame` (its column contract).
@@ -432,7 +433,14 @@ def recommend_figure(frame, *, by_cost: bool = False) -> go.Figure:
     if len(front):
         fig.add_trace(go.Scatter(x=front[x_col], y=front["headroom"] * 100, mode="lines", name="Pareto front",
                                  line={"dash": "dot", "color": "black"}, hoverinfo="skip"))
-    fig.update_layout(xaxis_title="cost per hour" if by_cost else "total GPUs",
-                      yaxis_title="headroom over the target (%)", legend_title="accelerator",
+    if len(data):  # the first row is the recommendation: marked and labelled like a plan on every chart
+        best = data.iloc[0]
+        fig.add_trace(go.Scatter(x=[best[x_col]], y=[best["headroom"] * 100], mode="markers", name="recommended plan",
+                                 marker=PLAN_MARKER, cliponaxis=False, showlegend=False, hoverinfo="skip"))
+        label_plan(fig, float(best[x_col]), float(best["headroom"] * 100),
+                   f"recommended plan: {int(best['total_gpus']):,} GPUs", x_log=False,
+                   x_range=(float(data[x_col].min()), float(data[x_col].max())))
+    fig.update_layout(xaxis_title="Cost per hour" if by_cost else "Total GPUs",
+                      yaxis_title="Headroom over the target (%)", legend_title="accelerator",
                       margin={"l": 60, "r": 20, "t": 30, "b": 50})
     return fig

@@ -423,3 +423,11 @@ STRINGS.update({
     "TP size (0 = from the log, else 1)": "Tamaño de TP (0 = el del registro, si no 1)",
     "Paste a log above, or load the example.": "Pega un registro arriba o carga el ejemplo.",
 })
+STRINGS.update({
+    "Chart against cost per hour (priced rows only)": "Gráfico según el coste por hora (solo filas con precio)",
+    "Scale throughput per accelerator": "Escalar ritmos por acelerador",
+    "Scale the plan's decode throughput by HBM bandwidth and its prefill throughput by BF16 FLOP/s, relative to the "
+    "plan's accelerator (as the Frontier page does).":
+        "Escala el rendimiento de decodificación del plan por el ancho de banda de HBM y el de prellenado por los "
+        "FLOP/s en BF16, respecto al acelerador del plan (como la página Frontera).",
+})

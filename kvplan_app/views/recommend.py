@@ -56,16 +56,17 @@ prices_df = st.data_editor(
         user.price_per_gpu_hour if user and g == user.id and user.price_per_gpu_hour is not None else None
         for g in gpu_ids]}),
     disabled=["accelerator"], hide_index=True, key="recommend_prices")
-h1, h3, h2 = st.columns([2, 1, 1])
+h1, h3 = st.columns([2, 1])
 weight_formats = h3.multiselect(t("Weight formats"), ["catalog", *WEIGHT_BYTES_PER_PARAM], default=["catalog"],
                                 key="recommend_weights")
 hit_source = h1.selectbox(t("Prefix hit rate"), ["plan", *TRACE_SAMPLES], key="recommend_hit_source",
                           format_func=lambda x: f"the plan's ({inputs.hit_rate:g})" if x == "plan" else
                           f"measured on the {x} sample trace at each configuration's KV pool")
-by_cost = h2.toggle("Chart against cost per hour (priced rows only)", key="recommend_by_cost")
-scale = h2.toggle("Scale throughput per accelerator", value=True, key="recommend_scale",
-                  help="Scale the plan's decode throughput by HBM bandwidth and its prefill throughput by BF16 "
-                       "FLOP/s, relative to the plan's accelerator (as the Frontier page does).")
+g1, g2 = st.columns(2)  # toggles side by side: their labels fit at 1280 px
+by_cost = g1.toggle(t("Chart against cost per hour (priced rows only)"), key="recommend_by_cost")
+scale = g2.toggle(t("Scale throughput per accelerator"), value=True, key="recommend_scale",
+                  help=t("Scale the plan's decode throughput by HBM bandwidth and its prefill throughput by BF16 "
+                         "FLOP/s, relative to the plan's accelerator (as the Frontier page does)."))
 
 
 @st.cache_resource(show_spinner="Reading the trace's reuse profile ...")

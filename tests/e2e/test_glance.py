@@ -28,7 +28,7 @@ pytestmark = [
 
 SIZES = {"1280x800": (1280, 800), "1920x1080": (1920, 1080)}
 PAGES = {"plan": "", "model": "model", "traces": "traces", "frontier": "frontier", "context": "context",
-         "probe": "probe"}
+         "recommend": "recommend", "reconcile": "reconcile", "probe": "probe"}
 """Page name -> URL path."""
 
 FIRST_SCREEN_LABELS = ("Model", "GPU", "Context (tokens per session)", "Prefix hit rate", "HBM per GPU (GiB)")
