@@ -95,8 +95,8 @@ st.plotly_chart(kv_vs_context_models_figure(frame, hbm_lines=lines, marker=marke
 st.download_button(t("Download the curves (CSV)"), to_csv_bytes(frame),
                    file_name="kvplan-kv-vs-context.csv", mime=CSV_MIME, key="context_csv")
 
-left, right = st.columns(2)
-with left:
+# The two tables one under the other: side by side, their headers were cut at 1280 px.
+with st.container():
     st.subheader(t("Where one sequence stops fitting"))
     rows = []
     for m in chosen:
@@ -119,12 +119,14 @@ with left:
                      how=t("as the device reports it") if gpu.memory_reported else t("vendor figure"),
                      gpus=plural(inputs.gpus_per_replica, t("GPU"), t("GPUs")), reserve=f"{inputs.reserve_gib:g}",
                      util=f"{inputs.gpu_memory_utilization:g}")))
-with right:
+with st.container():
     st.subheader(t("DeepSeek V4.1-Flash: KV by context"))
     published = context_table(get_model(PUBLISHED_MODEL))
     st.dataframe(published.rename(columns={"context_tokens": t("Context (tokens)"), "kv_bytes": t("KV (B)"),
                                            "kv_gb": t("KV (GB)"), "kv_gib": t("KV (GiB)"),
                                            "state_bytes": t("Window state outside the pool (B)")}),
-                 hide_index=True, key="context_published_table")
+                 hide_index=True, key="context_published_table",
+                 column_config={t("Context (tokens)"): st.column_config.NumberColumn(format="localized"),
+                                t("KV (B)"): st.column_config.NumberColumn(format="localized")})
     st.caption(num(t("890 B per token (DeepSeek V4.1 report, quoted in docs/sources.md) x tokens: 100k -> 0.089 GB, "
                      "250k -> 0.2225 GB, 500k -> 0.445 GB, 1M -> 0.89 GB (0.829 GiB).")))
