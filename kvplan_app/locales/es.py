@@ -431,3 +431,5 @@ STRINGS.update({
         "Escala el rendimiento de decodificación del plan por el ancho de banda de HBM y el de prellenado por los "
         "FLOP/s en BF16, respecto al acelerador del plan (como la página Frontera).",
 })
+STRINGS.update({"Fleet: N replicas, each with this cache": "Flota: N réplicas, cada una con esta caché"})
+STRINGS.update({"Load a saved curve": "Cargar una curva guardada"})
