@@ -334,7 +334,7 @@ if fleet_ns and fleet_policies:
                                         ttl_s=ttl_s, progress=lambda f, label: bar.progress(min(f, 1.0), text=label))
         bar.empty()
     table, _ = fleets[fleet_key]
-    st.plotly_chart(fleet_figure(table), key="traces_fleet_chart")
+    st.plotly_chart(fleet_figure(table, plan_hit_rate=inputs.hit_rate), key="traces_fleet_chart")
     st.caption("Routing: random and round-robin ignore the cache; session keeps a conversation on one replica "
                "(by the first block past the prefix every request shares, when the trace has no session id); "
                "prefix sends a request to the replica holding its longest cached prefix (simulated). Load "

@@ -221,12 +221,14 @@ def lengths_figure(input_tokens: np.ndarray, output_tokens: np.ndarray, *,
 _ROUTING_COLORS = {"random": "#636EFA", "round-robin": "#AB63FA", "session": "#00CC96", "prefix": "#EF553B"}
 
 
-def fleet_figure(table: pd.DataFrame, *, title: str = "Token hit rate vs replicas, by routing") -> go.Figure:
+def fleet_figure(table: pd.DataFrame, *, title: str = "Token hit rate vs replicas, by routing",
+                 plan_hit_rate: float | None = None) -> go.Figure:
     """Aggregate token hit rate against the number of replicas, one line per routing policy.
 
     Args:
         table: DataFrame with ``planner.traces.fleet.FLEET_COLUMNS``.
         title: figure title.
+        plan_hit_rate: the plan's prefix hit rate (0-1), drawn as a labelled line.
 
     Returns:
         One line trace per routing policy; x is replicas on a log2 axis, y the
@@ -243,8 +245,13 @@ def fleet_figure(table: pd.DataFrame, *, title: str = "Token hit rate vs replica
             hovertemplate=("%{x} replicas: token hit rate %{y:.1f}%, block %{customdata[0]:.1f}%<br>"
                            "load imbalance %{customdata[1]:.3f} (max / mean requests), %{customdata[2]}"
                            f"<extra>{routing}</extra>")))
-    fig.update_layout(title=title, xaxis_title="replicas (each with the cache size)",
-                      yaxis_title="token hit rate (%)", legend_title="routing", hovermode="closest")
+    if plan_hit_rate is not None:
+        fig.add_hline(y=plan_hit_rate * 100, line_dash="dash", line_color="#444",
+                      annotation_text=f"this plan's hit rate: {plan_hit_rate:.2f}", annotation_position="bottom right",
+                      annotation_bgcolor="rgba(255,255,255,0.9)")
+    fig.update_layout(title=title, xaxis_title="Replicas (each with the cache size)",
+                      yaxis_title="Token hit rate (%)", legend_title="routing", hovermode="closest",
+                      legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     fig.update_xaxes(type="log", dtick=math.log10(2), tickformat="d")
     fig.update_yaxes(rangemode="tozero")
     return fig
