@@ -7,6 +7,11 @@ Both entry scripts call :func:`main`: ``app.py`` in a checkout
 The folder is not called ``pages/``: next to a main script, Streamlit treats a
 ``pages/`` folder as a legacy multipage app and serves its files without the
 router when a URL names them directly.
+
+Page URLs are stable (docs/hosting.md): ``/`` (Plan; ``/plan`` and the older
+``/planner`` open it too), ``/model``, ``/traces``, ``/frontier``,
+``/context``, ``/probe``. Share links name the page in the path; a link
+carrying ``?page=<url_path>`` (older share links) still opens that page.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from importlib.resources import files
 
 import streamlit as st
 
+from kvplan_app.i18n import language_switch, t
 from kvplan_app.share import render_share_link
 from kvplan_app.state import pending_link_warnings, remember_query, restore_query, show_link_warnings
 
@@ -30,32 +36,45 @@ VIEWS = files("kvplan_app") / "views"
 """Folder of the page scripts (a filesystem path: the package is installed unzipped)."""
 
 
+PLAN_ALIASES = ("plan", "planner")
+"""URL paths that open the Plan page (served at ``/``; its own url_path is only reserved): hidden pages that
+hand over to it."""
+
+
 def pages() -> list:
-    """The app's pages, in sidebar order; the first is the default (served at ``/``)."""
+    """The app's pages, in sidebar order; the first is the default (served at ``/``).
+
+    Icons are Material Symbols, which Streamlit ships with its front end: emoji need a colour-emoji font that a
+    server-side browser (Debian's chromium) may lack, and then show as empty boxes.
+    """
     return [
-        st.Page(VIEWS / "plan.py", title="Plan", icon="🧮", default=True, url_path="plan"),
-        st.Page(VIEWS / "model.py", title="Model", url_path="model"),
-        st.Page(VIEWS / "traces.py", title="Traces", icon="📈", url_path="traces"),
-        st.Page(VIEWS / "frontier.py", title="Frontier", url_path="frontier"),
-        st.Page(VIEWS / "context.py", title="GB vs context", url_path="context"),
-        st.Page(VIEWS / "recommend.py", title="Recommend GPUs", url_path="recommend"),
-        st.Page(VIEWS / "reconcile.py", title="Reconcile a log", url_path="reconcile"),
-        st.Page(VIEWS / "probe.py", title="Live probe", icon="🔬", url_path="probe"),
+        st.Page(VIEWS / "plan.py", title=t("Plan"), icon=":material/calculate:", default=True, url_path="home"),  # served at /
+        st.Page(VIEWS / "model.py", title=t("Model"), icon=":material/layers:", url_path="model"),
+        st.Page(VIEWS / "traces.py", title=t("Traces"), icon=":material/timeline:", url_path="traces"),
+        st.Page(VIEWS / "frontier.py", title=t("Frontier"), icon=":material/show_chart:", url_path="frontier"),
+        st.Page(VIEWS / "context.py", title=t("GB vs context"), icon=":material/stacked_line_chart:", url_path="context"),
+        st.Page(VIEWS / "recommend.py", title=t("Recommend GPUs"), icon=":material/recommend:", url_path="recommend"),
+        st.Page(VIEWS / "reconcile.py", title=t("Reconcile a log"), icon=":material/fact_check:", url_path="reconcile"),
+        st.Page(VIEWS / "probe.py", title=t("Live probe"), icon=":material/science:", url_path="probe"),
     ]
 
 
 def main() -> None:
     """Run one rerun of the app: configure, navigate, run the page, write the link state back."""
-    st.set_page_config(page_title="kvplan: KV-cache capacity planner", page_icon="🧮", layout="wide")
+    st.set_page_config(page_title=t("kvplan: KV-cache capacity planner"), page_icon=":material/calculate:", layout="wide")
     page_list = pages()
-    nav = st.navigation(page_list)
+    aliases = [st.Page(VIEWS / "plan.py", title="Plan", url_path=a, visibility="hidden") for a in PLAN_ALIASES]
+    nav = st.navigation([*page_list, *aliases])
+    if nav.url_path in PLAN_ALIASES:  # /plan, /planner: the Plan page at its own URL, with its sidebar entry
+        st.switch_page(page_list[0], query_params=st.query_params.to_dict())
     # First run: read the link (and open the page it names). After a page switch, which clears the query string in
     # Streamlit 1.67, put the session's inputs back into the URL.
     linked = restore_query(nav.url_path, [p.url_path for p in page_list])
     if linked is not None:
         st.switch_page(next(p for p in page_list if p.url_path == linked))
     with st.sidebar:
-        st.caption("GB = 10^9 B · GiB = 2^30 B. Figures are per GPU unless marked per replica.")
+        language_switch()
+        st.caption(t("GB = 10^9 B · GiB = 2^30 B. Figures are per GPU unless marked per replica."))
     notices = st.container()  # link warnings the page did not show itself go on top
     run_page(nav)
     remember_query()  # what the page wrote under its own keys survives the next page switch

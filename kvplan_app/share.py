@@ -5,10 +5,10 @@ host, port and ``server.baseUrlPath``; query removed), so the link is right
 behind a reverse proxy too. Without it (``AppTest``) the link falls back to the
 ``Host`` header, then to a relative link.
 
-Links point at the app's root and name the page with ``page=<url_path>``
-(:data:`kvplan_app.state.PAGE_PARAM`): in Streamlit 1.67 a deep link to ``/model`` is
-served from the ``pages/`` folder without running ``app.py``, so it would skip
-the router and the link parsing; the root always runs ``app.py``.
+Links name the page in the path (``/model?...``; the Plan page is the root,
+``/?...``). The page scripts are not in a ``pages/`` folder, so every URL runs
+the router, which parses the link. Older links that name the page with
+``?page=<url_path>`` (:data:`kvplan_app.state.PAGE_PARAM`) still open it.
 """
 
 from __future__ import annotations
@@ -18,25 +18,25 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
+from kvplan_app.i18n import t
 from kvplan_app.state import PAGE_PARAM, wanted_query
 
 
 def share_url(root: str | None, params: Mapping[str, str], page: str = "") -> str:
-    """The app's ``root`` URL + ``?`` + the parameters, percent-encoded; ``page`` (a url_path) last.
-
-    ``root`` None gives a relative link.
+    """The URL of ``page`` (a url_path; ``""`` = the Plan page at the root) under the app's ``root``, + ``?`` +
+    the parameters, percent-encoded. ``root`` None gives a link relative to the app's root.
 
     >>> share_url("https://kvplan.example.com/team", {"model": "deepseek-v4.1-flash", "hit": "0.5"}, "model")
-    'https://kvplan.example.com/team/?model=deepseek-v4.1-flash&hit=0.5&page=model'
+    'https://kvplan.example.com/team/model?model=deepseek-v4.1-flash&hit=0.5'
+    >>> share_url("https://kvplan.example.com", {"hit": "0.5"})
+    'https://kvplan.example.com/?hit=0.5'
     """
-    items = dict(params)
-    if page:
-        items[PAGE_PARAM] = page
+    items = {k: v for k, v in params.items() if k != PAGE_PARAM}
     query = urlencode(items, quote_via=quote, safe="-._~,")
     if not root:
-        return f"?{query}"
+        return f"{page}?{query}"
     parts = urlsplit(root)
-    path = parts.path.rstrip("/") + "/"
+    path = parts.path.rstrip("/") + "/" + quote(page, safe="-._~")
     return urlunsplit((parts.scheme, parts.netloc, path, query, ""))
 
 
@@ -62,6 +62,6 @@ def current_share_url(page: str = "") -> str:
 
 def render_share_link(page: str = "") -> None:
     """The sidebar control: the link as copyable text (``st.code`` has a copy button)."""
-    st.markdown("**Share link**")
+    st.markdown("**" + t("Share link") + "**")
     st.code(current_share_url(page), language=None, wrap_lines=True)
-    st.caption("Opens this page with the same inputs and numbers.")
+    st.caption(t("Opens this page with the same inputs, numbers and language."))

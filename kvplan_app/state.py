@@ -75,6 +75,7 @@ PAGE_QUERY_KEYS: dict[str, tuple[str, ...]] = {
     "model": ("m_model", "m_fmt", "m_tp", "m_pp", "m_ctx"),
     "frontier": ("fgpus", "fctx", "fhit", "fheat", "fscale"),
     "traces": ("t_sample", "t_ttl"),
+    "app": ("lang",),  # the language of every page (kvplan_app.i18n)
 }
 """Page -> the query keys it owns beyond the plan's (one line per page).
 
@@ -84,12 +85,9 @@ switch, and only keys that no page owns are reported as unknown.
 """
 
 PAGE_PARAM = "page"
-"""Query key naming the page a share link opens (``page=model``); links point at the app's root.
+"""Query key of older share links naming their page (``/?page=model``); the router still opens that page.
 
-With a ``pages/`` folder next to ``app.py``, Streamlit 1.67 serves a deep link
-such as ``/model`` from that folder directly, without running ``app.py`` (no
-router, no link parsing); the root always runs ``app.py``, which then switches
-to the named page.
+Share links now name the page in the path (``/model?...``, :mod:`kvplan_app.share`).
 """
 
 MAX_PARAM_CHARS = 200
@@ -465,6 +463,7 @@ def _reseed_widgets(fields) -> None:
         fields += _ACCELERATOR_WIDGETS
     for field in fields:  # keep the Plan page's widgets in step
         st.session_state.pop(f"{_WIDGET_PREFIX}{field}", None)
+        st.session_state.pop(f"{_WIDGET_PREFIX}{field}_typed", None)  # a typed box beside a slider
 
 
 def update_inputs(**changes: Any) -> PlanInputs:
@@ -536,6 +535,20 @@ def set_page_inputs(page: str, value: BaseModel, keys: Mapping[str, str]) -> Non
     register_page_keys(*keys.values())
     st.session_state[state] = (value, keys)
     _store_page_params(value, keys)
+
+
+def set_link_param(key: str, value: str | None) -> None:
+    """Keep a declared page key (:data:`PAGE_QUERY_KEYS`, e.g. ``lang``) in this session's link; None drops it."""
+    current_inputs()
+    params = dict(st.session_state.get(_PAGE_PARAMS, {}))
+    if params.get(key) == value or (value is None and key not in params):
+        return
+    if value is None:
+        params.pop(key, None)
+    else:
+        params[key] = value
+    st.session_state[_PAGE_PARAMS] = params
+    sync_query()
 
 
 def _store_page_params(value: BaseModel, keys: Mapping[str, str]) -> None:

@@ -9,6 +9,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from planner.models import NATIVE, ModelSpec
+from planner.plan.result import format_sessions
+from planner.chart_style import LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, PLAN_MARKER, label_plan
 from planner.units import GB, GiB
 
 MIN_CURVE_TOKENS = 1_000
@@ -56,18 +58,19 @@ def kv_vs_context_figure(
     if marker_tokens is not None:
         b = model.estimate(int(marker_tokens), kv_format).kv_bytes
         fig.add_trace(go.Scatter(
-            x=[marker_tokens], y=[b / GB], mode="markers", name="current plan",
-            marker=dict(size=12, symbol="diamond"),
-            customdata=[[b / GiB, b]],
-            hovertemplate="plan: %{x:,} tokens<br>%{y:.4g} GB<br>%{customdata[0]:.4g} GiB<extra></extra>",
+            x=[marker_tokens], y=[b / GB], mode="markers", name="this plan", marker=PLAN_MARKER, cliponaxis=False,
+            customdata=[[b / GiB, b]], showlegend=False,
+            hovertemplate="this plan: %{x:,} tokens<br>%{y:.4g} GB<br>%{customdata[0]:.4g} GiB<extra></extra>",
         ))
+        label_plan(fig, marker_tokens, b / GB, f"this plan: {b / GB:.3g} GB ({b / GiB:.3g} GiB) at {marker_tokens:,} tokens",
+                   x_range=(float(grid.min()), float(grid.max())))
     if hbm_line_bytes is not None and hbm_line_bytes > 0:
         fig.add_hline(y=hbm_line_bytes / GB, line_dash="dash",
                       annotation_text=f"{hbm_label} {hbm_line_bytes / GB:.4g} GB ({hbm_line_bytes / GiB:.4g} GiB)")
     fig.update_layout(
-        xaxis=dict(type="log", title="context (tokens)"),
+        xaxis=dict(type="log", title="Context (tokens)", **LOG_TICKS),
         yaxis=dict(title="KV cache of one sequence (GB = 10^9 B)", rangemode="tozero"),
-        hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"),
+        hovermode="closest", margin=dict(l=10, r=10, t=40, b=10), legend=LEGEND_ABOVE, showlegend=False,
     )
     return fig
 
@@ -78,71 +81,111 @@ def kv_vs_context_figure(
 # offer exactly that grid as CSV.
 # ---------------------------------------------------------------------------
 
-PLAN_MARKER = dict(size=14, symbol="diamond", color="black", line=dict(width=1, color="white"))
-"""How the current plan is marked on every frontier figure."""
-
-
 def _plan_trace(x: float, y: float | None, text: str) -> list[go.Scatter]:
-    """The current plan as a one-point trace (none when ``y`` is undefined)."""
-    if y is None or not np.isfinite(y):
+    """The current plan as a one-point trace (none when ``y`` is undefined or not positive on a log axis)."""
+    if y is None or not np.isfinite(y) or y <= 0:
         return []
-    return [go.Scatter(x=[x], y=[y], mode="markers", name="current plan", marker=PLAN_MARKER,
+    return [go.Scatter(x=[x], y=[y], mode="markers", name="current plan", marker=PLAN_MARKER, cliponaxis=False,
                        hovertemplate=text + "<extra></extra>")]
 
 
-def _line_layout(*, x_title: str, y_title: str, log_x: bool, x_range: list | None = None) -> dict:
+def _mark_plan(fig: go.Figure, x: float, y: float | None, hover: str, label: str, *, log_x: bool,
+               log_y: bool, x_range: tuple[float, float], below: bool = False) -> go.Figure:
+    """Add the plan's diamond and its label (below it on falling curves; or, with no point on the chart, say so)."""
+    traces = _plan_trace(x, y, hover)
+    for trace in traces:
+        fig.add_trace(trace)
+    if traces:
+        label_plan(fig, x, y, label, x_log=log_x, y_log=log_y, x_range=x_range, below=below)
+    else:
+        fig.add_annotation(xref="paper", yref="paper", x=0.02, y=0.02, xanchor="left", showarrow=False,
+                           text=f"{label} (not on this chart)", font=dict(size=12))
+    return fig
+
+
+def _positive(values) -> np.ndarray:
+    """Values for a log axis: zero and negative become gaps (NaN)."""
+    v = np.asarray(values, dtype=np.float64)
+    return np.where(v > 0, v, np.nan)
+
+
+def _up_to(part, max_context_tokens: int | None):
+    """Rows of ``part`` within the model's maximum context (all rows when unknown)."""
+    return part if not max_context_tokens else part[part["context_tokens"] <= max_context_tokens]
+
+
+def _max_context_line(fig: go.Figure, frame, max_context_tokens: int | None) -> None:
+    if max_context_tokens and len(frame) and frame["context_tokens"].max() > max_context_tokens:
+        fig.add_vline(x=max_context_tokens, line_dash="dot", line_color="#888",
+                      annotation_text=f"model maximum {max_context_tokens:,}", annotation_position="bottom left")
+
+
+def _line_layout(*, x_title: str, y_title: str, log_x: bool, log_y: bool = True, x_range: list | None = None) -> dict:
     return dict(
-        xaxis=dict(type="log" if log_x else "linear", title=x_title, **({"range": x_range} if x_range else {})),
-        yaxis=dict(title=y_title, rangemode="tozero"),
-        hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"),
+        xaxis=dict(type="log" if log_x else "linear", title=x_title, **({"range": x_range} if x_range else {}),
+                   **(LOG_TICKS if log_x else {})),
+        yaxis=dict(title=y_title, **(dict(type="log", **LOG_COUNT_TICKS) if log_y else dict(rangemode="tozero"))),
+        hovermode="closest", margin=dict(l=10, r=10, t=40, b=10), legend=LEGEND_ABOVE,
     )
 
 
-def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = None, hit_rate: float | None = None) -> go.Figure:
-    """Sessions per GPU vs context length (log x), one line per accelerator.
+def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = None, hit_rate: float | None = None,
+                               max_context_tokens: int | None = None) -> go.Figure:
+    """Sessions per GPU vs context length (log x, log y), one line per accelerator, the plan labelled.
 
     Args:
         frame: rows with ``accelerator, context_tokens, sessions_per_gpu,
             per_session_bytes`` (one hit rate).
         plan_point: (context tokens, sessions per GPU) of the current plan.
         hit_rate: the hit rate of the slice, for the title.
+        max_context_tokens: the model's maximum context: lines stop there.
     """
-    traces = []
+    fig = go.Figure()
     for name, part in frame.groupby("accelerator", sort=False, observed=True):
+        part = _up_to(part, max_context_tokens)
         per = part["per_session_bytes"].to_numpy(dtype=np.float64)
-        traces.append(go.Scatter(
-            x=part["context_tokens"], y=part["sessions_per_gpu"], mode="lines", name=str(name),
+        fig.add_trace(go.Scatter(
+            x=part["context_tokens"], y=_positive(part["sessions_per_gpu"]), mode="lines", name=str(name),
             customdata=np.stack([per / GB, per / GiB], axis=-1),
-            hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:,}} sessions per GPU<br>per session "
+            hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:,.2~f}} sessions per GPU<br>per session "
                            "%{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)<extra></extra>"),
         ))
+    _max_context_line(fig, frame, max_context_tokens)
+    x_range = (float(frame["context_tokens"].min()), float(frame["context_tokens"].max()))
     if plan_point is not None:
-        traces += _plan_trace(plan_point[0], plan_point[1], f"plan: {plan_point[0]:,} tokens, {plan_point[1]:,} sessions")
-    title = "sessions per GPU" + (f" at prefix hit rate {hit_rate:.2f}" if hit_rate is not None else "")
-    return go.Figure(data=traces, layout=_line_layout(x_title="context (tokens)", y_title=title, log_x=True))
+        _mark_plan(fig, plan_point[0], plan_point[1],
+                   f"plan: {plan_point[0]:,} tokens, {format_sessions(plan_point[1])} sessions",
+                   f"this plan: {format_sessions(plan_point[1])}", log_x=True, log_y=True, x_range=x_range, below=True)
+    title = "Sessions per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
+    fig.update_layout(**_line_layout(x_title="Context (tokens)", y_title=title, log_x=True))
+    return fig
 
 
 def sessions_vs_hit_rate_figure(frame, *, plan_point: tuple[float, int] | None = None, context_tokens: int | None = None) -> go.Figure:
-    """Sessions per GPU vs prefix hit rate, one line per accelerator.
+    """Sessions per GPU vs prefix hit rate (log y: near hit rate 1 sessions grow by decades), one line per
+    accelerator, the plan labelled.
 
     Args:
         frame: rows with ``accelerator, hit_rate, sessions_per_gpu`` (one context).
         plan_point: (hit rate, sessions per GPU) of the current plan.
         context_tokens: the context of the slice, for the title.
     """
-    traces = [go.Scatter(x=part["hit_rate"], y=part["sessions_per_gpu"], mode="lines", name=str(name),
-                         hovertemplate=f"{name}<br>hit rate %{{x:.2f}}<br>%{{y:,}} sessions per GPU<extra></extra>")
-              for name, part in frame.groupby("accelerator", sort=False, observed=True)]
+    fig = go.Figure(data=[go.Scatter(
+        x=part["hit_rate"], y=_positive(part["sessions_per_gpu"]), mode="lines", name=str(name),
+        hovertemplate=f"{name}<br>hit rate %{{x:.2f}}<br>%{{y:,.2~f}} sessions per GPU<extra></extra>")
+        for name, part in frame.groupby("accelerator", sort=False, observed=True)])
     if plan_point is not None:
-        traces += _plan_trace(plan_point[0], plan_point[1],
-                              f"plan: hit rate {plan_point[0]:.2f}, {plan_point[1]:,} sessions")
-    title = "sessions per GPU" + (f" at {context_tokens:,} tokens" if context_tokens is not None else "")
-    return go.Figure(data=traces, layout=_line_layout(x_title="prefix hit rate", y_title=title, log_x=False,
-                                                      x_range=[0, 1]))
+        _mark_plan(fig, plan_point[0], plan_point[1],
+                   f"plan: hit rate {plan_point[0]:.2f}, {format_sessions(plan_point[1])} sessions",
+                   f"this plan: {format_sessions(plan_point[1])}", log_x=False, log_y=True, x_range=(0.0, 1.0))
+    title = "Sessions per GPU" + (f" at {context_tokens:,} tokens" if context_tokens is not None else "")
+    fig.update_layout(**_line_layout(x_title="Prefix hit rate", y_title=title, log_x=False, x_range=[0, 1]))
+    return fig
 
 
-def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = None, hit_rate: float | None = None) -> go.Figure:
-    """Request-rate frontier: requests/s per GPU vs context length (log x), one line per accelerator.
+def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = None, hit_rate: float | None = None,
+                        max_context_tokens: int | None = None) -> go.Figure:
+    """Request-rate frontier: requests/s per GPU vs context length (log x, log y), one line per accelerator.
 
     Each point is ``min(decode-throughput limit, sessions / time per request)``;
     the hover says which limit binds. Empty when there are no output tokens.
@@ -151,45 +194,76 @@ def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = 
         frame: rows with ``accelerator, context_tokens, request_rate_per_s, rate_limit, ttft_s``.
         plan_point: (context tokens, requests/s) of the current plan.
         hit_rate: the hit rate of the slice, for the title.
+        max_context_tokens: the model's maximum context: lines stop there.
     """
-    traces = []
+    fig = go.Figure()
     for name, part in frame.groupby("accelerator", sort=False, observed=True):
-        traces.append(go.Scatter(
-            x=part["context_tokens"], y=part["request_rate_per_s"], mode="lines", name=str(name),
-            customdata=np.stack([part["rate_limit"].astype(str), part["ttft_s"]], axis=-1),
-            hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:.4g}} requests/s per GPU<br>limited by "
-                           "%{customdata[0]}<br>TTFT %{customdata[1]:.3g} s<extra></extra>"),
+        part = _up_to(part, max_context_tokens)
+        fig.add_trace(go.Scatter(
+            x=part["context_tokens"], y=_positive(part["request_rate_per_s"]), mode="lines", name=str(name),
+            customdata=np.stack([part["rate_limit"].astype(str), part["ttft_s"] * 1e3], axis=-1),
+            hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:,.4g}} requests/s per GPU<br>limited by "
+                           "%{customdata[0]}<br>TTFT %{customdata[1]:,.3g} ms<extra></extra>"),
         ))
+    _max_context_line(fig, frame, max_context_tokens)
+    x_range = (float(frame["context_tokens"].min()), float(frame["context_tokens"].max()))
     if plan_point is not None:
-        traces += _plan_trace(plan_point[0], plan_point[1],
-                              f"plan: {plan_point[0]:,} tokens, {plan_point[1] or 0:.4g} requests/s")
-    title = "requests/s per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
-    return go.Figure(data=traces, layout=_line_layout(x_title="context (tokens)", y_title=title, log_x=True))
+        rate = plan_point[1]
+        _mark_plan(fig, plan_point[0], rate, f"plan: {plan_point[0]:,} tokens, {rate or 0:,.4g} requests/s",
+                   "this plan: " + ("rate undefined" if rate is None else f"{rate:,.3g} /s"),
+                   log_x=True, log_y=True, x_range=x_range, below=True)
+    title = "Requests/s per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
+    fig.update_layout(**_line_layout(x_title="Context (tokens)", y_title=title, log_x=True))
+    return fig
 
 
-def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = None, accelerator: str = "") -> go.Figure:
-    """Sessions per GPU over (prefix hit rate, context length) for one accelerator.
+def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = None, accelerator: str = "",
+                            plan_sessions: float | None = None) -> go.Figure:
+    """Sessions per GPU over (prefix hit rate, context length) for one accelerator, on a log colour scale.
+
+    The colour is log10(sessions) with the colour bar labelled in sessions (1, 10, 100, 1k, ...); cells where
+    no session fits are left blank. The hover shows the exact count.
 
     Args:
         frame: rows with ``context_tokens, hit_rate, sessions_per_gpu`` (one accelerator).
         plan_point: (hit rate, context tokens) of the current plan.
         accelerator: its name, for the title.
+        plan_sessions: the plan's sessions per GPU, for its label.
     """
     table = frame.pivot(index="context_tokens", columns="hit_rate", values="sessions_per_gpu")
+    z = table.to_numpy(dtype=np.float64)
+    z_log = np.log10(_positive(z))
+    finite = np.isfinite(z_log).any()
+    top = max(int(np.ceil(np.nanmax(z_log))), 1) if finite else 1
+    bottom = min(int(np.floor(np.nanmin(z_log))), 0) if finite else 0  # under TP a GPU may hold a share of one
+    ticks = list(range(bottom, top + 1))
     traces = [go.Heatmap(
-        x=table.columns.to_numpy(), y=table.index.to_numpy(), z=table.to_numpy(), colorscale="Viridis",
-        colorbar=dict(title="sessions<br>per GPU"),
-        hovertemplate="hit rate %{x:.2f}<br>%{y:,} tokens<br>%{z:,} sessions per GPU<extra></extra>",
+        x=table.columns.to_numpy(), y=table.index.to_numpy(), z=z_log, customdata=z, colorscale="Viridis",
+        zmin=bottom, zmax=top,
+        colorbar=dict(title="Sessions<br>per GPU", tickvals=ticks, ticktext=[_si(10**t) for t in ticks]),
+        hovertemplate="hit rate %{x:.2f}<br>%{y:,} tokens<br>%{customdata:,.2~f} sessions per GPU<extra></extra>",
     )]
-    if plan_point is not None:
-        traces.append(go.Scatter(x=[plan_point[0]], y=[plan_point[1]], mode="markers", name="current plan",
-                                 marker=PLAN_MARKER, showlegend=False,
-                                 hovertemplate=f"plan: hit rate {plan_point[0]:.2f}, {plan_point[1]:,} tokens<extra></extra>"))
-    return go.Figure(data=traces, layout=dict(
-        title=dict(text=f"sessions per GPU{': ' + accelerator if accelerator else ''}", font=dict(size=14)),
-        xaxis=dict(title="prefix hit rate"), yaxis=dict(title="context (tokens)", type="log"),
+    fig = go.Figure(data=traces, layout=dict(
+        title=dict(text=f"Sessions per GPU{': ' + accelerator if accelerator else ''}", font=dict(size=14)),
+        xaxis=dict(title="Prefix hit rate"), yaxis=dict(title="Context (tokens)", type="log", **LOG_TICKS),
         margin=dict(l=10, r=10, t=40, b=10),
     ))
+    if plan_point is not None:
+        fig.add_trace(go.Scatter(x=[plan_point[0]], y=[plan_point[1]], mode="markers", name="current plan",
+                                 marker=PLAN_MARKER, showlegend=False, cliponaxis=False,
+                                 hovertemplate=f"plan: hit rate {plan_point[0]:.2f}, {plan_point[1]:,} tokens<extra></extra>"))
+        label_plan(fig, plan_point[0], plan_point[1],
+                   "this plan" + (f": {format_sessions(plan_sessions)}" if plan_sessions is not None else ""),
+                   x_log=False, y_log=True, x_range=(0.0, 1.0))
+    return fig
+
+
+def _si(n: float) -> str:
+    """0.01, 0.1, 1, 10, 100, 1k, 10k, 100k, 1M, ... (tick labels)."""
+    for scale, suffix in ((10**9, "G"), (10**6, "M"), (10**3, "k")):
+        if n >= scale:
+            return f"{n / scale:g}{suffix}"
+    return f"{n:g}"
 
 
 def kv_vs_context_models_figure(
@@ -197,8 +271,10 @@ def kv_vs_context_models_figure(
     *,
     hbm_lines: list[tuple[str, int]] = (),
     marker: tuple[int, int] | None = None,
+    max_context_tokens: dict[str, int | None] | None = None,
+    past_max: bool = False,
 ) -> go.Figure:
-    """KV bytes of one sequence vs context (log x) for several models.
+    """KV bytes of one sequence vs context (log x) for several models, each stopped at its maximum context.
 
     GB (10**9 B) on the left axis, GiB (2**30 B) on the right axis over the same
     range, both in the hover. Horizontal lines mark memory sizes (an
@@ -210,41 +286,136 @@ def kv_vs_context_models_figure(
             :func:`planner.frontier.kv_context_frame`).
         hbm_lines: (label, bytes) of each horizontal line.
         marker: (context tokens, kv bytes) of the current plan.
+        max_context_tokens: model name -> its maximum context (None: unknown); the curve stops there.
+        past_max: draw the rest of each curve, dashed, past the model's maximum.
     """
     fig = go.Figure()
-    top = float(frame["kv_bytes"].max()) if len(frame) else 1.0
+    limits = max_context_tokens or {}
+    shown = []
     for name, part in frame.groupby("model", sort=False, observed=True):
-        kv = part["kv_bytes"].to_numpy(dtype=np.float64)
-        fig.add_trace(go.Scatter(
-            x=part["context_tokens"], y=kv / GB, mode="lines", name=str(name),
-            customdata=np.stack([kv / GiB, kv], axis=-1),
-            hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:.4g}} GB<br>%{{customdata[0]:.4g}} GiB<br>"
-                           "%{customdata[1]:,.0f} B<extra></extra>"),
-        ))
+        limit = limits.get(str(name))
+        pieces = [(part if not limit else part[part["context_tokens"] <= limit], "solid", str(name))]
+        if limit and past_max:
+            beyond = part[part["context_tokens"] >= part[part["context_tokens"] <= limit]["context_tokens"].max()]
+            pieces.append((beyond, "dash", f"{name} past its maximum ({limit:,})"))
+        for piece, dash, label in pieces:
+            if not len(piece):
+                continue
+            shown.append(piece)
+            kv = piece["kv_bytes"].to_numpy(dtype=np.float64)
+            fig.add_trace(go.Scatter(
+                x=piece["context_tokens"], y=kv / GB, mode="lines", name=label, line=dict(dash=dash),
+                legendgroup=str(name), showlegend=dash == "solid" or len(pieces) > 1,
+                customdata=np.stack([kv / GiB, kv], axis=-1),
+                hovertemplate=(f"{label}<br>%{{x:,}} tokens<br>%{{y:.4g}} GB<br>%{{customdata[0]:.4g}} GiB<br>"
+                               "%{customdata[1]:,.0f} B<extra></extra>"),
+            ))
+    top = max((float(p["kv_bytes"].max()) for p in shown), default=1.0)
     for label, num_bytes in hbm_lines:
         if num_bytes and num_bytes > 0:
             top = max(top, float(num_bytes))
             fig.add_hline(y=num_bytes / GB, line_dash="dash",
                           annotation_text=f"{label}: {num_bytes / GB:.4g} GB ({num_bytes / GiB:.4g} GiB)",
-                          annotation_position="top left")
+                          annotation_position="top left", annotation_bgcolor="rgba(255,255,255,0.85)")
+    x_range = (float(frame["context_tokens"].min()), float(frame["context_tokens"].max())) if len(frame) else (1, 10)
     if marker is not None:
-        for trace in _plan_trace(marker[0], marker[1] / GB, f"plan: {marker[0]:,} tokens, {marker[1] / GB:.4g} GB "
-                                 f"({marker[1] / GiB:.4g} GiB)"):
-            fig.add_trace(trace)
+        _mark_plan(fig, marker[0], marker[1] / GB, f"plan: {marker[0]:,} tokens, {marker[1] / GB:.4g} GB "
+                   f"({marker[1] / GiB:.4g} GiB)", f"this plan: {marker[1] / GB:.3g} GB ({marker[1] / GiB:.3g} GiB)",
+                   log_x=True, log_y=False, x_range=x_range)
     y_max_gb = top * 1.08 / GB
     fig.add_trace(go.Scatter(x=[None], y=[None], yaxis="y2", showlegend=False, hoverinfo="skip"))
     fig.update_layout(
-        xaxis=dict(type="log", title="context (tokens)"),
+        xaxis=dict(type="log", title="Context (tokens)", **LOG_TICKS),
         yaxis=dict(title="KV cache of one sequence (GB = 10^9 B)", range=[0, y_max_gb]),
         yaxis2=dict(title="GiB = 2^30 B", overlaying="y", side="right", range=[0, y_max_gb * GB / GiB],
                     showgrid=False),
-        hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"),
+        hovermode="closest", margin=dict(l=10, r=10, t=40, b=10), legend=LEGEND_ABOVE,
+    )
+    return fig
+
+
+PLAN_FIGURE_TEXTS: dict[str, str] = {
+    "x_title": "Context (tokens)",
+    "y_title": "Sessions per GPU",
+    "curve": "sessions per GPU",
+    "past_max": "past the model's maximum",
+    "model_max": "model maximum {tokens} tokens",
+    "plan": "this plan: {sessions} at {tokens} tokens",
+    "no_fit": "this plan: no session fits at {tokens} tokens",
+}
+"""Words of :func:`plan_sessions_figure` (English); a page passes its own language's."""
+
+
+def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: float, per_session_bytes: int,
+                         max_context_tokens: int | None = None, title: str = "",
+                         texts: dict[str, str] | None = None, separators: str = ".,",
+                         localize=None) -> go.Figure:
+    """Sessions per GPU vs context length for one plan (log x, log y), the plan marked and labelled.
+
+    Solid up to the model's maximum context; where the frame goes past it (the
+    plan's own context is longer), the rest is dashed and a vertical line marks
+    the maximum. Lengths where no session fits (0) are left off the log axis.
+
+    Args:
+        frame: rows with ``context_tokens, sessions_per_gpu, per_session_bytes``
+            (:func:`planner.curves.sessions_by_context`).
+        plan_context_tokens, plan_sessions, per_session_bytes: the plan's point.
+        max_context_tokens: the model's maximum context (None: unknown).
+        title: the y axis title (default ``texts["y_title"]``).
+        texts: words by key of :data:`PLAN_FIGURE_TEXTS` (placeholders ``{tokens}``, ``{sessions}``).
+        separators: plotly's decimal and thousands separators for ticks and hover (``",."`` in Spanish).
+        localize: applied to labels with numbers (e.g. swapping separators); default: unchanged.
+    """
+    words = {**PLAN_FIGURE_TEXTS, **(texts or {})}
+    loc = localize or (lambda text: text)
+    ctx = frame["context_tokens"].to_numpy(dtype=np.int64)
+    sessions = frame["sessions_per_gpu"].to_numpy(dtype=np.float64)
+    per = frame["per_session_bytes"].to_numpy(dtype=np.float64)
+    sessions = np.where(sessions > 0, sessions, np.nan)
+    inside = ctx <= (max_context_tokens or ctx.max())
+    hover = ("%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %{customdata[0]:.4g} GB "
+             "(%{customdata[1]:.4g} GiB)<extra></extra>")
+    fig = go.Figure()
+    for part, dash, name in ((inside, "solid", words["curve"]), (~inside, "dash", words["past_max"])):
+        if not part.any():
+            continue
+        keep = part.copy()
+        if dash == "dash":  # start the dashed part at the last solid point
+            first = int(np.argmax(part))
+            keep[max(first - 1, 0)] = True
+        fig.add_trace(go.Scatter(x=ctx[keep], y=sessions[keep], mode="lines", name=name, line=dict(dash=dash),
+                                 customdata=np.stack([per[keep] / GB, per[keep] / GiB], axis=-1),
+                                 hovertemplate=hover, showlegend=dash == "dash"))
+    if max_context_tokens and ctx.max() > max_context_tokens:
+        fig.add_vline(x=max_context_tokens, line_dash="dot", line_color="#888",
+                      annotation_text=loc(words["model_max"].format(tokens=f"{max_context_tokens:,}")),
+                      annotation_position="top left")
+    x_range = (float(ctx.min()), float(ctx.max()))
+    if plan_sessions > 0:
+        fig.add_trace(go.Scatter(
+            x=[plan_context_tokens], y=[plan_sessions], mode="markers", name="this plan", marker=PLAN_MARKER,
+            cliponaxis=False, showlegend=False,
+            hovertemplate=(f"this plan: {plan_context_tokens:,} tokens<br>{format_sessions(plan_sessions)} sessions per GPU<br>"
+                           f"per session {per_session_bytes / GB:.4g} GB ({per_session_bytes / GiB:.4g} GiB)"
+                           "<extra></extra>")))
+        label_plan(fig, plan_context_tokens, plan_sessions,
+                   loc(words["plan"].format(sessions=format_sessions(plan_sessions), tokens=f"{plan_context_tokens:,}")),
+                   y_log=True, x_range=x_range, below=True)
+    else:
+        fig.add_annotation(xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False,
+                           text=loc(words["no_fit"].format(tokens=f"{plan_context_tokens:,}")))
+    fig.update_layout(
+        xaxis=dict(type="log", title=words["x_title"], **LOG_TICKS),
+        yaxis=dict(type="log", title=title or words["y_title"], **LOG_COUNT_TICKS),
+        hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=LEGEND_ABOVE, height=300,
+        separators=separators,
     )
     return fig
 
 
 def recommend_figure(frame, *, by_cost: bool = False) -> go.Figure:
-    """Recommendations: total GPUs (or cost per hour) vs headroom, one marker per configuration, Pareto front joined.
+    """Recommendations: total GPUs (or cost per hour) vs headroom, one marker per configuration, Pareto front joined,
+    the recommended (first) row marked and labelled.
 
     Args:
         frame: :attr:`planner.recommend.Recommendation.frame` (its column contract).
@@ -262,7 +433,14 @@ def recommend_figure(frame, *, by_cost: bool = False) -> go.Figure:
     if len(front):
         fig.add_trace(go.Scatter(x=front[x_col], y=front["headroom"] * 100, mode="lines", name="Pareto front",
                                  line={"dash": "dot", "color": "black"}, hoverinfo="skip"))
-    fig.update_layout(xaxis_title="cost per hour" if by_cost else "total GPUs",
-                      yaxis_title="headroom over the target (%)", legend_title="accelerator",
+    if len(data):  # the first row is the recommendation: marked and labelled like a plan on every chart
+        best = data.iloc[0]
+        fig.add_trace(go.Scatter(x=[best[x_col]], y=[best["headroom"] * 100], mode="markers", name="recommended plan",
+                                 marker=PLAN_MARKER, cliponaxis=False, showlegend=False, hoverinfo="skip"))
+        label_plan(fig, float(best[x_col]), float(best["headroom"] * 100),
+                   f"recommended plan: {int(best['total_gpus']):,} GPUs", x_log=False,
+                   x_range=(float(data[x_col].min()), float(data[x_col].max())))
+    fig.update_layout(xaxis_title="Cost per hour" if by_cost else "Total GPUs",
+                      yaxis_title="Headroom over the target (%)", legend_title="accelerator",
                       margin={"l": 60, "r": 20, "t": 30, "b": 50})
     return fig

@@ -400,6 +400,6 @@ def how_computed(model: ModelSpec, context_tokens: int, kv_format: str | None = 
         scale = f" x {model._coefficient_scale(pp):.4g} (largest PP stage)" if pp > 1 else ""
         lines.append(f"Growing KV uses the reported coefficient: ceil({model.reported_kv_bytes_per_token:,.6g} B/token"
                      f"{scale} x {n:,}) = {model.growing_bytes(n, kv_format, tp, pp):,} B. Architecture check: {chk.explanation}.")
-    lines.append(f"Total in the pool per GPU: {est.kv_bytes:,} B; per replica ({tp * pp} {plural(tp * pp, 'GPU')}): "
+    lines.append(f"Total in the pool per GPU: {est.kv_bytes:,} B; per replica ({plural(tp * pp, 'GPU')}): "
                  f"{est.kv_bytes_per_replica:,} B; outside the pool: {est.state_bytes:,} B per session.")
     return lines

@@ -330,6 +330,6 @@ def _verify(frame: pd.DataFrame, inputs: Sequence[PlanInputs], kind: str, target
         verified.append(True)
         unit = "sessions" if kind == "sessions" else "requests/s"
         gpus, reps = row.total_gpus - 1, row.replicas - 1
-        fewer.append(f"{gpus:,} {plural(gpus, 'GPU')}: {reps:,} whole {plural(reps, 'replica')} = "
+        fewer.append(f"{plural(gpus, 'GPU')}: {plural(reps, 'whole replica')} = "
                      f"{format_figure(short, 6)} {unit} < {format_figure(target, 6)}: fails")
     return verified, fewer

@@ -94,15 +94,6 @@ def format_figure(value: float, digits: int = 3) -> str:
     return f"{value:,.{places}f}".rstrip("0").rstrip(".")
 
 
-def plural(count: float, noun: str, plural_form: str | None = None) -> str:
-    """``noun`` for ``count`` things: "GPU" for 1, "GPUs" otherwise (``plural_form`` when not noun + "s").
-
-    >>> plural(1, "replica"), plural(8, "replica"), plural(2, "replica of", "replicas of")
-    ('replica', 'replicas', 'replicas of')
-    """
-    return noun if count == 1 else (plural_form or noun + "s")
-
-
 def format_bytes(num_bytes: float) -> str:
     """Bytes as "X GB (Y GiB)": both units, each labelled, never one for the other.
 
@@ -170,3 +161,31 @@ def parse_tokens(text: str, *, field: str = "context_tokens", minimum: int = 1, 
     if not whole or not minimum <= value <= maximum:
         raise PlanInputError(field, text, allowed)
     return int(value)
+
+
+def format_duration(seconds: float) -> str:
+    """A duration for people: µs, ms, s, min or h, three significant digits, thousands separators, never
+    scientific notation.
+
+    >>> format_duration(5.66), format_duration(0.02), format_duration(0.0000123), format_duration(7200)
+    ('5.66 s', '20 ms', '12.3 µs', '2 h')
+    >>> format_duration(0), format_duration(123.4), format_duration(5_000_000)
+    ('0 s', '2.06 min', '1,389 h')
+    """
+    if not math.isfinite(seconds):
+        return "unbounded" if seconds > 0 else "undefined"
+    if seconds == 0:
+        return "0 s"
+    for scale, unit in ((3600.0, "h"), (60.0, "min"), (1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if abs(seconds) >= scale or unit == "µs":
+            return f"{format_figure(seconds / scale)} {unit}"
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """``count`` with thousands separators and the noun in the right number.
+
+    >>> plural(1, "GPU"), plural(8, "GPU"), plural(1_000, "shared prefix", "shared prefixes")
+    ('1 GPU', '8 GPUs', '1,000 shared prefixes')
+    """
+    return f"{count:,} {singular if count == 1 else (plural_form or singular + 's')}"

@@ -30,9 +30,12 @@ def test_kv_sliding_window_states_the_cap(capsys):
 
 
 def test_models_and_kv_word_the_window_alike(capsys):
-    _, out, _ = run(capsys, "models")
-    line = next(x for x in out.splitlines() if x.startswith("mistral-7b-v0.1 "))
-    assert "131,072 B/token inside the 4,096-token window" in line
+    _, out, _ = run(capsys, "models", "--json")
+    row = next(r for r in json.loads(out) if r["id"] == "mistral-7b-v0.1")
+    assert (row["window_tokens"], row["kv_bytes_per_token_in_window"]) == (4096, 131072)
+    _, out, _ = run(capsys, "kv", "--model", "mistral-7b-v0.1", "--context", "32k", "--json")
+    assert json.loads(out)["window_note"] == row["window_note"]
+    assert "131,072 B/token inside the 4,096-token window" in row["window_note"]
 
 
 def test_kv_context_past_model_maximum_is_said(capsys):

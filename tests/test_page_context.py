@@ -16,7 +16,7 @@ def test_published_table_values():
     at = _context_page()
     published = next(d.value for d in at.dataframe if "KV (GB)" in d.value.columns)
     # docs/sources.md: 890 B/token x 100k, 250k, 500k, 1M tokens = 0.089, 0.2225, 0.445, 0.89 GB
-    assert published["context (tokens)"].tolist() == [100_000, 250_000, 500_000, 1_000_000]
+    assert published["Context (tokens)"].tolist() == [100_000, 250_000, 500_000, 1_000_000]
     assert published["KV (B)"].tolist() == [89_000_000, 222_500_000, 445_000_000, 890_000_000]
     assert [round(x, 4) for x in published["KV (GB)"]] == [0.089, 0.2225, 0.445, 0.89]
 
@@ -34,11 +34,11 @@ def test_several_models_and_both_units():
 
 def test_changing_the_accelerator_changes_where_context_stops_fitting():
     at = _context_page()
-    fits = next(d.value for d in at.dataframe if "model" in d.value.columns)
+    fits = next(d.value for d in at.dataframe if "Model" in d.value.columns)
     before = fits.iloc[:, -1].tolist()
     at.selectbox(key="context_gpu").set_value("l4").run()
     assert not at.exception
-    after = next(d.value for d in at.dataframe if "model" in d.value.columns).iloc[:, -1].tolist()
+    after = next(d.value for d in at.dataframe if "Model" in d.value.columns).iloc[:, -1].tolist()
     assert after != before
 
 

@@ -72,7 +72,7 @@ def test_no_output_tokens_says_rate_is_undefined():
     at.number_input(key="plan_output_tokens").set_value(0).run()
     at.switch_page("kvplan_app/views/frontier.py").run()
     assert not at.exception
-    assert _metric(at, "Request rate per GPU") == "undefined"
+    assert _metric(at, "Request rate per GPU") == "undefined (no output tokens)"
 
 
 def test_a_shared_link_restores_the_frontier_inputs():

@@ -12,8 +12,10 @@ def _metric(at, label_start):
     raise AssertionError(f"no metric {label_start!r}: {[m.label for m in at.metric]}")
 
 
-def _model_page():
+def _model_page(gpus: str = "1"):
+    """The Model page, from a plan link of ``gpus`` GPUs per replica (the page starts with TP = that)."""
     at = AppTest.from_file("../app.py", default_timeout=60)
+    at.query_params["gpus"] = gpus
     at.run()
     at.switch_page("kvplan_app/views/model.py")
     at.run()
@@ -34,6 +36,22 @@ def test_renders_v41_default():
     assert _metric(at, "KV per GPU (pool)") == "0.89 GB (0.829 GiB)"
     assert any("breakdown" in s.value.lower() for s in at.subheader)
     assert len(at.dataframe) >= 1
+
+
+def test_starts_from_the_plan():
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    for key, value in {"model": "llama-3.1-8b", "gpus": "2", "fmt": "fp8", "ctx": "128000", "gpu": "h200",
+                       "util": "1", "reserve": "0", "weights": "0", "hbm": "100"}.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("kvplan_app/views/model.py").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="model_catalog_id").value == "llama-3.1-8b"
+    assert at.selectbox(key="model_kv_format").value == "fp8"
+    assert at.number_input(key="model_tp").value == 2
+    assert at.text_input(key="model_context").value == "128,000"
+    # usable KV = 100 GiB x utilization 1 - weights 0 - reserve 0 = 100 GiB: the budget, not a fixed 40 GiB
+    assert at.number_input(key="model_kv_budget_gib").value == 100.0
 
 
 def test_changing_format_changes_total():

@@ -86,10 +86,12 @@ def test_measured_coefficient_replaces_the_plans():
 def test_cpu_probe_runs_on_request():
     pytest.importorskip("torch", reason="running the probe needs torch")
     at = _probe_page()
+    if any(c.key == "probe_cpu_ok" for c in at.checkbox):
+        assert at.button[0].disabled  # the form's submit button: disabled until the CPU run is confirmed
+        at.checkbox(key="probe_cpu_ok").check().run()
+    assert not at.button[0].disabled
     at.text_input(key="probe_tokens").set_value("1024")
     at.radio(key="probe_device").set_value("cpu")
-    if any(c.key == "probe_cpu_ok" for c in at.checkbox):
-        at.checkbox(key="probe_cpu_ok").check()
     at.button[0].click().run()    # the form's submit button
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]

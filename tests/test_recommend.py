@@ -114,7 +114,7 @@ def test_recommend_figure_pareto_and_axes():
     fig = recommend_figure(rec.frame)
     front = next(t for t in fig.data if t.name == "Pareto front")
     assert list(front.x) == sorted(rec.frame[rec.frame.pareto].total_gpus.tolist())
-    assert fig.layout.xaxis.title.text == "total GPUs" and "%" in fig.layout.yaxis.title.text
+    assert fig.layout.xaxis.title.text == "Total GPUs" and "%" in fig.layout.yaxis.title.text
 
 
 def test_trace_curve_hit_rate_per_configuration_matches_a_replay():

@@ -287,11 +287,14 @@ def test_escape_markdown_shows_text_as_typed():
 # --- share links ------------------------------------------------------------------------------------------
 
 
-def test_share_url_points_at_the_root_and_names_the_page():
+def test_share_url_names_the_page_in_the_path():
     url = share_url("https://tools.example.com/kvplan", {"model": "deepseek-v4.1-flash", "hit": "0.5"}, "frontier")
-    assert url == "https://tools.example.com/kvplan/?model=deepseek-v4.1-flash&hit=0.5&page=frontier"
+    assert url == "https://tools.example.com/kvplan/frontier?model=deepseek-v4.1-flash&hit=0.5"
     assert share_url(None, {"hit": "0.5"}) == "?hit=0.5"
+    assert share_url(None, {"hit": "0.5"}, "model") == "model?hit=0.5"
     assert share_url("http://127.0.0.1:8501", {"a": "x y&z"}) == "http://127.0.0.1:8501/?a=x%20y%26z"
+    assert share_url("http://127.0.0.1:8501", {"hit": "0.5", PAGE_PARAM: "model"}, "traces") == \
+        "http://127.0.0.1:8501/traces?hit=0.5"  # a stale page= never travels
 
 
 # --- the router in AppTest --------------------------------------------------------------------------------

@@ -16,8 +16,9 @@ from planner.errors import PlanInputError
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.figures import kv_vs_context_models_figure
 from planner.frontier import context_axis, kv_context_frame, longest_context_that_fits
-from planner.units import format_bytes
+from planner.units import format_bytes, plural
 from kvplan_app.state import current_inputs, escape_markdown
+from kvplan_app.i18n import num, t
 
 # The model whose published 890 B/token table (docs/sources.md) the page shows.
 PUBLISHED_MODEL = "deepseek-v4.1-flash"
@@ -27,8 +28,8 @@ def _fits_text(model, num_bytes: int) -> str:
     """Longest context fitting ``num_bytes``, said plainly when it passes the model's own maximum."""
     n = longest_context_that_fits(model, num_bytes)
     if model.max_context_tokens and n >= model.max_context_tokens:
-        return f"all {model.max_context_tokens:,} (the model's maximum)"
-    return f"{n:,}" if n < MAX_CONTEXT_TOKENS else f"at least {n:,}"
+        return t("all {tokens} (the model's maximum)", tokens=f"{model.max_context_tokens:,}")
+    return f"{n:,}" if n < MAX_CONTEXT_TOKENS else t("at least {tokens}", tokens=f"{n:,}")
 
 
 DEFAULT_MODELS = ("deepseek-v4.1-flash", "deepseek-v4-flash", "deepseek-llm-67b", "llama-3.1-70b")
@@ -41,9 +42,9 @@ def _tokens(n: int) -> str:
 
 
 inputs = current_inputs()
-st.title("KV cache vs context")
-st.caption("One sequence's KV cache in the engine's pool (native KV formats; window state kept outside the pool, "
-           "as for DeepSeek V4.1-Flash, is not included). GB = 10^9 B on the left axis, GiB = 2^30 B on the right.")
+st.title(t("KV cache vs context"))
+st.caption(t("One sequence's KV cache in the engine's pool (native KV formats; window state kept outside the pool, "
+             "as for DeepSeek V4.1-Flash, is not included). GB = 10^9 B on the left axis, GiB = 2^30 B on the right."))
 
 user = accelerator_from_link(inputs.accelerator) if inputs.accelerator else None  # the plan's own accelerator
 gpu_choices = list(GPUS) + ([user.id] if user else [])
@@ -57,10 +58,10 @@ if "context_models" not in st.session_state:
                                           default=MAX_CONTEXT_CHOICES[-1])
 
 c1, c2, c3 = st.columns([3, 1, 1])
-model_ids = c1.multiselect("Models", list(models()), key="context_models", format_func=lambda m: models()[m].name)
-gpu_id = c2.selectbox("Accelerator (HBM line)", gpu_choices, key="context_gpu",
-                      format_func=lambda g: GPUS[g].name if g in GPUS else f"{user.name} (yours)")
-max_context = c3.select_slider("Longest context", MAX_CONTEXT_CHOICES, key="context_max", format_func=_tokens)
+model_ids = c1.multiselect(t("Models"), list(models()), key="context_models", format_func=lambda m: models()[m].name)
+gpu_id = c2.selectbox(t("Accelerator (HBM line)"), gpu_choices, key="context_gpu",
+                      format_func=lambda g: GPUS[g].name if g in GPUS else t("{name} (yours)", name=user.name))
+max_context = c3.select_slider(t("Longest context"), MAX_CONTEXT_CHOICES, key="context_max", format_func=_tokens)
 
 yours = user is not None and gpu_id == user.id
 gpu = user.to_gpu_spec() if yours else get_gpu(gpu_id)
@@ -87,37 +88,45 @@ except PlanInputError as exc:
 marker = None
 if inputs.model_id in model_ids and inputs.context_tokens <= max_context:
     marker = (inputs.context_tokens, get_model(inputs.model_id).estimate(inputs.context_tokens, "native").kv_bytes)
-st.plotly_chart(kv_vs_context_models_figure(frame, hbm_lines=lines, marker=marker), key="context_chart")
-st.download_button("Download the curves (CSV)", to_csv_bytes(frame),
+past_max = st.checkbox(t("Draw each curve past its model's maximum context (dashed)"), key="context_past_max")
+st.plotly_chart(kv_vs_context_models_figure(frame, hbm_lines=lines, marker=marker, past_max=past_max,
+                                            max_context_tokens={m.name: m.max_context_tokens for m in chosen}),
+                key="context_chart")
+st.download_button(t("Download the curves (CSV)"), to_csv_bytes(frame),
                    file_name="kvplan-kv-vs-context.csv", mime=CSV_MIME, key="context_csv")
 
-left, right = st.columns(2)
-with left:
-    st.subheader("Where one sequence stops fitting")
+# The two tables one under the other: side by side, their headers were cut at 1280 px.
+with st.container():
+    st.subheader(t("Where one sequence stops fitting"))
     rows = []
     for m in chosen:
         rows.append({
-            "model": m.name,
-            "KV bytes per token at 1M": f"{m.estimate(1_000_000, 'native').kv_bytes_per_token:,.6g}",
-            f"longest context in {gpu.name} HBM (tokens)": _fits_text(m, gpu.hbm_bytes),
+            t("Model"): m.name,
+            t("KV per token at 1M tokens (B)"): num(f"{m.estimate(1_000_000, 'native').kv_bytes_per_token:,.6g}"),
+            t("Longest context in {gpu} HBM (tokens)", gpu=gpu.name): num(_fits_text(m, gpu.hbm_bytes)),
         })
         try:  # this model's own weights on the plan's GPUs per replica, the plan's reserve and utilization
             own = plan(rebase(inputs, model_id=m.id, gpu_id=gpu_id, hbm_gib=None, weights_gib=None,
                               weight_format=None, kv_format="native")[0])
             fits = _fits_text(m, max(own.usable_kv_bytes, 0))
         except PlanInputError:
-            fits = "unknown (no parameter count)"
-        rows[-1]["longest context in usable KV (tokens)"] = fits
+            fits = t("unknown (no parameter count)")
+        rows[-1][t("Longest context in usable KV (tokens)")] = num(fits)
     st.dataframe(rows, hide_index=True)
-    st.caption(f"{gpu.name}: {format_bytes(gpu.hbm_bytes)} "
-               f"({'as the device reports it' if gpu.memory_reported else 'vendor figure'}). "
-               f"Usable KV: each model's weights (catalog format) over {inputs.gpus_per_replica} GPUs per replica, "
-               f"the plan's reserve ({inputs.reserve_gib:g} GiB) and utilization ({inputs.gpu_memory_utilization:g}).")
-with right:
-    st.subheader("Published table: DeepSeek V4.1-Flash")
+    st.caption(num(t("{gpu}: {bytes} ({how}). Usable KV: each model's weights (catalog format) over {gpus} per "
+                     "replica, the plan's reserve ({reserve} GiB) and utilization ({util}).", gpu=gpu.name,
+                     bytes=format_bytes(gpu.hbm_bytes),
+                     how=t("as the device reports it") if gpu.memory_reported else t("vendor figure"),
+                     gpus=plural(inputs.gpus_per_replica, t("GPU"), t("GPUs")), reserve=f"{inputs.reserve_gib:g}",
+                     util=f"{inputs.gpu_memory_utilization:g}")))
+with st.container():
+    st.subheader(t("DeepSeek V4.1-Flash: KV by context"))
     published = context_table(get_model(PUBLISHED_MODEL))
-    st.dataframe(published.rename(columns={"context_tokens": "context (tokens)", "kv_bytes": "KV (B)", "kv_gb": "KV (GB)",
-                                      "kv_gib": "KV (GiB)", "state_bytes": "window state outside pool (B)"}),
-                 hide_index=True, key="context_published_table")
-    st.caption("890 B/token x tokens (DeepSeek V4.1 report, quoted in docs/sources.md): 100k -> 0.089 GB, 250k -> 0.2225 GB, 500k -> 0.445 GB, "
-               "1M -> 0.89 GB (0.829 GiB).")
+    st.dataframe(published.rename(columns={"context_tokens": t("Context (tokens)"), "kv_bytes": t("KV (B)"),
+                                           "kv_gb": t("KV (GB)"), "kv_gib": t("KV (GiB)"),
+                                           "state_bytes": t("Window state outside the pool (B)")}),
+                 hide_index=True, key="context_published_table",
+                 column_config={t("Context (tokens)"): st.column_config.NumberColumn(format="localized"),
+                                t("KV (B)"): st.column_config.NumberColumn(format="localized")})
+    st.caption(num(t("890 B per token (DeepSeek V4.1 report, quoted in docs/sources.md) x tokens: 100k -> 0.089 GB, "
+                     "250k -> 0.2225 GB, 500k -> 0.445 GB, 1M -> 0.89 GB (0.829 GiB).")))

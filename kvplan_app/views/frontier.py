@@ -24,7 +24,8 @@ from planner.figures import (
     sessions_vs_hit_rate_figure,
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
-from planner.units import format_bytes
+from planner.units import format_bytes, format_duration, plural
+from kvplan_app.i18n import language, num, t
 from kvplan_app.state import current_inputs, register_page_keys, show_error
 
 FRONTIER_QUERY_KEYS = {"gpus": "fgpus", "max_context_tokens": "fctx", "hit_rate": "fhit",
@@ -91,10 +92,14 @@ def _view_from_link() -> FrontierView:
 
 inputs = current_inputs()
 model = get_model(inputs.model_id)
-st.title("Frontier: sessions and request rate")
-st.caption(f"{model.name}, {inputs.gpus_per_replica} GPUs per replica, output {inputs.output_tokens:,} tokens, "
-           f"{inputs.shared_prefixes:,} shared prefix(es), pauses {inputs.pause_mean_s:g} s "
-           f"({inputs.pause_distribution}), TTL {inputs.ttl_s:g} s: every other input comes from the Plan page.")
+st.title(t("Frontier: sessions and request rate"))
+st.caption(t("{model}, {gpus} per replica, output {output}, {prefixes}, pauses {pause} ({distribution}), TTL "
+             "{ttl}: every other input comes from the Plan page.", model=model.name,  # names are never localized
+             gpus=num(plural(inputs.gpus_per_replica, t("GPU"), t("GPUs"))),
+             output=num(plural(inputs.output_tokens, t("token"), t("tokens"))),
+             prefixes=num(plural(inputs.shared_prefixes, t("shared prefix"), t("shared prefixes"))),
+             pause=num(format_duration(inputs.pause_mean_s)), distribution=t(inputs.pause_distribution),
+             ttl=num(format_duration(inputs.ttl_s))))
 
 if "frontier_gpus" not in st.session_state:
     view = _view_from_link()
@@ -113,20 +118,20 @@ def _tokens(n: int) -> str:
 
 
 w1, w2 = st.columns([3, 2])
-gpu_ids = w1.multiselect("Accelerators (one line each)", list(GPUS), key="frontier_gpus",
+gpu_ids = w1.multiselect(t("Accelerators (one line each)"), list(GPUS), key="frontier_gpus",
                          format_func=lambda g: GPUS[g].name)
-max_context = w2.select_slider("Longest context", MAX_CONTEXT_CHOICES, key="frontier_max_context",
+max_context = w2.select_slider(t("Longest context"), MAX_CONTEXT_CHOICES, key="frontier_max_context",
                                format_func=_tokens)
-w3, w4, w5 = st.columns([2, 2, 1])
-hit_rate = w3.slider("Prefix hit rate (context and rate figures)", 0.0, 1.0, step=0.01, key="frontier_hit_rate")
+w3, w4, w5 = st.columns([2, 2, 1.3])
+hit_rate = w3.slider(t("Prefix hit rate (context and rate figures)"), 0.0, 1.0, step=0.01, key="frontier_hit_rate")
 heat_choices = list(dict.fromkeys([*gpu_ids, inputs.gpu_id]))
 if st.session_state.get("frontier_heatmap_gpu") not in heat_choices:
     st.session_state["frontier_heatmap_gpu"] = heat_choices[0]
-heat_gpu = w4.selectbox("Heatmap accelerator", heat_choices, key="frontier_heatmap_gpu",
-                        format_func=lambda g: GPUS[g].name if g in GPUS else "custom (plan)")
-scale = w5.checkbox("Scale throughput", key="frontier_scale",
-                    help="Scale the plan's decode throughput by HBM bandwidth and its prefill throughput by BF16 "
-                         "FLOP/s, relative to the plan's accelerator. Off: every accelerator gets the plan's figures.")
+heat_gpu = w4.selectbox(t("Heatmap accelerator"), heat_choices, key="frontier_heatmap_gpu",
+                        format_func=lambda g: GPUS[g].name if g in GPUS else t("custom (plan)"))
+scale = w5.checkbox(t("Scale throughput"), key="frontier_scale",
+                    help=t("Scale the plan's decode throughput by HBM bandwidth and its prefill throughput by BF16 "
+                           "FLOP/s, relative to the plan's accelerator. Off: every accelerator gets the plan's figures."))
 
 # The page's own inputs go to the link.
 for field, value in (("gpus", ",".join(gpu_ids)), ("max_context_tokens", str(max_context)),
@@ -153,38 +158,48 @@ hi_view = grid.nearest_hit_rate(hit_rate)
 plan_name = grid.accelerators[gi_plan].name
 
 rate_here = grid.request_rate_per_s[gi_plan, ci_plan, hi_view]
-m1, m2, m3, m4 = st.columns(4)
-m1.metric(f"Sessions per GPU at hit rate {hit_rate:.2f}", format_sessions(grid.sessions_per_gpu[gi_plan, ci_plan, hi_view]),
-          help=f"{plan_name}, {inputs.context_tokens:,} tokens. {result.parallelism_note}")
-m2.metric(f"Request rate per GPU at hit rate {hit_rate:.2f}",
-          "undefined" if rate_here != rate_here else f"{rate_here:.3g} /s")
-m3.metric("Miss probability (window state expired)", f"{result.miss_probability:.3g}")
-m4.metric("Time to first token", f"{result.ttft_s * 1e3:.3g} ms")
-st.caption(f"Current plan ({plan_name}, {inputs.context_tokens:,} tokens, hit rate {inputs.hit_rate:.2f}): "
-           f"{format_sessions(result.sessions_per_gpu)} sessions per GPU "
-           f"({result.sessions_per_replica:,} per replica), {format_bytes(result.per_session_bytes)} per session. "
-           f"The black diamond marks it on every figure. {result.parallelism_note}")
+m1, m2 = st.columns(2)
+m3, m4 = st.columns(2)
+m1.metric(num(t("Sessions per GPU at hit rate {hit}", hit=f"{hit_rate:.2f}")),
+          num(format_sessions(grid.sessions_per_gpu[gi_plan, ci_plan, hi_view])),
+          help=num(t("{gpu}, {tokens} tokens.", gpu=plan_name, tokens=f"{inputs.context_tokens:,}")))
+m2.metric(num(t("Request rate per GPU at hit rate {hit}", hit=f"{hit_rate:.2f}")),
+          t("undefined (no output tokens)") if rate_here != rate_here else num(f"{rate_here:,.3g} /s"))
+m3.metric(t("Miss probability (window state expired)"), num(f"{result.miss_probability:.3g}"))
+m4.metric(t("Time to first token"), num(format_duration(result.ttft_s)))
+st.caption(num(t("Current plan ({gpu}, {tokens} tokens, hit rate {hit}): {sessions} sessions per GPU ({replica} per "
+                 "replica), {bytes} per session. The black diamond marks it on every figure.", gpu=plan_name,
+                 tokens=f"{inputs.context_tokens:,}", hit=f"{inputs.hit_rate:.2f}",
+                 sessions=format_sessions(result.sessions_per_gpu), replica=f"{result.sessions_per_replica:,}",
+                 bytes=format_bytes(result.per_session_bytes)))
+           + (f" {result.parallelism_note}" if language() == "en" else ""))
 if result.usable_kv_source == "measured":
-    st.caption(f"Usable KV measured on {inputs.measured_usable_kv_gpu_id} "
-               f"({format_bytes(result.usable_kv_bytes)}) applies to that accelerator only; the others use "
-               "HBM x utilization - weights - reserve.")
+    st.caption(num(t("Usable KV measured on {gpu} ({bytes}) applies to that accelerator only; the others use HBM x "
+                     "utilization - weights - reserve.", gpu=inputs.measured_usable_kv_gpu_id,
+                     bytes=format_bytes(result.usable_kv_bytes))))
+
+
+def _stop_at(model, inputs) -> int | None:
+    """Where lines stop: the model's maximum context, or the plan's own context when that is longer."""
+    return None if model.max_context_tokens is None else max(model.max_context_tokens, inputs.context_tokens)
 
 
 def _download(frame, name: str, key: str) -> None:
     # built on click (Streamlit runs the callable then), not on every slider move; the one CSV writer
-    st.download_button(f"Download {name} grid (CSV)", partial(to_csv_bytes, frame),
+    st.download_button(t("Download the {name} grid (CSV)", name=t(name)), partial(to_csv_bytes, frame),
                        file_name=f"kvplan-frontier-{name}.csv", mime=CSV_MIME, key=key)
 
 
 left, right = st.columns(2)
 with left:
-    st.subheader("Sessions per GPU vs context")
+    st.subheader(t("Sessions per GPU vs context"))
     frame = grid.frame(hit=[hi_view])
     st.plotly_chart(sessions_vs_context_figure(frame, plan_point=(inputs.context_tokens, result.sessions_per_gpu),
-                                               hit_rate=float(grid.hit_rates[hi_view])), key="frontier_fig_context")
+                                               hit_rate=float(grid.hit_rates[hi_view]),
+                                               max_context_tokens=_stop_at(model, inputs)), key="frontier_fig_context")
     _download(frame, "sessions-vs-context", "frontier_csv_context")
 with right:
-    st.subheader("Sessions per GPU vs prefix hit rate")
+    st.subheader(t("Sessions per GPU vs prefix hit rate"))
     frame = grid.frame(context=[ci_plan])
     st.plotly_chart(sessions_vs_hit_rate_figure(frame, plan_point=(inputs.hit_rate, result.sessions_per_gpu),
                                                 context_tokens=inputs.context_tokens), key="frontier_fig_hit")
@@ -192,19 +207,22 @@ with right:
 
 left, right = st.columns(2)
 with left:
-    st.subheader("Request-rate frontier")
+    st.subheader(t("Request-rate frontier"))
     frame = grid.frame(hit=[hi_view])
     if inputs.output_tokens == 0:
-        st.info("No output tokens in the plan: the request rate is undefined (no decode).")
+        st.info(t("No output tokens in the plan: the request rate is undefined (no decode)."))
     st.plotly_chart(request_rate_figure(frame, plan_point=(inputs.context_tokens, result.request_rate_per_s),
-                                        hit_rate=float(grid.hit_rates[hi_view])), key="frontier_fig_rate")
-    st.caption("min(decode throughput / output tokens incl. replay prefill, sessions / time per request); "
-               + ("throughputs scaled per accelerator." if scale else "every accelerator gets the plan's throughputs."))
+                                        hit_rate=float(grid.hit_rates[hi_view]),
+                                        max_context_tokens=_stop_at(model, inputs)), key="frontier_fig_rate")
+    st.caption(t("min(decode throughput / output tokens incl. replay prefill, sessions / time per request); ")
+               + (t("throughputs scaled per accelerator.") if scale else t("every accelerator gets the plan's throughputs.")))
     _download(frame, "request-rate", "frontier_csv_rate")
 with right:
-    st.subheader("Sessions over context and hit rate")
+    st.subheader(t("Sessions over context and hit rate"))
     gi_heat = next(i for i, a in enumerate(grid.accelerators) if a.gpu_id == heat_gpu)
     frame = grid.frame(gpu=[gi_heat])
     st.plotly_chart(sessions_heatmap_figure(frame, plan_point=(inputs.hit_rate, inputs.context_tokens),
-                                            accelerator=grid.accelerators[gi_heat].name), key="frontier_fig_heat")
+                                            accelerator=grid.accelerators[gi_heat].name,
+                                            plan_sessions=float(grid.sessions_per_gpu[gi_heat, ci_plan, hi_plan])),
+                    key="frontier_fig_heat")
     _download(frame, "sessions-heatmap", "frontier_csv_heat")

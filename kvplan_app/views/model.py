@@ -25,15 +25,46 @@ from planner.export import CSV_MIME, to_csv_bytes
 from planner.formats import FORMATS, get_format
 from planner.kv import check_tp
 from planner.models import NATIVE, breakdown_frame, coefficient_check, how_computed
-from planner.units import format_bytes, gib_to_bytes, parse_tokens
-from kvplan_app.state import escape_markdown, register_page_keys
+from planner.plan import plan
+from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens, plural
+from kvplan_app.i18n import num, t
+from kvplan_app.state import current_inputs, escape_markdown, register_page_keys
 
 LINK_KEYS = {"model": "m_model", "fmt": "m_fmt", "tp": "m_tp", "pp": "m_pp", "ctx": "m_ctx"}
 register_page_keys(*LINK_KEYS.values())
 IMPORTED = "__imported__"
 
-st.title("Model: KV accounting")
-st.caption("Every figure is per GPU unless marked per replica. GB = 10^9 B, GiB = 2^30 B.")
+def _from_plan(inputs) -> dict:
+    """This page's inputs from the shared plan: its model, KV format, GPUs per replica as TP, context, and the
+    plan's usable KV per GPU as the KV budget (a TP the model's heads cannot take falls back to 1)."""
+    out = {"model_catalog_id": inputs.model_id, "model_kv_format": inputs.kv_format,
+           "model_context": f"{inputs.context_tokens:,}", "model_tp": 1}
+    try:
+        get_model(inputs.model_id).estimate(inputs.context_tokens, inputs.kv_format, inputs.gpus_per_replica, 1)
+        out["model_tp"] = inputs.gpus_per_replica
+    except PlanInputError:
+        pass
+    try:
+        out["model_kv_budget_gib"] = round(max(plan(inputs).usable_kv_bytes, 0) / GiB, 2)
+    except PlanInputError:
+        out["model_kv_budget_gib"] = 40.0
+    return out
+
+
+def _engine_missing(exc: PlanInputError) -> str:
+    """One sentence: why the engine figure is missing and which input gives it."""
+    if exc.field == "max_model_len":
+        return ("vLLM's figures need max_model_len: this model's maximum context is not known. Type it under "
+                "'Engine settings (vLLM view) and KV budget' above.")
+    if exc.field == "engine":
+        return (f"No vLLM figure for this model: vLLM pages full, sliding, chunked and MLA attention, and this "
+                f"model's KV is {exc.allowed.split('not modelled here: ')[-1].rstrip(')')}. The theory figures "
+                "above hold.")
+    return f"No vLLM figure ({exc.field} = {exc.value!r}): expected {exc.allowed}."
+
+
+st.title(t("Model: KV accounting"))
+st.caption(t("Every figure is per GPU unless marked per replica. GB = 10^9 B, GiB = 2^30 B."))
 
 # ---------------------------------------------------------------------------
 # First run: widget state from the link (invalid values keep defaults, with a warning)
@@ -63,17 +94,20 @@ if "model_link_read" not in st.session_state:
 for w in st.session_state.pop("model_link_warnings", []):
     st.warning(escape_markdown(w))
 
+plan_inputs = current_inputs()
+plan_seen = (plan_inputs.model_id, plan_inputs.kv_format, plan_inputs.gpus_per_replica, plan_inputs.context_tokens,
+             plan_inputs.gpu_id, plan_inputs.hbm_gib)
+from_plan = _from_plan(plan_inputs)
+if st.session_state.get("model_plan_seen") not in (None, plan_seen):  # the plan changed on another page: follow it
+    st.session_state.update(from_plan)
+st.session_state["model_plan_seen"] = plan_seen
 defaults = {
     "model_source": "Catalog",
-    "model_catalog_id": "deepseek-v4.1-flash",
-    "model_kv_format": NATIVE,
-    "model_tp": 1,
+    **from_plan,
     "model_pp": 1,
-    "model_context": "1,000,000",
     "model_block_size": DEFAULT_BLOCK_SIZE,
     "model_max_num_batched_tokens": DEFAULT_MAX_NUM_BATCHED_TOKENS,
     "model_hybrid_manager": True,
-    "model_kv_budget_gib": 40.0,
     "model_max_model_len": "",
     "model_config_text": "",
 }
@@ -83,16 +117,18 @@ for key, value in defaults.items():
 # ---------------------------------------------------------------------------
 # The model: catalog or imported config (a bad config keeps the previous model)
 # ---------------------------------------------------------------------------
-source = st.radio("Model source", ["Catalog", "Import config.json"], horizontal=True, key="model_source")
+source = st.radio(t("Model source"), ["Catalog", "Import config.json"], horizontal=True, key="model_source",
+                  format_func=t)
 model = st.session_state.get("model_current")
 if source == "Catalog":
-    model_id = st.selectbox("Model", list(models()), key="model_catalog_id", format_func=lambda m: models()[m].name)
+    model_id = st.selectbox(t("Model"), list(models()), key="model_catalog_id", format_func=lambda m: models()[m].name)
     model = get_model(model_id)
     st.session_state["model_current"] = model
 else:
     c1, c2 = st.columns(2)
-    upload = c1.file_uploader("Upload a config.json", type=["json"], key="model_config_file")
-    pasted = c2.text_area("…or paste it", key="model_config_text", height=150,
+    upload = c1.file_uploader(t("Upload a config.json"), type=["json"], key="model_config_file",
+                              max_upload_size=max(1, MAX_CONFIG_BYTES // 10**6))  # the uploader says the real limit
+    pasted = c2.text_area(t("…or paste it"), key="model_config_text", height=150,
                           placeholder='{"num_hidden_layers": 32, "num_attention_heads": 32, ...}')
     text = None
     name = "pasted config.json"
@@ -111,7 +147,7 @@ else:
             shown = model.name if model is not None else "none yet"
             st.error(escape_markdown(f"This config cannot be imported: {exc}. Keeping the previous model ({shown})."))
     else:
-        st.info("Upload or paste a Hugging Face config.json. Until then the previous model stays.")
+        st.info(t("Upload or paste a Hugging Face config.json. Until then the previous model stays."))
 if model is None:
     model = get_model(st.session_state["model_catalog_id"])
     st.session_state["model_current"] = model
@@ -119,24 +155,29 @@ if model is None:
 # ---------------------------------------------------------------------------
 # Inputs
 # ---------------------------------------------------------------------------
-i1, i2, i3, i4 = st.columns(4)
-kv_format = i1.selectbox("KV format", [NATIVE, *FORMATS], key="model_kv_format",
-                         format_func=lambda f: "native (as the model ships)" if f == NATIVE else FORMATS[f].label)
-i1.caption(f"native = {model.native_format_label}")
-tp = i2.number_input("Tensor parallel (TP)", min_value=1, max_value=1024, step=1, key="model_tp")
-pp = i3.number_input("Pipeline parallel (PP)", min_value=1, max_value=1024, step=1, key="model_pp")
-context_text = i4.text_input("Context tokens (e.g. 128k, 1M)", key="model_context")
+st.caption(t("Starts from the Plan page's model, KV format, GPUs per replica (as TP), context and usable KV per GPU."))
+i1, i2, i3, i4 = st.columns([1.3, 1, 1, 1.3])
+kv_format = i1.selectbox(t("KV format"), [NATIVE, *FORMATS], key="model_kv_format",
+                         format_func=lambda f: t("native") if f == NATIVE else FORMATS[f].id,
+                         help=" · ".join(f"{f.id}: {f.label}" for f in FORMATS.values()))
+i1.caption(t("native = {label}", label=model.native_format_label))
+tp = i2.number_input(t("Tensor parallel (TP)"), min_value=1, max_value=1024, step=1, key="model_tp")
+pp = i3.number_input(t("Pipeline parallel (PP)"), min_value=1, max_value=1024, step=1, key="model_pp")
+context_text = i4.text_input(t("Context tokens (e.g. 128k, 1M)"), key="model_context")
 
-with st.expander("Engine settings (vLLM view) and KV budget"):
+needs_max_len = model.max_context_tokens is None and not str(st.session_state.get("model_max_model_len", "")).strip()
+with st.expander(t("Engine settings (vLLM view) and KV budget"), expanded=needs_max_len):
     e1, e2, e3 = st.columns(3)
-    block_size = e1.number_input("Block size (tokens)", min_value=1, max_value=4096, step=1, key="model_block_size")
-    max_batched = e2.number_input("max_num_batched_tokens", min_value=1, max_value=10**8, step=256,
+    block_size = e1.number_input(t("Block size (tokens)"), min_value=1, max_value=4096, step=1, key="model_block_size")
+    max_batched = e2.number_input(t("max_num_batched_tokens"), min_value=1, max_value=10**8, step=256,
                                   key="model_max_num_batched_tokens")
-    hybrid = e3.checkbox("Hybrid KV cache manager on (off e.g. with a KV connector)", key="model_hybrid_manager")
+    hybrid = e3.checkbox(t("Hybrid KV cache manager on (off e.g. with a KV connector)"), key="model_hybrid_manager")
     b1, b2 = st.columns(2)
-    budget_gib = b1.number_input("Available KV memory per GPU (GiB)", min_value=0.0, max_value=1_000_000.0,
+    budget_gib = b1.number_input(t("Available KV memory per GPU (GiB)"), min_value=0.0, max_value=1_000_000.0,
                                  step=1.0, key="model_kv_budget_gib")
-    max_len_text = b2.text_input("max_model_len (blank: the model's maximum context)", key="model_max_model_len")
+    max_len_text = b2.text_input(t("max_model_len (blank: the model's maximum context)"), key="model_max_model_len",
+                                 placeholder="needed: this model's maximum context is not known"
+                                 if model.max_context_tokens is None else f"{model.max_context_tokens:,}")
 
 try:
     context = parse_tokens(context_text, minimum=1, maximum=10**9)
@@ -164,16 +205,16 @@ for name, value in (("model", model.id if source == "Catalog" else None), ("fmt"
 # ---------------------------------------------------------------------------
 # Totals
 # ---------------------------------------------------------------------------
-st.subheader(escape_markdown(f"{model.name} at {context:,} tokens"))
+st.subheader(escape_markdown(t("{model} at {tokens} tokens", model=model.name, tokens=num(f"{context:,}"))))
 if model.max_context_tokens is not None and context > model.max_context_tokens:
-    st.warning(f"{context:,} tokens is more than this model's maximum context ({model.max_context_tokens:,}): "
-               "the figures extrapolate its layout.")
+    st.warning(num(t("{tokens} tokens is more than this model's maximum context ({max}): the figures extrapolate its "
+                     "layout.", tokens=f"{context:,}", max=f"{model.max_context_tokens:,}")))
 m1, m2 = st.columns(2)
-m1.metric("KV per GPU (pool)", format_bytes(est.kv_bytes))
-m2.metric(f"KV per replica ({tp * pp} GPUs)", format_bytes(est.kv_bytes_per_replica))
+m1.metric(t("KV per GPU (pool)"), num(format_bytes(est.kv_bytes)))
+m2.metric(t("KV per replica ({gpus})", gpus=plural(tp * pp, t("GPU"), t("GPUs"))), num(format_bytes(est.kv_bytes_per_replica)))
 m3, m4 = st.columns(2)
-m3.metric("KV bytes per token per GPU", f"{est.kv_bytes_per_token:,.6g} B")
-m4.metric("State per session", format_bytes(est.pool_state_bytes + est.state_bytes))
+m3.metric(t("KV bytes per token per GPU"), num(f"{est.kv_bytes_per_token:,.6g} B"))
+m4.metric(t("State per session"), num(format_bytes(est.pool_state_bytes + est.state_bytes)))
 st.caption(f"{est.kv_bytes:,} B per {est.per}; basis: {est.basis}. Per replica counts every layer once per TP rank "
            "(replicated heads and latents included). State per session: "
            f"{est.pool_state_bytes:,} B in the pool (Mamba / linear attention, constant in length, included above), "
@@ -189,22 +230,27 @@ if est.basis == "reported coefficient":
 # ---------------------------------------------------------------------------
 # Breakdown
 # ---------------------------------------------------------------------------
-st.subheader("Per-group breakdown (per GPU)")
+st.subheader(t("Per-group breakdown (per GPU)"))
 table = breakdown_frame(model, context, kv_format, tp, pp)
-st.dataframe(table.rename(columns={
-    "group": "group", "layers": "layers (model)", "layers_per_gpu": "layers per GPU",
-    "kv_heads_per_gpu": "KV heads per GPU", "channels": "head_dim / channels", "kv_format": "format",
-    "entry_bytes": "entry bytes", "tokens_per_entry": "tokens per entry", "bytes_per_token": "B per token (growing)",
-    "entries": f"entries at {context:,}", "bytes": f"bytes at {context:,}", "growth": "capped or growing",
-    "in_pool": "in HBM pool", "replicated_on_tp": "replicated on TP"}), hide_index=True, key="model_breakdown")
-st.download_button("Download the breakdown (CSV)", to_csv_bytes(table), mime=CSV_MIME, key="model_breakdown_csv",
+shown_table = table.copy()
+for column in shown_table.columns[shown_table.isna().any()]:  # e.g. no KV heads in a Mamba layer: a dash, never None
+    shown_table[column] = shown_table[column].astype(object).where(shown_table[column].notna(), "—")
+st.dataframe(shown_table.rename(columns={
+    "group": t("Group"), "layers": t("Layers (model)"), "layers_per_gpu": t("Layers per GPU"),
+    "kv_heads_per_gpu": t("KV heads per GPU"), "channels": t("Head dim / channels"), "kv_format": t("Format"),
+    "entry_bytes": t("Entry (B)"), "tokens_per_entry": t("Tokens per entry"),
+    "bytes_per_token": t("B per token (growing)"), "entries": num(t("Entries at {tokens}", tokens=f"{context:,}")),
+    "bytes": num(t("Bytes at {tokens}", tokens=f"{context:,}")), "growth": t("Capped or growing"),
+    "in_pool": t("In the HBM pool"), "replicated_on_tp": t("Replicated on TP")}), hide_index=True,
+    key="model_breakdown")
+st.download_button(t("Download the breakdown (CSV)"), to_csv_bytes(table), mime=CSV_MIME, key="model_breakdown_csv",
                    file_name=f"kvplan-breakdown-{model.id}-{context}.csv",
-                   help="Columns as docs/csv.md, 'Model breakdown CSV' (units in the names).")
+                   help=t("Columns as docs/csv.md, 'Model breakdown CSV' (units in the names)."))
 
 # ---------------------------------------------------------------------------
 # Theory vs engine
 # ---------------------------------------------------------------------------
-st.subheader("Theory vs engine (vLLM), one sequence per GPU")
+st.subheader(t("Theory vs engine (vLLM), one sequence per GPU"))
 max_len = None
 try:
     if max_len_text.strip():
@@ -218,23 +264,23 @@ except PlanInputError as exc:
 try:
     tve = theory_vs_engine(model, context, kv_format, tp, pp, settings)
     t1, t2 = st.columns(2)
-    t1.metric("Theory (window-capped), per GPU", format_bytes(tve.theory_bytes))
-    t2.metric("vLLM allocates, per GPU", format_bytes(tve.engine_bytes),
+    t1.metric(t("Theory (window-capped), per GPU"), num(format_bytes(tve.theory_bytes)))
+    t2.metric(t("vLLM allocates, per GPU"), num(format_bytes(tve.engine_bytes)),
               delta=None if not tve.differs else f"{tve.engine_bytes - tve.theory_bytes:+,} B", delta_color="off")
     if tve.differs:
-        st.markdown("Why they differ:")
+        st.markdown(t("Why they differ:"))
     for reason in tve.reasons:
         st.caption(f"• {reason}")
     if tve.types:
         st.dataframe(engine_frame(tve), hide_index=True, key="model_engine_table")
 except PlanInputError as exc:
     tve = None
-    st.info(escape_markdown(f"Engine view not available ({exc.field} = {exc.value!r}): expected {exc.allowed}."))
+    st.info(escape_markdown(_engine_missing(exc)))
 
 # ---------------------------------------------------------------------------
 # vLLM capacity for a KV budget
 # ---------------------------------------------------------------------------
-st.subheader("vLLM capacity for a KV budget (per GPU)")
+st.subheader(t("vLLM capacity for a KV budget (per GPU)"))
 cap = None
 try:
     budget = gib_to_bytes(float(budget_gib))
@@ -242,35 +288,36 @@ try:
     fit = vllm_max_model_len(model, budget, kv_format, tp, pp, settings)
     c1, c2 = st.columns(2)
     c3, c4 = st.columns(2)
-    c1.metric("KV blocks (num_gpu_blocks)", f"{cap.num_blocks:,}")
-    c2.metric("GPU KV cache size", f"{cap.max_tokens:,} tokens")
-    c3.metric(f"Maximum concurrency for {cap.max_model_len:,} tokens per request", f"{cap.max_concurrency:.2f}x")
-    c4.metric("Largest max_model_len for this budget", f"{fit.max_model_len:,} tokens")
+    c1.metric(t("KV blocks (num_gpu_blocks)"), num(f"{cap.num_blocks:,}"))
+    c2.metric(t("GPU KV cache size"), num(t("{tokens} tokens", tokens=f"{cap.max_tokens:,}")))
+    c3.metric(num(t("Maximum concurrency for {tokens} tokens per request", tokens=f"{cap.max_model_len:,}")),
+              num(f"{cap.max_concurrency:,.2f}x"))
+    c4.metric(t("Largest max_model_len for this budget"), num(t("{tokens} tokens", tokens=f"{fit.max_model_len:,}")))
     st.caption(f"Budget {format_bytes(cap.kv_budget_bytes)} per GPU. {cap.note}")
     if not cap.fits_one_request:
         st.warning(f"vLLM would refuse to start: one {cap.max_model_len:,}-token request needs "
                    f"{format_bytes(cap.needed_bytes)} of KV, more than the budget.")
     st.caption(BUDGET_MOVES)
 except PlanInputError as exc:
-    st.info(escape_markdown(f"vLLM capacity not available ({exc.field} = {exc.value!r}): expected {exc.allowed}."))
+    st.info(escape_markdown(_engine_missing(exc)))
 
 # ---------------------------------------------------------------------------
 # How this is computed, and sources
 # ---------------------------------------------------------------------------
-with st.expander("How this is computed"):
+with st.expander(t("How this is computed")):
     for line in how_computed(model, context, kv_format, tp, pp):
         st.text(line)
     if tve is not None:
         st.text(f"Engine view: vLLM holds ceil(n / {settings.block_size}) blocks per layer for full attention; "
                 f"a sliding window W reserves cdiv(min(W - 1 + {settings.max_num_batched_tokens:,}, max_model_len), "
                 f"{settings.block_size}) + 1 blocks; a block of one layer is block_size x entry bytes.")
-        for t in tve.types:
-            st.text(f"{t.name}: ({t.layers} + {t.padding_layers} padding) layers x {t.blocks_per_layer:,} blocks x "
-                    f"{t.page_size_bytes:,} B = {t.engine_bytes:,} B")
+        for kind in tve.types:
+            st.text(f"{kind.name}: ({kind.layers} + {kind.padding_layers} padding) layers x "
+                    f"{kind.blocks_per_layer:,} blocks x {kind.page_size_bytes:,} B = {kind.engine_bytes:,} B")
     if cap is not None:
         st.text(f"Capacity: {cap.formula}.")
 
-with st.expander("Sources"):
+with st.expander(t("Sources")):
     st.text(f"Model: {model.source}")
     for note in model.notes:
         st.text(note)
@@ -281,7 +328,7 @@ with st.expander("Sources"):
         st.dataframe(report_rows(model.config_report), hide_index=True, key="model_report_all")
 
 if source != "Catalog" and model.config_report:
-    st.subheader("What the import read, derived, defaulted or ignored")
+    st.subheader(t("What the import read, derived, defaulted or ignored"))
     rows = report_rows(model.config_report)
     defaulted = [r["field"] for r in rows if r["how"] == "defaulted"]
     if defaulted:

@@ -1,8 +1,11 @@
 """Plan page: a model on an accelerator, sliders for HBM and prefix hit rate."""
 
+import math
+
 import streamlit as st
 
 from planner.plan import (
+    MAX_HBM_GIB,
     MAX_SECONDS,
     MAX_TIER_GIB,
     context_table,
@@ -15,13 +18,15 @@ from planner.plan import (
 from planner.accelerators import accelerator_from_dict, accelerator_from_link
 from planner.catalog import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
-from planner.figures import kv_vs_context_figure
+from planner.curves import curve_contexts, sessions_by_context
+from planner.figures import PLAN_FIGURE_TEXTS, kv_vs_context_figure, plan_sessions_figure
 from planner.formats import FORMATS
 from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
-from planner.units import GiB, format_bytes, parse_tokens, to_gb
+from planner.units import GiB, format_bytes, format_duration, parse_tokens, plural, to_gb
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
+from kvplan_app.i18n import language, num, t
 from kvplan_app.state import (
     add_notices,
     current_inputs,
@@ -75,7 +80,7 @@ def _accelerator_form():
         return None, exc
 
 
-st.title("KV-cache plan")
+st.title(t("KV-cache plan"))
 show_link_warnings()
 last = current_inputs()
 
@@ -112,6 +117,18 @@ for key, value in defaults.items():
     if key not in st.session_state:
         st.session_state[key] = value
         st.session_state.pop(f"{key}_range", None)  # re-seeded: its range may widen again
+        st.session_state.pop(f"{key}_typed", None)  # and the typed box beside it follows
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def plan_figure(inputs, sessions: float, per_session_bytes: int, max_context_tokens: int | None, lang: str):
+    """The headline chart: sessions per GPU along context for this plan (cached: a slider step redraws once)."""
+    right = max(max_context_tokens or 1_000_000, inputs.context_tokens)
+    frame = sessions_by_context(inputs, curve_contexts(right, include=[inputs.context_tokens]))
+    return plan_sessions_figure(frame, plan_context_tokens=inputs.context_tokens, plan_sessions=sessions,
+                                per_session_bytes=per_session_bytes, max_context_tokens=max_context_tokens,
+                                texts={k: t(v) for k, v in PLAN_FIGURE_TEXTS.items()},
+                                separators=".," if lang == "en" else ",.", localize=num)
 
 
 def widened(key: str, lo: float, hi: float) -> tuple[float, float]:
@@ -123,8 +140,29 @@ def widened(key: str, lo: float, hi: float) -> tuple[float, float]:
     return st.session_state.setdefault(f"{key}_range", (min(lo, value), max(hi, value)))
 
 
-def _hbm_moved() -> None:
-    st.session_state["plan_hbm_set"] = True
+TYPED = ("plan_hbm_gib", "plan_hit_rate")
+# Sliders with a typed number box beside them (key ``<slider key>_typed``).
+
+
+def _slider_moved(key: str) -> None:
+    """The slider moved: the typed box follows."""
+    st.session_state[f"{key}_typed"] = st.session_state[key]
+    if key == "plan_hbm_gib":
+        st.session_state["plan_hbm_set"] = True
+
+
+def _typed(key: str) -> None:
+    """A value typed beside a slider: the slider follows (its range widens to hold the value)."""
+    value = st.session_state[f"{key}_typed"]
+    if value is None:
+        st.session_state[f"{key}_typed"] = st.session_state[key]
+        return
+    lo, hi = st.session_state.get(f"{key}_range", (value, value))
+    if not lo <= value <= hi:
+        st.session_state.pop(f"{key}_range", None)
+    st.session_state[key] = float(value)
+    if key == "plan_hbm_gib":
+        st.session_state["plan_hbm_set"] = True
 
 
 def _load_plan_file() -> None:
@@ -146,22 +184,19 @@ def _load_plan_file() -> None:
 
 model_ids = list(models())
 gpu_ids = list(GPUS) + ["custom", YOURS]
-c1, c2, c3 = st.columns(3)
-model_id = c1.selectbox("Model", model_ids, key="plan_model_id", format_func=lambda m: models()[m].name)
-gpu_choice = c2.selectbox("GPU", gpu_ids, key="plan_gpu_id",
+c1, c2, c3, c3b = st.columns([1.2, 1.2, 0.8, 1])
+model_id = c1.selectbox(t("Model"), model_ids, key="plan_model_id", format_func=lambda m: models()[m].name)
+gpu_choice = c2.selectbox(t("GPU"), gpu_ids, key="plan_gpu_id",
                           format_func=lambda g: GPUS[g].name if g in GPUS else
-                          "Custom HBM size" if g == "custom" else "Your own accelerator")
-gpus = c3.number_input("GPUs per replica (split the weights)", min_value=1, max_value=1024, step=1,
-                       key="plan_gpus_per_replica")
-ATTENTION_WORDS = {"tp": "Tensor-parallel (TP ranks split KV heads; vLLM, SGLang default)",
-                   "dp": "Data-parallel (whole sessions per GPU; SGLang --enable-dp-attention)"}
-p1, p2 = st.columns([2, 1])
-attention = p1.selectbox("Attention parallelism", list(ATTENTION_WORDS), key="plan_attention_parallelism",
-                         format_func=ATTENTION_WORDS.get,
-                         help="tp: each session spans the replica's GPUs, which split its KV heads (MLA latents are "
-                              "replicated); sessions are counted per replica. dp: each GPU holds whole sessions.")
-pp = p2.number_input("Pipeline stages (split layers)", min_value=1, max_value=1024, step=1,
-                     key="plan_pipeline_parallel_size", help="Must divide the GPUs per replica; TP = GPUs / stages.")
+                          t("Custom HBM size") if g == "custom" else t("Your own accelerator"))
+gpus = c3.number_input(t("GPUs per replica"), min_value=1, max_value=1024, step=1, key="plan_gpus_per_replica",
+                       help=t("GPUs that split one replica's weights, 1 to 1,024."))
+ATTENTION_WORDS = {"tp": t("TP: split KV heads"), "dp": t("DP: whole sessions")}
+attention = c3b.selectbox(t("Attention parallelism"), list(ATTENTION_WORDS), key="plan_attention_parallelism",
+                          format_func=ATTENTION_WORDS.get,
+                          help=t("tp (vLLM, SGLang default): each session spans the replica's GPUs, which split its "
+                                 "KV heads (MLA latents are replicated); sessions are counted per replica. dp (SGLang "
+                                 "--enable-dp-attention): each GPU holds whole sessions."))
 
 user_acc, user_acc_error = _accelerator_form() if gpu_choice == YOURS else (None, None)
 # A user-defined accelerator plans as gpu 'custom' described by it (memory as reported, bandwidth, host link, price).
@@ -177,71 +212,93 @@ if "plan_hbm_gib" not in st.session_state:
     st.session_state["plan_hbm_set"] = last.hbm_gib is not None
     st.session_state["plan_hbm_for_gpu"] = hbm_key
     st.session_state.pop("plan_hbm_gib_range", None)
-elif st.session_state.get("plan_hbm_for_gpu") != hbm_key:  # another GPU: its own total
+    st.session_state.pop("plan_hbm_gib_typed", None)
+elif st.session_state.get("plan_hbm_for_gpu") != hbm_key:  # another GPU: its own total and slider range
     st.session_state["plan_hbm_gib"] = round(device_gib, 1)
     st.session_state["plan_hbm_set"] = False
     st.session_state["plan_hbm_for_gpu"] = hbm_key
+    st.session_state.pop("plan_hbm_gib_range", None)
+    st.session_state.pop("plan_hbm_gib_typed", None)
+for key in TYPED:  # the typed box beside each slider shows the slider's value
+    st.session_state.setdefault(f"{key}_typed", st.session_state[key])
 
 c4, c5, c6 = st.columns(3)
-context_text = c4.text_input("Context tokens per session (e.g. 1M, 128k, 1e6)", key="plan_context_tokens")
-output_tokens = c5.number_input("Output tokens per request", min_value=0, max_value=100_000_000, step=100,
+context_text = c4.text_input(t("Context (tokens per session)"), key="plan_context_tokens",
+                             help=t("Prompt + history per session: 1,000,000, 1M, 128k or 1e6."))
+output_tokens = c5.number_input(t("Output tokens per request"), min_value=0, max_value=100_000_000, step=100,
                                 key="plan_output_tokens")
-kv_format = c6.selectbox("KV format", [NATIVE, *FORMATS], key="plan_kv_format",
-                         format_func=lambda f: f"native ({models()[model_id].native_format_label})"
-                         if f == NATIVE else FORMATS[f].label)
+kv_format = c6.selectbox(t("KV format"), [NATIVE, *FORMATS], key="plan_kv_format",
+                         format_func=lambda f: t("native (the model's own)") if f == NATIVE else FORMATS[f].id,
+                         help=f"native: {models()[model_id].native_format_label}. "
+                              + " · ".join(f"{f.id}: {f.label}" for f in FORMATS.values()))
 
-s1, s2 = st.columns(2)
-hbm_gib = s1.slider("HBM per GPU (GiB)", *widened("plan_hbm_gib", 1.0, 1024.0), step=0.1, key="plan_hbm_gib",
-                    on_change=_hbm_moved)
+# HBM slider over this GPU's range (whole GiB; a custom size 1 to 1,024 GiB), the typed box for any exact value.
+hbm_slider_max = float(max(math.ceil(device_gib), 2)) if gpu_id in GPUS or user_acc else 1024.0
+s1, s1n, s2, s2n = st.columns([2.6, 1.2, 2.6, 1.2])
+hbm_gib = s1.slider(t("HBM per GPU (GiB)"), *widened("plan_hbm_gib", 1.0, hbm_slider_max), step=0.1, key="plan_hbm_gib",
+                    on_change=_slider_moved, args=("plan_hbm_gib",))
+s1n.number_input(t("HBM (GiB), typed"), min_value=0.1, max_value=MAX_HBM_GIB, step=1.0, format="%.1f",
+                 key="plan_hbm_gib_typed", on_change=_typed, args=("plan_hbm_gib",))
 hbm_set = (gpu_id not in GPUS and user_acc is None) or bool(st.session_state.get("plan_hbm_set"))
-s1.caption(f"= {to_gb(hbm_gib * GiB):,.2f} GB · {get_gpu(gpu_id).vendor_capacity + ' on the data sheet' if gpu_id in GPUS else 'yours, as the device reports it' if user_acc else 'custom'}"
-           + ("" if hbm_set else " · the device's reported total"))
-hit_rate = s2.slider("Prefix hit rate", min_value=0.0, max_value=1.0, step=0.01, key="plan_hit_rate")
+lo_hbm, hi_hbm = st.session_state["plan_hbm_gib_range"]
+hbm_caption = num(t("HBM {gb} GB, slider {lo} to {hi} GiB", gb=f"{to_gb(hbm_gib * GiB):,.2f}", lo=f"{lo_hbm:,.0f}",
+                      hi=f"{hi_hbm:,.0f}") + " · "
+                   + (t("{capacity} on the data sheet", capacity=get_gpu(gpu_id).vendor_capacity) if gpu_id in GPUS
+                      else t("yours, as the device reports it") if user_acc else t("custom"))
+                   + ("" if hbm_set else t(", the device's reported total")))
+hit_rate = s2.slider(t("Prefix hit rate"), min_value=0.0, max_value=1.0, step=0.01, key="plan_hit_rate",
+                     on_change=_slider_moved, args=("plan_hit_rate",))
+s2n.number_input(t("Hit rate, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
+                 key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
+st.caption(hbm_caption + " · " + t("hit rate 0 to 1: the share of each context already in the prefix cache."))
 
-with st.expander("Memory and throughput assumptions"):
+headline = st.container()  # the answer, above the assumptions: filled once the plan is computed
+with st.expander(t("Parallelism, memory and throughput assumptions")):
     a1, a2, a3 = st.columns(3)
-    util = a1.slider("GPU memory utilization", *widened("plan_gpu_memory_utilization", 0.05, 1.0), step=0.01,
+    util = a1.slider(t("GPU memory utilization"), *widened("plan_gpu_memory_utilization", 0.05, 1.0), step=0.01,
                      key="plan_gpu_memory_utilization")
-    reserve = a2.number_input("Runtime reserve per GPU (GiB)", *widened("plan_reserve_gib", 0.0, 1024.0), step=0.5,
+    reserve = a2.number_input(t("Runtime reserve per GPU (GiB)"), *widened("plan_reserve_gib", 0.0, 1024.0), step=0.5,
                               key="plan_reserve_gib")
-    weight_format = a3.selectbox("Weight format", ["catalog", *WEIGHT_BYTES_PER_PARAM], key="plan_weight_format",
-                                 format_func=lambda w: f"catalog ({models()[model_id].weight_format})"
+    weight_format = a3.selectbox(t("Weight format"), ["catalog", *WEIGHT_BYTES_PER_PARAM], key="plan_weight_format",
+                                 format_func=lambda w: t("catalog ({format})", format=models()[model_id].weight_format)
                                  if w == "catalog" else w)
     b1, b2, b3 = st.columns(3)
-    decode_tps = b1.number_input("Decode throughput per GPU (tokens/s)", *widened("plan_decode_tokens_per_s", 1.0, 1e9),
+    decode_tps = b1.number_input(t("Decode throughput per GPU (tokens/s)"), *widened("plan_decode_tokens_per_s", 1.0, 1e9),
                                  key="plan_decode_tokens_per_s")
-    session_tps = b2.number_input("Decode speed per session (tokens/s)",
+    session_tps = b2.number_input(t("Decode speed per session (tokens/s)"),
                                   *widened("plan_session_decode_tokens_per_s", 0.1, 1e7),
                                   key="plan_session_decode_tokens_per_s")
-    state_in_hbm = b3.checkbox("Keep window state in HBM (not host RAM)", key="plan_state_in_hbm")
+    state_in_hbm = b3.checkbox(t("Keep window state in HBM (not host RAM)"), key="plan_state_in_hbm")
+    pp = b1.number_input(t("Pipeline stages (split layers)"), min_value=1, max_value=1024, step=1,
+                         key="plan_pipeline_parallel_size", help=t("Must divide the GPUs per replica; TP = GPUs / stages."))
 
-with st.expander("Misses, replay and tiers"):
+with st.expander(t("Misses, replay and tiers")):
     node = node_for(gpu_id)
     r1, r2, r3, r4 = st.columns(4)
-    prefixes = r1.number_input("Distinct shared prefixes per GPU", min_value=1, max_value=1_000_000, step=1,
-                               key="plan_shared_prefixes", help="Each is stored once; sessions share them.")
-    pause = r2.number_input("Mean pause between turns (s)", min_value=0.0, max_value=MAX_SECONDS, step=5.0,
-                            key="plan_pause_mean_s", help="Tool calls, approvals, background jobs. 0 = no pauses.")
-    pause_dist = r3.selectbox("Pause distribution", ["exponential", "fixed"], key="plan_pause_distribution")
-    ttl = r4.number_input("Window-state TTL in host RAM (s)", min_value=0.0, max_value=MAX_SECONDS, step=10.0,
-                          key="plan_ttl_s", help="DeepSeek V4.1: minute-level. 0 = never persisted (vLLM always replays).")
+    prefixes = r1.number_input(t("Distinct shared prefixes per GPU"), min_value=1, max_value=1_000_000, step=1,
+                               key="plan_shared_prefixes", help=t("Each is stored once; sessions share them."))
+    pause = r2.number_input(t("Mean pause between turns (s)"), min_value=0.0, max_value=MAX_SECONDS, step=5.0,
+                            key="plan_pause_mean_s", help=t("Tool calls, approvals, background jobs. 0 = no pauses."))
+    pause_dist = r3.selectbox(t("Pause distribution"), ["exponential", "fixed"], key="plan_pause_distribution", format_func=t)
+    ttl = r4.number_input(t("Window-state TTL in host RAM (s)"), min_value=0.0, max_value=MAX_SECONDS, step=10.0,
+                          key="plan_ttl_s", help=t("DeepSeek V4.1: minute-level. 0 = never persisted (vLLM always replays)."))
     t1, t2, t3, t4 = st.columns(4)
-    prefill_tps = t1.number_input("Prefill throughput per GPU (tokens/s)", *widened("plan_prefill_tokens_per_s", 1.0, 1e9),
-                                  key="plan_prefill_tokens_per_s", help="Prices replay and recompute (assumed).")
-    host_gib = t2.number_input("Host RAM per GPU (GiB)", min_value=0.0, max_value=MAX_TIER_GIB, value=None,
+    prefill_tps = t1.number_input(t("Prefill throughput per GPU (tokens/s)"), *widened("plan_prefill_tokens_per_s", 1.0, 1e9),
+                                  key="plan_prefill_tokens_per_s", help=t("Prices replay and recompute (assumed)."))
+    host_gib = t2.number_input(t("Host RAM per GPU (GiB)"), min_value=0.0, max_value=MAX_TIER_GIB, value=None,
                                key="plan_host_ram_gib",
-                               placeholder=f"node: {node.host_ram_bytes_per_gpu / GiB:,.0f} GiB",
-                               help=f"Node RAM / GPUs per node. Empty = {node.name}.")
-    ssd_gib = t3.number_input("SSD per GPU (GiB)", min_value=0.0, max_value=MAX_TIER_GIB, value=None,
-                              key="plan_ssd_gib", placeholder=f"node: {node.ssd_bytes_per_gpu / GiB:,.0f} GiB",
-                              help=f"Node SSD / GPUs per node. Empty = {node.name}.")
-    target = t4.number_input("Sessions to carry per GPU", min_value=0, max_value=1_000_000_000, value=None, step=1,
-                             key="plan_target_sessions_per_gpu", placeholder="what HBM holds",
-                             help="Running + paused; beyond HBM, paused sessions are parked in host RAM / SSD.")
+                               placeholder=num(t("node: {gib} GiB", gib=f"{node.host_ram_bytes_per_gpu / GiB:,.0f}")),
+                               help=t("Node RAM / GPUs per node. Empty = {node}.", node=node.name))
+    ssd_gib = t3.number_input(t("SSD per GPU (GiB)"), min_value=0.0, max_value=MAX_TIER_GIB, value=None,
+                              key="plan_ssd_gib", placeholder=num(t("node: {gib} GiB", gib=f"{node.ssd_bytes_per_gpu / GiB:,.0f}")),
+                              help=t("Node SSD / GPUs per node. Empty = {node}.", node=node.name))
+    target = t4.number_input(t("Sessions to carry per GPU"), min_value=0, max_value=1_000_000_000, value=None, step=1,
+                             key="plan_target_sessions_per_gpu", placeholder=t("what HBM holds"),
+                             help=t("Running + paused; beyond HBM, paused sessions are parked in host RAM / SSD."))
     l1, l2 = st.columns(2)
-    host_link = l1.selectbox("Host RAM link", [AUTO, *HOST_LINKS], key="plan_host_link",
+    host_link = l1.selectbox(t("Host RAM link"), [AUTO, *HOST_LINKS], key="plan_host_link",
                              format_func=lambda k: f"auto ({LINKS[node.host_link].name})" if k == AUTO else LINKS[k].name)
-    ssd_link = l2.selectbox("SSD link", [AUTO, *SSD_LINKS], key="plan_ssd_link",
+    ssd_link = l2.selectbox(t("SSD link"), [AUTO, *SSD_LINKS], key="plan_ssd_link",
                             format_func=lambda k: f"auto ({LINKS[node.ssd_link].name})" if k == AUTO else LINKS[k].name)
 
 # Untouched, the slider means "the device's reported total", to the byte (no hbm in the link).
@@ -268,7 +325,7 @@ try:
     set_inputs(inputs)
     add_notices(notices)
 except PlanInputError as exc:  # may quote what the user typed: shown as text
-    st.error(escape_markdown(f"{exc}. Showing the last valid plan.", keep="_"))
+    st.error(escape_markdown(f"{exc}. " + t("Showing the last valid plan."), keep="_"))
     inputs = last
     result = plan(last)
 show_notices()
@@ -284,94 +341,139 @@ if result.kv_source == "measured" or result.usable_kv_source == "measured":
     if result.usable_kv_source == "measured":
         measured.append(f"usable KV per GPU = {format_bytes(result.usable_kv_bytes)} (measured on "
                         f"{inputs.measured_usable_kv_gpu_id})")
-    st.info("This plan uses measured figures: " + "; ".join(measured) + ".")
-    if st.button("Use the planner's arithmetic instead", key="plan_clear_measured"):
+    st.info(t("This plan uses measured figures: ") + "; ".join(measured) + ".")
+    if st.button(t("Use the planner's arithmetic instead"), key="plan_clear_measured"):
         update_inputs(measured_kv_bytes_per_token=None, measured_usable_kv_gib=None)
         st.rerun()
 
+attention_label = inputs.attention_parallelism.upper()
+
+
+def attention_note() -> str:
+    """The plan's attention-parallelism assumption in words: the planner's sentence, or its translation."""
+    if language() == "en":
+        return result.parallelism_note
+    stages = inputs.pipeline_parallel_size
+    pp_text = t(", pipeline parallel {pp} (layers split)", pp=stages) if stages > 1 else ""
+    if inputs.attention_parallelism == "tp":
+        return t("Tensor-parallel attention (vLLM and SGLang default): the replica's TP {tp} ranks split the KV heads "
+                 "(latents are replicated){pp}; each session spans all {gpus} GPUs, so sessions are counted per "
+                 "replica and per GPU is that count / GPUs.", tp=result.tensor_parallel_size, pp=pp_text,
+                 gpus=inputs.gpus_per_replica)
+    return t("Data-parallel attention (SGLang --enable-dp-attention, DeepSeek's deployments): each GPU holds whole "
+             "sessions at TP 1{pp}; sessions per replica = sessions per GPU x {gpus} GPUs.", pp=pp_text,
+             gpus=inputs.gpus_per_replica)
+
+
+note = attention_note()
+with headline:
+    numbers, chart = st.columns([1.4, 1])
+    h1, h2 = numbers.columns(2)
+    h1.metric(t("Sessions per GPU ({attention} attention)", attention=attention_label), num(format_sessions(result.sessions_per_gpu)),
+              help=note)
+    h2.metric(t("Sessions per replica ({attention} attention)", attention=attention_label), num(f"{result.sessions_per_replica:,}"),
+              help=t("{gpus} per replica.", gpus=plural(inputs.gpus_per_replica, t("GPU"), t("GPUs"))) + " " + note)
+    h3, h4 = numbers.columns(2)
+    h3.metric(t("Request rate per GPU"), t("undefined (no output tokens)") if result.request_rate_per_s is None
+              else num(f"{result.request_rate_per_s:,.3g} /s"), help=t("Limited by {limit}.", limit=t(result.request_rate_limit)))
+    h4.metric(t("Usable KV per GPU") + (t(" (measured)") if result.usable_kv_source == "measured" else ""),
+              num(f"{to_gb(max(result.usable_kv_bytes, 0)):,.3g} GB"),
+              help=num(format_bytes(max(result.usable_kv_bytes, 0))) + ": " + t("HBM x utilization - weights - reserve."))
+    numbers.metric(t("KV per session in HBM"), num(format_bytes(result.per_session_bytes)),
+                   help=t("Per GPU: the uncached tail plus output tokens")
+                        + (t(" plus window state") if inputs.state_in_hbm and result.state_bytes_per_session else "")
+                        + t("; the shared prefix is stored once."))
+    with chart:
+        st.plotly_chart(plan_figure(inputs, result.sessions_per_gpu, result.per_session_bytes,
+                                    model.max_context_tokens, language()), key="plan_chart")
+
 context_kv = model.estimate(inputs.context_tokens, priced_format, result.tensor_parallel_size,
                             inputs.pipeline_parallel_size)
+st.subheader(t("Details"))
+st.caption(t("Assumes") + f" {note[0].lower()}{note[1:]}")
 m0, m1 = st.columns(2)  # two per row: "0.89 GB (0.829 GiB)" must never be cut short (3 per row was, at 1280 px)
 m2, m3 = st.columns(2)
-m4, m5 = st.columns(2)
-m0.metric(f"KV per GPU at {inputs.context_tokens:,} tokens" + (" (measured)" if result.kv_source == "measured" else ""),
-          format_bytes(context_kv.kv_bytes))
-m1.metric("KV per session with output (no sharing)", format_bytes(result.session_kv_bytes))
-m2.metric("Shared prefix (stored once)", format_bytes(result.shared_prefix_bytes))
-m3.metric("Usable KV per GPU" + (" (measured)" if result.usable_kv_source == "measured" else ""),
-          format_bytes(max(result.usable_kv_bytes, 0)))
-m4.metric(f"Sessions per replica ({inputs.attention_parallelism.upper()} attention)",
-          f"{result.sessions_per_replica:,}", help=result.parallelism_note)
-m5.metric(f"Sessions per GPU ({inputs.attention_parallelism.upper()} attention)",
-          format_sessions(result.sessions_per_gpu), help=result.parallelism_note)
-st.caption(f"Assumes {result.parallelism_note[0].lower()}{result.parallelism_note[1:]}")
-m6, _ = st.columns(2)
-m6.metric("Request rate per GPU", "undefined" if result.request_rate_per_s is None
-          else f"{result.request_rate_per_s:.3g} /s")
-st.caption(
-    f"Per session in HBM: {format_bytes(result.per_session_bytes)} (uncached tail of {result.tail_tokens:,} tokens "
-    f"+ {inputs.output_tokens:,} output tokens"
-    + (f" + window state {format_bytes(result.state_bytes_per_session)}" if inputs.state_in_hbm and result.state_bytes_per_session else "")
-    + f"). KV bytes per token: {result.kv_bytes_per_token:,.6g} B. Weights per GPU: "
-    f"{format_bytes(result.weights_bytes_per_gpu)}. HBM: {format_bytes(result.hbm_bytes)} ({result.hbm_source}). "
-    f"Rate limited by {result.request_rate_limit}."
-)
+m0.metric(num(t("KV per GPU at {tokens} tokens", tokens=f"{inputs.context_tokens:,}"))
+          + (t(" (measured)") if result.kv_source == "measured" else ""), num(format_bytes(context_kv.kv_bytes)))
+m1.metric(t("KV per session with output (no sharing)"), num(format_bytes(result.session_kv_bytes)))
+m2.metric(t("Shared prefix (stored once)"), num(format_bytes(result.shared_prefix_bytes)))
+m3.metric(t("Usable KV per GPU") + (t(" (measured)") if result.usable_kv_source == "measured" else ""),
+          num(format_bytes(max(result.usable_kv_bytes, 0))))
+st.caption(num(
+    t("Per session in HBM: {bytes} (uncached tail of {tail} + {output}",
+      bytes=format_bytes(result.per_session_bytes), tail=plural(result.tail_tokens, t("token"), t("tokens")),
+      output=plural(inputs.output_tokens, t("output token"), t("output tokens")))
+    + (t(" + window state {bytes}", bytes=format_bytes(result.state_bytes_per_session))
+       if inputs.state_in_hbm and result.state_bytes_per_session else "")
+    + t("). KV bytes per token: {bpt} B. Weights per GPU: {weights}. HBM: {hbm} ({source}). Rate limited by {limit}.",
+        bpt=f"{result.kv_bytes_per_token:,.6g}", weights=format_bytes(result.weights_bytes_per_gpu),
+        hbm=format_bytes(result.hbm_bytes), source=t(result.hbm_source), limit=t(result.request_rate_limit))
+))
 if result.state_bytes_per_session and not inputs.state_in_hbm:
-    st.caption(f"Window state in host RAM: {format_bytes(result.state_bytes_per_session)} per session, "
-               f"{format_bytes(result.host_state_bytes)} for {result.sessions_per_domain:,} sessions.")
+    st.caption(num(t("Window state in host RAM: {each} per session, {total} for {sessions}.",
+                     each=format_bytes(result.state_bytes_per_session), total=format_bytes(result.host_state_bytes),
+                     sessions=plural(result.sessions_per_domain, t("session"), t("sessions")))))
 
-n1, n2, n3 = st.columns(3)
-n4, n5, _ = st.columns(3)
-n1.metric("Miss probability (window state expired)", f"{result.miss_probability:.3g}",
-          help=f"P(pause > TTL), {inputs.pause_distribution} pauses of mean {inputs.pause_mean_s:g} s, "
-               f"TTL {inputs.ttl_s:g} s")
-n2.metric("Replay per turn", f"{result.replay_seconds_per_turn * 1e3:.3g} ms",
-          help=f"{result.replay_tokens_per_turn:.3g} tokens expected ({result.replay_window_tokens} per miss) "
-               f"at {inputs.prefill_tokens_per_s:,.0f} tokens/s")
-n3.metric("Time to first token (resumed turn)", f"{result.ttft_s * 1e3:.3g} ms",
-          help="restore (state reload or replay, parked tail) + one decode step")
-n4.metric("Parked session: reload from host RAM", f"{result.reload_from_host_s * 1e3:.3g} ms",
-          help=f"{format_bytes(result.parked_session_bytes)} over {result.host_link_id}")
-n5.metric("Parked session: recompute", f"{result.recompute_s:.3g} s",
-          help=f"{result.tail_tokens + inputs.output_tokens:,} tokens at {inputs.prefill_tokens_per_s:,.0f} tokens/s")
+n1, n2 = st.columns(2)  # two per row: the labels fit at 1280 px in every language
+n3, n4 = st.columns(2)
+n5, _ = st.columns(2)
+n1.metric(t("Miss probability (window state expired)"), num(f"{result.miss_probability:.3g}"),
+          help=num(t("P(pause > TTL), {distribution} pauses of mean {pause}, TTL {ttl}",
+                     distribution=t(inputs.pause_distribution), pause=format_duration(inputs.pause_mean_s),
+                     ttl=format_duration(inputs.ttl_s))))
+n2.metric(t("Replay per turn"), num(format_duration(result.replay_seconds_per_turn)),
+          help=num(t("{expected} tokens expected ({per_miss} per miss) at {rate} tokens/s",
+                     expected=f"{result.replay_tokens_per_turn:,.3g}", per_miss=f"{result.replay_window_tokens:,}",
+                     rate=f"{inputs.prefill_tokens_per_s:,.0f}")))
+n3.metric(t("Time to first token (resumed turn)"), num(format_duration(result.ttft_s)),
+          help=t("restore (state reload or replay, parked tail) + one decode step"))
+n4.metric(t("Parked session: reload from host RAM"), num(format_duration(result.reload_from_host_s)),
+          help=num(t("{bytes} over {link}", bytes=format_bytes(result.parked_session_bytes), link=result.host_link_id)))
+n5.metric(t("Parked session: recompute"), num(format_duration(result.recompute_s)),
+          help=num(t("{tokens} tokens at {rate} tokens/s", tokens=f"{result.tail_tokens + inputs.output_tokens:,}", rate=f"{inputs.prefill_tokens_per_s:,.0f}")))
 if result.tiers is not None:
     tiers = result.tiers
-    st.caption(
-        f"Bytes per tier for {tiers.sessions:,} sessions ({tiers.active_sessions:,} running): HBM "
-        f"{format_bytes(tiers.hbm_bytes)} · host RAM {format_bytes(tiers.host_ram_bytes)} of "
-        f"{format_bytes(result.host_ram_bytes_per_gpu)} · SSD {format_bytes(tiers.ssd_bytes)} of "
-        f"{format_bytes(result.ssd_bytes_per_gpu)} · evicted {format_bytes(tiers.evicted_bytes)} · total "
-        f"{format_bytes(tiers.total_bytes)}. Parked session back from SSD: {result.reload_from_ssd_s * 1e3:.3g} ms "
-        f"({result.ssd_link_id}); fastest recovery: {result.fastest_recovery}.")
+    st.caption(num(t(
+        "Bytes per tier for {sessions} ({running} running): HBM {hbm} · host RAM {host} of {host_total} · SSD {ssd} "
+        "of {ssd_total} · evicted {evicted} · total {total}. Parked session back from SSD: {reload} ({link}); fastest "
+        "recovery: {fastest}.", sessions=plural(tiers.sessions, t("session"), t("sessions")),
+        running=f"{tiers.active_sessions:,}", hbm=format_bytes(tiers.hbm_bytes), host=format_bytes(tiers.host_ram_bytes),
+        host_total=format_bytes(result.host_ram_bytes_per_gpu), ssd=format_bytes(tiers.ssd_bytes),
+        ssd_total=format_bytes(result.ssd_bytes_per_gpu), evicted=format_bytes(tiers.evicted_bytes),
+        total=format_bytes(tiers.total_bytes), reload=format_duration(result.reload_from_ssd_s), link=result.ssd_link_id,
+        fastest=t(result.fastest_recovery))))
     if result.overflow_message:
         (st.warning if result.overflow_action in ("reject", "evict") else st.info)(result.overflow_message)
 
-st.plotly_chart(
-    kv_vs_context_figure(model, kv_format=priced_format, marker_tokens=inputs.context_tokens,
-                         max_tokens=max(model.max_context_tokens or 1_000_000, inputs.context_tokens)),
-    key="plan_chart",
-)
+with st.expander(t("KV cache of one sequence vs context")):
+    st.plotly_chart(
+        kv_vs_context_figure(model, kv_format=priced_format, marker_tokens=inputs.context_tokens,
+                             max_tokens=max(model.max_context_tokens or 1_000_000, inputs.context_tokens)),
+        key="plan_kv_chart",
+    )
 
 left, right = st.columns(2)
 with left:
-    st.subheader("KV cache by context (one sequence)")
+    st.subheader(t("KV cache by context (one sequence)"))
     table = context_table(model, kv_format=priced_format)
-    st.dataframe(table.rename(columns={"context_tokens": "context (tokens)", "kv_bytes": "KV (B)", "kv_gb": "KV (GB)",
-                                       "kv_gib": "KV (GiB)", "state_bytes": "state outside pool (B)"}),
-                 hide_index=True)
+    st.dataframe(table.rename(columns={"context_tokens": t("Context (tokens)"), "kv_bytes": t("KV (B)"),
+                                       "kv_gb": t("KV (GB)"), "kv_gib": t("KV (GiB)"),
+                                       "state_bytes": t("State outside the pool (B)")}),
+                 hide_index=True, column_config={t("KV (B)"): st.column_config.NumberColumn(format="localized"),
+                                                 t("Context (tokens)"): st.column_config.NumberColumn(format="localized")})
 with right:
-    st.subheader("Export")
-    st.download_button("Download plan CSV", to_csv_bytes(plan_frame(result)),  # the bytes of `kvplan plan --csv`
+    st.subheader(t("Export"))
+    st.download_button(t("Download plan CSV"), to_csv_bytes(plan_frame(result)),  # the bytes of `kvplan plan --csv`
                        file_name=f"kvplan-{inputs.model_id}-{inputs.gpu_id}.csv", mime=CSV_MIME,
                        key="plan_download_csv")
-    st.download_button("Download plan JSON", dumps(inputs), file_name=f"kvplan-{inputs.model_id}-{inputs.gpu_id}.json",
+    st.download_button(t("Download plan JSON"), dumps(inputs), file_name=f"kvplan-{inputs.model_id}-{inputs.gpu_id}.json",
                        mime="application/json", key="plan_download_json",
-                       help="Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it.")
-    st.file_uploader("Load plan JSON", type=["json"], key="plan_upload_json", max_upload_size=1,
-                     on_change=_load_plan_file, help=f"A plan file of at most {MAX_PLAN_FILE_BYTES // 1024} KiB.")
+                       help=t("Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it."))
+    st.file_uploader(t("Load plan JSON"), type=["json"], key="plan_upload_json", max_upload_size=1,
+                     on_change=_load_plan_file, help=t("A plan file of at most {kib} KiB.", kib=MAX_PLAN_FILE_BYTES // 1024))
     if (upload_message := st.session_state.pop("plan_upload_message", None)) is not None:
         kind, text = upload_message
         (st.success if kind == "success" else st.error)(escape_markdown(text))
-    st.caption(f"Source: {model.source}")
+    st.caption(t("Source: {source}", source=model.source))
     for note in model.notes:
         st.caption(note)

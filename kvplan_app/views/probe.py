@@ -6,6 +6,9 @@ and ``planner.plan``; the plan's inputs are shared through ``kvplan_app.state``.
 Widget keys start with ``probe_``.
 """
 
+import importlib
+from datetime import datetime, timezone
+
 import streamlit as st
 
 from planner.plan import format_sessions, plan, rebase
@@ -26,13 +29,14 @@ from planner.probe.apply import formats_frame, groups_frame, measured_model
 from planner.probe.layout import MAX_PROBE_TOKENS
 from planner.probe.result import tokens_fit_text
 from planner.units import GiB, format_bytes, parse_tokens
+from kvplan_app.i18n import num, t
 from kvplan_app.jobs import JobError, JobsBusyError, run_job
 from kvplan_app.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
 
 UI_TIME_LIMIT_S = 60.0
 # A probe started from the page stops after this many seconds.
 
-st.title("Live probe: the KV pool's real bytes")
+st.title(t("Live probe: the KV pool's real bytes"))
 show_link_warnings()
 last = current_inputs()
 
@@ -42,48 +46,66 @@ def _status():
     return device_status()
 
 
+def _check_again() -> None:
+    """Look for torch again: a ``pip install`` into this server's environment is seen without a restart."""
+    importlib.invalidate_caches()
+    _status.clear()
+
+
 status = _status()
 if not status.torch:
-    st.info("torch is not installed on this server, so the probe cannot run here "
-            "(`pip install 'kvplan[probe]'`). Run `kvplan probe --model … --tokens … --json` on a GPU machine "
-            "and upload its result below.")
+    st.session_state["probe_torch_missing_seen"] = True
+elif st.session_state.get("probe_torch_missing_seen") and "probe_torch_found_at" not in st.session_state:
+    st.session_state["probe_torch_found_at"] = datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
+if "probe_torch_found_at" in st.session_state:
+    st.success(f"torch {status.torch_version} became available at {st.session_state['probe_torch_found_at']}. "
+               "Reload this page (F5) to start from a clean state; if the probe then fails to import torch, restart "
+               "the server (`kvplan serve`, or `streamlit run app.py`).")
+if not status.torch:
+    st.info("torch is not installed on this server, so the probe cannot run here. To run it here: "
+            "`pip install 'kvplan[probe]'` in the server's environment, then press 'Check for torch again' "
+            "(or restart the server if it is still not found). Or run `kvplan probe --model … --tokens … --json` "
+            "on a GPU machine and upload its result below.")
+    st.button(t("Check for torch again"), key="probe_recheck", on_click=_check_again)
 elif not status.cuda:
     st.info(f"No GPU on this server: torch {status.torch_version} sees no CUDA device. Upload a ProbeResult JSON "
             "measured on a GPU machine, or run the probe on this server's CPU (host memory), if you choose to.")
 else:
     st.success(f"GPU: {status.gpu_name} (torch {status.torch_version}, CUDA {status.cuda_version}).")
 
-run_tab, upload_tab = st.tabs(["Run here", "Upload a result"])
+run_tab, upload_tab = st.tabs([t("Run here"), t("Upload a result")])
 
 with run_tab:
     if not status.torch:
-        st.caption("Unavailable: torch is not installed here.")
+        st.caption(t("Unavailable: torch is not installed here."))
     else:
         formats = [NATIVE, *PROBE_FORMATS]
         st.session_state.setdefault("probe_model_id", last.model_id)
         st.session_state.setdefault("probe_kv_format", last.kv_format if last.kv_format in formats else NATIVE)
         st.session_state.setdefault("probe_tokens", f"{last.context_tokens:,}")
+        # No GPU: the probe runs on the CPU only after the user agrees; the button stays disabled until then.
+        cpu_ok = st.checkbox(t("Yes, run on this server's CPU (it allocates host memory)"), key="probe_cpu_ok") \
+            if not status.cuda else True
         with st.form("probe_form"):
             c1, c2, c3 = st.columns(3)
-            model_id = c1.selectbox("Model", list(models()), key="probe_model_id",
+            model_id = c1.selectbox(t("Model"), list(models()), key="probe_model_id",
                                     format_func=lambda m: models()[m].name)
-            kv_format = c2.selectbox("KV format", formats, key="probe_kv_format",
+            kv_format = c2.selectbox(t("KV format"), formats, key="probe_kv_format",
                                      format_func=lambda f: "native (as the model ships)" if f == NATIVE else f)
-            tokens_text = c3.text_input("Tokens in the pool (e.g. 1M, 128k)", key="probe_tokens")
+            tokens_text = c3.text_input(t("Tokens in the pool (e.g. 1M, 128k)"), key="probe_tokens")
             d1, d2, d3 = st.columns(3)
             devices = (["cuda"] if status.cuda else []) + ["cpu"]
-            device = d1.radio("Device", devices, key="probe_device", horizontal=True,
+            device = d1.radio(t("Device"), devices, key="probe_device", horizontal=True,
                               format_func=lambda d: f"GPU ({status.gpu_name})" if d == "cuda" else "CPU (host memory)")
-            block_size = d2.number_input("Block size (tokens)", min_value=1, max_value=4096, value=16, step=1,
+            block_size = d2.number_input(t("Block size (tokens)"), min_value=1, max_value=4096, value=16, step=1,
                                          key="probe_block_size")
-            fraction = d3.slider("Most of the free memory to use", min_value=0.05, max_value=0.9, value=0.5,
+            fraction = d3.slider(t("Most of the free memory to use"), min_value=0.05, max_value=0.9, value=0.5,
                                  step=0.05, key="probe_max_fraction")
-            cpu_ok = st.checkbox("Yes, run on this server's CPU (it allocates host memory)", key="probe_cpu_ok") \
-                if not status.cuda else True
-            submitted = st.form_submit_button("Run the probe", type="primary")
+            submitted = st.form_submit_button(t("Run the probe"), type="primary", disabled=not cpu_ok,
+                                              help=None if cpu_ok else "Tick the box above to run on the CPU.")
         if submitted:
             if device == "cpu" and not cpu_ok:
-                st.warning("Tick the box to run the probe on this server's CPU.")
+                st.warning(t("Tick the box to run the probe on this server's CPU."))
             else:
                 bar = st.progress(0.0, text="queued")
                 try:
@@ -107,7 +129,7 @@ with run_tab:
                     bar.empty()
 
 with upload_tab:
-    up = st.file_uploader("ProbeResult JSON (from `kvplan probe … --json`)", type=["json"], key="probe_upload",
+    up = st.file_uploader(t("ProbeResult JSON (from `kvplan probe … --json`)"), type=["json"], key="probe_upload",
                           help=f"At most {MAX_RESULT_FILE_BYTES:,} bytes; every figure is checked.")
     if up is not None and st.session_state.get("probe_upload_seen") != up.file_id:
         try:
@@ -124,6 +146,11 @@ with upload_tab:
         st.error(escape_markdown(st.session_state["probe_upload_error"]))
 
 
+def _ratio_words(ratio: float) -> str:
+    """Measured over predicted, in words: "same as the planner" or "1.02x the planner's"."""
+    return t("same as the planner") if ratio == 1 else t("{ratio}x the planner's", ratio=num(f"{ratio:,.4g}"))
+
+
 def show(result, source: str) -> None:
     """The probe's figures, its tables and the measured coefficient next to the plan."""
     st.subheader(f"{models()[result.model_id].name}, {result.kv_format}, {result.num_tokens:,} tokens")
@@ -131,41 +158,51 @@ def show(result, source: str) -> None:
         f"{source} · {result.device}: {result.device_name} · torch {result.torch_version}"
         + (f", CUDA {result.cuda_version}" if result.cuda_version else "")
         + f" · {result.timestamp:%Y-%m-%d %H:%M} UTC · fill {result.fill} · block {result.block_size} tokens"))
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Planner: bytes per token", f"{result.predicted_bytes_per_token:,.6g} B",
+    m1, m2 = st.columns(2)  # two per row: "17,456,896 tokens" is never cut at 1280 px
+    m3, m4 = st.columns(2)
+    m1.metric(t("Planner: bytes per token"), f"{result.predicted_bytes_per_token:,.6g} B",
               help=f"{result.predicted_bytes:,} B for {result.num_tokens:,} tokens; "
                    f"whole blocks: {result.pool_bytes:,} B")
-    m2.metric("Measured: bytes per token", f"{result.measured_bytes_per_token:,.6g} B",
+    m2.metric(t("Measured: bytes per token"), f"{result.measured_bytes_per_token:,.6g} B",
               delta=None if result.measured_over_predicted is None
-              else f"x{result.measured_over_predicted:.6f} of the planner's", delta_color="off",
+              else _ratio_words(result.measured_over_predicted), delta_color="off",
               help=("torch.cuda.memory_allocated delta" if result.device == "cuda"
                     else "the pool tensors' storage bytes") + f": {result.measured_bytes:,} B")
-    m3.metric("Allocator and page overhead", f"{result.allocator_overhead_bytes:+,} B",
+    m3.metric(t("Allocator and page overhead"), f"{result.allocator_overhead_bytes:+,} B",
               help=("mem_get_info delta" if result.device == "cuda" else "process RSS delta")
               + f" {result.resident_bytes:,} B minus measured")
-    m4.metric("KV cache size in free memory", tokens_fit_text(result.tokens_fit_free),
+    m4.metric(t("KV cache size in free memory"), tokens_fit_text(result.tokens_fit_free),
               help=f"the largest pool of this layout (whole blocks, windows capped) in free "
                    f"{format_bytes(result.free_bytes)}; under the {result.max_fraction:g} cap with scratch: "
                    f"{tokens_fit_text(result.tokens_fit_cap)}")
     st.caption(f"Released afterwards: {'yes' if result.released else 'NO'} (residual {result.residual_bytes:+,} B). "
                f"Pool {format_bytes(result.pool_bytes)}; device total {format_bytes(result.total_bytes)}, free "
                f"{format_bytes(result.free_bytes)} before the probe.")
-    st.dataframe(groups_frame(result), hide_index=True)
+    st.dataframe(groups_frame(result), hide_index=True, column_config={
+        "group": t("Group"), "role": t("Role"), "format": t("Format"), "layers": t("Layers"), "blocks": t("Blocks"),
+        "entries_per_block": t("Entries per block"), "entry_bytes": t("Entry (B)"), "entries": t("Entries"),
+        "planner_bytes": t("Planner (B)"), "pool_bytes": t("Pool (B)")})
     if result.quality:
         st.dataframe(formats_frame(result), hide_index=True,
-                     column_config={"rel_rmse": st.column_config.NumberColumn(format="%.4f"),
-                                    "quantize_over_copy": st.column_config.NumberColumn(format="percent"),
-                                    "dequantize_over_copy": st.column_config.NumberColumn(format="percent")})
+                     column_config={"format": t("Format"), "channels": t("Channels"), "role": t("Role"),
+                                    "rel_rmse": st.column_config.NumberColumn(t("Relative RMS error"), format="%.4f"),
+                                    "max_abs_error": t("Largest absolute error"),
+                                    "quantize_gbps": t("Quantize (GB/s)"), "dequantize_gbps": t("Dequantize (GB/s)"),
+                                    "copy_gbps": t("Plain copy (GB/s)"),
+                                    "quantize_over_copy": st.column_config.NumberColumn(t("Quantize vs copy"),
+                                                                                        format="percent"),
+                                    "dequantize_over_copy": st.column_config.NumberColumn(t("Dequantize vs copy"),
+                                                                                          format="percent")})
         st.caption("Round-trip error on synthetic KV (normal values, one outlier channel in 64 at 10x). "
                    "Throughput: GB/s of source bytes, best of N, next to a plain copy of the same bytes "
                    "in the same run.")
     for note in result.notes:
         st.caption(escape_markdown(note))
-    st.download_button("Download this result (JSON)", result.to_json(), key="probe_download",
+    st.download_button(t("Download this result (JSON)"), result.to_json(), key="probe_download",
                        file_name=f"probe-{result.model_id}-{result.kv_format}-{result.num_tokens}.json",
                        mime="application/json")
 
-    st.subheader("In the plan")
+    st.subheader(t("In the plan"))
     try:
         measured_model(result)  # refuses pools whose bytes / tokens is not a per-token slope
     except PlanInputError as exc:
@@ -175,25 +212,25 @@ def show(result, source: str) -> None:
     applied = (last.measured_kv_bytes_per_token == result.measured_bytes_per_token
                and (last.measured_kv_model_id, last.measured_kv_format) == (result.model_id, result.kv_format))
     u1, u2 = st.columns(2)
-    if u1.button("Use the measured bytes per token in the plan", key="probe_apply", disabled=applied):
+    if u1.button(t("Use the measured bytes per token in the plan"), key="probe_apply", disabled=applied):
         update_inputs(model_id=result.model_id, kv_format=result.kv_format,
                       measured_kv_bytes_per_token=result.measured_bytes_per_token,
                       measured_kv_model_id=result.model_id, measured_kv_format=result.kv_format)
         st.rerun()
     if u2.button(f"Use the probe's free GPU memory ({format_bytes(result.free_bytes)}) as usable KV per GPU",
-                 key="probe_apply_usable", help="Only for a CUDA probe: a CPU probe's free memory is host RAM.",
+                 key="probe_apply_usable", help=t("Only for a CUDA probe: a CPU probe's free memory is host RAM."),
                  disabled=result.device != "cuda" or last.measured_usable_kv_gib == result.free_bytes / GiB):
         update_inputs(measured_usable_kv_gib=result.free_bytes / GiB)
         st.rerun()
     if last.measured_kv_bytes_per_token is not None or last.measured_usable_kv_gib is not None:
-        if st.button("Back to the planner's arithmetic", key="probe_clear"):
+        if st.button(t("Back to the planner's arithmetic"), key="probe_clear"):
             update_inputs(measured_kv_bytes_per_token=None, measured_usable_kv_gib=None)
             st.rerun()
     now = plan(last)
     p1, p2 = st.columns(2)
     p1.metric(f"Planner ({models()[last.model_id].name}, {last.kv_format}): KV bytes per token",
               f"{ours.kv_bytes_per_token:,.6g} B")
-    p1.metric("Sessions per GPU (planner arithmetic)", format_sessions(ours.sessions_per_gpu))
+    p1.metric(t("Sessions per GPU (planner arithmetic)"), format_sessions(ours.sessions_per_gpu))
     p2.metric(f"Plan now ({now.kv_source}): KV bytes per token", f"{now.kv_bytes_per_token:,.6g} B")
     p2.metric(f"Sessions per GPU (plan now, usable KV {now.usable_kv_source})", format_sessions(now.sessions_per_gpu),
               delta=f"{now.sessions_per_replica - ours.sessions_per_replica:+,} per replica", delta_color="off")
@@ -205,4 +242,4 @@ def show(result, source: str) -> None:
 if "probe_result" in st.session_state:
     show(*st.session_state["probe_result"])
 else:
-    st.caption("No probe yet: run one here or upload a result.")
+    st.caption(t("No probe yet: run one here or upload a result."))

@@ -16,6 +16,7 @@ from planner.catalog import models
 from planner.engine_logs import MAX_LOG_BYTES, parse_engine_log
 from planner.errors import PlanInputError
 from planner.reconcile import pair_summary, reconcile
+from kvplan_app.i18n import num, t
 from kvplan_app.state import escape_markdown
 
 FROM_LOG = "(the model the log names)"
@@ -30,11 +31,11 @@ def _load_example() -> None:
     st.session_state["reconcile_log_a"], st.session_state["reconcile_log_b"] = (_example(n) for n in EXAMPLE)
 
 
-st.title("Reconcile an engine log")
+st.title(t("Reconcile an engine log"))
 st.caption("Paste what vLLM or SGLang printed at start-up. kvplan reads the KV-cache lines as printed, puts its own "
            "prediction for the same settings beside them (bytes per token per GPU, GB = 10^9 B and GiB = 2^30 B) "
            "and names the cause of each difference. Lines it cannot read are listed, never guessed.")
-st.button("Load the example: Qwen3-235B-A22B at TP 4, vLLM vs SGLang (vllm-project/vllm issue 21348)",
+st.button(t("Load the example: Qwen3-235B-A22B at TP 4, vLLM vs SGLang (vllm-project/vllm issue 21348)"),
           on_click=_load_example, key="reconcile_example")
 
 c1, c2 = st.columns(2)
@@ -53,11 +54,11 @@ for col, key, label in ((c1, "a", "Log 1"), (c2, "b", "Log 2 (optional, e.g. the
 
 m1, m2, m3 = st.columns(3)
 model_ids = [FROM_LOG, *models()]
-model_id = m1.selectbox("Model", model_ids, key="reconcile_model",
+model_id = m1.selectbox(t("Model"), model_ids, key="reconcile_model",
                         format_func=lambda m: m if m == FROM_LOG else models()[m].name)
-tp = m2.number_input("TP size (0 = from the log, else 1)", min_value=0, max_value=1024, value=0, step=1,
+tp = m2.number_input(t("TP size (0 = from the log, else 1)"), min_value=0, max_value=1024, value=0, step=1,
                      key="reconcile_tp")
-kv_format = m3.selectbox("KV format", ["from the log", "native", "bf16", "fp16", "fp8", "fp8-e5m2"],
+kv_format = m3.selectbox(t("KV format"), ["from the log", "native", "bf16", "fp16", "fp8", "fp8-e5m2"],
                          key="reconcile_kv_format")
 
 results = []
@@ -74,7 +75,7 @@ for i, text in enumerate(texts):
     results.append((i + 1, rec))
 
 if not results:
-    st.info("Paste a log above, or load the example.")
+    st.info(t("Paste a log above, or load the example."))
 if len(results) == 2:
     summary = pair_summary(results[0][1], results[1][1])
     if summary:

@@ -26,7 +26,8 @@ from planner.traces.figures import (
 )
 from planner.traces.fleet import ROUTING_POLICIES, fleet_table
 from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
-from planner.units import MB, format_bytes
+from planner.units import MB, format_bytes, format_duration
+from kvplan_app.i18n import num, t
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, update_inputs
 
 LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
@@ -47,7 +48,7 @@ def ttl_label(ttl_s):
     return f"{ttl_s / 60:g} min" if ttl_s >= 60 else f"{ttl_s:g} s"
 
 
-st.title("Traces: measured prefix-cache hit rates")
+st.title(t("Traces: measured prefix-cache hit rates"))
 st.caption("Replay a real request trace through an LRU prefix cache of the plan's usable KV and a TTL. "
            "GB = 10^9 B, GiB = 2^30 B. Semantics and formats: docs/traces.md.")
 show_link_warnings()
@@ -86,14 +87,15 @@ if st.session_state.get("traces_plan_seen") != (inputs.model_id, inputs.gpu_id):
 # ---------------------------------------------------------------------------
 # Inputs
 # ---------------------------------------------------------------------------
-c1, c2, c3, c4 = st.columns(4)
-choice = c1.selectbox("Trace", [*SAMPLES, UPLOAD, SAVED], key="traces_sample",
-                      format_func=lambda s: SAMPLES[s].label if s in SAMPLES else s)
-model_id = c2.selectbox("Model", list(models()), key="traces_model_id", format_func=lambda m: models()[m].name)
+c1, c4 = st.columns([3, 2])  # trace and TTL, then model and GPU: no name cut at 1280 px
+c2, c3 = st.columns(2)
+choice = c1.selectbox(t("Trace"), [*SAMPLES, UPLOAD, SAVED], key="traces_sample",
+                      format_func=lambda s: SAMPLES[s].label if s in SAMPLES else t(s))
+model_id = c2.selectbox(t("Model"), list(models()), key="traces_model_id", format_func=lambda m: models()[m].name)
 gpu_ids = list(GPUS) + (["custom"] if inputs.gpu_id == "custom" else [])
-gpu_id = c3.selectbox("GPU", gpu_ids, key="traces_gpu_id",
+gpu_id = c3.selectbox(t("GPU"), gpu_ids, key="traces_gpu_id",
                       format_func=lambda g: GPUS[g].name if g in GPUS else "Custom (the plan's HBM)")
-ttl_s = c4.select_slider("TTL (entries unused this long expire)", TTL_OPTIONS, key="traces_ttl",
+ttl_s = c4.select_slider(t("TTL (entries unused this long expire)"), TTL_OPTIONS, key="traces_ttl",
                          format_func=ttl_label)
 
 if (model_id, gpu_id) != (inputs.model_id, inputs.gpu_id):
@@ -177,14 +179,14 @@ if choice == UPLOAD:
     upload = u1.file_uploader(f"Trace file (JSONL, CSV or Parquet; plain, .gz or .zst; at most "
                               f"{MAX_TRACE_BYTES / MB:g} MB)", type=["jsonl", "json", "csv", "parquet", "gz", "zst"],
                               key="traces_upload")
-    fmt = u2.selectbox("Format", ["detect", *FORMATS], key="traces_format")
-    block_tokens = u3.number_input("Tokens per hash_ids block (generic JSONL)", min_value=1, max_value=1 << 20,
+    fmt = u2.selectbox(t("Format"), ["detect", *FORMATS], key="traces_format")
+    block_tokens = u3.number_input(t("Tokens per hash_ids block (generic JSONL)"), min_value=1, max_value=1 << 20,
                                    step=1, key="traces_block_tokens")
     st.caption("Generic JSONL: one object per line with timestamp_s (or timestamp_ms), input_length, "
                "output_length and optional hash_ids (chained block hashes). Mooncake blocks are "
                f"{MOONCAKE_BLOCK_TOKENS} tokens.")
     if upload is None:
-        st.info("Upload a trace, or pick a bundled one.")
+        st.info(t("Upload a trace, or pick a bundled one."))
         st.stop()
     if upload.size > MAX_TRACE_BYTES:
         st.error(f"trace: {upload.size:,} B is larger than the {MAX_TRACE_BYTES:,} B "
@@ -205,18 +207,20 @@ else:
 # The trace
 # ---------------------------------------------------------------------------
 summary = summarize(trace)
-m1, m2, m3, m4, m5 = st.columns(5)
-m1.metric("Requests", f"{summary.num_requests:,}")
-m2.metric("Duration", f"{summary.duration_s / 60:.1f} min")
-m3.metric("Mean arrival rate", f"{summary.mean_rate_per_s:.3g} /s")
-m4.metric("Prompt tokens (p50 / mean)", f"{summary.input_tokens.p50:,.0f} / {summary.input_tokens.mean:,.0f}")
-m5.metric("Malformed rows", f"{trace.malformed.num_malformed:,}")
+m1, m2, m3 = st.columns(3)
+m1.metric(t("Requests"), num(f"{summary.num_requests:,}"))
+m2.metric(t("Duration"), num(format_duration(summary.duration_s)))
+m3.metric(t("Mean arrival rate"), num(f"{summary.mean_rate_per_s:,.3g} /s"))
+m4, m5, m6 = st.columns(3)
+m4.metric(t("Prompt tokens, median"), num(f"{summary.input_tokens.p50:,.0f}"))
+m5.metric(t("Prompt tokens, mean"), num(f"{summary.input_tokens.mean:,.0f}"))
+m6.metric(t("Malformed rows"), num(f"{trace.malformed.num_malformed:,}"))
 if trace.malformed.num_malformed:
     st.warning(escape_markdown(trace.malformed.summary()))  # quotes the file's own values: text, never markup
 for note in trace.notes:
     st.caption(escape_markdown(note))  # may quote the file (its name, its values): text, never a link
 if trace.source:
-    st.caption(escape_markdown(f"Source: {trace.source}"))
+    st.caption(escape_markdown(t("Source: {source}", source=trace.source)))
 
 result = plan(inputs)
 conc = concurrency(trace, session_decode_tokens_per_s=inputs.session_decode_tokens_per_s)
@@ -224,9 +228,12 @@ conc = concurrency(trace, session_decode_tokens_per_s=inputs.session_decode_toke
 
 def show_traffic():
     left, right = st.columns(2)
-    left.plotly_chart(lengths_figure(trace.input_tokens, trace.output_tokens), key="traces_lengths")
-    right.plotly_chart(arrivals_figure(arrivals_per_minute(trace)), key="traces_arrivals")
-    st.plotly_chart(concurrency_figure(conc), key="traces_concurrency")
+    left.plotly_chart(lengths_figure(trace.input_tokens, trace.output_tokens, plan_context_tokens=inputs.context_tokens),
+                      key="traces_lengths")
+    right.plotly_chart(arrivals_figure(arrivals_per_minute(trace), plan_requests_per_min=None
+                                       if result.request_rate_per_s is None else result.request_rate_per_s * 60),
+                       key="traces_arrivals")
+    st.plotly_chart(concurrency_figure(conc, plan_sessions=result.sessions_per_gpu), key="traces_concurrency")
     st.caption(f"Each request is active for its output tokens at {inputs.session_decode_tokens_per_s:g} tokens/s "
                f"(the plan's decode speed per session), queueing ignored: peak {conc.peak_concurrent_requests:,}, "
                f"mean {conc.mean_concurrent_requests:.3g} requests in flight; the plan fits "
@@ -261,12 +268,13 @@ block_bytes = kv_per_token * trace.block_tokens
 hits = profile.hits(capacity_blocks, ttl_s)
 unlimited = profile.hits(None, ttl_s)
 
-st.subheader(f"Measured at the usable KV of one {result.gpu_name}")
-h1, h2, h3, h4 = st.columns(4)
-h1.metric("Token hit rate", f"{hits.token_hit_rate:.1%}")
-h2.metric("Block hit rate", f"{hits.block_hit_rate:.1%}")
-h3.metric("Cache (usable KV per GPU)", format_bytes(capacity_blocks * block_bytes))
-h4.metric("Unlimited-cache token hit rate", f"{unlimited.token_hit_rate:.1%}")
+st.subheader(t("Measured at the usable KV of one {gpu}", gpu=result.gpu_name))
+h1, h2 = st.columns(2)
+h3, h4 = st.columns(2)
+h1.metric(t("Token hit rate"), num(f"{hits.token_hit_rate:.1%}"))
+h2.metric(t("Block hit rate"), num(f"{hits.block_hit_rate:.1%}"))
+h3.metric(t("Cache (usable KV per GPU)"), num(format_bytes(capacity_blocks * block_bytes)))
+h4.metric(t("Unlimited-cache token hit rate"), num(f"{unlimited.token_hit_rate:.1%}"))
 st.caption(f"{result.model_name}: {kv_per_token:,.6g} B per token at the trace's mean prompt "
            f"({typical_context_tokens(trace):,} tokens), {trace.block_tokens:,}-token blocks of "
            f"{block_bytes:,.0f} B: {capacity_blocks:,} blocks fit. TTL: {ttl_label(ttl_s)}. "
@@ -276,23 +284,25 @@ if result.usable_kv_bytes <= 0:
     st.warning(result.message or "No usable KV on this GPU: the cache holds nothing.")
 
 use_rate = round(hits.token_hit_rate, 2)
-if st.button(f"Use this hit rate on the Plan page ({use_rate:.2f}, token-weighted)", key="traces_use_hit_rate"):
+if st.button(num(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=f"{use_rate:.2f}")),
+             key="traces_use_hit_rate"):
     update_inputs(hit_rate=use_rate)
-    st.success(f"The Plan page's prefix hit rate is now {use_rate:.2f} (rounded to its 0.01 step).")
+    st.success(num(t("The Plan page's prefix hit rate is now {hit} (rounded to its 0.01 step).", hit=f"{use_rate:.2f}")))
 
 caps = sorted(set(default_capacities(profile).tolist()) | {capacity_blocks})
 curve = capacity_curve(profile, caps, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token)
 st.plotly_chart(capacity_curve_figure(curve, usable_kv_bytes=capacity_blocks * block_bytes,
-                                      usable_label=f"usable KV on {result.gpu_name}",
+                                      usable_label=f"this plan's usable KV on {result.gpu_name}",
                                       title=f"Hit rate vs cache capacity (TTL: {ttl_label(ttl_s)})"),
                 key="traces_curve")
-st.download_button("Download the curve (CSV)", to_csv_bytes(curve), mime=CSV_MIME, key="traces_curve_csv",
+st.download_button(t("Download the curve (CSV)"), to_csv_bytes(curve), mime=CSV_MIME, key="traces_curve_csv",
                    file_name="kvplan-hit-rate-vs-capacity.csv",
-                   help="Columns as planner.traces.CURVE_COLUMNS (docs/traces.md).")
+                   help=t("Columns as planner.traces.CURVE_COLUMNS (docs/traces.md)."))
 
 left, right = st.columns(2)
 left.plotly_chart(ttl_curve_figure(ttl_curve(profile, DEFAULT_TTLS_S, capacity_blocks=capacity_blocks),
-                                   title="Hit rate vs TTL at the usable KV"), key="traces_ttl_curve")
+                                   title="Hit rate vs TTL at the usable KV",
+                                   plan_ttl_s=float("inf") if ttl_s is None else ttl_s), key="traces_ttl_curve")
 
 replays = st.session_state.setdefault("traces_replays", {})
 replay_key = (trace_key, capacity_blocks, ttl_s, kv_per_token)
@@ -309,7 +319,7 @@ right.plotly_chart(cache_bytes_figure(timeline, capacity_bytes=capacity_blocks *
 # ---------------------------------------------------------------------------
 # Fleet of replicas (planner.traces.fleet: stack distances, or simulation for prefix routing)
 # ---------------------------------------------------------------------------
-st.subheader("Fleet: N replicas, each with this cache")
+st.subheader(t("Fleet: N replicas, each with this cache"))
 f1, f2 = st.columns(2)
 fleet_ns = f1.multiselect("Replicas", FLEET_REPLICAS, default=[1, 2, 4, 8, 16], key="traces_fleet_replicas")
 fleet_policies = f2.multiselect("Routing (prefix is simulated request by request: slower)", list(ROUTING_POLICIES),
@@ -324,7 +334,7 @@ if fleet_ns and fleet_policies:
                                         ttl_s=ttl_s, progress=lambda f, label: bar.progress(min(f, 1.0), text=label))
         bar.empty()
     table, _ = fleets[fleet_key]
-    st.plotly_chart(fleet_figure(table), key="traces_fleet_chart")
+    st.plotly_chart(fleet_figure(table, plan_hit_rate=inputs.hit_rate), key="traces_fleet_chart")
     st.caption("Routing: random and round-robin ignore the cache; session keeps a conversation on one replica "
                "(by the first block past the prefix every request shares, when the trace has no session id); "
                "prefix sends a request to the replica holding its longest cached prefix (simulated). Load "
@@ -342,5 +352,5 @@ if fleet_ns and fleet_policies:
         update_inputs(hit_rate=fleet_rate)
         st.success(f"The Plan page's prefix hit rate is now {fleet_rate:.2f} ({pick_n} replicas, {pick_policy}).")
 
-with st.expander("Lengths, arrivals and concurrency", expanded=False):
+with st.expander(t("Lengths, arrivals and concurrency"), expanded=False):
     show_traffic()

@@ -6,12 +6,14 @@ import argparse
 import json
 
 from planner.catalog import GPUS, models
-from planner.kv_notes import window_cap
 from planner.cli.args import add_accelerators_flag, user_accelerators
+from planner.kv_notes import window_cap
 from planner.units import format_bytes, to_gib
 
 LONG_CONTEXT_TOKENS = 1_000_000
 """Length at which the listed slope is taken: windows are full, only growing KV counts."""
+SHORT_CONTEXT_TOKENS = 1_000
+"""Length at which the per-token bytes inside every window are taken (windows of this catalog are longer)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,7 +32,10 @@ def run_models(args: argparse.Namespace) -> int:
     rows = []
     for m in models().values():
         est = m.estimate(LONG_CONTEXT_TOKENS, None)
+        short = m.estimate(SHORT_CONTEXT_TOKENS, None)
         rows.append({"id": m.id, "name": m.name, "kv_bytes_per_token": est.kv_bytes_per_token,
+                     "kv_bytes_per_token_short": short.kv_bytes / SHORT_CONTEXT_TOKENS,
+                     "window_capped_bytes": m.capped_bytes(LONG_CONTEXT_TOKENS, "native"),
                      "basis": est.basis, "native_kv_format": m.native_format_label,
                      "max_context_tokens": m.max_context_tokens, "total_params": m.total_params,
                      "weight_format": m.weight_format, "source": m.source})
@@ -41,9 +46,13 @@ def run_models(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, allow_nan=False))
     else:
+        print(f"{'model':<22} {'B/token, 1k tokens':>19} {'B/token past windows':>21} {'window-capped':>24}  "
+              f"{'max context':>11}  name")
         for r in rows:
-            window = f"  ({r['window_note']})" if r["window_note"] else ""
-            print(f"{r['id']:<22} {r['kv_bytes_per_token']:>12,.6g} B/token at long context  {r['name']}{window}")
+            capped = format_bytes(r["window_capped_bytes"]) if r["window_capped_bytes"] else "none"
+            max_ctx = f"{r['max_context_tokens']:,}" if r["max_context_tokens"] else "unknown"
+            print(f"{r['id']:<22} {r['kv_bytes_per_token_short']:>19,.6g} {r['kv_bytes_per_token']:>21,.6g} "
+                  f"{capped:>24}  {max_ctx:>11}  {r['name']}")
     return 0
 
 

@@ -153,8 +153,8 @@ def run(args: argparse.Namespace) -> int:
     for row in top.itertuples():
         cost = "" if math.isnan(row.cost_per_hour) else f", {row.cost_per_hour:,.2f} per hour"
         mark = " *" if row.pareto else ""
-        print(f"{row.rank:>4}. {row.total_gpus:,} x {row.accelerator} ({row.replicas:,} {plural(row.replicas, 'replica')} of "
-              f"{row.gpus_per_replica} {plural(row.gpus_per_replica, 'GPU')}, attention {row.attention}, KV {row.kv_format}, weights {row.weight_format}, "
+        print(f"{row.rank:>4}. {row.total_gpus:,} x {row.accelerator} ({plural(row.replicas, 'replica')} of "
+              f"{plural(row.gpus_per_replica, 'GPU')}, attention {row.attention}, KV {row.kv_format}, weights {row.weight_format}, "
               f"hit rate {row.hit_rate:.3g}): "
               f"{format_figure(row.capacity, 6)} {unit}, headroom {row.headroom:.1%}{cost}{mark}")
         print(f"      verified by the plan: {'yes' if row.verified else 'no'}; {row.one_fewer}")

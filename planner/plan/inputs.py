@@ -86,8 +86,8 @@ def weights_setting(model_id: str, weight_format: str | None, weights_gib: float
     '12.5 GiB / 2 GPUs'
     """
     if weights_gib is not None:
-        return f"{float(weights_gib)!r} GiB / {gpus_per_replica} {plural(gpus_per_replica, 'GPU')}"
-    return f"{model_id} {weight_format or 'catalog'} weights / {gpus_per_replica} {plural(gpus_per_replica, 'GPU')}"
+        return f"{float(weights_gib)!r} GiB / {plural(gpus_per_replica, 'GPU')}"
+    return f"{model_id} {weight_format or 'catalog'} weights / {plural(gpus_per_replica, 'GPU')}"
 
 
 class PlanInputs(BaseModel):

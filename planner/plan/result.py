@@ -151,9 +151,9 @@ def _tp_kv_words(model: ModelSpec | None, fmt: str | None, tp: int) -> str:
     if heads:
         per_gpu = -(-heads // tp)
         if heads >= tp:
-            parts.append(f"split the {heads} KV {plural(heads, 'head')} ({per_gpu} per GPU)")
+            parts.append(f"split the {plural(heads, 'KV head')} ({per_gpu} per GPU)")
         else:
-            parts.append(f"repeat the {heads} KV {plural(heads, 'head')} (TP {tp} passes them: each GPU keeps one head, "
+            parts.append(f"repeat the {plural(heads, 'KV head')} (TP {tp} passes them: each GPU keeps one head, "
                          f"each head is on {tp // heads} or more ranks)")
     replicated = [g.name for g in groups if g.replicated_on_tp]
     if replicated:
@@ -170,7 +170,7 @@ def parallelism_note(inputs: PlanInputs, model: ModelSpec | None = None, fmt: st
     split = kv_split(inputs)
     g = inputs.gpus_per_replica
     pp = f", pipeline parallel {split.pp} (layers split)" if split.pp > 1 else ""
-    gpus = f"{g} {plural(g, 'GPU')}"
+    gpus = plural(g, "GPU")
     if inputs.attention_parallelism == "tp":
         if split.tp == 1:
             ranks = "one GPU holds the whole KV of each layer"
@@ -248,7 +248,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
             alt = plan(inputs.model_copy(update={"attention_parallelism": "tp"}), model)
             if alt.sessions_per_replica > 0:
                 message += (f" Under tensor-parallel attention (attention_parallelism=tp) the replica's "
-                            f"{inputs.gpus_per_replica} {plural(inputs.gpus_per_replica, 'GPU')} would split each session's KV heads and "
+                            f"{plural(inputs.gpus_per_replica, 'GPU')} would split each session's KV heads and "
                             f"{alt.sessions_per_replica:,} sessions would fit per replica.")
     elif sessions >= MAX_SESSIONS_PER_GPU:
         message = ("Memory does not bound sessions: every token of a session is in the shared prefix "

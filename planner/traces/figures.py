@@ -13,8 +13,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from planner.traces.arrivals import Concurrency
+from planner.chart_style import LEGEND_ABOVE
 from planner.units import GB, GiB, format_bytes, format_number
 
+_TOP_MARGIN = {"t": 90}
+"""Room for a title and a legend row above the plot."""
 _BLOCK_COLOR = "#636EFA"
 _TOKEN_COLOR = "#EF553B"
 
@@ -36,7 +39,7 @@ def _gb_gib_ticktext(gb: float) -> str:
 
 
 def capacity_curve_figure(curve: pd.DataFrame, *, usable_kv_bytes: float | None = None,
-                          usable_label: str = "usable KV", title: str = "Prefix-cache hit rate vs cache capacity",
+                          usable_label: str = "this plan's usable KV", title: str = "Prefix-cache hit rate vs cache capacity",
                           ) -> go.Figure:
     """Hit rate (block- and token-weighted) against capacity, log scale.
 
@@ -73,13 +76,14 @@ def capacity_curve_figure(curve: pd.DataFrame, *, usable_kv_bytes: float | None 
             lo, hi = min(lo, usable_kv_bytes / GB), max(hi, usable_kv_bytes / GB)
         ticks = _nice_ticks(lo, hi)
         xaxis.update(tickvals=ticks, ticktext=[_gb_gib_ticktext(t) for t in ticks])
-    fig.update_layout(title=title, xaxis=xaxis, yaxis={"title": "hit rate", "tickformat": ".0%", "range": [0, 1]},
-                      legend={"orientation": "h", "y": -0.25}, margin={"t": 50})
+    fig.update_layout(title=title, xaxis=xaxis, yaxis={"title": "Hit rate", "tickformat": ".0%", "range": [0, 1]},
+                      legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     if has_bytes and usable_kv_bytes is not None and usable_kv_bytes > 0:
         # Shapes on a log axis take log10 of the data value (plotly.js): without it a 64 GB line lands at 10^64.
+        # The label sits low, on an opaque box: the hit-rate curves rise towards the top.
         fig.add_vline(x=math.log10(usable_kv_bytes / GB), line_dash="dash", line_color="#444",
                       annotation_text=f"{usable_label}: {format_bytes(usable_kv_bytes)}",
-                      annotation_position="top left")
+                      annotation_position="bottom left", annotation_bgcolor="rgba(255,255,255,0.9)")
     return fig
 
 
@@ -91,11 +95,13 @@ def _ttl_label(ttl_s: float) -> str:
     return f"{ttl_s:g} s"
 
 
-def ttl_curve_figure(ttl_df: pd.DataFrame, *, title: str = "Prefix-cache hit rate vs TTL") -> go.Figure:
-    """Hit rate against TTL (one category per TTL, "no TTL" last).
+def ttl_curve_figure(ttl_df: pd.DataFrame, *, title: str = "Prefix-cache hit rate vs TTL",
+                     plan_ttl_s: float | None = None) -> go.Figure:
+    """Hit rate against TTL (one category per TTL, "no TTL" last), the plan's TTL marked.
 
     Args:
         ttl_df: DataFrame with ``planner.traces.stack.TTL_CURVE_COLUMNS``.
+        plan_ttl_s: the TTL in use (``inf``: no TTL), marked and labelled when it is one of the rows.
     """
     labels = [_ttl_label(float(t)) for t in ttl_df["ttl_s"]]
     fig = go.Figure()
@@ -103,21 +109,34 @@ def ttl_curve_figure(ttl_df: pd.DataFrame, *, title: str = "Prefix-cache hit rat
                              ("block_hit_rate", "block-weighted", _BLOCK_COLOR)):
         fig.add_trace(go.Scatter(x=labels, y=ttl_df[col], mode="lines+markers", name=name, line={"color": color},
                                  hovertemplate="TTL %{x}: %{y:.1%}<extra>%{fullData.name}</extra>"))
+    if plan_ttl_s is not None and _ttl_label(float(plan_ttl_s)) in labels:
+        fig.add_vline(x=labels.index(_ttl_label(float(plan_ttl_s))), line_dash="dash", line_color="#444",
+                      annotation_text=f"this plan: {_ttl_label(float(plan_ttl_s))}", annotation_position="bottom right",
+                      annotation_bgcolor="rgba(255,255,255,0.9)")
     fig.update_layout(title=title, xaxis={"title": "TTL (entries unused this long expire)", "type": "category"},
-                      yaxis={"title": "hit rate", "tickformat": ".0%", "range": [0, 1]},
-                      legend={"orientation": "h", "y": -0.25}, margin={"t": 50})
+                      yaxis={"title": "Hit rate", "tickformat": ".0%", "range": [0, 1]},
+                      legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     return fig
 
 
-def concurrency_figure(conc: Concurrency, *, title: str = "Concurrent requests (estimated)") -> go.Figure:
-    """Requests in flight over time, a step line (x in minutes since the first arrival)."""
+def concurrency_figure(conc: Concurrency, *, title: str = "Concurrent requests (estimated)",
+                       plan_sessions: int | None = None) -> go.Figure:
+    """Requests in flight over time, a step line (x in minutes since the first arrival).
+
+    Args:
+        plan_sessions: the plan's sessions per GPU, drawn as a labelled line (what one GPU holds).
+    """
     f = conc.frame
     fig = go.Figure(go.Scatter(x=f["time_s"] / 60, y=f["concurrent_requests"], mode="lines", line={"shape": "hv"},
                                name="requests in flight",
                                hovertemplate="%{x:.2f} min: %{y} requests<extra></extra>"))
     fig.add_hline(y=conc.mean_concurrent_requests, line_dash="dot",
                   annotation_text=f"mean {conc.mean_concurrent_requests:.1f}", annotation_position="top left")
-    fig.update_layout(title=title, xaxis={"title": "time since first arrival (min)"},
+    if plan_sessions is not None:
+        fig.add_hline(y=plan_sessions, line_dash="dash", line_color="#444",
+                      annotation_text=f"this plan: {plan_sessions:,} sessions per GPU",
+                      annotation_position="top right", annotation_bgcolor="rgba(255,255,255,0.9)")
+    fig.update_layout(title=title, xaxis={"title": "Time since first arrival (min)"},
                       yaxis={"title": "requests in flight"}, showlegend=False, margin={"t": 50})
     return fig
 
@@ -147,28 +166,39 @@ def cache_bytes_figure(timeline: pd.DataFrame, *, capacity_bytes: float | None =
                                hovertemplate=hover, name="cache"))
     if has_bytes and capacity_bytes is not None and math.isfinite(capacity_bytes):
         fig.add_hline(y=capacity_bytes / GB, line_dash="dash",
-                      annotation_text=f"capacity {format_bytes(capacity_bytes)}", annotation_position="bottom right")
+                      annotation_text=f"this plan's usable KV: {format_bytes(capacity_bytes)}",
+                      annotation_position="bottom right", annotation_bgcolor="rgba(255,255,255,0.9)")
     fig.update_layout(title=title, xaxis={"title": "time since first arrival (min)"}, yaxis={"title": ytitle},
                       showlegend=False, margin={"t": 50})
     return fig
 
 
-def arrivals_figure(per_minute: pd.DataFrame, *, title: str = "Arrivals per minute") -> go.Figure:
-    """Requests per minute (bars).
+def arrivals_figure(per_minute: pd.DataFrame, *, title: str = "Arrivals per minute",
+                    plan_requests_per_min: float | None = None) -> go.Figure:
+    """Requests per minute (bars), the plan's request rate per GPU as a labelled line.
 
     Args:
         per_minute: DataFrame with ``planner.traces.arrivals.ARRIVAL_COLUMNS``.
+        plan_requests_per_min: the plan's request rate per GPU, per minute (None: undefined).
     """
     fig = go.Figure(go.Bar(x=per_minute["minute"], y=per_minute["requests"], name="requests",
-                           hovertemplate="minute %{x}: %{y} requests<extra></extra>"))
+                           hovertemplate="minute %{x}: %{y:,} requests<extra></extra>"))
+    if plan_requests_per_min is not None and math.isfinite(plan_requests_per_min):
+        fig.add_hline(y=plan_requests_per_min, line_dash="dash", line_color="#444",
+                      annotation_text=f"this plan: {plan_requests_per_min:,.4g} requests/min per GPU",
+                      annotation_position="top right", annotation_bgcolor="rgba(255,255,255,0.9)")
     fig.update_layout(title=title, xaxis={"title": "minute since first arrival"}, yaxis={"title": "requests"},
                       showlegend=False, margin={"t": 50})
     return fig
 
 
 def lengths_figure(input_tokens: np.ndarray, output_tokens: np.ndarray, *,
-                   title: str = "Prompt and output lengths") -> go.Figure:
-    """Histograms of prompt and output tokens per request (log-spaced bins)."""
+                   title: str = "Prompt and output lengths", plan_context_tokens: int | None = None) -> go.Figure:
+    """Histograms of prompt and output tokens per request (log-spaced bins), the plan's context marked.
+
+    Args:
+        plan_context_tokens: the plan's context per session, drawn as a labelled vertical line.
+    """
     fig = go.Figure()
     for values, name in ((np.asarray(input_tokens), "prompt tokens"), (np.asarray(output_tokens), "output tokens")):
         v = values[values > 0]
@@ -178,21 +208,27 @@ def lengths_figure(input_tokens: np.ndarray, output_tokens: np.ndarray, *,
                                    hovertemplate="10^%{x:.2f} tokens: %{y} requests<extra>%{fullData.name}</extra>"))
     ticks = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]
     fig.update_layout(title=title, barmode="overlay",
-                      xaxis={"title": "tokens per request (log scale)", "tickvals": np.log10(ticks).tolist(),
+                      xaxis={"title": "Tokens per request (log scale)", "tickvals": np.log10(ticks).tolist(),
                              "ticktext": [f"{t:,}" for t in ticks]},
-                      yaxis={"title": "requests"}, legend={"orientation": "h", "y": -0.25}, margin={"t": 50})
+                      yaxis={"title": "Requests"}, legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
+    if plan_context_tokens:
+        fig.add_vline(x=math.log10(plan_context_tokens), line_dash="dash", line_color="#444",
+                      annotation_text=f"this plan: {plan_context_tokens:,} tokens", annotation_position="top left",
+                      annotation_bgcolor="rgba(255,255,255,0.9)")
     return fig
 
 
 _ROUTING_COLORS = {"random": "#636EFA", "round-robin": "#AB63FA", "session": "#00CC96", "prefix": "#EF553B"}
 
 
-def fleet_figure(table: pd.DataFrame, *, title: str = "Token hit rate vs replicas, by routing") -> go.Figure:
+def fleet_figure(table: pd.DataFrame, *, title: str = "Token hit rate vs replicas, by routing",
+                 plan_hit_rate: float | None = None) -> go.Figure:
     """Aggregate token hit rate against the number of replicas, one line per routing policy.
 
     Args:
         table: DataFrame with ``planner.traces.fleet.FLEET_COLUMNS``.
         title: figure title.
+        plan_hit_rate: the plan's prefix hit rate (0-1), drawn as a labelled line.
 
     Returns:
         One line trace per routing policy; x is replicas on a log2 axis, y the
@@ -209,8 +245,13 @@ def fleet_figure(table: pd.DataFrame, *, title: str = "Token hit rate vs replica
             hovertemplate=("%{x} replicas: token hit rate %{y:.1f}%, block %{customdata[0]:.1f}%<br>"
                            "load imbalance %{customdata[1]:.3f} (max / mean requests), %{customdata[2]}"
                            f"<extra>{routing}</extra>")))
-    fig.update_layout(title=title, xaxis_title="replicas (each with the cache size)",
-                      yaxis_title="token hit rate (%)", legend_title="routing", hovermode="closest")
+    if plan_hit_rate is not None:
+        fig.add_hline(y=plan_hit_rate * 100, line_dash="dash", line_color="#444",
+                      annotation_text=f"this plan's hit rate: {plan_hit_rate:.2f}", annotation_position="bottom right",
+                      annotation_bgcolor="rgba(255,255,255,0.9)")
+    fig.update_layout(title=title, xaxis_title="Replicas (each with the cache size)",
+                      yaxis_title="Token hit rate (%)", legend_title="routing", hovermode="closest",
+                      legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     fig.update_xaxes(type="log", dtick=math.log10(2), tickformat="d")
     fig.update_yaxes(rangemode="tozero")
     return fig

@@ -127,9 +127,9 @@ def test_page_switches_keep_the_link_and_the_share_link_reopens_the_page(app_ser
     _wait_for(lambda: _query(page).get("hit") == "0.51" and _query(page).get("gpus") == "1",
               "the plan's parameters back in the URL after the page switch")
     share = page.get_by_test_id("stSidebar").get_by_test_id("stCode")
-    expect(share).to_contain_text("page=model")
+    expect(share).to_contain_text(app_server + "/model?")
     link = share.inner_text().strip()
-    assert urlsplit(link).path == "/"
+    assert urlsplit(link).path == "/model" and "page=" not in link
 
     other = browser.new_context().new_page()  # a colleague opens the link
     try:

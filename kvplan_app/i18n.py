@@ -1,0 +1,91 @@
+"""The dashboard's words in English and Spanish: one catalogue, a language per session, numbers per locale.
+
+Strings are written in English in the page scripts and wrapped in :func:`t`;
+the Spanish catalogue (``kvplan_app/locales/es.py``) maps each English string
+to its translation. A string missing from the catalogue shows in English, and
+``tests/test_i18n.py`` lists every wrapped string that has no translation, so
+adding a page means wrapping its strings and adding lines to the catalogue.
+
+Placeholders use ``str.format`` names: ``t("KV at {tokens} tokens", tokens="1,000")``.
+Numbers shown in the UI go through :func:`num` (thousands and decimal
+separators of the language); CSV and plan files keep one machine format
+whatever the language.
+
+The language comes from the link (``?lang=es``, kept in share links; English,
+the default, is left out of links) or the sidebar switch, and is remembered
+for the session.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import streamlit as st
+
+from kvplan_app.locales import es
+
+LANGUAGES: dict[str, str] = {"en": "English", "es": "Español"}
+"""Language code -> its name, in that language (the sidebar switch shows these)."""
+DEFAULT_LANGUAGE = "en"
+LANG_PARAM = "lang"
+"""Query key of the language in links."""
+
+CATALOGUES: dict[str, dict[str, str]] = {"en": {}, "es": es.STRINGS}
+"""Language -> English text -> translation (English maps to itself)."""
+
+_SESSION_KEY = "ui_lang"
+_NUMBER = re.compile(r"(?<![A-Za-z\d.,])\d[\d,]*(?:\.\d+)?")
+"""A number in English format, not part of a name (``V4.1`` and ``H200`` stay as they are)."""
+
+
+def language() -> str:
+    """This session's language: the sidebar choice, else the link's ``lang``, else English."""
+    lang = st.session_state.get(_SESSION_KEY)
+    if lang not in LANGUAGES:
+        lang = str(st.query_params.get(LANG_PARAM, DEFAULT_LANGUAGE))
+        lang = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+        st.session_state[_SESSION_KEY] = lang
+    return lang
+
+
+def t(text: str, /, **values: Any) -> str:
+    """``text`` in this session's language, with ``values`` put into its ``{name}`` placeholders."""
+    out = CATALOGUES.get(language(), {}).get(text, text)
+    return out.format(**values) if values else out
+
+
+def num(text: str) -> str:
+    """Numbers inside an English-formatted string (``1,234.5``) written with this language's separators.
+
+    Pass figures, not names: a name such as "Llama 3.1 8B" would be localized too.
+
+    >>> import kvplan_app.i18n as i; i.localize_numbers("0.89 GB (0.829 GiB), 1,144 sessions", "es")
+    '0,89 GB (0,829 GiB), 1.144 sessions'
+    """
+    return localize_numbers(text, language())
+
+
+def localize_numbers(text: str, lang: str) -> str:
+    """See :func:`num`; pure (no session)."""
+    if lang == "en":
+        return text
+    return _NUMBER.sub(lambda m: m.group(0).translate(_SWAP), text)
+
+
+_SWAP = str.maketrans({",": ".", ".": ","})
+
+
+def language_switch() -> None:
+    """The sidebar's language select; a language other than English goes into the link (``lang``)."""
+    from kvplan_app.state import set_link_param  # state holds the link; it never imports this module
+
+    current = language()
+
+    def _chosen() -> None:
+        st.session_state[_SESSION_KEY] = st.session_state["ui_lang_choice"]
+
+    st.session_state.setdefault("ui_lang_choice", current)
+    st.selectbox("Language · Idioma", list(LANGUAGES), key="ui_lang_choice", format_func=LANGUAGES.get,
+                 on_change=_chosen)
+    set_link_param(LANG_PARAM, None if current == DEFAULT_LANGUAGE else current)

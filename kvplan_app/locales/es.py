@@ -1,0 +1,435 @@
+"""Spanish catalogue: English source text -> Spanish.
+
+Placeholders (``{name}``) must be kept. Add a line per new string; ``tests/test_i18n.py`` lists wrapped strings
+that have no translation yet.
+"""
+
+STRINGS: dict[str, str] = {
+    # -- router, sidebar, share link -----------------------------------------------------------------------------
+    "kvplan: KV-cache capacity planner": "kvplan: planificador de capacidad de la caché KV",
+    "GB = 10^9 B · GiB = 2^30 B. Figures are per GPU unless marked per replica.":
+        "GB = 10^9 B · GiB = 2^30 B. Las cifras son por GPU salvo que se indique por réplica.",
+    "Plan": "Plan",
+    "Model": "Modelo",
+    "Traces": "Trazas",
+    "Frontier": "Frontera",
+    "GB vs context": "GB según contexto",
+    "Live probe": "Sonda en vivo",
+    "Share link": "Enlace para compartir",
+    "Opens this page with the same inputs, numbers and language.":
+        "Abre esta página con las mismas entradas, cifras e idioma.",
+    # -- Plan page: first screen ---------------------------------------------------------------------------------
+    "KV-cache plan": "Plan de caché KV",
+    "GPU": "GPU",
+    "Custom HBM size": "Tamaño de HBM propio",
+    "GPUs per replica": "GPU por réplica",
+    "GPUs that split one replica's weights, 1 to 1,024.": "GPU que se reparten los pesos de una réplica, de 1 a 1.024.",
+    "TP: split KV heads": "TP: reparte KV",
+    "DP: whole sessions": "DP: sesiones enteras",
+    "Attention parallelism": "Paralelismo de atención",
+    "tp (vLLM, SGLang default): each session spans the replica's GPUs, which split its KV heads (MLA latents are "
+    "replicated); sessions are counted per replica. dp (SGLang --enable-dp-attention): each GPU holds whole sessions.":
+        "tp (por defecto en vLLM y SGLang): cada sesión ocupa todas las GPU de la réplica, que se reparten sus cabezas KV "
+        "(los latentes MLA se replican); las sesiones se cuentan por réplica. dp (SGLang --enable-dp-attention): cada "
+        "GPU guarda sesiones enteras.",
+    "Context (tokens per session)": "Contexto (tokens por sesión)",
+    "Prompt + history per session: 1,000,000, 1M, 128k or 1e6.":
+        "Prompt + historial por sesión: 1.000.000, 1M, 128k o 1e6.",
+    "Output tokens per request": "Tokens de salida por petición",
+    "KV format": "Formato KV",
+    "native (the model's own)": "nativo (el del modelo)",
+    "HBM per GPU (GiB)": "HBM por GPU (GiB)",
+    "HBM (GiB), typed": "HBM (GiB), escrita",
+    "Prefix hit rate": "Tasa de acierto del prefijo",
+    "Hit rate, typed": "Acierto escrito",
+    "HBM {gb} GB, slider {lo} to {hi} GiB": "HBM {gb} GB, control de {lo} a {hi} GiB",
+    "{capacity} on the data sheet": "{capacity} en la hoja de datos",
+    "custom": "propia",
+    ", the device's reported total": ", el total que informa el dispositivo",
+    "hit rate 0 to 1: the share of each context already in the prefix cache.":
+        "tasa de acierto de 0 a 1: la parte de cada contexto que ya está en la caché de prefijos.",
+    "Sessions per GPU ({attention} attention)": "Sesiones por GPU (atención {attention})",
+    "Sessions per replica ({attention} attention)": "Sesiones por réplica (atención {attention})",
+    "{gpus} per replica.": "{gpus} por réplica.",
+    "GPUs": "GPU",
+    "Request rate per GPU": "Peticiones por segundo por GPU",
+    "undefined (no output tokens)": "sin definir (sin tokens de salida)",
+    "Limited by {limit}.": "Limitada por {limit}.",
+    "decode throughput": "el rendimiento de decodificación",
+    "none": "nada",
+    "Usable KV per GPU": "KV utilizable por GPU",
+    " (measured)": " (medido)",
+    "HBM x utilization - weights - reserve.": "HBM x utilización - pesos - reserva.",
+    "KV per session in HBM": "KV por sesión en HBM",
+    "Per GPU: the uncached tail plus output tokens": "Por GPU: la cola sin caché más los tokens de salida",
+    " plus window state": " más el estado de ventana",
+    "; the shared prefix is stored once.": "; el prefijo compartido se guarda una sola vez.",
+    # -- Plan page: chart --------------------------------------------------------------------------------------------
+    "Context (tokens)": "Contexto (tokens)",
+    "Sessions per GPU": "Sesiones por GPU",
+    "sessions per GPU": "sesiones por GPU",
+    "past the model's maximum": "más allá del máximo del modelo",
+    "model maximum {tokens} tokens": "máximo del modelo {tokens} tokens",
+    "this plan: {sessions} at {tokens} tokens": "este plan: {sessions} con {tokens} tokens",
+    "this plan: no session fits at {tokens} tokens": "este plan: no cabe ninguna sesión con {tokens} tokens",
+    # -- Plan page: assumptions ----------------------------------------------------------------------------------
+    "Parallelism, memory and throughput assumptions": "Supuestos de paralelismo, memoria y rendimiento",
+    "GPU memory utilization": "Uso de la memoria de la GPU",
+    "Runtime reserve per GPU (GiB)": "Reserva del motor por GPU (GiB)",
+    "Weight format": "Formato de los pesos",
+    "catalog ({format})": "catálogo ({format})",
+    "Decode throughput per GPU (tokens/s)": "Rendimiento de decodificación por GPU (tokens/s)",
+    "Decode speed per session (tokens/s)": "Velocidad de decodificación por sesión (tokens/s)",
+    "Keep window state in HBM (not host RAM)": "Guardar el estado de ventana en HBM (no en la RAM del host)",
+    "Pipeline stages (split layers)": "Etapas de pipeline (capas repartidas)",
+    "Must divide the GPUs per replica; TP = GPUs / stages.": "Debe dividir las GPU por réplica; TP = GPU / etapas.",
+    "Misses, replay and tiers": "Fallos, repetición y niveles",
+    "Distinct shared prefixes per GPU": "Prefijos compartidos distintos por GPU",
+    "Each is stored once; sessions share them.": "Cada uno se guarda una vez; las sesiones los comparten.",
+    "Mean pause between turns (s)": "Pausa media entre turnos (s)",
+    "Tool calls, approvals, background jobs. 0 = no pauses.":
+        "Llamadas a herramientas, aprobaciones, tareas de fondo. 0 = sin pausas.",
+    "Pause distribution": "Distribución de las pausas",
+    "exponential": "exponencial",
+    "fixed": "fija",
+    "Window-state TTL in host RAM (s)": "TTL del estado de ventana en la RAM del host (s)",
+    "DeepSeek V4.1: minute-level. 0 = never persisted (vLLM always replays).":
+        "DeepSeek V4.1: del orden de minutos. 0 = nunca se conserva (vLLM siempre repite).",
+    "Prefill throughput per GPU (tokens/s)": "Rendimiento de prellenado por GPU (tokens/s)",
+    "Prices replay and recompute (assumed).": "Da el coste de repetir y recalcular (supuesto).",
+    "Host RAM per GPU (GiB)": "RAM del host por GPU (GiB)",
+    "node: {gib} GiB": "nodo: {gib} GiB",
+    "Node RAM / GPUs per node. Empty = {node}.": "RAM del nodo / GPU por nodo. Vacío = {node}.",
+    "SSD per GPU (GiB)": "SSD por GPU (GiB)",
+    "Node SSD / GPUs per node. Empty = {node}.": "SSD del nodo / GPU por nodo. Vacío = {node}.",
+    "Sessions to carry per GPU": "Sesiones que llevar por GPU",
+    "what HBM holds": "lo que cabe en HBM",
+    "Running + paused; beyond HBM, paused sessions are parked in host RAM / SSD.":
+        "En curso + en pausa; más allá de la HBM, las sesiones en pausa se aparcan en la RAM del host / SSD.",
+    "Host RAM link": "Enlace con la RAM del host",
+    "SSD link": "Enlace con el SSD",
+    "Showing the last valid plan.": "Se muestra el último plan válido.",
+    "This plan uses measured figures: ": "Este plan usa cifras medidas: ",
+    "Use the planner's arithmetic instead": "Usar la aritmética del planificador",
+    # -- Plan page: details ------------------------------------------------------------------------------------------
+    "Details": "Detalles",
+    "Assumes": "Supone:",
+    "KV per GPU at {tokens} tokens": "KV por GPU con {tokens} tokens",
+    "KV per session with output (no sharing)": "KV por sesión con la salida (sin compartir)",
+    "Shared prefix (stored once)": "Prefijo compartido (guardado una vez)",
+    "Per session in HBM: {bytes} (uncached tail of {tail} + {output}":
+        "Por sesión en HBM: {bytes} (cola sin caché de {tail} + {output}",
+    " + window state {bytes}": " + estado de ventana {bytes}",
+    "). KV bytes per token: {bpt} B. Weights per GPU: {weights}. HBM: {hbm} ({source}). Rate limited by {limit}.":
+        "). Bytes de KV por token: {bpt} B. Pesos por GPU: {weights}. HBM: {hbm} ({source}). Ritmo limitado por "
+        "{limit}.",
+    "set by user": "fijada por el usuario",
+    "reported by the device": "informada por el dispositivo",
+    "vendor figure": "cifra del fabricante",
+    "token": "token",
+    "tokens": "tokens",
+    "output token": "token de salida",
+    "output tokens": "tokens de salida",
+    "session": "sesión",
+    "sessions": "sesiones",
+    "Window state in host RAM: {each} per session, {total} for {sessions}.":
+        "Estado de ventana en la RAM del host: {each} por sesión, {total} para {sessions}.",
+    "Miss probability (window state expired)": "Probabilidad de fallo (estado de ventana caducado)",
+    "P(pause > TTL), {distribution} pauses of mean {pause}, TTL {ttl}":
+        "P(pausa > TTL), pausas {distribution} de media {pause}, TTL {ttl}",
+    "Replay per turn": "Repetición por turno",
+    "{expected} tokens expected ({per_miss} per miss) at {rate} tokens/s":
+        "{expected} tokens esperados ({per_miss} por fallo) a {rate} tokens/s",
+    "Time to first token (resumed turn)": "Tiempo hasta el primer token (turno reanudado)",
+    "restore (state reload or replay, parked tail) + one decode step":
+        "restaurar (recarga del estado o repetición, cola aparcada) + un paso de decodificación",
+    "Parked session: reload from host RAM": "Sesión aparcada: recarga desde la RAM del host",
+    "{bytes} over {link}": "{bytes} por {link}",
+    "Parked session: recompute": "Sesión aparcada: recálculo",
+    "{tokens} tokens at {rate} tokens/s": "{tokens} tokens a {rate} tokens/s",
+    "Bytes per tier for {sessions} ({running} running): HBM {hbm} · host RAM {host} of {host_total} · SSD {ssd} of "
+    "{ssd_total} · evicted {evicted} · total {total}. Parked session back from SSD: {reload} ({link}); fastest "
+    "recovery: {fastest}.":
+        "Bytes por nivel para {sessions} ({running} en curso): HBM {hbm} · RAM del host {host} de {host_total} · SSD "
+        "{ssd} de {ssd_total} · expulsados {evicted} · total {total}. Sesión aparcada de vuelta desde el SSD: {reload} "
+        "({link}); recuperación más rápida: {fastest}.",
+    "host RAM reload": "recarga desde la RAM del host",
+    "SSD reload": "recarga desde el SSD",
+    "recompute": "recálculo",
+    "KV cache of one sequence vs context": "Caché KV de una secuencia según el contexto",
+    "KV cache by context (one sequence)": "Caché KV por contexto (una secuencia)",
+    "KV (B)": "KV (B)",
+    "KV (GB)": "KV (GB)",
+    "KV (GiB)": "KV (GiB)",
+    "State outside the pool (B)": "Estado fuera del pool (B)",
+    "Export": "Exportar",
+    "Download plan CSV": "Descargar el plan en CSV",
+    "Download plan JSON": "Descargar el plan en JSON",
+    "Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it.":
+        "Todas las entradas de este plan (docs/plan-files.md); `kvplan plan --plan FICHERO` lo lee.",
+    "Load plan JSON": "Cargar un plan JSON",
+    "A plan file of at most {kib} KiB.": "Un fichero de plan de {kib} KiB como mucho.",
+    "Source: {source}": "Fuente: {source}",
+}
+STRINGS.update({
+    ", pipeline parallel {pp} (layers split)": ", paralelismo de pipeline {pp} (capas repartidas)",
+    "Tensor-parallel attention (vLLM and SGLang default): the replica's TP {tp} ranks split the KV heads (latents are "
+    "replicated){pp}; each session spans all {gpus} GPUs, so sessions are counted per replica and per GPU is that "
+    "count / GPUs.":
+        "Atención con paralelismo de tensor (por defecto en vLLM y SGLang): los {tp} rangos TP de la réplica se reparten "
+        "las cabezas KV (los latentes se replican){pp}; cada sesión ocupa las {gpus} GPU, así que las sesiones se "
+        "cuentan por réplica y por GPU es esa cifra / GPU.",
+    "Data-parallel attention (SGLang --enable-dp-attention, DeepSeek's deployments): each GPU holds whole sessions at "
+    "TP 1{pp}; sessions per replica = sessions per GPU x {gpus} GPUs.":
+        "Atención con paralelismo de datos (SGLang --enable-dp-attention, despliegues de DeepSeek): cada GPU guarda "
+        "sesiones enteras con TP 1{pp}; sesiones por réplica = sesiones por GPU x {gpus} GPU.",
+})
+
+# -- Frontier page ---------------------------------------------------------------------------------------------------
+STRINGS.update({
+    "Frontier: sessions and request rate": "Frontera: sesiones y ritmo de peticiones",
+    "Accelerators (one line each)": "Aceleradores (una línea cada uno)",
+    "Longest context": "Contexto más largo",
+    "Prefix hit rate (context and rate figures)": "Tasa de acierto del prefijo (gráficos de contexto y ritmo)",
+    "Heatmap accelerator": "Acelerador del mapa de calor",
+    "custom (plan)": "propio (el del plan)",
+    "Scale throughput": "Escalar ritmos",
+    "Scale the plan's decode throughput by HBM bandwidth and its prefill throughput by BF16 FLOP/s, relative to the "
+    "plan's accelerator. Off: every accelerator gets the plan's figures.":
+        "Escala el rendimiento de decodificación del plan por el ancho de banda de HBM y el de prellenado por los "
+        "FLOP/s en BF16, respecto al acelerador del plan. Sin marcar: todos los aceleradores usan las cifras del plan.",
+    "Time to first token": "Tiempo hasta el primer token",
+    "{model}, {gpus} per replica, output {output}, {prefixes}, pauses {pause} ({distribution}), TTL {ttl}: every "
+    "other input comes from the Plan page.":
+        "{model}, {gpus} por réplica, salida {output}, {prefixes}, pausas {pause} ({distribution}), TTL {ttl}: el resto "
+        "de entradas viene de la página Plan.",
+    "shared prefix": "prefijo compartido",
+    "shared prefixes": "prefijos compartidos",
+    "Sessions per GPU at hit rate {hit}": "Sesiones por GPU con acierto {hit}",
+    "Request rate per GPU at hit rate {hit}": "Peticiones/s por GPU con acierto {hit}",
+    "{gpu}, {tokens} tokens.": "{gpu}, {tokens} tokens.",
+    "Current plan ({gpu}, {tokens} tokens, hit rate {hit}): {sessions} sessions per GPU ({replica} per replica), "
+    "{bytes} per session. The black diamond marks it on every figure.":
+        "Plan actual ({gpu}, {tokens} tokens, acierto {hit}): {sessions} sesiones por GPU ({replica} por réplica), "
+        "{bytes} por sesión. El rombo negro lo marca en cada gráfico.",
+    "Download the {name} grid (CSV)": "Descargar la rejilla {name} (CSV)",
+    "sessions-vs-context": "sesiones según contexto",
+    "sessions-vs-hit-rate": "sesiones según acierto",
+    "request-rate": "ritmo de peticiones",
+    "sessions-heatmap": "mapa de sesiones",
+    "Sessions per GPU vs context": "Sesiones por GPU según el contexto",
+    "Sessions per GPU vs prefix hit rate": "Sesiones por GPU según la tasa de acierto",
+    "Request-rate frontier": "Frontera del ritmo de peticiones",
+    "No output tokens in the plan: the request rate is undefined (no decode).":
+        "El plan no tiene tokens de salida: el ritmo de peticiones no está definido (no hay decodificación).",
+    "min(decode throughput / output tokens incl. replay prefill, sessions / time per request); ":
+        "mín(rendimiento de decodificación / tokens de salida con el prellenado repetido, sesiones / tiempo por "
+        "petición); ",
+    "throughputs scaled per accelerator.": "rendimientos escalados por acelerador.",
+    "every accelerator gets the plan's throughputs.": "todos los aceleradores usan los rendimientos del plan.",
+    "Sessions over context and hit rate": "Sesiones según contexto y tasa de acierto",
+})
+
+# -- GB vs context page ----------------------------------------------------------------------------------------------
+STRINGS.update({
+    "KV cache vs context": "Caché KV según el contexto",
+    "One sequence's KV cache in the engine's pool (native KV formats; window state kept outside the pool, as for "
+    "DeepSeek V4.1-Flash, is not included). GB = 10^9 B on the left axis, GiB = 2^30 B on the right.":
+        "La caché KV de una secuencia en el pool del motor (formatos KV nativos; no incluye el estado de ventana que se "
+        "guarda fuera del pool, como en DeepSeek V4.1-Flash). GB = 10^9 B en el eje izquierdo, GiB = 2^30 B en el "
+        "derecho.",
+    "Models": "Modelos",
+    "Accelerator (HBM line)": "Acelerador (línea de HBM)",
+    "Draw each curve past its model's maximum context (dashed)":
+        "Dibujar cada curva más allá del contexto máximo de su modelo (a trazos)",
+    "Download the curves (CSV)": "Descargar las curvas (CSV)",
+    "all {tokens} (the model's maximum)": "los {tokens} (el máximo del modelo)",
+    "at least {tokens}": "al menos {tokens}",
+    "Where one sequence stops fitting": "Dónde deja de caber una secuencia",
+    "KV per token at 1M tokens (B)": "KV por token con 1M tokens (B)",
+    "Longest context in {gpu} HBM (tokens)": "Contexto más largo en la HBM de {gpu} (tokens)",
+    "Longest context in usable KV (tokens)": "Contexto más largo en el KV utilizable (tokens)",
+    "unknown (no parameter count)": "desconocido (sin número de parámetros)",
+    "{gpu}: {bytes} ({how}). Usable KV: each model's weights (catalog format) over {gpus} per replica, the plan's "
+    "reserve ({reserve} GiB) and utilization ({util}).":
+        "{gpu}: {bytes} ({how}). KV utilizable: los pesos de cada modelo (formato del catálogo) en {gpus} por réplica, "
+        "la reserva del plan ({reserve} GiB) y su uso de memoria ({util}).",
+    "as the device reports it": "como lo informa el dispositivo",
+    "DeepSeek V4.1-Flash: KV by context": "DeepSeek V4.1-Flash: KV por contexto",
+    "Window state outside the pool (B)": "Estado de ventana fuera del pool (B)",
+    "890 B per token (DeepSeek V4.1 report, quoted in docs/sources.md) x tokens: 100k -> 0.089 GB, 250k -> 0.2225 "
+    "GB, 500k -> 0.445 GB, 1M -> 0.89 GB (0.829 GiB).":
+        "890 B por token (informe de DeepSeek V4.1, citado en docs/sources.md) x tokens: 100k -> 0.089 GB, "
+        "250k -> 0.2225 GB, 500k -> 0.445 GB, 1M -> 0.89 GB (0.829 GiB).",
+})
+STRINGS.update({
+    "Usable KV measured on {gpu} ({bytes}) applies to that accelerator only; the others use HBM x utilization - "
+    "weights - reserve.":
+        "El KV utilizable medido en {gpu} ({bytes}) vale solo para ese acelerador; los demás usan HBM x uso - pesos - "
+        "reserva.",
+})
+
+# -- Model page ------------------------------------------------------------------------------------------------------
+STRINGS.update({
+    "Model: KV accounting": "Modelo: cuentas del KV",
+    "Every figure is per GPU unless marked per replica. GB = 10^9 B, GiB = 2^30 B.":
+        "Cada cifra es por GPU salvo que se indique por réplica. GB = 10^9 B, GiB = 2^30 B.",
+    "Model source": "Origen del modelo",
+    "Catalog": "Catálogo",
+    "Import config.json": "Importar config.json",
+    "Starts from the Plan page's model, KV format, GPUs per replica (as TP), context and usable KV per GPU.":
+        "Parte del modelo, formato KV, GPU por réplica (como TP), contexto y KV utilizable por GPU de la página Plan.",
+    "Tensor parallel (TP)": "Paralelismo de tensor (TP)",
+    "Pipeline parallel (PP)": "Paralelismo de pipeline (PP)",
+    "Context tokens (e.g. 128k, 1M)": "Tokens de contexto (p. ej. 128k, 1M)",
+    "KV per GPU (pool)": "KV por GPU (pool)",
+    "KV bytes per token per GPU": "Bytes de KV por token y GPU",
+    "State per session": "Estado por sesión",
+    "Per-group breakdown (per GPU)": "Desglose por grupo (por GPU)",
+    "Download the breakdown (CSV)": "Descargar el desglose (CSV)",
+    "Theory vs engine (vLLM), one sequence per GPU": "Teoría frente a motor (vLLM), una secuencia por GPU",
+    "vLLM capacity for a KV budget (per GPU)": "Capacidad de vLLM para un presupuesto de KV (por GPU)",
+    "Upload a config.json": "Subir un config.json",
+    "…or paste it": "…o pegarlo",
+    "Engine settings (vLLM view) and KV budget": "Ajustes del motor (vista de vLLM) y presupuesto de KV",
+    "Block size (tokens)": "Tamaño de bloque (tokens)",
+    "max_num_batched_tokens": "max_num_batched_tokens",
+    "Hybrid KV cache manager on (off e.g. with a KV connector)":
+        "Gestor híbrido de la caché KV activo (desactivado p. ej. con un conector de KV)",
+    "Available KV memory per GPU (GiB)": "Memoria de KV disponible por GPU (GiB)",
+    "max_model_len (blank: the model's maximum context)": "max_model_len (vacío: el contexto máximo del modelo)",
+    "Columns as docs/csv.md, 'Model breakdown CSV' (units in the names).":
+        "Columnas como en docs/csv.md, 'Model breakdown CSV' (unidades en los nombres).",
+    "Theory (window-capped), per GPU": "Teoría (con tope de ventana), por GPU",
+    "vLLM allocates, per GPU": "Lo que reserva vLLM, por GPU",
+    "KV blocks (num_gpu_blocks)": "Bloques de KV (num_gpu_blocks)",
+    "GPU KV cache size": "Tamaño de la caché KV de la GPU",
+    "Largest max_model_len for this budget": "Mayor max_model_len para este presupuesto",
+    "How this is computed": "Cómo se calcula",
+    "Sources": "Fuentes",
+    "What the import read, derived, defaulted or ignored": "Qué leyó, dedujo, supuso o ignoró la importación",
+    "Upload or paste a Hugging Face config.json. Until then the previous model stays.":
+        "Sube o pega un config.json de Hugging Face. Mientras tanto se mantiene el modelo anterior.",
+    "Why they differ:": "Por qué difieren:",
+})
+
+# -- Traces page -----------------------------------------------------------------------------------------------------
+STRINGS.update({
+    "Traces: measured prefix-cache hit rates": "Trazas: tasas de acierto medidas de la caché de prefijos",
+    "Trace": "Traza",
+    "TTL (entries unused this long expire)": "TTL (caducan las entradas sin uso durante este tiempo)",
+    "Requests": "Peticiones",
+    "Duration": "Duración",
+    "Mean arrival rate": "Ritmo medio de llegada",
+    "Prompt tokens, median": "Tokens del prompt, mediana",
+    "Prompt tokens, mean": "Tokens del prompt, media",
+    "Malformed rows": "Filas mal formadas",
+    "Token hit rate": "Acierto por tokens",
+    "Block hit rate": "Acierto por bloques",
+    "Cache (usable KV per GPU)": "Caché (KV utilizable por GPU)",
+    "Unlimited-cache token hit rate": "Acierto por tokens con caché ilimitada",
+    "Download the curve (CSV)": "Descargar la curva (CSV)",
+    "Format": "Formato",
+    "Tokens per hash_ids block (generic JSONL)": "Tokens por bloque de hash_ids (JSONL genérico)",
+    "Columns as planner.traces.CURVE_COLUMNS (docs/traces.md).":
+        "Columnas como planner.traces.CURVE_COLUMNS (docs/traces.md).",
+    "Lengths, arrivals and concurrency": "Longitudes, llegadas y concurrencia",
+    "Upload a trace, or pick a bundled one.": "Sube una traza o elige una de las incluidas.",
+    "Upload a trace": "Subir una traza",
+})
+
+# -- Live probe page -------------------------------------------------------------------------------------------------
+STRINGS.update({
+    "Live probe: the KV pool's real bytes": "Sonda en vivo: los bytes reales del pool de KV",
+    "Check for torch again": "Buscar torch de nuevo",
+    "Run here": "Ejecutar aquí",
+    "Upload a result": "Subir un resultado",
+    "ProbeResult JSON (from `kvplan probe … --json`)": "JSON de ProbeResult (de `kvplan probe … --json`)",
+    "Planner: bytes per token": "Planificador: bytes por token",
+    "Measured: bytes per token": "Medido: bytes por token",
+    "Allocator and page overhead": "Sobrecoste del asignador y las páginas",
+    "KV cache size in free memory": "Tamaño de la caché KV en la memoria libre",
+    "Download this result (JSON)": "Descargar este resultado (JSON)",
+    "In the plan": "En el plan",
+    "Use the measured bytes per token in the plan": "Usar en el plan los bytes por token medidos",
+    "Sessions per GPU (planner arithmetic)": "Sesiones por GPU (aritmética del planificador)",
+    "No probe yet: run one here or upload a result.": "Aún no hay sonda: ejecuta una aquí o sube un resultado.",
+    "Unavailable: torch is not installed here.": "No disponible: torch no está instalado aquí.",
+    "Only for a CUDA probe: a CPU probe's free memory is host RAM.":
+        "Solo para una sonda CUDA: la memoria libre de una sonda en CPU es RAM del host.",
+    "Back to the planner's arithmetic": "Volver a la aritmética del planificador",
+    "Yes, run on this server's CPU (it allocates host memory)":
+        "Sí, ejecutar en la CPU de este servidor (reserva memoria del host)",
+    "Tokens in the pool (e.g. 1M, 128k)": "Tokens en el pool (p. ej. 1M, 128k)",
+    "Device": "Dispositivo",
+    "Most of the free memory to use": "Máximo de memoria libre a usar",
+    "Run the probe": "Ejecutar la sonda",
+    "Tick the box to run the probe on this server's CPU.": "Marca la casilla para ejecutar la sonda en la CPU de este servidor.",
+})
+STRINGS.update({
+    "native = {label}": "nativo = {label}",
+    "native": "nativo",
+    "{model} at {tokens} tokens": "{model} con {tokens} tokens",
+    "{tokens} tokens is more than this model's maximum context ({max}): the figures extrapolate its layout.":
+        "{tokens} tokens es más que el contexto máximo de este modelo ({max}): las cifras extrapolan su estructura.",
+    "KV per replica ({gpus})": "KV por réplica ({gpus})",
+    "{tokens} tokens": "{tokens} tokens",
+    "Maximum concurrency for {tokens} tokens per request": "Concurrencia máxima con {tokens} tokens por petición",
+})
+STRINGS.update({
+    "Group": "Grupo", "Role": "Papel", "Layers": "Capas", "Blocks": "Bloques", "Entries per block": "Entradas por bloque",
+    "Entry (B)": "Entrada (B)", "Entries": "Entradas", "Planner (B)": "Planificador (B)", "Pool (B)": "Pool (B)",
+    "Channels": "Canales", "Relative RMS error": "Error RMS relativo", "Largest absolute error": "Mayor error absoluto",
+    "Quantize (GB/s)": "Cuantizar (GB/s)", "Dequantize (GB/s)": "Descuantizar (GB/s)",
+    "Plain copy (GB/s)": "Copia simple (GB/s)", "Quantize vs copy": "Cuantizar frente a copiar",
+    "Dequantize vs copy": "Descuantizar frente a copiar",
+    "same as the planner": "igual que el planificador", "{ratio}x the planner's": "{ratio}x la del planificador",
+})
+STRINGS.update({
+    "Layers (model)": "Capas (modelo)", "Layers per GPU": "Capas por GPU", "KV heads per GPU": "Cabezas KV por GPU",
+    "Head dim / channels": "Dimensión de cabeza / canales", "Tokens per entry": "Tokens por entrada",
+    "B per token (growing)": "B por token (creciente)", "Entries at {tokens}": "Entradas con {tokens}",
+    "Bytes at {tokens}": "Bytes con {tokens}", "Capped or growing": "Con tope o creciente",
+    "In the HBM pool": "En el pool de HBM", "Replicated on TP": "Replicado en TP",
+})
+STRINGS.update({
+    "Measured at the usable KV of one {gpu}": "Medido con el KV utilizable de una {gpu}",
+    "Use this hit rate on the Plan page ({hit}, token-weighted)":
+        "Usar esta tasa de acierto en la página Plan ({hit}, ponderada por tokens)",
+    "The Plan page's prefix hit rate is now {hit} (rounded to its 0.01 step).":
+        "La tasa de acierto del prefijo de la página Plan es ahora {hit} (redondeada a su paso de 0,01).",
+    "Trace file (JSONL or CSV, at most {mb} MB)": "Fichero de traza (JSONL o CSV, {mb} MB como mucho)",
+})
+STRINGS.update({
+    "Recommend GPUs": "Recomendar GPU",
+    "Reconcile a log": "Cotejar un registro",
+    "Your own accelerator": "Tu propio acelerador",
+    "yours, as the device reports it": "el tuyo, como lo informa el dispositivo",
+    "{name} (yours)": "{name} (el tuyo)",
+})
+
+# -- Recommend and Reconcile pages (wrapped strings; their sentences with figures are still English) ------------------
+STRINGS.update({
+    "Target": "Objetivo",
+    "Target value": "Valor objetivo",
+    "Accelerators": "Aceleradores",
+    "KV formats": "Formatos KV",
+    "Weight formats": "Formatos de los pesos",
+    "No configuration meets the target: add accelerators, GPUs per replica or KV formats.":
+        "Ninguna configuración alcanza el objetivo: añade aceleradores, GPU por réplica o formatos KV.",
+    "Reconcile an engine log": "Cotejar el registro de un motor",
+    "Load the example: Qwen3-235B-A22B at TP 4, vLLM vs SGLang (vllm-project/vllm issue 21348)":
+        "Cargar el ejemplo: Qwen3-235B-A22B con TP 4, vLLM frente a SGLang (vllm-project/vllm issue 21348)",
+    "TP size (0 = from the log, else 1)": "Tamaño de TP (0 = el del registro, si no 1)",
+    "Paste a log above, or load the example.": "Pega un registro arriba o carga el ejemplo.",
+})
+STRINGS.update({
+    "Chart against cost per hour (priced rows only)": "Gráfico según el coste por hora (solo filas con precio)",
+    "Scale throughput per accelerator": "Escalar ritmos por acelerador",
+    "Scale the plan's decode throughput by HBM bandwidth and its prefill throughput by BF16 FLOP/s, relative to the "
+    "plan's accelerator (as the Frontier page does).":
+        "Escala el rendimiento de decodificación del plan por el ancho de banda de HBM y el de prellenado por los "
+        "FLOP/s en BF16, respecto al acelerador del plan (como la página Frontera).",
+})
+STRINGS.update({"Fleet: N replicas, each with this cache": "Flota: N réplicas, cada una con esta caché"})
+STRINGS.update({"Load a saved curve": "Cargar una curva guardada"})

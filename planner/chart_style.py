@@ -1,0 +1,42 @@
+"""How every chart reads at the plan: the plan's marker and label, log ticks, the legend's place.
+
+Shared by :mod:`planner.figures` and :mod:`planner.traces.figures`; plotly only, no Streamlit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+LEGEND_ABOVE = dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0)
+"""Legend placement on every multi-line chart: above the plot area, clear of both axes' titles and ticks."""
+
+
+PLAN_MARKER = dict(size=14, symbol="diamond", color="black", line=dict(width=1, color="white"))
+"""How the current plan is marked on every figure (drawn over the axes' edge, never half clipped)."""
+
+LOG_TICKS = dict(dtick=1, tickformat="~s")
+"""Log token axes: one labelled tick per decade (1k, 10k, 100k, 1M), no "2" and "5" minor labels."""
+LOG_COUNT_TICKS = dict(dtick=1, tickformat=",~r")
+"""Log axes of counts and rates: one tick per decade written in full (0.1, 1, 10, 1,000), never "100m"."""
+
+
+def label_plan(fig: go.Figure, x: float, y: float, text: str, *, x_log: bool = True, y_log: bool = False,
+               x_range: tuple[float, float] | None = None, below: bool = False) -> go.Figure:
+    """Write ``text`` next to the plan's point (an arrow to it), on the side with room. Returns ``fig``.
+
+    Args:
+        x, y: the point, in data units.
+        x_log, y_log: whether the axes are logarithmic (annotations on a log axis take log10 positions).
+        x_range: the x axis' data range, to put the label on the inner side of the point.
+        below: put the label below the point (a falling curve: the label then stays clear of it).
+    """
+    ax = -60
+    if x_range is not None:
+        lo, hi = (np.log10(v) if x_log else v for v in x_range)
+        at = np.log10(x) if x_log else x
+        ax = -60 if hi == lo or (at - lo) / (hi - lo) > 0.5 else 60
+    fig.add_annotation(x=np.log10(x) if x_log else x, y=np.log10(y) if y_log else y, text=text, showarrow=True,
+                       arrowhead=2, ax=ax, ay=30 if below else -36, bgcolor="rgba(255,255,255,0.85)", bordercolor="#444",
+                       borderwidth=1, font=dict(size=12))
+    return fig

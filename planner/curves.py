@@ -1,0 +1,70 @@
+"""One plan along the context axis: every other input held, :func:`planner.plan.plan` at each length.
+
+The Plan page's chart places the plan on this curve. Each point is a full
+``plan()`` (about 0.2 ms), so measured figures, tiers and the rate limit are
+the plan's own: the curve passes through the plan's numbers by construction.
+
+Column contract of :func:`sessions_by_context` (one row per length):
+``context_tokens, sessions_per_gpu, sessions_per_replica, per_session_bytes,
+request_rate_per_s``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from planner.plan import MAX_CONTEXT_TOKENS, PlanInputs, PlanResult, plan
+from planner.errors import PlanInputError
+
+CURVE_COLUMNS: tuple[str, ...] = ("context_tokens", "sessions_per_gpu", "sessions_per_replica", "per_session_bytes",
+                                  "request_rate_per_s")
+"""Columns of :func:`sessions_by_context`."""
+
+MAX_CURVE_POINTS = 400
+"""Most context lengths one curve evaluates (each is one plan)."""
+
+
+def curve_contexts(max_tokens: int, *, min_tokens: int = 1_000, num_points: int = 48,
+                   include: Sequence[int] = ()) -> np.ndarray:
+    """Log-spaced whole token counts from ``min_tokens`` to ``max_tokens`` (both in), plus ``include``, sorted.
+
+    >>> curve_contexts(100_000, num_points=3).tolist()
+    [1000, 10000, 100000]
+    """
+    hi = max(int(max_tokens), min_tokens + 1)
+    grid = np.round(np.geomspace(min_tokens, hi, max(num_points, 2))).astype(np.int64)
+    return np.unique(np.concatenate([grid, np.asarray(list(include), dtype=np.int64)]))
+
+
+def sessions_by_context(inputs: PlanInputs, contexts: Sequence[int] | np.ndarray) -> pd.DataFrame:
+    """Sessions per GPU and per replica, per-session bytes and request rate at each context length.
+
+    Args:
+        inputs: the plan (validated); only ``context_tokens`` changes along the curve.
+        contexts: token counts in [1, MAX_CONTEXT_TOKENS], at most :data:`MAX_CURVE_POINTS`.
+
+    Returns:
+        A frame with :data:`CURVE_COLUMNS`; ``sessions_per_gpu`` is a float (a share of a session under TP
+        attention, where a session spans the replica's GPUs); ``request_rate_per_s`` is NaN where
+        the plan's rate is undefined (no output tokens).
+
+    Raises:
+        PlanInputError: a length out of range, too many lengths, or what ``plan()`` raises.
+    """
+    ctx = np.asarray(contexts, dtype=np.int64).ravel()
+    if ctx.size == 0 or ctx.size > MAX_CURVE_POINTS:
+        raise PlanInputError("contexts", int(ctx.size), f"1 to {MAX_CURVE_POINTS} context lengths")
+    if ctx.min() < 1 or ctx.max() > MAX_CONTEXT_TOKENS:
+        raise PlanInputError("contexts", int(ctx.max()), f"token counts in [1, {MAX_CONTEXT_TOKENS:,}]")
+    results: list[PlanResult] = [plan(inputs.model_copy(update={"context_tokens": int(n)})) for n in ctx]
+    return pd.DataFrame({
+        "context_tokens": ctx,
+        "sessions_per_gpu": np.array([r.sessions_per_gpu for r in results], dtype=np.float64),
+        "sessions_per_replica": np.array([r.sessions_per_replica for r in results], dtype=np.int64),
+        "per_session_bytes": np.array([r.per_session_bytes for r in results], dtype=np.int64),
+        "request_rate_per_s": np.array([np.nan if r.request_rate_per_s is None else r.request_rate_per_s
+                                        for r in results], dtype=np.float64),
+    })

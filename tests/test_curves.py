@@ -1,0 +1,89 @@
+"""One plan along context (planner.curves) and the charts that read at the plan (planner.figures).
+
+Golden values: DeepSeek V4.1-Flash stores 890 B per token (its model card). 100 GiB all for KV
+(107,374,182,400 B), hit rate 0.5, no output tokens, one GPU:
+
+* 1,000,000 tokens: prefix 500,000 x 890 = 445,000,000 B stored once, tail 445,000,000 B per session:
+  (107,374,182,400 - 445,000,000) // 445,000,000 = 240 sessions;
+* 500,000 tokens: prefix and tail 250,000 x 890 = 222,500,000 B: (107,374,182,400 - 222,500,000) // 222,500,000
+  = 481 sessions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from planner.curves import MAX_CURVE_POINTS, curve_contexts, sessions_by_context
+from planner.errors import PlanInputError
+from planner.figures import (
+    kv_vs_context_models_figure,
+    plan_sessions_figure,
+    sessions_heatmap_figure,
+    sessions_vs_context_figure,
+)
+from planner.catalog import get_model
+from planner.frontier import context_axis, frontier_grid, hit_rate_axis, kv_context_frame
+from planner.plan import make_inputs
+
+LINK = dict(model_id="deepseek-v4.1-flash", gpu_id="h200", gpus_per_replica=1, hbm_gib=100.0,
+            gpu_memory_utilization=1.0, reserve_gib=0.0, weights_gib=0.0, output_tokens=0, hit_rate=0.5)
+
+
+def test_the_curve_passes_through_hand_derived_plans():
+    frame = sessions_by_context(make_inputs(**LINK, context_tokens=1_000_000), [500_000, 1_000_000])
+    assert frame["sessions_per_gpu"].tolist() == [481, 240]
+    assert frame["per_session_bytes"].tolist() == [222_500_000, 445_000_000]
+    assert np.isnan(frame["request_rate_per_s"]).all()  # no output tokens: undefined, never 0
+
+
+def test_curve_inputs_are_bounded():
+    inputs = make_inputs(**LINK, context_tokens=1_000_000)
+    with pytest.raises(PlanInputError, match="contexts"):
+        sessions_by_context(inputs, np.arange(1, MAX_CURVE_POINTS + 2))
+    with pytest.raises(PlanInputError, match="contexts"):
+        sessions_by_context(inputs, [0])
+    assert curve_contexts(100_000, num_points=3, include=[4_096]).tolist() == [1_000, 4_096, 10_000, 100_000]
+
+
+def test_plan_chart_is_log_log_and_labels_the_plan():
+    frame = sessions_by_context(make_inputs(**LINK, context_tokens=1_000_000), [1_000, 500_000, 1_000_000])
+    fig = plan_sessions_figure(frame, plan_context_tokens=1_000_000, plan_sessions=240,
+                               per_session_bytes=445_000_000, max_context_tokens=1_048_576)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    assert [a.text for a in fig.layout.annotations] == ["this plan: 240 at 1,000,000 tokens"]
+    assert fig.layout.legend.y > 1  # above the plot: never over an axis
+    assert fig.data[-1].cliponaxis is False  # the diamond is never half clipped
+
+
+def test_plan_chart_dashes_past_the_models_maximum():
+    frame = sessions_by_context(make_inputs(**LINK, context_tokens=8_000), [1_000, 4_096, 8_000])
+    fig = plan_sessions_figure(frame, plan_context_tokens=8_000, plan_sessions=1, per_session_bytes=1,
+                               max_context_tokens=4_096)
+    dashes = [t.line.dash for t in fig.data if t.mode == "lines"]
+    assert dashes == ["solid", "dash"]
+    assert any("model maximum 4,096 tokens" in (a.text or "") for a in fig.layout.annotations)
+
+
+def test_frontier_lines_stop_at_the_models_maximum_and_heatmap_is_log_coloured():
+    base = make_inputs(**LINK, context_tokens=4_000)
+    grid = frontier_grid(base, ["h200"], context_axis(1_000_000, 8, include=[4_000]), hit_rate_axis(5))
+    fig = sessions_vs_context_figure(grid.frame(hit=[grid.nearest_hit_rate(0.5)]), plan_point=(4_000, 10),
+                                     max_context_tokens=4_096)
+    assert max(fig.data[0].x) <= 4_096
+    heat = sessions_heatmap_figure(grid.frame(gpu=[0]), plan_point=(0.5, 4_000), plan_sessions=10)
+    z = heat.data[0].z
+    sessions = heat.data[0].customdata
+    assert np.allclose(np.power(10.0, z[np.isfinite(z)]), sessions[np.isfinite(z)])
+    assert heat.data[0].colorbar.ticktext[:3] == ("1", "10", "100")
+    assert any(a.text == "this plan: 10" for a in heat.layout.annotations)
+
+
+def test_gb_vs_context_curves_stop_at_each_models_maximum():
+    # DeepSeek LLM 67B: max context 4,096 tokens (its config.json); the frame runs to 1M
+    frame = kv_context_frame([get_model("deepseek-llm-67b")], [1_000, 4_096, 1_000_000])
+    fig = kv_vs_context_models_figure(frame, max_context_tokens={"DeepSeek LLM 67B (\"DeepSeek-V1\")": 4_096})
+    assert max(fig.data[0].x) == 4_096
+    past = kv_vs_context_models_figure(frame, max_context_tokens={"DeepSeek LLM 67B (\"DeepSeek-V1\")": 4_096},
+                                       past_max=True)
+    assert [t.line.dash for t in past.data if t.name] == ["solid", "dash"]
