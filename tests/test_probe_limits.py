@@ -135,7 +135,7 @@ def test_a_probe_under_ulimit_v_is_refused_before_it_allocates():
     proc = subprocess.run([sys.executable, "-c", PROBE_UNDER_ULIMIT], capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.startswith("REFUSED tokens: 1000000") and "RLIMIT_AS" in proc.stdout, proc.stdout
+    assert proc.stdout.startswith("REFUSED tokens: 1,000,000") and "RLIMIT_AS" in proc.stdout, proc.stdout
 
 
 def test_limits_headroom_is_never_negative(monkeypatch, tmp_path):
