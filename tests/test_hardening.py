@@ -29,7 +29,7 @@ from planner.cli import main
 from planner.export import CSV_MIME, FORMULA_PREFIXES, to_csv_bytes
 from planner.frontier import FRAME_COLUMNS, KV_CONTEXT_COLUMNS, Accelerator, frontier_grid, kv_context_frame
 from planner.models import BREAKDOWN_COLUMNS, breakdown_frame
-from planner.traces import CURVE_COLUMNS, capacity_curve, read_trace, reuse_profile
+from planner.traces import CURVE_COLUMNS, FLEET_COLUMNS, capacity_curve, read_trace, reuse_profile
 from markdown_text import outside_code_spans, visible_autolinks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -178,7 +178,8 @@ def downloads(monkeypatch):
 @pytest.mark.parametrize("page,columns", [
     ("kvplan_app/views/plan.py", PLAN_CSV_COLUMNS), ("kvplan_app/views/frontier.py", FRAME_COLUMNS),
     ("kvplan_app/views/context.py", KV_CONTEXT_COLUMNS), ("kvplan_app/views/model.py", BREAKDOWN_COLUMNS),
-    ("kvplan_app/views/traces.py", CURVE_COLUMNS),
+    ("kvplan_app/views/traces.py", {"kvplan-hit-rate-vs-capacity.csv": CURVE_COLUMNS,
+                                    "kvplan-hit-rate-vs-replicas.csv": FLEET_COLUMNS}),
 ])
 def test_each_pages_csv_download_is_the_documented_contract(downloads, page, columns):
     at = AppTest.from_file("../app.py", default_timeout=120)
@@ -187,12 +188,15 @@ def test_each_pages_csv_download_is_the_documented_contract(downloads, page, col
     at.switch_page(page)
     at.run()
     assert not at.exception, [e.message for e in at.exception]
-    csvs = [(label, data, mime) for label, data, name, mime in downloads if str(name).endswith(".csv")]
+    csvs = [(label, data, name, mime) for label, data, name, mime in downloads if str(name).endswith(".csv")]
     assert csvs, f"{page} offers no CSV"
-    for label, data, mime in csvs:
+    if isinstance(columns, dict):   # a page with several CSVs: each file name has its contract
+        assert {name for _, _, name, _ in csvs} == set(columns), page
+    for label, data, name, mime in csvs:
         assert mime == CSV_MIME, label
         assert isinstance(data, bytes) and not data.startswith(b"\xef\xbb\xbf") and b"\r" not in data
-        assert tuple(_cells(data)[0]) == tuple(columns), label
+        want = columns[name] if isinstance(columns, dict) else columns
+        assert tuple(_cells(data)[0]) == tuple(want), label
         _assert_neutralised(data)
 
 

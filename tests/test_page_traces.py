@@ -83,3 +83,39 @@ def test_upload_choice_waits_for_a_file():
     at.selectbox(key="traces_sample").set_value("Upload a trace").run()
     assert not at.exception, at.exception
     assert any("Upload a trace" in i.value for i in at.info)
+
+
+def test_fleet_section_chart_csv_and_use_hit_rate():
+    at = _traces_page()
+    at.multiselect(key="traces_fleet_replicas").set_value([1, 16]).run()
+    at.multiselect(key="traces_fleet_routing").set_value(["random", "session"]).run()
+    assert not at.exception, at.exception
+    at.selectbox(key="traces_fleet_pick_n").set_value(16).run()
+    at.selectbox(key="traces_fleet_pick_policy").set_value("session").run()
+    at.button(key="traces_fleet_use").click().run()
+    assert not at.exception, at.exception
+    # session affinity at 16 replicas keeps the conversation trace's reuse: the library's figure, rounded to 0.01
+    from planner.traces.fleet import fleet_hits
+
+    trace = load_sample("conversation")
+    result = plan(make_inputs())
+    per_token = kv_bytes_per_token_for(result.inputs.model_id, typical_context_tokens(trace))
+    blocks = blocks_for_bytes(result.usable_kv_bytes, per_token, 512)
+    expected = round(fleet_hits(trace, 16, "session", capacity_blocks=blocks).token_hit_rate, 2)
+    assert any(f"{expected:.2f}" in s.value for s in at.success)
+
+
+def test_saved_curve_loads(tmp_path):
+    import json as _json
+
+    from planner.cli import main
+
+    path = tmp_path / "curve.json"
+    assert main(["trace", "sample:synthetic", "--sweep", "--save", str(path)]) == 0
+    at = _traces_page()
+    at.selectbox(key="traces_sample").set_value("Load a saved curve").run()
+    at.file_uploader(key="traces_curve_upload").set_value(("curve.json", path.read_bytes(), "application/json")).run()
+    assert not at.exception, at.exception
+    assert _metric(at, "Token hit rate").endswith("%")
+    at.file_uploader(key="traces_curve_upload").set_value(("bad.json", _json.dumps({"x": 1}).encode(), "x")).run()
+    assert not at.exception and at.error

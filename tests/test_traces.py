@@ -375,16 +375,28 @@ def test_ttl_curve():
     assert df["hit_blocks"].tolist() == [0, 1, 1, 2, 2]
 
 
-def test_count_earlier_greater_brute_force():
+def test_fenwick_stack_distances_brute_force():
+    # One block per request, so run distance = stack distance: the distinct blocks
+    # referenced since the previous reference to the same block, itself included.
+    from planner.traces.kernels import COLD, run_distances
+
     rng = np.random.default_rng(7)
-    for n in (0, 1, 2, 17, 300):
-        v = rng.integers(0, n + 2, n)
-        brute = [int(np.sum(v[:t] > v[t])) for t in range(n)]
-        assert stack_mod.count_earlier_greater(v).tolist() == brute
+    for n in (1, 2, 17, 300):
+        ids = rng.integers(0, max(1, n // 3), n)
+        brute = []
+        for t in range(n):
+            prev = [s for s in range(t) if ids[s] == ids[t]]
+            brute.append(len(set(ids[prev[-1] + 1:t + 1].tolist())) if prev else COLD)
+        offsets = np.arange(n + 1, dtype=np.int64)
+        dist, _ = run_distances(offsets, ids, np.arange(n, dtype=np.float64), int(ids.max()) + 1)
+        assert dist.tolist() == brute
 
 
 def test_doctests():
-    for mod in (stack_mod, readers_mod):
+    import planner.traces.checks as checks_mod
+    import planner.traces.load as load_mod
+
+    for mod in (stack_mod, readers_mod, load_mod, checks_mod):
         assert doctest.testmod(mod).failed == 0
 
 
@@ -552,7 +564,7 @@ def test_capacity_figure_marks_usable_kv_in_log_units():
 
 def test_detected_mooncake_ignores_the_generic_block_size():
     # The Traces page passes its generic-JSONL block size (16) with format "detect"; a Mooncake file keeps 512.
-    from planner.traces.readers import read_trace
+    from planner.traces import read_trace
 
     line = b'{"timestamp": 0, "input_length": 600, "output_length": 10, "hash_ids": [1, 2]}\n'
     trace = read_trace(line, block_tokens=16)

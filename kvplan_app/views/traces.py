@@ -19,16 +19,21 @@ from planner.traces import (
     default_capacities, kv_bytes_per_token_for, load_sample, read_trace, replay, reuse_profile, summarize, ttl_curve,
     typical_context_tokens,
 )
+from planner.traces.curvefile import MAX_CURVE_FILE_BYTES, load_curve
 from planner.traces.figures import (
-    arrivals_figure, cache_bytes_figure, capacity_curve_figure, concurrency_figure, lengths_figure, ttl_curve_figure,
+    arrivals_figure, cache_bytes_figure, capacity_curve_figure, concurrency_figure, fleet_figure, lengths_figure,
+    ttl_curve_figure,
 )
-from planner.traces.readers import FORMATS, MOONCAKE_BLOCK_TOKENS
+from planner.traces.fleet import ROUTING_POLICIES, fleet_table
+from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, update_inputs
 
 LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
 register_page_keys(*LINK_KEYS.values())
 UPLOAD = "Upload a trace"
+SAVED = "Load a saved curve"
+FLEET_REPLICAS = [1, 2, 4, 8, 16, 32]
 TTL_OPTIONS = [None if t == float("inf") else t for t in DEFAULT_TTLS_S]
 
 
@@ -82,7 +87,7 @@ if st.session_state.get("traces_plan_seen") != (inputs.model_id, inputs.gpu_id):
 # Inputs
 # ---------------------------------------------------------------------------
 c1, c2, c3, c4 = st.columns(4)
-choice = c1.selectbox("Trace", [*SAMPLES, UPLOAD], key="traces_sample",
+choice = c1.selectbox("Trace", [*SAMPLES, UPLOAD, SAVED], key="traces_sample",
                       format_func=lambda s: SAMPLES[s].label if s in SAMPLES else s)
 model_id = c2.selectbox("Model", list(models()), key="traces_model_id", format_func=lambda m: models()[m].name)
 gpu_ids = list(GPUS) + (["custom"] if inputs.gpu_id == "custom" else [])
@@ -118,11 +123,60 @@ def read_upload(_data: bytes, digest: str, fmt: str, block_tokens: int, name: st
                       block_tokens=block_tokens if fmt in ("detect", "jsonl") else None, name=name)
 
 
+def show_saved_curve():
+    """A curve file from ``kvplan trace --sweep --save``: the curve at the plan's usable KV."""
+    upload = st.file_uploader(f"Curve file (JSON from kvplan trace --sweep --save, at most "
+                              f"{MAX_CURVE_FILE_BYTES / MB:g} MB)", type=["json"], key="traces_curve_upload",
+                              max_upload_size=MAX_CURVE_FILE_BYTES // MB)
+    if upload is None:
+        st.info("Compute a curve once on a big machine (kvplan trace FILE --sweep --save curve.json) and load it here.")
+        st.stop()
+    if upload.size > MAX_CURVE_FILE_BYTES:
+        st.error(f"curve file: {upload.size:,} B is larger than the {MAX_CURVE_FILE_BYTES:,} B limit.")
+        st.stop()
+    try:
+        saved = load_curve(upload.getvalue())
+    except PlanInputError as exc:
+        show_error(exc)
+        st.stop()
+    summary = ", ".join(f"{k}: {v:,}" if isinstance(v, int) else f"{k}: {v}" for k, v in saved.trace.items())
+    st.caption(escape_markdown(f"Saved curve of {summary}. TTL: {ttl_label(saved.ttl_s)}."))
+    if saved.sample_rate is not None:
+        st.warning(f"Sampled curve: {saved.sample_rate:.4g} of distinct blocks (SHARDS); expected error about "
+                   f"±{saved.expected_error:.4f} in hit rate.")
+    result = plan(inputs)
+    try:
+        per_token = kv_bytes_per_token_for(inputs.model_id, saved.context_tokens, inputs.kv_format)
+    except PlanInputError as exc:
+        show_error(exc)
+        st.stop()
+    blocks = blocks_for_bytes(max(result.usable_kv_bytes, 0), per_token, saved.block_tokens)
+    at_blocks, block_rate, token_rate = saved.at(blocks)
+    s1, s2, s3 = st.columns(3)
+    s1.metric("Token hit rate", f"{token_rate:.1%}")
+    s2.metric("Block hit rate", f"{block_rate:.1%}")
+    s3.metric("Cache (usable KV per GPU)", format_bytes(blocks * per_token * saved.block_tokens))
+    st.caption(f"At the largest saved capacity not above the usable KV: {at_blocks:,} of {blocks:,} blocks "
+               f"({result.model_name} at {per_token:,.6g} B per token; a lower bound, as the hit rate never "
+               "falls with capacity).")
+    use = round(token_rate, 2)
+    if st.button(f"Use this hit rate on the Plan page ({use:.2f}, token-weighted)", key="traces_saved_use"):
+        update_inputs(hit_rate=use)
+        st.success(f"The Plan page's prefix hit rate is now {use:.2f}.")
+    frame = saved.frame(per_token)
+    st.plotly_chart(capacity_curve_figure(frame, usable_kv_bytes=blocks * per_token * saved.block_tokens,
+                                          usable_label=f"usable KV on {result.gpu_name}"), key="traces_saved_curve")
+    st.stop()
+
+
 trace = None
+if choice == SAVED:
+    show_saved_curve()
 if choice == UPLOAD:
     u1, u2, u3 = st.columns([2, 1, 1])
-    upload = u1.file_uploader(f"Trace file (JSONL or CSV, at most {MAX_TRACE_BYTES / MB:g} MB)",
-                              type=["jsonl", "json", "csv"], key="traces_upload")
+    upload = u1.file_uploader(f"Trace file (JSONL, CSV or Parquet; plain, .gz or .zst; at most "
+                              f"{MAX_TRACE_BYTES / MB:g} MB)", type=["jsonl", "json", "csv", "parquet", "gz", "zst"],
+                              key="traces_upload")
     fmt = u2.selectbox("Format", ["detect", *FORMATS], key="traces_format")
     block_tokens = u3.number_input("Tokens per hash_ids block (generic JSONL)", min_value=1, max_value=1 << 20,
                                    step=1, key="traces_block_tokens")
@@ -251,6 +305,42 @@ if replay_key not in replays:
 timeline = replays[replay_key].timeline
 right.plotly_chart(cache_bytes_figure(timeline, capacity_bytes=capacity_blocks * block_bytes),
                    key="traces_cache_bytes")
+
+# ---------------------------------------------------------------------------
+# Fleet of replicas (planner.traces.fleet: stack distances, or simulation for prefix routing)
+# ---------------------------------------------------------------------------
+st.subheader("Fleet: N replicas, each with this cache")
+f1, f2 = st.columns(2)
+fleet_ns = f1.multiselect("Replicas", FLEET_REPLICAS, default=[1, 2, 4, 8, 16], key="traces_fleet_replicas")
+fleet_policies = f2.multiselect("Routing (prefix is simulated request by request: slower)", list(ROUTING_POLICIES),
+                                default=["random", "session"], key="traces_fleet_routing")
+if fleet_ns and fleet_policies:
+    fleets = st.session_state.setdefault("traces_fleets", {})
+    fleet_key = (trace_key, capacity_blocks, ttl_s, tuple(sorted(fleet_ns)), tuple(fleet_policies))
+    if fleet_key not in fleets:
+        bar = st.progress(0.0, text="Replaying across replicas...")
+        fleets.clear()
+        fleets[fleet_key] = fleet_table(trace, sorted(fleet_ns), fleet_policies, capacity_blocks=capacity_blocks,
+                                        ttl_s=ttl_s, progress=lambda f, label: bar.progress(min(f, 1.0), text=label))
+        bar.empty()
+    table, _ = fleets[fleet_key]
+    st.plotly_chart(fleet_figure(table), key="traces_fleet_chart")
+    st.caption("Routing: random and round-robin ignore the cache; session keeps a conversation on one replica "
+               "(by the first block past the prefix every request shares, when the trace has no session id); "
+               "prefix sends a request to the replica holding its longest cached prefix (simulated). Load "
+               "imbalance = most requests on one replica / the mean. docs/traces.md says how each is computed.")
+    st.download_button("Download the fleet table (CSV)", to_csv_bytes(table), mime=CSV_MIME, key="traces_fleet_csv",
+                       file_name="kvplan-hit-rate-vs-replicas.csv",
+                       help="Columns as planner.traces.fleet.FLEET_COLUMNS (docs/traces.md).")
+    u1, u2, u3 = st.columns([1, 1, 2])
+    pick_n = u1.selectbox("Replicas", sorted(fleet_ns), key="traces_fleet_pick_n")
+    pick_policy = u2.selectbox("Routing", fleet_policies, key="traces_fleet_pick_policy")
+    row = table[(table["replicas"] == pick_n) & (table["routing"] == pick_policy)].iloc[0]
+    fleet_rate = round(float(row["token_hit_rate"]), 2)
+    if u3.button(f"Use this hit rate on the Plan page ({fleet_rate:.2f}: {pick_n} replicas, {pick_policy})",
+                 key="traces_fleet_use"):
+        update_inputs(hit_rate=fleet_rate)
+        st.success(f"The Plan page's prefix hit rate is now {fleet_rate:.2f} ({pick_n} replicas, {pick_policy}).")
 
 with st.expander("Lengths, arrivals and concurrency", expanded=False):
     show_traffic()

@@ -1,9 +1,12 @@
-"""``kvplan trace``: measured prefix-cache hit rates from a request trace.
+"""``kvplan trace``: measured prefix-cache hit rates from a request trace, on one cache or a fleet.
 
-Replays FILE (a Mooncake JSONL, Azure CSV or generic JSONL trace, or a bundled
-``sample:NAME``) through an LRU prefix cache of the given capacity and TTL, and
-with ``--sweep`` prints the whole hit-rate-vs-capacity curve (stack distances,
-one pass). Semantics: ``planner.traces.replay``; formats: ``docs/traces.md``.
+Reads FILE (Mooncake, Azure or generic JSONL, CSV or Parquet, plain, gzip or
+zstd, any size, or a bundled ``sample:NAME``), gives the hit rate of an LRU
+prefix cache of the given capacity and TTL (stack distances: the same
+figures as ``planner.traces.replay``), with ``--sweep`` the whole
+hit-rate-vs-capacity curve, with ``--replicas/--routing`` the fleet table,
+with ``--sample-rate`` SHARDS estimates, with ``--save`` a curve file for the
+Traces page. Semantics and formats: ``docs/traces.md``.
 """
 
 from __future__ import annotations
@@ -11,24 +14,51 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 
-from planner.plan import MIN_TOKENS_PER_S
+from tqdm import tqdm
+
 from planner.cli.args import bounded_float, nonneg_int, positive_int
 from planner.errors import PlanInputError
 from planner.io import require_regular_file
-from planner.traces import (
-    FORMATS, capacity_curve, concurrency, kv_bytes_per_token_for, read_trace, replay, reuse_profile, summarize,
-    typical_context_tokens,
-)
-from planner.traces.readers import MAX_BLOCK_TOKENS
+from planner.plan import MIN_TOKENS_PER_S
+from planner.traces import capacity_curve, concurrency, kv_bytes_per_token_for, read_trace, reuse_profile, summarize
+from planner.traces import typical_context_tokens
+from planner.traces.curvefile import curve_document
+from planner.traces.fleet import MAX_REPLICAS, ROUTING_POLICIES, fleet_table
+from planner.traces.replay import NOT_MEASURABLE
+from planner.traces.rows import MAX_BLOCK_TOKENS
 from planner.traces.samples import SAMPLES
-from planner.traces.stack import MAX_CAPACITY_BLOCKS, blocks_for_bytes
+from planner.traces.sampling import sampling_note, standard_error
+from planner.traces.checks import MAX_CAPACITY_BLOCKS, blocks_for_bytes
+from planner.traces.trace import FORMATS
 from planner.units import GB, GiB, format_bytes, gib_to_bytes
 
 DEFAULT_SESSION_DECODE_TOKENS_PER_S = 50.0
 """Decode speed of one request for the concurrency estimate, tokens/s (the plan's default)."""
+
+
+def _int_list(maximum: int):
+    """Converter for a comma-separated list of 1 to 32 replica counts, each a whole number in [1, maximum]."""
+
+    def convert(text: str) -> list[int]:
+        parts = [part.strip() for part in text.split(",") if part.strip()]
+        if not parts or len(parts) > 32 or not all(p.isdigit() and 1 <= int(p) <= maximum for p in parts):
+            raise argparse.ArgumentTypeError(f"{text[:80]!r} is not allowed; expected 1 to 32 comma-separated "
+                                             f"whole numbers of replicas in [1, {maximum:,}], e.g. 1,2,4,8,16")
+        return sorted({int(p) for p in parts})
+
+    return convert
+
+
+def _routing_list(text: str) -> list[str]:
+    values = [part.strip() for part in text.split(",") if part.strip()]
+    bad = [v for v in values if v not in ROUTING_POLICIES]
+    if not values or bad:
+        raise argparse.ArgumentTypeError(f"{text!r}: each of " + ", ".join(ROUTING_POLICIES))
+    return list(dict.fromkeys(values))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     samples = ", ".join(f"sample:{n}" for n in SAMPLES)
     p = sub.add_parser("trace", help="measured prefix-cache hit rates from a request trace",
                        description="Replay a request trace through an LRU prefix cache of a given size and TTL.")
-    p.add_argument("file", metavar="FILE", help=f"trace file, or a bundled sample: {samples}")
+    p.add_argument("file", metavar="FILE", help=f"trace file (JSONL, CSV, Parquet; plain, .gz, .zst; any size), "
+                                                f"or a bundled sample: {samples}")
     p.add_argument("--format", choices=FORMATS, default=None, help="trace format (default: detected)")
     p.add_argument("--block-tokens", type=positive_int(MAX_BLOCK_TOKENS), default=None,
                    help="tokens per hash_ids block (generic JSONL; Mooncake is 512)")
@@ -44,15 +75,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kv-format", default=None, help="KV format id for --model (default: native)")
     cap = p.add_mutually_exclusive_group()
     cap.add_argument("--capacity-gib", type=bounded_float(0, 10_000_000), default=None,
-                     help="cache capacity, GiB (2^30 B); needs --model")
+                     help="cache capacity (per replica), GiB (2^30 B); needs --model")
     cap.add_argument("--capacity-blocks", type=nonneg_int(MAX_CAPACITY_BLOCKS), default=None,
-                     help="cache capacity, blocks (default: unlimited)")
+                     help="cache capacity (per replica), blocks (default: unlimited)")
     p.add_argument("--ttl-s", type=bounded_float(0, 1e9), default=None,
                    help="entries unused this many seconds expire (default: no TTL; 0 = nothing persists)")
     p.add_argument("--session-decode-tokens-per-s", type=bounded_float(MIN_TOKENS_PER_S, 1e7),
                    default=DEFAULT_SESSION_DECODE_TOKENS_PER_S,
                    help="decode speed of one request, for the concurrency estimate (default 50)")
     p.add_argument("--sweep", action="store_true", help="also compute hit rate vs capacity (whole curve)")
+    p.add_argument("--sample-rate", type=bounded_float(0, 1, lo_open=True), default=1.0,
+                   help="keep this fraction of distinct blocks (SHARDS spatial sampling; e.g. 0.01); "
+                        "results are estimates with their expected error (default 1: exact)")
+    p.add_argument("--replicas", type=_int_list(MAX_REPLICAS), default=None,
+                   help="fleet sizes to replay, e.g. 1,2,4,8,16 (each replica has the cache capacity)")
+    p.add_argument("--routing", type=_routing_list, default=None,
+                   help="routing policies for --replicas: " + ", ".join(ROUTING_POLICIES) + " (default: all)")
+    p.add_argument("--save", metavar="CURVE.json", default=None,
+                   help="write the curve (with the trace summary, settings and sampling) for the Traces page")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -62,103 +102,176 @@ def _num(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
-def _progress(fraction: float, label: str) -> None:
-    if sys.stderr.isatty():
-        print(f"\rkvplan trace: {label} {fraction:4.0%}", end="", file=sys.stderr, flush=True)
+class _Bar:
+    """A tqdm bar on stderr (shown on a terminal only) fed by ``(fraction, label)`` callbacks."""
+
+    def __init__(self, what: str) -> None:
+        self.bar = tqdm(total=1000, desc=f"kvplan trace: {what}", file=sys.stderr, leave=False,
+                        disable=not sys.stderr.isatty(), bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
+
+    def __call__(self, fraction: float, label: str) -> None:
+        self.bar.set_description_str(f"kvplan trace: {label}", refresh=False)
+        self.bar.update(max(0, round(fraction * 1000) - self.bar.n))
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _staged(what: str, func, *args, **kwargs):
+    bar = _Bar(what)
+    try:
+        return func(*args, progress=bar, **kwargs)
+    finally:
+        bar.close()
 
 
 def run(args: argparse.Namespace) -> int:
-    """Read, replay, print."""
+    """Read, measure, print."""
+    if args.routing is not None and args.replicas is None:
+        raise PlanInputError("--replicas", None, "a list of fleet sizes (e.g. 1,4,16) when --routing is given")
+    if args.save is not None and not args.sweep:
+        raise PlanInputError("--save", args.save, "used with --sweep (it saves the curve)")
+    if args.save is not None and os.path.isdir(args.save):
+        raise PlanInputError("--save", args.save, "a file path, not a folder")
     if not str(args.file).startswith("sample:"):
         require_regular_file(args.file, "trace")  # a device, FIFO or directory is refused before any read
-    trace = read_trace(args.file, format=args.format, block_tokens=args.block_tokens)
+    started = time.perf_counter()
+    trace = _staged("reading", read_trace, args.file, format=args.format, block_tokens=args.block_tokens,
+                    max_bytes=None, sample_rate=args.sample_rate)
     per_token = None
     if args.model is not None:
         per_token = kv_bytes_per_token_for(args.model, typical_context_tokens(trace), args.kv_format)
     elif args.kv_format is not None:
         raise PlanInputError("--model", None, "a catalog model id when --kv-format is given")
     capacity_blocks = args.capacity_blocks
+    cap_bytes = None
     if args.capacity_gib is not None:
         if per_token is None:
             raise PlanInputError("--model", None, "a catalog model id, to turn --capacity-gib into blocks")
+        cap_bytes = float(gib_to_bytes(args.capacity_gib))
         if trace.has_prefix_hashes:
-            capacity_blocks = blocks_for_bytes(gib_to_bytes(args.capacity_gib), per_token, trace.block_tokens)
+            capacity_blocks = blocks_for_bytes(cap_bytes, per_token, trace.block_tokens)
+    block_bytes = per_token * trace.block_tokens if (per_token is not None and trace.block_tokens) else None
+    if capacity_blocks is not None and block_bytes is not None:
+        cap_bytes = capacity_blocks * block_bytes
 
-    result = replay(trace, capacity_blocks=capacity_blocks, ttl_s=args.ttl_s, kv_bytes_per_token=per_token)
     summary = summarize(trace)
     conc = concurrency(trace, session_decode_tokens_per_s=args.session_decode_tokens_per_s)
-    block_bytes = per_token * trace.block_tokens if (per_token is not None and trace.block_tokens) else None
-    cap_bytes = result.capacity_bytes
-    if args.capacity_gib is not None and not trace.has_prefix_hashes:
-        cap_bytes = float(gib_to_bytes(args.capacity_gib))
-
+    measurable = trace.has_prefix_hashes
+    hits = profile = frame = fleet = None
+    sampling = None
+    if measurable:
+        profile = _staged("stack distances", reuse_profile, trace, with_ages=args.ttl_s is not None)
+        hits = profile.hits(capacity_blocks, args.ttl_s)
+        if profile.sampled:
+            sampling = {"sample_rate": profile.sample_rate,
+                        "expected_error": _num(2 * standard_error(trace, profile, capacity_blocks)),
+                        "note": sampling_note(trace, profile, capacity_blocks)}
     curve = None
-    if args.sweep and trace.has_prefix_hashes:
-        started = time.perf_counter()
+    if args.sweep and measurable:
         print(f"kvplan trace: computing the hit-rate curve over {trace.num_block_refs:,} block references",
               file=sys.stderr)
-        profile = reuse_profile(trace, progress=_progress)
         frame = capacity_curve(profile, ttl_s=args.ttl_s, kv_bytes_per_token=per_token)
-        if sys.stderr.isatty():
-            print(file=sys.stderr)
-        print(f"kvplan trace: curve done in {time.perf_counter() - started:.2f} s", file=sys.stderr)
         curve = [{
             "capacity_blocks": int(r.capacity_blocks), "capacity_bytes": _num(r.capacity_bytes),
             "capacity_gb": _num(r.capacity_gb), "capacity_gib": _num(r.capacity_gib),
             "block_hit_rate": float(r.block_hit_rate), "token_hit_rate": float(r.token_hit_rate),
         } for r in frame.itertuples()]
+    if args.replicas is not None and measurable:
+        table, _ = _staged("fleet", fleet_table, trace, args.replicas, args.routing or list(ROUTING_POLICIES),
+                           capacity_blocks=capacity_blocks, ttl_s=args.ttl_s)
+        fleet = [{k: (None if isinstance(v, float) and not math.isfinite(v) else
+                      v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+                 for row in table.to_dict(orient="records")]
+    elapsed_s = time.perf_counter() - started
+    print(f"kvplan trace: done in {elapsed_s:.2f} s", file=sys.stderr)
 
     data = {
         "trace": trace.name, "format": trace.format, "source": trace.source,
         "requests": trace.num_requests, "duration_s": summary.duration_s,
         "mean_rate_per_s": summary.mean_rate_per_s,
         "block_tokens": trace.block_tokens, "block_refs": trace.num_block_refs,
-        "unique_blocks": trace.num_unique_blocks, "input_tokens": result.num_input_tokens,
+        "unique_blocks": trace.num_unique_blocks, "input_tokens": int(trace.input_tokens.sum()),
         "malformed_rows": trace.malformed.num_malformed,
         "malformed_examples": [{"line": line, "reason": reason} for line, reason in trace.malformed.examples],
         "notes": list(trace.notes),
-        "hit_rates_measurable": result.measurable, "message": result.message,
+        "hit_rates_measurable": measurable, "message": "" if measurable else NOT_MEASURABLE,
+        "sampling": sampling,
         "model": args.model, "kv_bytes_per_token": per_token, "block_bytes": block_bytes,
-        "capacity_blocks": result.capacity_blocks, "capacity_bytes": _num(cap_bytes),
+        "capacity_blocks": capacity_blocks, "capacity_bytes": _num(cap_bytes),
         "capacity_gb": _num(cap_bytes / GB) if cap_bytes is not None else None,
         "capacity_gib": _num(cap_bytes / GiB) if cap_bytes is not None else None,
-        "ttl_s": result.ttl_s,
-        "hit_blocks": result.num_hit_blocks, "hit_tokens": result.num_hit_tokens,
-        "block_hit_rate": result.block_hit_rate, "token_hit_rate": result.token_hit_rate,
+        "ttl_s": args.ttl_s,
+        "hit_blocks": hits.num_hit_blocks if hits else None, "hit_tokens": hits.num_hit_tokens if hits else None,
+        "block_hit_rate": hits.block_hit_rate if hits else None,
+        "token_hit_rate": hits.token_hit_rate if hits else None,
         "session_decode_tokens_per_s": conc.session_decode_tokens_per_s,
         "peak_concurrent_requests": conc.peak_concurrent_requests,
         "mean_concurrent_requests": conc.mean_concurrent_requests,
     }
     if args.sweep:
         data["curve"] = curve
+    if args.replicas is not None:
+        data["fleet"] = fleet
+    if args.save is not None and frame is not None:
+        _save(args, trace, summary, per_token, sampling, frame)
     if args.json:
         print(json.dumps(data, allow_nan=False))
         return 0
+    _print_text(data, trace, summary, conc, hits, per_token, args)
+    return 0
 
+
+def _save(args, trace, summary, per_token, sampling, frame) -> None:
+    doc = curve_document(
+        trace={"name": trace.name, "format": trace.format, "requests": trace.num_requests,
+               "block_refs": trace.num_block_refs, "unique_blocks": trace.num_unique_blocks,
+               "duration_s": summary.duration_s, "malformed_rows": trace.malformed.num_malformed,
+               "mean_input_tokens": typical_context_tokens(trace)},
+        block_tokens=int(trace.block_tokens), ttl_s=args.ttl_s, model=args.model, kv_bytes_per_token=per_token,
+        sampling=None if sampling is None else {"sample_rate": sampling["sample_rate"],
+                                                "expected_error": sampling["expected_error"] or 0.0},
+        curve=frame)
+    try:
+        with open(args.save, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh)
+    except OSError as exc:
+        raise PlanInputError("--save", args.save, f"a writable path ({exc.strerror or exc})") from None
+    print(f"kvplan trace: curve saved to {args.save}", file=sys.stderr)
+
+
+def _print_text(data, trace, summary, conc, hits, per_token, args) -> None:
     print(f"{trace.name} ({trace.format}): {trace.num_requests:,} requests over {summary.duration_s / 60:.1f} min, "
           f"{summary.mean_rate_per_s:.3g} requests/s")
     print(f"  {trace.malformed.summary()}")
     for note in trace.notes:
         print(f"  note: {note}")
-    if not result.measurable:
-        print(f"  {result.message}")
+    if hits is None:
+        print(f"  {NOT_MEASURABLE}")
     else:
         print(f"  {trace.num_block_refs:,} block references of {trace.block_tokens:,} tokens, "
               f"{trace.num_unique_blocks:,} distinct")
-        size = "unlimited" if result.capacity_blocks is None else f"{result.capacity_blocks:,} blocks"
-        if cap_bytes is not None:
-            size += f" = {format_bytes(cap_bytes)}"
+        size = "unlimited" if data["capacity_blocks"] is None else f"{data['capacity_blocks']:,} blocks"
+        if data["capacity_bytes"] is not None:
+            size += f" = {format_bytes(data['capacity_bytes'])}"
         if per_token is not None:
             size += f" at {per_token:,.6g} B/token ({args.model})"
-        ttl = "none" if result.ttl_s is None else f"{result.ttl_s:g} s"
+        ttl = "none" if args.ttl_s is None else f"{args.ttl_s:g} s"
         print(f"  cache: {size}; TTL {ttl}")
-        print(f"  block hit rate: {result.block_hit_rate:.1%}   token hit rate: {result.token_hit_rate:.1%}")
+        print(f"  block hit rate: {hits.block_hit_rate:.1%}   token hit rate: {hits.token_hit_rate:.1%}")
+        if data["sampling"]:
+            print(f"  {data['sampling']['note']}")
     print(f"  concurrency at {conc.session_decode_tokens_per_s:g} tokens/s per request: "
           f"peak {conc.peak_concurrent_requests:,}, mean {conc.mean_concurrent_requests:.3g}")
-    if curve:
+    if data.get("curve"):
         print("\n  capacity_blocks   capacity                   block_hit  token_hit")
-        for row in curve:
+        for row in data["curve"]:
             shown = format_bytes(row["capacity_bytes"]) if row["capacity_bytes"] is not None else ""
             print(f"  {row['capacity_blocks']:>15,}   {shown:<25}  {row['block_hit_rate']:>8.1%}  "
                   f"{row['token_hit_rate']:>8.1%}")
-    return 0
+    if data.get("fleet"):
+        print("\n  replicas  routing      method            block_hit  token_hit  replica range      imbalance")
+        for row in data["fleet"]:
+            print(f"  {row['replicas']:>8}  {row['routing']:<11}  {row['method']:<16}  {row['block_hit_rate']:>8.1%}  "
+                  f"{row['token_hit_rate']:>8.1%}  {row['min_replica_block_hit_rate']:>6.1%} - "
+                  f"{row['max_replica_block_hit_rate']:<6.1%}  {row['load_imbalance']:>8.3f}")

@@ -19,7 +19,7 @@ import pandas as pd
 
 from planner.plan import MIN_TOKENS_PER_S
 from planner.errors import PlanInputError
-from planner.traces.readers import Trace
+from planner.traces.trace import Trace
 
 SECONDS_PER_MINUTE = 60
 """Seconds in a minute (bins of :func:`arrivals_per_minute`)."""

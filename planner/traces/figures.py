@@ -197,3 +197,35 @@ def lengths_figure(input_tokens: np.ndarray, output_tokens: np.ndarray, *,
                              "ticktext": [f"{t:,}" for t in ticks]},
                       yaxis={"title": "requests"}, legend={"orientation": "h", "y": -0.25}, margin={"t": 50})
     return fig
+
+
+_ROUTING_COLORS = {"random": "#636EFA", "round-robin": "#AB63FA", "session": "#00CC96", "prefix": "#EF553B"}
+
+
+def fleet_figure(table: pd.DataFrame, *, title: str = "Token hit rate vs replicas, by routing") -> go.Figure:
+    """Aggregate token hit rate against the number of replicas, one line per routing policy.
+
+    Args:
+        table: DataFrame with ``planner.traces.fleet.FLEET_COLUMNS``.
+        title: figure title.
+
+    Returns:
+        One line trace per routing policy; x is replicas on a log2 axis, y the
+        token-weighted hit rate in percent; the hover adds the block hit rate
+        and the load imbalance (max / mean requests per replica).
+    """
+    fig = go.Figure()
+    for routing, rows in table.groupby("routing", sort=False):
+        rows = rows.sort_values("replicas")
+        fig.add_trace(go.Scatter(
+            x=rows["replicas"], y=rows["token_hit_rate"] * 100, mode="lines+markers", name=str(routing),
+            line={"color": _ROUTING_COLORS.get(str(routing))},
+            customdata=np.column_stack([rows["block_hit_rate"] * 100, rows["load_imbalance"], rows["method"]]),
+            hovertemplate=("%{x} replicas: token hit rate %{y:.1f}%, block %{customdata[0]:.1f}%<br>"
+                           "load imbalance %{customdata[1]:.3f} (max / mean requests), %{customdata[2]}"
+                           f"<extra>{routing}</extra>")))
+    fig.update_layout(title=title, xaxis_title="replicas (each with the cache size)",
+                      yaxis_title="token hit rate (%)", legend_title="routing", hovermode="closest")
+    fig.update_xaxes(type="log", dtick=math.log10(2), tickformat="d")
+    fig.update_yaxes(rangemode="tozero")
+    return fig

@@ -34,10 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from planner.traces.readers import Trace
-from planner.traces.stack import (
-    CURVE_COLUMNS, Progress, blocks_for_bytes, check_capacity_blocks, check_kv_bytes_per_token, check_ttl_s,
-)
+from planner.traces.trace import Trace
+from planner.traces.checks import blocks_for_bytes, check_capacity_blocks, check_kv_bytes_per_token, check_ttl_s
+from planner.traces.stack import CURVE_COLUMNS, Progress
 from planner.errors import PlanInputError
 from planner.units import GB, GiB
 

@@ -10,7 +10,8 @@ from functools import lru_cache
 from importlib import resources
 
 from planner.errors import PlanInputError
-from planner.traces.readers import Trace, read_azure, read_mooncake
+from planner.traces.readers import read_azure, read_mooncake
+from planner.traces.trace import Trace
 
 MOONCAKE_CITATION = ("Qin et al., \"Mooncake: Trading More Storage for Less Computation — A KVCache-centric "
                      "Architecture for Serving LLM Chatbot\", FAST '25; kvcache-ai/Mooncake, Apache-2.0")

@@ -12,7 +12,7 @@ import numpy as np
 
 from planner.catalog import get_model
 from planner.errors import PlanInputError
-from planner.traces.readers import Trace
+from planner.traces.trace import Trace
 
 
 def typical_context_tokens(trace: Trace) -> int:

@@ -21,19 +21,12 @@ the blocks used less than ``ttl_s`` ago. A block hits iff ``d <= C`` and its
 *age* (seconds since its previous reference) is ``< ttl_s``; the running
 maximum of ages over the leading run applies as for distances.
 
-Computing the distances. With ``prev[t]`` the previous reference to the block
-referenced at ``t`` (flattened reference order), the distinct blocks strictly
-between ``prev[t]`` and ``t`` are the positions ``s`` there that are the last
-reference to their block before ``t``; each non-last position ``s`` has a next
-reference ``u < t`` with ``prev[u] = s > prev[t]``. Hence::
-
-    d[t] = t - prev[t] - #{u < t : prev[u] > prev[t]}
-
-The count is the classic per-element inversion count: the Fenwick-tree-over-
-last-access-times method (Bennett and Kruskal, 1975; Almási, Caşcaval and
-Padua, 2002) computes it online in O(log n) per reference. Here it is computed
-offline, bit by bit from the most significant (a wavelet tree), with O(n)
-numpy work per bit: O(n log n) in total, vectorized.
+Computing the distances: online, with a Fenwick tree over reference
+positions holding a 1 at the last reference of each block (Bennett and
+Kruskal, 1975; Almási, Caşcaval and Padua, 2002), O(log n) per reference,
+compiled with numba (:mod:`planner.traces.kernels`). Memory: 16 bytes per
+reference for the result (int32 distance, float64 age; 4 without ages), 4 for
+the tree while it runs, 8 per possible block id.
 
 Conventions (the same as :func:`planner.traces.replay.replay`, which checks
 them by brute force):
@@ -50,24 +43,24 @@ them by brute force):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from planner.errors import PlanInputError
-from planner.traces.readers import Trace
+from planner.traces.checks import (
+    MAX_CAPACITY_BLOCKS, blocks_for_bytes, check_capacities, check_capacity_blocks, check_kv_bytes_per_token,
+    check_ttl_s,
+)
+from planner.traces.kernels import COLD, MAX_REFS, DistanceState
+from planner.traces.trace import Progress, Trace
 from planner.units import GB, GiB
 
-Progress = Callable[[float, str], None]
-"""Progress callback: ``(fraction done in [0, 1], what is being done)``."""
 
-COLD: int = np.iinfo(np.int64).max
-"""Run distance of a block that can never hit (first reference, or after one): int64 max."""
-
-MAX_CAPACITY_BLOCKS: int = 10**15
-"""Largest capacity accepted, blocks."""
+PROGRESS_STEPS: int = 50
+"""Slices of requests one stack-distance pass runs in (a progress report after each)."""
 
 CURVE_COLUMNS: tuple[str, ...] = (
     "capacity_blocks", "capacity_tokens", "capacity_bytes", "capacity_gb", "capacity_gib",
@@ -83,143 +76,6 @@ TTL_CURVE_COLUMNS: tuple[str, ...] = ("ttl_s", "hit_blocks", "hit_tokens", "bloc
 and tokens (int), hit rates (fractions)."""
 
 
-def check_capacity_blocks(value: object, name: str = "capacity_blocks") -> int | None:
-    """Validate a capacity in blocks: None (unlimited) or an integer in [0, 1e15].
-
-    Raises:
-        PlanInputError: anything else.
-    """
-    if value is None:
-        return None
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        value = int(value)
-    if isinstance(value, np.integer):
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_CAPACITY_BLOCKS:
-        raise PlanInputError(name, value, f"None (unlimited) or a whole number of blocks in [0, {MAX_CAPACITY_BLOCKS:,}]")
-    return value
-
-
-def _check_capacities(capacities_blocks: Sequence[int] | np.ndarray) -> np.ndarray:
-    """Validate many capacities at once (vectorized for integer arrays)."""
-    arr = np.asarray(capacities_blocks)
-    if arr.ndim == 1 and arr.dtype.kind in "iu" and \
-            (arr.size == 0 or (int(arr.min()) >= 0 and int(arr.max()) <= MAX_CAPACITY_BLOCKS)):
-        return arr.astype(np.int64)
-    return np.asarray([check_capacity_blocks(c) for c in capacities_blocks], dtype=np.int64)
-
-
-def check_ttl_s(value: object, name: str = "ttl_s") -> float | None:
-    """Validate a TTL: None (no TTL) or a number of seconds >= 0 (``inf`` means no TTL).
-
-    Raises:
-        PlanInputError: negative, NaN or not a number.
-    """
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise PlanInputError(name, value, "None (no TTL) or a number of seconds >= 0")
-    v = float(value)
-    if math.isnan(v) or v < 0:
-        raise PlanInputError(name, value, "None (no TTL) or a number of seconds >= 0")
-    return None if math.isinf(v) else v
-
-
-def check_kv_bytes_per_token(value: object) -> float:
-    """Validate KV bytes per token: a finite number > 0.
-
-    Raises:
-        PlanInputError: anything else.
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(value)) or float(value) <= 0:
-        raise PlanInputError("kv_bytes_per_token", value, "a finite number of bytes > 0")
-    return float(value)
-
-
-def blocks_for_bytes(capacity_bytes: float, kv_bytes_per_token: float, block_tokens: int) -> int:
-    """Whole cache blocks that fit in ``capacity_bytes``: ``floor(bytes / (kv_bytes_per_token * block_tokens))``.
-
-    >>> blocks_for_bytes(100 * 10**9, 890.0, 512)  # 1e11 / 455,680 B per block = 219,452.2
-    219452
-
-    Raises:
-        PlanInputError: negative or non-finite bytes, or bad ``kv_bytes_per_token``.
-    """
-    per_token = check_kv_bytes_per_token(kv_bytes_per_token)
-    if isinstance(capacity_bytes, bool) or not isinstance(capacity_bytes, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(capacity_bytes)) or capacity_bytes < 0:
-        raise PlanInputError("capacity_bytes", capacity_bytes, "a finite number of bytes >= 0")
-    return int(min(MAX_CAPACITY_BLOCKS, math.floor(float(capacity_bytes) / (per_token * block_tokens))))
-
-
-# ---------------------------------------------------------------------------
-# Vectorized kernels
-# ---------------------------------------------------------------------------
-
-
-def count_earlier_greater(values: np.ndarray, progress: Progress | None = None) -> np.ndarray:
-    """For each ``t``, the number of ``s < t`` with ``values[s] > values[t]``.
-
-    Offline, bit by bit from the most significant bit (a wavelet tree): the
-    elements are kept ordered by (value's higher bits, index); at each bit an
-    element with bit 0 counts the earlier elements of its group with bit 1, then
-    each group is stably split into its 0s and 1s. O(n) numpy work per bit.
-
-    Args:
-        values: shape (n,), non-negative integers.
-        progress: optional callback, called once per bit.
-
-    Returns:
-        Shape (n,), int64.
-
-    >>> count_earlier_greater(np.array([3, 1, 2, 0, 2])).tolist()
-    [0, 1, 1, 3, 1]
-    """
-    v = np.asarray(values, dtype=np.int64)
-    n = v.shape[0]
-    counts = np.zeros(n, dtype=np.int64)
-    if n == 0:
-        return counts
-    if v.min() < 0:
-        raise ValueError("values must be non-negative")
-    num_bits = int(v.max()).bit_length()
-    order = np.arange(n, dtype=np.int64)
-    positions = np.arange(n, dtype=np.int64)
-    for k, b in enumerate(range(num_bits - 1, -1, -1)):
-        vo = v[order]
-        bit = (vo >> b) & 1
-        hi = vo >> (b + 1)
-        starts_mask = np.empty(n, dtype=bool)
-        starts_mask[0] = True
-        np.not_equal(hi[1:], hi[:-1], out=starts_mask[1:])
-        starts = np.flatnonzero(starts_mask)
-        group = np.cumsum(starts_mask) - 1
-        group_start = starts[group]
-        ones_incl = np.cumsum(bit)
-        ones_excl = ones_incl - bit
-        ones_before = ones_excl - ones_excl[starts][group]   # earlier 1s in this group
-        zero = bit == 0
-        counts[order[zero]] += ones_before[zero]
-        # Stable split of each group: 0s first, then 1s.
-        zeros_before = (positions - group_start) - ones_before
-        ends = np.append(starts[1:], n)
-        zeros_in_group = (ends - starts) - (ones_incl[ends - 1] - ones_excl[starts])
-        new_pos = np.where(zero, group_start + zeros_before, group_start + zeros_in_group[group] + ones_before)
-        new_order = np.empty_like(order)
-        new_order[new_pos] = order
-        order = new_order
-        if progress is not None:
-            progress((k + 1) / num_bits, "stack distances")
-    return counts
-
-
-def _segment_cummax_int(values: np.ndarray, segment: np.ndarray, bound: int) -> np.ndarray:
-    """Running maximum within segments (``segment`` non-decreasing); values in [0, bound)."""
-    offset = segment.astype(np.int64) * bound
-    return np.maximum.accumulate(values + offset) - offset
-
-
 # ---------------------------------------------------------------------------
 # Profile
 # ---------------------------------------------------------------------------
@@ -233,15 +89,30 @@ class ReuseProfile:
         trace_name: the trace's name.
         block_tokens: tokens per block.
         num_requests: requests.
-        num_block_refs: block references.
-        num_unique_blocks: distinct blocks.
-        num_input_tokens: prompt tokens of all requests (the token denominator).
-        run_distance_blocks: shape (num_block_refs,), int64: the smallest
+        num_block_refs: block references (of the sample, when sampled).
+        num_unique_blocks: distinct blocks (of the sample, when sampled).
+        num_input_tokens: the token denominator: prompt tokens of all requests
+            (when sampled: the sampled blocks' tokens plus ``sample_rate`` x
+            the tokens no hash covers).
+        run_distance_blocks: shape (num_block_refs,), int32: the smallest
             capacity, in blocks, at which the reference hits with no TTL
-            (:data:`COLD` if it never can).
-        run_age_s: shape (num_block_refs,), float64: the reference hits under
-            TTL ``ttl_s`` iff ``run_age_s < ttl_s`` (``inf`` if it never can).
-        ref_tokens: shape (num_block_refs,), int64: real tokens in each block.
+            (:data:`COLD` if it never can); in sampled blocks when sampled.
+        run_age_s: shape (num_block_refs,), float64, or None when profiled
+            without ages: the reference hits under TTL ``ttl_s`` iff
+            ``run_age_s < ttl_s`` (``inf`` if it never can).
+        partial_refs: shape (k,), int64, increasing: the references whose
+            block is partial (a request's last block, short of ``block_tokens``).
+        partial_tokens: shape (k,), int64: real tokens in those blocks (every
+            other block holds ``block_tokens``).
+        sample_rate: fraction of blocks kept by spatial hash sampling (1 =
+            exact); a capacity of ``C`` blocks is evaluated as
+            ``floor(C * sample_rate)`` sampled blocks (SHARDS, Waldspurger et
+            al., FAST '15).
+        adjust_blocks, adjust_tokens: SHARDS-adj (ibid., section 4.2): the
+            expected sampled references (tokens) ``R x all`` less those
+            actually sampled, counted as hits at the smallest distance so a
+            heavy block that the hash kept or dropped does not bias the curve
+            (0 when exact).
     """
 
     trace_name: str
@@ -251,22 +122,75 @@ class ReuseProfile:
     num_unique_blocks: int
     num_input_tokens: int
     run_distance_blocks: np.ndarray
-    run_age_s: np.ndarray
-    ref_tokens: np.ndarray
+    run_age_s: np.ndarray | None
+    partial_refs: np.ndarray
+    partial_tokens: np.ndarray
+    sample_rate: float = 1.0
+    adjust_blocks: float = 0.0
+    adjust_tokens: float = 0.0
+
+    @property
+    def sampled(self) -> bool:
+        """True when the profile comes from a hash-sampled trace (figures are estimates)."""
+        return self.sample_rate < 1.0
+
+    @property
+    def ref_tokens(self) -> np.ndarray:
+        """Shape (num_block_refs,), int64: real prompt tokens in each referenced block (built on demand)."""
+        tokens = np.full(self.num_block_refs, self.block_tokens, dtype=np.int64)
+        tokens[self.partial_refs] = self.partial_tokens
+        return tokens
 
     @property
     def saturation_blocks(self) -> int:
-        """Smallest capacity (blocks) with the unlimited-capacity hit count, no TTL (0 if nothing hits)."""
+        """Smallest capacity (blocks) with the unlimited-capacity hit count, no TTL (0 if nothing hits).
+
+        Sampled: the sampled saturation scaled up by ``1 / sample_rate``.
+        """
         finite = self.run_distance_blocks[self.run_distance_blocks != COLD]
-        return int(finite.max()) if finite.size else 0
+        top = int(finite.max()) if finite.size else 0
+        return top if not self.sampled else int(math.ceil((top + 1) / self.sample_rate))
+
+    def sampled_capacity(self, capacities_blocks: np.ndarray) -> np.ndarray:
+        """Capacities in blocks -> the thresholds compared with run distances (same array when exact)."""
+        caps = np.asarray(capacities_blocks, dtype=np.int64)
+        if self.sampled:
+            caps = np.floor(caps.astype(np.float64) * self.sample_rate).astype(np.int64)
+        return np.minimum(caps, COLD - 1)     # every finite distance is below COLD
 
     def _mask(self, capacity_blocks: int | None, ttl_s: float | None) -> np.ndarray:
         mask = self.run_distance_blocks != COLD
         if capacity_blocks is not None:
-            mask &= self.run_distance_blocks <= capacity_blocks
+            mask &= self.run_distance_blocks <= int(self.sampled_capacity(np.array([capacity_blocks]))[0])
         if ttl_s is not None:
-            mask &= self.run_age_s < ttl_s
+            mask &= self.ages() < ttl_s
         return mask
+
+    def ages(self) -> np.ndarray:
+        """``run_age_s``.
+
+        Raises:
+            PlanInputError: the profile was computed without ages.
+        """
+        if self.run_age_s is None:
+            raise PlanInputError("ttl_s", "a TTL", "no TTL for a profile computed without ages "
+                                                    "(reuse_profile(trace, with_ages=True))")
+        return self.run_age_s
+
+    def rates(self, hit_blocks: np.ndarray, hit_tokens: np.ndarray,
+              adjusted: np.ndarray | bool) -> tuple[np.ndarray, np.ndarray]:
+        """Block and token hit rates from hit counts; where ``adjusted``, add the SHARDS-adj references."""
+        hb = np.asarray(hit_blocks, dtype=np.float64) + self.adjust_blocks * np.asarray(adjusted)
+        ht = np.asarray(hit_tokens, dtype=np.float64) + self.adjust_tokens * np.asarray(adjusted)
+        nb = self.num_block_refs + self.adjust_blocks
+        nt = self.num_input_tokens + self.adjust_tokens
+        return (np.clip(hb, 0, None) / nb if nb > 0 else 0.0 * hb,
+                np.clip(ht, 0, None) / nt if nt > 0 else 0.0 * ht)
+
+    def _hit_tokens(self, mask: np.ndarray) -> int:
+        """Tokens in the references selected by ``mask``: full blocks less each partial block's shortfall."""
+        short = self.block_tokens - self.partial_tokens
+        return int(np.count_nonzero(mask)) * self.block_tokens - int(short[mask[self.partial_refs]].sum())
 
     def hits(self, capacity_blocks: int | None = None, ttl_s: float | None = None) -> HitRates:
         """Hit counts at one capacity (blocks; None = unlimited) and TTL (s; None = none).
@@ -277,11 +201,16 @@ class ReuseProfile:
         capacity_blocks = check_capacity_blocks(capacity_blocks)
         ttl_s = check_ttl_s(ttl_s)
         mask = self._mask(capacity_blocks, ttl_s)
+        hit_blocks, hit_tokens = int(np.count_nonzero(mask)), self._hit_tokens(mask)
+        adjusted = (capacity_blocks is None or self.sampled_capacity(np.array([capacity_blocks]))[0] >= 1) \
+            and (ttl_s is None or ttl_s > 0)
+        block_rate, token_rate = self.rates(hit_blocks, hit_tokens, adjusted)
         return HitRates(
             capacity_blocks=capacity_blocks, ttl_s=ttl_s, num_requests=self.num_requests,
             num_block_refs=self.num_block_refs, num_unique_blocks=self.num_unique_blocks,
-            num_hit_blocks=int(np.count_nonzero(mask)), num_input_tokens=self.num_input_tokens,
-            num_hit_tokens=int(self.ref_tokens[mask].sum()),
+            num_hit_blocks=hit_blocks, num_input_tokens=self.num_input_tokens,
+            num_hit_tokens=hit_tokens, sample_rate=self.sample_rate,
+            sampled_block_hit_rate=float(block_rate), sampled_token_hit_rate=float(token_rate),
         )
 
 
@@ -296,6 +225,9 @@ class HitRates:
         num_hit_blocks: block references that hit.
         num_input_tokens: prompt tokens (denominator of the token hit rate).
         num_hit_tokens: prompt tokens in hit blocks.
+        sample_rate: 1 for exact counts; below 1 the counts are of a
+            hash-sampled trace and the rates are estimates.
+        sampled_block_hit_rate, sampled_token_hit_rate: the estimates (sampled only).
     """
 
     capacity_blocks: int | None
@@ -306,15 +238,22 @@ class HitRates:
     num_hit_blocks: int
     num_input_tokens: int
     num_hit_tokens: int
+    sample_rate: float = 1.0
+    sampled_block_hit_rate: float | None = None
+    sampled_token_hit_rate: float | None = None
 
     @property
     def block_hit_rate(self) -> float:
-        """Hit blocks / block references (0 for an empty trace)."""
+        """Hit blocks / block references (0 for an empty trace); sampled: the SHARDS-adj estimate."""
+        if self.sample_rate < 1.0 and self.sampled_block_hit_rate is not None:
+            return self.sampled_block_hit_rate
         return self.num_hit_blocks / self.num_block_refs if self.num_block_refs else 0.0
 
     @property
     def token_hit_rate(self) -> float:
-        """Hit tokens / prompt tokens (0 for an empty trace)."""
+        """Hit tokens / prompt tokens (0 for an empty trace); sampled: the SHARDS-adj estimate."""
+        if self.sample_rate < 1.0 and self.sampled_token_hit_rate is not None:
+            return self.sampled_token_hit_rate
         return self.num_hit_tokens / self.num_input_tokens if self.num_input_tokens else 0.0
 
 
@@ -330,62 +269,73 @@ def require_hashes(trace: Trace) -> None:
                              "this one has lengths only, so hit rates are not measurable")
 
 
-def reuse_profile(trace: Trace, progress: Progress | None = None) -> ReuseProfile:
+def reuse_profile(trace: Trace, progress: Progress | None = None, *, with_ages: bool = True) -> ReuseProfile:
     """Stack distances, ages and their leading-run maxima for every block reference.
 
-    One pass: O(n log n) vectorized (n = block references); the Mooncake
-    conversation trace (288,500 references) takes a fraction of a second.
+    One pass, O(n log n) (n = block references) with a Fenwick tree
+    (:func:`planner.traces.kernels.run_distances`); memory: the result's 16
+    bytes per reference plus 4 (tree) while it runs, and 8 per distinct block.
 
     Args:
-        trace: a trace with prefix hashes.
-        progress: optional callback ``(fraction, label)``.
+        trace: a trace with prefix hashes (hash-sampled when
+            ``trace.sample_rate < 1``: the profile is then an estimate).
+        progress: optional callback ``(fraction, label)``, called about 50 times.
+        with_ages: also compute run ages (8 bytes per reference), needed for any TTL.
 
     Raises:
-        PlanInputError: the trace has no prefix hashes.
+        PlanInputError: the trace has no prefix hashes, or more than
+            :data:`planner.traces.kernels.MAX_REFS` block references.
     """
     require_hashes(trace)
+    n = trace.num_block_refs
+    if n > MAX_REFS:
+        raise PlanInputError("trace", f"{n:,} block references",
+                             f"at most {MAX_REFS:,} for an exact curve; sample it (--sample-rate)")
     ids = trace.block_ids
-    n = ids.shape[0]
-    counts = trace.num_blocks
-    req = np.repeat(np.arange(trace.num_requests, dtype=np.int64), counts)
-    ref_time = trace.arrival_s[req]
-    # Previous reference to the same block (-1 for a first reference).
-    order = np.argsort(ids, kind="stable")
-    same = ids[order[1:]] == ids[order[:-1]]
-    prev = np.full(n, -1, dtype=np.int64)
-    prev[order[1:][same]] = order[:-1][same]
-    if progress is not None:
-        progress(0.0, "stack distances")
-    # Only warm references matter on both sides of the count (a first reference has
-    # prev = -1, never greater); their prev positions are distinct, so rank them densely.
-    warm = prev >= 0
-    warm_at = np.flatnonzero(warm)
-    marked = np.zeros(n, dtype=bool)
-    marked[prev[warm_at]] = True
-    rank = (np.cumsum(marked) - 1)[prev[warm_at]]
-    later_newer = np.zeros(n, dtype=np.int64)
-    later_newer[warm_at] = count_earlier_greater(rank, progress)
-    t = np.arange(n, dtype=np.int64)
-    cold_mark = n + 1                      # larger than any distance (<= n)
-    dist = np.where(warm, t - prev - later_newer, cold_mark)
-    run_dist = _segment_cummax_int(dist, req, cold_mark + 1)
-    run_dist = np.where(run_dist == cold_mark, COLD, run_dist)
-    # Ages: exact float differences, the same arithmetic as the reference replay.
-    age = np.full(n, np.inf)
-    age[warm] = ref_time[warm] - ref_time[prev[warm]]
-    uniq, rank = np.unique(age, return_inverse=True)
-    run_rank = _segment_cummax_int(rank.reshape(-1).astype(np.int64), req, uniq.shape[0])
-    run_age = uniq[run_rank]
+    if n and (int(ids.min()) < 0 or int(ids.max()) >= trace.id_space):   # the compiled loop does not bound-check
+        raise PlanInputError("trace.block_ids", f"[{int(ids.min())}, {int(ids.max())}]",
+                             f"ids in [0, id_space = {trace.id_space:,})")
+    state = DistanceState(n, trace.id_space, with_ages)
+    num_requests = trace.num_requests
+    step = max(1, num_requests // PROGRESS_STEPS)
+    for lo in range(0, num_requests, step):
+        if progress is not None:
+            progress(lo / num_requests, "stack distances")
+        state.advance(trace.block_offsets, ids, trace.arrival_s, lo, min(num_requests, lo + step))
     if progress is not None:
         progress(1.0, "stack distances")
-    for a in (run_dist, run_age):
-        a.flags.writeable = False
+    run_dist, run_age = state.run_dist, (state.run_age if with_ages else None)
+    del state
+    partial_refs, partial_tokens = trace.partial_blocks()
+    for a in (run_dist, run_age, partial_refs, partial_tokens):
+        if a is not None:
+            a.flags.writeable = False
     return ReuseProfile(
         trace_name=trace.name, block_tokens=int(trace.block_tokens), num_requests=trace.num_requests,
         num_block_refs=n, num_unique_blocks=trace.num_unique_blocks,
-        num_input_tokens=int(trace.input_tokens.sum()), run_distance_blocks=run_dist, run_age_s=run_age,
-        ref_tokens=trace.ref_tokens(),
+        num_input_tokens=trace.token_denominator(), run_distance_blocks=run_dist, run_age_s=run_age,
+        partial_refs=partial_refs, partial_tokens=partial_tokens, sample_rate=trace.sample_rate,
+        adjust_blocks=trace.sample_rate * trace.unsampled_block_refs - n if trace.sample_rate < 1 else 0.0,
+        adjust_tokens=(trace.sample_rate * trace.unsampled_hashed_tokens - trace.token_denominator()
+                       + trace.sample_rate * trace.unhashed_tokens) if trace.sample_rate < 1 else 0.0,
     )
+
+
+def _sorted_hits(keys: np.ndarray, profile: ReuseProfile, mask: np.ndarray,
+                 thresholds: np.ndarray, side: str) -> tuple[np.ndarray, np.ndarray]:
+    """Hit blocks and tokens at each threshold: references in ``mask`` whose key is <= (side right)
+    or < (side left) the threshold. Sorts a copy of the keys (8 B per reference), not an argsort."""
+    sel = keys[mask]
+    sel.sort()
+    hit_blocks = np.searchsorted(sel, thresholds, side=side).astype(np.int64)
+    pmask = mask[profile.partial_refs]
+    pkeys = keys[profile.partial_refs][pmask]
+    short = (profile.block_tokens - profile.partial_tokens)[pmask]
+    porder = np.argsort(pkeys, kind="stable")
+    short_cum = np.concatenate([[0], np.cumsum(short[porder])])
+    pidx = np.searchsorted(pkeys[porder], thresholds, side=side)
+    hit_tokens = hit_blocks * profile.block_tokens - short_cum[pidx]
+    return hit_blocks, hit_tokens.astype(np.int64)
 
 
 def default_capacities(profile: ReuseProfile, num_points: int = 64) -> np.ndarray:
@@ -418,16 +368,13 @@ def capacity_curve(profile: ReuseProfile, capacities_blocks: Sequence[int] | np.
         PlanInputError: a bad capacity, TTL or ``kv_bytes_per_token``.
     """
     ttl_s = check_ttl_s(ttl_s)
-    caps = default_capacities(profile) if capacities_blocks is None else _check_capacities(capacities_blocks)
+    caps = default_capacities(profile) if capacities_blocks is None else check_capacities(capacities_blocks)
     per_token = None if kv_bytes_per_token is None else check_kv_bytes_per_token(kv_bytes_per_token)
     mask = profile._mask(None, ttl_s)
-    rd = profile.run_distance_blocks[mask]
-    order = np.argsort(rd, kind="stable")
-    rd_sorted = rd[order]
-    tok_cum = np.concatenate([[0], np.cumsum(profile.ref_tokens[mask][order])])
-    idx = np.searchsorted(rd_sorted, caps, side="right")
-    hit_blocks = idx.astype(np.int64)
-    hit_tokens = tok_cum[idx].astype(np.int64)
+    hit_blocks, hit_tokens = _sorted_hits(profile.run_distance_blocks, profile, mask,
+                                          profile.sampled_capacity(caps), "right")
+    block_rate, token_rate = profile.rates(hit_blocks, hit_tokens,
+                                           (profile.sampled_capacity(caps) >= 1) & (ttl_s is None or ttl_s > 0))
     cap_tokens = caps * profile.block_tokens
     cap_bytes = cap_tokens * per_token if per_token is not None else np.full(caps.shape, np.nan)
     return pd.DataFrame({
@@ -438,8 +385,8 @@ def capacity_curve(profile: ReuseProfile, capacities_blocks: Sequence[int] | np.
         "capacity_gib": cap_bytes / GiB,
         "hit_blocks": hit_blocks,
         "hit_tokens": hit_tokens,
-        "block_hit_rate": hit_blocks / profile.num_block_refs if profile.num_block_refs else 0.0,
-        "token_hit_rate": hit_tokens / profile.num_input_tokens if profile.num_input_tokens else 0.0,
+        "block_hit_rate": block_rate,
+        "token_hit_rate": token_rate,
     }, columns=list(CURVE_COLUMNS))
 
 
@@ -466,17 +413,15 @@ def ttl_curve(profile: ReuseProfile, ttls_s: Sequence[float] | None = None, *,
     ttls_checked = [check_ttl_s(t) for t in ttls]
     ttl_arr = np.array([math.inf if t is None else t for t in ttls_checked], dtype=np.float64)
     mask = profile._mask(check_capacity_blocks(capacity_blocks), None)
-    ages = profile.run_age_s[mask]
-    order = np.argsort(ages, kind="stable")
-    ages_sorted = ages[order]
-    tok_cum = np.concatenate([[0], np.cumsum(profile.ref_tokens[mask][order])])
-    idx = np.searchsorted(ages_sorted, ttl_arr, side="left")      # ages strictly below the TTL
-    idx = np.where(np.isinf(ttl_arr), ages_sorted.shape[0], idx)   # no TTL: every warm reference
-    hit_tokens = tok_cum[idx].astype(np.int64)
+    idx, hit_tokens = _sorted_hits(profile.ages(), profile, mask, ttl_arr, "left")   # ages strictly below
+    idx = np.where(np.isinf(ttl_arr), int(np.count_nonzero(mask)), idx)                # no TTL: every warm one
+    hit_tokens = np.where(np.isinf(ttl_arr), profile._hit_tokens(mask), hit_tokens)
+    cap_ok = capacity_blocks is None or profile.sampled_capacity(np.array([capacity_blocks]))[0] >= 1
+    block_rate, token_rate = profile.rates(idx, hit_tokens, (ttl_arr > 0) & cap_ok)
     return pd.DataFrame({
         "ttl_s": ttl_arr,
         "hit_blocks": idx.astype(np.int64),
         "hit_tokens": hit_tokens,
-        "block_hit_rate": idx / profile.num_block_refs if profile.num_block_refs else 0.0,
-        "token_hit_rate": hit_tokens / profile.num_input_tokens if profile.num_input_tokens else 0.0,
+        "block_hit_rate": block_rate,
+        "token_hit_rate": token_rate,
     }, columns=list(TTL_CURVE_COLUMNS))

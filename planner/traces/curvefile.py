@@ -1,0 +1,165 @@
+"""Saved hit-rate curves: ``kvplan trace ... --sweep --save curve.json`` writes one, the Traces page reads it.
+
+A team computes the curve of a large trace once, on a big machine, and shares
+the small JSON file. The file holds the trace's summary, the settings, the
+sampling (if any) and the curve in blocks, so any model's bytes per token can
+price it later. Format (``"kvplan_curve": 1``)::
+
+    {"kvplan_curve": 1,
+     "trace": {"name": ..., "format": ..., "requests": ..., "block_refs": ..., "unique_blocks": ...,
+               "block_tokens": 512, "duration_s": ..., "malformed_rows": ..., "mean_input_tokens": ...},
+     "settings": {"ttl_s": null, "model": null, "kv_bytes_per_token": null},
+     "sampling": null | {"sample_rate": 0.01, "expected_error": 0.004},
+     "curve": [{"capacity_blocks": 0, "block_hit_rate": 0.0, "token_hit_rate": 0.0}, ...]}
+
+:func:`load_curve` checks every field (a shared file is untrusted input) and
+returns a :class:`SavedCurve`; its :meth:`SavedCurve.at` answers the hit rate at
+a capacity from the largest saved capacity not above it: a lower bound, since
+the hit rate never falls as capacity grows (at any fixed TTL).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from planner.errors import PlanInputError
+from planner.traces.rows import MAX_BLOCK_TOKENS
+from planner.traces.checks import MAX_CAPACITY_BLOCKS
+from planner.traces.stack import CURVE_COLUMNS
+from planner.units import GB, GiB
+
+CURVE_FILE_VERSION: int = 1
+"""Value of the ``kvplan_curve`` key."""
+
+MAX_CURVE_FILE_BYTES: int = 5_000_000
+"""Largest curve file read, bytes (a 64-point curve is about 10 kB)."""
+
+MAX_CURVE_POINTS: int = 100_000
+"""Most points a curve file may hold."""
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class SavedCurve:
+    """A loaded curve file.
+
+    Attributes:
+        trace: the trace summary (str/number values only).
+        block_tokens: tokens per block.
+        ttl_s: the TTL the curve was computed at (None = none).
+        sample_rate: None when exact, else the SHARDS rate.
+        expected_error: the saved expected error of the sampled curve (None when exact).
+        curve: DataFrame ``capacity_blocks`` (int, increasing), ``block_hit_rate``, ``token_hit_rate``.
+    """
+
+    trace: dict
+    block_tokens: int
+    ttl_s: float | None
+    sample_rate: float | None
+    expected_error: float | None
+    curve: pd.DataFrame
+
+    @property
+    def context_tokens(self) -> int:
+        """Context length to price a token at: the trace's mean prompt when saved, else one block."""
+        v = self.trace.get("mean_input_tokens")
+        return int(v) if isinstance(v, int) and 1 <= v <= 10**9 else self.block_tokens
+
+    def frame(self, kv_bytes_per_token: float | None) -> pd.DataFrame:
+        """The curve with ``planner.traces.stack.CURVE_COLUMNS`` (hit counts unknown: NaN), priced at
+        ``kv_bytes_per_token`` (None leaves the byte columns NaN)."""
+        caps = self.curve["capacity_blocks"].to_numpy()
+        tokens = caps * self.block_tokens
+        cap_bytes = tokens * float(kv_bytes_per_token) if kv_bytes_per_token is not None else np.full(caps.shape, np.nan)
+        return pd.DataFrame({
+            "capacity_blocks": caps, "capacity_tokens": tokens, "capacity_bytes": cap_bytes.astype(np.float64),
+            "capacity_gb": cap_bytes / GB, "capacity_gib": cap_bytes / GiB,
+            "hit_blocks": np.nan, "hit_tokens": np.nan,
+            "block_hit_rate": self.curve["block_hit_rate"].to_numpy(),
+            "token_hit_rate": self.curve["token_hit_rate"].to_numpy(),
+        }, columns=list(CURVE_COLUMNS))
+
+    def at(self, capacity_blocks: int) -> tuple[int, float, float]:
+        """``(saved capacity used, block rate, token rate)`` at the largest saved capacity <= ``capacity_blocks``."""
+        caps = self.curve["capacity_blocks"].to_numpy()
+        k = int(np.searchsorted(caps, capacity_blocks, side="right")) - 1
+        if k < 0:
+            return 0, 0.0, 0.0
+        row = self.curve.iloc[k]
+        return int(row.capacity_blocks), float(row.block_hit_rate), float(row.token_hit_rate)
+
+
+def curve_document(*, trace: dict, block_tokens: int, ttl_s: float | None, model: str | None,
+                   kv_bytes_per_token: float | None, sampling: dict | None, curve: pd.DataFrame) -> dict:
+    """The JSON object written by ``--save``."""
+    return {
+        "kvplan_curve": CURVE_FILE_VERSION,
+        "trace": {**trace, "block_tokens": block_tokens},
+        "settings": {"ttl_s": ttl_s, "model": model, "kv_bytes_per_token": kv_bytes_per_token},
+        "sampling": sampling,
+        "curve": [{"capacity_blocks": int(r.capacity_blocks), "block_hit_rate": float(r.block_hit_rate),
+                   "token_hit_rate": float(r.token_hit_rate)} for r in curve.itertuples()],
+    }
+
+
+def _field(obj: dict, key: str, where: str):
+    if not isinstance(obj, dict) or key not in obj:
+        raise PlanInputError(f"{where}.{key}", None, "present (a kvplan curve file, from kvplan trace --save)")
+    return obj[key]
+
+
+def _number(value: object, name: str, lo: float, hi: float, *, whole: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not lo <= value <= hi or (whole and not float(value).is_integer()):
+        kind = "a whole number" if whole else "a number"
+        raise PlanInputError(name, value, f"{kind} in [{lo:g}, {hi:g}]")
+    return value
+
+
+def load_curve(data: bytes | str) -> SavedCurve:
+    """Parse and check a curve file.
+
+    Raises:
+        PlanInputError: too large, not JSON, another version, or any field
+            missing or out of range (named, with its value).
+    """
+    if len(data) > MAX_CURVE_FILE_BYTES:
+        raise PlanInputError("curve file", f"{len(data):,} B", f"at most {MAX_CURVE_FILE_BYTES:,} B")
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
+        raise PlanInputError("curve file", "not JSON", "a kvplan curve file (kvplan trace --sweep --save)") from None
+    if _field(doc, "kvplan_curve", "file") != CURVE_FILE_VERSION:
+        raise PlanInputError("kvplan_curve", doc.get("kvplan_curve"), f"{CURVE_FILE_VERSION}")
+    trace = _field(doc, "trace", "file")
+    block_tokens = int(_number(_field(trace, "block_tokens", "trace"), "trace.block_tokens", 1, MAX_BLOCK_TOKENS,
+                               whole=True))
+    shown = {k: v for k, v in trace.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)
+             and (not isinstance(v, str) or len(v) <= 300)}
+    settings = _field(doc, "settings", "file")
+    ttl = _field(settings, "ttl_s", "settings")
+    ttl_s = None if ttl is None else float(_number(ttl, "settings.ttl_s", 0, 1e9))
+    sampling = _field(doc, "sampling", "file")
+    rate = err = None
+    if sampling is not None:
+        rate = float(_number(_field(sampling, "sample_rate", "sampling"), "sampling.sample_rate", 1e-9, 1))
+        err = float(_number(_field(sampling, "expected_error", "sampling"), "sampling.expected_error", 0, 1))
+    rows = _field(doc, "curve", "file")
+    if not isinstance(rows, list) or not 1 <= len(rows) <= MAX_CURVE_POINTS:
+        raise PlanInputError("curve", type(rows).__name__, f"a list of 1 to {MAX_CURVE_POINTS:,} points")
+    caps, blocks, tokens = [], [], []
+    for k, row in enumerate(rows):
+        caps.append(int(_number(_field(row, "capacity_blocks", f"curve[{k}]"), f"curve[{k}].capacity_blocks",
+                                0, MAX_CAPACITY_BLOCKS, whole=True)))
+        blocks.append(float(_number(_field(row, "block_hit_rate", f"curve[{k}]"), f"curve[{k}].block_hit_rate", 0, 1)))
+        tokens.append(float(_number(_field(row, "token_hit_rate", f"curve[{k}]"), f"curve[{k}].token_hit_rate", 0, 1)))
+    if any(b <= a for a, b in zip(caps, caps[1:])):
+        raise PlanInputError("curve", "capacities out of order", "capacity_blocks strictly increasing")
+    frame = pd.DataFrame({"capacity_blocks": np.asarray(caps, dtype=np.int64), "block_hit_rate": blocks,
+                          "token_hit_rate": tokens})
+    return SavedCurve(trace=shown, block_tokens=block_tokens, ttl_s=ttl_s, sample_rate=rate, expected_error=err,
+                      curve=frame)

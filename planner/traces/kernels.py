@@ -1,0 +1,178 @@
+"""Compiled inner loops of the trace code (numba): stack distances with a Fenwick tree, hash sampling.
+
+Everything here works on plain numpy arrays and is called through
+:mod:`planner.traces.stack` (curves), :mod:`planner.traces.fleet` (replicas)
+and :mod:`planner.traces.ingest` (sampling); the semantics are documented
+there and checked against the pure-Python reference replay
+(:mod:`planner.traces.replay`) in the tests.
+
+Stack distances online (Bennett and Kruskal, "LRU stack processing", IBM J.
+R&D 19(4), 1975; Almási, Caşcaval and Padua, MSP 2002): a Fenwick tree over
+reference positions holds a 1 at the last reference of every block seen so
+far. At reference ``t`` to a block last referenced at ``p``, the distinct
+blocks referenced since ``p`` (itself included) are the marks after ``p``
+plus one: one prefix-sum query, then the mark moves from ``p`` to ``t``.
+O(log n) per reference, 4 bytes of tree per reference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+COLD: int = np.iinfo(np.int32).max
+"""Run distance of a block that can never hit (first reference, or after one): int32 max, 2,147,483,647."""
+
+MAX_REFS: int = 2**31 - 2
+"""Most block references one exact pass takes (positions and distances are int32 inside)."""
+
+
+class DistanceState:
+    """The Fenwick tree and per-block tables of one pass, so the pass can run in slices of requests.
+
+    Memory: 4 bytes per reference for the tree and 4 for the distances (8
+    more for ages), 8 per possible block id.
+
+    Args:
+        n: block references of the trace (at most :data:`MAX_REFS`).
+        id_space: one more than the largest block id.
+        with_ages: also compute run ages (needed for TTLs).
+    """
+
+    def __init__(self, n: int, id_space: int, with_ages: bool = True) -> None:
+        self.tree = np.zeros(n + 1, np.int32)
+        self.last_pos = np.full(max(id_space, 1), -1, np.int32)
+        self.last_req = np.zeros(max(id_space, 1), np.int32)
+        self.marks = np.zeros(1, np.int64)
+        self.run_dist = np.empty(n, np.int32)
+        self.run_age = np.empty(n if with_ages else 0, np.float64)
+
+    def advance(self, offsets: np.ndarray, ids: np.ndarray, arrival_s: np.ndarray, lo: int, hi: int) -> None:
+        """Process requests ``lo .. hi-1`` (in order, after every earlier one)."""
+        _distances(offsets, ids, arrival_s, lo, hi, self.tree, self.last_pos, self.last_req, self.marks,
+                   self.run_dist, self.run_age)
+
+
+def run_distances(offsets, ids, arrival_s, id_space):
+    """Run distances and run ages of every block reference (leading-run rule applied), in one call.
+
+    Args:
+        offsets: shape (r + 1,), int64: request ``i``'s blocks are ``ids[offsets[i]:offsets[i+1]]``.
+        ids: shape (n,), integer block ids in ``[0, id_space)`` (not bound-checked).
+        arrival_s: shape (r,), float64, non-decreasing.
+        id_space: one more than the largest id.
+
+    Returns:
+        ``(run_distance, run_age)``: shape (n,) int32 (``COLD`` when the
+        reference cannot hit) and float64 (``inf`` likewise).
+    """
+    state = DistanceState(ids.shape[0], id_space)
+    state.advance(offsets, ids, arrival_s, 0, offsets.shape[0] - 1)
+    return state.run_dist, state.run_age
+
+
+@njit(cache=True, nogil=True)
+def _distances(offsets, ids, arrival_s, lo, hi, tree, last_pos, last_req, marks_box,
+               run_dist, run_age):  # pragma: no cover - compiled
+    n = ids.shape[0]
+    cold_mark = np.iinfo(np.int32).max
+    ages = run_age.shape[0] > 0
+    marks = marks_box[0]
+    for i in range(lo, hi):
+        now = arrival_s[i]
+        rd = 0
+        ra = -np.inf
+        cold = False
+        for t in range(offsets[i], offsets[i + 1]):
+            b = ids[t]
+            p = last_pos[b]
+            if p < 0:
+                cold = True
+            else:
+                # marks after p = marks - (marks at positions 0..p); + 1 for the block itself
+                s = 0
+                k = p + 1
+                while k > 0:
+                    s += tree[k]
+                    k -= k & -k
+                d = marks - s + 1
+                k = p + 1
+                while k <= n:
+                    tree[k] -= 1
+                    k += k & -k
+                marks -= 1
+                if d > rd:
+                    rd = d
+                age = now - arrival_s[last_req[b]]
+                if age > ra:
+                    ra = age
+            if cold:
+                run_dist[t] = cold_mark
+                if ages:
+                    run_age[t] = np.inf
+            else:
+                run_dist[t] = rd
+                if ages:
+                    run_age[t] = ra
+            k = t + 1
+            while k <= n:
+                tree[k] += 1
+                k += k & -k
+            marks += 1
+            last_pos[b] = t
+            last_req[b] = i
+    marks_box[0] = marks
+
+
+@njit(cache=True, nogil=True)
+def splitmix64(values):  # pragma: no cover - compiled
+    """SplitMix64 of each value (Steele, Lea and Flood, OOPSLA 2014): shape (n,) int64 -> uint64.
+
+    A fixed, well-mixed hash, so a block's sampling decision depends on its
+    id alone (the spatial sampling of SHARDS, Waldspurger et al., FAST '15).
+    """
+    out = np.empty(values.shape[0], np.uint64)
+    for j in range(values.shape[0]):
+        z = np.uint64(values[j]) + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        out[j] = z ^ (z >> np.uint64(31))
+    return out
+
+
+@njit(cache=True, nogil=True)
+def rows_with_repeats(counts, ids):  # pragma: no cover - compiled
+    """Shape (r,) bool: request ``i`` (``counts[i]`` consecutive ids) holds an id twice."""
+    out = np.zeros(counts.shape[0], np.bool_)
+    start = 0
+    for i in range(counts.shape[0]):
+        k = counts[i]
+        if k > 1:
+            if k <= 32:
+                for a in range(start, start + k):
+                    for b in range(a + 1, start + k):
+                        if ids[a] == ids[b]:
+                            out[i] = True
+            else:
+                s = np.sort(ids[start:start + k])
+                for a in range(k - 1):
+                    if s[a] == s[a + 1]:
+                        out[i] = True
+                        break
+        start += k
+    return out
+
+
+@njit(cache=True, nogil=True)
+def gather_requests(offsets, ids, order):  # pragma: no cover - compiled
+    """Blocks of requests taken in ``order``: new offsets (int64) and ids (same dtype)."""
+    r = order.shape[0]
+    new_offsets = np.zeros(r + 1, np.int64)
+    for j in range(r):
+        i = order[j]
+        new_offsets[j + 1] = new_offsets[j] + offsets[i + 1] - offsets[i]
+    new_ids = np.empty(new_offsets[r], ids.dtype)
+    for j in range(r):
+        i = order[j]
+        new_ids[new_offsets[j]:new_offsets[j + 1]] = ids[offsets[i]:offsets[i + 1]]
+    return new_offsets, new_ids
