@@ -1,8 +1,8 @@
 """The Traces page's heavy work as one job for the worker pool (``kvplan_app.jobs``), and a bounded shared cache.
 
 :func:`analyze_trace` runs in a worker process: it reads the trace (an upload's bytes or a bundled sample),
-computes stack distances, the capacity and TTL curves, the replay at the plan's usable KV and the traffic
-figures, all with :mod:`planner.traces`, and returns a :class:`TraceAnalysis`: scalars, small frames and
+computes stack distances, the capacity and TTL curves, the replay at the plan's usable KV, the fleet table
+and the traffic figures, all with :mod:`planner.traces`, and returns a :class:`TraceAnalysis`: scalars, small frames and
 figures of at most ``planner.traces.binning.MAX_CHART_POINTS`` points per series, never the per-reference
 arrays. Imports no Streamlit (it runs in the worker).
 
@@ -41,7 +41,8 @@ class TraceAnalysis:
         kv_bytes_per_token, typical_context_tokens, capacity_blocks, block_bytes, saturation_blocks: sizing.
         hits, unlimited: ``planner.traces.HitRates`` at the usable KV and unlimited, at the TTL.
         curve: the capacity curve (``planner.traces.CURVE_COLUMNS``), for its CSV.
-        figures: name -> plotly figure (lengths, arrivals, concurrency; curve, ttl_curve, cache_bytes).
+        fleet: the fleet table (``planner.traces.FLEET_COLUMNS``), or None when no replicas or routing were asked.
+        figures: name -> plotly figure (lengths, arrivals, concurrency; curve, ttl_curve, cache_bytes, fleet).
     """
 
     trace_name: str
@@ -64,26 +65,28 @@ class TraceAnalysis:
     hits: Any = None
     unlimited: Any = None
     curve: pd.DataFrame | None = None
+    fleet: pd.DataFrame | None = None
 
 
 def analyze_trace(*, sample: str | None, data: bytes | None, fmt: str, block_tokens: int, name: str,
                   model_id: str, kv_format: str | None, usable_kv_bytes: float, gpu_name: str, ttl_s: float | None,
-                  session_decode_tokens_per_s: float, ttl_label: str,
-                  progress: Callable[[str, float], None] | None = None) -> TraceAnalysis:
+                  session_decode_tokens_per_s: float, ttl_label: str, fleet_replicas: tuple[int, ...] = (),
+                  fleet_routings: tuple[str, ...] = (), progress: Callable[[str, float], None] | None = None) -> TraceAnalysis:
     """Read and replay one trace (in a worker; see the module docstring). ``sample`` names a bundled trace,
-    else ``data`` holds the upload's bytes (read with ``fmt``, ``block_tokens`` for generic JSONL).
+    else ``data`` holds the upload's bytes (read with ``fmt``, ``block_tokens`` for generic JSONL). The fleet
+    table is computed for ``fleet_replicas`` x ``fleet_routings`` when both are given.
 
     Raises:
         PlanInputError: the trace is unreadable, or the model has no KV figure at its typical context.
     """
     from planner.traces import (
         DEFAULT_TTLS_S, arrivals_per_minute, blocks_for_bytes, capacity_curve, concurrency, default_capacities,
-        kv_bytes_per_token_for, load_sample, read_trace, replay, reuse_profile, summarize, ttl_curve,
+        fleet_table, kv_bytes_per_token_for, load_sample, read_trace, replay, reuse_profile, summarize, ttl_curve,
         typical_context_tokens,
     )
     from planner.traces.figures import (
-        arrivals_figure, cache_bytes_figure, capacity_curve_figure, concurrency_figure, lengths_figure,
-        ttl_curve_figure,
+        arrivals_figure, cache_bytes_figure, capacity_curve_figure, concurrency_figure, fleet_figure,
+        lengths_figure, ttl_curve_figure,
     )
 
     def step(stage: str, lo: float, hi: float = 0.0):
@@ -92,12 +95,13 @@ def analyze_trace(*, sample: str | None, data: bytes | None, fmt: str, block_tok
         progress(stage, lo)
         return lambda f, label: progress(label, lo + (hi - lo) * min(max(f, 0.0), 1.0))
 
-    step("reading the trace", 0.0)
+    reading = step("reading the trace", 0.0, 0.3)
     if sample is not None:
         trace = load_sample(sample)
     else:
         trace = read_trace(data, format=None if fmt == "detect" else fmt,
-                           block_tokens=block_tokens if fmt in ("detect", "jsonl") else None, name=name)
+                           block_tokens=block_tokens if fmt in ("detect", "jsonl") else None, name=name,
+                           progress=reading)
     del data
     conc = concurrency(trace, session_decode_tokens_per_s=session_decode_tokens_per_s)
     figures = {"lengths": lengths_figure(trace.input_tokens, trace.output_tokens),
@@ -111,7 +115,7 @@ def analyze_trace(*, sample: str | None, data: bytes | None, fmt: str, block_tok
     if not trace.has_prefix_hashes:
         return TraceAnalysis(**common)
 
-    profile = reuse_profile(trace, progress=step("stack distances", 0.1, 0.7))
+    profile = reuse_profile(trace, progress=step("stack distances", 0.3, 0.6))
     typical = typical_context_tokens(trace)
     kv_per_token = kv_bytes_per_token_for(model_id, typical, kv_format)
     capacity_blocks = blocks_for_bytes(max(usable_kv_bytes, 0), kv_per_token, trace.block_tokens)
@@ -124,12 +128,17 @@ def analyze_trace(*, sample: str | None, data: bytes | None, fmt: str, block_tok
     figures["ttl_curve"] = ttl_curve_figure(ttl_curve(profile, DEFAULT_TTLS_S, capacity_blocks=capacity_blocks),
                                             title="Hit rate vs TTL at the usable KV")
     timeline = replay(trace, capacity_blocks=capacity_blocks, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token,
-                      progress=step("replay", 0.7, 1.0)).timeline
+                      progress=step("replay", 0.6, 0.8)).timeline
     figures["cache_bytes"] = cache_bytes_figure(timeline, capacity_bytes=capacity_blocks * block_bytes)
+    fleet = None
+    if fleet_replicas and fleet_routings:
+        fleet, _ = fleet_table(trace, sorted(fleet_replicas), list(fleet_routings), capacity_blocks=capacity_blocks,
+                               ttl_s=ttl_s, progress=step("fleet of replicas", 0.8, 1.0))
+        figures["fleet"] = fleet_figure(fleet)
     return TraceAnalysis(**common, kv_bytes_per_token=kv_per_token, typical_context_tokens=typical,
                          capacity_blocks=capacity_blocks, block_bytes=block_bytes,
                          saturation_blocks=profile.saturation_blocks, hits=profile.hits(capacity_blocks, ttl_s),
-                         unlimited=profile.hits(None, ttl_s), curve=curve)
+                         unlimited=profile.hits(None, ttl_s), curve=curve, fleet=fleet)
 
 
 @dataclass
