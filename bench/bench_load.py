@@ -14,6 +14,7 @@ or a health poll went unanswered.
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import sys
 import tempfile
@@ -49,6 +50,10 @@ def main() -> int:
     p.add_argument("--ports", type=int, nargs=2, default=[8600, 8629])
     p.add_argument("--trace-dir", default="/tmp")
     args = p.parse_args()
+    # the job pool's settings (docs/hosting.md): defaults, except a time limit that a 60 MB trace's read, replay
+    # and fleet fit in on two shared cores; an operator's own environment wins
+    os.environ.setdefault("KVPLAN_JOB_TIME_LIMIT_S", "900")
+    print("job pool:", {k: v for k, v in os.environ.items() if k.startswith("KVPLAN_JOB_")})
     paths = [write_mooncake_trace(Path(args.trace_dir) / f"kvplan-load-{args.blocks}-{j}.jsonl",
                                   blocks=args.blocks, seed=j) for j in range(args.uploads)]
     for path in paths:
