@@ -346,10 +346,15 @@ def job_pool() -> JobPool:
 
 def run_job(fn: Callable, kwargs: dict, *, with_progress: bool = False,
             on_update: Callable[[float, str, int], None] | None = None) -> Any:
-    """Run ``fn(**kwargs)`` in the server's pool and wait for it (see :meth:`JobPool.result`)."""
+    """Run ``fn(**kwargs)`` in the server's pool and wait for it (see :meth:`JobPool.result`). When the wait is
+    interrupted (Streamlit stops the script of a session that ended or reran), the job is cancelled."""
     pool = job_pool()
     job = pool.submit(fn, kwargs, with_progress=with_progress)
-    return pool.result(job, on_update=on_update)
+    try:
+        return pool.result(job, on_update=on_update)
+    except BaseException:
+        pool.cancel(job)
+        raise
 
 
 def wait_seconds(seconds: float) -> None:
