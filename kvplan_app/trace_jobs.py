@@ -8,8 +8,9 @@ arrays. Imports no Streamlit (it runs in the worker).
 
 :func:`shared_analysis` keys each job by its inputs (an upload by its SHA-256): a second session asking for the
 same thing, while it runs or afterwards, waits on the same job. At most :data:`RESULT_ENTRIES` results are kept
-for :data:`RESULT_TTL_S` seconds. A waiter whose session ends (Streamlit stops its script) lets go; the job is
-cancelled when no session waits on it any more.
+for :data:`RESULT_TTL_S` seconds. A waiter whose session ends or reruns (Streamlit stops its script) lets go;
+the job is cancelled when no session has waited on it for :data:`CANCEL_GRACE_S` seconds (a rerun of the same
+page asks again well within that, and keeps the job).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ RESULT_ENTRIES = 8
 """Results kept for the whole server (each is small: a few hundred kB)."""
 RESULT_TTL_S = 600.0
 """A result nobody asked for this long is computed again when next needed."""
+CANCEL_GRACE_S = 10.0
+"""A running job nobody waits on is cancelled after this long."""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -186,9 +189,18 @@ def shared_analysis(key: tuple, kwargs: dict, *, on_update: Callable[[float, str
     finally:
         with _LOCK:
             entry.waiters -= 1
-            failed = entry.job.future.done() and not finished
-            if (entry.waiters == 0 and not entry.job.future.done()) or failed:
-                if not finished:
-                    pool.cancel(entry.job)   # its session ended (Streamlit stopped the script), or it failed
-                if _RESULTS.get(key) is entry:
-                    del _RESULTS[key]
+            if entry.job.future.done() and not finished and _RESULTS.get(key) is entry:
+                del _RESULTS[key]   # failed: the next request runs it again
+        if not finished and not entry.job.future.done():   # its session ended or reran
+            timer = threading.Timer(CANCEL_GRACE_S, _cancel_if_orphaned, args=(key, entry, pool))
+            timer.daemon = True
+            timer.start()
+
+
+def _cancel_if_orphaned(key: tuple, entry: _Entry, pool) -> None:
+    with _LOCK:
+        if entry.waiters > 0 or entry.job.future.done():
+            return
+        pool.cancel(entry.job)
+        if _RESULTS.get(key) is entry:
+            del _RESULTS[key]

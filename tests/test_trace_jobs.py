@@ -58,7 +58,8 @@ def test_a_job_nobody_waits_for_any_more_is_cancelled(pool):
     assert pool.result(pool.submit(wait_in_steps, {"seconds": 0.1}, with_progress=True)) == 0.1  # worker goes on
 
 
-def test_a_session_that_stops_waiting_cancels_the_shared_job(pool):
+def test_a_session_that_stops_waiting_cancels_the_shared_job(pool, monkeypatch):
+    monkeypatch.setattr(trace_jobs, "CANCEL_GRACE_S", 0.2)
     class Stop(Exception):
         pass
 
@@ -69,6 +70,23 @@ def test_a_session_that_stops_waiting_cancels_the_shared_job(pool):
     trace_jobs._RESULTS[("slow",)] = trace_jobs._Entry(job=entry_job, waiters=0, used=time.monotonic())
     with pytest.raises(Stop):
         trace_jobs.shared_analysis(("slow",), {}, pool=pool, on_update=stop)
-    assert ("slow",) not in trace_jobs._RESULTS
-    with pytest.raises(JobCancelled):
+    with pytest.raises(JobCancelled):    # after the grace period, nobody having asked again
         pool.result(entry_job)
+    time.sleep(0.1)
+    assert ("slow",) not in trace_jobs._RESULTS
+
+
+def test_a_rerun_that_asks_again_within_the_grace_period_keeps_the_job(pool, monkeypatch):
+    monkeypatch.setattr(trace_jobs, "CANCEL_GRACE_S", 30.0)
+
+    class Rerun(Exception):
+        pass
+
+    def rerun(*_):
+        raise Rerun
+
+    entry_job = pool.submit(wait_in_steps, {"seconds": 1.0}, with_progress=True)
+    trace_jobs._RESULTS[("again",)] = trace_jobs._Entry(job=entry_job, waiters=0, used=time.monotonic())
+    with pytest.raises(Rerun):
+        trace_jobs.shared_analysis(("again",), {}, pool=pool, on_update=rerun)
+    assert trace_jobs.shared_analysis(("again",), {}, pool=pool) == 1.0   # the same job, finished
