@@ -171,20 +171,7 @@ def _run_in_worker(fn: Callable, kwargs: dict, time_limit_s: float, number: int,
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         _JOB_NUMBER = None
-        _return_free_memory()
 
-
-def _return_free_memory() -> None:
-    """Give the heap's free pages back to the system after a job (glibc ``malloc_trim``; elsewhere nothing), so
-    that an idle worker's RSS does not stay at its last job's peak."""
-    import ctypes
-    import ctypes.util
-
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 # ---------------------------------------------------------------------------
