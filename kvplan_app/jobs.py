@@ -173,7 +173,6 @@ def _run_in_worker(fn: Callable, kwargs: dict, time_limit_s: float, number: int,
         _JOB_NUMBER = None
 
 
-
 # ---------------------------------------------------------------------------
 # In the server
 # ---------------------------------------------------------------------------
