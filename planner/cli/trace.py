@@ -234,7 +234,7 @@ def _save(args, trace, summary, per_token, sampling, frame) -> None:
         curve=frame)
     try:
         with open(args.save, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh)
+            json.dump(doc, fh, allow_nan=False)
     except OSError as exc:
         raise PlanInputError("--save", args.save, f"a writable path ({exc.strerror or exc})") from None
     print(f"kvplan trace: curve saved to {args.save}", file=sys.stderr)
