@@ -73,15 +73,16 @@ class Server:
 
 
 @contextlib.contextmanager
-def streamlit_server(log_path: Path, extra_args: tuple[str, ...] = ()):
-    """Run ``streamlit run app.py`` on a free port of 127.0.0.1 until the block ends (log in ``log_path``).
+def streamlit_server(log_path: Path, extra_args: tuple[str, ...] = (), port: int | None = None):
+    """Run ``streamlit run app.py`` on ``port`` (default: a free one) of 127.0.0.1 until the block ends (log in
+    ``log_path``).
 
     ``extra_args`` go to ``streamlit run`` (e.g. ``("--logger.level", "debug")``).
 
     Raises:
         RuntimeError: the server did not become healthy (the log's tail is in the message).
     """
-    port = free_port()
+    port = port or free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none", *extra_args]
