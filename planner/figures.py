@@ -129,8 +129,14 @@ def _line_layout(*, x_title: str, y_title: str, log_x: bool, log_y: bool = True,
     )
 
 
+def _plan_label(text: str, plan_hit_rate: float | None) -> str:
+    """``this plan: X``, or ``this plan (hit rate 0.50): X`` when the plan's hit rate is not the chart's."""
+    return text if plan_hit_rate is None else text.replace("this plan:", f"this plan (hit rate {plan_hit_rate:.2f}):", 1)
+
+
 def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = None, hit_rate: float | None = None,
-                               max_context_tokens: int | None = None) -> go.Figure:
+                               max_context_tokens: int | None = None,
+                               plan_hit_rate: float | None = None) -> go.Figure:
     """Sessions per GPU vs context length (log x, log y), one line per accelerator, the plan labelled.
 
     Args:
@@ -139,6 +145,8 @@ def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = No
         plan_point: (context tokens, sessions per GPU) of the current plan.
         hit_rate: the hit rate of the slice, for the title.
         max_context_tokens: the model's maximum context: lines stop there.
+        plan_hit_rate: the plan's own hit rate when it is not ``hit_rate`` (the diamond is then off the
+            lines, at the plan's point, and its label says so).
     """
     fig = go.Figure()
     for name, part in frame.groupby("accelerator", sort=False, observed=True):
@@ -155,7 +163,8 @@ def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = No
     if plan_point is not None:
         _mark_plan(fig, plan_point[0], plan_point[1],
                    f"plan: {plan_point[0]:,} tokens, {format_sessions(plan_point[1])} sessions",
-                   f"this plan: {format_sessions(plan_point[1])}", log_x=True, log_y=True, x_range=x_range, below=True)
+                   _plan_label(f"this plan: {format_sessions(plan_point[1])}", plan_hit_rate),
+                   log_x=True, log_y=True, x_range=x_range, below=True)
     title = "Sessions per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
     fig.update_layout(**_line_layout(x_title="Context (tokens)", y_title=title, log_x=True))
     return fig
@@ -184,7 +193,7 @@ def sessions_vs_hit_rate_figure(frame, *, plan_point: tuple[float, int] | None =
 
 
 def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = None, hit_rate: float | None = None,
-                        max_context_tokens: int | None = None) -> go.Figure:
+                        max_context_tokens: int | None = None, plan_hit_rate: float | None = None) -> go.Figure:
     """Request-rate frontier: requests/s per GPU vs context length (log x, log y), one line per accelerator.
 
     Each point is ``min(decode-throughput limit, sessions / time per request)``;
@@ -195,6 +204,7 @@ def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = 
         plan_point: (context tokens, requests/s) of the current plan.
         hit_rate: the hit rate of the slice, for the title.
         max_context_tokens: the model's maximum context: lines stop there.
+        plan_hit_rate: the plan's own hit rate when it is not ``hit_rate`` (said in the plan's label).
     """
     fig = go.Figure()
     for name, part in frame.groupby("accelerator", sort=False, observed=True):
@@ -210,7 +220,7 @@ def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = 
     if plan_point is not None:
         rate = plan_point[1]
         _mark_plan(fig, plan_point[0], rate, f"plan: {plan_point[0]:,} tokens, {rate or 0:,.4g} requests/s",
-                   "this plan: " + ("rate undefined" if rate is None else f"{rate:,.3g} /s"),
+                   _plan_label("this plan: " + ("rate undefined" if rate is None else f"{rate:,.3g} /s"), plan_hit_rate),
                    log_x=True, log_y=True, x_range=x_range, below=True)
     title = "Requests/s per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
     fig.update_layout(**_line_layout(x_title="Context (tokens)", y_title=title, log_x=True))
