@@ -44,7 +44,7 @@ DEFAULT_GPUS = ("h100-sxm", "h200", "b200")
 
 
 MIN_LINK_CONTEXT = 2_000
-"""Shortest ``fctx`` a link may carry (tokens): the axis starts at 1,000."""
+# Shortest ``fctx`` a link may carry (tokens): the axis starts at 1,000.
 _CTX_ALLOWED = f"a token count in [{MIN_LINK_CONTEXT:,}, {MAX_CONTEXT_CHOICES[-1]:,}] (e.g. 131072, 128k, 1M)"
 
 
@@ -80,7 +80,7 @@ class FrontierView(BaseModel):
 _ALLOWED = {"gpus": "accelerator ids from kvplan gpus, comma-separated", "max_context_tokens": _CTX_ALLOWED,
             "hit_rate": "a number in [0, 1]", "heatmap_gpu": "an accelerator id from kvplan gpus, or custom",
             "scale_throughput": "1 or 0"}
-"""What each link field accepts, for the warnings."""
+# What each link field accepts, for the warnings.
 
 
 def _bad_link(key: str, value: object, field: str) -> None:
