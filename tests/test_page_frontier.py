@@ -133,10 +133,16 @@ def test_a_short_longest_context_stops_the_lines_and_says_where_the_plan_is():
         # every plotted context is computed and within the longest context: no segment from 32k to the plan's 1M
         assert xs and max(xs) == 32_000, key
         assert not [tr for tr in fig["data"] if tr.get("name") == "current plan"], key
+        assert any("1,000,000 tokens (beyond this chart)" in a["text"] for a in fig["layout"]["annotations"]), key
     assert any("1,000,000 tokens" in c.value and "beyond the longest context" in c.value for c in at.caption)
     # the headline stays at the plan's own context: 143 sessions per GPU at 1M, hit 0.5 (test_plan_golden.py)
     assert _metric(at, "Sessions per GPU") == "143"
     assert any("1,000,000 tokens" in m.value for m in at.markdown)
+
+
+def test_a_line_within_one_decade_still_has_y_ticks():
+    fig = _figure(_frontier_page(attn="dp", fctx="32000", fgpus="h200"), "frontier_fig_rate")
+    assert fig["layout"]["yaxis"]["dtick"] == "D2"  # a flat rate line: 1-2-5 ticks, not a bare axis
 
 
 def test_link_context_keeps_its_value_and_reads_token_suffixes():
@@ -173,5 +179,6 @@ def test_another_hit_rate_puts_the_diamond_at_the_plans_own_point():
 def test_hit_rate_chart_is_log_so_hit_rate_one_does_not_flatten_the_rest():
     fig = _figure(_frontier_page(attn="dp"), "frontier_fig_hit")
     assert fig["layout"]["yaxis"]["type"] == "log"
+    assert fig["layout"]["yaxis"]["dtick"] == 1  # 10 to over 1,000 sessions: one tick a decade
     plan = [tr for tr in fig["data"] if tr.get("name") == "current plan"]
     assert plan[0]["x"] == [0.5] and plan[0]["y"] == [143]

@@ -242,7 +242,7 @@ with left:
     st.subheader(t("Sessions per GPU vs context"))
     frame = grid.frame(hit=[hi_view], context=shown_contexts)
     st.plotly_chart(sessions_vs_context_figure(
-        frame, plan_point=(inputs.context_tokens, result.sessions_per_gpu) if plan_in_range else None,
+        frame, plan_point=(inputs.context_tokens, result.sessions_per_gpu),
         hit_rate=float(grid.hit_rates[hi_view]), max_context_tokens=_stop_at(model, inputs),
         plan_hit_rate=plan_hit_note), key="frontier_fig_context")
     _download(frame, "sessions-vs-context", "frontier_csv_context")
@@ -260,7 +260,7 @@ with left:
     if inputs.output_tokens == 0:
         st.info(t("No output tokens in the plan: the request rate is undefined (no decode)."))
     st.plotly_chart(request_rate_figure(
-        frame, plan_point=(inputs.context_tokens, result.request_rate_per_s) if plan_in_range else None,
+        frame, plan_point=(inputs.context_tokens, result.request_rate_per_s),
         hit_rate=float(grid.hit_rates[hi_view]), max_context_tokens=_stop_at(model, inputs),
         plan_hit_rate=plan_hit_note), key="frontier_fig_rate")
     st.caption(t("min(decode throughput / output tokens incl. replay prefill, sessions / time per request); ")
