@@ -281,7 +281,9 @@ def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = Non
         xaxis=dict(title="Prefix hit rate"), yaxis=dict(title="Context (tokens)", type="log", **LOG_TICKS),
         margin=dict(l=10, r=10, t=40, b=10),
     ))
-    if plan_point is not None:
+    if plan_point is not None and len(table.index) and plan_point[1] > table.index.max():
+        _beyond(fig, plan_point[1])
+    elif plan_point is not None:
         fig.add_trace(go.Scatter(x=[plan_point[0]], y=[plan_point[1]], mode="markers", name="current plan",
                                  marker=PLAN_MARKER, showlegend=False, cliponaxis=False,
                                  hovertemplate=f"plan: hit rate {plan_point[0]:.2f}, {plan_point[1]:,} tokens<extra></extra>"))

@@ -127,6 +127,9 @@ def _lines(fig):
 def test_a_short_longest_context_stops_the_lines_and_says_where_the_plan_is():
     at = _frontier_page(attn="dp", fctx="32000", fgpus="h200")
     assert at.select_slider(key="frontier_max_context").value == 32_000
+    heat = _figure(at, "frontier_fig_heat")
+    assert max(_values(heat["data"][0]["y"])) == 32_000  # no cell stretched from 32k to the plan's 1M
+    assert any("(beyond this chart)" in a["text"] for a in heat["layout"]["annotations"])
     for key in ("frontier_fig_context", "frontier_fig_rate"):
         fig = _figure(at, key)
         xs = [x for tr in _lines(fig) for x in tr["x"]]

@@ -232,7 +232,7 @@ shown_contexts = [i for i, c in enumerate(grid.contexts) if c <= max_context]
 plan_hit_note = None if hi_view == hi_plan else float(grid.hit_rates[hi_plan])
 if not plan_in_range:
     st.caption(num(t("The plan's context ({tokens} tokens) is beyond the longest context shown ({longest} tokens): "
-                     "the context charts do not mark it.", tokens=f"{inputs.context_tokens:,}",
+                     "the charts over context do not mark it.", tokens=f"{inputs.context_tokens:,}",
                      longest=f"{max_context:,}")))
 elif plan_hit_note is not None:
     st.caption(num(t("The context charts are at hit rate {hit}; the black diamond is the plan at its own hit rate "
@@ -269,7 +269,7 @@ with left:
 with right:
     st.subheader(t("Sessions over context and hit rate"))
     gi_heat = next(i for i, a in enumerate(grid.accelerators) if a.gpu_id == heat_gpu)
-    frame = grid.frame(gpu=[gi_heat])
+    frame = grid.frame(gpu=[gi_heat], context=shown_contexts)
     st.plotly_chart(sessions_heatmap_figure(frame, plan_point=(inputs.hit_rate, inputs.context_tokens),
                                             accelerator=grid.accelerators[gi_heat].name,
                                             plan_sessions=float(grid.sessions_per_gpu[gi_heat, ci_plan, hi_plan])),
