@@ -25,7 +25,7 @@ from planner.traces.fleet import ROUTING_POLICIES
 from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes, format_duration
 from kvplan_app.i18n import num, t
-from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, update_inputs
+from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, shown, update_inputs
 
 LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
 register_page_keys(*LINK_KEYS.values())
@@ -58,14 +58,14 @@ if "traces_link_read" not in st.session_state:
         if sample in SAMPLES:
             st.session_state["traces_sample"] = sample
         else:
-            st.warning(f"Link parameter '{LINK_KEYS['sample']}' is not a bundled trace; default used.")
+            st.warning(escape_markdown(f"Link parameter '{LINK_KEYS['sample']}' = '{shown(sample)}' is invalid (expected one of {', '.join(SAMPLES)}); default used."))
     ttl = str(params.get(LINK_KEYS["ttl"], ""))[:200]
     if ttl:
         match = [t for t in TTL_OPTIONS if str(t if t is not None else "none") == ttl]
         if match:
             st.session_state["traces_ttl"] = match[0]
         else:
-            st.warning(f"Link parameter '{LINK_KEYS['ttl']}' is not one of the TTL choices; default used.")
+            st.warning(escape_markdown(f"Link parameter '{LINK_KEYS['ttl']}' = '{shown(ttl)}' is invalid (expected one of {', '.join(str(t if t is not None else 'none') for t in TTL_OPTIONS)}); default used."))
 
 for key, value in {"traces_sample": "conversation", "traces_ttl": None, "traces_format": "detect",
                    "traces_block_tokens": 16, "traces_model_id": inputs.model_id,
