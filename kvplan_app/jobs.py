@@ -11,7 +11,10 @@ submitted here runs in a separate process instead:
   (``planner.probe.memory.process_limits``) and refuses a pool that would not fit, before allocating;
 * each job has ``KVPLAN_JOB_TIME_LIMIT_S`` seconds (default 300; ``SIGALRM`` in the worker), after which it
   fails with :class:`JobError` and the worker is free again;
-* a worker that dies (killed by the kernel) is replaced; its job fails with :class:`JobError`.
+* a worker that dies (killed by the kernel) is replaced; its job fails with :class:`JobError`;
+* :meth:`JobPool.cancel` drops a waiting job, and stops a running one at its next progress report (the job
+  raises :class:`JobCancelled` in its worker, which then takes the next job): a page cancels its job when its
+  session ends.
 
 Workers are started with ``spawn`` (no fork of a threaded server), on the first job, and reused. Results come
 back pickled: send results (a ProbeResult), not raw arrays. Progress (``stage``, ``fraction``) travels back on
@@ -40,6 +43,10 @@ GiB = 2**30
 
 class JobError(RuntimeError):
     """A job failed in its worker: out of time, out of memory, or the worker died. The message says which."""
+
+
+class JobCancelled(JobError):
+    """The job was cancelled (its session ended) before it finished."""
 
 
 class JobsBusyError(JobError):
@@ -92,17 +99,21 @@ class JobSettings:
 _PROGRESS = None
 """In a worker: the pool's progress queue (``(job number, fraction, stage)`` messages)."""
 _JOB_NUMBER: int | None = None
+_CANCEL = None
+"""In a worker: the pool's shared cancel flags (one byte per job number modulo :data:`CANCEL_SLOTS`)."""
+CANCEL_SLOTS = 4096
 
 
-def _init_worker(memory_bytes: int, preload: tuple[str, ...], progress_queue) -> None:
+def _init_worker(memory_bytes: int, preload: tuple[str, ...], progress_queue, cancel_flags=None) -> None:
     """Preload, then cap this worker's address space at its size plus ``memory_bytes`` (never above a cap
     already set: the operator's ``ulimit -v`` holds)."""
     import importlib
     import importlib.util
     import resource
 
-    global _PROGRESS
+    global _PROGRESS, _CANCEL
     _PROGRESS = progress_queue
+    _CANCEL = cancel_flags
     for name in preload:
         try:
             if importlib.util.find_spec(name) is not None:
@@ -127,9 +138,15 @@ def _on_alarm(signum, frame):  # noqa: ARG001 - signal handler signature
 
 
 def report_progress(stage: str, fraction: float) -> None:
-    """Called in a worker (pass it as a job's ``progress``): send the stage for :func:`run_job` to show."""
+    """Called in a worker (pass it as a job's ``progress``): send the stage for :func:`run_job` to show.
+
+    Raises:
+        JobCancelled: the job was cancelled (:meth:`JobPool.cancel`).
+    """
     if _PROGRESS is None or _JOB_NUMBER is None:
         return
+    if _CANCEL is not None and _CANCEL[_JOB_NUMBER % CANCEL_SLOTS]:
+        raise JobCancelled("the job was cancelled")
     try:
         _PROGRESS.put_nowait((_JOB_NUMBER, min(max(float(fraction), 0.0), 1.0), str(stage)[:200]))
     except (ValueError, OSError, queue.Full):
@@ -190,17 +207,19 @@ class JobPool:
         self._numbers = itertools.count(1)
         self._progress: dict[int, tuple[float, str]] = {}
         self._queue = None
+        self._cancel = None
 
     def _pool(self) -> cf.ProcessPoolExecutor:
         if self._executor is None:
             ctx = multiprocessing.get_context("spawn")
             if self._queue is None:
                 self._queue = ctx.Queue(maxsize=10_000)
+                self._cancel = ctx.Array("b", CANCEL_SLOTS, lock=False)
                 threading.Thread(target=self._drain, args=(self._queue,), daemon=True,
                                  name="kvplan-job-progress").start()
             self._executor = cf.ProcessPoolExecutor(
                 max_workers=self.settings.workers, mp_context=ctx, initializer=_init_worker,
-                initargs=(self.settings.memory_bytes, self.settings.preload, self._queue))
+                initargs=(self.settings.memory_bytes, self.settings.preload, self._queue, self._cancel))
         return self._executor
 
     def _drain(self, messages) -> None:
@@ -231,6 +250,8 @@ class JobPool:
                 raise JobsBusyError(f"the server is busy ({running} job(s) running, {waiting} waiting); "
                                     "try again in a minute")
             number = next(self._numbers)
+            if self._cancel is not None:
+                self._cancel[number % CANCEL_SLOTS] = 0
             args = (_run_in_worker, fn, kwargs, self.settings.time_limit_s, number, with_progress)
             with _no_main_script():  # workers start inside submit()
                 try:
@@ -241,6 +262,13 @@ class JobPool:
             job = _Job(number, future)
             self._jobs.append(job)
             return job
+
+    def cancel(self, job: _Job) -> None:
+        """Drop ``job`` if it waits; stop it at its next progress report if it runs (see the module docstring)."""
+        if job.future.cancel() or job.future.done():
+            return
+        if self._cancel is not None:
+            self._cancel[job.number % CANCEL_SLOTS] = 1
 
     def started(self, job: _Job) -> bool:
         """Whether a worker has begun ``job`` (it said so; ``Future.running`` is also true for the calls the
@@ -304,10 +332,15 @@ def job_pool() -> JobPool:
 
 def run_job(fn: Callable, kwargs: dict, *, with_progress: bool = False,
             on_update: Callable[[float, str, int], None] | None = None) -> Any:
-    """Run ``fn(**kwargs)`` in the server's pool and wait for it (see :meth:`JobPool.result`)."""
+    """Run ``fn(**kwargs)`` in the server's pool and wait for it (see :meth:`JobPool.result`). When the wait is
+    interrupted (Streamlit stops the script of a session that ended or reran), the job is cancelled."""
     pool = job_pool()
     job = pool.submit(fn, kwargs, with_progress=with_progress)
-    return pool.result(job, on_update=on_update)
+    try:
+        return pool.result(job, on_update=on_update)
+    except BaseException:
+        pool.cancel(job)
+        raise
 
 
 def wait_seconds(seconds: float) -> None:
@@ -319,3 +352,13 @@ def wait_seconds(seconds: float) -> None:
 def allocate_bytes(num_bytes: int) -> int:
     """A job for tests: allocate ``num_bytes`` and return its length (a MemoryError past the cap)."""
     return len(bytearray(num_bytes))
+
+
+def wait_in_steps(seconds: float, progress=None) -> float:
+    """A job for tests: sleep ``seconds`` in 0.05 s steps, reporting progress (so it can be cancelled)."""
+    steps = max(1, int(seconds / 0.05))
+    for i in range(steps):
+        if progress is not None:
+            progress("waiting", i / steps)
+        time.sleep(0.05)
+    return seconds

@@ -103,6 +103,12 @@ def _mark_plan(fig: go.Figure, x: float, y: float | None, hover: str, label: str
     return fig
 
 
+def _beyond(fig: go.Figure, context_tokens: int) -> None:
+    """Say on the chart that the plan's context lies right of its longest context (no point drawn, none joined)."""
+    fig.add_annotation(xref="paper", yref="paper", x=0.02, y=0.02, xanchor="left", showarrow=False,
+                       text=f"this plan: {context_tokens:,} tokens (beyond this chart)", font=dict(size=12))
+
+
 def _positive(values) -> np.ndarray:
     """Values for a log axis: zero and negative become gaps (NaN)."""
     v = np.asarray(values, dtype=np.float64)
@@ -120,17 +126,34 @@ def _max_context_line(fig: go.Figure, frame, max_context_tokens: int | None) -> 
                       annotation_text=f"model maximum {max_context_tokens:,}", annotation_position="bottom left")
 
 
-def _line_layout(*, x_title: str, y_title: str, log_x: bool, log_y: bool = True, x_range: list | None = None) -> dict:
+def _log_count_ticks(fig: go.Figure) -> dict:
+    """Log y ticks: one per decade, or 1-2-5 digits when the lines span under two decades (else no tick shows)."""
+    ys = np.concatenate([np.asarray(tr.y, dtype=np.float64) for tr in fig.data if tr.y is not None] or [np.array([])])
+    ys = ys[np.isfinite(ys) & (ys > 0)]
+    if ys.size and np.log10(ys.max() / ys.min()) < 2:
+        return dict(LOG_COUNT_TICKS, dtick="D2")
+    return LOG_COUNT_TICKS
+
+
+def _line_layout(*, x_title: str, y_title: str, log_x: bool, log_y: bool = True, x_range: list | None = None,
+                 y_ticks: dict | None = None) -> dict:
     return dict(
         xaxis=dict(type="log" if log_x else "linear", title=x_title, **({"range": x_range} if x_range else {}),
                    **(LOG_TICKS if log_x else {})),
-        yaxis=dict(title=y_title, **(dict(type="log", **LOG_COUNT_TICKS) if log_y else dict(rangemode="tozero"))),
+        yaxis=dict(title=y_title, **(dict(type="log", **(y_ticks or LOG_COUNT_TICKS)) if log_y
+                                     else dict(rangemode="tozero"))),
         hovermode="closest", margin=dict(l=10, r=10, t=40, b=10), legend=LEGEND_ABOVE,
     )
 
 
+def _plan_label(text: str, plan_hit_rate: float | None) -> str:
+    """``this plan: X``, or ``this plan (hit rate 0.50): X`` when the plan's hit rate is not the chart's."""
+    return text if plan_hit_rate is None else text.replace("this plan:", f"this plan (hit rate {plan_hit_rate:.2f}):", 1)
+
+
 def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = None, hit_rate: float | None = None,
-                               max_context_tokens: int | None = None) -> go.Figure:
+                               max_context_tokens: int | None = None,
+                               plan_hit_rate: float | None = None) -> go.Figure:
     """Sessions per GPU vs context length (log x, log y), one line per accelerator, the plan labelled.
 
     Args:
@@ -139,6 +162,8 @@ def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = No
         plan_point: (context tokens, sessions per GPU) of the current plan.
         hit_rate: the hit rate of the slice, for the title.
         max_context_tokens: the model's maximum context: lines stop there.
+        plan_hit_rate: the plan's own hit rate when it is not ``hit_rate`` (the diamond is then off the
+            lines, at the plan's point, and its label says so).
     """
     fig = go.Figure()
     for name, part in frame.groupby("accelerator", sort=False, observed=True):
@@ -152,12 +177,16 @@ def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = No
         ))
     _max_context_line(fig, frame, max_context_tokens)
     x_range = (float(frame["context_tokens"].min()), float(frame["context_tokens"].max()))
-    if plan_point is not None:
+    if plan_point is not None and plan_point[0] > x_range[1]:
+        _beyond(fig, plan_point[0])
+    elif plan_point is not None:
         _mark_plan(fig, plan_point[0], plan_point[1],
                    f"plan: {plan_point[0]:,} tokens, {format_sessions(plan_point[1])} sessions",
-                   f"this plan: {format_sessions(plan_point[1])}", log_x=True, log_y=True, x_range=x_range, below=True)
+                   _plan_label(f"this plan: {format_sessions(plan_point[1])}", plan_hit_rate),
+                   log_x=True, log_y=True, x_range=x_range, below=True)
     title = "Sessions per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
-    fig.update_layout(**_line_layout(x_title="Context (tokens)", y_title=title, log_x=True))
+    fig.update_layout(**_line_layout(x_title="Context (tokens)", y_title=title, log_x=True,
+                                     y_ticks=_log_count_ticks(fig)))
     return fig
 
 
@@ -184,7 +213,7 @@ def sessions_vs_hit_rate_figure(frame, *, plan_point: tuple[float, int] | None =
 
 
 def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = None, hit_rate: float | None = None,
-                        max_context_tokens: int | None = None) -> go.Figure:
+                        max_context_tokens: int | None = None, plan_hit_rate: float | None = None) -> go.Figure:
     """Request-rate frontier: requests/s per GPU vs context length (log x, log y), one line per accelerator.
 
     Each point is ``min(decode-throughput limit, sessions / time per request)``;
@@ -195,6 +224,7 @@ def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = 
         plan_point: (context tokens, requests/s) of the current plan.
         hit_rate: the hit rate of the slice, for the title.
         max_context_tokens: the model's maximum context: lines stop there.
+        plan_hit_rate: the plan's own hit rate when it is not ``hit_rate`` (said in the plan's label).
     """
     fig = go.Figure()
     for name, part in frame.groupby("accelerator", sort=False, observed=True):
@@ -207,13 +237,16 @@ def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = 
         ))
     _max_context_line(fig, frame, max_context_tokens)
     x_range = (float(frame["context_tokens"].min()), float(frame["context_tokens"].max()))
-    if plan_point is not None:
+    if plan_point is not None and plan_point[0] > x_range[1]:
+        _beyond(fig, plan_point[0])
+    elif plan_point is not None:
         rate = plan_point[1]
         _mark_plan(fig, plan_point[0], rate, f"plan: {plan_point[0]:,} tokens, {rate or 0:,.4g} requests/s",
-                   "this plan: " + ("rate undefined" if rate is None else f"{rate:,.3g} /s"),
+                   _plan_label("this plan: " + ("rate undefined" if rate is None else f"{rate:,.3g} /s"), plan_hit_rate),
                    log_x=True, log_y=True, x_range=x_range, below=True)
     title = "Requests/s per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
-    fig.update_layout(**_line_layout(x_title="Context (tokens)", y_title=title, log_x=True))
+    fig.update_layout(**_line_layout(x_title="Context (tokens)", y_title=title, log_x=True,
+                                     y_ticks=_log_count_ticks(fig)))
     return fig
 
 
@@ -248,7 +281,9 @@ def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = Non
         xaxis=dict(title="Prefix hit rate"), yaxis=dict(title="Context (tokens)", type="log", **LOG_TICKS),
         margin=dict(l=10, r=10, t=40, b=10),
     ))
-    if plan_point is not None:
+    if plan_point is not None and len(table.index) and plan_point[1] > table.index.max():
+        _beyond(fig, plan_point[1])
+    elif plan_point is not None:
         fig.add_trace(go.Scatter(x=[plan_point[0]], y=[plan_point[1]], mode="markers", name="current plan",
                                  marker=PLAN_MARKER, showlegend=False, cliponaxis=False,
                                  hovertemplate=f"plan: hit rate {plan_point[0]:.2f}, {plan_point[1]:,} tokens<extra></extra>"))

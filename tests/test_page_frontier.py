@@ -1,5 +1,10 @@
 """Frontier page (AppTest): renders, reacts to its slider and accelerator list, offers each grid as CSV."""
 
+import base64
+import json
+
+import numpy as np
+
 from streamlit.testing.v1 import AppTest
 
 
@@ -25,7 +30,7 @@ def test_renders_with_the_plan_marked():
     at = _frontier_page(attn="dp")
     # default plan with DP attention: V4.1-Flash on an H200, 1M tokens, hit 0.5 -> 143 sessions per GPU
     # (test_plan_golden.py)
-    assert _metric(at, "Sessions per GPU at hit rate 0.50") == "143"
+    assert _metric(at, "Sessions per GPU") == "143"
     assert _metric(at, "Request rate per GPU") == "5 /s"
     assert any("143 sessions per GPU" in c.value and "Data-parallel" in c.value for c in at.caption)
     assert len(at.get("plotly_chart")) == 4
@@ -35,18 +40,19 @@ def test_renders_with_the_plan_marked():
 def test_tensor_parallel_default_says_so():
     at = _frontier_page()
     # TP attention over 8 GPUs: the replica holds 143 sessions, 143 / 8 = 17.875 per GPU (test_plan_golden.py)
-    assert _metric(at, "Sessions per GPU at hit rate 0.50") == "17.9"
+    assert _metric(at, "Sessions per GPU") == "17.9"
     assert any("143 per replica" in c.value and "Tensor-parallel" in c.value for c in at.caption)
 
 
 def test_moving_the_hit_rate_slider_changes_sessions():
     at = _frontier_page(attn="dp")
-    before = int(_metric(at, "Sessions per GPU at hit rate").replace(",", ""))
+    before = int(_metric(at, "Sessions per GPU").replace(",", ""))
     at.slider(key="frontier_hit_rate").set_value(0.9).run()
     assert not at.exception
     # hit 0.9: prefix 900,000 x 890 = 801,000,000 B; per session (1,001,000 - 900,000) x 890 = 89,890,000 B;
     # floor((64,531,854,438 - 801,000,000) / 89,890,000) = floor(708.99) = 708
-    after = int(_metric(at, "Sessions per GPU at hit rate 0.90").replace(",", ""))
+    assert any("hit rate 0.90" in m.value for m in at.markdown)
+    after = int(_metric(at, "Sessions per GPU").replace(",", ""))
     assert after == 708 and after > before
 
 
@@ -92,4 +98,90 @@ def test_a_bad_link_value_warns_and_keeps_the_default():
     assert not at.exception
     assert at.multiselect(key="frontier_gpus").value == ["h200", "h100-sxm", "b200"]
     assert at.slider(key="frontier_hit_rate").value == 0.5
-    assert any("fgpus" in w.value for w in at.warning)
+    assert any("'fgpus' = 'h900'" in w and "kvplan gpus" in w for w in _warnings(at))
+    assert any("'fhit' = '7'" in w and "[0, 1]" in w for w in _warnings(at))
+
+
+def _warnings(at):
+    """Warning texts as shown (Markdown escapes removed)."""
+    return [w.value.replace("\\", "") for w in at.warning]
+
+
+def _figure(at, key):
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(key) or key in c.proto.id)
+    return json.loads(chart.proto.spec)
+
+
+def _values(v):
+    """A trace's x or y as a list (plotly writes numeric arrays as base64 ``bdata``)."""
+    if isinstance(v, dict):
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]).tolist()
+    return list(v)
+
+
+def _lines(fig):
+    return [{**tr, "x": _values(tr["x"]), "y": _values(tr["y"])} for tr in fig["data"]
+            if tr.get("name") != "current plan" and tr.get("mode") == "lines"]
+
+
+def test_a_short_longest_context_stops_the_lines_and_says_where_the_plan_is():
+    at = _frontier_page(attn="dp", fctx="32000", fgpus="h200")
+    assert at.select_slider(key="frontier_max_context").value == 32_000
+    heat = _figure(at, "frontier_fig_heat")
+    assert max(_values(heat["data"][0]["y"])) == 32_000  # no cell stretched from 32k to the plan's 1M
+    assert any("(beyond this chart)" in a["text"] for a in heat["layout"]["annotations"])
+    for key in ("frontier_fig_context", "frontier_fig_rate"):
+        fig = _figure(at, key)
+        xs = [x for tr in _lines(fig) for x in tr["x"]]
+        # every plotted context is computed and within the longest context: no segment from 32k to the plan's 1M
+        assert xs and max(xs) == 32_000, key
+        assert not [tr for tr in fig["data"] if tr.get("name") == "current plan"], key
+        assert any("1,000,000 tokens (beyond this chart)" in a["text"] for a in fig["layout"]["annotations"]), key
+    assert any("1,000,000 tokens" in c.value and "beyond the longest context" in c.value for c in at.caption)
+    # the headline stays at the plan's own context: 143 sessions per GPU at 1M, hit 0.5 (test_plan_golden.py)
+    assert _metric(at, "Sessions per GPU") == "143"
+    assert any("1,000,000 tokens" in m.value for m in at.markdown)
+
+
+def test_a_line_within_one_decade_still_has_y_ticks():
+    fig = _figure(_frontier_page(attn="dp", fctx="32000", fgpus="h200"), "frontier_fig_rate")
+    assert fig["layout"]["yaxis"]["dtick"] == "D2"  # a flat rate line: 1-2-5 ticks, not a bare axis
+
+
+def test_link_context_keeps_its_value_and_reads_token_suffixes():
+    at = _frontier_page(fctx="131072")
+    assert not at.warning
+    assert at.select_slider(key="frontier_max_context").value == 131_072
+    assert max(x for tr in _lines(_figure(at, "frontier_fig_context")) for x in tr["x"]) == 131_072
+    at = _frontier_page(fctx="128k")
+    assert not at.warning
+    assert at.select_slider(key="frontier_max_context").value == 128_000
+
+
+def test_bad_context_link_names_value_and_range():
+    at = _frontier_page(fctx="12 parsecs")
+    assert any("'fctx' = '12 parsecs'" in w and "10,000,000" in w for w in _warnings(at))
+
+
+def test_a_bad_accelerator_in_the_list_drops_only_itself():
+    at = _frontier_page(fgpus="bogus,h200")
+    assert at.multiselect(key="frontier_gpus").value == ["h200"]
+    assert len(at.warning) == 1 and "'bogus'" in _warnings(at)[0] and "h200" not in _warnings(at)[0]
+
+
+def test_another_hit_rate_puts_the_diamond_at_the_plans_own_point():
+    at = _frontier_page(attn="dp", fhit="0.8")
+    fig = _figure(at, "frontier_fig_context")
+    plan = [tr for tr in fig["data"] if tr.get("name") == "current plan"]
+    # the plan: 1M tokens, hit 0.5 -> 143 sessions per GPU (test_plan_golden.py), not the hit-0.8 line
+    assert plan and plan[0]["x"] == [1_000_000] and plan[0]["y"] == [143]
+    assert any("hit rate 0.50" in a["text"] for a in fig["layout"]["annotations"])
+    assert any("hit rate 0.80" in c.value and "its own hit rate 0.50" in c.value for c in at.caption)
+
+
+def test_hit_rate_chart_is_log_so_hit_rate_one_does_not_flatten_the_rest():
+    fig = _figure(_frontier_page(attn="dp"), "frontier_fig_hit")
+    assert fig["layout"]["yaxis"]["type"] == "log"
+    assert fig["layout"]["yaxis"]["dtick"] == 1  # 10 to over 1,000 sessions: one tick a decade
+    plan = [tr for tr in fig["data"] if tr.get("name") == "current plan"]
+    assert plan[0]["x"] == [0.5] and plan[0]["y"] == [143]

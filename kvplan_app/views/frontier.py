@@ -24,9 +24,10 @@ from planner.figures import (
     sessions_vs_hit_rate_figure,
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
-from planner.units import format_bytes, format_duration, plural
+from planner.units import format_bytes, format_duration, parse_tokens, plural
 from kvplan_app.i18n import language, num, t
-from kvplan_app.state import current_inputs, register_page_keys, show_error
+from kvplan_app.state import (MAX_PARAM_CHARS, current_inputs, escape_markdown, register_page_keys, show_error,
+                              shown)
 
 FRONTIER_QUERY_KEYS = {"gpus": "fgpus", "max_context_tokens": "fctx", "hit_rate": "fhit",
                        "heatmap_gpu": "fheat", "scale_throughput": "fscale"}
@@ -40,6 +41,11 @@ CONTEXT_POINTS = 60
 HIT_RATE_POINTS = 101
 # Hit rates per line (0, 0.01, ..., 1, plus the plan's).
 DEFAULT_GPUS = ("h100-sxm", "h200", "b200")
+
+
+MIN_LINK_CONTEXT = 2_000
+# Shortest ``fctx`` a link may carry (tokens): the axis starts at 1,000.
+_CTX_ALLOWED = f"a token count in [{MIN_LINK_CONTEXT:,}, {MAX_CONTEXT_CHOICES[-1]:,}] (e.g. 131072, 128k, 1M)"
 
 
 class FrontierView(BaseModel):
@@ -71,20 +77,42 @@ class FrontierView(BaseModel):
         return v
 
 
+_ALLOWED = {"gpus": "accelerator ids from kvplan gpus, comma-separated", "max_context_tokens": _CTX_ALLOWED,
+            "hit_rate": "a number in [0, 1]", "heatmap_gpu": "an accelerator id from kvplan gpus, or custom",
+            "scale_throughput": "1 or 0"}
+# What each link field accepts, for the warnings.
+
+
+def _bad_link(key: str, value: object, field: str) -> None:
+    st.warning(escape_markdown(f"Link parameter '{key}' = '{shown(value)}' is invalid (expected {_ALLOWED[field]}); "
+                               "default used."), icon="⚠️")
+
+
 def _view_from_link() -> FrontierView:
-    """The page's inputs from the link, field by field (a bad field keeps its default, with a warning)."""
+    """The page's inputs from the link, field by field (a bad field keeps its default, with a warning naming it)."""
     raw = st.query_params.to_dict()
     fields = {}
     for field, key in FRONTIER_QUERY_KEYS.items():
         if key not in raw:
             continue
-        value = raw[key]
+        value = str(raw[key])[:MAX_PARAM_CHARS + 1]
         if field == "scale_throughput":
-            value = str(value) not in ("0", "false", "False")
+            value = value not in ("0", "false", "False")
+        elif field == "gpus":  # keep the known ids, warn about each other one
+            ids = [g.strip() for g in value.split(",") if g.strip()]
+            for g in (g for g in ids if g not in GPUS):
+                _bad_link(key, g, field)
+            value = [g for g in ids if g in GPUS]
+        elif field == "max_context_tokens":  # the one token parser (128k, 131072, 1M)
+            try:
+                value = parse_tokens(value, field=key, minimum=MIN_LINK_CONTEXT, maximum=MAX_CONTEXT_CHOICES[-1])
+            except PlanInputError:
+                _bad_link(key, value, field)
+                continue
         try:
             FrontierView(**{field: value})
         except ValidationError:
-            st.warning(f"Link parameter '{key}' is invalid; default used.", icon="⚠️")
+            _bad_link(key, value, field)
             continue
         fields[field] = value
     return FrontierView(**fields)
@@ -106,21 +134,25 @@ if "frontier_gpus" not in st.session_state:
     default_gpus = [g for g in dict.fromkeys([inputs.gpu_id, *DEFAULT_GPUS]) if g in GPUS]
     st.session_state["frontier_gpus"] = list(view.gpus) or default_gpus
     right = view.max_context_tokens or max(inputs.context_tokens, 1_000_000)
-    st.session_state["frontier_max_context"] = min((c for c in MAX_CONTEXT_CHOICES if c >= right),
-                                                   default=MAX_CONTEXT_CHOICES[-1])
+    # a link's own length is kept as it is (an extra stop on the slider), a default snaps to the next choice
+    st.session_state["frontier_max_context"] = view.max_context_tokens or min(
+        (c for c in MAX_CONTEXT_CHOICES if c >= right), default=MAX_CONTEXT_CHOICES[-1])
     st.session_state["frontier_hit_rate"] = float(view.hit_rate if view.hit_rate is not None else inputs.hit_rate)
     st.session_state["frontier_heatmap_gpu"] = view.heatmap_gpu or inputs.gpu_id
     st.session_state["frontier_scale"] = view.scale_throughput
 
 
 def _tokens(n: int) -> str:
-    return f"{n // 1_000_000}M" if n % 1_000_000 == 0 else f"{n // 1_000}k"
+    if n % 1_000_000 == 0:
+        return f"{n // 1_000_000}M"
+    return f"{n // 1_000}k" if n % 1_000 == 0 else f"{n:,}"
 
 
 w1, w2 = st.columns([3, 2])
 gpu_ids = w1.multiselect(t("Accelerators (one line each)"), list(GPUS), key="frontier_gpus",
                          format_func=lambda g: GPUS[g].name)
-max_context = w2.select_slider(t("Longest context"), MAX_CONTEXT_CHOICES, key="frontier_max_context",
+context_choices = sorted({*MAX_CONTEXT_CHOICES, int(st.session_state["frontier_max_context"])})
+max_context = w2.select_slider(t("Longest context"), context_choices, key="frontier_max_context",
                                format_func=_tokens)
 w3, w4, w5 = st.columns([2, 2, 1.3])
 hit_rate = w3.slider(t("Prefix hit rate (context and rate figures)"), 0.0, 1.0, step=0.01, key="frontier_hit_rate")
@@ -158,14 +190,18 @@ hi_view = grid.nearest_hit_rate(hit_rate)
 plan_name = grid.accelerators[gi_plan].name
 
 rate_here = grid.request_rate_per_s[gi_plan, ci_plan, hi_view]
+# The headline figures are read at the plan's own context (computed even when beyond the charts' longest context).
+st.markdown(num(t("**At the plan's context, {tokens} tokens, on {gpu}, hit rate {hit}:**",
+                  tokens=f"{inputs.context_tokens:,}", gpu=plan_name, hit=f"{hit_rate:.2f}")))
 m1, m2 = st.columns(2)
 m3, m4 = st.columns(2)
-m1.metric(num(t("Sessions per GPU at hit rate {hit}", hit=f"{hit_rate:.2f}")),
-          num(format_sessions(grid.sessions_per_gpu[gi_plan, ci_plan, hi_view])),
-          help=num(t("{gpu}, {tokens} tokens.", gpu=plan_name, tokens=f"{inputs.context_tokens:,}")))
-m2.metric(num(t("Request rate per GPU at hit rate {hit}", hit=f"{hit_rate:.2f}")),
+m1.metric(t("Sessions per GPU"), num(format_sessions(grid.sessions_per_gpu[gi_plan, ci_plan, hi_view])),
+          help=num(t("{gpu}, {tokens} tokens, hit rate {hit}.", gpu=plan_name, tokens=f"{inputs.context_tokens:,}",
+                     hit=f"{hit_rate:.2f}")))
+m2.metric(t("Request rate per GPU"),
           t("undefined (no output tokens)") if rate_here != rate_here else num(f"{rate_here:,.3g} /s"))
-m3.metric(t("Miss probability (window state expired)"), num(f"{result.miss_probability:.3g}"))
+m3.metric(t("Miss probability"), num(f"{result.miss_probability:.3g}"),
+          help=t("Probability that a session's window state has expired when it resumes (the plan's hit rate)."))
 m4.metric(t("Time to first token"), num(format_duration(result.ttft_s)))
 st.caption(num(t("Current plan ({gpu}, {tokens} tokens, hit rate {hit}): {sessions} sessions per GPU ({replica} per "
                  "replica), {bytes} per session. The black diamond marks it on every figure.", gpu=plan_name,
@@ -190,13 +226,25 @@ def _download(frame, name: str, key: str) -> None:
                        file_name=f"kvplan-frontier-{name}.csv", mime=CSV_MIME, key=key)
 
 
+plan_in_range = inputs.context_tokens <= max_context
+# The context charts stop at the longest context: every plotted point is computed, none interpolated.
+shown_contexts = [i for i, c in enumerate(grid.contexts) if c <= max_context]
+plan_hit_note = None if hi_view == hi_plan else float(grid.hit_rates[hi_plan])
+if not plan_in_range:
+    st.caption(num(t("The plan's context ({tokens} tokens) is beyond the longest context shown ({longest} tokens): "
+                     "the charts over context do not mark it.", tokens=f"{inputs.context_tokens:,}",
+                     longest=f"{max_context:,}")))
+elif plan_hit_note is not None:
+    st.caption(num(t("The context charts are at hit rate {hit}; the black diamond is the plan at its own hit rate "
+                     "{plan_hit}.", hit=f"{hit_rate:.2f}", plan_hit=f"{inputs.hit_rate:.2f}")))
 left, right = st.columns(2)
 with left:
     st.subheader(t("Sessions per GPU vs context"))
-    frame = grid.frame(hit=[hi_view])
-    st.plotly_chart(sessions_vs_context_figure(frame, plan_point=(inputs.context_tokens, result.sessions_per_gpu),
-                                               hit_rate=float(grid.hit_rates[hi_view]),
-                                               max_context_tokens=_stop_at(model, inputs)), key="frontier_fig_context")
+    frame = grid.frame(hit=[hi_view], context=shown_contexts)
+    st.plotly_chart(sessions_vs_context_figure(
+        frame, plan_point=(inputs.context_tokens, result.sessions_per_gpu),
+        hit_rate=float(grid.hit_rates[hi_view]), max_context_tokens=_stop_at(model, inputs),
+        plan_hit_rate=plan_hit_note), key="frontier_fig_context")
     _download(frame, "sessions-vs-context", "frontier_csv_context")
 with right:
     st.subheader(t("Sessions per GPU vs prefix hit rate"))
@@ -208,19 +256,20 @@ with right:
 left, right = st.columns(2)
 with left:
     st.subheader(t("Request-rate frontier"))
-    frame = grid.frame(hit=[hi_view])
+    frame = grid.frame(hit=[hi_view], context=shown_contexts)
     if inputs.output_tokens == 0:
         st.info(t("No output tokens in the plan: the request rate is undefined (no decode)."))
-    st.plotly_chart(request_rate_figure(frame, plan_point=(inputs.context_tokens, result.request_rate_per_s),
-                                        hit_rate=float(grid.hit_rates[hi_view]),
-                                        max_context_tokens=_stop_at(model, inputs)), key="frontier_fig_rate")
+    st.plotly_chart(request_rate_figure(
+        frame, plan_point=(inputs.context_tokens, result.request_rate_per_s),
+        hit_rate=float(grid.hit_rates[hi_view]), max_context_tokens=_stop_at(model, inputs),
+        plan_hit_rate=plan_hit_note), key="frontier_fig_rate")
     st.caption(t("min(decode throughput / output tokens incl. replay prefill, sessions / time per request); ")
                + (t("throughputs scaled per accelerator.") if scale else t("every accelerator gets the plan's throughputs.")))
     _download(frame, "request-rate", "frontier_csv_rate")
 with right:
     st.subheader(t("Sessions over context and hit rate"))
     gi_heat = next(i for i, a in enumerate(grid.accelerators) if a.gpu_id == heat_gpu)
-    frame = grid.frame(gpu=[gi_heat])
+    frame = grid.frame(gpu=[gi_heat], context=shown_contexts)
     st.plotly_chart(sessions_heatmap_figure(frame, plan_point=(inputs.hit_rate, inputs.context_tokens),
                                             accelerator=grid.accelerators[gi_heat].name,
                                             plan_sessions=float(grid.sessions_per_gpu[gi_heat, ci_plan, hi_plan])),

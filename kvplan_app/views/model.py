@@ -28,7 +28,7 @@ from planner.models import NATIVE, breakdown_frame, coefficient_check, how_compu
 from planner.plan import plan
 from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens, plural
 from kvplan_app.i18n import num, t
-from kvplan_app.state import current_inputs, escape_markdown, register_page_keys
+from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, shown
 
 LINK_KEYS = {"model": "m_model", "fmt": "m_fmt", "tp": "m_tp", "pp": "m_pp", "ctx": "m_ctx"}
 register_page_keys(*LINK_KEYS.values())
@@ -88,8 +88,8 @@ if "model_link_read" not in st.session_state:
         if key in params:
             try:
                 st.session_state[widget] = parse(str(params[key])[:200])
-            except PlanInputError:
-                warnings.append(f"Link parameter '{key}' is invalid; default used.")
+            except PlanInputError as err:
+                warnings.append(f"Link parameter '{key}' = '{shown(params[key])}' is invalid (expected {err.allowed}); default used.")
     st.session_state["model_link_warnings"] = warnings
 for w in st.session_state.pop("model_link_warnings", []):
     st.warning(escape_markdown(w))

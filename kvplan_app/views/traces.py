@@ -1,8 +1,9 @@
 """Traces page: measured prefix-cache hit rates from a request trace, at the plan's usable KV.
 
-Thin: ``planner.traces`` reads, replays and draws; this page gathers inputs
-(trace, TTL; model and GPU are the plan's, shared through ``kvplan_app.state``),
-calls the library and renders. Widget keys start with ``traces_``; link keys
+Thin: ``planner.traces`` reads, replays and draws, in a worker process of the server's bounded pool
+(``kvplan_app.trace_jobs``: memory cap, time limit, a shared cache of results); this page gathers inputs
+(trace, TTL, fleet; model and GPU are the plan's, shared through ``kvplan_app.state``), waits for the job
+(showing its queue position and stage) and renders. Widget keys start with ``traces_``; link keys
 with ``t_``.
 """
 
@@ -10,25 +11,21 @@ import hashlib
 
 import streamlit as st
 
+from kvplan_app.jobs import JobError, JobsBusyError
+from kvplan_app.trace_jobs import shared_analysis
+
 from planner.plan import format_sessions, make_inputs, plan
 from planner.catalog import GPUS, models
 from planner.errors import PlanInputError
 from planner.export import CSV_MIME, to_csv_bytes
-from planner.traces import (
-    DEFAULT_TTLS_S, MAX_TRACE_BYTES, SAMPLES, arrivals_per_minute, blocks_for_bytes, capacity_curve, concurrency,
-    default_capacities, kv_bytes_per_token_for, load_sample, read_trace, replay, reuse_profile, summarize, ttl_curve,
-    typical_context_tokens,
-)
+from planner.traces import DEFAULT_TTLS_S, MAX_TRACE_BYTES, SAMPLES, blocks_for_bytes, kv_bytes_per_token_for
 from planner.traces.curvefile import MAX_CURVE_FILE_BYTES, load_curve
-from planner.traces.figures import (
-    arrivals_figure, cache_bytes_figure, capacity_curve_figure, concurrency_figure, fleet_figure, lengths_figure,
-    ttl_curve_figure,
-)
-from planner.traces.fleet import ROUTING_POLICIES, fleet_table
+from planner.traces.figures import capacity_curve_figure
+from planner.traces.fleet import ROUTING_POLICIES
 from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes, format_duration
 from kvplan_app.i18n import num, t
-from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, update_inputs
+from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, shown, update_inputs
 
 LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
 register_page_keys(*LINK_KEYS.values())
@@ -36,10 +33,6 @@ UPLOAD = "Upload a trace"
 SAVED = "Load a saved curve"
 FLEET_REPLICAS = [1, 2, 4, 8, 16, 32]
 TTL_OPTIONS = [None if t == float("inf") else t for t in DEFAULT_TTLS_S]
-
-
-UPLOAD_CACHE_ENTRIES = 2  # uploaded traces kept for the whole server (a 64 MB upload reads to hundreds of MB)
-UPLOAD_CACHE_TTL_S = 600  # an upload nobody has used for this long is read again when next needed
 
 
 def ttl_label(ttl_s):
@@ -65,14 +58,14 @@ if "traces_link_read" not in st.session_state:
         if sample in SAMPLES:
             st.session_state["traces_sample"] = sample
         else:
-            st.warning(f"Link parameter '{LINK_KEYS['sample']}' is not a bundled trace; default used.")
+            st.warning(escape_markdown(f"Link parameter '{LINK_KEYS['sample']}' = '{shown(sample)}' is invalid (expected one of {', '.join(SAMPLES)}); default used."))
     ttl = str(params.get(LINK_KEYS["ttl"], ""))[:200]
     if ttl:
         match = [t for t in TTL_OPTIONS if str(t if t is not None else "none") == ttl]
         if match:
             st.session_state["traces_ttl"] = match[0]
         else:
-            st.warning(f"Link parameter '{LINK_KEYS['ttl']}' is not one of the TTL choices; default used.")
+            st.warning(escape_markdown(f"Link parameter '{LINK_KEYS['ttl']}' = '{shown(ttl)}' is invalid (expected one of {', '.join(str(t if t is not None else 'none') for t in TTL_OPTIONS)}); default used."))
 
 for key, value in {"traces_sample": "conversation", "traces_ttl": None, "traces_format": "detect",
                    "traces_block_tokens": 16, "traces_model_id": inputs.model_id,
@@ -114,15 +107,6 @@ if (model_id, gpu_id) != (inputs.model_id, inputs.gpu_id):
 if choice in SAMPLES:
     st.query_params[LINK_KEYS["sample"]] = choice
 st.query_params[LINK_KEYS["ttl"]] = "none" if ttl_s is None else f"{ttl_s:g}"
-
-
-@st.cache_resource(max_entries=UPLOAD_CACHE_ENTRIES, ttl=UPLOAD_CACHE_TTL_S, show_spinner="Reading the trace...")
-def read_upload(_data: bytes, digest: str, fmt: str, block_tokens: int, name: str):
-    """Read an uploaded trace. ``digest`` keys the cache (``_data``, the content, is not hashed again on every
-    rerun); the Trace's arrays are read-only, so one object is shared by every session that uploads the same
-    file, without a copy per rerun, and at most ``UPLOAD_CACHE_ENTRIES`` traces are kept."""
-    return read_trace(_data, format=None if fmt == "detect" else fmt,
-                      block_tokens=block_tokens if fmt in ("detect", "jsonl") else None, name=name)
 
 
 def show_saved_curve():
@@ -171,7 +155,6 @@ def show_saved_curve():
     st.stop()
 
 
-trace = None
 if choice == SAVED:
     show_saved_curve()
 if choice == UPLOAD:
@@ -193,20 +176,52 @@ if choice == UPLOAD:
                  f"({MAX_TRACE_BYTES / MB:g} MB) limit.")
         st.stop()
     data = upload.getvalue()
-    try:
-        trace = read_upload(data, hashlib.sha256(data).hexdigest(), fmt, int(block_tokens), upload.name)
-    except PlanInputError as exc:  # names the file and quotes its content: shown as text
-        show_error(exc)
-        st.stop()
-    trace_key = ("upload", hashlib.sha256(data).hexdigest(), fmt, int(block_tokens))
+    source = {"sample": None, "data": data, "fmt": fmt, "block_tokens": int(block_tokens), "name": upload.name}
+    source_key = ("upload", hashlib.sha256(data).hexdigest(), fmt, int(block_tokens), upload.name)
 else:
-    trace = load_sample(choice)
-    trace_key = ("sample", choice)
+    source = {"sample": choice, "data": None, "fmt": "detect", "block_tokens": 16, "name": ""}
+    source_key = ("sample", choice)
+
+# ---------------------------------------------------------------------------
+# Read and replay in a worker (kvplan_app/trace_jobs.py); identical inputs share one job and its result
+# ---------------------------------------------------------------------------
+result = plan(inputs)
+st.caption("Fleet: the hit rate with N replicas, each with this cache, by routing (below the single-GPU figures).")
+f1, f2 = st.columns(2)
+fleet_ns = f1.multiselect("Replicas", FLEET_REPLICAS, default=[1, 2, 4, 8, 16], key="traces_fleet_replicas")
+fleet_policies = f2.multiselect("Routing (prefix is simulated request by request: slower)", list(ROUTING_POLICIES),
+                                default=["random", "session"], key="traces_fleet_routing")
+job_inputs = {"model_id": inputs.model_id, "kv_format": inputs.kv_format,
+              "usable_kv_bytes": float(max(result.usable_kv_bytes, 0)), "gpu_name": result.gpu_name, "ttl_s": ttl_s,
+              "session_decode_tokens_per_s": inputs.session_decode_tokens_per_s, "ttl_label": ttl_label(ttl_s),
+              "fleet_replicas": tuple(sorted(fleet_ns)), "fleet_routings": tuple(fleet_policies),
+              "plan_context_tokens": inputs.context_tokens, "plan_sessions": result.sessions_per_gpu,
+              "plan_requests_per_min": None if result.request_rate_per_s is None else result.request_rate_per_s * 60,
+              "plan_hit_rate": inputs.hit_rate}
+bar = st.progress(0.0, text="Queued...")
+try:
+    analysis = shared_analysis((*source_key, *sorted(job_inputs.items())), {**source, **job_inputs},
+                               on_update=lambda f, stage, ahead: bar.progress(
+                                   min(1.0, max(0.0, f)), text=f"{ahead} job(s) ahead in the queue" if ahead
+                                   else f"{stage}..."))
+except PlanInputError as exc:  # names the file and quotes its content: shown as text
+    bar.empty()
+    show_error(exc)
+    st.stop()
+except JobsBusyError as exc:
+    bar.empty()
+    st.warning(escape_markdown(str(exc)))
+    st.stop()
+except JobError as exc:
+    bar.empty()
+    st.error(escape_markdown(str(exc)))
+    st.stop()
+bar.empty()
 
 # ---------------------------------------------------------------------------
 # The trace
 # ---------------------------------------------------------------------------
-summary = summarize(trace)
+summary = analysis.summary
 m1, m2, m3 = st.columns(3)
 m1.metric(t("Requests"), num(f"{summary.num_requests:,}"))
 m2.metric(t("Duration"), num(format_duration(summary.duration_s)))
@@ -214,33 +229,28 @@ m3.metric(t("Mean arrival rate"), num(f"{summary.mean_rate_per_s:,.3g} /s"))
 m4, m5, m6 = st.columns(3)
 m4.metric(t("Prompt tokens, median"), num(f"{summary.input_tokens.p50:,.0f}"))
 m5.metric(t("Prompt tokens, mean"), num(f"{summary.input_tokens.mean:,.0f}"))
-m6.metric(t("Malformed rows"), num(f"{trace.malformed.num_malformed:,}"))
-if trace.malformed.num_malformed:
-    st.warning(escape_markdown(trace.malformed.summary()))  # quotes the file's own values: text, never markup
-for note in trace.notes:
+m6.metric(t("Malformed rows"), num(f"{analysis.num_malformed:,}"))
+if analysis.num_malformed:
+    st.warning(escape_markdown(analysis.malformed_summary))  # quotes the file's own values: text, never markup
+for note in analysis.notes:
     st.caption(escape_markdown(note))  # may quote the file (its name, its values): text, never a link
-if trace.source:
-    st.caption(escape_markdown(t("Source: {source}", source=trace.source)))
-
-result = plan(inputs)
-conc = concurrency(trace, session_decode_tokens_per_s=inputs.session_decode_tokens_per_s)
+if analysis.source:
+    st.caption(escape_markdown(t("Source: {source}", source=analysis.source)))
 
 
 def show_traffic():
     left, right = st.columns(2)
-    left.plotly_chart(lengths_figure(trace.input_tokens, trace.output_tokens, plan_context_tokens=inputs.context_tokens),
-                      key="traces_lengths")
-    right.plotly_chart(arrivals_figure(arrivals_per_minute(trace), plan_requests_per_min=None
-                                       if result.request_rate_per_s is None else result.request_rate_per_s * 60),
-                       key="traces_arrivals")
-    st.plotly_chart(concurrency_figure(conc, plan_sessions=result.sessions_per_gpu), key="traces_concurrency")
+    left.plotly_chart(analysis.figures["lengths"], key="traces_lengths")
+    right.plotly_chart(analysis.figures["arrivals"], key="traces_arrivals")
+    st.plotly_chart(analysis.figures["concurrency"], key="traces_concurrency")
     st.caption(f"Each request is active for its output tokens at {inputs.session_decode_tokens_per_s:g} tokens/s "
-               f"(the plan's decode speed per session), queueing ignored: peak {conc.peak_concurrent_requests:,}, "
-               f"mean {conc.mean_concurrent_requests:.3g} requests in flight; the plan fits "
-               f"{format_sessions(result.sessions_per_gpu)} sessions per GPU ({result.attention_parallelism} attention).")
+               f"(the plan's decode speed per session), queueing ignored: peak "
+               f"{analysis.peak_concurrent_requests:,}, mean {analysis.mean_concurrent_requests:.3g} requests in "
+               f"flight; the plan fits {format_sessions(result.sessions_per_gpu)} sessions per GPU "
+               f"({result.attention_parallelism} attention).")
 
 
-if not trace.has_prefix_hashes:
+if not analysis.has_prefix_hashes:
     st.info("Hit rates are not measurable from this trace: it has lengths and arrival times only, no prefix "
             "block hashes. Its lengths, arrivals and concurrency are below.")
     show_traffic()
@@ -249,24 +259,8 @@ if not trace.has_prefix_hashes:
 # ---------------------------------------------------------------------------
 # Hit rates (stack distances: one pass gives every capacity and TTL)
 # ---------------------------------------------------------------------------
-profiles = st.session_state.setdefault("traces_profiles", {})
-if trace_key not in profiles:
-    bar = st.progress(0.0, text="Computing stack distances...")
-    profiles.clear()   # keep one trace's profile per session
-    profiles[trace_key] = reuse_profile(trace, progress=lambda f, label: bar.progress(min(f, 1.0), text=label))
-    bar.empty()
-profile = profiles[trace_key]
-
-try:
-    kv_per_token = kv_bytes_per_token_for(inputs.model_id, typical_context_tokens(trace), inputs.kv_format)
-except PlanInputError as exc:
-    show_error(exc)
-    st.stop()
-usable = max(result.usable_kv_bytes, 0)
-capacity_blocks = blocks_for_bytes(usable, kv_per_token, trace.block_tokens)
-block_bytes = kv_per_token * trace.block_tokens
-hits = profile.hits(capacity_blocks, ttl_s)
-unlimited = profile.hits(None, ttl_s)
+kv_per_token, capacity_blocks, block_bytes = analysis.kv_bytes_per_token, analysis.capacity_blocks, analysis.block_bytes
+hits, unlimited = analysis.hits, analysis.unlimited
 
 st.subheader(t("Measured at the usable KV of one {gpu}", gpu=result.gpu_name))
 h1, h2 = st.columns(2)
@@ -276,10 +270,10 @@ h2.metric(t("Block hit rate"), num(f"{hits.block_hit_rate:.1%}"))
 h3.metric(t("Cache (usable KV per GPU)"), num(format_bytes(capacity_blocks * block_bytes)))
 h4.metric(t("Unlimited-cache token hit rate"), num(f"{unlimited.token_hit_rate:.1%}"))
 st.caption(f"{result.model_name}: {kv_per_token:,.6g} B per token at the trace's mean prompt "
-           f"({typical_context_tokens(trace):,} tokens), {trace.block_tokens:,}-token blocks of "
+           f"({analysis.typical_context_tokens:,} tokens), {analysis.block_tokens:,}-token blocks of "
            f"{block_bytes:,.0f} B: {capacity_blocks:,} blocks fit. TTL: {ttl_label(ttl_s)}. "
-           f"Every reuse in the trace hits from {profile.saturation_blocks:,} blocks up, "
-           f"{format_bytes(profile.saturation_blocks * block_bytes)}.")
+           f"Every reuse in the trace hits from {analysis.saturation_blocks:,} blocks up, "
+           f"{format_bytes(analysis.saturation_blocks * block_bytes)}.")
 if result.usable_kv_bytes <= 0:
     st.warning(result.message or "No usable KV on this GPU: the cache holds nothing.")
 
@@ -289,52 +283,22 @@ if st.button(num(t("Use this hit rate on the Plan page ({hit}, token-weighted)",
     update_inputs(hit_rate=use_rate)
     st.success(num(t("The Plan page's prefix hit rate is now {hit} (rounded to its 0.01 step).", hit=f"{use_rate:.2f}")))
 
-caps = sorted(set(default_capacities(profile).tolist()) | {capacity_blocks})
-curve = capacity_curve(profile, caps, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token)
-st.plotly_chart(capacity_curve_figure(curve, usable_kv_bytes=capacity_blocks * block_bytes,
-                                      usable_label=f"this plan's usable KV on {result.gpu_name}",
-                                      title=f"Hit rate vs cache capacity (TTL: {ttl_label(ttl_s)})"),
-                key="traces_curve")
-st.download_button(t("Download the curve (CSV)"), to_csv_bytes(curve), mime=CSV_MIME, key="traces_curve_csv",
+st.plotly_chart(analysis.figures["curve"], key="traces_curve")
+st.download_button(t("Download the curve (CSV)"), to_csv_bytes(analysis.curve), mime=CSV_MIME, key="traces_curve_csv",
                    file_name="kvplan-hit-rate-vs-capacity.csv",
                    help=t("Columns as planner.traces.CURVE_COLUMNS (docs/traces.md)."))
 
 left, right = st.columns(2)
-left.plotly_chart(ttl_curve_figure(ttl_curve(profile, DEFAULT_TTLS_S, capacity_blocks=capacity_blocks),
-                                   title="Hit rate vs TTL at the usable KV",
-                                   plan_ttl_s=float("inf") if ttl_s is None else ttl_s), key="traces_ttl_curve")
-
-replays = st.session_state.setdefault("traces_replays", {})
-replay_key = (trace_key, capacity_blocks, ttl_s, kv_per_token)
-if replay_key not in replays:
-    bar = st.progress(0.0, text="Replaying for cache contents over time...")
-    replays.clear()
-    replays[replay_key] = replay(trace, capacity_blocks=capacity_blocks, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token,
-                                 progress=lambda f, label: bar.progress(min(f, 1.0), text=label))
-    bar.empty()
-timeline = replays[replay_key].timeline
-right.plotly_chart(cache_bytes_figure(timeline, capacity_bytes=capacity_blocks * block_bytes),
-                   key="traces_cache_bytes")
+left.plotly_chart(analysis.figures["ttl_curve"], key="traces_ttl_curve")
+right.plotly_chart(analysis.figures["cache_bytes"], key="traces_cache_bytes")
 
 # ---------------------------------------------------------------------------
 # Fleet of replicas (planner.traces.fleet: stack distances, or simulation for prefix routing)
 # ---------------------------------------------------------------------------
 st.subheader(t("Fleet: N replicas, each with this cache"))
-f1, f2 = st.columns(2)
-fleet_ns = f1.multiselect("Replicas", FLEET_REPLICAS, default=[1, 2, 4, 8, 16], key="traces_fleet_replicas")
-fleet_policies = f2.multiselect("Routing (prefix is simulated request by request: slower)", list(ROUTING_POLICIES),
-                                default=["random", "session"], key="traces_fleet_routing")
-if fleet_ns and fleet_policies:
-    fleets = st.session_state.setdefault("traces_fleets", {})
-    fleet_key = (trace_key, capacity_blocks, ttl_s, tuple(sorted(fleet_ns)), tuple(fleet_policies))
-    if fleet_key not in fleets:
-        bar = st.progress(0.0, text="Replaying across replicas...")
-        fleets.clear()
-        fleets[fleet_key] = fleet_table(trace, sorted(fleet_ns), fleet_policies, capacity_blocks=capacity_blocks,
-                                        ttl_s=ttl_s, progress=lambda f, label: bar.progress(min(f, 1.0), text=label))
-        bar.empty()
-    table, _ = fleets[fleet_key]
-    st.plotly_chart(fleet_figure(table, plan_hit_rate=inputs.hit_rate), key="traces_fleet_chart")
+if analysis.fleet is not None:
+    table = analysis.fleet
+    st.plotly_chart(analysis.figures["fleet"], key="traces_fleet_chart")
     st.caption("Routing: random and round-robin ignore the cache; session keeps a conversation on one replica "
                "(by the first block past the prefix every request shares, when the trace has no session id); "
                "prefix sends a request to the replica holding its longest cached prefix (simulated). Load "

@@ -1,5 +1,7 @@
 """Plotly figures for trace replays: pure functions from results to ``go.Figure``.
 
+No series holds more than ``planner.traces.binning.MAX_CHART_POINTS`` points, whatever the trace's size
+(per-request data is binned or enveloped here, before it is sent to a browser).
 Capacities are shown in GB (10**9 B) with the GiB (2**30 B) figure under each
 tick and in every hover; no binary figure is ever labelled GB.
 """
@@ -14,6 +16,7 @@ import plotly.graph_objects as go
 
 from planner.traces.arrivals import Concurrency
 from planner.chart_style import LEGEND_ABOVE
+from planner.traces.binning import coarser_minutes, envelope, log_histogram
 from planner.units import GB, GiB, format_bytes, format_number
 
 _TOP_MARGIN = {"t": 90}
@@ -121,12 +124,13 @@ def ttl_curve_figure(ttl_df: pd.DataFrame, *, title: str = "Prefix-cache hit rat
 
 def concurrency_figure(conc: Concurrency, *, title: str = "Concurrent requests (estimated)",
                        plan_sessions: int | None = None) -> go.Figure:
-    """Requests in flight over time, a step line (x in minutes since the first arrival).
+    """Requests in flight over time, a step line (x in minutes since the first arrival; enveloped to at most
+    ``MAX_CHART_POINTS`` points, every peak kept).
 
     Args:
         plan_sessions: the plan's sessions per GPU, drawn as a labelled line (what one GPU holds).
     """
-    f = conc.frame
+    f = conc.frame.iloc[envelope(conc.frame["concurrent_requests"].to_numpy())]
     fig = go.Figure(go.Scatter(x=f["time_s"] / 60, y=f["concurrent_requests"], mode="lines", line={"shape": "hv"},
                                name="requests in flight",
                                hovertemplate="%{x:.2f} min: %{y} requests<extra></extra>"))
@@ -149,8 +153,11 @@ def cache_bytes_figure(timeline: pd.DataFrame, *, capacity_bytes: float | None =
         timeline: ``ReplayResult.timeline`` (``planner.traces.replay.TIMELINE_COLUMNS``);
             in blocks when its ``cache_bytes`` are NaN.
         capacity_bytes: the cache size to mark, bytes (or None).
+
+    Enveloped to at most ``MAX_CHART_POINTS`` points (every peak kept).
     """
     has_bytes = bool(timeline["cache_bytes"].notna().all()) and len(timeline) > 0
+    timeline = timeline.iloc[envelope(timeline["cache_blocks"].to_numpy())]
     x = timeline["arrival_s"] / 60
     if has_bytes:
         y = timeline["cache_bytes"] / GB
@@ -175,37 +182,46 @@ def cache_bytes_figure(timeline: pd.DataFrame, *, capacity_bytes: float | None =
 
 def arrivals_figure(per_minute: pd.DataFrame, *, title: str = "Arrivals per minute",
                     plan_requests_per_min: float | None = None) -> go.Figure:
-    """Requests per minute (bars), the plan's request rate per GPU as a labelled line.
+    """Requests per minute (bars), the plan's request rate per GPU as a labelled line; past ``MAX_CHART_POINTS``
+    minutes, requests per run of whole minutes (the axis and title say how many).
 
     Args:
         per_minute: DataFrame with ``planner.traces.arrivals.ARRIVAL_COLUMNS``.
         plan_requests_per_min: the plan's request rate per GPU, per minute (None: undefined).
     """
+    per_minute, k = coarser_minutes(per_minute)
+    unit = "minute" if k == 1 else f"{k} minutes"
     fig = go.Figure(go.Bar(x=per_minute["minute"], y=per_minute["requests"], name="requests",
-                           hovertemplate="minute %{x}: %{y:,} requests<extra></extra>"))
+                           hovertemplate=f"from minute %{{x}}: %{{y:,}} requests in {unit}<extra></extra>"))
+    if k > 1:
+        title = f"{title} (per {unit})"
     if plan_requests_per_min is not None and math.isfinite(plan_requests_per_min):
-        fig.add_hline(y=plan_requests_per_min, line_dash="dash", line_color="#444",
-                      annotation_text=f"this plan: {plan_requests_per_min:,.4g} requests/min per GPU",
+        fig.add_hline(y=plan_requests_per_min * k, line_dash="dash", line_color="#444",
+                      annotation_text=f"this plan: {plan_requests_per_min * k:,.4g} requests per {unit} per GPU",
                       annotation_position="top right", annotation_bgcolor="rgba(255,255,255,0.9)")
-    fig.update_layout(title=title, xaxis={"title": "minute since first arrival"}, yaxis={"title": "requests"},
-                      showlegend=False, margin={"t": 50})
+    fig.update_layout(title=title, xaxis={"title": "minute since first arrival"},
+                      yaxis={"title": f"requests per {unit}"}, showlegend=False, margin={"t": 50})
     return fig
 
 
 def lengths_figure(input_tokens: np.ndarray, output_tokens: np.ndarray, *,
                    title: str = "Prompt and output lengths", plan_context_tokens: int | None = None) -> go.Figure:
-    """Histograms of prompt and output tokens per request (log-spaced bins), the plan's context marked.
+    """Histograms of prompt and output tokens per request (50 log-spaced bins each, counted on the server), the
+    plan's context marked.
 
     Args:
         plan_context_tokens: the plan's context per session, drawn as a labelled vertical line.
     """
     fig = go.Figure()
     for values, name in ((np.asarray(input_tokens), "prompt tokens"), (np.asarray(output_tokens), "output tokens")):
-        v = values[values > 0]
-        if v.size == 0:
+        bins = log_histogram(values)
+        if bins.empty:
             continue
-        fig.add_trace(go.Histogram(x=np.log10(v), name=name, opacity=0.6, nbinsx=50,
-                                   hovertemplate="10^%{x:.2f} tokens: %{y} requests<extra>%{fullData.name}</extra>"))
+        lo, hi = bins["log10_lo"].to_numpy(), bins["log10_hi"].to_numpy()
+        fig.add_trace(go.Bar(x=(lo + hi) / 2, y=bins["count"], width=hi - lo, name=name, opacity=0.6,
+                             customdata=np.column_stack([10**lo, 10**hi]),
+                             hovertemplate="%{customdata[0]:,.0f} to %{customdata[1]:,.0f} tokens: %{y:,} requests"
+                                           "<extra>%{fullData.name}</extra>"))
     ticks = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]
     fig.update_layout(title=title, barmode="overlay",
                       xaxis={"title": "Tokens per request (log scale)", "tickvals": np.log10(ticks).tolist(),

@@ -41,7 +41,10 @@ START_TIMEOUT_S = 45.0
 
 
 def free_port() -> int:
-    """A TCP port nothing listens on now (the OS picks it)."""
+    """A TCP port nothing listens on now (the OS picks it), or ``$KVPLAN_E2E_PORT`` when set (a shared machine's
+    port range)."""
+    if os.environ.get("KVPLAN_E2E_PORT"):
+        return int(os.environ["KVPLAN_E2E_PORT"])
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -73,15 +76,16 @@ class Server:
 
 
 @contextlib.contextmanager
-def streamlit_server(log_path: Path, extra_args: tuple[str, ...] = ()):
-    """Run ``streamlit run app.py`` on a free port of 127.0.0.1 until the block ends (log in ``log_path``).
+def streamlit_server(log_path: Path, extra_args: tuple[str, ...] = (), port: int | None = None):
+    """Run ``streamlit run app.py`` on ``port`` (default: a free one) of 127.0.0.1 until the block ends (log in
+    ``log_path``).
 
     ``extra_args`` go to ``streamlit run`` (e.g. ``("--logger.level", "debug")``).
 
     Raises:
         RuntimeError: the server did not become healthy (the log's tail is in the message).
     """
-    port = free_port()
+    port = port or free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none", *extra_args]

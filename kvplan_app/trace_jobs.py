@@ -1,0 +1,213 @@
+"""The Traces page's heavy work as one job for the worker pool (``kvplan_app.jobs``), and a bounded shared cache.
+
+:func:`analyze_trace` runs in a worker process: it reads the trace (an upload's bytes or a bundled sample),
+computes stack distances, the capacity and TTL curves, the replay at the plan's usable KV, the fleet table
+and the traffic figures, all with :mod:`planner.traces`, and returns a :class:`TraceAnalysis`: scalars, small frames and
+figures of at most ``planner.traces.binning.MAX_CHART_POINTS`` points per series, never the per-reference
+arrays. Imports no Streamlit (it runs in the worker).
+
+:func:`shared_analysis` keys each job by its inputs (an upload by its SHA-256): a second session asking for the
+same thing, while it runs or afterwards, waits on the same job. At most :data:`RESULT_ENTRIES` results are kept
+for :data:`RESULT_TTL_S` seconds. A waiter whose session ends or reruns (Streamlit stops its script) lets go;
+the job is cancelled when no session has waited on it for :data:`CANCEL_GRACE_S` seconds (a rerun of the same
+page asks again well within that, and keeps the job).
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+RESULT_ENTRIES = 8
+"""Results kept for the whole server (each is small: a few hundred kB)."""
+RESULT_TTL_S = 600.0
+"""A result nobody asked for this long is computed again when next needed."""
+CANCEL_GRACE_S = 10.0
+"""A running job nobody waits on is cancelled after this long."""
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class TraceAnalysis:
+    """What the Traces page shows for one trace, plan and TTL (everything small).
+
+    Attributes:
+        trace_name, block_tokens, num_requests, malformed_summary, num_malformed, notes, source: from the trace.
+        summary: ``planner.traces.TraceSummary``.
+        has_prefix_hashes: whether hit rates are measurable (the hit-rate fields are None when not).
+        peak_concurrent_requests, mean_concurrent_requests: ``planner.traces.Concurrency``'s figures.
+        kv_bytes_per_token, typical_context_tokens, capacity_blocks, block_bytes, saturation_blocks: sizing.
+        hits, unlimited: ``planner.traces.HitRates`` at the usable KV and unlimited, at the TTL.
+        curve: the capacity curve (``planner.traces.CURVE_COLUMNS``), for its CSV.
+        fleet: the fleet table (``planner.traces.FLEET_COLUMNS``), or None when no replicas or routing were asked.
+        figures: name -> plotly figure (lengths, arrivals, concurrency; curve, ttl_curve, cache_bytes, fleet).
+    """
+
+    trace_name: str
+    block_tokens: int | None
+    num_requests: int
+    num_malformed: int
+    malformed_summary: str
+    notes: tuple[str, ...]
+    source: str
+    summary: Any
+    has_prefix_hashes: bool
+    peak_concurrent_requests: int
+    mean_concurrent_requests: float
+    figures: dict
+    kv_bytes_per_token: float | None = None
+    typical_context_tokens: int | None = None
+    capacity_blocks: int | None = None
+    block_bytes: float | None = None
+    saturation_blocks: int | None = None
+    hits: Any = None
+    unlimited: Any = None
+    curve: pd.DataFrame | None = None
+    fleet: pd.DataFrame | None = None
+
+
+def analyze_trace(*, sample: str | None, data: bytes | None, fmt: str, block_tokens: int, name: str,
+                  model_id: str, kv_format: str | None, usable_kv_bytes: float, gpu_name: str, ttl_s: float | None,
+                  session_decode_tokens_per_s: float, ttl_label: str, fleet_replicas: tuple[int, ...] = (),
+                  fleet_routings: tuple[str, ...] = (), plan_context_tokens: int | None = None,
+                  plan_requests_per_min: float | None = None, plan_sessions: float | None = None,
+                  plan_hit_rate: float | None = None,
+                  progress: Callable[[str, float], None] | None = None) -> TraceAnalysis:
+    """Read and replay one trace (in a worker; see the module docstring). ``sample`` names a bundled trace,
+    else ``data`` holds the upload's bytes (read with ``fmt``, ``block_tokens`` for generic JSONL). The fleet
+    table is computed for ``fleet_replicas`` x ``fleet_routings`` when both are given. The ``plan_*`` figures
+    (context per session, request rate per GPU per minute, sessions per GPU, prefix hit rate) mark the plan on
+    every chart.
+
+    Raises:
+        PlanInputError: the trace is unreadable, or the model has no KV figure at its typical context.
+    """
+    from planner.traces import (
+        DEFAULT_TTLS_S, arrivals_per_minute, blocks_for_bytes, capacity_curve, concurrency, default_capacities,
+        fleet_table, kv_bytes_per_token_for, load_sample, read_trace, replay, reuse_profile, summarize, ttl_curve,
+        typical_context_tokens,
+    )
+    from planner.traces.figures import (
+        arrivals_figure, cache_bytes_figure, capacity_curve_figure, concurrency_figure, fleet_figure,
+        lengths_figure, ttl_curve_figure,
+    )
+
+    def step(stage: str, lo: float, hi: float = 0.0):
+        if progress is None:
+            return None
+        progress(stage, lo)
+        return lambda f, label: progress(label, lo + (hi - lo) * min(max(f, 0.0), 1.0))
+
+    reading = step("reading the trace", 0.0, 0.3)
+    if sample is not None:
+        trace = load_sample(sample)
+    else:
+        trace = read_trace(data, format=None if fmt == "detect" else fmt,
+                           block_tokens=block_tokens if fmt in ("detect", "jsonl") else None, name=name,
+                           progress=reading)
+    del data
+    conc = concurrency(trace, session_decode_tokens_per_s=session_decode_tokens_per_s)
+    figures = {"lengths": lengths_figure(trace.input_tokens, trace.output_tokens,
+                                         plan_context_tokens=plan_context_tokens),
+               "arrivals": arrivals_figure(arrivals_per_minute(trace), plan_requests_per_min=plan_requests_per_min),
+               "concurrency": concurrency_figure(conc, plan_sessions=plan_sessions)}
+    common = dict(trace_name=trace.name, block_tokens=trace.block_tokens, num_requests=trace.num_requests,
+                  num_malformed=trace.malformed.num_malformed, malformed_summary=trace.malformed.summary(),
+                  notes=tuple(trace.notes), source=trace.source, summary=summarize(trace),
+                  has_prefix_hashes=trace.has_prefix_hashes, peak_concurrent_requests=conc.peak_concurrent_requests,
+                  mean_concurrent_requests=conc.mean_concurrent_requests, figures=figures)
+    if not trace.has_prefix_hashes:
+        return TraceAnalysis(**common)
+
+    profile = reuse_profile(trace, progress=step("stack distances", 0.3, 0.6))
+    typical = typical_context_tokens(trace)
+    kv_per_token = kv_bytes_per_token_for(model_id, typical, kv_format)
+    capacity_blocks = blocks_for_bytes(max(usable_kv_bytes, 0), kv_per_token, trace.block_tokens)
+    block_bytes = kv_per_token * trace.block_tokens
+    caps = sorted(set(default_capacities(profile).tolist()) | {capacity_blocks})
+    curve = capacity_curve(profile, caps, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token)
+    figures["curve"] = capacity_curve_figure(curve, usable_kv_bytes=capacity_blocks * block_bytes,
+                                             usable_label=f"this plan's usable KV on {gpu_name}",
+                                             title=f"Hit rate vs cache capacity (TTL: {ttl_label})")
+    figures["ttl_curve"] = ttl_curve_figure(ttl_curve(profile, DEFAULT_TTLS_S, capacity_blocks=capacity_blocks),
+                                            title="Hit rate vs TTL at the usable KV",
+                                            plan_ttl_s=float("inf") if ttl_s is None else ttl_s)
+    timeline = replay(trace, capacity_blocks=capacity_blocks, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token,
+                      progress=step("replay", 0.6, 0.8)).timeline
+    figures["cache_bytes"] = cache_bytes_figure(timeline, capacity_bytes=capacity_blocks * block_bytes)
+    fleet = None
+    if fleet_replicas and fleet_routings:
+        fleet, _ = fleet_table(trace, sorted(fleet_replicas), list(fleet_routings), capacity_blocks=capacity_blocks,
+                               ttl_s=ttl_s, progress=step("fleet of replicas", 0.8, 1.0))
+        figures["fleet"] = fleet_figure(fleet, plan_hit_rate=plan_hit_rate)
+    return TraceAnalysis(**common, kv_bytes_per_token=kv_per_token, typical_context_tokens=typical,
+                         capacity_blocks=capacity_blocks, block_bytes=block_bytes,
+                         saturation_blocks=profile.saturation_blocks, hits=profile.hits(capacity_blocks, ttl_s),
+                         unlimited=profile.hits(None, ttl_s), curve=curve, fleet=fleet)
+
+
+@dataclass
+class _Entry:
+    job: Any
+    waiters: int
+    used: float
+
+
+_RESULTS: "collections.OrderedDict[tuple, _Entry]" = collections.OrderedDict()
+_LOCK = threading.Lock()
+
+
+def shared_analysis(key: tuple, kwargs: dict, *, on_update: Callable[[float, str, int], None] | None = None,
+                    pool=None) -> TraceAnalysis:
+    """:func:`analyze_trace` (``kwargs``) in the server's pool, shared by ``key`` (module docstring).
+
+    Raises:
+        JobError, JobsBusyError: from ``kvplan_app.jobs``; PlanInputError: from the job.
+    """
+    from kvplan_app.jobs import job_pool
+
+    pool = pool or job_pool()
+    now = time.monotonic()
+    with _LOCK:
+        for k in [k for k, e in _RESULTS.items() if e.waiters == 0 and now - e.used > RESULT_TTL_S]:
+            del _RESULTS[k]
+        entry = _RESULTS.get(key)
+        if entry is None:
+            entry = _Entry(job=pool.submit(analyze_trace, kwargs, with_progress=True), waiters=0, used=now)
+            _RESULTS[key] = entry
+        _RESULTS.move_to_end(key)
+        entry.waiters += 1
+        entry.used = now
+        while len(_RESULTS) > RESULT_ENTRIES:
+            idle = next((k for k, e in _RESULTS.items() if e.waiters == 0), None)
+            if idle is None:
+                break
+            del _RESULTS[idle]
+    finished = False
+    try:
+        result = pool.result(entry.job, on_update=on_update)
+        finished = True
+        return result
+    finally:
+        with _LOCK:
+            entry.waiters -= 1
+            if entry.job.future.done() and not finished and _RESULTS.get(key) is entry:
+                del _RESULTS[key]   # failed: the next request runs it again
+        if not finished and not entry.job.future.done():   # its session ended or reran
+            timer = threading.Timer(CANCEL_GRACE_S, _cancel_if_orphaned, args=(key, entry, pool))
+            timer.daemon = True
+            timer.start()
+
+
+def _cancel_if_orphaned(key: tuple, entry: _Entry, pool) -> None:
+    with _LOCK:
+        if entry.waiters > 0 or entry.job.future.done():
+            return
+        pool.cancel(entry.job)
+        if _RESULTS.get(key) is entry:
+            del _RESULTS[key]
