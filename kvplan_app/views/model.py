@@ -139,7 +139,7 @@ else:
         text = pasted
     if text is not None:
         try:
-            imported = model_from_config(parse_config_text(text), name=name, source=f"imported: {name}")
+            imported = model_from_config(parse_config_text(text, name), name=name, source=f"imported: {name}")
             st.session_state["model_current"] = imported
             st.session_state["model_import_report"] = imported.config_report
             model = imported

@@ -173,7 +173,7 @@ def _load_plan_file() -> None:
     try:
         if up.size > MAX_PLAN_FILE_BYTES:
             raise PlanInputError("plan file: size", f"{up.size:,} bytes", f"at most {MAX_PLAN_FILE_BYTES:,} bytes")
-        loaded = loads(up.getvalue())
+        loaded = loads(up.getvalue(), up.name)
         plan(loaded.inputs)  # catalog ids and combinations the file format cannot check
     except PlanInputError as exc:
         st.session_state["plan_upload_message"] = ("error", f"Plan file {up.name} not loaded: {exc}")
