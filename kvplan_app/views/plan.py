@@ -448,7 +448,7 @@ if result.tiers is not None:
 with st.expander(t("KV cache of one sequence vs context")):
     st.plotly_chart(
         kv_vs_context_figure(model, kv_format=priced_format, marker_tokens=inputs.context_tokens,
-                             max_tokens=max(model.max_context_tokens or 1_000_000, inputs.context_tokens)),
+                             max_tokens=max(model.max_context_tokens or 1_000_000, inputs.context_tokens), tr=t),
         key="plan_kv_chart",
     )
 

@@ -103,7 +103,7 @@ best = top.iloc[0]
 st.success(f"Fewest GPUs: {int(best.total_gpus):,} x {best.accelerator} ({int(best.replicas):,} replicas of "
            f"{int(best.gpus_per_replica)}, KV {best.kv_format}), {best.capacity:,.6g} against {rec.target:,.6g}; "
            f"{best.one_fewer}.")
-st.plotly_chart(recommend_figure(rec.frame, by_cost=by_cost), key="recommend_chart")
+st.plotly_chart(recommend_figure(rec.frame, by_cost=by_cost, tr=t), key="recommend_chart")
 st.dataframe(top.drop(columns=["target"]), hide_index=True, key="recommend_table",
              column_config={"plan link": st.column_config.LinkColumn("plan link", display_text="open plan"),
                             "headroom": st.column_config.NumberColumn("headroom", format="percent")})

@@ -167,7 +167,8 @@ def show_saved_curve():
         st.success(f"The Plan page's prefix hit rate is now {use:.2f}.")
     frame = saved.frame(per_token)
     st.plotly_chart(capacity_curve_figure(frame, usable_kv_bytes=blocks * per_token * saved.block_tokens,
-                                          usable_label=f"usable KV on {result.gpu_name}"), key="traces_saved_curve")
+                                          usable_label=t("usable KV on {gpu}", gpu=result.gpu_name), tr=t),
+                    key="traces_saved_curve")
     st.stop()
 
 
@@ -228,12 +229,13 @@ conc = concurrency(trace, session_decode_tokens_per_s=inputs.session_decode_toke
 
 def show_traffic():
     left, right = st.columns(2)
-    left.plotly_chart(lengths_figure(trace.input_tokens, trace.output_tokens, plan_context_tokens=inputs.context_tokens),
+    left.plotly_chart(lengths_figure(trace.input_tokens, trace.output_tokens, plan_context_tokens=inputs.context_tokens,
+                                     tr=t),
                       key="traces_lengths")
     right.plotly_chart(arrivals_figure(arrivals_per_minute(trace), plan_requests_per_min=None
-                                       if result.request_rate_per_s is None else result.request_rate_per_s * 60),
+                                       if result.request_rate_per_s is None else result.request_rate_per_s * 60, tr=t),
                        key="traces_arrivals")
-    st.plotly_chart(concurrency_figure(conc, plan_sessions=result.sessions_per_gpu), key="traces_concurrency")
+    st.plotly_chart(concurrency_figure(conc, plan_sessions=result.sessions_per_gpu, tr=t), key="traces_concurrency")
     st.caption(f"Each request is active for its output tokens at {inputs.session_decode_tokens_per_s:g} tokens/s "
                f"(the plan's decode speed per session), queueing ignored: peak {conc.peak_concurrent_requests:,}, "
                f"mean {conc.mean_concurrent_requests:.3g} requests in flight; the plan fits "
@@ -292,8 +294,8 @@ if st.button(num(t("Use this hit rate on the Plan page ({hit}, token-weighted)",
 caps = sorted(set(default_capacities(profile).tolist()) | {capacity_blocks})
 curve = capacity_curve(profile, caps, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token)
 st.plotly_chart(capacity_curve_figure(curve, usable_kv_bytes=capacity_blocks * block_bytes,
-                                      usable_label=f"this plan's usable KV on {result.gpu_name}",
-                                      title=f"Hit rate vs cache capacity (TTL: {ttl_label(ttl_s)})"),
+                                      usable_label=t("this plan's usable KV on {gpu}", gpu=result.gpu_name),
+                                      title=t("Hit rate vs cache capacity (TTL: {ttl})", ttl=t(ttl_label(ttl_s))), tr=t),
                 key="traces_curve")
 st.download_button(t("Download the curve (CSV)"), to_csv_bytes(curve), mime=CSV_MIME, key="traces_curve_csv",
                    file_name="kvplan-hit-rate-vs-capacity.csv",
@@ -301,7 +303,7 @@ st.download_button(t("Download the curve (CSV)"), to_csv_bytes(curve), mime=CSV_
 
 left, right = st.columns(2)
 left.plotly_chart(ttl_curve_figure(ttl_curve(profile, DEFAULT_TTLS_S, capacity_blocks=capacity_blocks),
-                                   title="Hit rate vs TTL at the usable KV",
+                                   title="Hit rate vs TTL at the usable KV", tr=t,
                                    plan_ttl_s=float("inf") if ttl_s is None else ttl_s), key="traces_ttl_curve")
 
 replays = st.session_state.setdefault("traces_replays", {})
@@ -313,7 +315,7 @@ if replay_key not in replays:
                                  progress=lambda f, label: bar.progress(min(f, 1.0), text=label))
     bar.empty()
 timeline = replays[replay_key].timeline
-right.plotly_chart(cache_bytes_figure(timeline, capacity_bytes=capacity_blocks * block_bytes),
+right.plotly_chart(cache_bytes_figure(timeline, capacity_bytes=capacity_blocks * block_bytes, tr=t),
                    key="traces_cache_bytes")
 
 # ---------------------------------------------------------------------------
@@ -334,7 +336,7 @@ if fleet_ns and fleet_policies:
                                         ttl_s=ttl_s, progress=lambda f, label: bar.progress(min(f, 1.0), text=label))
         bar.empty()
     table, _ = fleets[fleet_key]
-    st.plotly_chart(fleet_figure(table, plan_hit_rate=inputs.hit_rate), key="traces_fleet_chart")
+    st.plotly_chart(fleet_figure(table, plan_hit_rate=inputs.hit_rate, tr=t), key="traces_fleet_chart")
     st.caption("Routing: random and round-robin ignore the cache; session keeps a conversation on one replica "
                "(by the first block past the prefix every request shares, when the trace has no session id); "
                "prefix sends a request to the replica holding its longest cached prefix (simulated). Load "
