@@ -78,3 +78,21 @@ def test_numbers_per_locale():
 
 def test_names_inside_a_number_string_stay():
     assert localize_numbers("DeepSeek V4.1-Flash on H200: 0.89 GB", "es") == "DeepSeek V4.1-Flash on H200: 0,89 GB"
+
+
+def test_planner_messages_by_their_english_text():
+    from kvplan_app.i18n import translate_message
+    from planner.errors import PlanInputError
+
+    one_fewer = "23 GPUs: 2 whole replicas = 878 sessions < 1,000: fails"
+    assert translate_message(one_fewer, "es") == "23 GPU: 2 réplicas enteras = 878 sesiones < 1,000: no llega"
+    assert translate_message(one_fewer, "en") == one_fewer
+    # a rule the catalogue lacks: the whole message stays English, never half translated
+    free = str(PlanInputError("hit_rate", 2.0, "a number in [0, 1]"))
+    assert translate_message(free, "es") == free
+    assert translate_message("something planner never says", "es") == "something planner never says"
+
+
+def test_message_templates_keep_their_fields():
+    bad = {k: v for k, v in es.MESSAGES.items() if _fields(k) != _fields(v)}
+    assert not bad, bad

@@ -531,3 +531,69 @@ STRINGS.update({
     "block-weighted": "ponderada por bloques",
     "prompt tokens": "tokens de prompt",
 })
+
+MESSAGES: dict[str, str] = {
+    # -- planner's messages shown on pages: an exact sentence, or a template whose {fields} take the message's values;
+    # a field ending in _t holds words and must itself be in STRINGS (else the message stays in English) ------------
+    "{field}: {value} is not allowed; expected {allowed_t}": "{field}: {value} no está permitido; se espera {allowed_t}",
+    "{gpus} GPUs: {replicas} whole replicas = {capacity} {unit_t} < {target}: fails":
+        "{gpus} GPU: {replicas} réplicas enteras = {capacity} {unit_t} < {target}: no llega",
+    "{gpus} GPUs: {replicas} whole replica = {capacity} {unit_t} < {target}: fails":
+        "{gpus} GPU: {replicas} réplica entera = {capacity} {unit_t} < {target}: no llega",
+    "Weights of {gib} GiB (set for {old}) not applied to {new}: its catalog weights are used.":
+        "Los pesos de {gib} GiB (fijados para {old}) no se aplican a {new}: se usan los del catálogo.",
+    "State of {bytes} B per sequence (set for {old}) not applied to {new}: its layout's state is used.":
+        "El estado de {bytes} B por secuencia (fijado para {old}) no se aplica a {new}: se usa el de su disposición.",
+}
+"""planner's English messages -> Spanish (see ``kvplan_app.i18n.planner_message``)."""
+
+STRINGS.update({
+    "sessions": "sesiones",
+    "requests/s": "peticiones/s",
+    "not checked": "sin comprobar",
+})
+
+# -- Recommend page --------------------------------------------------------------------------------------------------
+STRINGS.update({
+    "For {model} at {tokens} tokens, TTL {ttl} s, pauses {pause} s (the Plan page's inputs). tp: a replica's GPUs "
+    "split each session's KV heads; dp: each GPU holds whole sessions. Identical replicas, no pipeline parallel; rows "
+    "rank by total GPUs, then cost, then headroom.":
+        "Para {model} a {tokens} tokens, TTL {ttl} s, pausas {pause} s (las entradas de la página Plan). tp: las GPU "
+        "de una réplica se reparten las cabezas KV de cada sesión; dp: cada GPU guarda sesiones enteras. Réplicas "
+        "idénticas, sin paralelismo de pipeline; las filas se ordenan por GPU en total, luego coste, luego margen.",
+    "Fewest GPUs: {gpus} x {accelerator} (1 replica of {per_replica}, KV {kv_format}), {capacity} against {target}.":
+        "Menos GPU: {gpus} x {accelerator} (1 réplica de {per_replica}, KV {kv_format}), {capacity} frente a {target}.",
+    "Fewest GPUs: {gpus} x {accelerator} ({replicas} replicas of {per_replica}, KV {kv_format}), {capacity} against "
+    "{target}.":
+        "Menos GPU: {gpus} x {accelerator} ({replicas} réplicas de {per_replica}, KV {kv_format}), {capacity} frente "
+        "a {target}.",
+    "Rank": "Puesto",
+    "Accelerator": "Acelerador",
+    "Attention": "Atención",
+    "Replicas": "Réplicas",
+    "Sessions per replica": "Sesiones por réplica",
+    "Decode (tokens/s per GPU)": "Decodificación (tokens/s por GPU)",
+    "Prefill (tokens/s per GPU)": "Prellenado (tokens/s por GPU)",
+    "Capacity ({unit})": "Capacidad ({unit})",
+    "Headroom": "Margen",
+    "Price per GPU-hour": "Precio por GPU-hora",
+    "Checked by the plan": "Comprobada por el plan",
+    "With one GPU fewer": "Con una GPU menos",
+    "{searched} configurations searched, {infeasible} hold nothing; the first {rows} rows are checked by the plan "
+    "itself.":
+        "{searched} configuraciones exploradas, {infeasible} no admiten nada; las primeras {rows} filas las comprueba "
+        "el propio plan.",
+    "concurrent sessions": "sesiones simultáneas",
+    "requests per second": "peticiones por segundo",
+    "data-parallel (dp)": "paralelismo de datos (dp)",
+    "tensor-parallel (tp)": "paralelismo de tensores (tp)",
+    "Price per GPU-hour (optional)": "Precio por GPU-hora (opcional)",
+    "the catalogue's": "la del catálogo",
+    "measured on the {sample} sample trace at each configuration's KV pool":
+        "medida en la traza de ejemplo {sample} con el KV de cada configuración",
+    "Reading the trace's reuse profile ...": "Leyendo el perfil de reutilización de la traza ...",
+    "the plan's ({hit_rate})": "la del plan ({hit_rate})",
+    "open plan": "abrir plan",
+    "conversation": "conversación",
+    "synthetic": "sintética",
+})

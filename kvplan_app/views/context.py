@@ -18,7 +18,7 @@ from planner.figures import kv_vs_context_models_figure
 from planner.frontier import context_axis, kv_context_frame, longest_context_that_fits
 from planner.units import format_bytes, plural
 from kvplan_app.state import current_inputs, escape_markdown
-from kvplan_app.i18n import num, t
+from kvplan_app.i18n import num, planner_message, t
 
 # The model whose published 890 B/token table (docs/sources.md) the page shows.
 PUBLISHED_MODEL = "deepseek-v4.1-flash"
@@ -78,13 +78,13 @@ try:
     on_gpu_inputs, notices = rebase(inputs, gpu_id="custom" if yours else gpu_id, hbm_gib=None,  # a measured
                                     accelerator=inputs.accelerator if yours else None)  # usable KV stays on its GPU
     for note in notices:
-        st.info(escape_markdown(note, keep="_"))
+        st.info(escape_markdown(planner_message(note), keep="_"))
     on_gpu = plan(on_gpu_inputs)
     usable = on_gpu.usable_kv_bytes
     if usable > 0:
         lines.append((t("usable KV per GPU for {model}", model=on_gpu.model_name), usable))
 except PlanInputError as exc:
-    st.warning(escape_markdown(str(exc)))
+    st.warning(escape_markdown(planner_message(str(exc))))
 
 marker = None
 if inputs.model_id in model_ids and inputs.context_tokens <= max_context:

@@ -26,7 +26,7 @@ from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
 from planner.units import GiB, format_bytes, format_duration, parse_tokens, plural, to_gb
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
-from kvplan_app.i18n import language, num, t
+from kvplan_app.i18n import language, num, planner_message, t
 from kvplan_app.state import (
     add_notices,
     current_inputs,
@@ -443,7 +443,7 @@ if result.tiers is not None:
         total=format_bytes(tiers.total_bytes), reload=format_duration(result.reload_from_ssd_s), link=result.ssd_link_id,
         fastest=t(result.fastest_recovery))))
     if result.overflow_message:
-        (st.warning if result.overflow_action in ("reject", "evict") else st.info)(result.overflow_message)
+        (st.warning if result.overflow_action in ("reject", "evict") else st.info)(planner_message(result.overflow_message))
 
 with st.expander(t("KV cache of one sequence vs context")):
     st.plotly_chart(

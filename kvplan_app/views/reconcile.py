@@ -16,7 +16,7 @@ from planner.catalog import models
 from planner.engine_logs import MAX_LOG_BYTES, parse_engine_log
 from planner.errors import PlanInputError
 from planner.reconcile import pair_summary, reconcile
-from kvplan_app.i18n import num, t
+from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.state import escape_markdown
 
 FROM_LOG = "(the model the log names)"
@@ -70,7 +70,7 @@ for i, text in enumerate(texts):
         rec = reconcile(log, None if model_id == FROM_LOG else models()[model_id], tp=int(tp) or None,
                         kv_format=None if kv_format == "from the log" else kv_format)
     except PlanInputError as exc:
-        st.error(f"Log {i + 1}: {escape_markdown(str(exc), keep='_')}")
+        st.error(f"Log {i + 1}: {escape_markdown(planner_message(str(exc)), keep='_')}")
         continue
     results.append((i + 1, rec))
 
@@ -93,7 +93,7 @@ for n, rec in results:
     for cause in rec.causes:
         st.markdown("- " + escape_markdown(cause, keep="_"))
     for why in rec.refusals:
-        st.warning("Not computed: " + escape_markdown(why, keep="_"))
+        st.warning("Not computed: " + escape_markdown(planner_message(why), keep="_"))
     if rec.unread:
         with st.expander(f"{rec.num_unread} line(s) mention KV or memory but were not read"):
             st.code("\n".join(f"{no}: {text}" for no, text in rec.unread), language=None)
