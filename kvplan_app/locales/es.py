@@ -585,8 +585,8 @@ STRINGS.update({
         "el propio plan.",
     "concurrent sessions": "sesiones simultáneas",
     "requests per second": "peticiones por segundo",
-    "data-parallel (dp)": "paralelismo de datos (dp)",
-    "tensor-parallel (tp)": "paralelismo de tensores (tp)",
+    "data-parallel (dp)": "de datos (dp)",
+    "tensor-parallel (tp)": "tensorial (tp)",
     "Price per GPU-hour (optional)": "Precio por GPU-hora (opcional)",
     "the catalogue's": "la del catálogo",
     "measured on the {sample} sample trace at each configuration's KV pool":
@@ -596,4 +596,54 @@ STRINGS.update({
     "open plan": "abrir plan",
     "conversation": "conversación",
     "synthetic": "sintética",
+})
+
+# -- Traces page: sentences -----------------------------------------------------------------------------------------
+STRINGS.update({
+    "Replay a real request trace through an LRU prefix cache of the plan's usable KV and a TTL. GB = 10^9 B, "
+    "GiB = 2^30 B. Semantics and formats: docs/traces.md.":
+        "Reproduce una traza real de peticiones en una caché de prefijos LRU del tamaño del KV utilizable del plan, "
+        "con un TTL. GB = 10^9 B, GiB = 2^30 B. Semántica y formatos: docs/traces.md.",
+    "{model}: {per_token} B per token at the trace's mean prompt ({tokens} tokens), {block_tokens}-token blocks of "
+    "{block_bytes} B: {blocks} blocks fit. TTL: {ttl}. Every reuse in the trace hits from {saturation} blocks up, "
+    "{saturation_bytes}.":
+        "{model}: {per_token} B por token con el prompt medio de la traza ({tokens} tokens), bloques de "
+        "{block_tokens} tokens de {block_bytes} B: caben {blocks} bloques. TTL: {ttl}. Toda reutilización de la "
+        "traza acierta desde {saturation} bloques, {saturation_bytes}.",
+    "Routing (prefix is simulated request by request: slower)":
+        "Enrutado (prefix se simula petición a petición: más lento)",
+    "Each request is active for its output tokens at {speed} tokens/s (the plan's decode speed per session), "
+    "queueing ignored: peak {peak}, mean {mean} requests in flight; the plan fits {sessions} sessions per GPU "
+    "({attention} attention).":
+        "Cada petición está activa mientras genera sus tokens de salida a {speed} tokens/s (la velocidad de "
+        "decodificación por sesión del plan), sin colas: pico de {peak} y media de {mean} peticiones en curso; el plan "
+        "admite {sessions} sesiones por GPU (atención {attention}).",
+    "Hit rates are not measurable from this trace: it has lengths and arrival times only, no prefix block hashes. "
+    "Its lengths, arrivals and concurrency are below.":
+        "Esta traza no permite medir tasas de acierto: solo tiene longitudes y tiempos de llegada, sin hashes de "
+        "bloques de prefijo. Debajo están sus longitudes, llegadas y concurrencia.",
+    "Routing: random and round-robin ignore the cache; session keeps a conversation on one replica (by the first "
+    "block past the prefix every request shares, when the trace has no session id); prefix sends a request to the "
+    "replica holding its longest cached prefix (simulated). Load imbalance = most requests on one replica / the mean. "
+    "docs/traces.md says how each is computed.":
+        "Enrutado: random y round-robin ignoran la caché; session mantiene una conversación en una réplica (por el "
+        "primer bloque tras el prefijo que comparten todas las peticiones, si la traza no tiene id de sesión); prefix "
+        "envía cada petición a la réplica con su prefijo más largo en caché (simulado). Desequilibrio de carga = "
+        "máximo de peticiones en una réplica / la media. docs/traces.md explica cómo se calcula cada uno.",
+    "Download the fleet table (CSV)": "Descargar la tabla de la flota (CSV)",
+    "Routing": "Enrutado",
+    "The Plan page's prefix hit rate is now {hit}.": "La tasa de acierto del prefijo de la página Plan es ahora {hit}.",
+    "Computing stack distances...": "Calculando distancias de pila...",
+    "No usable KV on this GPU: the cache holds nothing.": "No queda KV utilizable en esta GPU: la caché no guarda nada.",
+    "Replaying for cache contents over time...": "Reproduciendo para el contenido de la caché en el tiempo...",
+    "Columns as planner.traces.fleet.FLEET_COLUMNS (docs/traces.md).":
+        "Columnas como planner.traces.fleet.FLEET_COLUMNS (docs/traces.md).",
+    "Use this hit rate on the Plan page ({hit}: {replicas} replicas, {routing})":
+        "Usar esta tasa en la página Plan ({hit}: {replicas} réplicas, {routing})",
+    "Use this hit rate on the Plan page ({hit}: 1 replica, {routing})":
+        "Usar esta tasa en la página Plan ({hit}: 1 réplica, {routing})",
+    "The Plan page's prefix hit rate is now {hit} ({replicas} replicas, {routing}).":
+        "La tasa de acierto del prefijo de la página Plan es ahora {hit} ({replicas} réplicas, {routing}).",
+    "Custom (the plan's HBM)": "Propia (la HBM del plan)",
+    "Replaying across replicas...": "Reproduciendo en varias réplicas...",
 })

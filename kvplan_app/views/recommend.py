@@ -56,7 +56,7 @@ prices_df = st.data_editor(
     pd.DataFrame({"accelerator": gpu_ids, "price per GPU-hour": [
         user.price_per_gpu_hour if user and g == user.id and user.price_per_gpu_hour is not None else None
         for g in gpu_ids]}),
-    disabled=["accelerator"], hide_index=True, key="recommend_prices",
+    disabled=["accelerator"], hide_index=True, key="recommend_prices", placeholder="—",
     column_config={"accelerator": st.column_config.TextColumn(t("Accelerator")),
                    "price per GPU-hour": st.column_config.NumberColumn(t("Price per GPU-hour (optional)"), min_value=0.0)})
 h1, h3 = st.columns([2, 1])
@@ -136,13 +136,14 @@ priced = bool(top["cost_per_hour"].notna().any())  # price columns only when a p
 shown = [c for c in headings if priced or c not in ("price_per_gpu_hour", "cost_per_hour")]
 labels = {c: headings[c] for c in shown}
 top["one_fewer"] = [num(planner_message(why)) for why in top["one_fewer"]]
+top["weight_format"] = [t("the catalogue's") if w == "catalog" else w for w in top["weight_format"]]
 numbers = {c: st.column_config.NumberColumn(labels[c], format="localized") for c in shown
            if c not in ("accelerator", "attention", "kv_format", "weight_format", "pareto", "verified", "one_fewer",
                         "plan link", "headroom", "hit_rate")}
-st.dataframe(top, hide_index=True, key="recommend_table", column_order=shown,
+st.dataframe(top, hide_index=True, key="recommend_table", column_order=shown, placeholder="—",
              column_config={**{c: labels[c] for c in shown}, **numbers,
                             "plan link": st.column_config.LinkColumn(labels["plan link"], display_text=t("open plan")),
                             "headroom": st.column_config.NumberColumn(labels["headroom"], format="percent"),
-                            "hit_rate": st.column_config.NumberColumn(labels["hit_rate"], format="%.3f"),
+                            "hit_rate": st.column_config.NumberColumn(labels["hit_rate"], format="localized"),
                             "pareto": st.column_config.CheckboxColumn(labels["pareto"]),
                             "verified": st.column_config.CheckboxColumn(labels["verified"])})

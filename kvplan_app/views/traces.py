@@ -27,7 +27,7 @@ from planner.traces.figures import (
 from planner.traces.fleet import ROUTING_POLICIES, fleet_table
 from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes, format_duration
-from kvplan_app.i18n import num, t
+from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, update_inputs
 
 LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
@@ -44,13 +44,13 @@ UPLOAD_CACHE_TTL_S = 600  # an upload nobody has used for this long is read agai
 
 def ttl_label(ttl_s):
     if ttl_s is None:
-        return "no TTL"
-    return f"{ttl_s / 60:g} min" if ttl_s >= 60 else f"{ttl_s:g} s"
+        return t("no TTL")
+    return num(f"{ttl_s / 60:g} min" if ttl_s >= 60 else f"{ttl_s:g} s")
 
 
 st.title(t("Traces: measured prefix-cache hit rates"))
-st.caption("Replay a real request trace through an LRU prefix cache of the plan's usable KV and a TTL. "
-           "GB = 10^9 B, GiB = 2^30 B. Semantics and formats: docs/traces.md.")
+st.caption(t("Replay a real request trace through an LRU prefix cache of the plan's usable KV and a TTL. "
+             "GB = 10^9 B, GiB = 2^30 B. Semantics and formats: docs/traces.md."))
 show_link_warnings()
 inputs = current_inputs()
 
@@ -94,7 +94,7 @@ choice = c1.selectbox(t("Trace"), [*SAMPLES, UPLOAD, SAVED], key="traces_sample"
 model_id = c2.selectbox(t("Model"), list(models()), key="traces_model_id", format_func=lambda m: models()[m].name)
 gpu_ids = list(GPUS) + (["custom"] if inputs.gpu_id == "custom" else [])
 gpu_id = c3.selectbox(t("GPU"), gpu_ids, key="traces_gpu_id",
-                      format_func=lambda g: GPUS[g].name if g in GPUS else "Custom (the plan's HBM)")
+                      format_func=lambda g: GPUS[g].name if g in GPUS else t("Custom (the plan's HBM)"))
 ttl_s = c4.select_slider(t("TTL (entries unused this long expire)"), TTL_OPTIONS, key="traces_ttl",
                          format_func=ttl_label)
 
@@ -162,9 +162,10 @@ def show_saved_curve():
                f"({result.model_name} at {per_token:,.6g} B per token; a lower bound, as the hit rate never "
                "falls with capacity).")
     use = round(token_rate, 2)
-    if st.button(f"Use this hit rate on the Plan page ({use:.2f}, token-weighted)", key="traces_saved_use"):
+    if st.button(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=num(f"{use:.2f}")),
+                 key="traces_saved_use"):
         update_inputs(hit_rate=use)
-        st.success(f"The Plan page's prefix hit rate is now {use:.2f}.")
+        st.success(t("The Plan page's prefix hit rate is now {hit}.", hit=num(f"{use:.2f}")))
     frame = saved.frame(per_token)
     st.plotly_chart(capacity_curve_figure(frame, usable_kv_bytes=blocks * per_token * saved.block_tokens,
                                           usable_label=t("usable KV on {gpu}", gpu=result.gpu_name), tr=t),
@@ -236,15 +237,16 @@ def show_traffic():
                                        if result.request_rate_per_s is None else result.request_rate_per_s * 60, tr=t),
                        key="traces_arrivals")
     st.plotly_chart(concurrency_figure(conc, plan_sessions=result.sessions_per_gpu, tr=t), key="traces_concurrency")
-    st.caption(f"Each request is active for its output tokens at {inputs.session_decode_tokens_per_s:g} tokens/s "
-               f"(the plan's decode speed per session), queueing ignored: peak {conc.peak_concurrent_requests:,}, "
-               f"mean {conc.mean_concurrent_requests:.3g} requests in flight; the plan fits "
-               f"{format_sessions(result.sessions_per_gpu)} sessions per GPU ({result.attention_parallelism} attention).")
+    st.caption(t("Each request is active for its output tokens at {speed} tokens/s (the plan's decode speed per "
+                 "session), queueing ignored: peak {peak}, mean {mean} requests in flight; the plan fits {sessions} "
+                 "sessions per GPU ({attention} attention).", speed=num(f"{inputs.session_decode_tokens_per_s:g}"),
+                 peak=num(f"{conc.peak_concurrent_requests:,}"), mean=num(f"{conc.mean_concurrent_requests:.3g}"),
+                 sessions=num(format_sessions(result.sessions_per_gpu)), attention=result.attention_parallelism))
 
 
 if not trace.has_prefix_hashes:
-    st.info("Hit rates are not measurable from this trace: it has lengths and arrival times only, no prefix "
-            "block hashes. Its lengths, arrivals and concurrency are below.")
+    st.info(t("Hit rates are not measurable from this trace: it has lengths and arrival times only, no prefix "
+              "block hashes. Its lengths, arrivals and concurrency are below."))
     show_traffic()
     st.stop()
 
@@ -253,7 +255,7 @@ if not trace.has_prefix_hashes:
 # ---------------------------------------------------------------------------
 profiles = st.session_state.setdefault("traces_profiles", {})
 if trace_key not in profiles:
-    bar = st.progress(0.0, text="Computing stack distances...")
+    bar = st.progress(0.0, text=t("Computing stack distances..."))
     profiles.clear()   # keep one trace's profile per session
     profiles[trace_key] = reuse_profile(trace, progress=lambda f, label: bar.progress(min(f, 1.0), text=label))
     bar.empty()
@@ -277,13 +279,16 @@ h1.metric(t("Token hit rate"), num(f"{hits.token_hit_rate:.1%}"))
 h2.metric(t("Block hit rate"), num(f"{hits.block_hit_rate:.1%}"))
 h3.metric(t("Cache (usable KV per GPU)"), num(format_bytes(capacity_blocks * block_bytes)))
 h4.metric(t("Unlimited-cache token hit rate"), num(f"{unlimited.token_hit_rate:.1%}"))
-st.caption(f"{result.model_name}: {kv_per_token:,.6g} B per token at the trace's mean prompt "
-           f"({typical_context_tokens(trace):,} tokens), {trace.block_tokens:,}-token blocks of "
-           f"{block_bytes:,.0f} B: {capacity_blocks:,} blocks fit. TTL: {ttl_label(ttl_s)}. "
-           f"Every reuse in the trace hits from {profile.saturation_blocks:,} blocks up, "
-           f"{format_bytes(profile.saturation_blocks * block_bytes)}.")
+st.caption(t("{model}: {per_token} B per token at the trace's mean prompt ({tokens} tokens), {block_tokens}-token "
+             "blocks of {block_bytes} B: {blocks} blocks fit. TTL: {ttl}. Every reuse in the trace hits from "
+             "{saturation} blocks up, {saturation_bytes}.", model=result.model_name,
+             per_token=num(f"{kv_per_token:,.6g}"), tokens=num(f"{typical_context_tokens(trace):,}"),
+             block_tokens=num(f"{trace.block_tokens:,}"), block_bytes=num(f"{block_bytes:,.0f}"),
+             blocks=num(f"{capacity_blocks:,}"), ttl=ttl_label(ttl_s), saturation=num(f"{profile.saturation_blocks:,}"),
+             saturation_bytes=num(format_bytes(profile.saturation_blocks * block_bytes))))
 if result.usable_kv_bytes <= 0:
-    st.warning(result.message or "No usable KV on this GPU: the cache holds nothing.")
+    st.warning(planner_message(result.message) if result.message
+               else t("No usable KV on this GPU: the cache holds nothing."))
 
 use_rate = round(hits.token_hit_rate, 2)
 if st.button(num(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=f"{use_rate:.2f}")),
@@ -309,7 +314,7 @@ left.plotly_chart(ttl_curve_figure(ttl_curve(profile, DEFAULT_TTLS_S, capacity_b
 replays = st.session_state.setdefault("traces_replays", {})
 replay_key = (trace_key, capacity_blocks, ttl_s, kv_per_token)
 if replay_key not in replays:
-    bar = st.progress(0.0, text="Replaying for cache contents over time...")
+    bar = st.progress(0.0, text=t("Replaying for cache contents over time..."))
     replays.clear()
     replays[replay_key] = replay(trace, capacity_blocks=capacity_blocks, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token,
                                  progress=lambda f, label: bar.progress(min(f, 1.0), text=label))
@@ -323,36 +328,40 @@ right.plotly_chart(cache_bytes_figure(timeline, capacity_bytes=capacity_blocks *
 # ---------------------------------------------------------------------------
 st.subheader(t("Fleet: N replicas, each with this cache"))
 f1, f2 = st.columns(2)
-fleet_ns = f1.multiselect("Replicas", FLEET_REPLICAS, default=[1, 2, 4, 8, 16], key="traces_fleet_replicas")
-fleet_policies = f2.multiselect("Routing (prefix is simulated request by request: slower)", list(ROUTING_POLICIES),
+fleet_ns = f1.multiselect(t("Replicas"), FLEET_REPLICAS, default=[1, 2, 4, 8, 16], key="traces_fleet_replicas")
+fleet_policies = f2.multiselect(t("Routing (prefix is simulated request by request: slower)"), list(ROUTING_POLICIES),
                                 default=["random", "session"], key="traces_fleet_routing")
 if fleet_ns and fleet_policies:
     fleets = st.session_state.setdefault("traces_fleets", {})
     fleet_key = (trace_key, capacity_blocks, ttl_s, tuple(sorted(fleet_ns)), tuple(fleet_policies))
     if fleet_key not in fleets:
-        bar = st.progress(0.0, text="Replaying across replicas...")
+        bar = st.progress(0.0, text=t("Replaying across replicas..."))
         fleets.clear()
         fleets[fleet_key] = fleet_table(trace, sorted(fleet_ns), fleet_policies, capacity_blocks=capacity_blocks,
                                         ttl_s=ttl_s, progress=lambda f, label: bar.progress(min(f, 1.0), text=label))
         bar.empty()
     table, _ = fleets[fleet_key]
     st.plotly_chart(fleet_figure(table, plan_hit_rate=inputs.hit_rate, tr=t), key="traces_fleet_chart")
-    st.caption("Routing: random and round-robin ignore the cache; session keeps a conversation on one replica "
-               "(by the first block past the prefix every request shares, when the trace has no session id); "
-               "prefix sends a request to the replica holding its longest cached prefix (simulated). Load "
-               "imbalance = most requests on one replica / the mean. docs/traces.md says how each is computed.")
-    st.download_button("Download the fleet table (CSV)", to_csv_bytes(table), mime=CSV_MIME, key="traces_fleet_csv",
+    st.caption(t("Routing: random and round-robin ignore the cache; session keeps a conversation on one replica "
+                 "(by the first block past the prefix every request shares, when the trace has no session id); "
+                 "prefix sends a request to the replica holding its longest cached prefix (simulated). Load "
+                 "imbalance = most requests on one replica / the mean. docs/traces.md says how each is computed."))
+    st.download_button(t("Download the fleet table (CSV)"), to_csv_bytes(table), mime=CSV_MIME, key="traces_fleet_csv",
                        file_name="kvplan-hit-rate-vs-replicas.csv",
-                       help="Columns as planner.traces.fleet.FLEET_COLUMNS (docs/traces.md).")
+                       help=t("Columns as planner.traces.fleet.FLEET_COLUMNS (docs/traces.md)."))
     u1, u2, u3 = st.columns([1, 1, 2])
-    pick_n = u1.selectbox("Replicas", sorted(fleet_ns), key="traces_fleet_pick_n")
-    pick_policy = u2.selectbox("Routing", fleet_policies, key="traces_fleet_pick_policy")
+    pick_n = u1.selectbox(t("Replicas"), sorted(fleet_ns), key="traces_fleet_pick_n")
+    pick_policy = u2.selectbox(t("Routing"), fleet_policies, key="traces_fleet_pick_policy")
     row = table[(table["replicas"] == pick_n) & (table["routing"] == pick_policy)].iloc[0]
     fleet_rate = round(float(row["token_hit_rate"]), 2)
-    if u3.button(f"Use this hit rate on the Plan page ({fleet_rate:.2f}: {pick_n} replicas, {pick_policy})",
+    fleet_hit = num(f"{fleet_rate:.2f}")
+    if u3.button(t("Use this hit rate on the Plan page ({hit}: {replicas} replicas, {routing})", hit=fleet_hit,
+                   replicas=pick_n, routing=pick_policy) if pick_n != 1 else
+                 t("Use this hit rate on the Plan page ({hit}: 1 replica, {routing})", hit=fleet_hit, routing=pick_policy),
                  key="traces_fleet_use"):
         update_inputs(hit_rate=fleet_rate)
-        st.success(f"The Plan page's prefix hit rate is now {fleet_rate:.2f} ({pick_n} replicas, {pick_policy}).")
+        st.success(t("The Plan page's prefix hit rate is now {hit} ({replicas} replicas, {routing}).", hit=fleet_hit,
+                     replicas=pick_n, routing=pick_policy))
 
 with st.expander(t("Lengths, arrivals and concurrency"), expanded=False):
     show_traffic()
