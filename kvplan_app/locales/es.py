@@ -647,3 +647,85 @@ STRINGS.update({
     "Custom (the plan's HBM)": "Propia (la HBM del plan)",
     "Replaying across replicas...": "Reproduciendo en varias réplicas...",
 })
+
+# -- Reconcile page; the Plan page's own-accelerator form --------------------------------------------------------------
+STRINGS.update({
+    "Paste what vLLM or SGLang printed at start-up. kvplan reads the KV-cache lines as printed, puts its own "
+    "prediction for the same settings beside them (bytes per token per GPU, GB = 10^9 B and GiB = 2^30 B) and names "
+    "the cause of each difference. Lines it cannot read are listed, never guessed.":
+        "Pega lo que vLLM o SGLang imprimieron al arrancar. kvplan lee las líneas de la caché KV tal como se "
+        "imprimieron, pone al lado su propia predicción para los mismos ajustes (bytes por token por GPU, "
+        "GB = 10^9 B y GiB = 2^30 B) y nombra la causa de cada diferencia. Las líneas que no sabe leer se listan, "
+        "nunca se adivinan.",
+    "Log 1": "Registro 1",
+    "Log 2 (optional, e.g. the other engine)": "Registro 2 (opcional, p. ej. el otro motor)",
+    "{log}: upload": "{log}: subir",
+    "{log}: paste": "{log}: pegar",
+    "Log {n}": "Registro {n}",
+    "kvplan: bytes per token per GPU": "kvplan: bytes por token por GPU",
+    "Setting": "Ajuste",
+    "Value": "Valor",
+    "Quantity (per GPU)": "Magnitud (por GPU)",
+    "Engine printed": "Impreso por el motor",
+    "Status": "Estado",
+    "Cause": "Causa",
+    "Not computed: ": "Sin calcular: ",
+    "1 line mentions KV or memory but was not read": "1 línea menciona KV o memoria pero no se leyó",
+    "{n} lines mention KV or memory but were not read": "{n} líneas mencionan KV o memoria pero no se leyeron",
+    "over {limit} bytes; upload the start-up part": "más de {limit} bytes; sube la parte del arranque",
+    "(the model the log names)": "(el modelo que nombra el registro)",
+    "from the log": "del registro",
+    "Your accelerator (travels in the share link)": "Tu acelerador (viaja en el enlace para compartir)",
+    "Id (slug)": "Id (slug)",
+    "Name": "Nombre",
+    "Memory as the device reports it": "Memoria tal como la informa el dispositivo",
+    "Unit": "Unidad",
+    "HBM bandwidth (GB/s)": "Ancho de banda de HBM (GB/s)",
+    "Dense BF16 TFLOP/s": "TFLOP/s densos en BF16",
+    "Host link GB/s (0 = the plan's)": "Enlace con el host GB/s (0 = el del plan)",
+    "Price per GPU-hour (0 = not priced)": "Precio por GPU-hora (0 = sin precio)",
+    "nvidia-smi prints MiB; rocm-smi can print bytes": "nvidia-smi imprime MiB; rocm-smi puede imprimir bytes",
+    "bytes": "bytes",
+})
+
+# -- Live probe page ---------------------------------------------------------------------------------------------------
+STRINGS.update({
+    "torch {version} became available at {time}. Reload this page (F5) to start from a clean state; if the probe then "
+    "fails to import torch, restart the server (`kvplan serve`, or `streamlit run app.py`).":
+        "torch {version} está disponible desde las {time}. Recarga esta página (F5) para empezar de cero; si la sonda "
+        "sigue sin poder importar torch, reinicia el servidor (`kvplan serve` o `streamlit run app.py`).",
+    "torch is not installed on this server, so the probe cannot run here. To run it here: `pip install "
+    "'kvplan[probe]'` in the server's environment, then press '{button}' (or restart the server if it is still not "
+    "found). Or run `kvplan probe --model … --tokens … --json` on a GPU machine and upload its result below.":
+        "torch no está instalado en este servidor, así que la sonda no puede ejecutarse aquí. Para ejecutarla aquí: "
+        "`pip install 'kvplan[probe]'` en el entorno del servidor y pulsa '{button}' (o reinicia el servidor si sigue "
+        "sin encontrarlo). O ejecuta `kvplan probe --model … --tokens … --json` en una máquina con GPU y sube aquí "
+        "su resultado.",
+    "Use the probe's free GPU memory ({bytes}) as usable KV per GPU":
+        "Usar la memoria libre de la GPU medida por la sonda ({bytes}) como KV utilizable por GPU",
+    "Planner ({model}, {kv_format}): KV bytes per token": "Planificador ({model}, {kv_format}): bytes de KV por token",
+    "Plan now ({source}): KV bytes per token": "Plan actual ({source}): bytes de KV por token",
+    "Sessions per GPU (plan now, usable KV {source})": "Sesiones por GPU (plan actual, KV utilizable {source})",
+    "Measured figures travel in the share link (mkv, musable, with what they measured: mkv_model, mkv_fmt, mu_gpu, "
+    "...) and in plan files; they are dropped, with a notice, when the model, format or GPU changes. The Plan page "
+    "marks them as measured and offers to go back to the planner's arithmetic.":
+        "Las cifras medidas viajan en el enlace para compartir (mkv, musable, con lo que midieron: mkv_model, "
+        "mkv_fmt, mu_gpu, ...) y en los archivos de plan; se descartan, con un aviso, si cambian el modelo, el "
+        "formato o la GPU. La página Plan las marca como medidas y ofrece volver a la aritmética del planificador.",
+    "No GPU on this server: torch {version} sees no CUDA device. Upload a ProbeResult JSON measured on a GPU machine, "
+    "or run the probe on this server's CPU (host memory), if you choose to.":
+        "No hay GPU en este servidor: torch {version} no ve ningún dispositivo CUDA. Sube un ProbeResult JSON medido "
+        "en una máquina con GPU o, si lo prefieres, ejecuta la sonda en la CPU de este servidor (memoria del host).",
+    "Round-trip error on synthetic KV (normal values, one outlier channel in 64 at 10x). Throughput: GB/s of source "
+    "bytes, best of N, next to a plain copy of the same bytes in the same run.":
+        "Error de ida y vuelta sobre KV sintético (valores normales, un canal atípico de cada 64 a 10x). Rendimiento: "
+        "GB/s de bytes de origen, el mejor de N, junto a una copia simple de los mismos bytes en la misma ejecución.",
+    "At most {limit} bytes; every figure is checked.": "Como máximo {limit} bytes; se comprueba cada cifra.",
+    "{file} not loaded: {why}": "{file} no se ha cargado: {why}",
+    "{change} per replica": "{change} por réplica",
+    "Tick the box above to run on the CPU.": "Marca la casilla de arriba para ejecutarla en la CPU.",
+    "native (as the model ships)": "nativo (como se publica el modelo)",
+    "CPU (host memory)": "CPU (memoria del host)",
+    "measured": "medido",
+    "computed": "calculado",
+})
