@@ -42,22 +42,26 @@ hand over to it."""
 
 
 def pages() -> list:
-    """The app's pages, in sidebar order; the first is the default (served at ``/``)."""
+    """The app's pages, in sidebar order; the first is the default (served at ``/``).
+
+    Icons are Material Symbols, which Streamlit ships with its front end: emoji need a colour-emoji font that a
+    server-side browser (Debian's chromium) may lack, and then show as empty boxes.
+    """
     return [
-        st.Page(VIEWS / "plan.py", title=t("Plan"), icon="🧮", default=True, url_path="home"),  # served at /
-        st.Page(VIEWS / "model.py", title=t("Model"), url_path="model"),
-        st.Page(VIEWS / "traces.py", title=t("Traces"), icon="📈", url_path="traces"),
-        st.Page(VIEWS / "frontier.py", title=t("Frontier"), url_path="frontier"),
-        st.Page(VIEWS / "context.py", title=t("GB vs context"), url_path="context"),
-        st.Page(VIEWS / "recommend.py", title=t("Recommend GPUs"), url_path="recommend"),
-        st.Page(VIEWS / "reconcile.py", title=t("Reconcile a log"), url_path="reconcile"),
-        st.Page(VIEWS / "probe.py", title=t("Live probe"), icon="🔬", url_path="probe"),
+        st.Page(VIEWS / "plan.py", title=t("Plan"), icon=":material/calculate:", default=True, url_path="home"),  # served at /
+        st.Page(VIEWS / "model.py", title=t("Model"), icon=":material/layers:", url_path="model"),
+        st.Page(VIEWS / "traces.py", title=t("Traces"), icon=":material/timeline:", url_path="traces"),
+        st.Page(VIEWS / "frontier.py", title=t("Frontier"), icon=":material/show_chart:", url_path="frontier"),
+        st.Page(VIEWS / "context.py", title=t("GB vs context"), icon=":material/stacked_line_chart:", url_path="context"),
+        st.Page(VIEWS / "recommend.py", title=t("Recommend GPUs"), icon=":material/recommend:", url_path="recommend"),
+        st.Page(VIEWS / "reconcile.py", title=t("Reconcile a log"), icon=":material/fact_check:", url_path="reconcile"),
+        st.Page(VIEWS / "probe.py", title=t("Live probe"), icon=":material/science:", url_path="probe"),
     ]
 
 
 def main() -> None:
     """Run one rerun of the app: configure, navigate, run the page, write the link state back."""
-    st.set_page_config(page_title=t("kvplan: KV-cache capacity planner"), page_icon="🧮", layout="wide")
+    st.set_page_config(page_title=t("kvplan: KV-cache capacity planner"), page_icon=":material/calculate:", layout="wide")
     page_list = pages()
     aliases = [st.Page(VIEWS / "plan.py", title="Plan", url_path=a, visibility="hidden") for a in PLAN_ALIASES]
     nav = st.navigation([*page_list, *aliases])
