@@ -724,7 +724,7 @@ STRINGS.update({
     "{file} not loaded: {why}": "{file} no se ha cargado: {why}",
     "{change} per replica": "{change} por réplica",
     "Tick the box above to run on the CPU.": "Marca la casilla de arriba para ejecutarla en la CPU.",
-    "native (as the model ships)": "nativo (como se publica el modelo)",
+    "native (as the model ships)": "nativo (el del modelo)",
     "CPU (host memory)": "CPU (memoria del host)",
     "measured": "medido",
     "computed": "calculado",
