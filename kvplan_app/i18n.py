@@ -33,6 +33,8 @@ LANG_PARAM = "lang"
 
 CATALOGUES: dict[str, dict[str, str]] = {"en": {}, "es": es.STRINGS}
 """Language -> English text -> translation (English maps to itself)."""
+MESSAGES: dict[str, dict[str, str]] = {"en": {}, "es": es.MESSAGES}
+"""Language -> planner's English message (a fixed sentence, or a template with ``{name}`` fields) -> translation."""
 
 _SESSION_KEY = "ui_lang"
 _NUMBER = re.compile(r"(?<![A-Za-z\d.,])\d[\d,]*(?:\.\d+)?")
@@ -53,6 +55,48 @@ def t(text: str, /, **values: Any) -> str:
     """``text`` in this session's language, with ``values`` put into its ``{name}`` placeholders."""
     out = CATALOGUES.get(language(), {}).get(text, text)
     return out.format(**values) if values else out
+
+
+def planner_message(text: str) -> str:
+    """A message written by ``planner`` (a note, a warning, a :class:`PlanInputError`) in this session's language.
+
+    Looked up by its English text in the language's message catalogue: an exact sentence, or a template whose
+    ``{name}`` fields take the values in the message. A field named ``..._t`` holds words (a unit, a rule) and
+    matches only when the catalogue has them; the message stays in English when no entry matches.
+    """
+    return translate_message(text, language())
+
+
+def translate_message(text: str, lang: str) -> str:
+    """See :func:`planner_message`; pure (no session)."""
+    messages = MESSAGES.get(lang) or {}
+    if text in messages:
+        return messages[text]
+    words = CATALOGUES.get(lang, {})
+    for pattern, translation in _templates(lang):
+        match = pattern.fullmatch(text)
+        if match is None:
+            continue
+        values = match.groupdict()
+        if all(name[-2:] != "_t" or value in words for name, value in values.items()):
+            return translation.format(**{k: words[v] if k[-2:] == "_t" else v for k, v in values.items()})
+    return text
+
+
+_FIELD = re.compile(r"\{(\w+)\}")
+_COMPILED: dict[str, list[tuple[re.Pattern, str]]] = {}
+
+
+def _templates(lang: str) -> list[tuple[re.Pattern, str]]:
+    if lang not in _COMPILED:
+        out = []
+        for english, translation in (MESSAGES.get(lang) or {}).items():
+            if _FIELD.search(english):
+                parts = _FIELD.split(english)  # text, field, text, field, ...
+                regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
+                out.append((re.compile(regex, re.DOTALL), translation))
+        _COMPILED[lang] = out
+    return _COMPILED[lang]
 
 
 def num(text: str) -> str:

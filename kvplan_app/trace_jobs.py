@@ -76,13 +76,13 @@ def analyze_trace(*, sample: str | None, data: bytes | None, fmt: str, block_tok
                   session_decode_tokens_per_s: float, ttl_label: str, fleet_replicas: tuple[int, ...] = (),
                   fleet_routings: tuple[str, ...] = (), plan_context_tokens: int | None = None,
                   plan_requests_per_min: float | None = None, plan_sessions: float | None = None,
-                  plan_hit_rate: float | None = None,
+                  plan_hit_rate: float | None = None, lang: str = "en",
                   progress: Callable[[str, float], None] | None = None) -> TraceAnalysis:
     """Read and replay one trace (in a worker; see the module docstring). ``sample`` names a bundled trace,
     else ``data`` holds the upload's bytes (read with ``fmt``, ``block_tokens`` for generic JSONL). The fleet
     table is computed for ``fleet_replicas`` x ``fleet_routings`` when both are given. The ``plan_*`` figures
     (context per session, request rate per GPU per minute, sessions per GPU, prefix hit rate) mark the plan on
-    every chart.
+    every chart; chart text is in ``lang`` (the page's language, from the same catalogue as the page).
 
     Raises:
         PlanInputError: the trace is unreadable, or the model has no KV figure at its typical context.
@@ -96,6 +96,13 @@ def analyze_trace(*, sample: str | None, data: bytes | None, fmt: str, block_tok
         arrivals_figure, cache_bytes_figure, capacity_curve_figure, concurrency_figure, fleet_figure,
         lengths_figure, ttl_curve_figure,
     )
+
+    from kvplan_app.i18n import CATALOGUES
+
+    catalogue = CATALOGUES.get(lang, {})
+
+    def tr(text: str) -> str:
+        return catalogue.get(text, text)
 
     def step(stage: str, lo: float, hi: float = 0.0):
         if progress is None:
@@ -113,9 +120,10 @@ def analyze_trace(*, sample: str | None, data: bytes | None, fmt: str, block_tok
     del data
     conc = concurrency(trace, session_decode_tokens_per_s=session_decode_tokens_per_s)
     figures = {"lengths": lengths_figure(trace.input_tokens, trace.output_tokens,
-                                         plan_context_tokens=plan_context_tokens),
-               "arrivals": arrivals_figure(arrivals_per_minute(trace), plan_requests_per_min=plan_requests_per_min),
-               "concurrency": concurrency_figure(conc, plan_sessions=plan_sessions)}
+                                         plan_context_tokens=plan_context_tokens, tr=tr),
+               "arrivals": arrivals_figure(arrivals_per_minute(trace), plan_requests_per_min=plan_requests_per_min,
+                                           tr=tr),
+               "concurrency": concurrency_figure(conc, plan_sessions=plan_sessions, tr=tr)}
     common = dict(trace_name=trace.name, block_tokens=trace.block_tokens, num_requests=trace.num_requests,
                   num_malformed=trace.malformed.num_malformed, malformed_summary=trace.malformed.summary(),
                   notes=tuple(trace.notes), source=trace.source, summary=summarize(trace),
@@ -132,19 +140,20 @@ def analyze_trace(*, sample: str | None, data: bytes | None, fmt: str, block_tok
     caps = sorted(set(default_capacities(profile).tolist()) | {capacity_blocks})
     curve = capacity_curve(profile, caps, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token)
     figures["curve"] = capacity_curve_figure(curve, usable_kv_bytes=capacity_blocks * block_bytes,
-                                             usable_label=f"this plan's usable KV on {gpu_name}",
-                                             title=f"Hit rate vs cache capacity (TTL: {ttl_label})")
+                                             usable_label=tr("this plan's usable KV on {gpu}").format(gpu=gpu_name),
+                                             title=tr("Hit rate vs cache capacity (TTL: {ttl})").format(ttl=ttl_label),
+                                             tr=tr)
     figures["ttl_curve"] = ttl_curve_figure(ttl_curve(profile, DEFAULT_TTLS_S, capacity_blocks=capacity_blocks),
-                                            title="Hit rate vs TTL at the usable KV",
+                                            title="Hit rate vs TTL at the usable KV", tr=tr,
                                             plan_ttl_s=float("inf") if ttl_s is None else ttl_s)
     timeline = replay(trace, capacity_blocks=capacity_blocks, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token,
                       progress=step("replay", 0.6, 0.8)).timeline
-    figures["cache_bytes"] = cache_bytes_figure(timeline, capacity_bytes=capacity_blocks * block_bytes)
+    figures["cache_bytes"] = cache_bytes_figure(timeline, capacity_bytes=capacity_blocks * block_bytes, tr=tr)
     fleet = None
     if fleet_replicas and fleet_routings:
         fleet, _ = fleet_table(trace, sorted(fleet_replicas), list(fleet_routings), capacity_blocks=capacity_blocks,
                                ttl_s=ttl_s, progress=step("fleet of replicas", 0.8, 1.0))
-        figures["fleet"] = fleet_figure(fleet, plan_hit_rate=plan_hit_rate)
+        figures["fleet"] = fleet_figure(fleet, plan_hit_rate=plan_hit_rate, tr=tr)
     return TraceAnalysis(**common, kv_bytes_per_token=kv_per_token, typical_context_tokens=typical,
                          capacity_blocks=capacity_blocks, block_bytes=block_bytes,
                          saturation_blocks=profile.saturation_blocks, hits=profile.hits(capacity_blocks, ttl_s),

@@ -40,3 +40,12 @@ def label_plan(fig: go.Figure, x: float, y: float, text: str, *, x_log: bool = T
                        arrowhead=2, ax=ax, ay=30 if below else -36, bgcolor="rgba(255,255,255,0.85)", bordercolor="#444",
                        borderwidth=1, font=dict(size=12))
     return fig
+
+
+def english(text: str) -> str:
+    """The default ``tr`` of every figure builder: its English words, unchanged.
+
+    A page passes its own ``tr`` (English text -> that language's text, ``{name}`` placeholders kept, filled
+    by the builder); plotly's ``%{...}`` hover fields are kept as they are.
+    """
+    return text

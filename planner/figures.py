@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from planner.models import NATIVE, ModelSpec
 from planner.plan.result import format_sessions
-from planner.chart_style import LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, PLAN_MARKER, label_plan
+from planner.chart_style import LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, PLAN_MARKER, english, label_plan
 from planner.units import GB, GiB
 
 MIN_CURVE_TOKENS = 1_000
@@ -32,6 +32,7 @@ def kv_vs_context_figure(
     marker_tokens: int | None = None,
     hbm_line_bytes: int | None = None,
     hbm_label: str = "",
+    tr=english,
 ) -> go.Figure:
     """KV bytes of one sequence vs context length (log x), GB on y, GiB in hover.
 
@@ -42,6 +43,7 @@ def kv_vs_context_figure(
         marker_tokens: a context length to mark (the current plan).
         hbm_line_bytes: draw a horizontal line at this many bytes (e.g. usable KV).
         hbm_label: that line's label.
+        tr: English text -> the page's language (see :func:`planner.chart_style.english`).
 
     Raises:
         PlanInputError: from the model's estimate (bad format).
@@ -53,23 +55,23 @@ def kv_vs_context_figure(
     fig.add_trace(go.Scatter(
         x=grid, y=kv / GB, mode="lines", name=model.name,
         customdata=np.stack([kv / GiB, kv], axis=-1),
-        hovertemplate="%{x:,} tokens<br>%{y:.4g} GB<br>%{customdata[0]:.4g} GiB<br>%{customdata[1]:,.0f} B<extra></extra>",
+        hovertemplate=tr("%{x:,} tokens<br>%{y:.4g} GB<br>%{customdata[0]:.4g} GiB<br>%{customdata[1]:,.0f} B") + "<extra></extra>",
     ))
     if marker_tokens is not None:
         b = model.estimate(int(marker_tokens), kv_format).kv_bytes
         fig.add_trace(go.Scatter(
-            x=[marker_tokens], y=[b / GB], mode="markers", name="this plan", marker=PLAN_MARKER, cliponaxis=False,
+            x=[marker_tokens], y=[b / GB], mode="markers", name=tr("this plan"), marker=PLAN_MARKER, cliponaxis=False,
             customdata=[[b / GiB, b]], showlegend=False,
-            hovertemplate="this plan: %{x:,} tokens<br>%{y:.4g} GB<br>%{customdata[0]:.4g} GiB<extra></extra>",
+            hovertemplate=tr("this plan: %{x:,} tokens<br>%{y:.4g} GB<br>%{customdata[0]:.4g} GiB") + "<extra></extra>",
         ))
-        label_plan(fig, marker_tokens, b / GB, f"this plan: {b / GB:.3g} GB ({b / GiB:.3g} GiB) at {marker_tokens:,} tokens",
+        label_plan(fig, marker_tokens, b / GB, tr("this plan: {gb} GB ({gib} GiB) at {tokens} tokens").format(gb=f"{b / GB:.3g}", gib=f"{b / GiB:.3g}", tokens=f"{marker_tokens:,}"),
                    x_range=(float(grid.min()), float(grid.max())))
     if hbm_line_bytes is not None and hbm_line_bytes > 0:
         fig.add_hline(y=hbm_line_bytes / GB, line_dash="dash",
                       annotation_text=f"{hbm_label} {hbm_line_bytes / GB:.4g} GB ({hbm_line_bytes / GiB:.4g} GiB)")
     fig.update_layout(
-        xaxis=dict(type="log", title="Context (tokens)", **LOG_TICKS),
-        yaxis=dict(title="KV cache of one sequence (GB = 10^9 B)", rangemode="tozero"),
+        xaxis=dict(type="log", title=tr("Context (tokens)"), **LOG_TICKS),
+        yaxis=dict(title=tr("KV cache of one sequence (GB = 10^9 B)"), rangemode="tozero"),
         hovermode="closest", margin=dict(l=10, r=10, t=40, b=10), legend=LEGEND_ABOVE, showlegend=False,
     )
     return fig
@@ -81,32 +83,33 @@ def kv_vs_context_figure(
 # offer exactly that grid as CSV.
 # ---------------------------------------------------------------------------
 
-def _plan_trace(x: float, y: float | None, text: str) -> list[go.Scatter]:
+def _plan_trace(x: float, y: float | None, text: str, name: str) -> list[go.Scatter]:
     """The current plan as a one-point trace (none when ``y`` is undefined or not positive on a log axis)."""
     if y is None or not np.isfinite(y) or y <= 0:
         return []
-    return [go.Scatter(x=[x], y=[y], mode="markers", name="current plan", marker=PLAN_MARKER, cliponaxis=False,
+    return [go.Scatter(x=[x], y=[y], mode="markers", name=name, marker=PLAN_MARKER, cliponaxis=False,
                        hovertemplate=text + "<extra></extra>")]
 
 
 def _mark_plan(fig: go.Figure, x: float, y: float | None, hover: str, label: str, *, log_x: bool,
-               log_y: bool, x_range: tuple[float, float], below: bool = False) -> go.Figure:
+               log_y: bool, x_range: tuple[float, float], below: bool = False, tr=english) -> go.Figure:
     """Add the plan's diamond and its label (below it on falling curves; or, with no point on the chart, say so)."""
-    traces = _plan_trace(x, y, hover)
+    traces = _plan_trace(x, y, hover, tr("current plan"))
     for trace in traces:
         fig.add_trace(trace)
     if traces:
         label_plan(fig, x, y, label, x_log=log_x, y_log=log_y, x_range=x_range, below=below)
     else:
         fig.add_annotation(xref="paper", yref="paper", x=0.02, y=0.02, xanchor="left", showarrow=False,
-                           text=f"{label} (not on this chart)", font=dict(size=12))
+                           text=tr("{label} (not on this chart)").format(label=label), font=dict(size=12))
     return fig
 
 
-def _beyond(fig: go.Figure, context_tokens: int) -> None:
+def _beyond(fig: go.Figure, context_tokens: int, tr=english) -> None:
     """Say on the chart that the plan's context lies right of its longest context (no point drawn, none joined)."""
     fig.add_annotation(xref="paper", yref="paper", x=0.02, y=0.02, xanchor="left", showarrow=False,
-                       text=f"this plan: {context_tokens:,} tokens (beyond this chart)", font=dict(size=12))
+                       text=tr("this plan: {tokens} tokens (beyond this chart)").format(tokens=f"{context_tokens:,}"),
+                       font=dict(size=12))
 
 
 def _positive(values) -> np.ndarray:
@@ -120,10 +123,10 @@ def _up_to(part, max_context_tokens: int | None):
     return part if not max_context_tokens else part[part["context_tokens"] <= max_context_tokens]
 
 
-def _max_context_line(fig: go.Figure, frame, max_context_tokens: int | None) -> None:
+def _max_context_line(fig: go.Figure, frame, max_context_tokens: int | None, tr=english) -> None:
     if max_context_tokens and len(frame) and frame["context_tokens"].max() > max_context_tokens:
         fig.add_vline(x=max_context_tokens, line_dash="dot", line_color="#888",
-                      annotation_text=f"model maximum {max_context_tokens:,}", annotation_position="bottom left")
+                      annotation_text=tr("model maximum {tokens}").format(tokens=f"{max_context_tokens:,}"), annotation_position="bottom left")
 
 
 def _log_count_ticks(fig: go.Figure) -> dict:
@@ -146,14 +149,16 @@ def _line_layout(*, x_title: str, y_title: str, log_x: bool, log_y: bool = True,
     )
 
 
-def _plan_label(text: str, plan_hit_rate: float | None) -> str:
+def _plan_label(text: str, plan_hit_rate: float | None, tr=english) -> str:
     """``this plan: X``, or ``this plan (hit rate 0.50): X`` when the plan's hit rate is not the chart's."""
-    return text if plan_hit_rate is None else text.replace("this plan:", f"this plan (hit rate {plan_hit_rate:.2f}):", 1)
+    if plan_hit_rate is None:
+        return text
+    return text.replace(tr("this plan:"), tr("this plan (hit rate {hit_rate}):").format(hit_rate=f"{plan_hit_rate:.2f}"), 1)
 
 
 def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = None, hit_rate: float | None = None,
                                max_context_tokens: int | None = None,
-                               plan_hit_rate: float | None = None) -> go.Figure:
+                               plan_hit_rate: float | None = None, tr=english) -> go.Figure:
     """Sessions per GPU vs context length (log x, log y), one line per accelerator, the plan labelled.
 
     Args:
@@ -172,25 +177,28 @@ def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = No
         fig.add_trace(go.Scatter(
             x=part["context_tokens"], y=_positive(part["sessions_per_gpu"]), mode="lines", name=str(name),
             customdata=np.stack([per / GB, per / GiB], axis=-1),
-            hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:,.2~f}} sessions per GPU<br>per session "
-                           "%{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)<extra></extra>"),
+            hovertemplate=f"{name}<br>" + tr("%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session "
+                                             "%{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)") + "<extra></extra>",
         ))
-    _max_context_line(fig, frame, max_context_tokens)
+    _max_context_line(fig, frame, max_context_tokens, tr)
     x_range = (float(frame["context_tokens"].min()), float(frame["context_tokens"].max()))
     if plan_point is not None and plan_point[0] > x_range[1]:
-        _beyond(fig, plan_point[0])
+        _beyond(fig, plan_point[0], tr)
     elif plan_point is not None:
+        sessions = format_sessions(plan_point[1])
         _mark_plan(fig, plan_point[0], plan_point[1],
-                   f"plan: {plan_point[0]:,} tokens, {format_sessions(plan_point[1])} sessions",
-                   _plan_label(f"this plan: {format_sessions(plan_point[1])}", plan_hit_rate),
-                   log_x=True, log_y=True, x_range=x_range, below=True)
-    title = "Sessions per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
-    fig.update_layout(**_line_layout(x_title="Context (tokens)", y_title=title, log_x=True,
+                   tr("plan: {tokens} tokens, {sessions} sessions").format(tokens=f"{plan_point[0]:,}", sessions=sessions),
+                   _plan_label(tr("this plan: {sessions}").format(sessions=sessions), plan_hit_rate, tr),
+                   log_x=True, log_y=True, x_range=x_range, below=True, tr=tr)
+    title = (tr("Sessions per GPU") if hit_rate is None
+             else tr("Sessions per GPU at hit rate {hit_rate}").format(hit_rate=f"{hit_rate:.2f}"))
+    fig.update_layout(**_line_layout(x_title=tr("Context (tokens)"), y_title=title, log_x=True,
                                      y_ticks=_log_count_ticks(fig)))
     return fig
 
 
-def sessions_vs_hit_rate_figure(frame, *, plan_point: tuple[float, int] | None = None, context_tokens: int | None = None) -> go.Figure:
+def sessions_vs_hit_rate_figure(frame, *, plan_point: tuple[float, int] | None = None, context_tokens: int | None = None,
+                                tr=english) -> go.Figure:
     """Sessions per GPU vs prefix hit rate (log y: near hit rate 1 sessions grow by decades), one line per
     accelerator, the plan labelled.
 
@@ -201,19 +209,24 @@ def sessions_vs_hit_rate_figure(frame, *, plan_point: tuple[float, int] | None =
     """
     fig = go.Figure(data=[go.Scatter(
         x=part["hit_rate"], y=_positive(part["sessions_per_gpu"]), mode="lines", name=str(name),
-        hovertemplate=f"{name}<br>hit rate %{{x:.2f}}<br>%{{y:,.2~f}} sessions per GPU<extra></extra>")
+        hovertemplate=f"{name}<br>" + tr("hit rate %{x:.2f}<br>%{y:,.2~f} sessions per GPU") + "<extra></extra>")
         for name, part in frame.groupby("accelerator", sort=False, observed=True)])
     if plan_point is not None:
+        sessions = format_sessions(plan_point[1])
         _mark_plan(fig, plan_point[0], plan_point[1],
-                   f"plan: hit rate {plan_point[0]:.2f}, {format_sessions(plan_point[1])} sessions",
-                   f"this plan: {format_sessions(plan_point[1])}", log_x=False, log_y=True, x_range=(0.0, 1.0))
-    title = "Sessions per GPU" + (f" at {context_tokens:,} tokens" if context_tokens is not None else "")
-    fig.update_layout(**_line_layout(x_title="Prefix hit rate", y_title=title, log_x=False, x_range=[0, 1]))
+                   tr("plan: hit rate {hit_rate}, {sessions} sessions").format(hit_rate=f"{plan_point[0]:.2f}",
+                                                                                sessions=sessions),
+                   tr("this plan: {sessions}").format(sessions=sessions), log_x=False, log_y=True, x_range=(0.0, 1.0),
+                   tr=tr)
+    title = (tr("Sessions per GPU") if context_tokens is None
+             else tr("Sessions per GPU at {tokens} tokens").format(tokens=f"{context_tokens:,}"))
+    fig.update_layout(**_line_layout(x_title=tr("Prefix hit rate"), y_title=title, log_x=False, x_range=[0, 1]))
     return fig
 
 
 def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = None, hit_rate: float | None = None,
-                        max_context_tokens: int | None = None, plan_hit_rate: float | None = None) -> go.Figure:
+                        max_context_tokens: int | None = None, plan_hit_rate: float | None = None,
+                        tr=english) -> go.Figure:
     """Request-rate frontier: requests/s per GPU vs context length (log x, log y), one line per accelerator.
 
     Each point is ``min(decode-throughput limit, sessions / time per request)``;
@@ -232,26 +245,29 @@ def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = 
         fig.add_trace(go.Scatter(
             x=part["context_tokens"], y=_positive(part["request_rate_per_s"]), mode="lines", name=str(name),
             customdata=np.stack([part["rate_limit"].astype(str), part["ttft_s"] * 1e3], axis=-1),
-            hovertemplate=(f"{name}<br>%{{x:,}} tokens<br>%{{y:,.4g}} requests/s per GPU<br>limited by "
-                           "%{customdata[0]}<br>TTFT %{customdata[1]:,.3g} ms<extra></extra>"),
+            hovertemplate=f"{name}<br>" + tr("%{x:,} tokens<br>%{y:,.4g} requests/s per GPU<br>limited by "
+                                             "%{customdata[0]}<br>TTFT %{customdata[1]:,.3g} ms") + "<extra></extra>",
         ))
-    _max_context_line(fig, frame, max_context_tokens)
+    _max_context_line(fig, frame, max_context_tokens, tr)
     x_range = (float(frame["context_tokens"].min()), float(frame["context_tokens"].max()))
     if plan_point is not None and plan_point[0] > x_range[1]:
         _beyond(fig, plan_point[0])
     elif plan_point is not None:
         rate = plan_point[1]
-        _mark_plan(fig, plan_point[0], rate, f"plan: {plan_point[0]:,} tokens, {rate or 0:,.4g} requests/s",
-                   _plan_label("this plan: " + ("rate undefined" if rate is None else f"{rate:,.3g} /s"), plan_hit_rate),
-                   log_x=True, log_y=True, x_range=x_range, below=True)
-    title = "Requests/s per GPU" + (f" at hit rate {hit_rate:.2f}" if hit_rate is not None else "")
-    fig.update_layout(**_line_layout(x_title="Context (tokens)", y_title=title, log_x=True,
+        _mark_plan(fig, plan_point[0], rate,
+                   tr("plan: {tokens} tokens, {rate} requests/s").format(tokens=f"{plan_point[0]:,}", rate=f"{rate or 0:,.4g}"),
+                   _plan_label(tr("this plan: rate undefined") if rate is None
+                               else tr("this plan: {rate} /s").format(rate=f"{rate:,.3g}"), plan_hit_rate, tr),
+                   log_x=True, log_y=True, x_range=x_range, below=True, tr=tr)
+    title = (tr("Requests/s per GPU") if hit_rate is None
+             else tr("Requests/s per GPU at hit rate {hit_rate}").format(hit_rate=f"{hit_rate:.2f}"))
+    fig.update_layout(**_line_layout(x_title=tr("Context (tokens)"), y_title=title, log_x=True,
                                      y_ticks=_log_count_ticks(fig)))
     return fig
 
 
 def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = None, accelerator: str = "",
-                            plan_sessions: float | None = None) -> go.Figure:
+                            plan_sessions: float | None = None, tr=english) -> go.Figure:
     """Sessions per GPU over (prefix hit rate, context length) for one accelerator, on a log colour scale.
 
     The colour is log10(sessions) with the colour bar labelled in sessions (1, 10, 100, 1k, ...); cells where
@@ -273,22 +289,24 @@ def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = Non
     traces = [go.Heatmap(
         x=table.columns.to_numpy(), y=table.index.to_numpy(), z=z_log, customdata=z, colorscale="Viridis",
         zmin=bottom, zmax=top,
-        colorbar=dict(title="Sessions<br>per GPU", tickvals=ticks, ticktext=[_si(10**t) for t in ticks]),
-        hovertemplate="hit rate %{x:.2f}<br>%{y:,} tokens<br>%{customdata:,.2~f} sessions per GPU<extra></extra>",
+        colorbar=dict(title=tr("Sessions<br>per GPU"), tickvals=ticks, ticktext=[_si(10**t) for t in ticks]),
+        hovertemplate=tr("hit rate %{x:.2f}<br>%{y:,} tokens<br>%{customdata:,.2~f} sessions per GPU") + "<extra></extra>",
     )]
     fig = go.Figure(data=traces, layout=dict(
-        title=dict(text=f"Sessions per GPU{': ' + accelerator if accelerator else ''}", font=dict(size=14)),
-        xaxis=dict(title="Prefix hit rate"), yaxis=dict(title="Context (tokens)", type="log", **LOG_TICKS),
+        title=dict(text=tr("Sessions per GPU") + (f": {accelerator}" if accelerator else ""), font=dict(size=14)),
+        xaxis=dict(title=tr("Prefix hit rate")), yaxis=dict(title=tr("Context (tokens)"), type="log", **LOG_TICKS),
         margin=dict(l=10, r=10, t=40, b=10),
     ))
     if plan_point is not None and len(table.index) and plan_point[1] > table.index.max():
-        _beyond(fig, plan_point[1])
+        _beyond(fig, plan_point[1], tr)
     elif plan_point is not None:
-        fig.add_trace(go.Scatter(x=[plan_point[0]], y=[plan_point[1]], mode="markers", name="current plan",
+        fig.add_trace(go.Scatter(x=[plan_point[0]], y=[plan_point[1]], mode="markers", name=tr("current plan"),
                                  marker=PLAN_MARKER, showlegend=False, cliponaxis=False,
-                                 hovertemplate=f"plan: hit rate {plan_point[0]:.2f}, {plan_point[1]:,} tokens<extra></extra>"))
+                                 hovertemplate=tr("plan: hit rate {hit_rate}, {tokens} tokens").format(
+                                     hit_rate=f"{plan_point[0]:.2f}", tokens=f"{plan_point[1]:,}") + "<extra></extra>"))
         label_plan(fig, plan_point[0], plan_point[1],
-                   "this plan" + (f": {format_sessions(plan_sessions)}" if plan_sessions is not None else ""),
+                   tr("this plan") if plan_sessions is None
+                   else tr("this plan: {sessions}").format(sessions=format_sessions(plan_sessions)),
                    x_log=False, y_log=True, x_range=(0.0, 1.0))
     return fig
 
@@ -308,6 +326,7 @@ def kv_vs_context_models_figure(
     marker: tuple[int, int] | None = None,
     max_context_tokens: dict[str, int | None] | None = None,
     past_max: bool = False,
+    tr=english,
 ) -> go.Figure:
     """KV bytes of one sequence vs context (log x) for several models, each stopped at its maximum context.
 
@@ -323,6 +342,7 @@ def kv_vs_context_models_figure(
         marker: (context tokens, kv bytes) of the current plan.
         max_context_tokens: model name -> its maximum context (None: unknown); the curve stops there.
         past_max: draw the rest of each curve, dashed, past the model's maximum.
+        tr: English text -> the page's language (see :func:`planner.chart_style.english`).
     """
     fig = go.Figure()
     limits = max_context_tokens or {}
@@ -332,7 +352,7 @@ def kv_vs_context_models_figure(
         pieces = [(part if not limit else part[part["context_tokens"] <= limit], "solid", str(name))]
         if limit and past_max:
             beyond = part[part["context_tokens"] >= part[part["context_tokens"] <= limit]["context_tokens"].max()]
-            pieces.append((beyond, "dash", f"{name} past its maximum ({limit:,})"))
+            pieces.append((beyond, "dash", tr("{model} past its maximum ({tokens})").format(model=name, tokens=f"{limit:,}")))
         for piece, dash, label in pieces:
             if not len(piece):
                 continue
@@ -342,8 +362,8 @@ def kv_vs_context_models_figure(
                 x=piece["context_tokens"], y=kv / GB, mode="lines", name=label, line=dict(dash=dash),
                 legendgroup=str(name), showlegend=dash == "solid" or len(pieces) > 1,
                 customdata=np.stack([kv / GiB, kv], axis=-1),
-                hovertemplate=(f"{label}<br>%{{x:,}} tokens<br>%{{y:.4g}} GB<br>%{{customdata[0]:.4g}} GiB<br>"
-                               "%{customdata[1]:,.0f} B<extra></extra>"),
+                hovertemplate=f"{label}<br>" + tr("%{x:,} tokens<br>%{y:.4g} GB<br>%{customdata[0]:.4g} GiB<br>"
+                                                  "%{customdata[1]:,.0f} B") + "<extra></extra>",
             ))
     top = max((float(p["kv_bytes"].max()) for p in shown), default=1.0)
     for label, num_bytes in hbm_lines:
@@ -354,14 +374,17 @@ def kv_vs_context_models_figure(
                           annotation_position="top left", annotation_bgcolor="rgba(255,255,255,0.85)")
     x_range = (float(frame["context_tokens"].min()), float(frame["context_tokens"].max())) if len(frame) else (1, 10)
     if marker is not None:
-        _mark_plan(fig, marker[0], marker[1] / GB, f"plan: {marker[0]:,} tokens, {marker[1] / GB:.4g} GB "
-                   f"({marker[1] / GiB:.4g} GiB)", f"this plan: {marker[1] / GB:.3g} GB ({marker[1] / GiB:.3g} GiB)",
-                   log_x=True, log_y=False, x_range=x_range)
+        gb, gib = marker[1] / GB, marker[1] / GiB
+        _mark_plan(fig, marker[0], gb,
+                   tr("plan: {tokens} tokens, {gb} GB ({gib} GiB)").format(tokens=f"{marker[0]:,}", gb=f"{gb:.4g}",
+                                                                         gib=f"{gib:.4g}"),
+                   tr("this plan: {gb} GB ({gib} GiB)").format(gb=f"{gb:.3g}", gib=f"{gib:.3g}"),
+                   log_x=True, log_y=False, x_range=x_range, tr=tr)
     y_max_gb = top * 1.08 / GB
     fig.add_trace(go.Scatter(x=[None], y=[None], yaxis="y2", showlegend=False, hoverinfo="skip"))
     fig.update_layout(
-        xaxis=dict(type="log", title="Context (tokens)", **LOG_TICKS),
-        yaxis=dict(title="KV cache of one sequence (GB = 10^9 B)", range=[0, y_max_gb]),
+        xaxis=dict(type="log", title=tr("Context (tokens)"), **LOG_TICKS),
+        yaxis=dict(title=tr("KV cache of one sequence (GB = 10^9 B)"), range=[0, y_max_gb]),
         yaxis2=dict(title="GiB = 2^30 B", overlaying="y", side="right", range=[0, y_max_gb * GB / GiB],
                     showgrid=False),
         hovermode="closest", margin=dict(l=10, r=10, t=40, b=10), legend=LEGEND_ABOVE,
@@ -448,34 +471,40 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
     return fig
 
 
-def recommend_figure(frame, *, by_cost: bool = False) -> go.Figure:
+def recommend_figure(frame, *, by_cost: bool = False, tr=english) -> go.Figure:
     """Recommendations: total GPUs (or cost per hour) vs headroom, one marker per configuration, Pareto front joined,
-    the recommended (first) row marked and labelled.
+    the recommended (first) row marked and labelled; the x axis is logarithmic when it spans a decade or more.
 
     Args:
         frame: :attr:`planner.recommend.Recommendation.frame` (its column contract).
         by_cost: x = cost per hour (rows without a price left out) instead of total GPUs.
+        tr: English text -> the page's language (see :func:`planner.chart_style.english`).
     """
     x_col = "cost_per_hour" if by_cost else "total_gpus"
     data = frame[frame[x_col].notna()] if by_cost else frame
+    positive = data[x_col][data[x_col] > 0]
+    log_x = bool(len(positive)) and bool((positive > 0).all()) and float(positive.max()) >= 10 * float(positive.min())
     fig = go.Figure()
     for name, part in data.groupby("accelerator", sort=False, observed=True):
-        text = [f"{r.total_gpus} GPUs ({r.replicas} x {r.gpus_per_replica}), KV {r.kv_format}, attention {r.attention}"
+        text = [tr("{gpus} GPUs ({replicas} x {per_replica}), KV {kv_format}, attention {attention}").format(
+                    gpus=f"{r.total_gpus:,}", replicas=f"{r.replicas:,}", per_replica=r.gpus_per_replica,
+                    kv_format=r.kv_format, attention=r.attention)
                 for r in part.itertuples()]
         fig.add_trace(go.Scatter(x=part[x_col], y=part["headroom"] * 100, mode="markers", name=str(name), text=text,
-                                 hovertemplate="%{text}<br>headroom %{y:.1f}%<extra>%{fullData.name}</extra>"))
+                                 hovertemplate=tr("%{text}<br>headroom %{y:.1f}%") + "<extra>%{fullData.name}</extra>"))
     front = data[data["pareto"]].sort_values(x_col)
     if len(front):
-        fig.add_trace(go.Scatter(x=front[x_col], y=front["headroom"] * 100, mode="lines", name="Pareto front",
+        fig.add_trace(go.Scatter(x=front[x_col], y=front["headroom"] * 100, mode="lines", name=tr("Pareto front"),
                                  line={"dash": "dot", "color": "black"}, hoverinfo="skip"))
     if len(data):  # the first row is the recommendation: marked and labelled like a plan on every chart
         best = data.iloc[0]
-        fig.add_trace(go.Scatter(x=[best[x_col]], y=[best["headroom"] * 100], mode="markers", name="recommended plan",
+        fig.add_trace(go.Scatter(x=[best[x_col]], y=[best["headroom"] * 100], mode="markers", name=tr("recommended plan"),
                                  marker=PLAN_MARKER, cliponaxis=False, showlegend=False, hoverinfo="skip"))
         label_plan(fig, float(best[x_col]), float(best["headroom"] * 100),
-                   f"recommended plan: {int(best['total_gpus']):,} GPUs", x_log=False,
+                   tr("recommended plan: {gpus} GPUs").format(gpus=f"{int(best['total_gpus']):,}"), x_log=log_x,
                    x_range=(float(data[x_col].min()), float(data[x_col].max())))
-    fig.update_layout(xaxis_title="Cost per hour" if by_cost else "Total GPUs",
-                      yaxis_title="Headroom over the target (%)", legend_title="accelerator",
+    fig.update_layout(xaxis=dict(title=tr("Cost per hour") if by_cost else tr("Total GPUs"),
+                                 **(dict(type="log", **LOG_COUNT_TICKS) if log_x else {})),
+                      yaxis_title=tr("Headroom over the target (%)"), legend_title=tr("accelerator"),
                       margin={"l": 60, "r": 20, "t": 30, "b": 50})
     return fig

@@ -433,3 +433,314 @@ STRINGS.update({
 })
 STRINGS.update({"Fleet: N replicas, each with this cache": "Flota: N réplicas, cada una con esta caché"})
 STRINGS.update({"Load a saved curve": "Cargar una curva guardada"})
+
+# -- charts: words the figure builders (planner.figures, planner.traces.figures) take through ``tr`` ---------------
+STRINGS.update({
+    "this plan's usable KV on {gpu}": "KV utilizable de este plan en {gpu}",
+    "Hit rate vs cache capacity (TTL: {ttl})": "Tasa de acierto según capacidad de caché (TTL: {ttl})",
+    "usable KV on {gpu}": "KV utilizable en {gpu}",
+    "{gpu} HBM (reported)": "HBM de {gpu} (informada)",
+    "{gpu} HBM (vendor figure)": "HBM de {gpu} (cifra del fabricante)",
+    "usable KV per GPU for {model}": "KV utilizable por GPU para {model}",
+    "current plan": "plan actual",
+    "Requests/s per GPU": "Peticiones/s por GPU",
+    "Headroom over the target (%)": "Margen sobre el objetivo (%)",
+    "accelerator": "acelerador",
+    "Sessions per GPU at hit rate {hit_rate}": "Sesiones por GPU con acierto {hit_rate}",
+    "Sessions per GPU at {tokens} tokens": "Sesiones por GPU a {tokens} tokens",
+    "this plan: rate undefined": "este plan: tasa sin definir",
+    "Requests/s per GPU at hit rate {hit_rate}": "Peticiones/s por GPU con acierto {hit_rate}",
+    "this plan": "este plan",
+    "%{x:,} tokens<br>%{y:.4g} GB<br>%{customdata[0]:.4g} GiB<br>%{customdata[1]:,.0f} B":
+        "%{x:,} tokens<br>%{y:.4g} GB<br>%{customdata[0]:.4g} GiB<br>%{customdata[1]:,.0f} B",
+    "this plan: {gb} GB ({gib} GiB) at {tokens} tokens": "este plan: {gb} GB ({gib} GiB) a {tokens} tokens",
+    "KV cache of one sequence (GB = 10^9 B)": "Caché KV de una secuencia (GB = 10^9 B)",
+    "plan: {tokens} tokens, {sessions} sessions": "plan: {tokens} tokens, {sessions} sesiones",
+    "this plan: {sessions}": "este plan: {sessions}",
+    "this plan:": "este plan:",
+    "**At the plan's context, {tokens} tokens, on {gpu}, hit rate {hit}:**": '**Con el contexto del plan, {tokens} tokens, en {gpu}, acierto {hit}:**',
+    '{gpu}, {tokens} tokens, hit rate {hit}.': '{gpu}, {tokens} tokens, acierto {hit}.',
+    'Miss probability': 'Probabilidad de fallo',
+    "Probability that a session's window state has expired when it resumes (the plan's hit rate).": 'Probabilidad de que el estado de ventana de una sesión haya caducado al reanudarse (con el acierto del plan).',
+    "The plan's context ({tokens} tokens) is beyond the longest context shown ({longest} tokens): the charts over context do not mark it.": 'El contexto del plan ({tokens} tokens) supera el contexto más largo mostrado ({longest} tokens): los gráficos por contexto no lo marcan.',
+    'The context charts are at hit rate {hit}; the black diamond is the plan at its own hit rate {plan_hit}.': 'Los gráficos por contexto usan acierto {hit}; el rombo negro es el plan con su propio acierto {plan_hit}.',
+    "this plan (hit rate {hit_rate}):": "este plan (acierto {hit_rate}):",
+    "this plan: {tokens} tokens (beyond this chart)": "este plan: {tokens} tokens (fuera de este gráfico)",
+    "plan: hit rate {hit_rate}, {sessions} sessions": "plan: acierto {hit_rate}, {sessions} sesiones",
+    "plan: {tokens} tokens, {rate} requests/s": "plan: {tokens} tokens, {rate} peticiones/s",
+    "hit rate %{x:.2f}<br>%{y:,} tokens<br>%{customdata:,.2~f} sessions per GPU":
+        "acierto %{x:.2f}<br>%{y:,} tokens<br>%{customdata:,.2~f} sesiones por GPU",
+    "plan: {tokens} tokens, {gb} GB ({gib} GiB)": "plan: {tokens} tokens, {gb} GB ({gib} GiB)",
+    "this plan: {gb} GB ({gib} GiB)": "este plan: {gb} GB ({gib} GiB)",
+    "{gpus} GPUs ({replicas} x {per_replica}), KV {kv_format}, attention {attention}":
+        "{gpus} GPU ({replicas} x {per_replica}), KV {kv_format}, atención {attention}",
+    "Pareto front": "Frente de Pareto",
+    "recommended plan": "plan recomendado",
+    "recommended plan: {gpus} GPUs": "plan recomendado: {gpus} GPU",
+    "this plan: %{x:,} tokens<br>%{y:.4g} GB<br>%{customdata[0]:.4g} GiB":
+        "este plan: %{x:,} tokens<br>%{y:.4g} GB<br>%{customdata[0]:.4g} GiB",
+    "{label} (not on this chart)": "{label} (fuera de este gráfico)",
+    "model maximum {tokens}": "máximo del modelo {tokens}",
+    "this plan: {rate} /s": "este plan: {rate} /s",
+    "Sessions<br>per GPU": "Sesiones<br>por GPU",
+    "%{text}<br>headroom %{y:.1f}%": "%{text}<br>margen %{y:.1f}%",
+    "Cost per hour": "Coste por hora",
+    "Total GPUs": "GPU en total",
+    "%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)":
+        "%{x:,} tokens<br>%{y:,.2~f} sesiones por GPU<br>por sesión %{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)",
+    "%{x:,} tokens<br>%{y:,.4g} requests/s per GPU<br>limited by %{customdata[0]}<br>TTFT %{customdata[1]:,.3g} ms":
+        "%{x:,} tokens<br>%{y:,.4g} peticiones/s por GPU<br>limitada por %{customdata[0]}<br>TTFT %{customdata[1]:,.3g} ms",
+    "{model} past its maximum ({tokens})": "{model} más allá de su máximo ({tokens})",
+    "hit rate %{x:.2f}<br>%{y:,.2~f} sessions per GPU": "acierto %{x:.2f}<br>%{y:,.2~f} sesiones por GPU",
+    "plan: hit rate {hit_rate}, {tokens} tokens": "plan: acierto {hit_rate}, {tokens} tokens",
+    "no TTL": "sin TTL",
+    "cache contents (GB = 10^9 B)": "contenido de la caché (GB = 10^9 B)",
+    "cache contents (blocks)": "contenido de la caché (bloques)",
+    "hit rate %{y:.1%}": "acierto %{y:.1%}",
+    "cache capacity (GB = 10^9 B; GiB = 2^30 B below)": "capacidad de la caché (GB = 10^9 B; GiB = 2^30 B debajo)",
+    "cache capacity (blocks)": "capacidad de la caché (bloques)",
+    "%{x:.2f} min: %{y:.4g} GB (%{customdata[0]:.4g} GiB), %{customdata[1]:,} blocks":
+        "%{x:.2f} min: %{y:.4g} GB (%{customdata[0]:.4g} GiB), %{customdata[1]:,} bloques",
+    "%{x:.2f} min: %{y:,} blocks": "%{x:.2f} min: %{y:,} bloques",
+    "Replicas (each with the cache size)": "Réplicas (cada una con ese tamaño de caché)",
+    "Token hit rate (%)": "Acierto por tokens (%)",
+    "routing": "enrutado",
+    "Hit rate": "Tasa de acierto",
+    "requests in flight": "peticiones en curso",
+    "Time since first arrival (min)": "Tiempo desde la primera llegada (min)",
+    "cache": "caché",
+    "time since first arrival (min)": "tiempo desde la primera llegada (min)",
+    "requests": "peticiones",
+    "minute since first arrival": "minuto desde la primera llegada",
+    "Tokens per request (log scale)": "Tokens por petición (escala logarítmica)",
+    "%{customdata[0]:,} blocks · %{customdata[3]:,} tokens": "%{customdata[0]:,} bloques · %{customdata[3]:,} tokens",
+    "%{x:.2f} min: %{y} requests": "%{x:.2f} min: %{y} peticiones",
+    "mean {value}": "media {value}",
+    "this plan's usable KV": "KV utilizable de este plan",
+    "minute %{x}: %{y:,} requests": "minuto %{x}: %{y:,} peticiones",
+    "this plan: {ttl}": "este plan: {ttl}",
+    "this plan: {sessions} sessions per GPU": "este plan: {sessions} sesiones por GPU",
+    "this plan: {rate} requests/min per GPU": "este plan: {rate} peticiones/min por GPU",
+    "10^%{x:.2f} tokens: %{y} requests": "10^%{x:.2f} tokens: %{y} peticiones",
+    "%{customdata[0]:,.0f} to %{customdata[1]:,.0f} tokens: %{y:,} requests":
+        "%{customdata[0]:,.0f} a %{customdata[1]:,.0f} tokens: %{y:,} peticiones",
+    "from minute %{x}: %{y:,} requests in {k} minutes": "desde el minuto %{x}: %{y:,} peticiones en {k} minutos",
+    "requests per {k} minutes": "peticiones por {k} minutos",
+    "this plan: {rate} requests per {k} minutes per GPU": "este plan: {rate} peticiones por {k} minutos por GPU",
+    "per {k} minutes": "por {k} minutos",
+    "this plan: {tokens} tokens": "este plan: {tokens} tokens",
+    "%{x} replicas: token hit rate %{y:.1f}%, block %{customdata[0]:.1f}%<br>load imbalance %{customdata[1]:.3f} "
+    "(max / mean requests), %{customdata[2]}":
+        "%{x} réplicas: acierto por tokens %{y:.1f}%, por bloques %{customdata[0]:.1f}%<br>desequilibrio de carga "
+        "%{customdata[1]:.3f} (peticiones máx. / media), %{customdata[2]}",
+    "this plan's hit rate: {hit_rate}": "tasa de acierto de este plan: {hit_rate}",
+    "Prefix-cache hit rate vs cache capacity": "Tasa de acierto de la caché de prefijos según su capacidad",
+    "Prefix-cache hit rate vs TTL": "Tasa de acierto de la caché de prefijos según el TTL",
+    "Concurrent requests (estimated)": "Peticiones simultáneas (estimadas)",
+    "Prefix-cache contents over time": "Contenido de la caché de prefijos en el tiempo",
+    "Arrivals per minute": "Llegadas por minuto",
+    "Prompt and output lengths": "Longitudes de prompt y salida",
+    "Token hit rate vs replicas, by routing": "Acierto por tokens según réplicas, por enrutado",
+    "Hit rate vs TTL at the usable KV": "Tasa de acierto según el TTL con el KV utilizable",
+    "token-weighted": "ponderada por tokens",
+    "block-weighted": "ponderada por bloques",
+    "prompt tokens": "tokens de prompt",
+})
+
+MESSAGES: dict[str, str] = {
+    # -- planner's messages shown on pages: an exact sentence, or a template whose {fields} take the message's values;
+    # a field ending in _t holds words and must itself be in STRINGS (else the message stays in English) ------------
+    "{field}: {value} is not allowed; expected {allowed_t}": "{field}: {value} no está permitido; se espera {allowed_t}",
+    "{gpus} GPUs: {replicas} whole replicas = {capacity} {unit_t} < {target}: fails":
+        "{gpus} GPU: {replicas} réplicas enteras = {capacity} {unit_t} < {target}: no llega",
+    "{gpus} GPUs: {replicas} whole replica = {capacity} {unit_t} < {target}: fails":
+        "{gpus} GPU: {replicas} réplica entera = {capacity} {unit_t} < {target}: no llega",
+    "Weights of {gib} GiB (set for {old}) not applied to {new}: its catalog weights are used.":
+        "Los pesos de {gib} GiB (fijados para {old}) no se aplican a {new}: se usan los del catálogo.",
+    "State of {bytes} B per sequence (set for {old}) not applied to {new}: its layout's state is used.":
+        "El estado de {bytes} B por secuencia (fijado para {old}) no se aplica a {new}: se usa el de su disposición.",
+}
+"""planner's English messages -> Spanish (see ``kvplan_app.i18n.planner_message``)."""
+
+STRINGS.update({
+    "sessions": "sesiones",
+    "requests/s": "peticiones/s",
+    "not checked": "sin comprobar",
+})
+
+# -- Recommend page --------------------------------------------------------------------------------------------------
+STRINGS.update({
+    "For {model} at {tokens} tokens, TTL {ttl} s, pauses {pause} s (the Plan page's inputs). tp: a replica's GPUs "
+    "split each session's KV heads; dp: each GPU holds whole sessions. Identical replicas, no pipeline parallel; rows "
+    "rank by total GPUs, then cost, then headroom.":
+        "Para {model} a {tokens} tokens, TTL {ttl} s, pausas {pause} s (las entradas de la página Plan). tp: las GPU "
+        "de una réplica se reparten las cabezas KV de cada sesión; dp: cada GPU guarda sesiones enteras. Réplicas "
+        "idénticas, sin paralelismo de pipeline; las filas se ordenan por GPU en total, luego coste, luego margen.",
+    "Fewest GPUs: {gpus} x {accelerator} (1 replica of {per_replica}, KV {kv_format}), {capacity} against {target}.":
+        "Menos GPU: {gpus} x {accelerator} (1 réplica de {per_replica}, KV {kv_format}), {capacity} frente a {target}.",
+    "Fewest GPUs: {gpus} x {accelerator} ({replicas} replicas of {per_replica}, KV {kv_format}), {capacity} against "
+    "{target}.":
+        "Menos GPU: {gpus} x {accelerator} ({replicas} réplicas de {per_replica}, KV {kv_format}), {capacity} frente "
+        "a {target}.",
+    "Rank": "Puesto",
+    "Accelerator": "Acelerador",
+    "Attention": "Atención",
+    "Replicas": "Réplicas",
+    "Sessions per replica": "Sesiones por réplica",
+    "Decode (tokens/s per GPU)": "Decodificación (tokens/s por GPU)",
+    "Prefill (tokens/s per GPU)": "Prellenado (tokens/s por GPU)",
+    "Capacity ({unit})": "Capacidad ({unit})",
+    "Headroom": "Margen",
+    "Price per GPU-hour": "Precio por GPU-hora",
+    "Checked by the plan": "Comprobada por el plan",
+    "With one GPU fewer": "Con una GPU menos",
+    "{searched} configurations searched, {infeasible} hold nothing; the first {rows} rows are checked by the plan "
+    "itself.":
+        "{searched} configuraciones exploradas, {infeasible} no admiten nada; las primeras {rows} filas las comprueba "
+        "el propio plan.",
+    "concurrent sessions": "sesiones simultáneas",
+    "requests per second": "peticiones por segundo",
+    "data-parallel (dp)": "de datos (dp)",
+    "tensor-parallel (tp)": "tensorial (tp)",
+    "Price per GPU-hour (optional)": "Precio por GPU-hora (opcional)",
+    "the catalogue's": "la del catálogo",
+    "measured on the {sample} sample trace at each configuration's KV pool":
+        "medida en la traza de ejemplo {sample} con el KV de cada configuración",
+    "Reading the trace's reuse profile ...": "Leyendo el perfil de reutilización de la traza ...",
+    "the plan's ({hit_rate})": "la del plan ({hit_rate})",
+    "open plan": "abrir plan",
+    "conversation": "conversación",
+    "synthetic": "sintética",
+})
+
+# -- Traces page: sentences -----------------------------------------------------------------------------------------
+STRINGS.update({
+    "Replay a real request trace through an LRU prefix cache of the plan's usable KV and a TTL. GB = 10^9 B, "
+    "GiB = 2^30 B. Semantics and formats: docs/traces.md.":
+        "Reproduce una traza real de peticiones en una caché de prefijos LRU del tamaño del KV utilizable del plan, "
+        "con un TTL. GB = 10^9 B, GiB = 2^30 B. Semántica y formatos: docs/traces.md.",
+    "{model}: {per_token} B per token at the trace's mean prompt ({tokens} tokens), {block_tokens}-token blocks of "
+    "{block_bytes} B: {blocks} blocks fit. TTL: {ttl}. Every reuse in the trace hits from {saturation} blocks up, "
+    "{saturation_bytes}.":
+        "{model}: {per_token} B por token con el prompt medio de la traza ({tokens} tokens), bloques de "
+        "{block_tokens} tokens de {block_bytes} B: caben {blocks} bloques. TTL: {ttl}. Toda reutilización de la "
+        "traza acierta desde {saturation} bloques, {saturation_bytes}.",
+    "Routing (prefix is simulated request by request: slower)":
+        "Enrutado (prefix se simula petición a petición: más lento)",
+    "Each request is active for its output tokens at {speed} tokens/s (the plan's decode speed per session), "
+    "queueing ignored: peak {peak}, mean {mean} requests in flight; the plan fits {sessions} sessions per GPU "
+    "({attention} attention).":
+        "Cada petición está activa mientras genera sus tokens de salida a {speed} tokens/s (la velocidad de "
+        "decodificación por sesión del plan), sin colas: pico de {peak} y media de {mean} peticiones en curso; el plan "
+        "admite {sessions} sesiones por GPU (atención {attention}).",
+    "Hit rates are not measurable from this trace: it has lengths and arrival times only, no prefix block hashes. "
+    "Its lengths, arrivals and concurrency are below.":
+        "Esta traza no permite medir tasas de acierto: solo tiene longitudes y tiempos de llegada, sin hashes de "
+        "bloques de prefijo. Debajo están sus longitudes, llegadas y concurrencia.",
+    "Routing: random and round-robin ignore the cache; session keeps a conversation on one replica (by the first "
+    "block past the prefix every request shares, when the trace has no session id); prefix sends a request to the "
+    "replica holding its longest cached prefix (simulated). Load imbalance = most requests on one replica / the mean. "
+    "docs/traces.md says how each is computed.":
+        "Enrutado: random y round-robin ignoran la caché; session mantiene una conversación en una réplica (por el "
+        "primer bloque tras el prefijo que comparten todas las peticiones, si la traza no tiene id de sesión); prefix "
+        "envía cada petición a la réplica con su prefijo más largo en caché (simulado). Desequilibrio de carga = "
+        "máximo de peticiones en una réplica / la media. docs/traces.md explica cómo se calcula cada uno.",
+    "Download the fleet table (CSV)": "Descargar la tabla de la flota (CSV)",
+    "Routing": "Enrutado",
+    "The Plan page's prefix hit rate is now {hit}.": "La tasa de acierto del prefijo de la página Plan es ahora {hit}.",
+    "Computing stack distances...": "Calculando distancias de pila...",
+    "No usable KV on this GPU: the cache holds nothing.": "No queda KV utilizable en esta GPU: la caché no guarda nada.",
+    "Replaying for cache contents over time...": "Reproduciendo para el contenido de la caché en el tiempo...",
+    "Columns as planner.traces.fleet.FLEET_COLUMNS (docs/traces.md).":
+        "Columnas como planner.traces.fleet.FLEET_COLUMNS (docs/traces.md).",
+    "Use this hit rate on the Plan page ({hit}: {replicas} replicas, {routing})":
+        "Usar esta tasa en la página Plan ({hit}: {replicas} réplicas, {routing})",
+    "Use this hit rate on the Plan page ({hit}: 1 replica, {routing})":
+        "Usar esta tasa en la página Plan ({hit}: 1 réplica, {routing})",
+    "The Plan page's prefix hit rate is now {hit} ({replicas} replicas, {routing}).":
+        "La tasa de acierto del prefijo de la página Plan es ahora {hit} ({replicas} réplicas, {routing}).",
+    "Custom (the plan's HBM)": "Propia (la HBM del plan)",
+    "Replaying across replicas...": "Reproduciendo en varias réplicas...",
+})
+
+# -- Reconcile page; the Plan page's own-accelerator form --------------------------------------------------------------
+STRINGS.update({
+    "Paste what vLLM or SGLang printed at start-up. kvplan reads the KV-cache lines as printed, puts its own "
+    "prediction for the same settings beside them (bytes per token per GPU, GB = 10^9 B and GiB = 2^30 B) and names "
+    "the cause of each difference. Lines it cannot read are listed, never guessed.":
+        "Pega lo que vLLM o SGLang imprimieron al arrancar. kvplan lee las líneas de la caché KV tal como se "
+        "imprimieron, pone al lado su propia predicción para los mismos ajustes (bytes por token por GPU, "
+        "GB = 10^9 B y GiB = 2^30 B) y nombra la causa de cada diferencia. Las líneas que no sabe leer se listan, "
+        "nunca se adivinan.",
+    "Log 1": "Registro 1",
+    "Log 2 (optional, e.g. the other engine)": "Registro 2 (opcional, p. ej. el otro motor)",
+    "{log}: upload": "{log}: subir",
+    "{log}: paste": "{log}: pegar",
+    "Log {n}": "Registro {n}",
+    "kvplan: bytes per token per GPU": "kvplan: bytes por token por GPU",
+    "Setting": "Ajuste",
+    "Value": "Valor",
+    "Quantity (per GPU)": "Magnitud (por GPU)",
+    "Engine printed": "Impreso por el motor",
+    "Status": "Estado",
+    "Cause": "Causa",
+    "Not computed: ": "Sin calcular: ",
+    "1 line mentions KV or memory but was not read": "1 línea menciona KV o memoria pero no se leyó",
+    "{n} lines mention KV or memory but were not read": "{n} líneas mencionan KV o memoria pero no se leyeron",
+    "over {limit} bytes; upload the start-up part": "más de {limit} bytes; sube la parte del arranque",
+    "(the model the log names)": "(el modelo que nombra el registro)",
+    "from the log": "del registro",
+    "Your accelerator (travels in the share link)": "Tu acelerador (viaja en el enlace para compartir)",
+    "Id (slug)": "Id (slug)",
+    "Name": "Nombre",
+    "Memory as the device reports it": "Memoria tal como la informa el dispositivo",
+    "Unit": "Unidad",
+    "HBM bandwidth (GB/s)": "Ancho de banda de HBM (GB/s)",
+    "Dense BF16 TFLOP/s": "TFLOP/s densos en BF16",
+    "Host link GB/s (0 = the plan's)": "Enlace con el host GB/s (0 = el del plan)",
+    "Price per GPU-hour (0 = not priced)": "Precio por GPU-hora (0 = sin precio)",
+    "nvidia-smi prints MiB; rocm-smi can print bytes": "nvidia-smi imprime MiB; rocm-smi puede imprimir bytes",
+    "bytes": "bytes",
+})
+
+# -- Live probe page ---------------------------------------------------------------------------------------------------
+STRINGS.update({
+    "torch {version} became available at {time}. Reload this page (F5) to start from a clean state; if the probe then "
+    "fails to import torch, restart the server (`kvplan serve`, or `streamlit run app.py`).":
+        "torch {version} está disponible desde las {time}. Recarga esta página (F5) para empezar de cero; si la sonda "
+        "sigue sin poder importar torch, reinicia el servidor (`kvplan serve` o `streamlit run app.py`).",
+    "torch is not installed on this server, so the probe cannot run here. To run it here: `pip install "
+    "'kvplan[probe]'` in the server's environment, then press '{button}' (or restart the server if it is still not "
+    "found). Or run `kvplan probe --model … --tokens … --json` on a GPU machine and upload its result below.":
+        "torch no está instalado en este servidor, así que la sonda no puede ejecutarse aquí. Para ejecutarla aquí: "
+        "`pip install 'kvplan[probe]'` en el entorno del servidor y pulsa '{button}' (o reinicia el servidor si sigue "
+        "sin encontrarlo). O ejecuta `kvplan probe --model … --tokens … --json` en una máquina con GPU y sube aquí "
+        "su resultado.",
+    "Use the probe's free GPU memory ({bytes}) as usable KV per GPU":
+        "Usar la memoria libre de la GPU medida por la sonda ({bytes}) como KV utilizable por GPU",
+    "Planner ({model}, {kv_format}): KV bytes per token": "Planificador ({model}, {kv_format}): bytes de KV por token",
+    "Plan now ({source}): KV bytes per token": "Plan actual ({source}): bytes de KV por token",
+    "Sessions per GPU (plan now, usable KV {source})": "Sesiones por GPU (plan actual, KV utilizable {source})",
+    "Measured figures travel in the share link (mkv, musable, with what they measured: mkv_model, mkv_fmt, mu_gpu, "
+    "...) and in plan files; they are dropped, with a notice, when the model, format or GPU changes. The Plan page "
+    "marks them as measured and offers to go back to the planner's arithmetic.":
+        "Las cifras medidas viajan en el enlace para compartir (mkv, musable, con lo que midieron: mkv_model, "
+        "mkv_fmt, mu_gpu, ...) y en los archivos de plan; se descartan, con un aviso, si cambian el modelo, el "
+        "formato o la GPU. La página Plan las marca como medidas y ofrece volver a la aritmética del planificador.",
+    "No GPU on this server: torch {version} sees no CUDA device. Upload a ProbeResult JSON measured on a GPU machine, "
+    "or run the probe on this server's CPU (host memory), if you choose to.":
+        "No hay GPU en este servidor: torch {version} no ve ningún dispositivo CUDA. Sube un ProbeResult JSON medido "
+        "en una máquina con GPU o, si lo prefieres, ejecuta la sonda en la CPU de este servidor (memoria del host).",
+    "Round-trip error on synthetic KV (normal values, one outlier channel in 64 at 10x). Throughput: GB/s of source "
+    "bytes, best of N, next to a plain copy of the same bytes in the same run.":
+        "Error de ida y vuelta sobre KV sintético (valores normales, un canal atípico de cada 64 a 10x). Rendimiento: "
+        "GB/s de bytes de origen, el mejor de N, junto a una copia simple de los mismos bytes en la misma ejecución.",
+    "At most {limit} bytes; every figure is checked.": "Como máximo {limit} bytes; se comprueba cada cifra.",
+    "{file} not loaded: {why}": "{file} no se ha cargado: {why}",
+    "{change} per replica": "{change} por réplica",
+    "Tick the box above to run on the CPU.": "Marca la casilla de arriba para ejecutarla en la CPU.",
+    "native (as the model ships)": "nativo (el del modelo)",
+    "CPU (host memory)": "CPU (memoria del host)",
+    "measured": "medido",
+    "computed": "calculado",
+})

@@ -18,7 +18,7 @@ from planner.figures import kv_vs_context_models_figure
 from planner.frontier import context_axis, kv_context_frame, longest_context_that_fits
 from planner.units import format_bytes, plural
 from kvplan_app.state import current_inputs, escape_markdown
-from kvplan_app.i18n import num, t
+from kvplan_app.i18n import num, planner_message, t
 
 # The model whose published 890 B/token table (docs/sources.md) the page shows.
 PUBLISHED_MODEL = "deepseek-v4.1-flash"
@@ -71,26 +71,27 @@ contexts = context_axis(max_context, CURVE_POINTS, include=[inputs.context_token
 frame = kv_context_frame(chosen, contexts)
 
 # The plan's model on the chosen accelerator: the KV pool left after its weights and reserve.
-lines = [(f"{gpu.name} HBM ({'reported' if gpu.memory_reported else 'vendor figure'})", gpu.hbm_bytes)]
+lines = [(t("{gpu} HBM (reported)", gpu=gpu.name) if gpu.memory_reported else t("{gpu} HBM (vendor figure)", gpu=gpu.name),
+          gpu.hbm_bytes)]
 usable = None
 try:
     on_gpu_inputs, notices = rebase(inputs, gpu_id="custom" if yours else gpu_id, hbm_gib=None,  # a measured
                                     accelerator=inputs.accelerator if yours else None)  # usable KV stays on its GPU
     for note in notices:
-        st.info(escape_markdown(note, keep="_"))
+        st.info(escape_markdown(planner_message(note), keep="_"))
     on_gpu = plan(on_gpu_inputs)
     usable = on_gpu.usable_kv_bytes
     if usable > 0:
-        lines.append((f"usable KV per GPU for {on_gpu.model_name}", usable))
+        lines.append((t("usable KV per GPU for {model}", model=on_gpu.model_name), usable))
 except PlanInputError as exc:
-    st.warning(escape_markdown(str(exc)))
+    st.warning(escape_markdown(planner_message(str(exc))))
 
 marker = None
 if inputs.model_id in model_ids and inputs.context_tokens <= max_context:
     marker = (inputs.context_tokens, get_model(inputs.model_id).estimate(inputs.context_tokens, "native").kv_bytes)
 past_max = st.checkbox(t("Draw each curve past its model's maximum context (dashed)"), key="context_past_max")
 st.plotly_chart(kv_vs_context_models_figure(frame, hbm_lines=lines, marker=marker, past_max=past_max,
-                                            max_context_tokens={m.name: m.max_context_tokens for m in chosen}),
+                                            max_context_tokens={m.name: m.max_context_tokens for m in chosen}, tr=t),
                 key="context_chart")
 st.download_button(t("Download the curves (CSV)"), to_csv_bytes(frame),
                    file_name="kvplan-kv-vs-context.csv", mime=CSV_MIME, key="context_csv")

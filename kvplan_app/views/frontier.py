@@ -244,13 +244,13 @@ with left:
     st.plotly_chart(sessions_vs_context_figure(
         frame, plan_point=(inputs.context_tokens, result.sessions_per_gpu),
         hit_rate=float(grid.hit_rates[hi_view]), max_context_tokens=_stop_at(model, inputs),
-        plan_hit_rate=plan_hit_note), key="frontier_fig_context")
+        plan_hit_rate=plan_hit_note, tr=t), key="frontier_fig_context")
     _download(frame, "sessions-vs-context", "frontier_csv_context")
 with right:
     st.subheader(t("Sessions per GPU vs prefix hit rate"))
     frame = grid.frame(context=[ci_plan])
     st.plotly_chart(sessions_vs_hit_rate_figure(frame, plan_point=(inputs.hit_rate, result.sessions_per_gpu),
-                                                context_tokens=inputs.context_tokens), key="frontier_fig_hit")
+                                                context_tokens=inputs.context_tokens, tr=t), key="frontier_fig_hit")
     _download(frame, "sessions-vs-hit-rate", "frontier_csv_hit")
 
 left, right = st.columns(2)
@@ -262,7 +262,7 @@ with left:
     st.plotly_chart(request_rate_figure(
         frame, plan_point=(inputs.context_tokens, result.request_rate_per_s),
         hit_rate=float(grid.hit_rates[hi_view]), max_context_tokens=_stop_at(model, inputs),
-        plan_hit_rate=plan_hit_note), key="frontier_fig_rate")
+        plan_hit_rate=plan_hit_note, tr=t), key="frontier_fig_rate")
     st.caption(t("min(decode throughput / output tokens incl. replay prefill, sessions / time per request); ")
                + (t("throughputs scaled per accelerator.") if scale else t("every accelerator gets the plan's throughputs.")))
     _download(frame, "request-rate", "frontier_csv_rate")
@@ -272,6 +272,7 @@ with right:
     frame = grid.frame(gpu=[gi_heat], context=shown_contexts)
     st.plotly_chart(sessions_heatmap_figure(frame, plan_point=(inputs.hit_rate, inputs.context_tokens),
                                             accelerator=grid.accelerators[gi_heat].name,
-                                            plan_sessions=float(grid.sessions_per_gpu[gi_heat, ci_plan, hi_plan])),
+                                            plan_sessions=float(grid.sessions_per_gpu[gi_heat, ci_plan, hi_plan]),
+                                            tr=t),
                     key="frontier_fig_heat")
     _download(frame, "sessions-heatmap", "frontier_csv_heat")

@@ -26,7 +26,7 @@ from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
 from planner.units import GiB, format_bytes, format_duration, parse_tokens, plural, to_gb
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
-from kvplan_app.i18n import language, num, t
+from kvplan_app.i18n import language, num, planner_message, t
 from kvplan_app.state import (
     add_notices,
     current_inputs,
@@ -55,18 +55,19 @@ def _acc_defaults(acc) -> dict:
 
 def _accelerator_form():
     """(UserAccelerator, None) from the form, or (None, PlanInputError) naming the bad field."""
-    with st.expander("Your accelerator (travels in the share link)", expanded=True):
+    with st.expander(t("Your accelerator (travels in the share link)"), expanded=True):
         a1, a2, a3, a4 = st.columns(4)
-        acc_id = a1.text_input("Id (slug)", key="plan_acc_id", max_chars=40)
-        name = a2.text_input("Name", key="plan_acc_name", max_chars=60)
-        mem = a3.number_input("Memory as the device reports it", min_value=0.0, key="plan_acc_mem",
-                              help="nvidia-smi prints MiB; rocm-smi can print bytes")
-        unit = a4.selectbox("Unit", ["MiB", "GiB", "bytes"], key="plan_acc_mem_unit")
+        acc_id = a1.text_input(t("Id (slug)"), key="plan_acc_id", max_chars=40)
+        name = a2.text_input(t("Name"), key="plan_acc_name", max_chars=60)
+        mem = a3.number_input(t("Memory as the device reports it"), min_value=0.0, key="plan_acc_mem",
+                              help=t("nvidia-smi prints MiB; rocm-smi can print bytes"))
+        unit = a4.selectbox(t("Unit"), ["MiB", "GiB", "bytes"], key="plan_acc_mem_unit",
+                            format_func=lambda u: t("bytes") if u == "bytes" else u)
         b1, b2, b3, b4 = st.columns(4)
-        bw = b1.number_input("HBM bandwidth (GB/s)", min_value=0.0, key="plan_acc_bw")
-        tf = b2.number_input("Dense BF16 TFLOP/s", min_value=0.0, key="plan_acc_tf")
-        hl = b3.number_input("Host link GB/s (0 = the plan's)", min_value=0.0, key="plan_acc_hl")
-        price = b4.number_input("Price per GPU-hour (0 = not priced)", min_value=0.0, key="plan_acc_price")
+        bw = b1.number_input(t("HBM bandwidth (GB/s)"), min_value=0.0, key="plan_acc_bw")
+        tf = b2.number_input(t("Dense BF16 TFLOP/s"), min_value=0.0, key="plan_acc_tf")
+        hl = b3.number_input(t("Host link GB/s (0 = the plan's)"), min_value=0.0, key="plan_acc_hl")
+        price = b4.number_input(t("Price per GPU-hour (0 = not priced)"), min_value=0.0, key="plan_acc_price")
     entry = {"id": acc_id, "name": name, "hbm_bandwidth_gb_s": bw, "bf16_dense_tflops": tf}
     whole = int(mem) if float(mem).is_integer() else mem
     entry.update({"bytes": {"memory_bytes": whole}, "MiB": {"memory_mib": whole}, "GiB": {"memory_gib": mem}}[unit])
@@ -325,14 +326,14 @@ try:
     set_inputs(inputs)
     add_notices(notices)
 except PlanInputError as exc:  # may quote what the user typed: shown as text
-    st.error(escape_markdown(f"{exc}. " + t("Showing the last valid plan."), keep="_"))
+    st.error(escape_markdown(planner_message(str(exc)) + ". " + t("Showing the last valid plan."), keep="_"))
     inputs = last
     result = plan(last)
 show_notices()
 
 model, priced_format, _ = effective_model(inputs)
 if result.message:
-    st.warning(result.message)
+    st.warning(planner_message(result.message))
 if result.kv_source == "measured" or result.usable_kv_source == "measured":
     measured = []
     if result.kv_source == "measured":
@@ -443,12 +444,12 @@ if result.tiers is not None:
         total=format_bytes(tiers.total_bytes), reload=format_duration(result.reload_from_ssd_s), link=result.ssd_link_id,
         fastest=t(result.fastest_recovery))))
     if result.overflow_message:
-        (st.warning if result.overflow_action in ("reject", "evict") else st.info)(result.overflow_message)
+        (st.warning if result.overflow_action in ("reject", "evict") else st.info)(planner_message(result.overflow_message))
 
 with st.expander(t("KV cache of one sequence vs context")):
     st.plotly_chart(
         kv_vs_context_figure(model, kv_format=priced_format, marker_tokens=inputs.context_tokens,
-                             max_tokens=max(model.max_context_tokens or 1_000_000, inputs.context_tokens)),
+                             max_tokens=max(model.max_context_tokens or 1_000_000, inputs.context_tokens), tr=t),
         key="plan_kv_chart",
     )
 

@@ -29,7 +29,7 @@ from planner.probe.apply import formats_frame, groups_frame, measured_model
 from planner.probe.layout import MAX_PROBE_TOKENS
 from planner.probe.result import tokens_fit_text
 from planner.units import GiB, format_bytes, parse_tokens
-from kvplan_app.i18n import num, t
+from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.jobs import JobError, JobsBusyError, run_job
 from kvplan_app.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
 
@@ -58,18 +58,19 @@ if not status.torch:
 elif st.session_state.get("probe_torch_missing_seen") and "probe_torch_found_at" not in st.session_state:
     st.session_state["probe_torch_found_at"] = datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
 if "probe_torch_found_at" in st.session_state:
-    st.success(f"torch {status.torch_version} became available at {st.session_state['probe_torch_found_at']}. "
-               "Reload this page (F5) to start from a clean state; if the probe then fails to import torch, restart "
-               "the server (`kvplan serve`, or `streamlit run app.py`).")
+    st.success(t("torch {version} became available at {time}. Reload this page (F5) to start from a clean state; if "
+                 "the probe then fails to import torch, restart the server (`kvplan serve`, or `streamlit run app.py`).",
+                 version=status.torch_version, time=st.session_state["probe_torch_found_at"]))
 if not status.torch:
-    st.info("torch is not installed on this server, so the probe cannot run here. To run it here: "
-            "`pip install 'kvplan[probe]'` in the server's environment, then press 'Check for torch again' "
-            "(or restart the server if it is still not found). Or run `kvplan probe --model … --tokens … --json` "
-            "on a GPU machine and upload its result below.")
+    st.info(t("torch is not installed on this server, so the probe cannot run here. To run it here: "
+              "`pip install 'kvplan[probe]'` in the server's environment, then press '{button}' "
+              "(or restart the server if it is still not found). Or run `kvplan probe --model … --tokens … --json` "
+              "on a GPU machine and upload its result below.", button=t("Check for torch again")))
     st.button(t("Check for torch again"), key="probe_recheck", on_click=_check_again)
 elif not status.cuda:
-    st.info(f"No GPU on this server: torch {status.torch_version} sees no CUDA device. Upload a ProbeResult JSON "
-            "measured on a GPU machine, or run the probe on this server's CPU (host memory), if you choose to.")
+    st.info(t("No GPU on this server: torch {version} sees no CUDA device. Upload a ProbeResult JSON measured on a "
+              "GPU machine, or run the probe on this server's CPU (host memory), if you choose to.",
+              version=status.torch_version))
 else:
     st.success(f"GPU: {status.gpu_name} (torch {status.torch_version}, CUDA {status.cuda_version}).")
 
@@ -91,18 +92,18 @@ with run_tab:
             model_id = c1.selectbox(t("Model"), list(models()), key="probe_model_id",
                                     format_func=lambda m: models()[m].name)
             kv_format = c2.selectbox(t("KV format"), formats, key="probe_kv_format",
-                                     format_func=lambda f: "native (as the model ships)" if f == NATIVE else f)
+                                     format_func=lambda f: t("native (as the model ships)") if f == NATIVE else f)
             tokens_text = c3.text_input(t("Tokens in the pool (e.g. 1M, 128k)"), key="probe_tokens")
             d1, d2, d3 = st.columns(3)
             devices = (["cuda"] if status.cuda else []) + ["cpu"]
             device = d1.radio(t("Device"), devices, key="probe_device", horizontal=True,
-                              format_func=lambda d: f"GPU ({status.gpu_name})" if d == "cuda" else "CPU (host memory)")
+                              format_func=lambda d: f"GPU ({status.gpu_name})" if d == "cuda" else t("CPU (host memory)"))
             block_size = d2.number_input(t("Block size (tokens)"), min_value=1, max_value=4096, value=16, step=1,
                                          key="probe_block_size")
             fraction = d3.slider(t("Most of the free memory to use"), min_value=0.05, max_value=0.9, value=0.5,
                                  step=0.05, key="probe_max_fraction")
             submitted = st.form_submit_button(t("Run the probe"), type="primary", disabled=not cpu_ok,
-                                              help=None if cpu_ok else "Tick the box above to run on the CPU.")
+                                              help=None if cpu_ok else t("Tick the box above to run on the CPU."))
         if submitted:
             if device == "cpu" and not cpu_ok:
                 st.warning(t("Tick the box to run the probe on this server's CPU."))
@@ -130,14 +131,15 @@ with run_tab:
 
 with upload_tab:
     up = st.file_uploader(t("ProbeResult JSON (from `kvplan probe … --json`)"), type=["json"], key="probe_upload",
-                          help=f"At most {MAX_RESULT_FILE_BYTES:,} bytes; every figure is checked.")
+                          help=num(t("At most {limit} bytes; every figure is checked.", limit=f"{MAX_RESULT_FILE_BYTES:,}")))
     if up is not None and st.session_state.get("probe_upload_seen") != up.file_id:
         try:
             if up.size > MAX_RESULT_FILE_BYTES:
                 raise PlanInputError("file", f"{up.size:,} bytes", f"at most {MAX_RESULT_FILE_BYTES:,} bytes")
             uploaded = load_probe_result(up.getvalue())
         except PlanInputError as exc:
-            st.session_state["probe_upload_error"] = f"{up.name} not loaded: {exc}"
+            st.session_state["probe_upload_error"] = t("{file} not loaded: {why}", file=up.name,
+                                                        why=planner_message(str(exc)))
         else:
             st.session_state["probe_result"] = (uploaded, f"uploaded: {up.name}")
             st.session_state.pop("probe_upload_error", None)
@@ -193,9 +195,9 @@ def show(result, source: str) -> None:
                                                                                         format="percent"),
                                     "dequantize_over_copy": st.column_config.NumberColumn(t("Dequantize vs copy"),
                                                                                           format="percent")})
-        st.caption("Round-trip error on synthetic KV (normal values, one outlier channel in 64 at 10x). "
-                   "Throughput: GB/s of source bytes, best of N, next to a plain copy of the same bytes "
-                   "in the same run.")
+        st.caption(t("Round-trip error on synthetic KV (normal values, one outlier channel in 64 at 10x). "
+                     "Throughput: GB/s of source bytes, best of N, next to a plain copy of the same bytes "
+                     "in the same run."))
     for note in result.notes:
         st.caption(escape_markdown(note))
     st.download_button(t("Download this result (JSON)"), result.to_json(), key="probe_download",
@@ -217,7 +219,8 @@ def show(result, source: str) -> None:
                       measured_kv_bytes_per_token=result.measured_bytes_per_token,
                       measured_kv_model_id=result.model_id, measured_kv_format=result.kv_format)
         st.rerun()
-    if u2.button(f"Use the probe's free GPU memory ({format_bytes(result.free_bytes)}) as usable KV per GPU",
+    if u2.button(t("Use the probe's free GPU memory ({bytes}) as usable KV per GPU",
+                   bytes=num(format_bytes(result.free_bytes))),
                  key="probe_apply_usable", help=t("Only for a CUDA probe: a CPU probe's free memory is host RAM."),
                  disabled=result.device != "cuda" or last.measured_usable_kv_gib == result.free_bytes / GiB):
         update_inputs(measured_usable_kv_gib=result.free_bytes / GiB)
@@ -228,15 +231,19 @@ def show(result, source: str) -> None:
             st.rerun()
     now = plan(last)
     p1, p2 = st.columns(2)
-    p1.metric(f"Planner ({models()[last.model_id].name}, {last.kv_format}): KV bytes per token",
-              f"{ours.kv_bytes_per_token:,.6g} B")
+    p1.metric(t("Planner ({model}, {kv_format}): KV bytes per token", model=models()[last.model_id].name,
+                kv_format=last.kv_format), num(f"{ours.kv_bytes_per_token:,.6g} B"))
     p1.metric(t("Sessions per GPU (planner arithmetic)"), format_sessions(ours.sessions_per_gpu))
-    p2.metric(f"Plan now ({now.kv_source}): KV bytes per token", f"{now.kv_bytes_per_token:,.6g} B")
-    p2.metric(f"Sessions per GPU (plan now, usable KV {now.usable_kv_source})", format_sessions(now.sessions_per_gpu),
-              delta=f"{now.sessions_per_replica - ours.sessions_per_replica:+,} per replica", delta_color="off")
-    st.caption("Measured figures travel in the share link (mkv, musable, with what they measured: mkv_model, "
-               "mkv_fmt, mu_gpu, ...) and in plan files; they are dropped, with a notice, when the model, format or "
-               "GPU changes. The Plan page marks them as measured and offers to go back to the planner's arithmetic.")
+    p2.metric(t("Plan now ({source}): KV bytes per token", source=t(now.kv_source)),
+              num(f"{now.kv_bytes_per_token:,.6g} B"))
+    change = now.sessions_per_replica - ours.sessions_per_replica
+    p2.metric(t("Sessions per GPU (plan now, usable KV {source})", source=t(now.usable_kv_source)),
+              num(format_sessions(now.sessions_per_gpu)),
+              delta=None if change == 0 else num(t("{change} per replica", change=f"{change:+,}")), delta_color="off")
+    st.caption(t("Measured figures travel in the share link (mkv, musable, with what they measured: mkv_model, "
+                 "mkv_fmt, mu_gpu, ...) and in plan files; they are dropped, with a notice, when the model, format or "
+                 "GPU changes. The Plan page marks them as measured and offers to go back to the planner's "
+                 "arithmetic."))
 
 
 if "probe_result" in st.session_state:

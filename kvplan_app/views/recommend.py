@@ -7,7 +7,6 @@ The search and its checks are in ``planner.recommend``; each row links to its pl
 
 from __future__ import annotations
 
-import math
 
 import pandas as pd
 import streamlit as st
@@ -21,7 +20,7 @@ from planner.frontier import Accelerator
 from planner.models import WEIGHT_BYTES_PER_PARAM
 from planner.recommend import DEFAULT_GPUS_PER_REPLICA, recommend, trace_hit_rate_curve
 from planner.traces import load_sample
-from kvplan_app.i18n import num, t
+from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.share import root_url, share_url
 from kvplan_app.state import current_inputs, escape_markdown, to_query
 
@@ -32,36 +31,42 @@ TRACE_SAMPLES = ("conversation", "synthetic")  # bundled samples with prefix has
 inputs = current_inputs()
 user = accelerator_from_link(inputs.accelerator) if inputs.accelerator else None
 st.title(t("Recommend GPUs"))
-st.caption(f"For {inputs.model_id} at {inputs.context_tokens:,} tokens, TTL "
-           f"{inputs.ttl_s:g} s, pauses {inputs.pause_mean_s:g} s (the Plan page's inputs). tp: a replica's GPUs split "
-           "each session's KV heads; dp: each GPU holds whole sessions. Identical replicas, no pipeline parallel; rows "
-           "rank by total GPUs, then cost, then headroom.")
+st.caption(t("For {model} at {tokens} tokens, TTL {ttl} s, pauses {pause} s (the Plan page's inputs). tp: a "
+             "replica's GPUs split each session's KV heads; dp: each GPU holds whole sessions. Identical replicas, "
+             "no pipeline parallel; rows rank by total GPUs, then cost, then headroom.",
+             model=inputs.model_id, tokens=num(f"{inputs.context_tokens:,}"), ttl=num(f"{inputs.ttl_s:g}"),
+             pause=num(f"{inputs.pause_mean_s:g}")))
 
 choices = list(GPUS) + ([user.id] if user else [])
-names = {**{g: GPUS[g].name for g in GPUS}, **({user.id: f"{user.name} (yours)"} if user else {})}
+names = {**{g: GPUS[g].name for g in GPUS}, **({user.id: t("{name} (yours)", name=user.name)} if user else {})}
 c1, c2, c3 = st.columns([1, 1, 2])
 kind = c1.radio(t("Target"), ["sessions", "requests_per_s"], key="recommend_kind",
-                format_func=lambda k: "concurrent sessions" if k == "sessions" else "requests per second")
+                format_func=lambda k: t("concurrent sessions") if k == "sessions" else t("requests per second"))
 target = c2.number_input(t("Target value"), min_value=0.001, max_value=1e12, value=1000.0, key="recommend_target")
 gpu_ids = c3.multiselect(t("Accelerators"), choices, default=[g for g in (*DEFAULT_GPUS, *(
     [user.id] if user else [])) if g in choices], key="recommend_gpus", format_func=lambda g: names[g])
 d1, d2, d3 = st.columns(3)
 gprs = d1.multiselect(t("GPUs per replica"), [1, 2, 4, 8, 16, 32], default=list(DEFAULT_GPUS_PER_REPLICA),
                       key="recommend_gprs")
-kv_formats = d2.multiselect(t("KV formats"), ["native", *FORMATS], default=["native", "fp8"], key="recommend_kv")
+kv_formats = d2.multiselect(t("KV formats"), ["native", *FORMATS], default=["native", "fp8"], key="recommend_kv",
+                            format_func=lambda f: t("native (the model's own)") if f == "native" else f)
 attention = d3.multiselect(t("Attention parallelism"), ["tp", "dp"], default=["tp", "dp"], key="recommend_attention",
-                           format_func=lambda a: "data-parallel (dp)" if a == "dp" else "tensor-parallel (tp)")
+                           format_func=lambda a: t("data-parallel (dp)") if a == "dp" else t("tensor-parallel (tp)"))
 prices_df = st.data_editor(
     pd.DataFrame({"accelerator": gpu_ids, "price per GPU-hour": [
         user.price_per_gpu_hour if user and g == user.id and user.price_per_gpu_hour is not None else None
         for g in gpu_ids]}),
-    disabled=["accelerator"], hide_index=True, key="recommend_prices")
+    disabled=["accelerator"], hide_index=True, key="recommend_prices", placeholder="—",
+    column_config={"accelerator": st.column_config.TextColumn(t("Accelerator")),
+                   "price per GPU-hour": st.column_config.NumberColumn(t("Price per GPU-hour (optional)"), min_value=0.0)})
 h1, h3 = st.columns([2, 1])
 weight_formats = h3.multiselect(t("Weight formats"), ["catalog", *WEIGHT_BYTES_PER_PARAM], default=["catalog"],
-                                key="recommend_weights")
+                                key="recommend_weights",
+                                format_func=lambda w: t("the catalogue's") if w == "catalog" else w)
 hit_source = h1.selectbox(t("Prefix hit rate"), ["plan", *TRACE_SAMPLES], key="recommend_hit_source",
-                          format_func=lambda x: f"the plan's ({inputs.hit_rate:g})" if x == "plan" else
-                          f"measured on the {x} sample trace at each configuration's KV pool")
+                          format_func=lambda x: num(t("the plan's ({hit_rate})", hit_rate=f"{inputs.hit_rate:g}"))
+                          if x == "plan" else t("measured on the {sample} sample trace at each configuration's KV pool",
+                                                sample=t(x)))
 g1, g2 = st.columns(2)  # toggles side by side: their labels fit at 1280 px
 by_cost = g1.toggle(t("Chart against cost per hour (priced rows only)"), key="recommend_by_cost")
 scale = g2.toggle(t("Scale throughput per accelerator"), value=True, key="recommend_scale",
@@ -69,7 +74,7 @@ scale = g2.toggle(t("Scale throughput per accelerator"), value=True, key="recomm
                          "FLOP/s, relative to the plan's accelerator (as the Frontier page does)."))
 
 
-@st.cache_resource(show_spinner="Reading the trace's reuse profile ...")
+@st.cache_resource(show_spinner=False)
 def _curve(sample: str):
     # one reuse profile per sample and server (pure data, read-only afterwards)
     return trace_hit_rate_curve(load_sample(sample))
@@ -78,19 +83,23 @@ try:
     prices = {str(r["accelerator"]): float(r["price per GPU-hour"]) for _, r in prices_df.iterrows()
               if r["price per GPU-hour"] is not None and not pd.isna(r["price per GPU-hour"])}
     accs = [Accelerator.of_user(user) if user and g == user.id else Accelerator(g) for g in gpu_ids]
-    curve = None if hit_source == "plan" else _curve(hit_source)
+    if hit_source == "plan":
+        curve = None
+    else:
+        with st.spinner(t("Reading the trace's reuse profile ...")):
+            curve = _curve(hit_source)
     rec = recommend(inputs, accs, target_kind=kind, target=float(target), gpus_per_replica=gprs,
                     kv_formats=kv_formats, attention=attention, prices=prices, verify=VERIFY_ROWS,
                     weight_formats=[None if w == "catalog" else w for w in weight_formats],
                     hit_rate_curve=curve, scale_throughput=scale)
 except PlanInputError as exc:
-    st.error(escape_markdown(str(exc), keep="_"))
+    st.error(escape_markdown(planner_message(str(exc)), keep="_"))
     st.stop()
 
 for why in rec.refused:
-    st.warning(escape_markdown(why, keep="_"))
-st.caption(f"{rec.searched:,} configurations searched, {rec.infeasible:,} hold nothing; the first {VERIFY_ROWS} rows "
-           "are checked by the plan itself.")
+    st.warning(escape_markdown(planner_message(why), keep="_"))
+st.caption(num(t("{searched} configurations searched, {infeasible} hold nothing; the first {rows} rows are checked by "
+                 "the plan itself.", searched=f"{rec.searched:,}", infeasible=f"{rec.infeasible:,}", rows=VERIFY_ROWS)))
 if rec.frame.empty:
     st.info(t("No configuration meets the target: add accelerators, GPUs per replica or KV formats."))
     st.stop()
@@ -98,12 +107,43 @@ if rec.frame.empty:
 top = rec.frame.head(VERIFY_ROWS).copy()
 root = root_url("recommend")
 top["plan link"] = [share_url(root, to_query(i), "plan") for i in rec.inputs[:len(top)]]
-top["cost_per_hour"] = [None if math.isnan(c) else c for c in top["cost_per_hour"]]
+top["cost_per_hour"] = top["cost_per_hour"].astype("float64")
 best = top.iloc[0]
-st.success(f"Fewest GPUs: {int(best.total_gpus):,} x {best.accelerator} ({int(best.replicas):,} replicas of "
-           f"{int(best.gpus_per_replica)}, KV {best.kv_format}), {best.capacity:,.6g} against {rec.target:,.6g}; "
-           f"{best.one_fewer}.")
-st.plotly_chart(recommend_figure(rec.frame, by_cost=by_cost), key="recommend_chart")
-st.dataframe(top.drop(columns=["target"]), hide_index=True, key="recommend_table",
-             column_config={"plan link": st.column_config.LinkColumn("plan link", display_text="open plan"),
-                            "headroom": st.column_config.NumberColumn("headroom", format="percent")})
+replicas = int(best.replicas)
+fewest = (t("Fewest GPUs: {gpus} x {accelerator} (1 replica of {per_replica}, KV {kv_format}), {capacity} against "
+            "{target}.") if replicas == 1 else
+          t("Fewest GPUs: {gpus} x {accelerator} ({replicas} replicas of {per_replica}, KV {kv_format}), {capacity} "
+            "against {target}."))
+st.success(fewest.format(  # names as they are, numbers per locale
+    gpus=num(f"{int(best.total_gpus):,}"), accelerator=best.accelerator, replicas=num(f"{replicas:,}"),
+    per_replica=int(best.gpus_per_replica), kv_format=best.kv_format, capacity=num(f"{best.capacity:,.6g}"),
+    target=num(f"{rec.target:,.6g}"))
+           + " " + num(planner_message(best.one_fewer)) + ".")
+st.plotly_chart(recommend_figure(rec.frame, by_cost=by_cost, tr=t), key="recommend_chart")
+unit = t("sessions") if kind == "sessions" else t("requests/s")
+headings = {  # shown columns, in this order (the table keeps planner.recommend's column names; gpu_id, target left out)
+    "rank": t("Rank"), "accelerator": t("Accelerator"), "gpus_per_replica": t("GPUs per replica"),
+    "attention": t("Attention"), "kv_format": t("KV format"), "weight_format": t("Weight format"),
+    "hit_rate": t("Prefix hit rate"), "replicas": t("Replicas"), "total_gpus": t("Total GPUs"),
+    "sessions_per_replica": t("Sessions per replica"), "sessions_per_gpu": t("Sessions per GPU"),
+    "request_rate_per_gpu": t("Requests/s per GPU"), "decode_tokens_per_s": t("Decode (tokens/s per GPU)"),
+    "prefill_tokens_per_s": t("Prefill (tokens/s per GPU)"), "capacity": t("Capacity ({unit})", unit=unit),
+    "headroom": t("Headroom"), "price_per_gpu_hour": t("Price per GPU-hour"), "cost_per_hour": t("Cost per hour"),
+    "pareto": t("Pareto front"), "verified": t("Checked by the plan"), "one_fewer": t("With one GPU fewer"),
+    "plan link": t("Plan"),
+}
+priced = bool(top["cost_per_hour"].notna().any())  # price columns only when a price was typed: no empty cells
+shown = [c for c in headings if priced or c not in ("price_per_gpu_hour", "cost_per_hour")]
+labels = {c: headings[c] for c in shown}
+top["one_fewer"] = [num(planner_message(why)) for why in top["one_fewer"]]
+top["weight_format"] = [t("the catalogue's") if w == "catalog" else w for w in top["weight_format"]]
+numbers = {c: st.column_config.NumberColumn(labels[c], format="localized") for c in shown
+           if c not in ("accelerator", "attention", "kv_format", "weight_format", "pareto", "verified", "one_fewer",
+                        "plan link", "headroom", "hit_rate")}
+st.dataframe(top, hide_index=True, key="recommend_table", column_order=shown, placeholder="—",
+             column_config={**{c: labels[c] for c in shown}, **numbers,
+                            "plan link": st.column_config.LinkColumn(labels["plan link"], display_text=t("open plan")),
+                            "headroom": st.column_config.NumberColumn(labels["headroom"], format="percent"),
+                            "hit_rate": st.column_config.NumberColumn(labels["hit_rate"], format="localized"),
+                            "pareto": st.column_config.CheckboxColumn(labels["pareto"]),
+                            "verified": st.column_config.CheckboxColumn(labels["verified"])})

@@ -16,7 +16,7 @@ from planner.catalog import models
 from planner.engine_logs import MAX_LOG_BYTES, parse_engine_log
 from planner.errors import PlanInputError
 from planner.reconcile import pair_summary, reconcile
-from kvplan_app.i18n import num, t
+from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.state import escape_markdown
 
 FROM_LOG = "(the model the log names)"
@@ -32,22 +32,24 @@ def _load_example() -> None:
 
 
 st.title(t("Reconcile an engine log"))
-st.caption("Paste what vLLM or SGLang printed at start-up. kvplan reads the KV-cache lines as printed, puts its own "
-           "prediction for the same settings beside them (bytes per token per GPU, GB = 10^9 B and GiB = 2^30 B) "
-           "and names the cause of each difference. Lines it cannot read are listed, never guessed.")
+st.caption(t("Paste what vLLM or SGLang printed at start-up. kvplan reads the KV-cache lines as printed, puts its own "
+             "prediction for the same settings beside them (bytes per token per GPU, GB = 10^9 B and GiB = 2^30 B) "
+             "and names the cause of each difference. Lines it cannot read are listed, never guessed."))
 st.button(t("Load the example: Qwen3-235B-A22B at TP 4, vLLM vs SGLang (vllm-project/vllm issue 21348)"),
           on_click=_load_example, key="reconcile_example")
 
 c1, c2 = st.columns(2)
 texts = []
-for col, key, label in ((c1, "a", "Log 1"), (c2, "b", "Log 2 (optional, e.g. the other engine)")):
+for col, key, label in ((c1, "a", t("Log 1")), (c2, "b", t("Log 2 (optional, e.g. the other engine)"))):
     with col:
-        up = st.file_uploader(f"{label}: upload", type=["txt", "log"], key=f"reconcile_file_{key}")
-        text = st.text_area(f"{label}: paste", key=f"reconcile_log_{key}", height=200, max_chars=MAX_LOG_BYTES)
+        up = st.file_uploader(t("{log}: upload", log=label), type=["txt", "log"], key=f"reconcile_file_{key}")
+        text = st.text_area(t("{log}: paste", log=label), key=f"reconcile_log_{key}", height=200,
+                            max_chars=MAX_LOG_BYTES)
         if up is not None:
             data = up.getvalue()
             if len(data) > MAX_LOG_BYTES:
-                st.error(f"{escape_markdown(up.name)}: over {MAX_LOG_BYTES:,} bytes; upload the start-up part")
+                st.error(escape_markdown(up.name) + ": " + num(t("over {limit} bytes; upload the start-up part",
+                                                                limit=f"{MAX_LOG_BYTES:,}")))
                 data = b""
             text = data.decode("utf-8", errors="replace") or text
         texts.append(text)
@@ -55,11 +57,12 @@ for col, key, label in ((c1, "a", "Log 1"), (c2, "b", "Log 2 (optional, e.g. the
 m1, m2, m3 = st.columns(3)
 model_ids = [FROM_LOG, *models()]
 model_id = m1.selectbox(t("Model"), model_ids, key="reconcile_model",
-                        format_func=lambda m: m if m == FROM_LOG else models()[m].name)
+                        format_func=lambda m: t(m) if m == FROM_LOG else models()[m].name)
 tp = m2.number_input(t("TP size (0 = from the log, else 1)"), min_value=0, max_value=1024, value=0, step=1,
                      key="reconcile_tp")
 kv_format = m3.selectbox(t("KV format"), ["from the log", "native", "bf16", "fp16", "fp8", "fp8-e5m2"],
-                         key="reconcile_kv_format")
+                         key="reconcile_kv_format",
+                         format_func=lambda f: t(f) if f in ("from the log", "native") else f)
 
 results = []
 for i, text in enumerate(texts):
@@ -70,7 +73,7 @@ for i, text in enumerate(texts):
         rec = reconcile(log, None if model_id == FROM_LOG else models()[model_id], tp=int(tp) or None,
                         kv_format=None if kv_format == "from the log" else kv_format)
     except PlanInputError as exc:
-        st.error(f"Log {i + 1}: {escape_markdown(str(exc), keep='_')}")
+        st.error(t("Log {n}", n=i + 1) + ": " + escape_markdown(planner_message(str(exc)), keep="_"))
         continue
     results.append((i + 1, rec))
 
@@ -82,18 +85,22 @@ if len(results) == 2:
         st.success(escape_markdown(summary, keep="_"))
 
 for n, rec in results:
-    st.subheader(f"Log {n}: {'vLLM' if rec.engine == 'vllm' else 'SGLang'}")
+    st.subheader(t("Log {n}", n=n) + ": " + ("vLLM" if rec.engine == "vllm" else "SGLang"))
     head = [(s.name, f"{s.value} ({s.source})") for s in rec.settings]
     if rec.kv_bytes_per_token_per_gpu is not None:
-        head.append(("kvplan: bytes per token per GPU", f"{rec.kv_bytes_per_token_per_gpu:,} B"))
-    st.dataframe(pd.DataFrame(head, columns=["setting", "value"]), hide_index=True, key=f"reconcile_settings_{n}")
+        head.append((t("kvplan: bytes per token per GPU"), num(f"{rec.kv_bytes_per_token_per_gpu:,} B")))
+    st.dataframe(pd.DataFrame(head, columns=["setting", "value"]), hide_index=True, key=f"reconcile_settings_{n}",
+                 column_config={"setting": t("Setting"), "value": t("Value")})
     st.dataframe(pd.DataFrame([(r.quantity, r.engine, r.kvplan, r.status, r.cause) for r in rec.rows],
                               columns=["quantity (per GPU)", "engine printed", "kvplan", "status", "cause"]),
-                 hide_index=True, key=f"reconcile_rows_{n}")
+                 hide_index=True, key=f"reconcile_rows_{n}", placeholder="—",
+                 column_config={"quantity (per GPU)": t("Quantity (per GPU)"), "engine printed": t("Engine printed"),
+                                "kvplan": "kvplan", "status": t("Status"), "cause": t("Cause")})
     for cause in rec.causes:
         st.markdown("- " + escape_markdown(cause, keep="_"))
     for why in rec.refusals:
-        st.warning("Not computed: " + escape_markdown(why, keep="_"))
+        st.warning(t("Not computed: ") + escape_markdown(planner_message(why), keep="_"))
     if rec.unread:
-        with st.expander(f"{rec.num_unread} line(s) mention KV or memory but were not read"):
+        with st.expander(t("1 line mentions KV or memory but was not read") if rec.num_unread == 1 else
+                         num(t("{n} lines mention KV or memory but were not read", n=f"{rec.num_unread:,}"))):
             st.code("\n".join(f"{no}: {text}" for no, text in rec.unread), language=None)

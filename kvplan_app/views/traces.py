@@ -24,7 +24,7 @@ from planner.traces.figures import capacity_curve_figure
 from planner.traces.fleet import ROUTING_POLICIES
 from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes, format_duration
-from kvplan_app.i18n import num, t
+from kvplan_app.i18n import language, num, planner_message, t
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, shown, update_inputs
 
 LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
@@ -37,13 +37,13 @@ TTL_OPTIONS = [None if t == float("inf") else t for t in DEFAULT_TTLS_S]
 
 def ttl_label(ttl_s):
     if ttl_s is None:
-        return "no TTL"
-    return f"{ttl_s / 60:g} min" if ttl_s >= 60 else f"{ttl_s:g} s"
+        return t("no TTL")
+    return num(f"{ttl_s / 60:g} min" if ttl_s >= 60 else f"{ttl_s:g} s")
 
 
 st.title(t("Traces: measured prefix-cache hit rates"))
-st.caption("Replay a real request trace through an LRU prefix cache of the plan's usable KV and a TTL. "
-           "GB = 10^9 B, GiB = 2^30 B. Semantics and formats: docs/traces.md.")
+st.caption(t("Replay a real request trace through an LRU prefix cache of the plan's usable KV and a TTL. "
+             "GB = 10^9 B, GiB = 2^30 B. Semantics and formats: docs/traces.md."))
 show_link_warnings()
 inputs = current_inputs()
 
@@ -87,7 +87,7 @@ choice = c1.selectbox(t("Trace"), [*SAMPLES, UPLOAD, SAVED], key="traces_sample"
 model_id = c2.selectbox(t("Model"), list(models()), key="traces_model_id", format_func=lambda m: models()[m].name)
 gpu_ids = list(GPUS) + (["custom"] if inputs.gpu_id == "custom" else [])
 gpu_id = c3.selectbox(t("GPU"), gpu_ids, key="traces_gpu_id",
-                      format_func=lambda g: GPUS[g].name if g in GPUS else "Custom (the plan's HBM)")
+                      format_func=lambda g: GPUS[g].name if g in GPUS else t("Custom (the plan's HBM)"))
 ttl_s = c4.select_slider(t("TTL (entries unused this long expire)"), TTL_OPTIONS, key="traces_ttl",
                          format_func=ttl_label)
 
@@ -146,12 +146,14 @@ def show_saved_curve():
                f"({result.model_name} at {per_token:,.6g} B per token; a lower bound, as the hit rate never "
                "falls with capacity).")
     use = round(token_rate, 2)
-    if st.button(f"Use this hit rate on the Plan page ({use:.2f}, token-weighted)", key="traces_saved_use"):
+    if st.button(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=num(f"{use:.2f}")),
+                 key="traces_saved_use"):
         update_inputs(hit_rate=use)
-        st.success(f"The Plan page's prefix hit rate is now {use:.2f}.")
+        st.success(t("The Plan page's prefix hit rate is now {hit}.", hit=num(f"{use:.2f}")))
     frame = saved.frame(per_token)
     st.plotly_chart(capacity_curve_figure(frame, usable_kv_bytes=blocks * per_token * saved.block_tokens,
-                                          usable_label=f"usable KV on {result.gpu_name}"), key="traces_saved_curve")
+                                          usable_label=t("usable KV on {gpu}", gpu=result.gpu_name), tr=t),
+                    key="traces_saved_curve")
     st.stop()
 
 
@@ -188,8 +190,8 @@ else:
 result = plan(inputs)
 st.caption("Fleet: the hit rate with N replicas, each with this cache, by routing (below the single-GPU figures).")
 f1, f2 = st.columns(2)
-fleet_ns = f1.multiselect("Replicas", FLEET_REPLICAS, default=[1, 2, 4, 8, 16], key="traces_fleet_replicas")
-fleet_policies = f2.multiselect("Routing (prefix is simulated request by request: slower)", list(ROUTING_POLICIES),
+fleet_ns = f1.multiselect(t("Replicas"), FLEET_REPLICAS, default=[1, 2, 4, 8, 16], key="traces_fleet_replicas")
+fleet_policies = f2.multiselect(t("Routing (prefix is simulated request by request: slower)"), list(ROUTING_POLICIES),
                                 default=["random", "session"], key="traces_fleet_routing")
 job_inputs = {"model_id": inputs.model_id, "kv_format": inputs.kv_format,
               "usable_kv_bytes": float(max(result.usable_kv_bytes, 0)), "gpu_name": result.gpu_name, "ttl_s": ttl_s,
@@ -197,7 +199,7 @@ job_inputs = {"model_id": inputs.model_id, "kv_format": inputs.kv_format,
               "fleet_replicas": tuple(sorted(fleet_ns)), "fleet_routings": tuple(fleet_policies),
               "plan_context_tokens": inputs.context_tokens, "plan_sessions": result.sessions_per_gpu,
               "plan_requests_per_min": None if result.request_rate_per_s is None else result.request_rate_per_s * 60,
-              "plan_hit_rate": inputs.hit_rate}
+              "plan_hit_rate": inputs.hit_rate, "lang": language()}
 bar = st.progress(0.0, text="Queued...")
 try:
     analysis = shared_analysis((*source_key, *sorted(job_inputs.items())), {**source, **job_inputs},
@@ -243,16 +245,16 @@ def show_traffic():
     left.plotly_chart(analysis.figures["lengths"], key="traces_lengths")
     right.plotly_chart(analysis.figures["arrivals"], key="traces_arrivals")
     st.plotly_chart(analysis.figures["concurrency"], key="traces_concurrency")
-    st.caption(f"Each request is active for its output tokens at {inputs.session_decode_tokens_per_s:g} tokens/s "
-               f"(the plan's decode speed per session), queueing ignored: peak "
-               f"{analysis.peak_concurrent_requests:,}, mean {analysis.mean_concurrent_requests:.3g} requests in "
-               f"flight; the plan fits {format_sessions(result.sessions_per_gpu)} sessions per GPU "
-               f"({result.attention_parallelism} attention).")
+    st.caption(t("Each request is active for its output tokens at {speed} tokens/s (the plan's decode speed per "
+                 "session), queueing ignored: peak {peak}, mean {mean} requests in flight; the plan fits {sessions} "
+                 "sessions per GPU ({attention} attention).", speed=num(f"{inputs.session_decode_tokens_per_s:g}"),
+                 peak=num(f"{analysis.peak_concurrent_requests:,}"), mean=num(f"{analysis.mean_concurrent_requests:.3g}"),
+                 sessions=num(format_sessions(result.sessions_per_gpu)), attention=result.attention_parallelism))
 
 
 if not analysis.has_prefix_hashes:
-    st.info("Hit rates are not measurable from this trace: it has lengths and arrival times only, no prefix "
-            "block hashes. Its lengths, arrivals and concurrency are below.")
+    st.info(t("Hit rates are not measurable from this trace: it has lengths and arrival times only, no prefix "
+              "block hashes. Its lengths, arrivals and concurrency are below."))
     show_traffic()
     st.stop()
 
@@ -269,13 +271,16 @@ h1.metric(t("Token hit rate"), num(f"{hits.token_hit_rate:.1%}"))
 h2.metric(t("Block hit rate"), num(f"{hits.block_hit_rate:.1%}"))
 h3.metric(t("Cache (usable KV per GPU)"), num(format_bytes(capacity_blocks * block_bytes)))
 h4.metric(t("Unlimited-cache token hit rate"), num(f"{unlimited.token_hit_rate:.1%}"))
-st.caption(f"{result.model_name}: {kv_per_token:,.6g} B per token at the trace's mean prompt "
-           f"({analysis.typical_context_tokens:,} tokens), {analysis.block_tokens:,}-token blocks of "
-           f"{block_bytes:,.0f} B: {capacity_blocks:,} blocks fit. TTL: {ttl_label(ttl_s)}. "
-           f"Every reuse in the trace hits from {analysis.saturation_blocks:,} blocks up, "
-           f"{format_bytes(analysis.saturation_blocks * block_bytes)}.")
+st.caption(t("{model}: {per_token} B per token at the trace's mean prompt ({tokens} tokens), {block_tokens}-token "
+             "blocks of {block_bytes} B: {blocks} blocks fit. TTL: {ttl}. Every reuse in the trace hits from "
+             "{saturation} blocks up, {saturation_bytes}.", model=result.model_name,
+             per_token=num(f"{kv_per_token:,.6g}"), tokens=num(f"{analysis.typical_context_tokens:,}"),
+             block_tokens=num(f"{analysis.block_tokens:,}"), block_bytes=num(f"{block_bytes:,.0f}"),
+             blocks=num(f"{capacity_blocks:,}"), ttl=ttl_label(ttl_s), saturation=num(f"{analysis.saturation_blocks:,}"),
+             saturation_bytes=num(format_bytes(analysis.saturation_blocks * block_bytes))))
 if result.usable_kv_bytes <= 0:
-    st.warning(result.message or "No usable KV on this GPU: the cache holds nothing.")
+    st.warning(planner_message(result.message) if result.message
+               else t("No usable KV on this GPU: the cache holds nothing."))
 
 use_rate = round(hits.token_hit_rate, 2)
 if st.button(num(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=f"{use_rate:.2f}")),
@@ -299,22 +304,26 @@ st.subheader(t("Fleet: N replicas, each with this cache"))
 if analysis.fleet is not None:
     table = analysis.fleet
     st.plotly_chart(analysis.figures["fleet"], key="traces_fleet_chart")
-    st.caption("Routing: random and round-robin ignore the cache; session keeps a conversation on one replica "
-               "(by the first block past the prefix every request shares, when the trace has no session id); "
-               "prefix sends a request to the replica holding its longest cached prefix (simulated). Load "
-               "imbalance = most requests on one replica / the mean. docs/traces.md says how each is computed.")
-    st.download_button("Download the fleet table (CSV)", to_csv_bytes(table), mime=CSV_MIME, key="traces_fleet_csv",
+    st.caption(t("Routing: random and round-robin ignore the cache; session keeps a conversation on one replica "
+                 "(by the first block past the prefix every request shares, when the trace has no session id); "
+                 "prefix sends a request to the replica holding its longest cached prefix (simulated). Load "
+                 "imbalance = most requests on one replica / the mean. docs/traces.md says how each is computed."))
+    st.download_button(t("Download the fleet table (CSV)"), to_csv_bytes(table), mime=CSV_MIME, key="traces_fleet_csv",
                        file_name="kvplan-hit-rate-vs-replicas.csv",
-                       help="Columns as planner.traces.fleet.FLEET_COLUMNS (docs/traces.md).")
+                       help=t("Columns as planner.traces.fleet.FLEET_COLUMNS (docs/traces.md)."))
     u1, u2, u3 = st.columns([1, 1, 2])
-    pick_n = u1.selectbox("Replicas", sorted(fleet_ns), key="traces_fleet_pick_n")
-    pick_policy = u2.selectbox("Routing", fleet_policies, key="traces_fleet_pick_policy")
+    pick_n = u1.selectbox(t("Replicas"), sorted(fleet_ns), key="traces_fleet_pick_n")
+    pick_policy = u2.selectbox(t("Routing"), fleet_policies, key="traces_fleet_pick_policy")
     row = table[(table["replicas"] == pick_n) & (table["routing"] == pick_policy)].iloc[0]
     fleet_rate = round(float(row["token_hit_rate"]), 2)
-    if u3.button(f"Use this hit rate on the Plan page ({fleet_rate:.2f}: {pick_n} replicas, {pick_policy})",
+    fleet_hit = num(f"{fleet_rate:.2f}")
+    if u3.button(t("Use this hit rate on the Plan page ({hit}: {replicas} replicas, {routing})", hit=fleet_hit,
+                   replicas=pick_n, routing=pick_policy) if pick_n != 1 else
+                 t("Use this hit rate on the Plan page ({hit}: 1 replica, {routing})", hit=fleet_hit, routing=pick_policy),
                  key="traces_fleet_use"):
         update_inputs(hit_rate=fleet_rate)
-        st.success(f"The Plan page's prefix hit rate is now {fleet_rate:.2f} ({pick_n} replicas, {pick_policy}).")
+        st.success(t("The Plan page's prefix hit rate is now {hit} ({replicas} replicas, {routing}).", hit=fleet_hit,
+                     replicas=pick_n, routing=pick_policy))
 
 with st.expander(t("Lengths, arrivals and concurrency"), expanded=False):
     show_traffic()

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from planner.traces.arrivals import Concurrency
-from planner.chart_style import LEGEND_ABOVE
+from planner.chart_style import LEGEND_ABOVE, english
 from planner.traces.binning import coarser_minutes, envelope, log_histogram
 from planner.units import GB, GiB, format_bytes, format_number
 
@@ -43,7 +43,7 @@ def _gb_gib_ticktext(gb: float) -> str:
 
 def capacity_curve_figure(curve: pd.DataFrame, *, usable_kv_bytes: float | None = None,
                           usable_label: str = "this plan's usable KV", title: str = "Prefix-cache hit rate vs cache capacity",
-                          ) -> go.Figure:
+                          tr=english) -> go.Figure:
     """Hit rate (block- and token-weighted) against capacity, log scale.
 
     Args:
@@ -53,7 +53,8 @@ def capacity_curve_figure(curve: pd.DataFrame, *, usable_kv_bytes: float | None 
         usable_kv_bytes: marks this capacity (e.g. the plan's usable KV per
             GPU) with a vertical line, when bytes are known.
         usable_label: the line's label ("usable KV on H200").
-        title: figure title.
+        title: figure title (English; shown through ``tr``).
+        tr: English text -> the page's language (see :func:`planner.chart_style.english`).
 
     Returns:
         A figure with two line traces ("token-weighted", "block-weighted").
@@ -64,66 +65,67 @@ def capacity_curve_figure(curve: pd.DataFrame, *, usable_kv_bytes: float | None 
     x = data["capacity_gb"] if has_bytes else data["capacity_blocks"]
     custom = np.column_stack([data["capacity_blocks"], data["capacity_gb"], data["capacity_gib"],
                               data["capacity_tokens"]])
-    hover = ("%{customdata[0]:,} blocks · %{customdata[3]:,} tokens<br>"
+    hover = (tr("%{customdata[0]:,} blocks · %{customdata[3]:,} tokens") + "<br>"
              + ("%{customdata[1]:.4g} GB (%{customdata[2]:.4g} GiB)<br>" if has_bytes else "")
-             + "hit rate %{y:.1%}<extra>%{fullData.name}</extra>")
+             + tr("hit rate %{y:.1%}") + "<extra>%{fullData.name}</extra>")
     for col, name, color in (("token_hit_rate", "token-weighted", _TOKEN_COLOR),
                              ("block_hit_rate", "block-weighted", _BLOCK_COLOR)):
-        fig.add_trace(go.Scatter(x=x, y=data[col], mode="lines", name=name, line={"color": color, "shape": "hv"},
+        fig.add_trace(go.Scatter(x=x, y=data[col], mode="lines", name=tr(name), line={"color": color, "shape": "hv"},
                                  customdata=custom, hovertemplate=hover))
-    xaxis: dict = {"type": "log", "title": "cache capacity (GB = 10^9 B; GiB = 2^30 B below)" if has_bytes
-                   else "cache capacity (blocks)"}
+    xaxis: dict = {"type": "log", "title": tr("cache capacity (GB = 10^9 B; GiB = 2^30 B below)") if has_bytes
+                   else tr("cache capacity (blocks)")}
     if has_bytes and len(data):
         lo, hi = float(data["capacity_gb"].min()), float(data["capacity_gb"].max())
         if usable_kv_bytes is not None and usable_kv_bytes > 0:
             lo, hi = min(lo, usable_kv_bytes / GB), max(hi, usable_kv_bytes / GB)
         ticks = _nice_ticks(lo, hi)
         xaxis.update(tickvals=ticks, ticktext=[_gb_gib_ticktext(t) for t in ticks])
-    fig.update_layout(title=title, xaxis=xaxis, yaxis={"title": "Hit rate", "tickformat": ".0%", "range": [0, 1]},
+    fig.update_layout(title=tr(title), xaxis=xaxis, yaxis={"title": tr("Hit rate"), "tickformat": ".0%", "range": [0, 1]},
                       legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     if has_bytes and usable_kv_bytes is not None and usable_kv_bytes > 0:
         # Shapes on a log axis take log10 of the data value (plotly.js): without it a 64 GB line lands at 10^64.
         # The label sits low, on an opaque box: the hit-rate curves rise towards the top.
         fig.add_vline(x=math.log10(usable_kv_bytes / GB), line_dash="dash", line_color="#444",
-                      annotation_text=f"{usable_label}: {format_bytes(usable_kv_bytes)}",
+                      annotation_text=f"{tr(usable_label)}: {format_bytes(usable_kv_bytes)}",
                       annotation_position="bottom left", annotation_bgcolor="rgba(255,255,255,0.9)")
     return fig
 
 
-def _ttl_label(ttl_s: float) -> str:
+def _ttl_label(ttl_s: float, tr=english) -> str:
     if math.isinf(ttl_s):
-        return "no TTL"
+        return tr("no TTL")
     if ttl_s >= 60 and ttl_s % 60 == 0:
         return f"{ttl_s / 60:g} min"
     return f"{ttl_s:g} s"
 
 
 def ttl_curve_figure(ttl_df: pd.DataFrame, *, title: str = "Prefix-cache hit rate vs TTL",
-                     plan_ttl_s: float | None = None) -> go.Figure:
+                     plan_ttl_s: float | None = None, tr=english) -> go.Figure:
     """Hit rate against TTL (one category per TTL, "no TTL" last), the plan's TTL marked.
 
     Args:
         ttl_df: DataFrame with ``planner.traces.stack.TTL_CURVE_COLUMNS``.
         plan_ttl_s: the TTL in use (``inf``: no TTL), marked and labelled when it is one of the rows.
     """
-    labels = [_ttl_label(float(t)) for t in ttl_df["ttl_s"]]
+    labels = [_ttl_label(float(t), tr) for t in ttl_df["ttl_s"]]
     fig = go.Figure()
     for col, name, color in (("token_hit_rate", "token-weighted", _TOKEN_COLOR),
                              ("block_hit_rate", "block-weighted", _BLOCK_COLOR)):
-        fig.add_trace(go.Scatter(x=labels, y=ttl_df[col], mode="lines+markers", name=name, line={"color": color},
+        fig.add_trace(go.Scatter(x=labels, y=ttl_df[col], mode="lines+markers", name=tr(name), line={"color": color},
                                  hovertemplate="TTL %{x}: %{y:.1%}<extra>%{fullData.name}</extra>"))
-    if plan_ttl_s is not None and _ttl_label(float(plan_ttl_s)) in labels:
-        fig.add_vline(x=labels.index(_ttl_label(float(plan_ttl_s))), line_dash="dash", line_color="#444",
-                      annotation_text=f"this plan: {_ttl_label(float(plan_ttl_s))}", annotation_position="bottom right",
+    plan_label = None if plan_ttl_s is None else _ttl_label(float(plan_ttl_s), tr)
+    if plan_label in labels:
+        fig.add_vline(x=labels.index(plan_label), line_dash="dash", line_color="#444",
+                      annotation_text=tr("this plan: {ttl}").format(ttl=plan_label), annotation_position="bottom right",
                       annotation_bgcolor="rgba(255,255,255,0.9)")
-    fig.update_layout(title=title, xaxis={"title": "TTL (entries unused this long expire)", "type": "category"},
-                      yaxis={"title": "Hit rate", "tickformat": ".0%", "range": [0, 1]},
+    fig.update_layout(title=tr(title), xaxis={"title": tr("TTL (entries unused this long expire)"), "type": "category"},
+                      yaxis={"title": tr("Hit rate"), "tickformat": ".0%", "range": [0, 1]},
                       legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     return fig
 
 
 def concurrency_figure(conc: Concurrency, *, title: str = "Concurrent requests (estimated)",
-                       plan_sessions: int | None = None) -> go.Figure:
+                       plan_sessions: int | None = None, tr=english) -> go.Figure:
     """Requests in flight over time, a step line (x in minutes since the first arrival; enveloped to at most
     ``MAX_CHART_POINTS`` points, every peak kept).
 
@@ -132,21 +134,21 @@ def concurrency_figure(conc: Concurrency, *, title: str = "Concurrent requests (
     """
     f = conc.frame.iloc[envelope(conc.frame["concurrent_requests"].to_numpy())]
     fig = go.Figure(go.Scatter(x=f["time_s"] / 60, y=f["concurrent_requests"], mode="lines", line={"shape": "hv"},
-                               name="requests in flight",
-                               hovertemplate="%{x:.2f} min: %{y} requests<extra></extra>"))
+                               name=tr("requests in flight"),
+                               hovertemplate=tr("%{x:.2f} min: %{y} requests") + "<extra></extra>"))
     fig.add_hline(y=conc.mean_concurrent_requests, line_dash="dot",
-                  annotation_text=f"mean {conc.mean_concurrent_requests:.1f}", annotation_position="top left")
+                  annotation_text=tr("mean {value}").format(value=f"{conc.mean_concurrent_requests:.1f}"), annotation_position="top left")
     if plan_sessions is not None:
         fig.add_hline(y=plan_sessions, line_dash="dash", line_color="#444",
-                      annotation_text=f"this plan: {plan_sessions:,} sessions per GPU",
+                      annotation_text=tr("this plan: {sessions} sessions per GPU").format(sessions=f"{plan_sessions:,}"),
                       annotation_position="top right", annotation_bgcolor="rgba(255,255,255,0.9)")
-    fig.update_layout(title=title, xaxis={"title": "Time since first arrival (min)"},
-                      yaxis={"title": "requests in flight"}, showlegend=False, margin={"t": 50})
+    fig.update_layout(title=tr(title), xaxis={"title": tr("Time since first arrival (min)")},
+                      yaxis={"title": tr("requests in flight")}, showlegend=False, margin={"t": 50})
     return fig
 
 
 def cache_bytes_figure(timeline: pd.DataFrame, *, capacity_bytes: float | None = None,
-                       title: str = "Prefix-cache contents over time") -> go.Figure:
+                       title: str = "Prefix-cache contents over time", tr=english) -> go.Figure:
     """Cache occupancy just after each arrival, in GB (GiB in the hover), with the capacity line.
 
     Args:
@@ -162,50 +164,57 @@ def cache_bytes_figure(timeline: pd.DataFrame, *, capacity_bytes: float | None =
     if has_bytes:
         y = timeline["cache_bytes"] / GB
         custom = np.column_stack([timeline["cache_bytes"] / GiB, timeline["cache_blocks"]])
-        hover = "%{x:.2f} min: %{y:.4g} GB (%{customdata[0]:.4g} GiB), %{customdata[1]:,} blocks<extra></extra>"
-        ytitle = "cache contents (GB = 10^9 B)"
+        hover = tr("%{x:.2f} min: %{y:.4g} GB (%{customdata[0]:.4g} GiB), %{customdata[1]:,} blocks") + "<extra></extra>"
+        ytitle = tr("cache contents (GB = 10^9 B)")
     else:
         y = timeline["cache_blocks"]
         custom = None
-        hover = "%{x:.2f} min: %{y:,} blocks<extra></extra>"
-        ytitle = "cache contents (blocks)"
+        hover = tr("%{x:.2f} min: %{y:,} blocks") + "<extra></extra>"
+        ytitle = tr("cache contents (blocks)")
     fig = go.Figure(go.Scatter(x=x, y=y, mode="lines", line={"shape": "hv"}, customdata=custom,
-                               hovertemplate=hover, name="cache"))
+                               hovertemplate=hover, name=tr("cache")))
     if has_bytes and capacity_bytes is not None and math.isfinite(capacity_bytes):
         fig.add_hline(y=capacity_bytes / GB, line_dash="dash",
-                      annotation_text=f"this plan's usable KV: {format_bytes(capacity_bytes)}",
+                      annotation_text=tr("this plan's usable KV") + f": {format_bytes(capacity_bytes)}",
                       annotation_position="bottom right", annotation_bgcolor="rgba(255,255,255,0.9)")
-    fig.update_layout(title=title, xaxis={"title": "time since first arrival (min)"}, yaxis={"title": ytitle},
+    fig.update_layout(title=tr(title), xaxis={"title": tr("time since first arrival (min)")}, yaxis={"title": ytitle},
                       showlegend=False, margin={"t": 50})
     return fig
 
 
 def arrivals_figure(per_minute: pd.DataFrame, *, title: str = "Arrivals per minute",
-                    plan_requests_per_min: float | None = None) -> go.Figure:
+                    plan_requests_per_min: float | None = None, tr=english) -> go.Figure:
     """Requests per minute (bars), the plan's request rate per GPU as a labelled line; past ``MAX_CHART_POINTS``
-    minutes, requests per run of whole minutes (the axis and title say how many).
+    minutes, requests per run of ``k`` whole minutes (the axis and title say how many).
 
     Args:
         per_minute: DataFrame with ``planner.traces.arrivals.ARRIVAL_COLUMNS``.
         plan_requests_per_min: the plan's request rate per GPU, per minute (None: undefined).
     """
     per_minute, k = coarser_minutes(per_minute)
-    unit = "minute" if k == 1 else f"{k} minutes"
-    fig = go.Figure(go.Bar(x=per_minute["minute"], y=per_minute["requests"], name="requests",
-                           hovertemplate=f"from minute %{{x}}: %{{y:,}} requests in {unit}<extra></extra>"))
-    if k > 1:
-        title = f"{title} (per {unit})"
+    if k == 1:
+        hover, y_title = tr("minute %{x}: %{y:,} requests"), tr("requests")
+        plan_text = tr("this plan: {rate} requests/min per GPU")
+        title = tr(title)
+    else:
+        hover = tr("from minute %{x}: %{y:,} requests in {k} minutes").replace("{k}", str(k))
+        y_title = tr("requests per {k} minutes").replace("{k}", str(k))
+        plan_text = tr("this plan: {rate} requests per {k} minutes per GPU").replace("{k}", str(k))
+        title = tr(title) + " (" + tr("per {k} minutes").replace("{k}", str(k)) + ")"
+    fig = go.Figure(go.Bar(x=per_minute["minute"], y=per_minute["requests"], name=tr("requests"),
+                           hovertemplate=hover + "<extra></extra>"))
     if plan_requests_per_min is not None and math.isfinite(plan_requests_per_min):
         fig.add_hline(y=plan_requests_per_min * k, line_dash="dash", line_color="#444",
-                      annotation_text=f"this plan: {plan_requests_per_min * k:,.4g} requests per {unit} per GPU",
+                      annotation_text=plan_text.format(rate=f"{plan_requests_per_min * k:,.4g}"),
                       annotation_position="top right", annotation_bgcolor="rgba(255,255,255,0.9)")
-    fig.update_layout(title=title, xaxis={"title": "minute since first arrival"},
-                      yaxis={"title": f"requests per {unit}"}, showlegend=False, margin={"t": 50})
+    fig.update_layout(title=title, xaxis={"title": tr("minute since first arrival")}, yaxis={"title": y_title},
+                      showlegend=False, margin={"t": 50})
     return fig
 
 
 def lengths_figure(input_tokens: np.ndarray, output_tokens: np.ndarray, *,
-                   title: str = "Prompt and output lengths", plan_context_tokens: int | None = None) -> go.Figure:
+                   title: str = "Prompt and output lengths", plan_context_tokens: int | None = None,
+                   tr=english) -> go.Figure:
     """Histograms of prompt and output tokens per request (50 log-spaced bins each, counted on the server), the
     plan's context marked.
 
@@ -218,18 +227,18 @@ def lengths_figure(input_tokens: np.ndarray, output_tokens: np.ndarray, *,
         if bins.empty:
             continue
         lo, hi = bins["log10_lo"].to_numpy(), bins["log10_hi"].to_numpy()
-        fig.add_trace(go.Bar(x=(lo + hi) / 2, y=bins["count"], width=hi - lo, name=name, opacity=0.6,
+        fig.add_trace(go.Bar(x=(lo + hi) / 2, y=bins["count"], width=hi - lo, name=tr(name), opacity=0.6,
                              customdata=np.column_stack([10**lo, 10**hi]),
-                             hovertemplate="%{customdata[0]:,.0f} to %{customdata[1]:,.0f} tokens: %{y:,} requests"
-                                           "<extra>%{fullData.name}</extra>"))
+                             hovertemplate=tr("%{customdata[0]:,.0f} to %{customdata[1]:,.0f} tokens: %{y:,} requests")
+                                           + "<extra>%{fullData.name}</extra>"))
     ticks = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]
-    fig.update_layout(title=title, barmode="overlay",
-                      xaxis={"title": "Tokens per request (log scale)", "tickvals": np.log10(ticks).tolist(),
+    fig.update_layout(title=tr(title), barmode="overlay",
+                      xaxis={"title": tr("Tokens per request (log scale)"), "tickvals": np.log10(ticks).tolist(),
                              "ticktext": [f"{t:,}" for t in ticks]},
-                      yaxis={"title": "Requests"}, legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
+                      yaxis={"title": tr("Requests")}, legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     if plan_context_tokens:
         fig.add_vline(x=math.log10(plan_context_tokens), line_dash="dash", line_color="#444",
-                      annotation_text=f"this plan: {plan_context_tokens:,} tokens", annotation_position="top left",
+                      annotation_text=tr("this plan: {tokens} tokens").format(tokens=f"{plan_context_tokens:,}"), annotation_position="top left",
                       annotation_bgcolor="rgba(255,255,255,0.9)")
     return fig
 
@@ -238,7 +247,7 @@ _ROUTING_COLORS = {"random": "#636EFA", "round-robin": "#AB63FA", "session": "#0
 
 
 def fleet_figure(table: pd.DataFrame, *, title: str = "Token hit rate vs replicas, by routing",
-                 plan_hit_rate: float | None = None) -> go.Figure:
+                 plan_hit_rate: float | None = None, tr=english) -> go.Figure:
     """Aggregate token hit rate against the number of replicas, one line per routing policy.
 
     Args:
@@ -258,15 +267,15 @@ def fleet_figure(table: pd.DataFrame, *, title: str = "Token hit rate vs replica
             x=rows["replicas"], y=rows["token_hit_rate"] * 100, mode="lines+markers", name=str(routing),
             line={"color": _ROUTING_COLORS.get(str(routing))},
             customdata=np.column_stack([rows["block_hit_rate"] * 100, rows["load_imbalance"], rows["method"]]),
-            hovertemplate=("%{x} replicas: token hit rate %{y:.1f}%, block %{customdata[0]:.1f}%<br>"
-                           "load imbalance %{customdata[1]:.3f} (max / mean requests), %{customdata[2]}"
-                           f"<extra>{routing}</extra>")))
+            hovertemplate=(tr("%{x} replicas: token hit rate %{y:.1f}%, block %{customdata[0]:.1f}%<br>"
+                              "load imbalance %{customdata[1]:.3f} (max / mean requests), %{customdata[2]}")
+                           + f"<extra>{routing}</extra>")))
     if plan_hit_rate is not None:
         fig.add_hline(y=plan_hit_rate * 100, line_dash="dash", line_color="#444",
-                      annotation_text=f"this plan's hit rate: {plan_hit_rate:.2f}", annotation_position="bottom right",
+                      annotation_text=tr("this plan's hit rate: {hit_rate}").format(hit_rate=f"{plan_hit_rate:.2f}"), annotation_position="bottom right",
                       annotation_bgcolor="rgba(255,255,255,0.9)")
-    fig.update_layout(title=title, xaxis_title="Replicas (each with the cache size)",
-                      yaxis_title="Token hit rate (%)", legend_title="routing", hovermode="closest",
+    fig.update_layout(title=tr(title), xaxis_title=tr("Replicas (each with the cache size)"),
+                      yaxis_title=tr("Token hit rate (%)"), legend_title=tr("routing"), hovermode="closest",
                       legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     fig.update_xaxes(type="log", dtick=math.log10(2), tickformat="d")
     fig.update_yaxes(rangemode="tozero")
