@@ -188,7 +188,7 @@ else:
 # Read and replay in a worker (kvplan_app/trace_jobs.py); identical inputs share one job and its result
 # ---------------------------------------------------------------------------
 result = plan(inputs)
-st.caption("Fleet: the hit rate with N replicas, each with this cache, by routing (below the single-GPU figures).")
+st.caption(t("Fleet: the hit rate with N replicas, each with this cache, by routing (below the single-GPU figures)."))
 f1, f2 = st.columns(2)
 fleet_ns = f1.multiselect(t("Replicas"), FLEET_REPLICAS, default=[1, 2, 4, 8, 16], key="traces_fleet_replicas")
 fleet_policies = f2.multiselect(t("Routing (prefix is simulated request by request: slower)"), list(ROUTING_POLICIES),
@@ -200,12 +200,12 @@ job_inputs = {"model_id": inputs.model_id, "kv_format": inputs.kv_format,
               "plan_context_tokens": inputs.context_tokens, "plan_sessions": result.sessions_per_gpu,
               "plan_requests_per_min": None if result.request_rate_per_s is None else result.request_rate_per_s * 60,
               "plan_hit_rate": inputs.hit_rate, "lang": language()}
-bar = st.progress(0.0, text="Queued...")
+bar = st.progress(0.0, text=t("Queued..."))
 try:
     analysis = shared_analysis((*source_key, *sorted(job_inputs.items())), {**source, **job_inputs},
                                on_update=lambda f, stage, ahead: bar.progress(
-                                   min(1.0, max(0.0, f)), text=f"{ahead} job(s) ahead in the queue" if ahead
-                                   else f"{stage}..."))
+                                   min(1.0, max(0.0, f)), text=num(t("Jobs ahead in the queue: {ahead}", ahead=ahead)) if ahead
+                                   else t(stage) + "..."))
 except PlanInputError as exc:  # names the file and quotes its content: shown as text
     bar.empty()
     show_error(exc)
