@@ -54,7 +54,9 @@ def test_a_job_nobody_waits_for_any_more_is_cancelled(pool):
     pool.cancel(job)                    # running: stops at its next progress report
     with pytest.raises(JobCancelled):
         pool.result(job)
-    assert queued.future.cancelled()
+    if not queued.future.cancelled():  # the executor had already handed it to the worker's call queue (one
+        with pytest.raises(JobCancelled):  # extra call per worker): its cancel flag stops it at its first report
+            pool.result(queued)
     assert pool.result(pool.submit(wait_in_steps, {"seconds": 0.1}, with_progress=True)) == 0.1  # worker goes on
 
 
