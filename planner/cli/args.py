@@ -13,7 +13,8 @@ from planner.errors import PlanInputError, number_text, short_repr
 from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, parse_tokens
 
 
-def _number(text: str) -> float:
+def finite_number(text: str) -> float:
+    """A command-line float: finite, or an argparse error naming the text."""
     try:
         value = float(text)
     except ValueError:
@@ -60,7 +61,7 @@ def bounded_float(lo: float, hi: float, *, lo_open: bool = False):
     """Converter for a finite float in [lo, hi] (or (lo, hi] with ``lo_open``)."""
 
     def convert(text: str) -> float:
-        value = _number(text)
+        value = finite_number(text)
         ok = (value > lo if lo_open else value >= lo) and value <= hi
         if not ok:
             bracket = "(" if lo_open else "["

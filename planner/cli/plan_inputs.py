@@ -12,12 +12,11 @@ fields' descriptions and ranges.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import typing
 from pathlib import Path
 
-from planner.cli.args import add_accelerators_flag, apply_user_gpu, user_accelerators
+from planner.cli.args import add_accelerators_flag, apply_user_gpu, finite_number, user_accelerators
 from planner.errors import PlanInputError
 from planner.plan import PlanInputs, field_range, rebase
 from planner.planfile import load as load_plan_file
@@ -65,13 +64,7 @@ def _converter(field: str):
             except PlanInputError:
                 raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (e.g. 8, 1e6, 128k)") from None
         if kind is float:
-            try:
-                value = float(text)
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-            if not math.isfinite(value):
-                raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-            return value
+            return finite_number(text)
         return text
 
     convert.__name__ = field
