@@ -226,7 +226,7 @@ class GPUSpec:
 
 
 _NV = "NVIDIA data sheet"
-_SMI = "reported total from public nvidia-smi output (e.g. modal-labs/modal-client PR #2797)"
+_SMI = "reported total from public nvidia-smi output (e.g. https://github.com/modal-labs/modal-client/pull/2797)"
 
 
 def _gpu(id, name, hbm_bytes, reported, vendor, bw_gbs, tflops, source) -> GPUSpec:

@@ -17,7 +17,7 @@ Causes named (each only when the log shows it):
   different token counts only because their budgets differ;
 * profiling-dependent budget (vLLM): :data:`planner.engine.BUDGET_MOVES`;
 * "Maximum concurrency" is not a cap: :data:`planner.engine.NOT_A_HARD_CAP`;
-* hybrid token-count quirk (vLLM issue #40691): for hybrid models "GPU KV
+* hybrid token-count quirk (vLLM, https://github.com/vllm-project/vllm/issues/40691): for hybrid models "GPU KV
   cache size" is ``num_blocks // num_kv_cache_groups * smallest block size``,
   which need not equal concurrency x max_model_len;
 * block rounding: tokens come in whole blocks (``num_blocks * block_size``).
@@ -56,7 +56,7 @@ SGLANG_BUDGET = ("SGLang's pool is what mem_fraction_static of total GPU memory 
                  "(the rest is for activations and CUDA graphs): a budget, not a per-token cost.")
 HYBRID_QUIRK = ("For hybrid models vLLM reports 'GPU KV cache size' as num_blocks // num_kv_cache_groups x the "
                 "smallest block size, while 'Maximum concurrency' counts the blocks one full-length request needs "
-                "across all groups; the two need not agree (vLLM issue #40691).")
+                "across all groups; the two need not agree (vLLM, https://github.com/vllm-project/vllm/issues/40691).")
 
 
 @dataclass(frozen=True)

@@ -418,8 +418,8 @@ STRINGS.update({
     "No configuration meets the target: add accelerators, GPUs per replica or KV formats.":
         "Ninguna configuración alcanza el objetivo: añade aceleradores, GPU por réplica o formatos KV.",
     "Reconcile an engine log": "Cotejar el registro de un motor",
-    "Load the example: Qwen3-235B-A22B at TP 4, vLLM vs SGLang (vllm-project/vllm issue 21348)":
-        "Cargar el ejemplo: Qwen3-235B-A22B con TP 4, vLLM frente a SGLang (vllm-project/vllm issue 21348)",
+    "Load the example: Qwen3-235B-A22B at TP 4, vLLM vs SGLang (https://github.com/vllm-project/vllm/issues/21348)":
+        "Cargar el ejemplo: Qwen3-235B-A22B con TP 4, vLLM frente a SGLang (https://github.com/vllm-project/vllm/issues/21348)",
     "TP size (0 = from the log, else 1)": "Tamaño de TP (0 = el del registro, si no 1)",
     "Paste a log above, or load the example.": "Pega un registro arriba o carga el ejemplo.",
 })

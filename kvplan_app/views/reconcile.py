@@ -35,7 +35,7 @@ st.title(t("Reconcile an engine log"))
 st.caption(t("Paste what vLLM or SGLang printed at start-up. kvplan reads the KV-cache lines as printed, puts its own "
              "prediction for the same settings beside them (bytes per token per GPU, GB = 10^9 B and GiB = 2^30 B) "
              "and names the cause of each difference. Lines it cannot read are listed, never guessed."))
-st.button(t("Load the example: Qwen3-235B-A22B at TP 4, vLLM vs SGLang (vllm-project/vllm issue 21348)"),
+st.button(t("Load the example: Qwen3-235B-A22B at TP 4, vLLM vs SGLang (https://github.com/vllm-project/vllm/issues/21348)"),
           on_click=_load_example, key="reconcile_example")
 
 c1, c2 = st.columns(2)
