@@ -16,14 +16,14 @@ from planner.plan import (
     rebase,
 )
 from planner.accelerators import accelerator_from_dict, accelerator_from_link
-from planner.catalog import GPUS, get_gpu, get_model, models
+from planner.catalog import GPUS, get_gpu, models
 from planner.errors import PlanInputError
 from planner.curves import curve_contexts, sessions_by_context
 from planner.figures import PLAN_FIGURE_TEXTS, kv_vs_context_figure, plan_sessions_figure
 from planner.formats import FORMATS
 from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
-from planner.units import GiB, format_bytes, format_duration, parse_tokens, plural, to_gb
+from planner.units import GiB, format_bytes, format_duration, parse_tokens, plural, to_gb, to_gib
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
 from kvplan_app.i18n import language, num, planner_message, t
@@ -377,7 +377,8 @@ with headline:
     h3, h4 = numbers.columns(2)
     h3.metric(t("Request rate per GPU"), t("undefined (no output tokens)") if result.request_rate_per_s is None
               else num(f"{result.request_rate_per_s:,.3g} /s"), help=t("Limited by {limit}.", limit=t(result.request_rate_limit)))
-    h4.metric(t("Usable KV per GPU") + (t(" (measured)") if result.usable_kv_source == "measured" else ""),
+    h4.metric(t("Usable KV per GPU") + (t(" (measured)") if result.usable_kv_source == "measured" else "")
+              + num(f" ({to_gib(max(result.usable_kv_bytes, 0)):,.3g} GiB)"),
               num(f"{to_gb(max(result.usable_kv_bytes, 0)):,.3g} GB"),
               help=num(format_bytes(max(result.usable_kv_bytes, 0))) + ": " + t("HBM x utilization - weights - reserve."))
     numbers.metric(t("KV per session in HBM"), num(format_bytes(result.per_session_bytes)),
