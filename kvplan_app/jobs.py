@@ -6,9 +6,11 @@ submitted here runs in a separate process instead:
 
 * at most ``KVPLAN_JOB_WORKERS`` jobs run at once (default 1) and at most ``KVPLAN_JOB_QUEUE`` wait (default 4);
   a job past that is refused at once with :class:`JobsBusyError`;
-* each worker caps its own address space (``RLIMIT_AS``) at its size after start-up plus
-  ``KVPLAN_JOB_MEMORY_GIB`` (default 4 GiB), or the operator's lower container limit: the probe reads that cap
-  (``planner.probe.memory.process_limits``) and refuses a pool that would not fit, before allocating;
+* each worker caps its own address space (``RLIMIT_AS``, the soft limit) at its size after start-up and after
+  the imports its jobs asked for (``submit(..., imports=("torch",))``: only the probe needs torch, so a trace
+  worker never maps it) plus ``KVPLAN_JOB_MEMORY_GIB`` (default 4 GiB), or the operator's lower limit: the
+  probe reads that cap (``planner.probe.memory.process_limits``) and refuses a pool that would not fit, before
+  allocating;
 * each job has ``KVPLAN_JOB_TIME_LIMIT_S`` seconds (default 300; ``SIGALRM`` in the worker), after which it
   fails with :class:`JobError` and the worker is free again;
 * a worker that dies (killed by the kernel) is replaced; its job fails with :class:`JobError`;
@@ -16,7 +18,9 @@ submitted here runs in a separate process instead:
   raises :class:`JobCancelled` in its worker, which then takes the next job): a page cancels its job when its
   session ends.
 
-Workers are started with ``spawn`` (no fork of a threaded server), on the first job, and reused. Results come
+Workers are started with ``spawn`` (no fork of a threaded server), on the first job, and reused while jobs keep
+coming; ``KVPLAN_JOB_IDLE_EXIT_S`` seconds (default 5) after the last job ended with none waiting, every worker
+exits, so the memory a big job left in its worker's heap goes back to the system. Results come
 back pickled: send results (a ProbeResult), not raw arrays. Progress (``stage``, ``fraction``) travels back on
 one queue per pool; :func:`run_job` reports it with the job's place in the queue.
 """
@@ -61,13 +65,17 @@ class JobSettings:
     queue: int = 4
     memory_bytes: int = 4 * GiB
     time_limit_s: float = 300.0
-    preload: tuple[str, ...] = ("planner.plan", "planner.traces", "planner.probe.run", "torch")
-    """Modules each worker imports before its cap is measured, so the cap is ``memory_bytes`` above a loaded
-    worker (torch alone maps about 1 GiB of address space)."""
+    idle_exit_s: float = 5.0
+    """Workers exit this long after the last job ended with none waiting (0: as soon as the pool is idle)."""
+    preload: tuple[str, ...] = ("planner.plan", "planner.traces")
+    """Modules each worker imports before its cap is measured. Not torch (about 1 GiB of address space and
+    400 MiB of RSS): a job that needs it names it in ``submit(..., imports=...)``, and the cap then rises by
+    what the import mapped."""
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "JobSettings":
-        """Read ``KVPLAN_JOB_WORKERS``, ``KVPLAN_JOB_QUEUE``, ``KVPLAN_JOB_MEMORY_GIB``, ``KVPLAN_JOB_TIME_LIMIT_S``.
+        """Read ``KVPLAN_JOB_WORKERS``, ``KVPLAN_JOB_QUEUE``, ``KVPLAN_JOB_MEMORY_GIB``, ``KVPLAN_JOB_TIME_LIMIT_S``,
+        ``KVPLAN_JOB_IDLE_EXIT_S``.
 
         Raises:
             ValueError: a setting that is not a number in its range (the server should not start with it).
@@ -89,7 +97,8 @@ class JobSettings:
         return cls(workers=int(number("KVPLAN_JOB_WORKERS", cls.workers, 1, 64)),
                    queue=int(number("KVPLAN_JOB_QUEUE", cls.queue, 0, 1000)),
                    memory_bytes=int(number("KVPLAN_JOB_MEMORY_GIB", cls.memory_bytes / GiB, 0.25, 4096) * GiB),
-                   time_limit_s=number("KVPLAN_JOB_TIME_LIMIT_S", cls.time_limit_s, 1, 86_400))
+                   time_limit_s=number("KVPLAN_JOB_TIME_LIMIT_S", cls.time_limit_s, 1, 86_400),
+                   idle_exit_s=number("KVPLAN_JOB_IDLE_EXIT_S", cls.idle_exit_s, 0, 86_400))
 
 
 # ---------------------------------------------------------------------------
@@ -104,33 +113,62 @@ _CANCEL = None
 CANCEL_SLOTS = 4096
 
 
-def _init_worker(memory_bytes: int, preload: tuple[str, ...], progress_queue, cancel_flags=None) -> None:
-    """Preload, then cap this worker's address space at its size plus ``memory_bytes`` (never above a cap
-    already set: the operator's ``ulimit -v`` holds)."""
+_MEMORY_BYTES = 0
+_BASE_BYTES: int | None = None
+"""In a worker: its address space after start-up and after every import its jobs asked for (bytes)."""
+_OPERATOR_SOFT = None
+"""In a worker: the ``RLIMIT_AS`` soft limit it started with (the operator's ``ulimit -v``), never exceeded."""
+
+
+def _import_all(names) -> None:
     import importlib
     import importlib.util
-    import resource
 
-    global _PROGRESS, _CANCEL
-    _PROGRESS = progress_queue
-    _CANCEL = cancel_flags
-    for name in preload:
+    for name in names:
+        if name in sys.modules:
+            continue
         try:
             if importlib.util.find_spec(name) is not None:
                 importlib.import_module(name)
         except ImportError:
             pass
 
+
+def _place_cap(imports: tuple[str, ...] = ()) -> None:
+    """Import ``imports`` (raising the base by the address space they map), then set this worker's soft
+    ``RLIMIT_AS`` to base + ``memory_bytes``, never above the operator's own limit."""
+    import resource
+
     from planner.probe.memory import address_space_bytes
 
-    used = address_space_bytes()
-    if used is None:  # no /proc: no cap can be placed above the worker's size
+    global _BASE_BYTES
+    new = tuple(n for n in imports if n not in sys.modules)
+    before = address_space_bytes()
+    if new:
+        resource.setrlimit(resource.RLIMIT_AS, (_OPERATOR_SOFT, resource.getrlimit(resource.RLIMIT_AS)[1]))
+        _import_all(new)
+    after = address_space_bytes()
+    if before is None or after is None:  # no /proc: no cap can be placed above the worker's size
         return
-    cap = used + memory_bytes
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if soft != resource.RLIM_INFINITY:
-        cap = min(cap, soft)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard if hard != resource.RLIM_INFINITY and hard < cap else cap))
+    _BASE_BYTES = after if _BASE_BYTES is None else _BASE_BYTES + max(0, after - before)
+    cap = _BASE_BYTES + _MEMORY_BYTES
+    if _OPERATOR_SOFT != resource.RLIM_INFINITY:
+        cap = min(cap, _OPERATOR_SOFT)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+
+def _init_worker(memory_bytes: int, preload: tuple[str, ...], progress_queue, cancel_flags=None) -> None:
+    """Preload, then cap this worker's address space at its size plus ``memory_bytes`` (never above a cap
+    already set: the operator's ``ulimit -v`` holds)."""
+    import resource
+
+    global _PROGRESS, _CANCEL, _MEMORY_BYTES, _OPERATOR_SOFT
+    _PROGRESS = progress_queue
+    _CANCEL = cancel_flags
+    _MEMORY_BYTES = memory_bytes
+    _OPERATOR_SOFT = resource.getrlimit(resource.RLIMIT_AS)[0]
+    _import_all(preload)
+    _place_cap()
 
 
 def _on_alarm(signum, frame):  # noqa: ARG001 - signal handler signature
@@ -153,10 +191,13 @@ def report_progress(stage: str, fraction: float) -> None:
         pass
 
 
-def _run_in_worker(fn: Callable, kwargs: dict, time_limit_s: float, number: int, with_progress: bool) -> Any:
+def _run_in_worker(fn: Callable, kwargs: dict, time_limit_s: float, number: int, with_progress: bool,
+                   imports: tuple[str, ...] = ()) -> Any:
     global _JOB_NUMBER
     _JOB_NUMBER = number
     report_progress("started", 0.0)
+    if imports:
+        _place_cap(imports)
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, time_limit_s)
     try:
@@ -208,6 +249,8 @@ class JobPool:
         self._progress: dict[int, tuple[float, str]] = {}
         self._queue = None
         self._cancel = None
+        self._submitted = 0
+        """Jobs submitted so far: an idle timer only stops the workers when no job came after it started."""
 
     def _pool(self) -> cf.ProcessPoolExecutor:
         if self._executor is None:
@@ -236,8 +279,25 @@ class JobPool:
             self._jobs.remove(job)
             self._progress.pop(job.number, None)
 
-    def submit(self, fn: Callable, kwargs: dict, *, with_progress: bool = False) -> _Job:
-        """Queue ``fn(**kwargs)`` (``fn`` importable by name: a module-level function).
+    def _idle_soon(self, _future=None) -> None:
+        """(A job's done callback.) Stop the workers ``idle_exit_s`` from now if no job runs, waits or comes."""
+        timer = threading.Timer(self.settings.idle_exit_s, self._stop_if_idle, args=(self._submitted,))
+        timer.daemon = True
+        timer.start()
+
+    def _stop_if_idle(self, submitted: int) -> None:
+        with self._lock:
+            if submitted != self._submitted or any(not j.future.done() for j in self._jobs):
+                return
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False)   # each idle worker exits; the next job starts a fresh one
+
+    def submit(self, fn: Callable, kwargs: dict, *, with_progress: bool = False,
+               imports: tuple[str, ...] = ()) -> _Job:
+        """Queue ``fn(**kwargs)`` (``fn`` importable by name: a module-level function). ``imports``: modules the
+        job needs beyond the pool's preload (``"torch"`` for the probe), imported in the worker before its
+        memory cap is placed.
 
         Raises:
             JobsBusyError: the workers are busy and the queue is full.
@@ -252,7 +312,8 @@ class JobPool:
             number = next(self._numbers)
             if self._cancel is not None:
                 self._cancel[number % CANCEL_SLOTS] = 0
-            args = (_run_in_worker, fn, kwargs, self.settings.time_limit_s, number, with_progress)
+            self._submitted += 1
+            args = (_run_in_worker, fn, kwargs, self.settings.time_limit_s, number, with_progress, tuple(imports))
             with _no_main_script():  # workers start inside submit()
                 try:
                     future = self._pool().submit(*args)
@@ -261,7 +322,8 @@ class JobPool:
                     future = self._pool().submit(*args)
             job = _Job(number, future)
             self._jobs.append(job)
-            return job
+        future.add_done_callback(self._idle_soon)
+        return job
 
     def cancel(self, job: _Job) -> None:
         """Drop ``job`` if it waits; stop it at its next progress report if it runs (see the module docstring)."""
@@ -310,7 +372,7 @@ class JobPool:
         return value
 
     def shutdown(self) -> None:
-        """Stop the workers (tests; a server keeps them)."""
+        """Stop the workers now (tests; a server lets them exit when idle)."""
         with self._lock:
             if self._executor is not None:
                 self._executor.shutdown(wait=True, cancel_futures=True)
@@ -330,12 +392,12 @@ def job_pool() -> JobPool:
         return _POOL
 
 
-def run_job(fn: Callable, kwargs: dict, *, with_progress: bool = False,
+def run_job(fn: Callable, kwargs: dict, *, with_progress: bool = False, imports: tuple[str, ...] = (),
             on_update: Callable[[float, str, int], None] | None = None) -> Any:
     """Run ``fn(**kwargs)`` in the server's pool and wait for it (see :meth:`JobPool.result`). When the wait is
     interrupted (Streamlit stops the script of a session that ended or reran), the job is cancelled."""
     pool = job_pool()
-    job = pool.submit(fn, kwargs, with_progress=with_progress)
+    job = pool.submit(fn, kwargs, with_progress=with_progress, imports=imports)
     try:
         return pool.result(job, on_update=on_update)
     except BaseException:
@@ -362,3 +424,13 @@ def wait_in_steps(seconds: float, progress=None) -> float:
             progress("waiting", i / steps)
         time.sleep(0.05)
     return seconds
+
+
+def worker_pid() -> int:
+    """A job for tests: the worker's process id."""
+    return os.getpid()
+
+
+def modules_loaded(names: tuple[str, ...]) -> tuple[bool, ...]:
+    """A job for tests: whether each module is imported in the worker."""
+    return tuple(name in sys.modules for name in names)

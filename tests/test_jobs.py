@@ -6,9 +6,13 @@ the sleeps only keep a job busy while the queue is inspected.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from kvplan_app.jobs import JobError, JobPool, JobsBusyError, JobSettings, allocate_bytes, wait_seconds
+from kvplan_app.jobs import (
+    JobError, JobPool, JobsBusyError, JobSettings, allocate_bytes, modules_loaded, wait_seconds, worker_pid,
+)
 from planner.errors import PlanInputError
 from planner.units import GiB, MiB, parse_tokens
 
@@ -31,9 +35,10 @@ def test_settings_come_from_the_environment_and_bad_ones_are_refused():
     s = JobSettings.from_env({"KVPLAN_JOB_WORKERS": "3", "KVPLAN_JOB_QUEUE": "0", "KVPLAN_JOB_MEMORY_GIB": "0.5",
                               "KVPLAN_JOB_TIME_LIMIT_S": "30"})
     assert (s.workers, s.queue, s.memory_bytes, s.time_limit_s) == (3, 0, GiB // 2, 30.0)
+    assert JobSettings.from_env({"KVPLAN_JOB_IDLE_EXIT_S": "0"}).idle_exit_s == 0.0
     assert JobSettings.from_env({}) == JobSettings()
     for name, value in (("KVPLAN_JOB_WORKERS", "0"), ("KVPLAN_JOB_MEMORY_GIB", "lots"),
-                        ("KVPLAN_JOB_TIME_LIMIT_S", "nan")):
+                        ("KVPLAN_JOB_TIME_LIMIT_S", "nan"), ("KVPLAN_JOB_IDLE_EXIT_S", "-1")):
         with pytest.raises(ValueError, match=name):
             JobSettings.from_env({name: value})
 
@@ -86,3 +91,51 @@ def test_a_probe_in_a_capped_worker_is_refused_before_it_allocates(pool_factory)
     result = pool.result(pool.submit(run_probe, {"model_id": "deepseek-v4.1-flash", "num_tokens": 16_384,
                                                  "kv_format": "nvfp4", "device": "cpu", "measure_formats": False}))
     assert result.measured_bytes == 14_581_760  # 890 B x 16,384 tokens in whole 16-token blocks
+
+
+def process_gone(pid: int) -> bool:
+    """Whether ``pid`` has exited and been reaped (or is a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rpartition(")")[2].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_worker_exits_once_the_pool_is_idle_and_the_next_job_gets_a_fresh_one(pool_factory):
+    pool = pool_factory(workers=1, queue=1, idle_exit_s=0.2)
+    first = pool.result(pool.submit(worker_pid, {}))
+    deadline = time.monotonic() + 60   # a bound on the wait, not a timing assertion
+    while not process_gone(first) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert process_gone(first)
+    second = pool.result(pool.submit(worker_pid, {}))
+    assert second != first
+
+
+def test_a_busy_worker_is_reused_while_jobs_keep_coming(pool_factory):
+    pool = pool_factory(workers=1, queue=2, idle_exit_s=600)
+    assert pool.result(pool.submit(worker_pid, {})) == pool.result(pool.submit(worker_pid, {}))
+
+
+def test_a_trace_worker_never_imports_torch_and_a_probe_job_asks_for_it(pool_factory):
+    pytest.importorskip("torch")
+    defaults = JobSettings()
+    pool = pool_factory(workers=1, queue=1, preload=defaults.preload, idle_exit_s=600)
+    assert pool.result(pool.submit(modules_loaded, {"names": ("torch", "planner.traces")})) == (False, True)
+    assert pool.result(pool.submit(modules_loaded, {"names": ("torch",)}, imports=("torch",))) == (True,)
+
+
+def test_a_probe_that_imports_torch_itself_still_gets_the_whole_cap(pool_factory):
+    pytest.importorskip("torch")
+    from planner.probe import run_probe
+
+    # no torch preloaded: the job's import raises the worker's base, then the 1 GiB cap is placed above it.
+    # V4.1 nvfp4: 890 B per token; 16,384 tokens = 14,581,760 B fits, 10,000,000 tokens = 8.9 GB does not
+    pool = pool_factory(workers=1, queue=2, memory_bytes=GiB, preload=(), idle_exit_s=600)
+    kwargs = {"model_id": "deepseek-v4.1-flash", "kv_format": "nvfp4", "device": "cpu", "measure_formats": False}
+    result = pool.result(pool.submit(run_probe, {**kwargs, "num_tokens": 16_384}, imports=("torch",)))
+    assert result.measured_bytes == 14_581_760
+    with pytest.raises(PlanInputError) as info:
+        pool.result(pool.submit(run_probe, {**kwargs, "num_tokens": 10_000_000}, imports=("torch",)))
+    assert info.value.field == "tokens" and "RLIMIT_AS" in str(info.value)

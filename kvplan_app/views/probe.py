@@ -117,7 +117,7 @@ with run_tab:
                     result = run_job(run_probe, dict(
                         model_id=model_id, num_tokens=tokens, kv_format=kv_format, device=device,
                         block_size=int(block_size), max_fraction=float(fraction), time_limit_s=UI_TIME_LIMIT_S,
-                        lock_timeout_s=0), with_progress=True, on_update=lambda f, stage, queued: bar.progress(
+                        lock_timeout_s=0), with_progress=True, imports=("torch",), on_update=lambda f, stage, queued: bar.progress(
                             min(1.0, max(0.0, f)), text=f"{queued} job(s) ahead in the queue" if queued else stage))
                     st.session_state["probe_result"] = (result, f"measured here on {result.device}")
                 except PlanInputError as exc:
