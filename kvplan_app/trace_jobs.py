@@ -1,13 +1,17 @@
 """The Traces page's heavy work as one job for the worker pool (``kvplan_app.jobs``), and a bounded shared cache.
 
-:func:`analyze_trace` runs in a worker process: it reads the trace (an upload's bytes or a bundled sample),
+:func:`analyze_trace` runs in a worker process: it reads the trace (an upload's private temporary file, or a
+bundled sample),
 computes stack distances, the capacity and TTL curves, the replay at the plan's usable KV, the fleet table
 and the traffic figures, all with :mod:`planner.traces`, and returns a :class:`TraceAnalysis`: scalars, small frames and
 figures of at most ``planner.traces.binning.MAX_CHART_POINTS`` points per series, never the per-reference
 arrays. Imports no Streamlit (it runs in the worker).
 
 :func:`shared_analysis` keys each job by its inputs (an upload by its SHA-256): a second session asking for the
-same thing, while it runs or afterwards, waits on the same job. At most :data:`RESULT_ENTRIES` results are kept
+same thing, while it runs or afterwards, waits on the same job. An upload goes to its job as a file, written
+(owner-only) only when a job is submitted for it and deleted when that job ends, fails or is cancelled: the
+server keeps no copy of its own (the bytes are not pickled through the pool's pipe), only Streamlit's upload
+store holds them while the session keeps the file. At most :data:`RESULT_ENTRIES` results are kept
 for :data:`RESULT_TTL_S` seconds. A waiter whose session ends or reruns (Streamlit stops its script) lets go;
 the job is cancelled when no session has waited on it for :data:`CANCEL_GRACE_S` seconds (a rerun of the same
 page asks again well within that, and keeps the job).
@@ -15,7 +19,12 @@ page asks again well within that, and keeps the job).
 
 from __future__ import annotations
 
+import atexit
 import collections
+import hashlib
+import os
+import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -71,7 +80,7 @@ class TraceAnalysis:
     fleet: pd.DataFrame | None = None
 
 
-def analyze_trace(*, sample: str | None, data: bytes | None, fmt: str, block_tokens: int, name: str,
+def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_tokens: int, name: str,
                   model_id: str, kv_format: str | None, usable_kv_bytes: float, gpu_name: str, ttl_s: float | None,
                   session_decode_tokens_per_s: float, ttl_label: str, fleet_replicas: tuple[int, ...] = (),
                   fleet_routings: tuple[str, ...] = (), plan_context_tokens: int | None = None,
@@ -79,10 +88,11 @@ def analyze_trace(*, sample: str | None, data: bytes | None, fmt: str, block_tok
                   plan_hit_rate: float | None = None, lang: str = "en",
                   progress: Callable[[str, float], None] | None = None) -> TraceAnalysis:
     """Read and replay one trace (in a worker; see the module docstring). ``sample`` names a bundled trace,
-    else ``data`` holds the upload's bytes (read with ``fmt``, ``block_tokens`` for generic JSONL). The fleet
+    else ``path`` holds the upload (read with ``fmt``, ``block_tokens`` for generic JSONL). The fleet
     table is computed for ``fleet_replicas`` x ``fleet_routings`` when both are given. The ``plan_*`` figures
     (context per session, request rate per GPU per minute, sessions per GPU, prefix hit rate) mark the plan on
-    every chart; chart text is in ``lang`` (the page's language, from the same catalogue as the page).
+    every chart; chart text is in ``lang`` (the page's language, from the same catalogue as the page). ``path``: the
+    upload's temporary file (:func:`shared_analysis` writes it; read here under the trace size cap).
 
     Raises:
         PlanInputError: the trace is unreadable, or the model has no KV figure at its typical context.
@@ -114,10 +124,9 @@ def analyze_trace(*, sample: str | None, data: bytes | None, fmt: str, block_tok
     if sample is not None:
         trace = load_sample(sample)
     else:
-        trace = read_trace(data, format=None if fmt == "detect" else fmt,
-                           block_tokens=block_tokens if fmt in ("detect", "jsonl") else None, name=name,
-                           progress=reading)
-    del data
+        trace = read_trace(path, format=None if fmt == "detect" else fmt,   # streamed, under MAX_TRACE_BYTES
+                           block_tokens=block_tokens if fmt in ("detect", "jsonl") else None,
+                           name=name or "uploaded trace", progress=reading)
     conc = concurrency(trace, session_decode_tokens_per_s=session_decode_tokens_per_s)
     figures = {"lengths": lengths_figure(trace.input_tokens, trace.output_tokens,
                                          plan_context_tokens=plan_context_tokens, tr=tr),
@@ -169,11 +178,69 @@ class _Entry:
 
 _RESULTS: "collections.OrderedDict[tuple, _Entry]" = collections.OrderedDict()
 _LOCK = threading.Lock()
+_SPOOL_DIR: str | None = None
+_SPOOL_LOCK = threading.Lock()
+SPOOL_CHUNK_BYTES = 1 << 20
+"""Written 1 MiB at a time (each write releases the GIL)."""
 
 
-def shared_analysis(key: tuple, kwargs: dict, *, on_update: Callable[[float, str, int], None] | None = None,
-                    pool=None) -> TraceAnalysis:
-    """:func:`analyze_trace` (``kwargs``) in the server's pool, shared by ``key`` (module docstring).
+def spool_dir() -> str:
+    """This server's directory for upload files (owner-only, made on first use)."""
+    global _SPOOL_DIR
+    with _SPOOL_LOCK:
+        if _SPOOL_DIR is None or not os.path.isdir(_SPOOL_DIR):
+            _SPOOL_DIR = tempfile.mkdtemp(prefix="kvplan-uploads-")
+            atexit.register(shutil.rmtree, _SPOOL_DIR, ignore_errors=True)
+        return _SPOOL_DIR
+
+
+def upload_digest(data) -> str:
+    """SHA-256 of an upload's bytes (hex), 1 MiB at a time (hashlib releases the GIL on each chunk)."""
+    view, digest = memoryview(data), hashlib.sha256()
+    for start in range(0, len(view), SPOOL_CHUNK_BYTES):
+        digest.update(view[start:start + SPOOL_CHUNK_BYTES])
+    return digest.hexdigest()
+
+
+def spool_upload(data) -> str:
+    """Write an upload's bytes (bytes or memoryview) to a new owner-only file; returns its path."""
+    fd, path = tempfile.mkstemp(prefix="trace-", dir=spool_dir())
+    try:
+        view = memoryview(data)
+        with os.fdopen(fd, "wb") as fh:
+            for start in range(0, len(view), SPOOL_CHUNK_BYTES):
+                fh.write(view[start:start + SPOOL_CHUNK_BYTES])
+    except BaseException:
+        remove_spooled(path)
+        raise
+    return path
+
+
+def remove_spooled(path: str, _future=None) -> None:
+    """Delete an upload's file (a job's done callback: it ended, failed or was cancelled)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _submit(pool, kwargs: dict, upload):
+    if upload is None:
+        return pool.submit(analyze_trace, kwargs, with_progress=True)
+    path = spool_upload(upload)
+    try:
+        job = pool.submit(analyze_trace, {**kwargs, "path": path}, with_progress=True)
+    except BaseException:
+        remove_spooled(path)
+        raise
+    job.future.add_done_callback(lambda future: remove_spooled(path))
+    return job
+
+
+def shared_analysis(key: tuple, kwargs: dict, *, upload=None,
+                    on_update: Callable[[float, str, int], None] | None = None, pool=None) -> TraceAnalysis:
+    """:func:`analyze_trace` (``kwargs``) in the server's pool, shared by ``key`` (module docstring). ``upload``:
+    the uploaded trace's bytes, written to a file for the job only when no job for ``key`` runs or is cached.
 
     Raises:
         JobError, JobsBusyError: from ``kvplan_app.jobs``; PlanInputError: from the job.
@@ -187,7 +254,7 @@ def shared_analysis(key: tuple, kwargs: dict, *, on_update: Callable[[float, str
             del _RESULTS[k]
         entry = _RESULTS.get(key)
         if entry is None:
-            entry = _Entry(job=pool.submit(analyze_trace, kwargs, with_progress=True), waiters=0, used=now)
+            entry = _Entry(job=_submit(pool, kwargs, upload), waiters=0, used=now)
             _RESULTS[key] = entry
         _RESULTS.move_to_end(key)
         entry.waiters += 1

@@ -5,14 +5,22 @@ Workers are real processes (spawn). No timing assertions.
 
 from __future__ import annotations
 
+import os
 import pickle
+import stat
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from kvplan_app import trace_jobs
 from kvplan_app.jobs import JobCancelled, JobPool, JobSettings, wait_in_steps
+from planner.errors import PlanInputError
 from planner.traces import load_sample, reuse_profile
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "e2e"))
+from load import write_mooncake_trace  # noqa: E402
 
 
 @pytest.fixture
@@ -25,7 +33,7 @@ def pool():
 
 
 def sample_kwargs(**changes):
-    return {"sample": "conversation", "data": None, "fmt": "detect", "block_tokens": 16, "name": "",
+    return {"sample": "conversation", "path": None, "fmt": "detect", "block_tokens": 16, "name": "",
             "model_id": "deepseek-v4.1-flash", "kv_format": None, "usable_kv_bytes": 60e9, "gpu_name": "H200",
             "ttl_s": None, "session_decode_tokens_per_s": 50.0, "ttl_label": "no TTL", **changes}
 
@@ -92,3 +100,67 @@ def test_a_rerun_that_asks_again_within_the_grace_period_keeps_the_job(pool, mon
     with pytest.raises(Rerun):
         trace_jobs.shared_analysis(("again",), {}, pool=pool, on_update=rerun)
     assert trace_jobs.shared_analysis(("again",), {}, pool=pool) == 1.0   # the same job, finished
+
+
+@pytest.fixture
+def spooled(monkeypatch):
+    """The upload files written for jobs, with their modes at writing."""
+    paths = []
+    real = trace_jobs.spool_upload
+
+    def spool(data):
+        path = real(data)
+        paths.append((path, stat.S_IMODE(os.stat(path).st_mode)))
+        return path
+
+    monkeypatch.setattr(trace_jobs, "spool_upload", spool)
+    return paths
+
+
+def gone(path: str, bound_s: float = 60.0) -> bool:
+    """Whether ``path`` is deleted, waiting at most ``bound_s`` (a job's done callback deletes it)."""
+    deadline = time.monotonic() + bound_s
+    while os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not os.path.exists(path)
+
+
+def upload_kwargs(name="up.jsonl"):
+    return sample_kwargs(sample=None, name=name)
+
+
+def test_an_upload_goes_to_its_job_as_a_private_file_deleted_when_the_job_ends(pool, spooled, tmp_path):
+    data = write_mooncake_trace(tmp_path / "t.jsonl", blocks=2_000).read_bytes()
+    first = trace_jobs.shared_analysis(("up", 1), upload_kwargs(), upload=data, pool=pool)
+    assert first.num_requests == data.count(b"\n") and first.has_prefix_hashes
+    [(path, mode)] = spooled
+    assert mode == 0o600 and gone(path)
+    # served from the shared cache: no second file is written
+    assert trace_jobs.shared_analysis(("up", 1), upload_kwargs(), upload=data, pool=pool) is first
+    assert len(spooled) == 1
+
+
+def test_an_unreadable_upload_names_the_upload_not_the_servers_file_and_its_file_is_deleted(pool, spooled):
+    with pytest.raises(PlanInputError) as info:
+        trace_jobs.shared_analysis(("bad",), upload_kwargs("bad.jsonl"), upload=b"not json\n", pool=pool)
+    [(path, _mode)] = spooled
+    assert "bad.jsonl" in str(info.value) and path not in str(info.value)
+    assert os.path.basename(path) not in str(info.value) and gone(path)
+
+
+def test_a_cancelled_upload_job_deletes_its_file(pool, spooled, monkeypatch):
+    monkeypatch.setattr(trace_jobs, "CANCEL_GRACE_S", 0.1)
+
+    class Stop(Exception):
+        pass
+
+    def stop(*_):
+        raise Stop  # its session ended
+
+    blocker = pool.submit(wait_in_steps, {"seconds": 60.0}, with_progress=True)
+    with pytest.raises(Stop):
+        trace_jobs.shared_analysis(("cancel",), upload_kwargs(), upload=b'{"timestamp":0}\n', pool=pool,
+                                   on_update=stop)
+    [(path, _mode)] = spooled
+    pool.cancel(blocker)
+    assert gone(path)

@@ -7,12 +7,10 @@ Thin: ``planner.traces`` reads, replays and draws, in a worker process of the se
 with ``t_``.
 """
 
-import hashlib
-
 import streamlit as st
 
 from kvplan_app.jobs import JobError, JobsBusyError
-from kvplan_app.trace_jobs import shared_analysis
+from kvplan_app.trace_jobs import shared_analysis, upload_digest
 
 from planner.plan import format_sessions, make_inputs, plan
 from planner.catalog import GPUS, models
@@ -177,11 +175,16 @@ if choice == UPLOAD:
         st.error(f"trace: {upload.size:,} B is larger than the {MAX_TRACE_BYTES:,} B "
                  f"({MAX_TRACE_BYTES / MB:g} MB) limit.")
         st.stop()
-    data = upload.getvalue()
-    source = {"sample": None, "data": data, "fmt": fmt, "block_tokens": int(block_tokens), "name": upload.name}
-    source_key = ("upload", hashlib.sha256(data).hexdigest(), fmt, int(block_tokens), upload.name)
+    upload_bytes = upload.getvalue()  # Streamlit's own copy (not copied); goes to the job as a file, if one runs
+    digest = st.session_state.get("traces_upload_sha256")
+    if digest is None or digest[0] != upload.file_id:   # hashed once per file, not on every rerun
+        digest = (upload.file_id, upload_digest(upload_bytes))
+        st.session_state["traces_upload_sha256"] = digest
+    source = {"sample": None, "path": None, "fmt": fmt, "block_tokens": int(block_tokens), "name": upload.name}
+    source_key = ("upload", digest[1], fmt, int(block_tokens), upload.name)
 else:
-    source = {"sample": choice, "data": None, "fmt": "detect", "block_tokens": 16, "name": ""}
+    upload_bytes = None
+    source = {"sample": choice, "path": None, "fmt": "detect", "block_tokens": 16, "name": ""}
     source_key = ("sample", choice)
 
 # ---------------------------------------------------------------------------
@@ -203,7 +206,7 @@ job_inputs = {"model_id": inputs.model_id, "kv_format": inputs.kv_format,
 bar = st.progress(0.0, text=t("Queued..."))
 try:
     analysis = shared_analysis((*source_key, *sorted(job_inputs.items())), {**source, **job_inputs},
-                               on_update=lambda f, stage, ahead: bar.progress(
+                               upload=upload_bytes, on_update=lambda f, stage, ahead: bar.progress(
                                    min(1.0, max(0.0, f)), text=num(t("Jobs ahead in the queue: {ahead}", ahead=ahead)) if ahead
                                    else t(stage) + "..."))
 except PlanInputError as exc:  # names the file and quotes its content: shown as text
