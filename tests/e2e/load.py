@@ -91,6 +91,8 @@ class LoadReport:
     rss_settled_kib: tuple[int, int]
     last_job_s: float
     wall_s: float
+    rss_before_upload_kib: tuple[int, int] = (0, 0)
+    """Sampled just before the first upload's file is set (the pages open, the server warm)."""
 
     @property
     def latencies_s(self) -> list[float]:
@@ -125,6 +127,8 @@ class LoadReport:
             f"health polls {len(hl)}: p50 {self.percentile(hl, 50):.3f} s, p99 {self.percentile(hl, 99):.3f} s, "
             f"max {max(hl, default=float('nan')):.3f} s, unanswered {unanswered}",
             f"RSS server / tree: before {self.rss_before_kib[0] / mib:.0f} / {self.rss_before_kib[1] / mib:.0f} MiB, "
+            f"just before the first upload {self.rss_before_upload_kib[0] / mib:.0f} / "
+            f"{self.rss_before_upload_kib[1] / mib:.0f} MiB, "
             f"peak {peak_server / mib:.0f} / {peak / mib:.0f} MiB, {self.rss_settled_kib_label()}",
             f"errors: {len(self.errors)}",
         ])
@@ -191,7 +195,7 @@ async def _slider(browser, base, i, timeout_ms, min_steps, max_steps, uploads_do
     return out
 
 
-async def _upload(browser, base, i, path: Path, timeout_ms) -> UploadResult:
+async def _upload(browser, base, i, path: Path, timeout_ms, before_upload=lambda: None) -> UploadResult:
     from playwright.async_api import expect
 
     out = UploadResult(index=i, path=str(path))
@@ -202,6 +206,7 @@ async def _upload(browser, base, i, path: Path, timeout_ms) -> UploadResult:
         await page.goto(base + "/traces")
         await page.get_by_test_id("stSelectbox").filter(has_text="Trace").first.click()
         await page.get_by_role("option", name=UPLOAD_LABEL).click()
+        before_upload()
         t0 = time.perf_counter()
         await page.locator("input[type=file]").set_input_files(str(path))
         result = page.get_by_test_id("stMetric").filter(has_text=RESULT_TEXT).first
@@ -217,7 +222,7 @@ async def _upload(browser, base, i, path: Path, timeout_ms) -> UploadResult:
     return out
 
 
-async def _run(base, n, upload_paths, timeout_ms, min_steps, max_steps, marks: dict):
+async def _run(base, n, upload_paths, timeout_ms, min_steps, max_steps, marks: dict, before_upload):
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
@@ -227,7 +232,8 @@ async def _run(base, n, upload_paths, timeout_ms, min_steps, max_steps, marks: d
             sliders = [asyncio.create_task(_slider(browser, base, i, timeout_ms, min_steps, max_steps, uploads_done))
                        for i in range(n)]
             await asyncio.sleep(1.0)  # the sliders' pages open first: uploads land while they step
-            ups = [asyncio.create_task(_upload(browser, base, j, p, timeout_ms)) for j, p in enumerate(upload_paths)]
+            ups = [asyncio.create_task(_upload(browser, base, j, p, timeout_ms, before_upload))
+                   for j, p in enumerate(upload_paths)]
             up_results = list(await asyncio.gather(*ups))
             marks["last_job"] = time.monotonic()
             uploads_done.set()
@@ -270,9 +276,13 @@ def run_load(server: Server, n: int, upload_paths: list[Path], *, timeout_s: flo
     box: dict = {}
     marks: dict = {}
 
+    def before_upload():
+        marks.setdefault("before_upload", (status_kib(pid, "VmRSS"), tree_kib(pid, "VmRSS")))
+
     def drive():
         try:
-            box["out"] = asyncio.run(_run(server.base, n, upload_paths, timeout_s * 1000, min_steps, max_steps, marks))
+            box["out"] = asyncio.run(_run(server.base, n, upload_paths, timeout_s * 1000, min_steps, max_steps, marks,
+                                              before_upload))
         except BaseException as exc:  # noqa: BLE001 - handed to the caller
             box["error"] = exc
 
@@ -291,4 +301,4 @@ def run_load(server: Server, n: int, upload_paths: list[Path], *, timeout_s: flo
     sliders, uploads = box["out"]
     return LoadReport(sliders=sliders, uploads=uploads, health=health, rss=rss, rss_before_kib=before,
                       rss_settled_kib=settled, last_job_s=marks.get("last_job", t_start) - t_start,
-                      wall_s=time.monotonic() - t_start)
+                      wall_s=time.monotonic() - t_start, rss_before_upload_kib=marks.get("before_upload", (0, 0)))
