@@ -348,21 +348,26 @@ class JobPool:
         """The job's last reported (fraction, stage); (0, "queued") before it starts."""
         return self._progress.get(job.number, (0.0, "queued"))
 
-    def result(self, job: _Job, *, poll_s: float = 0.2,
+    def result(self, job: _Job, *, poll_s: float = 0.2, quiet_s: float = 1.0,
                on_update: Callable[[float, str, int], None] | None = None) -> Any:
-        """Wait for ``job``, calling ``on_update(fraction, stage, queue_position)`` while it waits.
+        """Wait for ``job``, calling ``on_update(fraction, stage, queue_position)`` while it waits: when one of
+        them changed (checked every ``poll_s``), else every ``quiet_s`` (a page's ``on_update`` is where
+        Streamlit stops the script of a session that ended, so it is called even when nothing changed).
 
         Raises:
             JobError: out of time or memory, or the worker died; the job's own exceptions pass through.
         """
+        shown, shown_at = None, 0.0
         while True:
             try:
                 value = job.future.result(timeout=poll_s)
                 break
             except cf.TimeoutError:
                 if on_update is not None:
-                    fraction, stage = self.progress(job)
-                    on_update(fraction, stage, self.position(job))
+                    now = (*self.progress(job), self.position(job))
+                    if now != shown or time.monotonic() - shown_at >= quiet_s:
+                        on_update(*now)
+                        shown, shown_at = now, time.monotonic()
             except cf.BrokenExecutor:
                 with self._lock:
                     self._executor = None  # the next job starts fresh workers

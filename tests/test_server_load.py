@@ -1,0 +1,40 @@
+"""What keeps a shared server responsive while heavy jobs run: the shipped config and the job wait loop.
+
+No timing assertions: what is checked is what the server does (its settings, how often a waiting page is
+updated), not how fast.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from kvplan_app.jobs import JobPool, JobSettings, wait_in_steps
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_shipped_config_runs_no_full_garbage_collection_after_every_script_run():
+    # Streamlit's runner.postScriptGC (default true) calls gc.collect(2) after each run of each session
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["runner"]["postScriptGC"] is False
+
+
+@pytest.fixture
+def pool():
+    p = JobPool(JobSettings(preload=(), workers=1, queue=2))
+    yield p
+    p.shutdown()
+
+
+def test_a_waiting_page_is_updated_when_its_job_moves_not_on_every_poll(pool):
+    blocker = pool.submit(wait_in_steps, {"seconds": 1.5}, with_progress=True)
+    job = pool.submit(wait_in_steps, {"seconds": 0.1}, with_progress=True)
+    updates = []
+    # polled every 0.01 s: each call repeats nothing it already showed, unless 60 s passed
+    assert pool.result(job, poll_s=0.01, quiet_s=60, on_update=lambda *u: updates.append(u)) == 0.1
+    assert updates, "a job that waited behind another one is shown waiting"
+    assert all(a != b for a, b in zip(updates, updates[1:])), updates
+    assert pool.result(blocker) == 1.5
