@@ -38,3 +38,18 @@ def test_a_waiting_page_is_updated_when_its_job_moves_not_on_every_poll(pool):
     assert updates, "a job that waited behind another one is shown waiting"
     assert all(a != b for a, b in zip(updates, updates[1:])), updates
     assert pool.result(blocker) == 1.5
+
+
+def test_the_frontier_pages_largest_grid_is_small_enough_to_stay_in_the_server():
+    # the page computes its grid inline (planner.frontier.frontier_grid: a few ms at this size on one core);
+    # every accelerator of the catalog x (CONTEXT_POINTS + the plan's context) x (HIT_RATE_POINTS + 2 hit rates)
+    import ast
+
+    from planner.catalog import GPUS
+
+    tree = ast.parse((ROOT / "kvplan_app" / "views" / "frontier.py").read_text(encoding="utf-8"))
+    constants = {node.targets[0].id: node.value.value for node in tree.body
+                 if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                 and isinstance(node.value, ast.Constant)}
+    points = (len(GPUS) + 1) * (constants["CONTEXT_POINTS"] + 1) * (constants["HIT_RATE_POINTS"] + 2)
+    assert points <= 250_000, points   # larger grids belong in the job pool (kvplan_app/jobs.py)
