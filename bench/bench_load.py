@@ -49,6 +49,9 @@ def main() -> int:
     p.add_argument("--max-steps", type=int, default=40)
     p.add_argument("--ports", type=int, nargs=2, default=[8600, 8629])
     p.add_argument("--trace-dir", default="/tmp")
+    p.add_argument("--late-s", type=float, default=0.0,
+                   help="sample RSS again this long after the last job (e.g. 130: past Streamlit's 120 s "
+                        "disconnected-session TTL, which keeps a closed session's uploads)")
     args = p.parse_args()
     # the job pool's settings (docs/hosting.md): defaults, except a time limit that a 60 MB trace's read, replay
     # and fleet fit in on two shared cores; an operator's own environment wins
@@ -62,7 +65,8 @@ def main() -> int:
     for n in args.sessions:
         with tempfile.TemporaryDirectory() as tmp, \
                 streamlit_server(Path(tmp) / "server.log", port=free_port_in(*args.ports)) as server:
-            report = run_load(server, n, paths, timeout_s=args.timeout_s, max_steps=args.max_steps)
+            report = run_load(server, n, paths, timeout_s=args.timeout_s, max_steps=args.max_steps,
+                              late_s=args.late_s)
         print(f"\n== N = {n}\n{report.summary()}\n{report.rss_timeline()}", flush=True)
         for line in report.errors:
             print("ERROR:", line)

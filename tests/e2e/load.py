@@ -93,6 +93,8 @@ class LoadReport:
     wall_s: float
     rss_before_upload_kib: tuple[int, int] = (0, 0)
     """Sampled just before the first upload's file is set (the pages open, the server warm)."""
+    rss_late_kib: tuple[float, int, int] | None = None
+    """(seconds after the last job, server KiB, tree KiB), when asked for (``late_s``)."""
 
     @property
     def latencies_s(self) -> list[float]:
@@ -130,6 +132,8 @@ class LoadReport:
             f"just before the first upload {self.rss_before_upload_kib[0] / mib:.0f} / "
             f"{self.rss_before_upload_kib[1] / mib:.0f} MiB, "
             f"peak {peak_server / mib:.0f} / {peak / mib:.0f} MiB, {self.rss_settled_kib_label()}",
+            *([f"RSS server / tree {self.rss_late_kib[0]:.0f} s after the last job (its browser context closed): "
+               f"{self.rss_late_kib[1] / mib:.0f} / {self.rss_late_kib[2] / mib:.0f} MiB"] if self.rss_late_kib else []),
             f"errors: {len(self.errors)}",
         ])
 
@@ -243,7 +247,8 @@ async def _run(base, n, upload_paths, timeout_ms, min_steps, max_steps, marks: d
 
 
 def run_load(server: Server, n: int, upload_paths: list[Path], *, timeout_s: float = 300.0, min_steps: int = 3,
-             max_steps: int = 40, settle_s: float = 10.0, health_timeout_s: float = 60.0) -> LoadReport:
+             max_steps: int = 40, settle_s: float = 10.0, health_timeout_s: float = 60.0,
+             late_s: float = 0.0) -> LoadReport:
     """Drive the load (module docstring) against ``server``; returns the figures, never raises on a slow answer."""
     pid = server.proc.pid
     t_start = time.monotonic()
@@ -294,6 +299,10 @@ def run_load(server: Server, n: int, upload_paths: list[Path], *, timeout_s: flo
             raise box["error"]
         time.sleep(max(0.0, marks.get("last_job", 0.0) + settle_s - time.monotonic()))
         settled = (status_kib(pid, "VmRSS"), tree_kib(pid, "VmRSS"))
+        late = None
+        if late_s > settle_s:   # e.g. past Streamlit's disconnected-session TTL (120 s), which keeps uploads
+            time.sleep(max(0.0, marks.get("last_job", 0.0) + late_s - time.monotonic()))
+            late = (late_s, status_kib(pid, "VmRSS"), tree_kib(pid, "VmRSS"))
     finally:
         stop.set()
         for t in threads:
@@ -301,4 +310,5 @@ def run_load(server: Server, n: int, upload_paths: list[Path], *, timeout_s: flo
     sliders, uploads = box["out"]
     return LoadReport(sliders=sliders, uploads=uploads, health=health, rss=rss, rss_before_kib=before,
                       rss_settled_kib=settled, last_job_s=marks.get("last_job", t_start) - t_start,
-                      wall_s=time.monotonic() - t_start, rss_before_upload_kib=marks.get("before_upload", (0, 0)))
+                      wall_s=time.monotonic() - t_start, rss_before_upload_kib=marks.get("before_upload", (0, 0)),
+                      rss_late_kib=late)
