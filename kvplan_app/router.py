@@ -23,8 +23,9 @@ from importlib.resources import files
 
 import streamlit as st
 
-from kvplan_app.i18n import language_switch, t
+from kvplan_app.i18n import DEFAULT_LANGUAGE, language, language_switch, t
 from kvplan_app.share import render_share_link
+from kvplan_app.uploads import uploader_style
 from kvplan_app.state import pending_link_warnings, remember_query, restore_query, show_link_warnings
 
 LOG = logging.getLogger("kvplan_app")
@@ -62,6 +63,8 @@ def pages() -> list:
 def main() -> None:
     """Run one rerun of the app: configure, navigate, run the page, write the link state back."""
     st.set_page_config(page_title=t("kvplan: KV-cache capacity planner"), page_icon=":material/calculate:", layout="wide")
+    if language() != DEFAULT_LANGUAGE:  # Streamlit's own uploader words, drawn in the language (kvplan_app.uploads)
+        st.html(f"<style>{uploader_style(t)}</style>")
     page_list = pages()
     aliases = [st.Page(VIEWS / "plan.py", title="Plan", url_path=a, visibility="hidden") for a in PLAN_ALIASES]
     nav = st.navigation([*page_list, *aliases])

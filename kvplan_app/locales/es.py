@@ -751,3 +751,25 @@ STRINGS.update({
     "measured": "medido",
     "computed": "calculado",
 })
+
+# -- UI: Streamlit's uploader words (kvplan_app.uploads), uploaders and number formats (kept apart for merges) -------
+STRINGS.update({
+    "Upload": "Subir",
+    "Drop the file here": "Suelta el archivo aquí",
+    "{mb} MB per file": "{mb} MB por archivo",
+    "Curve file (JSON from kvplan trace --sweep --save, at most {mb} MB)":
+        "Archivo de curva (JSON de kvplan trace --sweep --save, como mucho {mb} MB)",
+    "Trace file (JSONL, CSV or Parquet; plain, .gz or .zst; at most {mb} MB)":
+        "Archivo de traza (JSONL, CSV o Parquet; sin comprimir, .gz o .zst; como mucho {mb} MB)",
+    "Compute a curve once on a big machine (kvplan trace FILE --sweep --save curve.json) and load it here.":
+        "Calcula una curva una vez en una máquina grande (kvplan trace ARCHIVO --sweep --save curve.json) y cárgala "
+        "aquí.",
+    "curve file: {size} B is larger than the {limit} B limit.":
+        "archivo de curva: {size} B supera el límite de {limit} B.",
+    "Generic JSONL: one object per line with timestamp_s (or timestamp_ms), input_length, output_length and optional "
+    "hash_ids (chained block hashes). Mooncake blocks are {tokens} tokens.":
+        "JSONL genérico: un objeto por línea con timestamp_s (o timestamp_ms), input_length, output_length y, "
+        "opcionalmente, hash_ids (hashes de bloque encadenados). Los bloques de Mooncake son de {tokens} tokens.",
+    "trace: {size} B is larger than the {limit} B ({mb} MB) limit.":
+        "traza: {size} B supera el límite de {limit} B ({mb} MB).",
+})

@@ -27,6 +27,7 @@ from planner.kv import check_tp
 from planner.models import NATIVE, breakdown_frame, coefficient_check, how_computed
 from planner.plan import plan
 from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens, plural
+from kvplan_app.uploads import file_uploader
 from kvplan_app.i18n import num, t
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, shown
 
@@ -126,8 +127,7 @@ if source == "Catalog":
     st.session_state["model_current"] = model
 else:
     c1, c2 = st.columns(2)
-    upload = c1.file_uploader(t("Upload a config.json"), type=["json"], key="model_config_file",
-                              max_upload_size=max(1, MAX_CONFIG_BYTES // 10**6))  # the uploader says the real limit
+    upload = file_uploader(c1, t("Upload a config.json"), key="model_config_file")  # the uploader says the real limit
     pasted = c2.text_area(t("…or paste it"), key="model_config_text", height=150,
                           placeholder='{"num_hidden_layers": 32, "num_attention_heads": 32, ...}')
     text = None

@@ -26,6 +26,7 @@ from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
 from planner.units import GiB, format_bytes, format_duration, parse_tokens, plural, to_gb, to_gib
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
+from kvplan_app.uploads import file_uploader
 from kvplan_app.i18n import language, num, planner_message, t
 from kvplan_app.state import (
     add_notices,
@@ -471,8 +472,7 @@ with right:
     st.download_button(t("Download plan JSON"), dumps(inputs), file_name=f"kvplan-{inputs.model_id}-{inputs.gpu_id}.json",
                        mime="application/json", key="plan_download_json",
                        help=t("Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it."))
-    st.file_uploader(t("Load plan JSON"), type=["json"], key="plan_upload_json", max_upload_size=1,
-                     on_change=_load_plan_file, help=t("A plan file of at most {kib} KiB.", kib=MAX_PLAN_FILE_BYTES // 1024))
+    file_uploader(st, t("Load plan JSON"), key="plan_upload_json", on_change=_load_plan_file, help=t("A plan file of at most {kib} KiB.", kib=MAX_PLAN_FILE_BYTES // 1024))
     if (upload_message := st.session_state.pop("plan_upload_message", None)) is not None:
         kind, text = upload_message
         (st.success if kind == "success" else st.error)(escape_markdown(text))

@@ -29,6 +29,7 @@ from planner.probe.apply import formats_frame, groups_frame, measured_model
 from planner.probe.layout import MAX_PROBE_TOKENS
 from planner.probe.result import tokens_fit_text
 from planner.units import GiB, format_bytes, parse_tokens
+from kvplan_app.uploads import file_uploader
 from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.jobs import JobError, JobsBusyError, run_job
 from kvplan_app.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
@@ -130,8 +131,8 @@ with run_tab:
                     bar.empty()
 
 with upload_tab:
-    up = st.file_uploader(t("ProbeResult JSON (from `kvplan probe … --json`)"), type=["json"], key="probe_upload",
-                          help=num(t("At most {limit} bytes; every figure is checked.", limit=f"{MAX_RESULT_FILE_BYTES:,}")))
+    up = file_uploader(st, t("ProbeResult JSON (from `kvplan probe … --json`)"), key="probe_upload",
+                       help=num(t("At most {limit} bytes; every figure is checked.", limit=f"{MAX_RESULT_FILE_BYTES:,}")))
     if up is not None and st.session_state.get("probe_upload_seen") != up.file_id:
         try:
             if up.size > MAX_RESULT_FILE_BYTES:

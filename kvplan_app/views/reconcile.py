@@ -16,6 +16,7 @@ from planner.catalog import models
 from planner.engine_logs import MAX_LOG_BYTES, parse_engine_log
 from planner.errors import PlanInputError
 from planner.reconcile import pair_summary, reconcile
+from kvplan_app.uploads import file_uploader
 from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.state import escape_markdown
 
@@ -42,7 +43,7 @@ c1, c2 = st.columns(2)
 texts = []
 for col, key, label in ((c1, "a", t("Log 1")), (c2, "b", t("Log 2 (optional, e.g. the other engine)"))):
     with col:
-        up = st.file_uploader(t("{log}: upload", log=label), type=["txt", "log"], key=f"reconcile_file_{key}")
+        up = file_uploader(st, t("{log}: upload", log=label), key=f"reconcile_file_{key}")
         text = st.text_area(t("{log}: paste", log=label), key=f"reconcile_log_{key}", height=200,
                             max_chars=MAX_LOG_BYTES)
         if up is not None:

@@ -24,6 +24,7 @@ from planner.traces.figures import capacity_curve_figure
 from planner.traces.fleet import ROUTING_POLICIES
 from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes, format_duration
+from kvplan_app.uploads import file_uploader
 from kvplan_app.i18n import language, num, planner_message, t
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, shown, update_inputs
 
@@ -111,14 +112,14 @@ st.query_params[LINK_KEYS["ttl"]] = "none" if ttl_s is None else f"{ttl_s:g}"
 
 def show_saved_curve():
     """A curve file from ``kvplan trace --sweep --save``: the curve at the plan's usable KV."""
-    upload = st.file_uploader(f"Curve file (JSON from kvplan trace --sweep --save, at most "
-                              f"{MAX_CURVE_FILE_BYTES / MB:g} MB)", type=["json"], key="traces_curve_upload",
-                              max_upload_size=MAX_CURVE_FILE_BYTES // MB)
+    upload = file_uploader(st, num(t("Curve file (JSON from kvplan trace --sweep --save, at most {mb} MB)",
+                                     mb=f"{MAX_CURVE_FILE_BYTES / MB:g}")), key="traces_curve_upload")
     if upload is None:
-        st.info("Compute a curve once on a big machine (kvplan trace FILE --sweep --save curve.json) and load it here.")
+        st.info(t("Compute a curve once on a big machine (kvplan trace FILE --sweep --save curve.json) and load it here."))
         st.stop()
     if upload.size > MAX_CURVE_FILE_BYTES:
-        st.error(f"curve file: {upload.size:,} B is larger than the {MAX_CURVE_FILE_BYTES:,} B limit.")
+        st.error(num(t("curve file: {size} B is larger than the {limit} B limit.", size=f"{upload.size:,}",
+                       limit=f"{MAX_CURVE_FILE_BYTES:,}")))
         st.stop()
     try:
         saved = load_curve(upload.getvalue())
@@ -161,21 +162,20 @@ if choice == SAVED:
     show_saved_curve()
 if choice == UPLOAD:
     u1, u2, u3 = st.columns([2, 1, 1])
-    upload = u1.file_uploader(f"Trace file (JSONL, CSV or Parquet; plain, .gz or .zst; at most "
-                              f"{MAX_TRACE_BYTES / MB:g} MB)", type=["jsonl", "json", "csv", "parquet", "gz", "zst"],
-                              key="traces_upload")
+    upload = file_uploader(u1, num(t("Trace file (JSONL, CSV or Parquet; plain, .gz or .zst; at most {mb} MB)",
+                                     mb=f"{MAX_TRACE_BYTES / MB:g}")), key="traces_upload")
     fmt = u2.selectbox(t("Format"), ["detect", *FORMATS], key="traces_format")
     block_tokens = u3.number_input(t("Tokens per hash_ids block (generic JSONL)"), min_value=1, max_value=1 << 20,
                                    step=1, key="traces_block_tokens")
-    st.caption("Generic JSONL: one object per line with timestamp_s (or timestamp_ms), input_length, "
-               "output_length and optional hash_ids (chained block hashes). Mooncake blocks are "
-               f"{MOONCAKE_BLOCK_TOKENS} tokens.")
+    st.caption(t("Generic JSONL: one object per line with timestamp_s (or timestamp_ms), input_length, "
+                 "output_length and optional hash_ids (chained block hashes). Mooncake blocks are {tokens} tokens.",
+                 tokens=MOONCAKE_BLOCK_TOKENS))
     if upload is None:
         st.info(t("Upload a trace, or pick a bundled one."))
         st.stop()
     if upload.size > MAX_TRACE_BYTES:
-        st.error(f"trace: {upload.size:,} B is larger than the {MAX_TRACE_BYTES:,} B "
-                 f"({MAX_TRACE_BYTES / MB:g} MB) limit.")
+        st.error(num(t("trace: {size} B is larger than the {limit} B ({mb} MB) limit.", size=f"{upload.size:,}",
+                       limit=f"{MAX_TRACE_BYTES:,}", mb=f"{MAX_TRACE_BYTES / MB:g}")))
         st.stop()
     data = upload.getvalue()
     source = {"sample": None, "data": data, "fmt": fmt, "block_tokens": int(block_tokens), "name": upload.name}
