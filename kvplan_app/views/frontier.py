@@ -25,6 +25,7 @@ from planner.figures import (
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
 from planner.units import format_bytes, format_duration, parse_tokens, plural
+from kvplan_app.render import show_chart
 from kvplan_app.i18n import language, num, t
 from kvplan_app.state import (MAX_PARAM_CHARS, current_inputs, escape_markdown, register_page_keys, show_error,
                               shown)
@@ -241,7 +242,7 @@ left, right = st.columns(2)
 with left:
     st.subheader(t("Sessions per GPU vs context"))
     frame = grid.frame(hit=[hi_view], context=shown_contexts)
-    st.plotly_chart(sessions_vs_context_figure(
+    show_chart(sessions_vs_context_figure(
         frame, plan_point=(inputs.context_tokens, result.sessions_per_gpu),
         hit_rate=float(grid.hit_rates[hi_view]), max_context_tokens=_stop_at(model, inputs),
         plan_hit_rate=plan_hit_note, tr=t), key="frontier_fig_context")
@@ -249,8 +250,8 @@ with left:
 with right:
     st.subheader(t("Sessions per GPU vs prefix hit rate"))
     frame = grid.frame(context=[ci_plan])
-    st.plotly_chart(sessions_vs_hit_rate_figure(frame, plan_point=(inputs.hit_rate, result.sessions_per_gpu),
-                                                context_tokens=inputs.context_tokens, tr=t), key="frontier_fig_hit")
+    show_chart(sessions_vs_hit_rate_figure(frame, plan_point=(inputs.hit_rate, result.sessions_per_gpu),
+                                           context_tokens=inputs.context_tokens, tr=t), key="frontier_fig_hit")
     _download(frame, "sessions-vs-hit-rate", "frontier_csv_hit")
 
 left, right = st.columns(2)
@@ -259,7 +260,7 @@ with left:
     frame = grid.frame(hit=[hi_view], context=shown_contexts)
     if inputs.output_tokens == 0:
         st.info(t("No output tokens in the plan: the request rate is undefined (no decode)."))
-    st.plotly_chart(request_rate_figure(
+    show_chart(request_rate_figure(
         frame, plan_point=(inputs.context_tokens, result.request_rate_per_s),
         hit_rate=float(grid.hit_rates[hi_view]), max_context_tokens=_stop_at(model, inputs),
         plan_hit_rate=plan_hit_note, tr=t), key="frontier_fig_rate")
@@ -270,9 +271,9 @@ with right:
     st.subheader(t("Sessions over context and hit rate"))
     gi_heat = next(i for i, a in enumerate(grid.accelerators) if a.gpu_id == heat_gpu)
     frame = grid.frame(gpu=[gi_heat], context=shown_contexts)
-    st.plotly_chart(sessions_heatmap_figure(frame, plan_point=(inputs.hit_rate, inputs.context_tokens),
-                                            accelerator=grid.accelerators[gi_heat].name,
-                                            plan_sessions=float(grid.sessions_per_gpu[gi_heat, ci_plan, hi_plan]),
-                                            tr=t),
-                    key="frontier_fig_heat")
+    show_chart(sessions_heatmap_figure(frame, plan_point=(inputs.hit_rate, inputs.context_tokens),
+                                       accelerator=grid.accelerators[gi_heat].name,
+                                       plan_sessions=float(grid.sessions_per_gpu[gi_heat, ci_plan, hi_plan]),
+                                       tr=t),
+               key="frontier_fig_heat")
     _download(frame, "sessions-heatmap", "frontier_csv_heat")

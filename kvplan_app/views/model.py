@@ -28,6 +28,7 @@ from planner.models import NATIVE, breakdown_frame, coefficient_check, how_compu
 from planner.plan import plan
 from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens, plural
 from kvplan_app.uploads import file_uploader
+from kvplan_app.render import show_table
 from kvplan_app.i18n import num, t
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, shown
 
@@ -174,7 +175,7 @@ with st.expander(t("Engine settings (vLLM view) and KV budget"), expanded=needs_
     hybrid = e3.checkbox(t("Hybrid KV cache manager on (off e.g. with a KV connector)"), key="model_hybrid_manager")
     b1, b2 = st.columns(2)
     budget_gib = b1.number_input(t("Available KV memory per GPU (GiB)"), min_value=0.0, max_value=1_000_000.0,
-                                 step=1.0, key="model_kv_budget_gib")
+                                 step=1.0, format="%g", key="model_kv_budget_gib")
     max_len_text = b2.text_input(t("max_model_len (blank: the model's maximum context)"), key="model_max_model_len",
                                  placeholder="needed: this model's maximum context is not known"
                                  if model.max_context_tokens is None else f"{model.max_context_tokens:,}")
@@ -235,14 +236,14 @@ table = breakdown_frame(model, context, kv_format, tp, pp)
 shown_table = table.copy()
 for column in shown_table.columns[shown_table.isna().any()]:  # e.g. no KV heads in a Mamba layer: a dash, never None
     shown_table[column] = shown_table[column].astype(object).where(shown_table[column].notna(), "—")
-st.dataframe(shown_table.rename(columns={
-    "group": t("Group"), "layers": t("Layers (model)"), "layers_per_gpu": t("Layers per GPU"),
-    "kv_heads_per_gpu": t("KV heads per GPU"), "channels": t("Head dim / channels"), "kv_format": t("Format"),
-    "entry_bytes": t("Entry (B)"), "tokens_per_entry": t("Tokens per entry"),
-    "bytes_per_token": t("B per token (growing)"), "entries": num(t("Entries at {tokens}", tokens=f"{context:,}")),
-    "bytes": num(t("Bytes at {tokens}", tokens=f"{context:,}")), "growth": t("Capped or growing"),
-    "in_pool": t("In the HBM pool"), "replicated_on_tp": t("Replicated on TP")}), hide_index=True,
-    key="model_breakdown")
+show_table(shown_table.rename(columns={
+  "group": t("Group"), "layers": t("Layers (model)"), "layers_per_gpu": t("Layers per GPU"),
+  "kv_heads_per_gpu": t("KV heads per GPU"), "channels": t("Head dim / channels"), "kv_format": t("Format"),
+  "entry_bytes": t("Entry (B)"), "tokens_per_entry": t("Tokens per entry"),
+  "bytes_per_token": t("B per token (growing)"), "entries": num(t("Entries at {tokens}", tokens=f"{context:,}")),
+  "bytes": num(t("Bytes at {tokens}", tokens=f"{context:,}")), "growth": t("Capped or growing"),
+  "in_pool": t("In the HBM pool"), "replicated_on_tp": t("Replicated on TP")}), hide_index=True,
+  key="model_breakdown")
 st.download_button(t("Download the breakdown (CSV)"), to_csv_bytes(table), mime=CSV_MIME, key="model_breakdown_csv",
                    file_name=f"kvplan-breakdown-{model.id}-{context}.csv",
                    help=t("Columns as docs/csv.md, 'Model breakdown CSV' (units in the names)."))
@@ -272,7 +273,7 @@ try:
     for reason in tve.reasons:
         st.caption(f"• {reason}")
     if tve.types:
-        st.dataframe(engine_frame(tve), hide_index=True, key="model_engine_table")
+        show_table(engine_frame(tve), hide_index=True, key="model_engine_table")
 except PlanInputError as exc:
     tve = None
     st.info(escape_markdown(_engine_missing(exc)))
@@ -325,7 +326,7 @@ with st.expander(t("Sources")):
         st.text(f"Format {fmt_id}: {FORMATS[fmt_id].source}")
     st.text(f"Engine view and capacity: {VLLM_SOURCE}")
     if model.config_report:
-        st.dataframe(report_rows(model.config_report), hide_index=True, key="model_report_all")
+        show_table(report_rows(model.config_report), hide_index=True, key="model_report_all")
 
 if source != "Catalog" and model.config_report:
     st.subheader(t("What the import read, derived, defaulted or ignored"))
@@ -334,4 +335,4 @@ if source != "Catalog" and model.config_report:
     if defaulted:
         st.warning(escape_markdown("Defaulted (not in the config): " + ", ".join(defaulted)
                                    + ". Check them before relying on the numbers."))
-    st.dataframe(rows, hide_index=True, key="model_import_report")
+    show_table(rows, hide_index=True, key="model_import_report")

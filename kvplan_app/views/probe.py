@@ -30,6 +30,7 @@ from planner.probe.layout import MAX_PROBE_TOKENS
 from planner.probe.result import tokens_fit_text
 from planner.units import GiB, format_bytes, parse_tokens
 from kvplan_app.uploads import file_uploader
+from kvplan_app.render import show_table
 from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.jobs import JobError, JobsBusyError, run_job
 from kvplan_app.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
@@ -181,21 +182,21 @@ def show(result, source: str) -> None:
     st.caption(f"Released afterwards: {'yes' if result.released else 'NO'} (residual {result.residual_bytes:+,} B). "
                f"Pool {format_bytes(result.pool_bytes)}; device total {format_bytes(result.total_bytes)}, free "
                f"{format_bytes(result.free_bytes)} before the probe.")
-    st.dataframe(groups_frame(result), hide_index=True, column_config={
-        "group": t("Group"), "role": t("Role"), "format": t("Format"), "layers": t("Layers"), "blocks": t("Blocks"),
-        "entries_per_block": t("Entries per block"), "entry_bytes": t("Entry (B)"), "entries": t("Entries"),
-        "planner_bytes": t("Planner (B)"), "pool_bytes": t("Pool (B)")})
+    show_table(groups_frame(result), hide_index=True, column_config={
+      "group": t("Group"), "role": t("Role"), "format": t("Format"), "layers": t("Layers"), "blocks": t("Blocks"),
+      "entries_per_block": t("Entries per block"), "entry_bytes": t("Entry (B)"), "entries": t("Entries"),
+      "planner_bytes": t("Planner (B)"), "pool_bytes": t("Pool (B)")})
     if result.quality:
-        st.dataframe(formats_frame(result), hide_index=True,
-                     column_config={"format": t("Format"), "channels": t("Channels"), "role": t("Role"),
-                                    "rel_rmse": st.column_config.NumberColumn(t("Relative RMS error"), format="%.4f"),
-                                    "max_abs_error": t("Largest absolute error"),
-                                    "quantize_gbps": t("Quantize (GB/s)"), "dequantize_gbps": t("Dequantize (GB/s)"),
-                                    "copy_gbps": t("Plain copy (GB/s)"),
-                                    "quantize_over_copy": st.column_config.NumberColumn(t("Quantize vs copy"),
-                                                                                        format="percent"),
-                                    "dequantize_over_copy": st.column_config.NumberColumn(t("Dequantize vs copy"),
-                                                                                          format="percent")})
+        show_table(formats_frame(result), hide_index=True,
+                   column_config={"format": t("Format"), "channels": t("Channels"), "role": t("Role"),
+                                  "rel_rmse": st.column_config.NumberColumn(t("Relative RMS error"), format="%.4f"),
+                                  "max_abs_error": t("Largest absolute error"),
+                                  "quantize_gbps": t("Quantize (GB/s)"), "dequantize_gbps": t("Dequantize (GB/s)"),
+                                  "copy_gbps": t("Plain copy (GB/s)"),
+                                  "quantize_over_copy": st.column_config.NumberColumn(t("Quantize vs copy"),
+                                                                                      format="percent"),
+                                  "dequantize_over_copy": st.column_config.NumberColumn(t("Dequantize vs copy"),
+                                                                                        format="percent")})
         st.caption(t("Round-trip error on synthetic KV (normal values, one outlier channel in 64 at 10x). "
                      "Throughput: GB/s of source bytes, best of N, next to a plain copy of the same bytes "
                      "in the same run."))

@@ -20,6 +20,7 @@ from planner.frontier import Accelerator
 from planner.models import WEIGHT_BYTES_PER_PARAM
 from planner.recommend import DEFAULT_GPUS_PER_REPLICA, recommend, trace_hit_rate_curve
 from planner.traces import load_sample
+from kvplan_app.render import show_chart, show_table
 from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.share import root_url, share_url
 from kvplan_app.state import current_inputs, escape_markdown, to_query
@@ -42,7 +43,8 @@ names = {**{g: GPUS[g].name for g in GPUS}, **({user.id: t("{name} (yours)", nam
 c1, c2, c3 = st.columns([1, 1, 2])
 kind = c1.radio(t("Target"), ["sessions", "requests_per_s"], key="recommend_kind",
                 format_func=lambda k: t("concurrent sessions") if k == "sessions" else t("requests per second"))
-target = c2.number_input(t("Target value"), min_value=0.001, max_value=1e12, value=1000.0, key="recommend_target")
+target = c2.number_input(t("Target value"), min_value=0.001, max_value=1e12, value=1000.0, step=10.0, format="%g",
+                         key="recommend_target")
 gpu_ids = c3.multiselect(t("Accelerators"), choices, default=[g for g in (*DEFAULT_GPUS, *(
     [user.id] if user else [])) if g in choices], key="recommend_gpus", format_func=lambda g: names[g])
 d1, d2, d3 = st.columns(3)
@@ -119,7 +121,7 @@ st.success(fewest.format(  # names as they are, numbers per locale
     per_replica=int(best.gpus_per_replica), kv_format=best.kv_format, capacity=num(f"{best.capacity:,.6g}"),
     target=num(f"{rec.target:,.6g}"))
            + " " + num(planner_message(best.one_fewer)) + ".")
-st.plotly_chart(recommend_figure(rec.frame, by_cost=by_cost, tr=t), key="recommend_chart")
+show_chart(recommend_figure(rec.frame, by_cost=by_cost, tr=t), key="recommend_chart")
 unit = t("sessions") if kind == "sessions" else t("requests/s")
 headings = {  # shown columns, in this order (the table keeps planner.recommend's column names; gpu_id, target left out)
     "rank": t("Rank"), "accelerator": t("Accelerator"), "gpus_per_replica": t("GPUs per replica"),
@@ -140,10 +142,10 @@ top["weight_format"] = [t("the catalogue's") if w == "catalog" else w for w in t
 numbers = {c: st.column_config.NumberColumn(labels[c], format="localized") for c in shown
            if c not in ("accelerator", "attention", "kv_format", "weight_format", "pareto", "verified", "one_fewer",
                         "plan link", "headroom", "hit_rate")}
-st.dataframe(top, hide_index=True, key="recommend_table", column_order=shown, placeholder="—",
-             column_config={**{c: labels[c] for c in shown}, **numbers,
-                            "plan link": st.column_config.LinkColumn(labels["plan link"], display_text=t("open plan")),
-                            "headroom": st.column_config.NumberColumn(labels["headroom"], format="percent"),
-                            "hit_rate": st.column_config.NumberColumn(labels["hit_rate"], format="localized"),
-                            "pareto": st.column_config.CheckboxColumn(labels["pareto"]),
-                            "verified": st.column_config.CheckboxColumn(labels["verified"])})
+show_table(top, hide_index=True, key="recommend_table", column_order=shown, placeholder="—",
+           column_config={**{c: labels[c] for c in shown}, **numbers,
+                          "plan link": st.column_config.LinkColumn(labels["plan link"], display_text=t("open plan")),
+                          "headroom": st.column_config.NumberColumn(labels["headroom"], format="percent"),
+                          "hit_rate": st.column_config.NumberColumn(labels["hit_rate"], format="localized"),
+                          "pareto": st.column_config.CheckboxColumn(labels["pareto"]),
+                          "verified": st.column_config.CheckboxColumn(labels["verified"])})

@@ -17,6 +17,7 @@ from planner.engine_logs import MAX_LOG_BYTES, parse_engine_log
 from planner.errors import PlanInputError
 from planner.reconcile import pair_summary, reconcile
 from kvplan_app.uploads import file_uploader
+from kvplan_app.render import show_table
 from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.state import escape_markdown
 
@@ -90,13 +91,13 @@ for n, rec in results:
     head = [(s.name, f"{s.value} ({s.source})") for s in rec.settings]
     if rec.kv_bytes_per_token_per_gpu is not None:
         head.append((t("kvplan: bytes per token per GPU"), num(f"{rec.kv_bytes_per_token_per_gpu:,} B")))
-    st.dataframe(pd.DataFrame(head, columns=["setting", "value"]), hide_index=True, key=f"reconcile_settings_{n}",
-                 column_config={"setting": t("Setting"), "value": t("Value")})
-    st.dataframe(pd.DataFrame([(r.quantity, r.engine, r.kvplan, r.status, r.cause) for r in rec.rows],
-                              columns=["quantity (per GPU)", "engine printed", "kvplan", "status", "cause"]),
-                 hide_index=True, key=f"reconcile_rows_{n}", placeholder="—",
-                 column_config={"quantity (per GPU)": t("Quantity (per GPU)"), "engine printed": t("Engine printed"),
-                                "kvplan": "kvplan", "status": t("Status"), "cause": t("Cause")})
+    show_table(pd.DataFrame(head, columns=["setting", "value"]), hide_index=True, key=f"reconcile_settings_{n}",
+               column_config={"setting": t("Setting"), "value": t("Value")})
+    show_table(pd.DataFrame([(r.quantity, r.engine, r.kvplan, r.status, r.cause) for r in rec.rows],
+                            columns=["quantity (per GPU)", "engine printed", "kvplan", "status", "cause"]),
+               hide_index=True, key=f"reconcile_rows_{n}", placeholder="—",
+               column_config={"quantity (per GPU)": t("Quantity (per GPU)"), "engine printed": t("Engine printed"),
+                              "kvplan": "kvplan", "status": t("Status"), "cause": t("Cause")})
     for cause in rec.causes:
         st.markdown("- " + escape_markdown(cause, keep="_"))
     for why in rec.refusals:

@@ -25,6 +25,7 @@ from planner.traces.fleet import ROUTING_POLICIES
 from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes, format_duration
 from kvplan_app.uploads import file_uploader
+from kvplan_app.render import show_chart
 from kvplan_app.i18n import language, num, planner_message, t
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, shown, update_inputs
 
@@ -152,9 +153,9 @@ def show_saved_curve():
         update_inputs(hit_rate=use)
         st.success(t("The Plan page's prefix hit rate is now {hit}.", hit=num(f"{use:.2f}")))
     frame = saved.frame(per_token)
-    st.plotly_chart(capacity_curve_figure(frame, usable_kv_bytes=blocks * per_token * saved.block_tokens,
-                                          usable_label=t("usable KV on {gpu}", gpu=result.gpu_name), tr=t),
-                    key="traces_saved_curve")
+    show_chart(capacity_curve_figure(frame, usable_kv_bytes=blocks * per_token * saved.block_tokens,
+                                     usable_label=t("usable KV on {gpu}", gpu=result.gpu_name), tr=t),
+               key="traces_saved_curve")
     st.stop()
 
 
@@ -242,9 +243,9 @@ if analysis.source:
 
 def show_traffic():
     left, right = st.columns(2)
-    left.plotly_chart(analysis.figures["lengths"], key="traces_lengths")
-    right.plotly_chart(analysis.figures["arrivals"], key="traces_arrivals")
-    st.plotly_chart(analysis.figures["concurrency"], key="traces_concurrency")
+    show_chart(analysis.figures["lengths"], left, key="traces_lengths")
+    show_chart(analysis.figures["arrivals"], right, key="traces_arrivals")
+    show_chart(analysis.figures["concurrency"], key="traces_concurrency")
     st.caption(t("Each request is active for its output tokens at {speed} tokens/s (the plan's decode speed per "
                  "session), queueing ignored: peak {peak}, mean {mean} requests in flight; the plan fits {sessions} "
                  "sessions per GPU ({attention} attention).", speed=num(f"{inputs.session_decode_tokens_per_s:g}"),
@@ -288,14 +289,14 @@ if st.button(num(t("Use this hit rate on the Plan page ({hit}, token-weighted)",
     update_inputs(hit_rate=use_rate)
     st.success(num(t("The Plan page's prefix hit rate is now {hit} (rounded to its 0.01 step).", hit=f"{use_rate:.2f}")))
 
-st.plotly_chart(analysis.figures["curve"], key="traces_curve")
+show_chart(analysis.figures["curve"], key="traces_curve")
 st.download_button(t("Download the curve (CSV)"), to_csv_bytes(analysis.curve), mime=CSV_MIME, key="traces_curve_csv",
                    file_name="kvplan-hit-rate-vs-capacity.csv",
                    help=t("Columns as planner.traces.CURVE_COLUMNS (docs/traces.md)."))
 
 left, right = st.columns(2)
-left.plotly_chart(analysis.figures["ttl_curve"], key="traces_ttl_curve")
-right.plotly_chart(analysis.figures["cache_bytes"], key="traces_cache_bytes")
+show_chart(analysis.figures["ttl_curve"], left, key="traces_ttl_curve")
+show_chart(analysis.figures["cache_bytes"], right, key="traces_cache_bytes")
 
 # ---------------------------------------------------------------------------
 # Fleet of replicas (planner.traces.fleet: stack distances, or simulation for prefix routing)
@@ -303,7 +304,7 @@ right.plotly_chart(analysis.figures["cache_bytes"], key="traces_cache_bytes")
 st.subheader(t("Fleet: N replicas, each with this cache"))
 if analysis.fleet is not None:
     table = analysis.fleet
-    st.plotly_chart(analysis.figures["fleet"], key="traces_fleet_chart")
+    show_chart(analysis.figures["fleet"], key="traces_fleet_chart")
     st.caption(t("Routing: random and round-robin ignore the cache; session keeps a conversation on one replica "
                  "(by the first block past the prefix every request shares, when the trace has no session id); "
                  "prefix sends a request to the replica holding its longest cached prefix (simulated). Load "
