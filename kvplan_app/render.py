@@ -15,6 +15,7 @@ CSV downloads never go through here: they keep one machine format (``planner.exp
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import pandas as pd
@@ -93,15 +94,22 @@ def _trim(text: str) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def show_table(data, where=None, *, column_config: dict | None = None, **kwargs: Any):
+def show_table(data, where=None, *, column_config: dict | None = None, static: bool = False, **kwargs: Any):
     """``where.dataframe(data, ...)`` (``where``: ``st`` or a column) with the numbers in this language.
 
     ``data``: a DataFrame or rows (list of dicts). ``column_config`` as ``st.dataframe`` takes it.
+    ``static``: an ``st.table`` instead, for a few rows of words: its text wraps, so no header or cell is cut
+    however narrow the page (no sorting, no ``column_config``).
     """
     where = where or st
     lang = language()
+    if static:
+        draw = where.table
+        kwargs = {k: v for k, v in kwargs.items() if k in ("hide_index", "border")}
+    else:
+        draw = partial(where.dataframe, **({"column_config": column_config} if column_config else {}))
     if lang == DEFAULT_LANGUAGE:
-        return where.dataframe(data, column_config=column_config, **kwargs)
+        return draw(data, **kwargs)
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     config = dict(column_config or {})
     formats = {}
@@ -116,4 +124,7 @@ def show_table(data, where=None, *, column_config: dict | None = None, **kwargs:
             config[col] = {**spec, "type_config": {**spec["type_config"], "format": None}}
         formats[col] = lambda v, fmt=fmt: format_number(v, fmt, lang)
     styled = frame.style.format(formats, na_rep=MISSING) if formats else frame
-    return where.dataframe(styled, column_config=config or None, **kwargs)
+    if config and not static:
+        draw = partial(where.dataframe, column_config=config)
+    return draw(styled, **kwargs)
+

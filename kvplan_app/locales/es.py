@@ -607,8 +607,6 @@ STRINGS.update({
         "el propio plan.",
     "concurrent sessions": "sesiones simultáneas",
     "requests per second": "peticiones por segundo",
-    "data-parallel (dp)": "de datos (dp)",
-    "tensor-parallel (tp)": "tensorial (tp)",
     "Price per GPU-hour (optional)": "Precio por GPU-hora (opcional)",
     "the catalogue's": "la del catálogo",
     "measured on the {sample} sample trace at each configuration's KV pool":
@@ -772,4 +770,18 @@ STRINGS.update({
         "opcionalmente, hash_ids (hashes de bloque encadenados). Los bloques de Mooncake son de {tokens} tokens.",
     "trace: {size} B is larger than the {limit} B ({mb} MB) limit.":
         "traza: {size} B supera el límite de {limit} B ({mb} MB).",
+    "TP: a replica's GPUs split each session's KV heads (tensor parallel). DP: each GPU holds whole sessions (data "
+    "parallel).":
+        "TP: las GPU de una réplica se reparten las cabezas KV de cada sesión (paralelismo tensorial). DP: cada GPU "
+        "guarda sesiones enteras (paralelismo de datos).",
+    "native: the model's own KV format.": "nativo: el formato KV propio del modelo.",
+    "Every column": "Todas las columnas",
+    "Layers of each group: {groups}.": "Capas de cada grupo: {groups}.",
+    "Layout": "Disposición",
+    "Per token": "Por token",
+    "At {tokens} tokens": "Con {tokens} tokens",
+    "Weight format, hit rate, replicas, sessions, request rate, throughput and the plan's checks; on a narrow screen "
+    "the table then scrolls sideways.":
+        "Formato de pesos, tasa de acierto, réplicas, sesiones, ritmo de peticiones, rendimiento y las comprobaciones "
+        "del plan; en una pantalla estrecha la tabla se desplaza entonces en horizontal.",
 })

@@ -58,8 +58,9 @@ if "context_models" not in st.session_state:
     st.session_state["context_max"] = min((c for c in MAX_CONTEXT_CHOICES if c >= inputs.context_tokens),
                                           default=MAX_CONTEXT_CHOICES[-1])
 
-c1, c2, c3 = st.columns([3, 1, 1])
-model_ids = c1.multiselect(t("Models"), list(models()), key="context_models", format_func=lambda m: models()[m].name)
+# The models on their own row: the default four chips fit at 1280 px.
+model_ids = st.multiselect(t("Models"), list(models()), key="context_models", format_func=lambda m: models()[m].name)
+c2, c3 = st.columns(2)
 gpu_id = c2.selectbox(t("Accelerator (HBM line)"), gpu_choices, key="context_gpu",
                       format_func=lambda g: GPUS[g].name if g in GPUS else t("{name} (yours)", name=user.name))
 max_context = c3.select_slider(t("Longest context"), MAX_CONTEXT_CHOICES, key="context_max", format_func=_tokens)
@@ -114,7 +115,7 @@ with st.container():
         except PlanInputError:
             fits = t("unknown (no parameter count)")
         rows[-1][t("Longest context in usable KV (tokens)")] = num(fits)
-    show_table(rows, hide_index=True)
+    show_table(rows, hide_index=True, static=True)  # a few rows of words: they wrap, none is cut at 1280 px
     st.caption(num(t("{gpu}: {bytes} ({how}). Usable KV: each model's weights (catalog format) over {gpus} per "
                      "replica, the plan's reserve ({reserve} GiB) and utilization ({util}).", gpu=gpu.name,
                      bytes=format_bytes(gpu.hbm_bytes),

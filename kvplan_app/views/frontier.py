@@ -149,7 +149,7 @@ def _tokens(n: int) -> str:
     return f"{n // 1_000}k" if n % 1_000 == 0 else f"{n:,}"
 
 
-w1, w2 = st.columns([3, 2])
+w1, w2 = st.columns([3.3, 1.7])  # the default accelerators' chips fit at 1280 px
 gpu_ids = w1.multiselect(t("Accelerators (one line each)"), list(GPUS), key="frontier_gpus",
                          format_func=lambda g: GPUS[g].name)
 context_choices = sorted({*MAX_CONTEXT_CHOICES, int(st.session_state["frontier_max_context"])})

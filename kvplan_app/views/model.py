@@ -233,17 +233,26 @@ if est.basis == "reported coefficient":
 # ---------------------------------------------------------------------------
 st.subheader(t("Per-group breakdown (per GPU)"))
 table = breakdown_frame(model, context, kv_format, tp, pp)
-shown_table = table.copy()
-for column in shown_table.columns[shown_table.isna().any()]:  # e.g. no KV heads in a Mamba layer: a dash, never None
-    shown_table[column] = shown_table[column].astype(object).where(shown_table[column].notna(), "—")
-show_table(shown_table.rename(columns={
-  "group": t("Group"), "layers": t("Layers (model)"), "layers_per_gpu": t("Layers per GPU"),
-  "kv_heads_per_gpu": t("KV heads per GPU"), "channels": t("Head dim / channels"), "kv_format": t("Format"),
-  "entry_bytes": t("Entry (B)"), "tokens_per_entry": t("Tokens per entry"),
-  "bytes_per_token": t("B per token (growing)"), "entries": num(t("Entries at {tokens}", tokens=f"{context:,}")),
-  "bytes": num(t("Bytes at {tokens}", tokens=f"{context:,}")), "growth": t("Capped or growing"),
-  "in_pool": t("In the HBM pool"), "replicated_on_tp": t("Replicated on TP")}), hide_index=True,
-  key="model_breakdown")
+headers = {
+    "group": t("Group"), "layers": t("Layers (model)"), "layers_per_gpu": t("Layers per GPU"),
+    "kv_heads_per_gpu": t("KV heads per GPU"), "channels": t("Head dim / channels"), "kv_format": t("Format"),
+    "entry_bytes": t("Entry (B)"), "tokens_per_entry": t("Tokens per entry"),
+    "bytes_per_token": t("B per token (growing)"), "entries": num(t("Entries at {tokens}", tokens=f"{context:,}")),
+    "bytes": num(t("Bytes at {tokens}", tokens=f"{context:,}")), "growth": t("Capped or growing"),
+    "in_pool": t("In the HBM pool"), "replicated_on_tp": t("Replicated on TP")}
+# Three tables of a few columns each (one would scroll sideways at 1280 px); a missing value (no KV heads in a Mamba
+# layer) shows as a dash, never None. The layers of each group are listed below them.
+for title, part, key in (
+        (t("Layout"), ["group", "layers", "layers_per_gpu", "kv_heads_per_gpu", "channels", "kv_format"],
+         "model_breakdown"),
+        (t("Per token"), ["group", "entry_bytes", "tokens_per_entry", "bytes_per_token", "growth"],
+         "model_breakdown_token"),
+        (num(t("At {tokens} tokens", tokens=f"{context:,}")), ["group", "entries", "bytes", "in_pool", "replicated_on_tp"],
+         "model_breakdown_context")):
+    st.markdown(f"**{title}**")
+    show_table(table[part].rename(columns=headers), hide_index=True, key=key, placeholder="—")
+st.caption(t("Layers of each group: {groups}.", groups="; ".join(
+    f"{num(str(g))}: {ids}" for g, ids in zip(table["group"], table["layer_ids"]))))
 st.download_button(t("Download the breakdown (CSV)"), to_csv_bytes(table), mime=CSV_MIME, key="model_breakdown_csv",
                    file_name=f"kvplan-breakdown-{model.id}-{context}.csv",
                    help=t("Columns as docs/csv.md, 'Model breakdown CSV' (units in the names)."))

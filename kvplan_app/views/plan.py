@@ -456,7 +456,7 @@ with st.expander(t("KV cache of one sequence vs context")):
         key="plan_kv_chart",
     )
 
-left, right = st.columns(2)
+left, right = st.container(), st.container()  # one above the other: the table's five columns fit at 1280 px
 with left:
     st.subheader(t("KV cache by context (one sequence)"))
     table = context_table(model, kv_format=priced_format)

@@ -40,20 +40,23 @@ st.caption(t("For {model} at {tokens} tokens, TTL {ttl} s, pauses {pause} s (the
 
 choices = list(GPUS) + ([user.id] if user else [])
 names = {**{g: GPUS[g].name for g in GPUS}, **({user.id: t("{name} (yours)", name=user.name)} if user else {})}
-c1, c2, c3 = st.columns([1, 1, 2])
+c1, c2, c3, c4 = st.columns([1, 0.9, 1, 1.1])  # chips short and columns wide enough that no chip is cut at 1280 px
 kind = c1.radio(t("Target"), ["sessions", "requests_per_s"], key="recommend_kind",
                 format_func=lambda k: t("concurrent sessions") if k == "sessions" else t("requests per second"))
 target = c2.number_input(t("Target value"), min_value=0.001, max_value=1e12, value=1000.0, step=10.0, format="%g",
                          key="recommend_target")
-gpu_ids = c3.multiselect(t("Accelerators"), choices, default=[g for g in (*DEFAULT_GPUS, *(
+attention = c3.multiselect(t("Attention parallelism"), ["tp", "dp"], default=["tp", "dp"], key="recommend_attention",
+                           format_func=str.upper,
+                           help=t("TP: a replica's GPUs split each session's KV heads (tensor parallel). DP: each GPU "
+                                  "holds whole sessions (data parallel)."))
+kv_formats = c4.multiselect(t("KV formats"), ["native", *FORMATS], default=["native", "fp8"], key="recommend_kv",
+                            format_func=lambda f: t("native") if f == "native" else f,
+                            help=t("native: the model's own KV format."))
+d1, d2 = st.columns([1.8, 1])
+gpu_ids = d1.multiselect(t("Accelerators"), choices, default=[g for g in (*DEFAULT_GPUS, *(
     [user.id] if user else [])) if g in choices], key="recommend_gpus", format_func=lambda g: names[g])
-d1, d2, d3 = st.columns(3)
-gprs = d1.multiselect(t("GPUs per replica"), [1, 2, 4, 8, 16, 32], default=list(DEFAULT_GPUS_PER_REPLICA),
+gprs = d2.multiselect(t("GPUs per replica"), [1, 2, 4, 8, 16, 32], default=list(DEFAULT_GPUS_PER_REPLICA),
                       key="recommend_gprs")
-kv_formats = d2.multiselect(t("KV formats"), ["native", *FORMATS], default=["native", "fp8"], key="recommend_kv",
-                            format_func=lambda f: t("native (the model's own)") if f == "native" else f)
-attention = d3.multiselect(t("Attention parallelism"), ["tp", "dp"], default=["tp", "dp"], key="recommend_attention",
-                           format_func=lambda a: t("data-parallel (dp)") if a == "dp" else t("tensor-parallel (tp)"))
 prices_df = st.data_editor(
     pd.DataFrame({"accelerator": gpu_ids, "price per GPU-hour": [
         user.price_per_gpu_hour if user and g == user.id and user.price_per_gpu_hour is not None else None
@@ -134,9 +137,15 @@ headings = {  # shown columns, in this order (the table keeps planner.recommend'
     "pareto": t("Pareto front"), "verified": t("Checked by the plan"), "one_fewer": t("With one GPU fewer"),
     "plan link": t("Plan"),
 }
+COMPACT = ("rank", "accelerator", "gpus_per_replica", "attention", "kv_format", "total_gpus", "capacity", "headroom",
+           "cost_per_hour", "plan link")
+"""The columns shown until the user asks for every one: they fit a 1280 px screen without scrolling sideways."""
+every = st.toggle(t("Every column"), key="recommend_every_column",
+                  help=t("Weight format, hit rate, replicas, sessions, request rate, throughput and the plan's checks; "
+                         "on a narrow screen the table then scrolls sideways."))
 priced = bool(top["cost_per_hour"].notna().any())  # price columns only when a price was typed: no empty cells
-shown = [c for c in headings if priced or c not in ("price_per_gpu_hour", "cost_per_hour")]
-labels = {c: headings[c] for c in shown}
+shown = [c for c in headings if (every or c in COMPACT) and (priced or c not in ("price_per_gpu_hour", "cost_per_hour"))]
+labels = headings
 top["one_fewer"] = [num(planner_message(why)) for why in top["one_fewer"]]
 top["weight_format"] = [t("the catalogue's") if w == "catalog" else w for w in top["weight_format"]]
 numbers = {c: st.column_config.NumberColumn(labels[c], format="localized") for c in shown

@@ -93,11 +93,9 @@ for n, rec in results:
         head.append((t("kvplan: bytes per token per GPU"), num(f"{rec.kv_bytes_per_token_per_gpu:,} B")))
     show_table(pd.DataFrame(head, columns=["setting", "value"]), hide_index=True, key=f"reconcile_settings_{n}",
                column_config={"setting": t("Setting"), "value": t("Value")})
-    show_table(pd.DataFrame([(r.quantity, r.engine, r.kvplan, r.status, r.cause) for r in rec.rows],
-                            columns=["quantity (per GPU)", "engine printed", "kvplan", "status", "cause"]),
-               hide_index=True, key=f"reconcile_rows_{n}", placeholder="—",
-               column_config={"quantity (per GPU)": t("Quantity (per GPU)"), "engine printed": t("Engine printed"),
-                              "kvplan": "kvplan", "status": t("Status"), "cause": t("Cause")})
+    rows = pd.DataFrame([(r.quantity, r.engine, r.kvplan, r.status, r.cause) for r in rec.rows],
+                        columns=[t("Quantity (per GPU)"), t("Engine printed"), "kvplan", t("Status"), t("Cause")])
+    show_table(rows.astype(object).where(rows.notna(), "—"), hide_index=True, static=True)  # causes wrap, none cut
     for cause in rec.causes:
         st.markdown("- " + escape_markdown(cause, keep="_"))
     for why in rec.refusals:
