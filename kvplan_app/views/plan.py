@@ -474,7 +474,8 @@ with right:
     st.download_button(t("Download plan JSON"), dumps(inputs), file_name=f"kvplan-{inputs.model_id}-{inputs.gpu_id}.json",
                        mime="application/json", key="plan_download_json",
                        help=t("Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it."))
-    file_uploader(st, t("Load plan JSON"), key="plan_upload_json", on_change=_load_plan_file, help=t("A plan file of at most {kib} KiB.", kib=MAX_PLAN_FILE_BYTES // 1024))
+    file_uploader(st, t("Load plan JSON"), key="plan_upload_json", on_change=_load_plan_file,
+                  help=t("A plan file of at most {kib} KiB.", kib=MAX_PLAN_FILE_BYTES // 1024))
     if (upload_message := st.session_state.pop("plan_upload_message", None)) is not None:
         kind, text = upload_message
         (st.success if kind == "success" else st.error)(escape_markdown(text))

@@ -11,6 +11,9 @@ In Chromium at 1280x800 and 1920x1080, English and Spanish, on every page:
   cell padding on both sides, against its column's width. A grid that scrolls sideways hides its
   right-hand columns: that counts as cut too.
 
+Charts number in the page's language: plotly's separators of every chart shown are ``.,`` in English and
+``,.`` in Spanish (decimal comma, thousands point), read from the chart's own ``_fullLayout``.
+
 The Reconcile page is checked with its bundled example loaded (its tables appear only then).
 """
 
@@ -83,6 +86,10 @@ CUT_HEADERS_JS = """() => {
 }"""
 
 
+CHART_SEPARATORS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.checkVisibility())
+  .map(p => p._fullLayout ? p._fullLayout.separators : 'not drawn')"""
+
+
 @pytest.fixture(scope="module", params=list(SIZES))
 def sized(request, browser):
     width, height = SIZES[request.param]
@@ -102,7 +109,7 @@ def _settle(page) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "es"])
 @pytest.mark.parametrize("name", list(PAGES))
-def test_no_chip_or_table_header_is_cut(app_server, sized, name, lang):
+def test_no_chip_or_table_header_is_cut_and_charts_number_in_the_language(app_server, sized, name, lang):
     page = sized
     page.goto(f"{app_server}/{PAGES[name]}" + ("?lang=es" if lang == "es" else ""))
     _settle(page)
@@ -117,4 +124,7 @@ def test_no_chip_or_table_header_is_cut(app_server, sized, name, lang):
             frames.nth(i).locator("canvas[data-testid=data-grid-canvas]").wait_for(state="attached")
     page.wait_for_timeout(300)
     problems = page.evaluate(CUT_CHIPS_JS) + page.evaluate(CUT_HEADERS_JS)
+    want = ",." if lang == "es" else ".,"
+    problems += [f"chart {i}: separators {got!r}, not {want!r}" for i, got in enumerate(page.evaluate(CHART_SEPARATORS_JS))
+                 if got != want]
     assert not problems, f"{name} ({lang}) at {page.size_name}: " + "; ".join(problems)
