@@ -58,11 +58,12 @@ gpu_ids = d1.multiselect(t("Accelerators"), choices, default=[g for g in (*DEFAU
 gprs = d2.multiselect(t("GPUs per replica"), [1, 2, 4, 8, 16, 32], default=list(DEFAULT_GPUS_PER_REPLICA),
                       key="recommend_gprs")
 prices_df = st.data_editor(
-    pd.DataFrame({"accelerator": gpu_ids, "price per GPU-hour": [
+    pd.DataFrame({"accelerator": gpu_ids, "name": [names[g] for g in gpu_ids], "price per GPU-hour": [
         user.price_per_gpu_hour if user and g == user.id and user.price_per_gpu_hour is not None else None
         for g in gpu_ids]}),
-    disabled=["accelerator"], hide_index=True, key="recommend_prices", placeholder="—",
-    column_config={"accelerator": st.column_config.TextColumn(t("Accelerator")),
+    disabled=["accelerator", "name"], hide_index=True, key="recommend_prices", placeholder="—",
+    column_order=["name", "price per GPU-hour"],  # the names the chips show; the id stays in the frame
+    column_config={"name": st.column_config.TextColumn(t("Accelerator")),
                    "price per GPU-hour": st.column_config.NumberColumn(t("Price per GPU-hour (optional)"), min_value=0.0)})
 h1, h3 = st.columns([2, 1])
 weight_formats = h3.multiselect(t("Weight formats"), ["catalog", *WEIGHT_BYTES_PER_PARAM], default=["catalog"],
