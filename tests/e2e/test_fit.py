@@ -14,7 +14,8 @@ In Chromium at 1280x800 and 1920x1080, English and Spanish, on every page:
 Charts number in the page's language: plotly's separators of every chart shown are ``.,`` in English and
 ``,.`` in Spanish (decimal comma, thousands point), read from the chart's own ``_fullLayout``.
 
-The Reconcile page is checked with its bundled example loaded (its tables appear only then).
+Every expander is opened first. The Reconcile page is checked with its bundled example loaded (its tables
+appear only then).
 """
 
 from __future__ import annotations
@@ -117,6 +118,10 @@ def test_no_chip_or_table_header_is_cut_and_charts_number_in_the_language(app_se
         page.get_by_role("button", name="Load the example" if lang == "en" else "Cargar el ejemplo").first.click()
         page.get_by_test_id("stDataFrame").first.wait_for()
         _settle(page)
+    summaries = page.locator("[data-testid=stExpander] summary")  # what an expander holds is checked open
+    for i in range(summaries.count()):
+        summaries.nth(i).click()
+    _settle(page)
     frames = page.get_by_test_id("stDataFrame")
     for i in range(frames.count()):  # a grid far below the fold may draw its canvas only once scrolled to
         if frames.nth(i).is_visible():
