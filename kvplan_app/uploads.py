@@ -32,6 +32,9 @@ class Upload:
 
     max_mb: int
     types: tuple[str, ...]
+    server_limit: bool = False
+    """The widget takes the server's ``maxUploadSize`` (the shipped ``.streamlit/config.toml`` sets it to
+    ``max_mb``), so that it shows what the server itself enforces."""
 
 
 def _mb(limit_bytes: int) -> int:
@@ -41,7 +44,7 @@ def _mb(limit_bytes: int) -> int:
 UPLOADS: dict[str, Upload] = {
     "plan_upload_json": Upload(1, ("json",)),  # plan files: planner.planfile.MAX_PLAN_FILE_BYTES = 64 KiB
     "model_config_file": Upload(_mb(MAX_CONFIG_BYTES), ("json",)),
-    "traces_upload": Upload(_mb(MAX_TRACE_BYTES), ("jsonl", "json", "csv", "parquet", "gz", "zst")),
+    "traces_upload": Upload(_mb(MAX_TRACE_BYTES), ("jsonl", "json", "csv", "parquet", "gz", "zst"), server_limit=True),
     "traces_curve_upload": Upload(_mb(MAX_CURVE_FILE_BYTES), ("json",)),
     "reconcile_file_a": Upload(_mb(MAX_LOG_BYTES), ("txt", "log")),
     "reconcile_file_b": Upload(_mb(MAX_LOG_BYTES), ("txt", "log")),
@@ -53,7 +56,9 @@ UPLOADS: dict[str, Upload] = {
 def file_uploader(where, label: str, *, key: str, **kwargs):
     """``where.file_uploader`` with the limit and types of ``UPLOADS[key]`` (``where``: ``st`` or a column)."""
     spec = UPLOADS[key]
-    return where.file_uploader(label, type=list(spec.types), key=key, max_upload_size=spec.max_mb, **kwargs)
+    if not spec.server_limit:
+        kwargs["max_upload_size"] = spec.max_mb
+    return where.file_uploader(label, type=list(spec.types), key=key, **kwargs)
 
 
 DROPZONE = "[data-testid=stFileUploaderDropzone]"

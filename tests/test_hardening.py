@@ -91,6 +91,16 @@ def test_the_static_style_sheet_cannot_close_its_tag_or_string():
     assert all(s.startswith("\\3c /style>") for s in strings)
 
 
+def test_the_trace_uploader_says_the_limit_the_server_enforces():
+    """The shipped config's maxUploadSize is the trace limit the Spanish uploader text names (64 MB)."""
+    import tomllib
+
+    from kvplan_app.uploads import UPLOADS
+
+    config = tomllib.loads((ROOT / "kvplan_app" / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert UPLOADS["traces_upload"].server_limit and config["server"]["maxUploadSize"] == UPLOADS["traces_upload"].max_mb == 64
+
+
 def test_every_csv_goes_through_the_one_writer():
     offenders = []
     for path in [*UI_FILES, *sorted((ROOT / "planner").rglob("*.py"))]:
