@@ -138,9 +138,9 @@ headings = {  # shown columns, in this order (the table keeps planner.recommend'
     "pareto": t("Pareto front"), "verified": t("Checked by the plan"), "one_fewer": t("With one GPU fewer"),
     "plan link": t("Plan"),
 }
+# The columns shown until the user asks for every one: they fit a 1280 px screen without scrolling sideways.
 COMPACT = ("rank", "accelerator", "gpus_per_replica", "attention", "kv_format", "total_gpus", "capacity", "headroom",
            "cost_per_hour", "plan link")
-"""The columns shown until the user asks for every one: they fit a 1280 px screen without scrolling sideways."""
 every = st.toggle(t("Every column"), key="recommend_every_column",
                   help=t("Weight format, hit rate, replicas, sessions, request rate, throughput and the plan's checks; "
                          "on a narrow screen the table then scrolls sideways."))
