@@ -19,11 +19,14 @@ for the session.
 from __future__ import annotations
 
 import re
+import string
 from typing import Any
 
 import streamlit as st
 
 from kvplan_app.locales import es
+from planner.errors import PlanInputError, short_repr
+from planner.messages import Figure, Message
 
 LANGUAGES: dict[str, str] = {"en": "English", "es": "Español"}
 """Language code -> its name, in that language (the sidebar switch shows these)."""
@@ -57,18 +60,68 @@ def t(text: str, /, **values: Any) -> str:
     return out.format(**values) if values else out
 
 
-def planner_message(text: str) -> str:
+def planner_message(text: str | BaseException) -> str:
     """A message written by ``planner`` (a note, a warning, a :class:`PlanInputError`) in this session's language.
 
-    Looked up by its English text in the language's message catalogue: an exact sentence, or a template whose
-    ``{name}`` fields take the values in the message. A field named ``..._t`` holds words (a unit, a rule) and
-    matches only when the catalogue has them; the message stays in English when no entry matches.
+    A :class:`planner.messages.Message` is looked up by its template and filled with its values (nested messages
+    translated, numbers per locale); a :class:`PlanInputError` by its parts (field and value as they are, the rule
+    translated). Plain text is looked up by its English: an exact sentence, or a template whose ``{name}`` fields
+    take the values in the message (a field named ``..._t`` holds words and matches only when the catalogue has
+    them). A message with any part missing from the catalogue stays whole in English, never half translated.
     """
     return translate_message(text, language())
 
 
-def translate_message(text: str, lang: str) -> str:
+def translate_message(text: str | BaseException, lang: str) -> str:
     """See :func:`planner_message`; pure (no session)."""
+    if lang not in MESSAGES or lang == DEFAULT_LANGUAGE:
+        return str(text)
+    out = _translated(text, lang)
+    return str(text) if out is None else out
+
+
+def _translated(text: object, lang: str) -> str | None:
+    """``text`` in ``lang``, or None when the catalogue lacks any part of it."""
+    if isinstance(text, PlanInputError):
+        rule = _translated(text.allowed, lang)
+        if rule is None or not rule.isprintable():
+            return None
+        value = text.value
+        shown = short_repr(value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            shown = localize_numbers(shown, lang)
+        name = str(text).split(": ", 1)[0]  # the field as the English message prints it
+        return MESSAGES[lang][_ERROR].format(field=name, value=shown, allowed=rule)
+    if isinstance(text, Message):
+        template = MESSAGES[lang].get(text.template)
+        if template is None:
+            return _legacy(str(text), lang)
+        out = []
+        for literal, field, spec, conversion in _FORMATTER.parse(template):
+            out.append(literal)
+            if field is None:
+                continue
+            value = text.values[field]
+            if isinstance(value, (Message, PlanInputError)):
+                shown = _translated(value, lang)
+                if shown is None:
+                    return None
+                out.append(format(shown, spec or ""))
+                continue
+            shown = _FORMATTER.format_field(_FORMATTER.convert_field(value, conversion), spec or "")
+            numeric = isinstance(value, (int, float, Figure)) and not isinstance(value, bool) and not conversion
+            out.append(localize_numbers(shown, lang) if numeric else shown)
+        return "".join(out)
+    return _legacy(str(text), lang)
+
+
+_FORMATTER = string.Formatter()
+_ERROR = "{field}: {value} is not allowed; expected {allowed}"
+"""The English shape of every :class:`PlanInputError` (see ``planner.errors``); its translation is in MESSAGES."""
+
+
+def _legacy(text: str, lang: str) -> str | None:
+    """Plain English text looked up as an exact sentence or a ``{name}`` template; None when none matches."""
     messages = MESSAGES.get(lang) or {}
     if text in messages:
         return messages[text]
@@ -80,7 +133,7 @@ def translate_message(text: str, lang: str) -> str:
         values = match.groupdict()
         if all(name[-2:] != "_t" or value in words for name, value in values.items()):
             return translation.format(**{k: words[v] if k[-2:] == "_t" else v for k, v in values.items()})
-    return text
+    return None
 
 
 _FIELD = re.compile(r"\{(\w+)\}")

@@ -48,6 +48,7 @@ from planner.io import json_error_text, json_text
 from planner.formats import KVFormat, get_format
 from planner.kv import FP8_DS_MLA, ChunkedLocalGroup, FullAttentionGroup, KVGroup, SlidingWindowGroup
 from planner.models import ModelSpec
+from planner.messages import msg
 
 __all__ = ["ConfigField", "ImportedLayout", "MAX_CONFIG_BYTES", "PATTERN_LEGEND", "layout_from_config",
            "model_from_config", "parse_config_text", "pattern_legend", "report_rows"]
@@ -95,15 +96,15 @@ def parse_config_text(text_or_bytes: str | bytes, source: str = "config.json") -
     """
     if len(text_or_bytes) > MAX_CONFIG_BYTES:
         raise PlanInputError("config", f"{len(text_or_bytes):,} bytes",
-                             f"a config.json of at most {MAX_CONFIG_BYTES:,} bytes")
+                             msg("a config.json of at most {max_config_bytes:,} bytes", max_config_bytes=MAX_CONFIG_BYTES))
     text = json_text(text_or_bytes, "config", source)
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, >4,300 digits, deep nesting
-        raise PlanInputError("config", source, f"a JSON object; this file is not valid JSON ({json_error_text(exc)})"
+        raise PlanInputError("config", source, msg("a JSON object; this file is not valid JSON ({json_error_text})", json_error_text=json_error_text(exc))
                              ) from None
     if not isinstance(data, dict):
-        raise PlanInputError("config", type(data).__name__, "a JSON object ({...}) at the top level")
+        raise PlanInputError("config", type(data).__name__, msg("a JSON object ({{...}}) at the top level"))
     return data
 
 
@@ -142,7 +143,7 @@ def layout_from_config(
             contradictory or unknown field, naming it (``config.num_key_value_heads``).
     """
     if not isinstance(config, dict):
-        raise PlanInputError("config", type(config).__name__, "a JSON object")
+        raise PlanInputError("config", type(config).__name__, msg("a JSON object"))
     merged = dict(config)
     if isinstance(config.get("text_config"), dict):
         merged.update(config["text_config"])
@@ -223,7 +224,7 @@ def _head_dim(r: ConfigReader, cfg: dict, num_heads: int) -> int:
     hidden = r.int_field("hidden_size", maximum=10**7)
     if hidden % num_heads:
         raise PlanInputError("config.hidden_size", hidden,
-                             f"a multiple of num_attention_heads ({num_heads}) when head_dim is absent")
+                             msg("a multiple of num_attention_heads ({num_heads}) when head_dim is absent", num_heads=num_heads))
     value = hidden // num_heads
     why = "head_dim is null" if "head_dim" in cfg else "head_dim absent"
     r.note("head_dim", value, "derived", f"{why}: hidden_size / num_attention_heads")
@@ -256,7 +257,7 @@ def _geometry(r: ConfigReader, cfg: dict, kinds: list[str], num_heads: int) -> l
         # only with attention_k_eq_v (as Hugging Face Gemma4TextAttention).
         k_eq_v = cfg.get("attention_k_eq_v")
         if k_eq_v is not None and not isinstance(k_eq_v, bool):
-            raise PlanInputError("config.attention_k_eq_v", k_eq_v, "true or false")
+            raise PlanInputError("config.attention_k_eq_v", k_eq_v, msg("true or false"))
         g_heads = None
         if k_eq_v:
             g_heads = r.int_field("num_global_key_value_heads", maximum=num_heads, required=False)
@@ -293,7 +294,7 @@ def _geometry(r: ConfigReader, cfg: dict, kinds: list[str], num_heads: int) -> l
         attn_heads = query_heads[kind]
         if h and attn_heads % h:
             raise PlanInputError("config.num_key_value_heads", h,
-                                 f"a divisor of the attention heads ({attn_heads}) (layer {i})")
+                                 msg("a divisor of the attention heads ({attn_heads}) (layer {i})", attn_heads=attn_heads, i=i))
         out.append(_Geometry(h, k, v))
     return out
 
@@ -312,7 +313,7 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
     if "chunked" in kinds:
         chunk = r.int_field("attention_chunk_size", maximum=10**9)
         if max_ctx is not None and chunk > max_ctx:
-            raise PlanInputError("config.attention_chunk_size", chunk, f"at most max_position_embeddings ({max_ctx:,})")
+            raise PlanInputError("config.attention_chunk_size", chunk, msg("at most max_position_embeddings ({max_ctx:,})", max_ctx=max_ctx))
 
     # One group per (kind, KV heads, window, K dim, V dim); layers with 0 KV heads store nothing.
     members: dict[tuple[str, int, int, int, int], list[int]] = {}
@@ -341,7 +342,7 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
     if kinds.count("none"):
         r.note("layers without KV", kinds.count("none"), "derived", "MLP / MoE blocks store no KV")
     if not groups:
-        raise PlanInputError("config.num_key_value_heads", 0, "at least one layer with KV heads >= 1")
+        raise PlanInputError("config.num_key_value_heads", 0, msg("at least one layer with KV heads >= 1"))
     return groups, pattern_string(kinds)
 
 
@@ -369,7 +370,7 @@ def _windows(r: ConfigReader, cfg: dict, kinds: list[str], max_ctx: int | None) 
         windows = []
         for i, (k, w) in enumerate(zip(kinds, per_layer)):
             if k == "sliding" and w < 1:
-                raise PlanInputError(f"config.{key}[{i}]", w, "a window >= 1 for a sliding layer")
+                raise PlanInputError(f"config.{key}[{i}]", w, msg("a window >= 1 for a sliding layer"))
             windows.append(w if k == "sliding" else 0)
     else:
         w = r.int_field(key, maximum=10**9)
@@ -377,8 +378,7 @@ def _windows(r: ConfigReader, cfg: dict, kinds: list[str], max_ctx: int | None) 
     for i, w in enumerate(windows):
         if max_ctx is not None and w > max_ctx:
             field = f"config.{key}" if not isinstance(raw, list) else f"config.{key}[{i}]"
-            raise PlanInputError(field, w, f"at most max_position_embeddings ({max_ctx:,}): a window larger than "
-                                 "the context is contradictory")
+            raise PlanInputError(field, w, msg("at most max_position_embeddings ({max_ctx:,}): a window larger than the context is contradictory", max_ctx=max_ctx))
     return windows
 
 

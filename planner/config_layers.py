@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from planner.config_report import ConfigReader
 from planner.errors import PlanInputError
+from planner.messages import msg
 
 KINDS = ("full", "sliding", "chunked", "linear", "mamba", "shared", "none")
 """Every layer kind the importer knows."""
@@ -45,8 +46,8 @@ _LAYER_TYPE_KINDS = {
     "mamba2": "mamba",
 }
 _UNSUPPORTED_LAYER_TYPES = ("ssm", "hybrid", "conv", "short_conv", "rwkv", "retention", "kda", "gated_deltanet")
-_NO_STATE_ADVICE = ("; kvplan cannot size its state: give the model's bytes per token and per-sequence state bytes "
-                    "instead (kvplan kv --bytes-per-token B --state-bytes S)")
+_NO_STATE_ADVICE = msg("; kvplan cannot size its state: give the model's bytes per token and per-sequence state "
+                       "bytes instead (kvplan kv --bytes-per-token B --state-bytes S)")
 _NEMOTRON_CODES = {"M": "mamba", "*": "full", "-": "none", "E": "none"}
 _BLOCK_TYPES = {"mamba": "mamba", "attention": "full", "mlp": "none", "moe": "none"}
 _STATE_HINTS = ("mamba_d_state", "ssm_state_size", "mamba_num_heads", "mamba_n_heads", "mamba_d_ssm",
@@ -92,7 +93,7 @@ def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
     if cfg.get("attn_layer_period") is not None:
         period = r.int_field("attn_layer_period", maximum=100_000)
         offset = r.int_field("attn_layer_offset", minimum=0, maximum=period - 1,
-                             need="Jamba's attention layers are those with i % attn_layer_period == attn_layer_offset")
+                             need=msg("Jamba's attention layers are those with i % attn_layer_period == attn_layer_offset"))
         kinds = ["full" if i % period == offset else "mamba" for i in range(num_layers)]
         r.note("layer kinds", _counts(kinds), "derived",
                f"layer i is attention when i % {period} == {offset}, else Mamba (Hugging Face JambaConfig)")
@@ -106,8 +107,7 @@ def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
     for key in _STATE_HINTS:
         if cfg.get(key) is not None:
             raise PlanInputError("config.layer_types", None,
-                                 f"a per-layer mix (layer_types, hybrid_override_pattern, layers_block_type or "
-                                 f"attn_layer_period) for a model with state fields such as {key}{_NO_STATE_ADVICE}")
+                                 msg("a per-layer mix (layer_types, hybrid_override_pattern, layers_block_type or attn_layer_period) for a model with state fields such as {key}{no_state_advice}", key=key, no_state_advice=_NO_STATE_ADVICE))
     if cfg.get("full_attention_interval") is not None and cfg.get("linear_num_value_heads") is not None:
         every = r.int_field("full_attention_interval", maximum=100_000)
         kinds = ["full" if (i + 1) % every == 0 else "linear" for i in range(num_layers)]
@@ -136,8 +136,7 @@ def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
             cfg.get(k) is not None for k in ("no_rope_layers", "no_rope_layer_interval"))
         if not llama4:
             raise PlanInputError("config.attention_chunk_size", cfg["attention_chunk_size"],
-                                 f"absent for model_type {model_type or '(none)'}: kvplan reads it as Llama 4 chunked "
-                                 "attention only (model_type llama4*), and its meaning here is not known")
+                                 msg("absent for model_type {value}: kvplan reads it as Llama 4 chunked attention only (model_type llama4*), and its meaning here is not known", value=model_type or '(none)'))
         return _llama4_kinds(r, cfg, num_layers)
     return _sliding_flags(r, cfg, num_layers)
 
@@ -149,12 +148,12 @@ def _counts(kinds: list[str]) -> str:
 def _from_layer_types(r: ConfigReader, layer_types: object, num_layers: int) -> list[str]:
     if not isinstance(layer_types, list) or len(layer_types) != num_layers:
         shown = f"{len(layer_types)} entries" if isinstance(layer_types, list) else layer_types
-        raise PlanInputError("config.layer_types", shown, f"a list of {num_layers} layer types (one per layer)")
+        raise PlanInputError("config.layer_types", shown, msg("a list of {num_layers} layer types (one per layer)", num_layers=num_layers))
     kinds = []
     for i, t in enumerate(layer_types):
         if not isinstance(t, str) or t not in _LAYER_TYPE_KINDS:
             extra = _NO_STATE_ADVICE if isinstance(t, str) and t.lower() in _UNSUPPORTED_LAYER_TYPES else ""
-            raise PlanInputError(f"config.layer_types[{i}]", t, "one of " + ", ".join(_LAYER_TYPE_KINDS) + extra)
+            raise PlanInputError(f"config.layer_types[{i}]", t, msg("one of {choices}{extra}", choices=", ".join(_LAYER_TYPE_KINDS), extra=extra))
         kinds.append(_LAYER_TYPE_KINDS[t])
     r.note("layer_types", _counts(kinds), "read")
     return kinds
@@ -164,11 +163,11 @@ def _from_codes(r: ConfigReader, key: str, raw: object, num_layers: int, codes: 
     items = list(raw) if isinstance(raw, str) else raw
     if not isinstance(items, list) or len(items) != num_layers:
         shown = f"{len(items)} entries" if isinstance(items, list) else raw
-        raise PlanInputError(f"config.{key}", shown, f"{num_layers} entries (one per layer)")
+        raise PlanInputError(f"config.{key}", shown, msg("{num_layers} entries (one per layer)", num_layers=num_layers))
     kinds = []
     for i, c in enumerate(items):
         if not isinstance(c, str) or c not in codes:
-            allowed = "one of " + ", ".join(repr(k) for k in codes) + _NO_STATE_ADVICE
+            allowed = msg("one of {choices}{advice}", choices=", ".join(repr(k) for k in codes), advice=_NO_STATE_ADVICE)
             raise PlanInputError(f"config.{key}[{i}]", c, allowed)
         kinds.append(codes[c])
     r.note(key, _counts(kinds), "read")
@@ -186,7 +185,7 @@ def _llama4_kinds(r: ConfigReader, cfg: dict, num_layers: int) -> list[str]:
         if not isinstance(nope, list) or len(nope) != num_layers or any(v not in (0, 1) or isinstance(v, bool)
                                                                            for v in nope):
             shown = f"{len(nope)} entries" if isinstance(nope, list) else nope
-            raise PlanInputError("config.no_rope_layers", shown, f"a list of {num_layers} entries, each 0 or 1")
+            raise PlanInputError("config.no_rope_layers", shown, msg("a list of {num_layers} entries, each 0 or 1", num_layers=num_layers))
         kinds = ["chunked" if v else "full" for v in nope]
         r.note("no_rope_layers", f"{kinds.count('full')} global, {kinds.count('chunked')} chunked", "read")
         return kinds
@@ -204,7 +203,7 @@ def _llama4_kinds(r: ConfigReader, cfg: dict, num_layers: int) -> list[str]:
 def _sliding_flags(r: ConfigReader, cfg: dict, num_layers: int) -> list[str]:
     """Qwen2 / Mistral: ``use_sliding_window``, ``max_window_layers``, ``sliding_window``."""
     if cfg.get("use_sliding_window") is not None and not isinstance(cfg["use_sliding_window"], bool):
-        raise PlanInputError("config.use_sliding_window", cfg["use_sliding_window"], "true or false")
+        raise PlanInputError("config.use_sliding_window", cfg["use_sliding_window"], msg("true or false"))
     if cfg.get("use_sliding_window") is False:
         if cfg.get("sliding_window") is not None:
             r.note("sliding_window", cfg["sliding_window"], "ignored", "use_sliding_window is false")

@@ -27,6 +27,7 @@ from planner.config_report import ConfigReader
 from planner.errors import PlanInputError
 from planner.formats import KVFormat, get_format
 from planner.kv import KVGroup, Mamba2ConvStateGroup, StateGroup
+from planner.messages import msg
 
 _DTYPES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
 _FP32_SSM_DEFAULT = ("nemotron_h", "nemotron_h_puzzle")
@@ -51,7 +52,7 @@ def _ssm_format(r: ConfigReader, cfg: dict, conv: KVFormat, model_type: str, cho
         if raw is None:
             continue
         if not isinstance(raw, str) or raw not in _DTYPES:
-            raise PlanInputError(f"config.{key}", raw, "one of " + ", ".join(_DTYPES))
+            raise PlanInputError(f"config.{key}", raw, msg("one of {choices}", choices=", ".join(_DTYPES)))
         r.note(key, raw, "read", "temporal (SSM / recurrent) state dtype")
         return get_format(_DTYPES[raw])
     if model_type in _FP32_SSM_DEFAULT:
@@ -74,7 +75,7 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
     num_layers, ids = len(layer_ids), tuple(layer_ids)
     conv_fmt = _conv_format(r, state_format)
     ssm_fmt = _ssm_format(r, cfg, conv_fmt, model_type, ssm_state_format)
-    need = "Mamba layers need their state shape"
+    need = msg("Mamba layers need their state shape")
     if any(cfg.get(k) is not None for k in ("mamba_num_heads", "mamba_n_heads")):
         heads = r.first_int(("mamba_num_heads", "mamba_n_heads"), maximum=1_000_000, need=need)
         head_dim = r.first_int(("mamba_head_dim", "mamba_d_head"), maximum=1_000_000, need=need)
@@ -99,8 +100,8 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
                        num_units=heads, elements_per_unit=head_dim * state,
                        shape_note=f"SSM {heads} heads x {head_dim} x {state}"),
         ]
-    expand = r.int_field("mamba_expand", maximum=1_000, need=need + " (Mamba1: mamba_expand x hidden_size channels; "
-                         "Mamba2: mamba_num_heads, mamba_head_dim, n_groups)")
+    expand = r.int_field("mamba_expand", maximum=1_000, need=msg("{need} (Mamba1: mamba_expand x hidden_size channels; Mamba2: "
+                                                                "mamba_num_heads, mamba_head_dim, n_groups)", need=need))
     hidden = r.int_field("hidden_size", maximum=10**7)
     state = r.first_int(("mamba_d_state", "ssm_state_size"), maximum=1_000_000, need=need)
     kernel = r.first_int(("mamba_d_conv", "conv_kernel"), minimum=2, maximum=1_000, need=need)

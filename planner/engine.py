@@ -76,6 +76,7 @@ from planner.vllm_paging import (  # re-exported: the engine's settings and defa
     engine_layers,
     paging,
 )
+from planner.messages import msg
 
 __all__ = [
     "BUDGET_MOVES", "DEFAULT_BLOCK_SIZE", "DEFAULT_MAX_NUM_BATCHED_TOKENS", "ENGINE_COLUMNS", "EngineTypeBytes",
@@ -203,7 +204,7 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
     pp = est.pp
     max_len = s.max_model_len if s.max_model_len is not None else max(n, 1)
     if n > max_len:
-        raise PlanInputError("context_tokens", n, f"at most max_model_len ({max_len:,})")
+        raise PlanInputError("context_tokens", n, msg("at most max_model_len ({max_len:,})", max_len=max_len))
     s = VLLMSettings(block_size=s.block_size, max_num_batched_tokens=s.max_num_batched_tokens,
                      max_model_len=max_len, hybrid_kv_cache_manager=s.hybrid_kv_cache_manager)
     p = paging(model, kv_format, tp, pp, s)
@@ -311,9 +312,8 @@ def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLM
     p = paging(model, kv_format, tp, pp, s)
     if model.uses_coefficient(kv_format) or p.unmodelled or not p.types:
         what = ", ".join(g.name for g in p.unmodelled) or "a reported bytes-per-token coefficient"
-        hint = "; choose a KV format to page its architecture" if model.uses_coefficient(kv_format) and p.types else ""
-        raise PlanInputError("engine", model.id, "a model whose KV vLLM pages as full, sliding, chunked or MLA "
-                             f"attention (not modelled here: {what}{hint})")
+        hint = msg("; choose a KV format to page its architecture") if model.uses_coefficient(kv_format) and p.types else ""
+        raise PlanInputError("engine", model.id, msg("a model whose KV vLLM pages as full, sliding, chunked or MLA attention (not modelled here: {what}{hint})", what=what, hint=hint))
     return p
 
 
@@ -348,7 +348,7 @@ def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | N
     pp = model.check_pp(pp, kv_format)
     m = max_model_len if max_model_len is not None else (s.max_model_len or model.max_context_tokens)
     if m is None:
-        raise PlanInputError("max_model_len", None, "a whole number of tokens (the model's maximum is not known)")
+        raise PlanInputError("max_model_len", None, msg("a whole number of tokens (the model's maximum is not known)"))
     m = check_int("max_model_len", m, 1, MAX_MODEL_LEN)
     p = _pageable(model, kv_format, tp, pp, s)
     min_block = min(t.block_size for t in p.types)

@@ -30,6 +30,19 @@ class PlanInputError(ValueError):
         return (type(self), (self.field, self.value, self.allowed))
 
 
+def validation_rule(err: dict, default: str = "a valid value") -> str:
+    """What one pydantic error (an item of ``ValidationError.errors()``) allows, in words.
+
+    A validator's ``ValueError`` keeps its own sentence (a :class:`planner.messages.Message` when built with
+    ``msg``); pydantic's own wording loses its "Value error, " and "Input should be " openings.
+    """
+    error = (err.get("ctx") or {}).get("error")
+    if isinstance(error, BaseException) and error.args and isinstance(error.args[0], str) and len(error.args) == 1:
+        return error.args[0]
+    text = str(error) if error is not None else str(err.get("msg", default))
+    return text.removeprefix("Value error, ").removeprefix("Input should be ")
+
+
 def short_repr(value: object, limit: int = 80) -> str:
     """``repr(value)`` cut to ``limit`` characters; never raises.
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from planner.errors import PlanInputError
 from planner.formats import KVFormat, cdiv
 from planner.kv_group import KVGroup, vector_formula
+from planner.messages import msg
 
 @dataclass(frozen=True, kw_only=True)
 class RopeTailFormat(KVFormat):
@@ -26,7 +27,7 @@ class RopeTailFormat(KVFormat):
             PlanInputError: fewer elements than the tail.
         """
         if num_elements < self.tail_channels:
-            raise PlanInputError("num_elements", num_elements, f"at least {self.tail_channels} (the unscaled tail)")
+            raise PlanInputError("num_elements", num_elements, msg("at least {tail_channels} (the unscaled tail)", tail_channels=self.tail_channels))
         return super().vector_bytes(num_elements - self.tail_channels) + cdiv(self.tail_channels * self.tail_bits, 8)
 
 

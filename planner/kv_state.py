@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from planner.errors import PlanInputError
 from planner.formats import cdiv
 from planner.kv_group import KVGroup, vector_formula
+from planner.messages import msg
 
 @dataclass(frozen=True, kw_only=True)
 class StateGroup(KVGroup):
@@ -47,7 +48,7 @@ class StateGroup(KVGroup):
         """
         units = self.units_at(tp)
         if units and units % tp:
-            raise PlanInputError("tp", tp, f"a divisor of {units:,} ({self.name}: vLLM splits it exactly over TP)")
+            raise PlanInputError("tp", tp, msg("a divisor of {units:,} ({name}: vLLM splits it exactly over TP)", units=units, name=self.name))
 
     @property
     def vllm_kind(self) -> tuple[str, int | None] | None:

@@ -19,6 +19,7 @@ from planner.errors import PlanInputError
 from planner.formats import get_format
 from planner.kv import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, group_bytes
 from planner.units import plural
+from planner.messages import msg
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` never loads it
     import pandas as pd
@@ -92,7 +93,7 @@ class ModelSpec:
         fmt = get_format(kv_format)
         if not any(g.role == "main" for g in self.groups):
             raise PlanInputError("kv_format", kv_format,
-                                 f"'native' for {self.id}: only its reported coefficient is known")
+                                 msg("'native' for {id}: only its reported coefficient is known", id=self.id))
         return tuple(g.with_format(fmt) if g.role == "main" else g for g in self.groups)
 
     def uses_coefficient(self, kv_format: str | None) -> bool:
@@ -111,10 +112,10 @@ class ModelSpec:
         if pp == 1:
             return pp
         if self.uses_coefficient(kv_format) and not self._coefficient_explained():
-            raise PlanInputError("pp", pp, f"1 for {self.id}: only its bytes per token are known, not its layers")
+            raise PlanInputError("pp", pp, msg("1 for {id}: only its bytes per token are known, not its layers", id=self.id))
         layers = self.num_hidden_layers
         if layers and pp > layers:
-            raise PlanInputError("pp", pp, f"at most {layers} (one layer per pipeline stage; {self.id} has {layers})")
+            raise PlanInputError("pp", pp, msg("at most {layers} (one layer per pipeline stage; {id} has {layers})", layers=layers, id=self.id))
         return pp
 
     @property
@@ -210,9 +211,7 @@ class ModelSpec:
             fits = max(int(MAX_KV_BYTES // per_token), 0)
             raise PlanInputError(
                 "context_tokens", n,
-                f"at most about {fits:,} tokens for this model at TP {tp}, PP {pp}: its KV ({largest:.3g} B) passes "
-                f"2^63 B = {MAX_KV_BYTES / 2**60:.0f} EiB, more than any machine holds (check num_hidden_layers, "
-                "num_key_value_heads and head_dim)")
+                msg("at most about {fits:,} tokens for this model at TP {tp}, PP {pp}: its KV ({largest:.3g} B) passes 2^63 B = {value:.0f} EiB, more than any machine holds (check num_hidden_layers, num_key_value_heads and head_dim)", fits=fits, tp=tp, pp=pp, largest=largest, value=MAX_KV_BYTES / 2**60))
         return KVEstimate(
             model_id=self.id,
             context_tokens=n,
@@ -237,9 +236,9 @@ class ModelSpec:
         """
         fmt = weight_format or self.weight_format
         if fmt not in WEIGHT_BYTES_PER_PARAM:
-            raise PlanInputError("weight_format", fmt, "one of " + ", ".join(WEIGHT_BYTES_PER_PARAM))
+            raise PlanInputError("weight_format", fmt, msg("one of {choices}", choices=", ".join(WEIGHT_BYTES_PER_PARAM)))
         if self.total_params is None:
-            raise PlanInputError("weights", self.id, "a model with a known parameter count, or weights given in GiB")
+            raise PlanInputError("weights", self.id, msg("a model with a known parameter count, or weights given in GiB"))
         return math.ceil(self.total_params * WEIGHT_BYTES_PER_PARAM[fmt])
 
     def with_reported(self, kv_bytes_per_token: float | None) -> "ModelSpec":
@@ -261,9 +260,9 @@ def coefficient_model(kv_bytes_per_token: float, *, state_bytes: int = 0, name: 
     """
     if isinstance(kv_bytes_per_token, bool) or not isinstance(kv_bytes_per_token, (int, float)) \
             or not math.isfinite(kv_bytes_per_token) or not 0 < kv_bytes_per_token <= 10**9:
-        raise PlanInputError("kv_bytes_per_token", kv_bytes_per_token, "a number in (0, 1,000,000,000] bytes")
+        raise PlanInputError("kv_bytes_per_token", kv_bytes_per_token, msg("a number in (0, 1,000,000,000] bytes"))
     if isinstance(state_bytes, bool) or not isinstance(state_bytes, int) or not 0 <= state_bytes <= 10**15:
-        raise PlanInputError("state_bytes", state_bytes, "a whole number of bytes in [0, 10**15]")
+        raise PlanInputError("state_bytes", state_bytes, msg("a whole number of bytes in [0, 10**15]"))
     groups: tuple[KVGroup, ...] = ()
     if state_bytes:
         groups = (StateGroup(name="fixed session state", num_layers=1, kv_format=get_format("bf16"),
@@ -280,7 +279,7 @@ def with_pool_state(model: ModelSpec, state_bytes: int) -> ModelSpec:
         PlanInputError: ``state_bytes`` not a whole number in [0, 10**15].
     """
     if isinstance(state_bytes, bool) or not isinstance(state_bytes, int) or not 0 <= state_bytes <= 10**15:
-        raise PlanInputError("state_bytes_per_sequence", state_bytes, "a whole number of bytes in [0, 10**15]")
+        raise PlanInputError("state_bytes_per_sequence", state_bytes, msg("a whole number of bytes in [0, 10**15]"))
     groups = tuple(g for g in model.groups if not (g.in_pool and g.role == "state"))
     if state_bytes:
         groups += (StateGroup(name="reported state per sequence", num_layers=1, kv_format=get_format("bf16"),

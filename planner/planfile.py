@@ -39,7 +39,8 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 from planner.io import json_error_text, json_text, read_capped
 from planner.plan import PlanInputs, field_range
 from planner.plan.inputs import MEASURED_KV_BINDING, MEASURED_USABLE_BINDING
-from planner.errors import PlanInputError
+from planner.errors import PlanInputError, validation_rule
+from planner.messages import msg
 
 SCHEMA_VERSION = 1
 """The plan-file format this kvplan reads and writes."""
@@ -114,8 +115,7 @@ def loads(text: str | bytes, source: str = "plan.json") -> PlanFile:
     except _NonFiniteNumber as exc:
         raise _error("json", exc.constant, "a finite number (NaN and Infinity are not JSON)") from None
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        raise PlanInputError("plan file", source, f"a JSON object; this file is not valid JSON "
-                                                  f"({shorten(json_error_text(exc))})") from None
+        raise PlanInputError("plan file", source, msg("a JSON object; this file is not valid JSON ({json_error_text})", json_error_text=shorten(json_error_text(exc)))) from None
     return from_dict(data)
 
 
@@ -224,17 +224,15 @@ def _validation_error(exc: ValidationError) -> PlanInputError:
     kind = err.get("type")
     if kind == "extra_forbidden":
         known = PlanInputs.model_fields if in_inputs else PlanFile.model_fields
-        allowed = "no such field (known: " + ", ".join(known) + ")"
+        allowed = msg("no such field (known: {choices})", choices=", ".join(known))
     elif kind == "missing":
-        return _error(".".join(loc), None, "a value (the field is missing)")
-    elif ctx.get("error") is not None:
-        allowed = str(ctx["error"]).removeprefix("Value error, ")
-    elif in_inputs and (rng := field_range(PlanInputs, loc[1])):
+        return _error(".".join(loc), None, msg("a value (the field is missing)"))
+    elif ctx.get("error") is None and in_inputs and (rng := field_range(PlanInputs, loc[1])):
         allowed = rng
     else:
-        allowed = str(err.get("msg", "a valid value")).removeprefix("Input should be ")
+        allowed = validation_rule(err)
     if loc == ["created_at"]:
-        allowed = f"an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z ({allowed})"
+        allowed = msg("an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z ({rule})", rule=allowed)
     return _error(".".join(loc) or "document", err.get("input"), allowed)
 
 
@@ -258,7 +256,7 @@ def save(path: str | Path, inputs: PlanInputs | PlanFile, *, created_at: datetim
     try:
         Path(path).write_text(dumps(pf), encoding="utf-8")
     except OSError as exc:
-        raise PlanInputError("save", str(path), f"a writable path ({exc.strerror})") from None
+        raise PlanInputError("save", str(path), msg("a writable path ({strerror})", strerror=exc.strerror)) from None
     return pf
 
 

@@ -37,6 +37,7 @@ from planner.errors import PlanInputError
 from planner.kv import FullAttentionGroup, MLAGroup
 from planner.models import ModelSpec
 from planner.units import format_bytes
+from planner.messages import msg
 
 KV_DTYPES: dict[str, str | None] = {
     "auto": None, "bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "fp16": "fp16", "half": "fp16",
@@ -147,8 +148,7 @@ def _pool_token_bytes(model: ModelSpec, fmt: str | None, tp: int, pp: int) -> in
     """
     groups = [g for g in model.layout(fmt) if g.in_pool]
     if not groups or not all(isinstance(g, (FullAttentionGroup, MLAGroup)) for g in groups):
-        raise PlanInputError("model", model.id, "a full-attention or MLA model for a per-token pool figure "
-                             "(sliding, compressed or state layers are pooled per engine)")
+        raise PlanInputError("model", model.id, msg("a full-attention or MLA model for a per-token pool figure (sliding, compressed or state layers are pooled per engine)"))
     return sum(g.entry_bytes(tp) * g.layers_per_gpu(pp) for g in groups)
 
 
@@ -173,7 +173,7 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
         PlanInputError: a log from no engine kvplan reads, or from both at once.
     """
     if log.engine not in ("vllm", "sglang"):
-        raise PlanInputError("log", log.engine, "a vLLM or an SGLang start-up log (one engine per log)")
+        raise PlanInputError("log", log.engine, msg("a vLLM or an SGLang start-up log (one engine per log)"))
     named = log.first("model")
     if model is not None:
         model_s = Setting("model", model.id, "given")

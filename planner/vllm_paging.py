@@ -16,6 +16,7 @@ from planner.errors import PlanInputError
 from planner.formats import cdiv
 from planner.kv import KVGroup
 from planner.models import ModelSpec
+from planner.messages import msg
 
 DEFAULT_BLOCK_SIZE = 16
 """vLLM's default tokens per KV block (``--block-size``) on CUDA."""
@@ -42,7 +43,7 @@ def check_int(name: str, value: object, lo: int, hi: int) -> int:
         PlanInputError: not an int (bools excluded) or out of range, naming ``name``.
     """
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise PlanInputError(name, value, f"a whole number in [{lo:,}, {hi:,}]")
+        raise PlanInputError(name, value, msg("a whole number in [{lo:,}, {hi:,}]", lo=lo, hi=hi))
     return value
 
 
@@ -76,7 +77,7 @@ class VLLMSettings:
         if self.max_model_len is not None:
             check_int("max_model_len", self.max_model_len, 1, MAX_MODEL_LEN)
         if not isinstance(self.hybrid_kv_cache_manager, bool):
-            raise PlanInputError("hybrid_kv_cache_manager", self.hybrid_kv_cache_manager, "true or false")
+            raise PlanInputError("hybrid_kv_cache_manager", self.hybrid_kv_cache_manager, msg("true or false"))
 
 
 # ---------------------------------------------------------------------------
@@ -205,8 +206,7 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
     for key, gs in raw.items():
         page = key[2]
         if max_page % page:
-            raise PlanInputError("engine", model.id, "a layout whose page sizes divide each other: vLLM cannot unify "
-                                 f"page sizes {page:,} B and {max_page:,} B (NotImplementedError in vLLM)")
+            raise PlanInputError("engine", model.id, msg("a layout whose page sizes divide each other: vLLM cannot unify page sizes {page:,} B and {max_page:,} B (NotImplementedError in vLLM)", page=page, max_page=max_page))
         ratio = max_page // page
         if ratio > 1:
             notes.append(f"{', '.join(g.name for g in gs)}: page size {page:,} B grown to {max_page:,} B by a block "
@@ -214,8 +214,7 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
         types_list.append(make(key, gs, block * ratio, max_page))
     if state is not None:
         if mamba_page != max_page:
-            raise PlanInputError("engine", model.id, f"a Mamba page ({mamba_page:,} B) equal to the attention page "
-                                 f"({max_page:,} B): vLLM pads one to the other")
+            raise PlanInputError("engine", model.id, msg("a Mamba page ({mamba_page:,} B) equal to the attention page ({max_page:,} B): vLLM pads one to the other", mamba_page=mamba_page, max_page=max_page))
         types_list.append(PagedType("mamba", None, max_page, block, state[0], state[2], False))
     counts = [t.layers for t in types_list]
     group_size = min(counts)

@@ -18,6 +18,7 @@ from planner.plan.inputs import PlanInputs
 from planner.plan.rebase import usable_binding_mismatch
 from planner.tiers import AUTO, Link, node_for, resolve_links
 from planner.units import format_bytes, gib_to_bytes
+from planner.messages import msg
 
 _KEEP = object()
 
@@ -58,7 +59,7 @@ def resolve_hbm(gpu_id: str, hbm_gib: float | None, user: UserAccelerator | None
     if user is not None:
         return user.hbm_bytes, "user-defined accelerator (as the device reports it)"
     if gpu_id == "custom":
-        raise PlanInputError("hbm_gib", None, "a size in GiB when gpu is 'custom'")
+        raise PlanInputError("hbm_gib", None, msg("a size in GiB when gpu is 'custom'"))
     gpu = get_gpu(gpu_id)
     return gpu.hbm_bytes, ("reported by the device" if gpu.memory_reported else "vendor figure")
 
@@ -126,7 +127,7 @@ def resolve_hardware(inputs: PlanInputs, gpu_id: str | None = None, hbm_gib=_KEE
         measured = gib_to_bytes(inputs.measured_usable_kv_gib)
         if measured > hbm:
             raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
-                                 f"at most the GPU's HBM ({hbm / 2**30:,.4g} GiB)")
+                                 msg("at most the GPU's HBM ({value:,.4g} GiB)", value=hbm / 2**30))
     host_link, ssd_link = resolve_links(inputs.gpu_id, inputs.host_link, inputs.ssd_link)
     if user is not None and inputs.host_link == AUTO:
         host_link = user_host_link(user) or host_link  # its own host link, when it gives one

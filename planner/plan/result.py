@@ -18,6 +18,7 @@ from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, Plan
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
 from planner.placement import TierPlacement, place_sessions
 from planner.units import format_figure, plural, to_gib
+from planner.messages import msg
 
 
 class PlanResult(BaseModel):
@@ -130,12 +131,11 @@ def effective_model(inputs: PlanInputs, model: ModelSpec | None = None) -> tuple
         return model, fmt, ("reported" if model.uses_coefficient(fmt) else "architecture")
     if (why := kv_binding_mismatch(inputs)) is not None:
         raise PlanInputError("measured_kv_bytes_per_token", inputs.measured_kv_bytes_per_token,
-                             f"a figure measured on this plan's model and format ({why})")
+                             msg("a figure measured on this plan's model and format ({why})", why=why))
     tp = kv_split(inputs).tp
     if tp > 1 and model.growing_bytes(1_000_000, fmt, tp) != model.growing_bytes(1_000_000, fmt):
         raise PlanInputError("measured_kv_bytes_per_token", inputs.measured_kv_bytes_per_token,
-                             f"a figure for TP 1: under tensor-parallel attention {model.id}'s KV heads split over "
-                             f"TP {tp}, which the measurement did not see; use attention_parallelism=dp or drop it")
+                             msg("a figure for TP 1: under tensor-parallel attention {id}'s KV heads split over TP {tp}, which the measurement did not see; use attention_parallelism=dp or drop it", id=model.id, tp=tp))
     # The measurement prices growing KV in the chosen format; window and state groups keep the layout.
     measured = replace(model, groups=model.layout(fmt), reported_kv_bytes_per_token=inputs.measured_kv_bytes_per_token,
                        native_format_label=f"{fmt}, measured: {inputs.measured_kv_bytes_per_token:,.6g} B/token")
@@ -219,7 +219,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     """
     if (why := usable_binding_mismatch(inputs)) is not None:
         raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
-                             f"a figure measured with this plan's GPU and weights ({why})")
+                             msg("a figure measured with this plan's GPU and weights ({why})", why=why))
     model, fmt, kv_source = effective_model(inputs, model)
     hw = resolve_hardware(inputs)
     a = evaluate(inputs, model, fmt, hardware_arrays([hw], inputs.decode_tokens_per_s, inputs.prefill_tokens_per_s),

@@ -19,6 +19,7 @@ from planner.errors import PlanInputError
 from planner.traces.rows import Collector, RowError, whole
 from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, decode, line_chunks
 from planner.traces.trace import Trace
+from planner.messages import msg
 
 
 _AZURE_COLUMNS = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
@@ -89,7 +90,7 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int |
             break
         except csv.Error as exc:  # e.g. a field over csv.field_size_limit(): the reader goes on with the next line
             if header is None:
-                raise PlanInputError("trace", shown, f"a CSV header row ({exc})") from None
+                raise PlanInputError("trace", shown, msg("a CSV header row ({exc})", exc=exc)) from None
             rows.num_rows += 1
             rows.bad(reader.line_num, f"not a CSV row ({exc})")
             continue
@@ -101,8 +102,7 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int |
             lower = [h.lower() for h in header]
             missing = [c for c in _AZURE_COLUMNS if c.lower() not in lower]
             if missing:
-                raise PlanInputError("trace", shown, "a CSV header with columns " + ", ".join(_AZURE_COLUMNS)
-                                     + f" (missing {', '.join(missing)})")
+                raise PlanInputError("trace", shown, msg("a CSV header with columns {choices} (missing {choices2})", choices=", ".join(_AZURE_COLUMNS), choices2=', '.join(missing)))
             cols = [lower.index(c.lower()) for c in _AZURE_COLUMNS]
             continue
         rows.num_rows += 1
@@ -127,7 +127,7 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int |
             continue
         parsed.append((line_no, t_ns, inp, out))
     if header is None:
-        raise PlanInputError("trace", shown, "a CSV header with columns " + ", ".join(_AZURE_COLUMNS))
+        raise PlanInputError("trace", shown, msg("a CSV header with columns {choices}", choices=", ".join(_AZURE_COLUMNS)))
     # Integer ns relative to the first arrival keeps 100 ns resolution in float64 seconds.
     t0 = min((t for _, t, _, _ in parsed), default=0)
     for line_no, t_ns, inp, out in parsed:

@@ -80,6 +80,7 @@ from planner.traces.rows import (
 )
 from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, decode, line_chunks
 from planner.traces.trace import MOONCAKE_BLOCK_TOKENS, Progress, Trace
+from planner.messages import msg
 
 __all__ = ["MAX_BLOCK_TOKENS", "MAX_TRACE_BYTES", "MAX_TRACE_SPAN_S", "parse_timestamp_ns", "read_azure",
            "read_jsonl", "read_mooncake"]
@@ -133,8 +134,7 @@ def _jsonl_row(obj: dict, bt: int | None) -> tuple[float, int, int, list[int] | 
     ids = None
     if "hash_ids" in obj:
         if bt is None:
-            raise PlanInputError("block_tokens", None, "the block size in tokens of the trace's hash_ids "
-                                                      "(e.g. 16 for vLLM, 512 for Mooncake)")
+            raise PlanInputError("block_tokens", None, msg("the block size in tokens of the trace's hash_ids (e.g. 16 for vLLM, 512 for Mooncake)"))
         ids = hash_ids(obj, inp, bt)
     return t_s, inp, out, ids, _session(obj)
 
@@ -269,7 +269,7 @@ def _read_parquet(opened: Opened, fmt: str, rows: Collector, check: RowCheck, pr
     try:
         pfile = pq.ParquetFile(opened.parquet_source())
     except (pa.ArrowException, OSError) as exc:
-        raise PlanInputError("trace", opened.name, f"a readable Parquet file ({str(exc)[:120]})") from None
+        raise PlanInputError("trace", opened.name, msg("a readable Parquet file ({exc})", exc=str(exc)[:120])) from None
     wanted = [f for f in _SCHEMAS[fmt] if f.name in pfile.schema_arrow.names]
     first = 1
     for batch in pfile.iter_batches(batch_size=1 << 16, columns=[f.name for f in wanted]):
