@@ -616,5 +616,7 @@ def pending_link_warnings() -> bool:
 
 
 def show_error(exc: PlanInputError) -> None:
-    """Render an input error (text only)."""
-    st.error(escape_markdown(str(exc)))
+    """Render an input error (text only) in the session's language."""
+    from kvplan_app.i18n import planner_message  # the catalogue reads the link's language; it imports this module
+
+    st.error(escape_markdown(planner_message(exc)))

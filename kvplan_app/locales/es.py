@@ -751,3 +751,12 @@ STRINGS.update({
     "measured": "medido",
     "computed": "calculado",
 })
+
+from kvplan_app.locales.es_rules import RULES  # noqa: E402  (planner's input rules, in their own module)
+
+MESSAGES.update(RULES)
+
+from kvplan_app.locales.es_notes import FRAMES, NOTES  # noqa: E402  (planner's notes and the page text around them)
+
+STRINGS.update(FRAMES)
+MESSAGES.update(NOTES)

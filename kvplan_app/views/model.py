@@ -24,10 +24,11 @@ from planner.errors import PlanInputError
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.formats import FORMATS, get_format
 from planner.kv import check_tp
+from planner.messages import Message
 from planner.models import NATIVE, breakdown_frame, coefficient_check, how_computed
 from planner.plan import plan
 from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens, plural
-from kvplan_app.i18n import num, t
+from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, shown
 
 LINK_KEYS = {"model": "m_model", "fmt": "m_fmt", "tp": "m_tp", "pp": "m_pp", "ctx": "m_ctx"}
@@ -54,13 +55,12 @@ def _from_plan(inputs) -> dict:
 def _engine_missing(exc: PlanInputError) -> str:
     """One sentence: why the engine figure is missing and which input gives it."""
     if exc.field == "max_model_len":
-        return ("vLLM's figures need max_model_len: this model's maximum context is not known. Type it under "
-                "'Engine settings (vLLM view) and KV budget' above.")
-    if exc.field == "engine":
-        return (f"No vLLM figure for this model: vLLM pages full, sliding, chunked and MLA attention, and this "
-                f"model's KV is {exc.allowed.split('not modelled here: ')[-1].rstrip(')')}. The theory figures "
-                "above hold.")
-    return f"No vLLM figure ({exc.field} = {exc.value!r}): expected {exc.allowed}."
+        return t("vLLM's figures need max_model_len: this model's maximum context is not known. Type it under "
+                 "'Engine settings (vLLM view) and KV budget' above.")
+    if exc.field == "engine" and isinstance(exc.allowed, Message) and "what" in exc.allowed.values:
+        return t("No vLLM figure for this model: vLLM pages full, sliding, chunked and MLA attention, and this "
+                 "model's KV is {what}. The theory figures above hold.", what=exc.allowed.values["what"])
+    return t("No vLLM figure: {error}.", error=planner_message(exc))
 
 
 st.title(t("Model: KV accounting"))
@@ -144,8 +144,9 @@ else:
             st.session_state["model_import_report"] = imported.config_report
             model = imported
         except PlanInputError as exc:
-            shown = model.name if model is not None else "none yet"
-            st.error(escape_markdown(f"This config cannot be imported: {exc}. Keeping the previous model ({shown})."))
+            shown = model.name if model is not None else t("none yet")
+            st.error(escape_markdown(t("This config cannot be imported: {error}. Keeping the previous model ({model}).",
+                                       error=planner_message(exc), model=shown)))
     else:
         st.info(t("Upload or paste a Hugging Face config.json. Until then the previous model stays."))
 if model is None:
@@ -184,7 +185,7 @@ try:
     est = model.estimate(context, kv_format, int(tp), int(pp))
     st.session_state["model_last_inputs"] = (context, kv_format, int(tp), int(pp))
 except PlanInputError as exc:
-    st.error(escape_markdown(f"{exc}. Showing the last valid inputs."))
+    st.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid inputs.")))
     context, kv_format, tp, pp = st.session_state.get("model_last_inputs", (1_000_000, NATIVE, 1, 1))
     for context, kv_format, tp, pp in ((context, kv_format, tp, pp), (1_000_000, NATIVE, 1, 1), (1, NATIVE, 1, 1)):
         try:  # the last inputs, else the defaults, else one token (a model too large for a million tokens)
@@ -259,7 +260,7 @@ try:
                             max_model_len=max_len,
                             hybrid_kv_cache_manager=bool(hybrid))
 except PlanInputError as exc:
-    st.error(escape_markdown(f"{exc}. Using vLLM's defaults."))
+    st.error(escape_markdown(planner_message(exc) + ". " + t("Using vLLM's defaults.")))
     settings, max_len = VLLMSettings(), None
 try:
     tve = theory_vs_engine(model, context, kv_format, tp, pp, settings)

@@ -326,7 +326,7 @@ try:
     set_inputs(inputs)
     add_notices(notices)
 except PlanInputError as exc:  # may quote what the user typed: shown as text
-    st.error(escape_markdown(planner_message(str(exc)) + ". " + t("Showing the last valid plan."), keep="_"))
+    st.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan."), keep="_"))
     inputs = last
     result = plan(last)
 show_notices()

@@ -139,7 +139,7 @@ with upload_tab:
             uploaded = load_probe_result(up.getvalue())
         except PlanInputError as exc:
             st.session_state["probe_upload_error"] = t("{file} not loaded: {why}", file=up.name,
-                                                        why=planner_message(str(exc)))
+                                                        why=planner_message(exc))
         else:
             st.session_state["probe_result"] = (uploaded, f"uploaded: {up.name}")
             st.session_state.pop("probe_upload_error", None)

@@ -93,7 +93,7 @@ try:
                     weight_formats=[None if w == "catalog" else w for w in weight_formats],
                     hit_rate_curve=curve, scale_throughput=scale)
 except PlanInputError as exc:
-    st.error(escape_markdown(planner_message(str(exc)), keep="_"))
+    st.error(escape_markdown(planner_message(exc), keep="_"))
     st.stop()
 
 for why in rec.refused:

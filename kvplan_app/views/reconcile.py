@@ -73,7 +73,7 @@ for i, text in enumerate(texts):
         rec = reconcile(log, None if model_id == FROM_LOG else models()[model_id], tp=int(tp) or None,
                         kv_format=None if kv_format == "from the log" else kv_format)
     except PlanInputError as exc:
-        st.error(t("Log {n}", n=i + 1) + ": " + escape_markdown(planner_message(str(exc)), keep="_"))
+        st.error(t("Log {n}", n=i + 1) + ": " + escape_markdown(planner_message(exc), keep="_"))
         continue
     results.append((i + 1, rec))
 
