@@ -146,6 +146,8 @@ def _templates(lang: str) -> list[tuple[re.Pattern, str]]:
         for english, translation in (MESSAGES.get(lang) or {}).items():
             if _FIELD.search(english):
                 parts = _FIELD.split(english)  # text, field, text, field, ...
+                if english == _ERROR or len(set(parts[1::2])) < len(parts[1::2]):
+                    continue  # filled from a PlanInputError's parts, or a field used twice: a Message's values fill it
                 regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
                 out.append((re.compile(regex, re.DOTALL), translation))
         _COMPILED[lang] = out

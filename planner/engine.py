@@ -101,11 +101,11 @@ VLLM_SOURCE = (
 MAX_BUDGET_BYTES = 10**16
 """Largest KV budget accepted (10 PB, far above any device)."""
 
-NOT_A_HARD_CAP = (
+NOT_A_HARD_CAP = msg(
     "Maximum concurrency is pool tokens / max_model_len: the number of full-length requests that fit at once. "
     "It is not a cap on concurrent requests: shorter requests fit more, and the scheduler also stops at max_num_seqs."
 )
-BUDGET_MOVES = (
+BUDGET_MOVES = msg(
     "The KV budget is what is left after weights and the profiled activation peak; the engine re-profiles when "
     "max_model_len or max_num_batched_tokens change, so the budget can move with them (github.com/vllm-project/vllm/issues/10517: "
     "Llama-3.1-8B on one RTX 3090, 3.81 GiB at max_model_len 20k but 2.89 GiB at 29k)."
@@ -221,25 +221,17 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
         why = ""
         if engine != theory:
             if t.kind == "mamba":
-                why = (f"{', '.join(t.names)}: one Mamba page per layer and sequence, {blocks} x {t.page_size_bytes:,} B "
-                       f"(the state, {theory // max(t.layers, 1):,} B per layer, padded to the attention page)")
+                why = (msg("{names}: one Mamba page per layer and sequence, {blocks} x {page_size_bytes:,} B (the state, {value:,} B per layer, padded to the attention page)", names=', '.join(t.names), blocks=blocks, page_size_bytes=t.page_size_bytes, value=theory // max(t.layers, 1)))
             elif t.kind == "full" and t.converted:
-                why = (f"{', '.join(t.names)}: stored as full attention (hybrid manager off): "
-                       f"ceil({n:,} / {t.block_size}) = {blocks:,} blocks per layer instead of a capped window")
+                why = (msg("{names}: stored as full attention (hybrid manager off): ceil({n:,} / {block_size}) = {blocks:,} blocks per layer instead of a capped window", names=', '.join(t.names), n=n, block_size=t.block_size, blocks=blocks))
             elif t.kind == "full":
-                why = (f"{', '.join(t.names)}: block rounding, ceil({n:,} / {t.block_size}) = {blocks:,} blocks "
-                       f"= {blocks * t.block_size:,} token slots per layer")
+                why = (msg("{names}: block rounding, ceil({n:,} / {block_size}) = {blocks:,} blocks = {value:,} token slots per layer", names=', '.join(t.names), n=n, block_size=t.block_size, blocks=blocks, value=blocks * t.block_size))
             elif t.kind == "sliding":
-                why = (f"{', '.join(t.names)}: theory keeps min(n, W) = {min(n, t.cap_tokens):,} tokens; vLLM holds "
-                       f"min(ceil({n:,} / {t.block_size}), cdiv(min({t.cap_tokens:,} - 1 + {s.max_num_batched_tokens:,}, "
-                       f"{max_len:,}), {t.block_size}) + 1) = {blocks:,} blocks per layer (window plus one prefill "
-                       f"chunk, +1 for a window not aligned to a block)")
+                why = (msg("{names}: theory keeps min(n, W) = {kept:,} tokens; vLLM holds min(ceil({n:,} / {block_size}), cdiv(min({cap_tokens:,} - 1 + {max_num_batched_tokens:,}, {max_len:,}), {block_size}) + 1) = {blocks:,} blocks per layer (window plus one prefill chunk, +1 for a window not aligned to a block)", names=', '.join(t.names), kept=min(n, t.cap_tokens), n=n, block_size=t.block_size, cap_tokens=t.cap_tokens, max_num_batched_tokens=s.max_num_batched_tokens, max_len=max_len, blocks=blocks))
             else:
-                why = (f"{', '.join(t.names)}: theory keeps one chunk of {t.cap_tokens:,}; vLLM holds "
-                       f"min(ceil({n:,} / {t.block_size}), cdiv(min({t.cap_tokens:,} + {s.max_num_batched_tokens:,}, "
-                       f"{max_len:,}), {t.block_size})) = {blocks:,} blocks per layer")
+                why = (msg("{names}: theory keeps one chunk of {cap_tokens:,}; vLLM holds min(ceil({n:,} / {block_size}), cdiv(min({cap_tokens:,} + {max_num_batched_tokens:,}, {max_len:,}), {block_size})) = {blocks:,} blocks per layer", names=', '.join(t.names), cap_tokens=t.cap_tokens, n=n, block_size=t.block_size, max_num_batched_tokens=s.max_num_batched_tokens, max_len=max_len, blocks=blocks))
             if layers != t.layers:
-                why += f"; plus {layers - t.layers} padding layer(s)"
+                why = msg("{why}; plus {pad} padding layer(s)", why=why, pad=layers - t.layers)
             reasons.append(why)
         rows.append(EngineTypeBytes(name=", ".join(t.names), kind=t.kind, cap_tokens=t.cap_tokens, layers=t.layers,
                                     padding_layers=layers - t.layers, block_size=t.block_size,
@@ -247,8 +239,8 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
                                     engine_bytes=engine, reason=why))
     unmodelled = tuple(g.name for g in p.unmodelled)
     if model.uses_coefficient(kv_format) or unmodelled:
-        what = ", ".join(unmodelled) if unmodelled else "the reported coefficient"
-        reasons.append(f"{what}: vLLM's paging of this layout is not modelled; engine view = theory for it")
+        what = ", ".join(unmodelled) if unmodelled else msg("the reported coefficient")
+        reasons.append(msg("{what}: vLLM's paging of this layout is not modelled; engine view = theory for it", what=what))
     engine_total = est.kv_bytes - modelled_theory + sum(r.engine_bytes for r in rows)
     return TheoryVsEngine(model_id=model.id, context_tokens=n, kv_format=kv_format or "native", tp=tp, pp=pp,
                           settings=s, theory_bytes=est.kv_bytes, engine_bytes=engine_total,

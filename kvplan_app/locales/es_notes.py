@@ -22,4 +22,181 @@ FRAMES: dict[str, str] = {
 }
 
 NOTES: dict[str, str] = {
+    # -- joins and small words ---------------------------------------------------------------------------------------
+    "{first} and {second}": "{first} y {second}",
+    "{first}; {rest}": "{first}; {rest}",
+    "{note} {message}": "{note} {message}",
+    "{gpus:,} GPU": "{gpus:,} GPU",
+    "{gpus:,} GPUs": "{gpus:,} GPU",
+    "GPU": "GPU",
+    "Context": "Contexto",
+    "Context + output": "Contexto + salida",
+    "weights": "pesos",
+    "memory utilization": "uso de memoria",
+    "HBM setting (GiB; none = device)": "ajuste de HBM (GiB; none = el del dispositivo)",
+    "reported memory": "memoria informada",
+    "vendor memory figure": "cifra de memoria del fabricante",
+    # -- model notes -----------------------------------------------------------------------------------------------
+    "{what} ({tokens:,} tokens) exceeds {model}'s maximum context ({max:,} tokens): the bytes are computed, the model "
+    "cannot serve it.":
+        "{what} ({tokens:,} tokens) supera el contexto máximo de {model} ({max:,} tokens): los bytes se calculan, "
+        "pero el modelo no puede servirlo.",
+    "{inside:,.6g} B/token inside the {w:,}-token window; the window caps the KV at {w:,} tokens ({past:,.6g} B/token "
+    "past it)":
+        "{inside:,.6g} B/token dentro de la ventana de {w:,} tokens; la ventana limita el KV a {w:,} tokens "
+        "({past:,.6g} B/token más allá)",
+    "{inside:,.6g} B/token inside the {w:,}-token window; the window caps the windowed layers' KV at {w:,} tokens "
+    "({past:,.6g} B/token past it)":
+        "{inside:,.6g} B/token dentro de la ventana de {w:,} tokens; la ventana limita el KV de las capas con ventana "
+        "a {w:,} tokens ({past:,.6g} B/token más allá)",
+    # -- vLLM paging and the engine view ----------------------------------------------------------------------------
+    "state layers of different shapes: vLLM's Mamba grouping of them is not modelled":
+        "capas de estado de formas distintas: no se modela cómo las agrupa vLLM para Mamba",
+    "a Mamba hybrid whose attention layers have several page sizes: vLLM's page alignment for it is not modelled":
+        "un híbrido Mamba cuyas capas de atención tienen varios tamaños de página: no se modela cómo alinea vLLM sus "
+        "páginas",
+    "hybrid KV cache manager off (e.g. with a KV connector): vLLM stores full KV on sliding and chunked layers too "
+    "(unify_hybrid_kv_cache_specs)":
+        "gestor híbrido de la caché KV desactivado (p. ej. con un conector de KV): vLLM guarda el KV completo también "
+        "en las capas deslizantes y por fragmentos (unify_hybrid_kv_cache_specs)",
+    "attention block size raised from {block} to {needed} tokens so that an attention page ({needed} x {per_token:,} "
+    "B) holds a Mamba page of {raw_page:,} B (HybridAttentionMambaModelConfig)":
+        "tamaño de bloque de atención elevado de {block} a {needed} tokens para que una página de atención ({needed} x "
+        "{per_token:,} B) contenga una página Mamba de {raw_page:,} B (HybridAttentionMambaModelConfig)",
+    "Mamba page of {raw_page:,} B padded to the attention page of {mamba_page:,} B (+{value:.2f} %, "
+    "mamba_page_size_padded)":
+        "página Mamba de {raw_page:,} B rellenada hasta la página de atención de {mamba_page:,} B (+{value:.2f} %, "
+        "mamba_page_size_padded)",
+    "{names}: page size {page:,} B grown to {max_page:,} B by a block size of {value} tokens "
+    "(unify_kv_cache_spec_page_size)":
+        "{names}: tamaño de página de {page:,} B ampliado a {max_page:,} B con un tamaño de bloque de {value} tokens "
+        "(unify_kv_cache_spec_page_size)",
+    "{names}: {layers} layers fill {n} KV-cache group(s) of {group_size}: {pad} padding layer(s) "
+    "(_get_kv_cache_groups_uniform_page_size)":
+        "{names}: {layers} capas ocupan {n} grupo(s) de caché KV de {group_size}: {pad} capa(s) de relleno "
+        "(_get_kv_cache_groups_uniform_page_size)",
+    "the reported coefficient": "el coeficiente publicado",
+    "{what}: vLLM's paging of this layout is not modelled; engine view = theory for it":
+        "{what}: no se modela la paginación de vLLM para esta disposición; vista del motor = teoría para ella",
+    "{names}: one Mamba page per layer and sequence, {blocks} x {page_size_bytes:,} B (the state, {value:,} B per "
+    "layer, padded to the attention page)":
+        "{names}: una página Mamba por capa y secuencia, {blocks} x {page_size_bytes:,} B (el estado, {value:,} B por "
+        "capa, rellenado hasta la página de atención)",
+    "{why}; plus {pad} padding layer(s)": "{why}; más {pad} capa(s) de relleno",
+    "{names}: stored as full attention (hybrid manager off): ceil({n:,} / {block_size}) = {blocks:,} blocks per layer "
+    "instead of a capped window":
+        "{names}: guardado como atención completa (gestor híbrido desactivado): ceil({n:,} / {block_size}) = "
+        "{blocks:,} bloques por capa en lugar de una ventana limitada",
+    "{names}: block rounding, ceil({n:,} / {block_size}) = {blocks:,} blocks = {value:,} token slots per layer":
+        "{names}: redondeo a bloques, ceil({n:,} / {block_size}) = {blocks:,} bloques = {value:,} huecos de token por "
+        "capa",
+    "{names}: theory keeps min(n, W) = {kept:,} tokens; vLLM holds min(ceil({n:,} / {block_size}), "
+    "cdiv(min({cap_tokens:,} - 1 + {max_num_batched_tokens:,}, {max_len:,}), {block_size}) + 1) = {blocks:,} blocks "
+    "per layer (window plus one prefill chunk, +1 for a window not aligned to a block)":
+        "{names}: la teoría guarda min(n, W) = {kept:,} tokens; vLLM reserva min(ceil({n:,} / {block_size}), "
+        "cdiv(min({cap_tokens:,} - 1 + {max_num_batched_tokens:,}, {max_len:,}), {block_size}) + 1) = {blocks:,} "
+        "bloques por capa (la ventana más un fragmento de prellenado, +1 por una ventana no alineada a un bloque)",
+    "{names}: theory keeps one chunk of {cap_tokens:,}; vLLM holds min(ceil({n:,} / {block_size}), "
+    "cdiv(min({cap_tokens:,} + {max_num_batched_tokens:,}, {max_len:,}), {block_size})) = {blocks:,} blocks per layer":
+        "{names}: la teoría guarda un fragmento de {cap_tokens:,}; vLLM reserva min(ceil({n:,} / {block_size}), "
+        "cdiv(min({cap_tokens:,} + {max_num_batched_tokens:,}, {max_len:,}), {block_size})) = {blocks:,} bloques por "
+        "capa",
+    "Maximum concurrency is pool tokens / max_model_len: the number of full-length requests that fit at once. It is "
+    "not a cap on concurrent requests: shorter requests fit more, and the scheduler also stops at max_num_seqs.":
+        "La concurrencia máxima es tokens del pool / max_model_len: el número de peticiones de longitud completa que "
+        "caben a la vez. No limita las peticiones simultáneas: caben más si son más cortas, y el planificador de vLLM "
+        "también se detiene en max_num_seqs.",
+    "The KV budget is what is left after weights and the profiled activation peak; the engine re-profiles when "
+    "max_model_len or max_num_batched_tokens change, so the budget can move with them "
+    "(github.com/vllm-project/vllm/issues/10517: Llama-3.1-8B on one RTX 3090, 3.81 GiB at max_model_len 20k but "
+    "2.89 GiB at 29k).":
+        "El presupuesto de KV es lo que queda tras los pesos y el pico de activaciones medido; el motor vuelve a "
+        "medirlo cuando cambian max_model_len o max_num_batched_tokens, así que el presupuesto puede moverse con ellos "
+        "(github.com/vllm-project/vllm/issues/10517: Llama-3.1-8B en una RTX 3090, 3,81 GiB con max_model_len 20k "
+        "pero 2,89 GiB con 29k).",
+    # -- the plan ------------------------------------------------------------------------------------------------------
+    "Tensor-parallel attention (vLLM and SGLang default): {ranks}{pp}; {spans}, so sessions are counted per replica "
+    "and per GPU is that count / GPUs.":
+        "Atención con paralelismo tensorial (por defecto en vLLM y SGLang): {ranks}{pp}; {spans}, así que las sesiones "
+        "se cuentan por réplica y por GPU es esa cifra / GPU.",
+    "Data-parallel attention (SGLang --enable-dp-attention, DeepSeek's deployments): each GPU holds whole sessions at "
+    "TP 1{pp}; sessions per replica = sessions per GPU x {gpus}.":
+        "Atención con paralelismo de datos (SGLang --enable-dp-attention, los despliegues de DeepSeek): cada GPU guarda "
+        "sesiones enteras con TP 1{pp}; sesiones por réplica = sesiones por GPU x {gpus}.",
+    ", pipeline parallel {pp} (layers split)": ", paralelismo de pipeline {pp} (capas repartidas)",
+    "one GPU holds the whole KV of each layer": "una GPU guarda todo el KV de cada capa",
+    "the replica's {tp} TP ranks {what}": "los {tp} rangos TP de la réplica {what}",
+    "each session is on its one GPU": "cada sesión está en su única GPU",
+    "each session spans all {gpus}": "cada sesión ocupa las {gpus}",
+    "split the KV": "se reparten el KV",
+    "split the {heads:,} KV heads ({per_gpu} per GPU)": "se reparten las {heads:,} cabezas KV ({per_gpu} por GPU)",
+    "split the {heads:,} KV head ({per_gpu} per GPU)": "se reparten la {heads:,} cabeza KV ({per_gpu} por GPU)",
+    "repeat the {heads:,} KV heads (TP {tp} passes them: each GPU keeps one head, each head is on {ranks} or more "
+    "ranks)":
+        "repiten las {heads:,} cabezas KV (TP {tp} las supera: cada GPU guarda una cabeza, cada cabeza está en "
+        "{ranks} rangos o más)",
+    "repeat the {heads:,} KV head (TP {tp} passes it: each GPU keeps one head, each head is on {ranks} or more ranks)":
+        "repiten la {heads:,} cabeza KV (TP {tp} la supera: cada GPU guarda una cabeza, cada cabeza está en {ranks} "
+        "rangos o más)",
+    "replicate the one-head entries ({names}) on every rank":
+        "replican en cada rango las entradas de una sola cabeza ({names})",
+    "one GPU": "una GPU",
+    "the replica": "la réplica",
+    "one pipeline of {gpus} GPUs": "un pipeline de {gpus} GPU",
+    "Nothing fits: weights ({weights} GiB per GPU) and reserve ({reserve:g} GiB) exceed HBM x utilization ({usable} "
+    "GiB). Add GPUs per replica, more HBM or a smaller weight format.":
+        "No cabe nada: los pesos ({weights} GiB por GPU) y la reserva ({reserve:g} GiB) superan HBM x utilización "
+        "({usable} GiB). Añada GPU por réplica, más HBM o un formato de pesos más pequeño.",
+    "Not one session fits {where}: the shared prefix plus one session need {need} GiB per GPU, usable KV is {usable} "
+    "GiB per GPU.":
+        "No cabe ni una sesión en {where}: el prefijo compartido más una sesión necesitan {need} GiB por GPU y el KV "
+        "utilizable es de {usable} GiB por GPU.",
+    "{message} Under tensor-parallel attention (attention_parallelism=tp) the replica's {gpus} would split each "
+    "session's KV heads and {sessions:,} sessions would fit per replica.":
+        "{message} Con atención tensorial (attention_parallelism=tp), las {gpus} de la réplica se repartirían las "
+        "cabezas KV de cada sesión y cabrían {sessions:,} sesiones por réplica.",
+    "Memory does not bound sessions: every token of a session is in the shared prefix (reported as {sessions:,}).":
+        "La memoria no limita las sesiones: todos los tokens de una sesión están en el prefijo compartido (se indica "
+        "{sessions:,}).",
+    "No output tokens: request rate is undefined (no decode).":
+        "Sin tokens de salida: la tasa de peticiones no está definida (no hay decodificación).",
+    "HBM per GPU set to {hbm}: {times} x the {gpu}'s {how} ({catalog}); kept as given (a future part?), and every "
+    "figure assumes it.":
+        "HBM por GPU fijada en {hbm}: {times} x la {how} de la {gpu} ({catalog}); se mantiene tal cual (¿una pieza "
+        "futura?) y todas las cifras la suponen.",
+    "Measured KV bytes per token ({bytes:,.6g} B) not applied: it was measured on {on}; the planner's arithmetic is "
+    "used.":
+        "No se aplican los bytes de KV por token medidos ({bytes:,.6g} B): se midieron con {on}; se usa la aritmética "
+        "del planificador.",
+    "Measured usable KV ({gib:,.6g} GiB per GPU) not applied: it was measured with {what}; the usable KV is computed.":
+        "No se aplica el KV utilizable medido ({gib:,.6g} GiB por GPU): se midió con {what}; el KV utilizable se "
+        "calcula.",
+    "model {measured}, not {now}": "el modelo {measured}, no {now}",
+    "KV format {measured}, not {now}": "el formato KV {measured}, no {now}",
+    "{name} {measured!s}, not {now!s}": "{name} {measured!s}, no {now!s}",
+    "Weights of {gib:,.6g} GiB (set for {old}) not applied to {new}: its catalog weights are used.":
+        "Los pesos de {gib:,.6g} GiB (fijados para {old}) no se aplican a {new}: se usan los del catálogo.",
+    "State of {bytes:,} B per sequence (set for {old}) not applied to {new}: its layout's state is used.":
+        "El estado de {bytes:,} B por secuencia (fijado para {old}) no se aplica a {new}: se usa el de su "
+        "disposición.",
+    # -- offloading tiers ----------------------------------------------------------------------------------------------
+    "Reject: not one session's uncached tail fits in the HBM pool. Offloading cannot help, because a running "
+    "session's KV must be in HBM; evicting would only thrash. Shorten the context, raise the prefix hit rate, add HBM "
+    "or split the weights over more GPUs.":
+        "Rechazo: la cola sin caché de una sola sesión no cabe en el pool de HBM. Descargar no ayuda, porque el KV de "
+        "una sesión en curso debe estar en HBM; desalojar solo provocaría thrashing. Acorte el contexto, suba la tasa "
+        "de acierto del prefijo, añada HBM o reparta los pesos entre más GPU.",
+    "Reject {rejected:,} of {sessions:,} sessions: with an active share of {f:.3g}, {running:,} would run at once but "
+    "HBM holds {hbm_sessions:,}. Running sessions cannot be offloaded, so the excess is refused.":
+        "Se rechazan {rejected:,} de {sessions:,} sesiones: con una fracción activa de {f:.3g}, {running:,} "
+        "funcionarían a la vez, pero la HBM admite {hbm_sessions:,}. Las sesiones en curso no se pueden descargar, así "
+        "que el exceso se rechaza.",
+    "Evict: {parked:,} paused sessions are parked, host RAM and SSD hold {kept:,}; the {n_evicted:,} least recently "
+    "used tails are dropped and recomputed (prefill) when they resume.":
+        "Desalojo: hay {parked:,} sesiones en pausa aparcadas y la RAM del host y el SSD guardan {kept:,}; las "
+        "{n_evicted:,} colas usadas hace más tiempo se descartan y se recalculan (prellenado) al reanudarse.",
+    "Offload: HBM holds {in_hbm:,} sessions; {parked:,} paused sessions are parked ({n_host:,} in host RAM, {n_ssd:,} "
+    "on SSD) and reloaded when they resume. Latency changes, the byte count does not.":
+        "Descarga: la HBM guarda {in_hbm:,} sesiones; {parked:,} sesiones en pausa quedan aparcadas ({n_host:,} en la "
+        "RAM del host, {n_ssd:,} en SSD) y se recargan al reanudarse. Cambia la latencia, no el número de bytes.",
 }

@@ -18,7 +18,7 @@ from planner.plan.inputs import PlanInputs
 from planner.plan.rebase import usable_binding_mismatch
 from planner.tiers import AUTO, Link, node_for, resolve_links
 from planner.units import format_bytes, gib_to_bytes
-from planner.messages import msg
+from planner.messages import Figure, msg
 
 _KEEP = object()
 
@@ -81,10 +81,11 @@ def hbm_override_note(inputs: PlanInputs, hbm_bytes: int) -> str:
     ratio = hbm_bytes / gpu.hbm_bytes
     if ratio < HBM_NOTE_RATIO:
         return ""
-    how = "reported memory" if gpu.memory_reported else "vendor memory figure"
+    how = msg("reported memory") if gpu.memory_reported else msg("vendor memory figure")
     times = f"{ratio:,.1f}" if ratio < 10 else f"{ratio:,.0f}"
-    return (f"HBM per GPU set to {format_bytes(hbm_bytes)}: {times} x the {gpu.name}'s {how} "
-            f"({format_bytes(gpu.hbm_bytes)}); kept as given (a future part?), and every figure assumes it.")
+    return msg("HBM per GPU set to {hbm}: {times} x the {gpu}'s {how} ({catalog}); kept as given (a future part?), "
+               "and every figure assumes it.", hbm=Figure(format_bytes(hbm_bytes)), times=Figure(times), gpu=gpu.name,
+               how=how, catalog=Figure(format_bytes(gpu.hbm_bytes)))
 
 
 def host_tiers(inputs: PlanInputs) -> tuple[int, int, str]:
