@@ -54,8 +54,8 @@ from planner.traces.stack import (
 from planner.catalog import get_model
 from planner.errors import PlanInputError
 from planner.frontier import Accelerator, frontier_grid
-from planner.units import format_figure, plural
-from planner.messages import msg
+from planner.units import format_figure
+from planner.messages import Figure, msg
 
 Target = Literal["sessions", "requests_per_s"]
 ATTENTION_MODES = ("tp", "dp")
@@ -310,13 +310,22 @@ def _row_inputs(base: PlanInputs, acc: Accelerator, row) -> PlanInputs:
                   weight_format=None if row.weight_format == "catalog" else row.weight_format)[0]
 
 
+_ONE_FEWER = {
+    (False, False): "{gpus:,} GPUs: {replicas:,} whole replicas = {capacity} {unit} < {target}: fails",
+    (False, True): "{gpus:,} GPUs: {replicas:,} whole replica = {capacity} {unit} < {target}: fails",
+    (True, False): "{gpus:,} GPU: {replicas:,} whole replicas = {capacity} {unit} < {target}: fails",
+    (True, True): "{gpus:,} GPU: {replicas:,} whole replica = {capacity} {unit} < {target}: fails",
+}
+"""(one GPU?, one replica?) -> the sentence for a row with one GPU fewer (the count in the right number)."""
+
+
 def _verify(frame: pd.DataFrame, inputs: Sequence[PlanInputs], kind: str, target: float):
     """Scalar plan per row: same figures, and one GPU fewer fails (``replicas - 1`` replicas fall short)."""
     verified, fewer = [], []
     for i, row in enumerate(frame.itertuples()):
         if i >= len(inputs):
             verified.append(False)
-            fewer.append("not checked")
+            fewer.append(msg("not checked"))
             continue
         r = plan(inputs[i])
         rate = float(r.request_rate_per_s or 0.0)
@@ -331,6 +340,6 @@ def _verify(frame: pd.DataFrame, inputs: Sequence[PlanInputs], kind: str, target
         verified.append(True)
         unit = "sessions" if kind == "sessions" else "requests/s"
         gpus, reps = row.total_gpus - 1, row.replicas - 1
-        fewer.append(f"{plural(gpus, 'GPU')}: {plural(reps, 'whole replica')} = "
-                     f"{format_figure(short, 6)} {unit} < {format_figure(target, 6)}: fails")
+        fewer.append(msg(_ONE_FEWER[gpus == 1, reps == 1], gpus=gpus, replicas=reps, capacity=Figure(format_figure(short, 6)),
+                         unit=msg(unit), target=Figure(format_figure(target, 6))))
     return verified, fewer

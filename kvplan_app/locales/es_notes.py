@@ -179,6 +179,17 @@ NOTES: dict[str, str] = {
     "State of {bytes:,} B per sequence (set for {old}) not applied to {new}: its layout's state is used.":
         "El estado de {bytes:,} B por secuencia (fijado para {old}) no se aplica a {new}: se usa el de su "
         "disposición.",
+    # -- recommend -------------------------------------------------------------------------------------------------------
+    "{gpus:,} GPUs: {replicas:,} whole replicas = {capacity} {unit} < {target}: fails":
+        "{gpus:,} GPU: {replicas:,} réplicas enteras = {capacity} {unit} < {target}: no llega",
+    "{gpus:,} GPUs: {replicas:,} whole replica = {capacity} {unit} < {target}: fails":
+        "{gpus:,} GPU: {replicas:,} réplica entera = {capacity} {unit} < {target}: no llega",
+    "{gpus:,} GPU: {replicas:,} whole replicas = {capacity} {unit} < {target}: fails":
+        "{gpus:,} GPU: {replicas:,} réplicas enteras = {capacity} {unit} < {target}: no llega",
+    "{gpus:,} GPU: {replicas:,} whole replica = {capacity} {unit} < {target}: fails":
+        "{gpus:,} GPU: {replicas:,} réplica entera = {capacity} {unit} < {target}: no llega",
+    "not checked": "sin comprobar",
+    "requests/s": "peticiones/s",
     # -- offloading tiers ----------------------------------------------------------------------------------------------
     "Reject: not one session's uncached tail fits in the HBM pool. Offloading cannot help, because a running "
     "session's KV must be in HBM; evicting would only thrash. Shorten the context, raise the prefix hit rate, add HBM "

@@ -337,11 +337,12 @@ if result.message:
 if result.kv_source == "measured" or result.usable_kv_source == "measured":
     measured = []
     if result.kv_source == "measured":
-        measured.append(f"KV bytes per token = {inputs.measured_kv_bytes_per_token:,.6g} B (measured on "
-                        f"{inputs.measured_kv_model_id}, {inputs.measured_kv_format})")
+        measured.append(num(t("KV bytes per token = {bytes} B (measured on {model}, {kv_format})",
+                              bytes=f"{inputs.measured_kv_bytes_per_token:,.6g}", model=inputs.measured_kv_model_id,
+                              kv_format=inputs.measured_kv_format)))
     if result.usable_kv_source == "measured":
-        measured.append(f"usable KV per GPU = {format_bytes(result.usable_kv_bytes)} (measured on "
-                        f"{inputs.measured_usable_kv_gpu_id})")
+        measured.append(t("usable KV per GPU = {bytes} (measured on {gpu})",
+                          bytes=num(format_bytes(result.usable_kv_bytes)), gpu=inputs.measured_usable_kv_gpu_id))
     st.info(t("This plan uses measured figures: ") + "; ".join(measured) + ".")
     if st.button(t("Use the planner's arithmetic instead"), key="plan_clear_measured"):
         update_inputs(measured_kv_bytes_per_token=None, measured_usable_kv_gib=None)
@@ -350,23 +351,7 @@ if result.kv_source == "measured" or result.usable_kv_source == "measured":
 attention_label = inputs.attention_parallelism.upper()
 
 
-def attention_note() -> str:
-    """The plan's attention-parallelism assumption in words: the planner's sentence, or its translation."""
-    if language() == "en":
-        return result.parallelism_note
-    stages = inputs.pipeline_parallel_size
-    pp_text = t(", pipeline parallel {pp} (layers split)", pp=stages) if stages > 1 else ""
-    if inputs.attention_parallelism == "tp":
-        return t("Tensor-parallel attention (vLLM and SGLang default): the replica's TP {tp} ranks split the KV heads "
-                 "(latents are replicated){pp}; each session spans all {gpus} GPUs, so sessions are counted per "
-                 "replica and per GPU is that count / GPUs.", tp=result.tensor_parallel_size, pp=pp_text,
-                 gpus=inputs.gpus_per_replica)
-    return t("Data-parallel attention (SGLang --enable-dp-attention, DeepSeek's deployments): each GPU holds whole "
-             "sessions at TP 1{pp}; sessions per replica = sessions per GPU x {gpus} GPUs.", pp=pp_text,
-             gpus=inputs.gpus_per_replica)
-
-
-note = attention_note()
+note = planner_message(result.parallelism_note)  # the planner's sentence, numbers already per language
 with headline:
     numbers, chart = st.columns([1.4, 1])
     h1, h2 = numbers.columns(2)
@@ -478,4 +463,4 @@ with right:
         (st.success if kind == "success" else st.error)(escape_markdown(text))
     st.caption(t("Source: {source}", source=model.source))
     for note in model.notes:
-        st.caption(note)
+        st.caption(planner_message(note))

@@ -17,7 +17,7 @@ from planner.plan.hardware import hardware_arrays, hbm_override_note, resolve_ha
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
 from planner.placement import TierPlacement, place_sessions
-from planner.units import format_figure, plural, to_gib
+from planner.units import format_figure, to_gib
 from planner.messages import Figure, Text, msg
 
 
