@@ -38,6 +38,8 @@ CATALOGUES: dict[str, dict[str, str]] = {"en": {}, "es": es.STRINGS}
 """Language -> English text -> translation (English maps to itself)."""
 MESSAGES: dict[str, dict[str, str]] = {"en": {}, "es": es.MESSAGES}
 """Language -> planner's English message (a fixed sentence, or a template with ``{name}`` fields) -> translation."""
+PATTERNS: dict[str, dict[str, str]] = {"en": {}, "es": es.PATTERNS}
+"""Language -> English text shapes (``{name}`` fields) matched against plain text that carries no template."""
 
 _SESSION_KEY = "ui_lang"
 _NUMBER = re.compile(r"(?<![A-Za-z\d.,])\d[\d,]*(?:\.\d+)?")
@@ -90,8 +92,7 @@ def _translated(text: object, lang: str) -> str | None:
         shown = short_repr(value)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             shown = localize_numbers(shown, lang)
-        name = str(text).split(": ", 1)[0]  # the field as the English message prints it
-        return MESSAGES[lang][_ERROR].format(field=name, value=shown, allowed=rule)
+        return MESSAGES[lang][_ERROR].format(field=text.field_text, value=shown, allowed=rule)
     if isinstance(text, Message):
         template = MESSAGES[lang].get(text.template)
         if template is None:
@@ -141,9 +142,11 @@ _COMPILED: dict[str, list[tuple[re.Pattern, str]]] = {}
 
 
 def _templates(lang: str) -> list[tuple[re.Pattern, str]]:
+    """The language's text shapes as regular expressions, longest first ("greater than or equal to {n}" before
+    "greater than {n}")."""
     if lang not in _COMPILED:
         out = []
-        for english, translation in (MESSAGES.get(lang) or {}).items():
+        for english, translation in sorted((PATTERNS.get(lang) or {}).items(), key=lambda kv: -len(kv[0])):
             if _FIELD.search(english):
                 parts = _FIELD.split(english)  # text, field, text, field, ...
                 if english == _ERROR or len(set(parts[1::2])) < len(parts[1::2]):

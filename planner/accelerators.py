@@ -195,8 +195,10 @@ def parse_accelerators_text(text: str | bytes, *, toml: bool | None = None) -> d
             break
         except (ValueError, RecursionError) as exc:  # TOMLDecodeError and JSONDecodeError are ValueErrors
             if kind == kinds[-1]:
-                raise PlanInputError("accelerators", f"malformed {kind}", f"valid {' or '.join(kinds)} "
-                                     f"({exc})"[:200]) from None
+                error = str(exc)[:200 - len(f"valid {' or '.join(kinds)} ()")]  # the whole rule stays within 200
+                raise PlanInputError("accelerators", f"malformed {kind}",
+                                     msg("valid JSON or TOML ({error})" if len(kinds) == 2 else "valid {kind} ({error})",
+                                         kind=kind, error=error)) from None
     entries = data.get("accelerator") if isinstance(data, dict) else data
     if not isinstance(entries, list) or not entries:
         raise PlanInputError("accelerators", type(entries).__name__,

@@ -106,14 +106,14 @@ def loads(text: str | bytes, source: str = "plan.json") -> PlanFile:
             or unknown field, or an invalid input (the message names it).
     """
     if len(text) > MAX_PLAN_FILE_BYTES:
-        raise _error("size", f"{len(text):,} bytes", f"at most {MAX_PLAN_FILE_BYTES:,} bytes")
+        raise _error("size", f"{len(text):,} bytes", msg("at most {max_plan_file_bytes:,} bytes", max_plan_file_bytes=MAX_PLAN_FILE_BYTES))
     text = json_text(text, "plan file", source)
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except _DuplicateKey as exc:
-        raise _error("duplicate key", exc.key, "each key once (JSON parsers disagree on which copy wins)") from None
+        raise _error("duplicate key", exc.key, msg("each key once (JSON parsers disagree on which copy wins)")) from None
     except _NonFiniteNumber as exc:
-        raise _error("json", exc.constant, "a finite number (NaN and Infinity are not JSON)") from None
+        raise _error("json", exc.constant, msg("a finite number (NaN and Infinity are not JSON)")) from None
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         raise PlanInputError("plan file", source, msg("a JSON object; this file is not valid JSON ({json_error_text})", json_error_text=shorten(json_error_text(exc)))) from None
     return from_dict(data)
@@ -148,6 +148,15 @@ _JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", float: "number"
                                 list: "array", dict: "object"}
 
 
+_TYPE_WORDS = {"array": msg("array"), "boolean": msg("boolean"), "integer": msg("integer"), "null": msg("null"),
+               "number": msg("number"), "object": msg("object"), "string": msg("string")}
+"""JSON Schema type names, as words a message can translate."""
+
+
+def _type_word(name: str) -> str:
+    return _TYPE_WORDS.get(name, name)
+
+
 def _json_type(value: Any) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
@@ -180,8 +189,12 @@ def _check_json_types(data: dict[str, Any]) -> None:
         if allowed is None:
             continue  # an unknown field: pydantic names it
         if _json_type(value) not in allowed:
-            words = " or ".join(sorted(allowed - {"integer"} if "number" in allowed else allowed))
-            raise _error(name, value, f"a JSON {words} (this is a JSON {_json_type(value)})")
+            kinds = sorted(allowed - {"integer"} if "number" in allowed else allowed)
+            words = _type_word(kinds[0])
+            for kind in kinds[1:]:
+                words = msg("{first} or {second}", first=words, second=_type_word(kind))
+            raise _error(name, value, msg("a JSON {words} (this is a JSON {kind})", words=words,
+                                          kind=_type_word(_json_type(value))))
 
 
 def shorten(text: str, limit: int = 120) -> str:
@@ -192,14 +205,13 @@ def shorten(text: str, limit: int = 120) -> str:
 def from_dict(data: Any) -> PlanFile:
     """Validate a parsed plan file (see :func:`loads`)."""
     if not isinstance(data, dict):
-        raise _error("document", type(data).__name__, "a JSON object with schema_version, inputs, kvplan_version")
+        raise _error("document", type(data).__name__, msg("a JSON object with schema_version, inputs, kvplan_version"))
     if "schema_version" not in data:
-        raise _error("schema_version", None, f"{SCHEMA_VERSION} (the field is missing)")
+        raise _error("schema_version", None, msg("{schema_version} (the field is missing)", schema_version=SCHEMA_VERSION))
     version = data["schema_version"]
     if type(version) is not int or version != SCHEMA_VERSION:
         raise _error("schema_version", version,
-                     f"{SCHEMA_VERSION}: this kvplan ({kvplan_version()}) reads plan files of schema version "
-                     f"{SCHEMA_VERSION} only")
+                     msg("{schema_version}: this kvplan ({kvplan_version}) reads plan files of schema version {schema_version} only", schema_version=SCHEMA_VERSION, kvplan_version=kvplan_version()))
     _check_json_types(data)
     inputs = data.get("inputs")
     if isinstance(inputs, dict):
@@ -208,7 +220,7 @@ def from_dict(data: Any) -> PlanFile:
         missing = [f for f in PlanInputs.model_fields if f not in inputs]
         if missing:
             raise _error(f"inputs.{missing[0]}", None,
-                         "every input field (missing: " + ", ".join(missing) + "); use null for an unset field")
+                         msg("every input field (missing: {choices}); use null for an unset field", choices=", ".join(missing)))
     try:
         return PlanFile.model_validate(data)
     except ValidationError as exc:

@@ -752,8 +752,11 @@ STRINGS.update({
     "computed": "calculado",
 })
 
+from kvplan_app.locales.es_rules import PATTERNS as _PATTERNS  # noqa: E402
 from kvplan_app.locales.es_rules import RULES  # noqa: E402  (planner's input rules, in their own module)
 
+PATTERNS: dict[str, str] = {**MESSAGES, **_PATTERNS}
+"""Plain English text (no template known) matched by its shape: the entries above and pydantic's own words."""
 MESSAGES.update(RULES)
 
 from kvplan_app.locales.es_notes import FRAMES, NOTES  # noqa: E402  (planner's notes and the page text around them)

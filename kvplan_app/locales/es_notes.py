@@ -179,6 +179,67 @@ NOTES: dict[str, str] = {
     "State of {bytes:,} B per sequence (set for {old}) not applied to {new}: its layout's state is used.":
         "El estado de {bytes:,} B por secuencia (fijado para {old}) no se aplica a {new}: se usa el de su "
         "disposición.",
+    # -- catalog models' notes (planner/catalog.py) -------------------------------------------------------------------
+    "890 B/token = 2.5 compressed entries per token x (288 B main + 68 B indexer key): KV-source layers 2, 8, 14 "
+    "compress 2:1 and layer 20 keeps every token (3 x 1/2 + 1).":
+        "890 B/token = 2,5 entradas comprimidas por token x (288 B principal + 68 B clave del indexador): las capas "
+        "fuente de KV 2, 8 y 14 comprimen 2:1 y la capa 20 guarda todos los tokens (3 x 1/2 + 1).",
+    "Each of the 40 layers keeps a 128-token window ring (528 B per token per layer): a fixed per-session state, in "
+    "host RAM by default (V4.1 report; docs/sources.md); vLLM keeps none and replays.":
+        "Cada una de las 40 capas guarda un anillo de ventana de 128 tokens (528 B por token y capa): un estado fijo "
+        "por sesión, en la RAM del host por defecto (informe de V4.1; docs/sources.md); vLLM no guarda ninguno y "
+        "vuelve a calcularlo.",
+    "Weights default to FP8 for all 552B parameters, an upper bound: routed experts ship in FP4.":
+        "Por defecto, los pesos son FP8 para los 552B parámetros, una cota superior: los expertos enrutados se "
+        "publican en FP4.",
+    "The reported 3,514 B/token prices growing KV in the shipped format; the window ring is priced from config.json "
+    "in BF16.":
+        "Los 3.514 B/token publicados valoran el KV creciente en el formato publicado; el anillo de ventana se valora "
+        "a partir de config.json en BF16.",
+    "Weights priced as MXFP4 throughout; attention weights actually stay BF16.":
+        "Pesos valorados en MXFP4 en todo el modelo; en realidad, los pesos de atención siguen en BF16.",
+    "24 Mamba2 layers keep a fixed state per sequence (SSM state in FP32, vLLM's Nemotron-H default); 4 attention "
+    "layers grow with length; 24 MLP layers hold none.":
+        "24 capas Mamba2 guardan un estado fijo por secuencia (estado SSM en FP32, el valor por defecto de vLLM para "
+        "Nemotron-H); 4 capas de atención crecen con la longitud; 24 capas MLP no guardan nada.",
+    "28 Mamba1 layers keep a fixed state per sequence; 4 attention layers grow.":
+        "28 capas Mamba1 guardan un estado fijo por secuencia; 4 capas de atención crecen.",
+    "Sparse attention reads index_topk 2,048 tokens per query but the cache keeps every token: MLA latent plus a "
+    "132 B indexer key per layer.":
+        "La atención dispersa lee index_topk 2.048 tokens por consulta, pero la caché guarda todos los tokens: el "
+        "latente MLA más una clave de indexador de 132 B por capa.",
+    "Global layers: 2 KV heads x 512 with K = V (both stored); sliding layers: 8 KV heads x 256 over a 1,024-token "
+    "window.":
+        "Capas globales: 2 cabezas KV x 512 con K = V (se guardan ambas); capas deslizantes: 8 cabezas KV x 256 sobre "
+        "una ventana de 1.024 tokens.",
+    "9 global layers (4 KV heads) grow; 39 sliding layers (8 KV heads) keep 128 tokens. K is 192 wide and V 128.":
+        "9 capas globales (4 cabezas KV) crecen; 39 capas deslizantes (8 cabezas KV) guardan 128 tokens. K mide 192 "
+        "de ancho y V, 128.",
+    "Weights priced as NVFP4 throughout, a lower bound: only the experts are NVFP4; attention, dense MLP, router, "
+    "vision and lm_head stay BF16 (the ignore list).":
+        "Pesos valorados en NVFP4 en todo el modelo, una cota inferior: solo los expertos están en NVFP4; atención, MLP "
+        "densa, router, visión y lm_head siguen en BF16 (la lista ignore).",
+    "Same layers as Gemma 4 26B-A4B: global layers 2 KV heads x 512 with K = V (both stored); sliding layers 8 KV "
+    "heads x 256 over 1,024 tokens.":
+        "Las mismas capas que Gemma 4 26B-A4B: capas globales de 2 cabezas KV x 512 con K = V (se guardan ambas); "
+        "capas deslizantes de 8 cabezas KV x 256 sobre 1.024 tokens.",
+    # -- link warnings (kvplan_app.state) ----------------------------------------------------------------------------
+    "Link parameter '{key}' is too long ({chars:,} characters); default {default} used.":
+        "El parámetro del enlace '{key}' es demasiado largo ({chars:,} caracteres); se usa el valor por defecto "
+        "{default}.",
+    " and {n:,} more": " y {n:,} más",
+    "Unknown link parameters {names}{more} ignored.": "Se ignoran los parámetros desconocidos del enlace {names}{more}.",
+    "Unknown link parameter {names}{more} ignored.": "Se ignora el parámetro desconocido del enlace {names}{more}.",
+    "(none)": "(ninguno)",
+    "Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default {default} used.":
+        "El parámetro del enlace '{key}' = '{value}' no es válido (se espera {allowed}); se usa el valor por defecto "
+        "{default}.",
+    "Link parameters {keys} do not make a valid plan together; defaults used.":
+        "Los parámetros del enlace {keys} no forman juntos un plan válido; se usan los valores por defecto.",
+    "Link parameters {keys} do not make a valid plan together: {why}; defaults used.":
+        "Los parámetros del enlace {keys} no forman juntos un plan válido: {why}; se usan los valores por defecto.",
+    "Link parameter '{key}' = '{value}' names no page (pages: {pages}); this page is shown.":
+        "El parámetro del enlace '{key}' = '{value}' no nombra ninguna página (páginas: {pages}); se muestra esta.",
     # -- recommend -------------------------------------------------------------------------------------------------------
     "{gpus:,} GPUs: {replicas:,} whole replicas = {capacity} {unit} < {target}: fails":
         "{gpus:,} GPU: {replicas:,} réplicas enteras = {capacity} {unit} < {target}: no llega",
