@@ -17,9 +17,7 @@ take the locale's separators.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
-
-from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
+from typing import Any
 
 
 class Message(str):
@@ -59,17 +57,6 @@ def msg(template: str, /, **values: Any) -> Message:
 
 class Figure(str):
     """A figure already written in English form (``"1,234.5 GB"``): shown as it is, digits in the locale's style."""
-
-
-def _as_text(value: object) -> str:
-    if not isinstance(value, str):
-        raise ValueError("text")
-    return value
-
-
-Text = Annotated[str, PlainValidator(_as_text), PlainSerializer(str, return_type=str), WithJsonSchema({"type": "string"})]
-"""A pydantic ``str`` field that keeps a :class:`Message` as it is (plain ``str`` fields turn it into a ``str``);
-serialized as its English text."""
 
 
 def templates_of(text: object) -> list[str]:

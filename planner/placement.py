@@ -13,7 +13,8 @@ from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from planner.messages import Text, msg
+from planner.message_field import Text
+from planner.messages import msg
 
 OverflowAction = Literal["none", "offload", "evict", "reject"]
 """What happens when HBM cannot hold every session's uncached tail:

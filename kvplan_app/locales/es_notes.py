@@ -19,6 +19,9 @@ FRAMES: dict[str, str] = {
     "none yet": "ninguno todavía",
     "Showing the last valid inputs.": "Se muestran las últimas entradas válidas.",
     "Using vLLM's defaults.": "Se usan los valores por defecto de vLLM.",
+    "KV bytes per token = {bytes} B (measured on {model}, {kv_format})":
+        "bytes de KV por token = {bytes} B (medidos con {model}, {kv_format})",
+    "usable KV per GPU = {bytes} (measured on {gpu})": "KV utilizable por GPU = {bytes} (medido en {gpu})",
 }
 
 NOTES: dict[str, str] = {

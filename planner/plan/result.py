@@ -18,7 +18,8 @@ from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, Plan
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
 from planner.placement import TierPlacement, place_sessions
 from planner.units import format_figure, to_gib
-from planner.messages import Figure, Text, msg
+from planner.message_field import Text
+from planner.messages import Figure, msg
 
 
 class PlanResult(BaseModel):

@@ -70,7 +70,7 @@ def resolve_device(torch, device: str):
         raise PlanInputError("device", device, msg("auto, cuda, cuda:N or cpu"))
     if device.startswith("cuda"):
         if not torch.cuda.is_available():
-            raise PlanInputError("device", device, msg("cpu: torch {version} sees no CUDA device here", version=torch.__version))
+            raise PlanInputError("device", device, msg("cpu: torch {version} sees no CUDA device here", version=torch.__version__))
         dev = torch.device(device)
         index = dev.index if dev.index is not None else torch.cuda.current_device()
         if index >= torch.cuda.device_count():
@@ -290,7 +290,7 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
                      "(page-granular, includes allocator and other threads' changes).")
     result = make_probe_result(
         timestamp=datetime.now(timezone.utc), device=dev.type, device_name=name,
-        total_bytes=total_bytes, free_bytes=free_bytes, torch_version=str(torch.__version),
+        total_bytes=total_bytes, free_bytes=free_bytes, torch_version=str(torch.__version__),
         cuda_version=str(torch.version.cuda) if is_cuda and torch.version.cuda else None,
         model_id=layout.model_id, kv_format=layout.kv_format, num_tokens=n, block_size=layout.block_size,
         fill=fill, seed=seed, max_fraction=fraction,
