@@ -18,7 +18,6 @@ from planner.config_report import ConfigField
 from planner.errors import PlanInputError
 from planner.formats import get_format
 from planner.kv import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, group_bytes
-from planner.units import plural
 from planner.messages import msg
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` never loads it
@@ -361,12 +360,13 @@ def coefficient_check(model: ModelSpec) -> CoefficientCheck:
     True
     """
     growing = [g for g in model.groups if not g.capped and g.in_pool]
-    terms = [f"{g.num_layers} x {g.entry_bytes(1)} B / {g.tokens_per_entry} ({g.name})" for g in growing]
+    terms = [msg("{num_layers} x {entry_bytes} B / {tokens_per_entry} ({name})", num_layers=g.num_layers, entry_bytes=g.entry_bytes(1), tokens_per_entry=g.tokens_per_entry, name=g.name) for g in growing]
     arch = sum(g.num_layers * g.entry_bytes(1) / g.tokens_per_entry for g in growing)
     reported = model.reported_kv_bytes_per_token
-    text = " + ".join(terms) + f" = {arch:,.6g} B/token" if terms else "no growing groups known"
+    text = (msg("{terms} = {arch:,.6g} B/token", terms=" + ".join(terms), arch=arch) if terms
+            else msg("no growing groups known"))
     if reported is not None:
-        text += f"; reported {reported:,.6g} B/token"
+        text = msg("{text}; reported {reported:,.6g} B/token", text=text, reported=reported)
     return CoefficientCheck(reported=reported, architecture=arch,
                             matches=reported is not None and abs(arch - reported) < 0.5, explanation=text)
 
@@ -380,25 +380,25 @@ def how_computed(model: ModelSpec, context_tokens: int, kv_format: str | None = 
     """
     est = model.estimate(context_tokens, kv_format, tp, pp)
     n = est.context_tokens
-    lines = [f"Per GPU at TP {tp}, PP {pp}: each group's layers per GPU = ceil(layers / {pp}); "
-             f"KV heads per GPU = max(1, ceil(H_kv / {tp})); latents and compressed entries are replicated on TP."]
+    lines = [msg("Per GPU at TP {tp}, PP {pp}: each group's layers per GPU = ceil(layers / {pp}); KV heads per GPU = max(1, ceil(H_kv / {tp})); latents and compressed entries are replicated on TP.", tp=tp, pp=pp)]
     for g in est.groups:
         if g.tokens_per_entry > 1:
-            ent = f"{n:,} // {g.tokens_per_entry} = {g.entries:,} entries"
+            ent = msg("{n:,} // {tokens_per_entry} = {entries:,} entries", n=n, tokens_per_entry=g.tokens_per_entry, entries=g.entries)
         elif g.role == "state":
-            ent = f"{g.entries} state per sequence"
+            ent = msg("{entries} state per sequence", entries=g.entries)
         elif g.capped:
-            ent = f"min({n:,}, cap) = {g.entries:,} entries"
+            ent = msg("min({n:,}, cap) = {entries:,} entries", n=n, entries=g.entries)
         else:
-            ent = f"{g.entries:,} entries"
-        where = "in the HBM pool" if g.in_pool else "outside the pool (per session)"
-        lines.append(f"{g.name} [{g.kv_format}]: entry = {g.formula}. "
-                     f"{g.num_layers_per_gpu} layer(s) x {ent} x {g.entry_bytes:,} B = {g.bytes:,} B, {where}.")
+            ent = msg("{entries:,} entries", entries=g.entries)
+        where = msg("in the HBM pool") if g.in_pool else msg("outside the pool (per session)")
+        lines.append(msg("{name} [{kv_format}]: entry = {formula}. {num_layers_per_gpu} layer(s) x {ent} x {entry_bytes:,} B = {bytes:,} B, {where}.", name=g.name, kv_format=g.kv_format, formula=g.formula, num_layers_per_gpu=g.num_layers_per_gpu, ent=ent, entry_bytes=g.entry_bytes, bytes=g.bytes, where=where))
     if est.basis == "reported coefficient":
         chk = coefficient_check(model)
-        scale = f" x {model._coefficient_scale(pp):.4g} (largest PP stage)" if pp > 1 else ""
-        lines.append(f"Growing KV uses the reported coefficient: ceil({model.reported_kv_bytes_per_token:,.6g} B/token"
-                     f"{scale} x {n:,}) = {model.growing_bytes(n, kv_format, tp, pp):,} B. Architecture check: {chk.explanation}.")
-    lines.append(f"Total in the pool per GPU: {est.kv_bytes:,} B; per replica ({plural(tp * pp, 'GPU')}): "
-                 f"{est.kv_bytes_per_replica:,} B; outside the pool: {est.state_bytes:,} B per session.")
+        scale = msg(" x {coefficient_scale:.4g} (largest PP stage)", coefficient_scale=model._coefficient_scale(pp)) if pp > 1 else ""
+        lines.append(msg("Growing KV uses the reported coefficient: ceil({reported_kv_bytes_per_token:,.6g} B/token{scale} x {n:,}) = {growing_bytes:,} B. Architecture check: {explanation}.", reported_kv_bytes_per_token=model.reported_kv_bytes_per_token, scale=scale, n=n, growing_bytes=model.growing_bytes(n, kv_format, tp, pp), explanation=chk.explanation))
+    lines.append(msg("Total in the pool per GPU: {kv_bytes:,} B; per replica ({gpus:,} GPU): {kv_bytes_per_replica:,} B; "
+                     "outside the pool: {state_bytes:,} B per session." if tp * pp == 1 else
+                     "Total in the pool per GPU: {kv_bytes:,} B; per replica ({gpus:,} GPUs): {kv_bytes_per_replica:,} B; "
+                     "outside the pool: {state_bytes:,} B per session.", kv_bytes=est.kv_bytes, gpus=tp * pp,
+                     kv_bytes_per_replica=est.kv_bytes_per_replica, state_bytes=est.state_bytes))
     return lines

@@ -52,6 +52,64 @@ NOTES: dict[str, str] = {
     "({past:,.6g} B/token past it)":
         "{inside:,.6g} B/token dentro de la ventana de {w:,} tokens; la ventana limita el KV de las capas con ventana "
         "a {w:,} tokens ({past:,.6g} B/token más allá)",
+    # -- how a model's KV is computed (planner.models.how_computed, each group's entry formula) -----------------------
+    "{k_head_dim} (K) + {v_head_dim} (V)": "{k_head_dim} (K) + {v_head_dim} (V)",
+    "{k_head_dim} (K) + {v_head_dim} (V, differs)": "{k_head_dim} (K) + {v_head_dim} (V, distinta)",
+    "heads per GPU {split}; {parts}; {heads} x ({k} + {v}) = {entry_bytes} B":
+        "cabezas por GPU {split}; {parts}; {heads} x ({k} + {v}) = {entry_bytes} B",
+    "{heads} (TP {tp} > {kv_heads} KV heads: replicated, never below one)":
+        "{heads} (TP {tp} > {kv_heads} cabezas KV: replicadas, nunca menos de una)",
+    "{kv_lora_rank} (latent) + {qk_rope_head_dim} (rope) = {value}":
+        "{kv_lora_rank} (latente) + {qk_rope_head_dim} (rope) = {value}",
+    "one latent of {kv_lora_rank} + {qk_rope_head_dim} = {n} channels, no factor 2, replicated on each of {tp} TP "
+    "rank(s): {vector_formula}":
+        "un latente de {kv_lora_rank} + {qk_rope_head_dim} = {n} canales, sin factor 2, replicado en cada uno de los "
+        "{tp} rango(s) TP: {vector_formula}",
+    "one entry of {entry_dim} channels per {compress_ratio} token(s), replicated on TP: {vector_formula}":
+        "una entrada de {entry_dim} canales cada {compress_ratio} token(s), replicada en TP: {vector_formula}",
+    "{entry_dim} (indexer key)": "{entry_dim} (clave del indexador)",
+    "one indexer key of {entry_dim} channels per token, replicated on TP: {vector_formula}":
+        "una clave de indexador de {entry_dim} canales por token, replicada en TP: {vector_formula}",
+    "ring of the last {window_tokens} tokens x {entry_dim} channels, replicated on TP: {vector_formula} per token":
+        "anillo de los últimos {window_tokens} tokens x {entry_dim} canales, replicado en TP: {vector_formula} por "
+        "token",
+    "{shape_note}: {split_formula} = {units:,} units x {elements_per_unit} elements = {n:,} elements; "
+    "{vector_formula} per layer and sequence":
+        "{shape_note}: {split_formula} = {units:,} unidades x {elements_per_unit} elementos = {n:,} elementos; "
+        "{vector_formula} por capa y secuencia",
+    "fixed {state_bytes:,} B per layer and sequence (reported)": "{state_bytes:,} B fijos por capa y secuencia (publicado)",
+    "{num_layers} x {entry_bytes} B / {tokens_per_entry} ({name})":
+        "{num_layers} x {entry_bytes} B / {tokens_per_entry} ({name})",
+    "{terms} = {arch:,.6g} B/token": "{terms} = {arch:,.6g} B/token",
+    "no growing groups known": "no se conoce ningún grupo que crezca",
+    "{text}; reported {reported:,.6g} B/token": "{text}; publicado {reported:,.6g} B/token",
+    "Per GPU at TP {tp}, PP {pp}: each group's layers per GPU = ceil(layers / {pp}); KV heads per GPU = max(1, "
+    "ceil(H_kv / {tp})); latents and compressed entries are replicated on TP.":
+        "Por GPU con TP {tp}, PP {pp}: capas de cada grupo por GPU = ceil(capas / {pp}); cabezas KV por GPU = max(1, "
+        "ceil(H_kv / {tp})); los latentes y las entradas comprimidas se replican en TP.",
+    "Total in the pool per GPU: {kv_bytes:,} B; per replica ({gpus:,} GPU): {kv_bytes_per_replica:,} B; outside the "
+    "pool: {state_bytes:,} B per session.":
+        "Total en el pool por GPU: {kv_bytes:,} B; por réplica ({gpus:,} GPU): {kv_bytes_per_replica:,} B; fuera del "
+        "pool: {state_bytes:,} B por sesión.",
+    "Total in the pool per GPU: {kv_bytes:,} B; per replica ({gpus:,} GPUs): {kv_bytes_per_replica:,} B; outside the "
+    "pool: {state_bytes:,} B per session.":
+        "Total en el pool por GPU: {kv_bytes:,} B; por réplica ({gpus:,} GPU): {kv_bytes_per_replica:,} B; fuera del "
+        "pool: {state_bytes:,} B por sesión.",
+    "{n:,} // {tokens_per_entry} = {entries:,} entries": "{n:,} // {tokens_per_entry} = {entries:,} entradas",
+    "in the HBM pool": "en el pool de HBM",
+    "outside the pool (per session)": "fuera del pool (por sesión)",
+    "{name} [{kv_format}]: entry = {formula}. {num_layers_per_gpu} layer(s) x {ent} x {entry_bytes:,} B = {bytes:,} "
+    "B, {where}.":
+        "{name} [{kv_format}]: entrada = {formula}. {num_layers_per_gpu} capa(s) x {ent} x {entry_bytes:,} B = "
+        "{bytes:,} B, {where}.",
+    " x {coefficient_scale:.4g} (largest PP stage)": " x {coefficient_scale:.4g} (la mayor etapa PP)",
+    "Growing KV uses the reported coefficient: ceil({reported_kv_bytes_per_token:,.6g} B/token{scale} x {n:,}) = "
+    "{growing_bytes:,} B. Architecture check: {explanation}.":
+        "El KV creciente usa el coeficiente publicado: ceil({reported_kv_bytes_per_token:,.6g} B/token{scale} x "
+        "{n:,}) = {growing_bytes:,} B. Comprobación con la arquitectura: {explanation}.",
+    "{entries} state per sequence": "{entries} estado por secuencia",
+    "min({n:,}, cap) = {entries:,} entries": "min({n:,}, límite) = {entries:,} entradas",
+    "{entries:,} entries": "{entries:,} entradas",
     # -- vLLM paging and the engine view ----------------------------------------------------------------------------
     "state layers of different shapes: vLLM's Mamba grouping of them is not modelled":
         "capas de estado de formas distintas: no se modela cómo las agrupa vLLM para Mamba",
