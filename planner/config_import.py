@@ -70,11 +70,11 @@ class ImportedLayout:
 
 
 PATTERN_LEGEND = {
-    "F": "full attention", "S": "sliding window", "C": "chunked local (Llama 4)",
-    "L": "linear attention (Gated DeltaNet)",
-    "M": "Mamba (SSM state)", "A": "MLA latent", "D": "MLA latent + DSA indexer keys",
-    "Z": "compressed entries (DeepSeek V4)", "W": "window ring only (DeepSeek V4)",
-    "s": "shares another layer's KV (stores none)", "-": "no KV (MLP / MoE block)",
+    "F": msg("full attention"), "S": msg("sliding window"), "C": msg("chunked local (Llama 4)"),
+    "L": msg("linear attention (Gated DeltaNet)"),
+    "M": msg("Mamba (SSM state)"), "A": msg("MLA latent"), "D": msg("MLA latent + DSA indexer keys"),
+    "Z": msg("compressed entries (DeepSeek V4)"), "W": msg("window ring only (DeepSeek V4)"),
+    "s": msg("shares another layer's KV (stores none)"), "-": msg("no KV (MLP / MoE block)"),
 }
 """What each character of a layer pattern means."""
 
@@ -85,7 +85,12 @@ def pattern_legend(pattern: str) -> str:
     >>> pattern_legend("M-MF")
     'M Mamba (SSM state) x 2; - no KV (MLP / MoE block) x 1; F full attention x 1'
     """
-    return "; ".join(f"{c} {PATTERN_LEGEND.get(c, '?')} x {pattern.count(c)}" for c in dict.fromkeys(pattern))
+    items = [msg("{char} {meaning} x {count}", char=c, meaning=PATTERN_LEGEND.get(c, "?"), count=pattern.count(c))
+             for c in dict.fromkeys(pattern)]
+    legend = items[0] if items else ""
+    for item in items[1:]:
+        legend = msg("{first}; {rest}", first=legend, rest=item)
+    return legend
 
 
 def parse_config_text(text_or_bytes: str | bytes, source: str = "config.json") -> dict[str, Any]:
@@ -394,7 +399,8 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
     layout = layout_from_config(config, main_format=main_format, state_format=state_format,
                                 ssm_state_format=ssm_state_format)
     main = next((g.kv_format.id for g in layout.groups if g.role == "main"), None)
-    label = main_format.id if main_format is not None else f"{main} (the checkpoint's or the engine's 'auto')"
+    label = main_format.id if main_format is not None else msg("{main} (the checkpoint's or the engine's 'auto')",
+                                                                  main=main)
     return ModelSpec(id=model_id, name=str(name)[:80], groups=layout.groups,
                      max_context_tokens=layout.max_context_tokens, source=source,
                      native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern)

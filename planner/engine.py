@@ -360,10 +360,7 @@ def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | N
     max_tokens = num_blocks // p.num_kv_groups * min_block
     concurrency = num_blocks / blocks_per_request if blocks_per_request else 0.0
     needed = _needed_bytes(p, m, s.max_num_batched_tokens)
-    formula = (f"page = {min_block} tokens x {page // min_block:,} B = {page:,} B per layer per block; "
-               f"num_blocks = {how} = {num_blocks:,}; GPU KV cache size = {num_blocks:,} // {p.num_kv_groups} x "
-               f"{min_block} = {max_tokens:,} tokens; blocks per {m:,}-token request = {blocks_per_request:,}; "
-               f"maximum concurrency = {num_blocks:,} / {blocks_per_request:,} = {concurrency:.2f}x")
+    formula = (msg("page = {min_block} tokens x {page_per_token:,} B = {page:,} B per layer per block; num_blocks = {how} = {num_blocks:,}; GPU KV cache size = {num_blocks:,} // {num_kv_groups} x {min_block} = {max_tokens:,} tokens; blocks per {m:,}-token request = {blocks_per_request:,}; maximum concurrency = {num_blocks:,} / {blocks_per_request:,} = {concurrency:.2f}x", min_block=min_block, page_per_token=page // min_block, page=page, how=how, num_blocks=num_blocks, num_kv_groups=p.num_kv_groups, max_tokens=max_tokens, m=m, blocks_per_request=blocks_per_request, concurrency=concurrency))
     return VLLMCapacity(model_id=model.id, kv_format=kv_format or "native", tp=tp, pp=pp, kv_budget_bytes=budget,
                         block_size=min_block, max_model_len=m, page_size_bytes=page,
                         num_layers_per_block=p.group_size if p.layout != "uniform type" else sum(t.layers for t in p.types),

@@ -17,8 +17,48 @@ FRAMES: dict[str, str] = {
     "This config cannot be imported: {error}. Keeping the previous model ({model}).":
         "Esta configuración no se puede importar: {error}. Se mantiene el modelo anterior ({model}).",
     "none yet": "ninguno todavía",
+    "This page hit an unexpected error (reference {ref}). Your inputs are kept; the details are in the server log "
+    "under that reference.":
+        "Esta página ha tenido un error inesperado (referencia {ref}). Sus entradas se conservan; los detalles están "
+        "en el registro del servidor con esa referencia.",
     "Showing the last valid inputs.": "Se muestran las últimas entradas válidas.",
     "Using vLLM's defaults.": "Se usan los valores por defecto de vLLM.",
+    "Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default used.":
+        "El parámetro del enlace '{key}' = '{value}' no es válido (se espera {allowed}); se usa el valor por defecto.",
+    "needed: this model's maximum context is not known": "necesario: no se conoce el contexto máximo de este modelo",
+    "{bytes} B per GPU (TP {tp}, PP {pp}: one GPU of the largest pipeline stage); basis: {basis}. Per replica counts "
+    "every layer once per TP rank (replicated heads and latents included). State per session: {pool_state} B in the "
+    "pool (Mamba / linear attention, constant in length, included above), {state} B outside it.":
+        "{bytes} B por GPU (TP {tp}, PP {pp}: una GPU de la mayor etapa del pipeline); base: {basis}. Por réplica se "
+        "cuenta cada capa una vez por rango TP (incluidas las cabezas y los latentes replicados). Estado por sesión: "
+        "{pool_state} B en el pool (Mamba / atención lineal, constante con la longitud, incluido arriba), {state} B "
+        "fuera de él.",
+    "reported coefficient": "coeficiente publicado",
+    "architecture": "arquitectura",
+    "Layers: `{pattern}` ({legend})": "Capas: `{pattern}` ({legend})",
+    "explains it": "lo explica",
+    "does not explain it (the shipped format differs)": "no lo explica (el formato publicado es otro)",
+    "Growing KV priced by the published coefficient ({bytes} B/token, the source of truth); the architecture below "
+    "{verdict}: {explanation}.":
+        "KV creciente valorado con el coeficiente publicado ({bytes} B/token, la fuente de referencia); la "
+        "arquitectura de abajo {verdict}: {explanation}.",
+    "Budget {bytes} per GPU.": "Presupuesto de {bytes} por GPU.",
+    "vLLM would refuse to start: one {tokens}-token request needs {bytes} of KV, more than the budget.":
+        "vLLM se negaría a arrancar: una petición de {tokens} tokens necesita {bytes} de KV, más que el presupuesto.",
+    "Engine view: vLLM holds ceil(n / {block}) blocks per layer for full attention; a sliding window W reserves "
+    "cdiv(min(W - 1 + {batched}, max_model_len), {block}) + 1 blocks; a block of one layer is block_size x entry "
+    "bytes.":
+        "Vista del motor: vLLM reserva ceil(n / {block}) bloques por capa para la atención completa; una ventana "
+        "deslizante W reserva cdiv(min(W - 1 + {batched}, max_model_len), {block}) + 1 bloques; un bloque de una capa "
+        "ocupa block_size x bytes por entrada.",
+    "{name}: ({layers} + {padding} padding) layers x {blocks} blocks x {page} B = {bytes} B":
+        "{name}: ({layers} + {padding} de relleno) capas x {blocks} bloques x {page} B = {bytes} B",
+    "Capacity: {formula}.": "Capacidad: {formula}.",
+    "Model: {source}": "Modelo: {source}",
+    "Format {format}: {source}": "Formato {format}: {source}",
+    "Engine view and capacity: {source}": "Vista del motor y capacidad: {source}",
+    "Defaulted (not in the config): {fields}. Check them before relying on the numbers.":
+        "Valores por defecto (no están en la configuración): {fields}. Revíselos antes de fiarse de las cifras.",
     "KV bytes per token = {bytes} B (measured on {model}, {kv_format})":
         "bytes de KV por token = {bytes} B (medidos con {model}, {kv_format})",
     "usable KV per GPU = {bytes} (measured on {gpu})": "KV utilizable por GPU = {bytes} (medido en {gpu})",
@@ -157,6 +197,26 @@ NOTES: dict[str, str] = {
         "{names}: la teoría guarda min(n, W) = {kept:,} tokens; vLLM reserva min(ceil({n:,} / {block_size}), "
         "cdiv(min({cap_tokens:,} - 1 + {max_num_batched_tokens:,}, {max_len:,}), {block_size}) + 1) = {blocks:,} "
         "bloques por capa (la ventana más un fragmento de prellenado, +1 por una ventana no alineada a un bloque)",
+    "page = {min_block} tokens x {page_per_token:,} B = {page:,} B per layer per block; num_blocks = {how} = "
+    "{num_blocks:,}; GPU KV cache size = {num_blocks:,} // {num_kv_groups} x {min_block} = {max_tokens:,} tokens; "
+    "blocks per {m:,}-token request = {blocks_per_request:,}; maximum concurrency = {num_blocks:,} / "
+    "{blocks_per_request:,} = {concurrency:.2f}x":
+        "página = {min_block} tokens x {page_per_token:,} B = {page:,} B por capa y bloque; num_blocks = {how} = "
+        "{num_blocks:,}; tamaño de la caché KV de la GPU = {num_blocks:,} // {num_kv_groups} x {min_block} = "
+        "{max_tokens:,} tokens; bloques por petición de {m:,} tokens = {blocks_per_request:,}; concurrencia máxima = "
+        "{num_blocks:,} / {blocks_per_request:,} = {concurrency:.2f}x",
+    "{char} {meaning} x {count}": "{char} {meaning} x {count}",
+    "full attention": "atención completa",
+    "sliding window": "ventana deslizante",
+    "chunked local (Llama 4)": "local por fragmentos (Llama 4)",
+    "linear attention (Gated DeltaNet)": "atención lineal (Gated DeltaNet)",
+    "Mamba (SSM state)": "Mamba (estado SSM)",
+    "MLA latent": "latente MLA",
+    "MLA latent + DSA indexer keys": "latente MLA + claves del indexador DSA",
+    "compressed entries (DeepSeek V4)": "entradas comprimidas (DeepSeek V4)",
+    "window ring only (DeepSeek V4)": "solo anillo de ventana (DeepSeek V4)",
+    "shares another layer's KV (stores none)": "comparte el KV de otra capa (no guarda ninguno)",
+    "no KV (MLP / MoE block)": "sin KV (bloque MLP / MoE)",
     "{names}: theory keeps one chunk of {cap_tokens:,}; vLLM holds min(ceil({n:,} / {block_size}), "
     "cdiv(min({cap_tokens:,} + {max_num_batched_tokens:,}, {max_len:,}), {block_size})) = {blocks:,} blocks per layer":
         "{names}: la teoría guarda un fragmento de {cap_tokens:,}; vLLM reserva min(ceil({n:,} / {block_size}), "
@@ -284,6 +344,21 @@ NOTES: dict[str, str] = {
     "heads x 256 over 1,024 tokens.":
         "Las mismas capas que Gemma 4 26B-A4B: capas globales de 2 cabezas KV x 512 con K = V (se guardan ambas); "
         "capas deslizantes de 8 cabezas KV x 256 sobre 1.024 tokens.",
+    # -- what "native" means per model; format labels (planner/catalog.py, planner/formats.py) ------------------------
+    "BF16 (the config's dtype; no KV dtype is published)":
+        "BF16 (el tipo de la configuración; no se publica ningún tipo para el KV)",
+    "FP8, as the checkpoint declares (kv_cache_scheme float 8 bit)":
+        "FP8, como declara el checkpoint (kv_cache_scheme float 8 bit)",
+    "as shipped (3,514 B/token, DeepSeek V4.1 report); the architecture view is BF16":
+        "tal como se publica (3.514 B/token, informe de DeepSeek V4.1); la vista de la arquitectura es BF16",
+    "main KV NVFP4-style E2M1 + E4M3/16; indexer keys E2M1 + E8M0/32; window ring FP8 + E8M0/32":
+        "KV principal E2M1 al estilo NVFP4 + E4M3/16; claves del indexador E2M1 + E8M0/32; anillo de ventana FP8 + "
+        "E8M0/32",
+    "vLLM 'auto' = fp8_ds_mla (656 B latent); indexer keys FP8 + FP32 / 128":
+        "vLLM 'auto' = fp8_ds_mla (latente de 656 B); claves del indexador FP8 + FP32 / 128",
+    "{main} (the checkpoint's or the engine's 'auto')": "{main} (el del checkpoint o el 'auto' del motor)",
+    "as in config.json (BF16 unless stated)": "como en config.json (BF16 salvo que se indique otro)",
+    "FP8 E4M3FN (per-tensor FP32 scale)": "FP8 E4M3FN (escala FP32 por tensor)",
     # -- link warnings (kvplan_app.state) ----------------------------------------------------------------------------
     "Link parameter '{key}' is too long ({chars:,} characters); default {default} used.":
         "El parámetro del enlace '{key}' es demasiado largo ({chars:,} caracteres); se usa el valor por defecto "
