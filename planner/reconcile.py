@@ -37,7 +37,7 @@ from planner.errors import PlanInputError
 from planner.kv import FullAttentionGroup, MLAGroup
 from planner.models import ModelSpec
 from planner.units import format_bytes
-from planner.messages import msg
+from planner.messages import Figure, msg
 
 KV_DTYPES: dict[str, str | None] = {
     "auto": None, "bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "fp16": "fp16", "half": "fp16",
@@ -48,14 +48,14 @@ KV_DTYPES: dict[str, str | None] = {
 CANDIDATE_FORMATS = ("bf16", "fp8")
 """KV formats tried when the log's figures do not fit the stated one exactly."""
 
-GIB_AS_GB = ("SGLang prints GB for GiB: its sizes are divided by 1024**3 (GB = 1024 * 1024 * 1024 in "
+GIB_AS_GB = msg("SGLang prints GB for GiB: its sizes are divided by 1024**3 (GB = 1024 * 1024 * 1024 in "
              "sglang/srt/mem_cache/memory_pool.py), so '8.23 GB' is 8.23 GiB = 8.84 GB.")
-GIB_AS_GB_VLLM = ("vLLM V0 prints 'Loading model weights took X GB' with X = bytes / 2**30: the figure is GiB "
+GIB_AS_GB_VLLM = msg("vLLM V0 prints 'Loading model weights took X GB' with X = bytes / 2**30: the figure is GiB "
                   "labelled GB.")
-K_AND_V = "SGLang lists K and V separately: the KV pool is K + V, twice the K size for equal K and V widths."
-SGLANG_BUDGET = ("SGLang's pool is what mem_fraction_static of total GPU memory leaves after the weights "
+K_AND_V = msg("SGLang lists K and V separately: the KV pool is K + V, twice the K size for equal K and V widths.")
+SGLANG_BUDGET = msg("SGLang's pool is what mem_fraction_static of total GPU memory leaves after the weights "
                  "(the rest is for activations and CUDA graphs): a budget, not a per-token cost.")
-HYBRID_QUIRK = ("For hybrid models vLLM reports 'GPU KV cache size' as num_blocks // num_kv_cache_groups x the "
+HYBRID_QUIRK = msg("For hybrid models vLLM reports 'GPU KV cache size' as num_blocks // num_kv_cache_groups x the "
                 "smallest block size, while 'Maximum concurrency' counts the blocks one full-length request needs "
                 "across all groups; the two need not agree (vLLM, https://github.com/vllm-project/vllm/issues/40691).")
 
@@ -196,16 +196,17 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
     elif str(fmt_s.value).lower() in KV_DTYPES:
         fmt = KV_DTYPES[str(fmt_s.value).lower()]
     else:
-        refusals.append(f"KV dtype {fmt_s.value!r} is not one kvplan maps to a format: pass the KV format")
+        refusals.append(msg("KV dtype {dtype!r} is not one kvplan maps to a format: pass the KV format",
+                            dtype=fmt_s.value))
         model = None
     per_token = None
     if model is not None:
         try:
             per_token = _pool_token_bytes(model, fmt, int(tp_s.value), int(pp_s.value))
         except PlanInputError as exc:
-            refusals.append(str(exc))
+            refusals.append(msg("{error}", error=exc))
     else:
-        refusals.append("no model: kvplan's prediction needs one (--model)")
+        refusals.append(msg("no model: kvplan's prediction needs one (--model)"))
     if log.engine == "sglang":
         rows, pool, tokens = _sglang_rows(log, per_token, causes)
         block = 1
@@ -224,8 +225,9 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
     if implied and model is not None and per_token is not None:
         best, fit_rows = _best_fit(model, fmt, int(tp_s.value), int(pp_s.value), implied, per_token)
         rows += fit_rows
-    causes += [f"{key} is printed {len(found)} times with different values ({', '.join(r.printed for r in found[:4])})"
-               ": typically one line per rank; the first is compared." for key, found in log.conflicts().items()
+    causes += [msg("{key} is printed {times} times with different values ({values}): typically one line per rank; the "
+                   "first is compared.", key=key, times=len(found), values=", ".join(r.printed for r in found[:4]))
+               for key, found in log.conflicts().items()
                if key in ("gpu_kv_cache_tokens", "num_gpu_blocks", "kv_budget", "max_concurrency", "sglang_tokens")]
     return Reconciliation(engine=log.engine, model_id=model.id if model else None, settings=tuple(settings),
                           kv_bytes_per_token_per_gpu=per_token, implied_bytes_per_token=implied, pool_bytes=pool,
@@ -291,7 +293,7 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, per_token, causes, refusals)
             lo, hi = (budget.bytes_lo, budget.bytes_hi) if budget else (per_token * block * 1000,) * 2
             caps = [vllm_capacity(model, b, mml, fmt, tp, pp, s) for b in (lo, hi)]
         except PlanInputError as exc:
-            refusals.append(str(exc))
+            refusals.append(msg("{error}", error=exc))
     if caps and budget:
         b_lo, b_hi = caps[0].num_blocks, caps[1].num_blocks
         pred = f"{b_lo:,}" if b_lo == b_hi else f"{b_lo:,} to {b_hi:,}"
@@ -354,12 +356,13 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, per_token, causes, refusals)
             causes.append(GIB_AS_GB_VLLM)
         rows.append(ReconcileRow("weights per GPU", _gib(weights), "", "engine only", "as printed"))
     if log.first("hybrid_manager_off") or log.first("kv_connector"):
-        why = "a KV connector is set" if log.first("kv_connector") else "the log says so"
+        why = msg("a KV connector is set") if log.first("kv_connector") else msg("the log says so")
         has_windows = model is not None and any(not isinstance(g, (FullAttentionGroup, MLAGroup))
                                                 for g in model.layout(fmt) if g.in_pool)
-        causes.append(f"vLLM's hybrid KV cache manager is off ({why}): sliding-window and chunked layers store full "
-                      "KV" + ("; this model has such layers" if has_windows else
-                              "; no effect on a full-attention model" if model is not None else ""))
+        effect = (msg("; this model has such layers") if has_windows else
+                  msg("; no effect on a full-attention model") if model is not None else "")
+        causes.append(msg("vLLM's hybrid KV cache manager is off ({why}): sliding-window and chunked layers store full "
+                          "KV{effect}", why=why, effect=effect))
     return rows, pool, tokens
 
 
@@ -401,6 +404,4 @@ def pair_summary(a: Reconciliation, b: Reconciliation, tolerance: float = 0.02) 
             return None
     ga, gb = (sum(r.pool_bytes) // 2 for r in (a, b))
     names = {"vllm": "vLLM", "sglang": "SGLang"}
-    return (f"Both engines store {pt:,} B per token per GPU; only the budgets differ: {names[a.engine]} "
-            f"{format_bytes(ga)} holds {a.pool_tokens:,} tokens, {names[b.engine]} {format_bytes(gb)} holds "
-            f"{b.pool_tokens:,} tokens per GPU ({b.pool_tokens / a.pool_tokens:.2f}x).")
+    return (msg("Both engines store {pt:,} B per token per GPU; only the budgets differ: {names} {size} holds {pool_tokens:,} tokens, {names2} {size2} holds {pool_tokens2:,} tokens per GPU ({value:.2f}x).", pt=pt, names=names[a.engine], size=Figure(format_bytes(ga)), pool_tokens=a.pool_tokens, names2=names[b.engine], size2=Figure(format_bytes(gb)), pool_tokens2=b.pool_tokens, value=b.pool_tokens / a.pool_tokens))

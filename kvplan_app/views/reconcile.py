@@ -82,7 +82,7 @@ if not results:
 if len(results) == 2:
     summary = pair_summary(results[0][1], results[1][1])
     if summary:
-        st.success(escape_markdown(summary, keep="_"))
+        st.success(escape_markdown(planner_message(summary), keep="_"))
 
 for n, rec in results:
     st.subheader(t("Log {n}", n=n) + ": " + ("vLLM" if rec.engine == "vllm" else "SGLang"))
@@ -97,7 +97,7 @@ for n, rec in results:
                  column_config={"quantity (per GPU)": t("Quantity (per GPU)"), "engine printed": t("Engine printed"),
                                 "kvplan": "kvplan", "status": t("Status"), "cause": t("Cause")})
     for cause in rec.causes:
-        st.markdown("- " + escape_markdown(cause, keep="_"))
+        st.markdown("- " + escape_markdown(planner_message(cause), keep="_"))
     for why in rec.refusals:
         st.warning(t("Not computed: ") + escape_markdown(planner_message(why), keep="_"))
     if rec.unread:
