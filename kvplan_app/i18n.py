@@ -23,6 +23,7 @@ import string
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from kvplan_app.locales import es
 from planner.errors import PlanInputError, short_repr
@@ -47,13 +48,24 @@ _NUMBER = re.compile(r"(?<![A-Za-z\d.,])\d[\d,]*(?:\.\d+)?")
 
 
 def language() -> str:
-    """This session's language: the sidebar choice, else the link's ``lang``, else English."""
+    """This session's language: the sidebar choice, else the link's ``lang``, else English.
+
+    Outside a script run (a widget's ``format_func`` called by Streamlit's AppTest between runs) there is no
+    session: the language of the last run in this process is used.
+    """
+    global _LAST_LANGUAGE
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return _LAST_LANGUAGE
     lang = st.session_state.get(_SESSION_KEY)
     if lang not in LANGUAGES:
         lang = str(st.query_params.get(LANG_PARAM, DEFAULT_LANGUAGE))
         lang = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
         st.session_state[_SESSION_KEY] = lang
+    _LAST_LANGUAGE = lang
     return lang
+
+
+_LAST_LANGUAGE = DEFAULT_LANGUAGE
 
 
 def t(text: str, /, **values: Any) -> str:
