@@ -86,10 +86,13 @@ class UserAccelerator:
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _ID.fullmatch(self.id) or self.id in GPUS or self.id == "custom":
-            raise PlanInputError("accelerator.id", self.id, msg("a new slug of lowercase letters, digits, '.', '-', '_' (at most 40 characters; not a catalog id nor 'custom')"))
+            raise PlanInputError("accelerator.id", self.id, msg("a new slug of lowercase letters, digits, '.', '-', "
+                                                                "'_' (at most 40 characters; not a catalog id nor "
+                                                                "'custom')"))
         if not isinstance(self.name, str) or not self.name.strip() or len(self.name) > _NAME_MAX \
                 or not self.name.isprintable() or "~" in self.name:
-            raise PlanInputError("accelerator.name", self.name, msg("printable text of 1 to {name_max} characters without '~'", name_max=_NAME_MAX))
+            raise PlanInputError("accelerator.name", self.name, msg("printable text of 1 to {name_max} characters "
+                                                                    "without '~'", name_max=_NAME_MAX))
         _check_int("accelerator.memory_bytes", self.hbm_bytes, 1, MAX_MEMORY_BYTES)
         _check_float("accelerator.hbm_bandwidth_gb_s", self.hbm_bandwidth_bytes_per_s / GB, MAX_BANDWIDTH_GB_S)
         _check_float("accelerator.bf16_dense_tflops", self.bf16_dense_flops / 1e12, MAX_TFLOPS)
@@ -130,7 +133,8 @@ def _check_float(field: str, value: object, hi: float, *, allow_zero: bool = Fal
     ok = (not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
           and (value >= 0 if allow_zero else value > 0) and value <= hi)
     if not ok:
-        raise PlanInputError(field, value, msg("a finite number in {value}, {hi:,.0f}]", value='[0' if allow_zero else '(0', hi=hi))
+        raise PlanInputError(field, value, msg("a finite number in {value}, {hi:,.0f}]",
+                                               value='[0' if allow_zero else '(0', hi=hi))
     return float(value)
 
 
@@ -179,7 +183,8 @@ def parse_accelerators_text(text: str | bytes, *, toml: bool | None = None) -> d
         PlanInputError: too large, unreadable, empty, duplicate ids, or a bad entry.
     """
     if len(text) > MAX_FILE_BYTES:
-        raise PlanInputError("accelerators", f"{len(text):,} bytes", msg("a file of at most {max_file_bytes:,} bytes", max_file_bytes=MAX_FILE_BYTES))
+        raise PlanInputError("accelerators", f"{len(text):,} bytes", msg("a file of at most {max_file_bytes:,} bytes",
+                                                                         max_file_bytes=MAX_FILE_BYTES))
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     try:
@@ -204,7 +209,8 @@ def parse_accelerators_text(text: str | bytes, *, toml: bool | None = None) -> d
         raise PlanInputError("accelerators", type(entries).__name__,
                              msg("a non-empty list of accelerators ([[accelerator]] tables in TOML)"))
     if len(entries) > MAX_ACCELERATORS:
-        raise PlanInputError("accelerators", len(entries), msg("at most {max_accelerators} accelerators", max_accelerators=MAX_ACCELERATORS))
+        raise PlanInputError("accelerators", len(entries), msg("at most {max_accelerators} accelerators",
+                                                               max_accelerators=MAX_ACCELERATORS))
     out: dict[str, UserAccelerator] = {}
     for entry in entries:
         acc = accelerator_from_dict(entry)
@@ -241,12 +247,14 @@ def accelerator_from_link(text: str) -> UserAccelerator:
         PlanInputError: too long, a part without ``key:value``, an unknown or repeated key, a bad value.
     """
     if not isinstance(text, str) or len(text) > MAX_LINK_CHARS:
-        raise PlanInputError("acc", text, msg("a compact accelerator of at most {max_link_chars} characters", max_link_chars=MAX_LINK_CHARS))
+        raise PlanInputError("acc", text, msg("a compact accelerator of at most {max_link_chars} characters",
+                                              max_link_chars=MAX_LINK_CHARS))
     entry: dict[str, Any] = {}
     for part in text.split("~"):
         key, sep, value = part.partition(":")
         if not sep or key not in _LINK_FIELDS or _LINK_FIELDS[key] in entry:
-            raise PlanInputError("acc", part[:40], msg("key:value parts with keys {choices}, each once", choices=", ".join(_LINK_FIELDS)))
+            raise PlanInputError("acc", part[:40], msg("key:value parts with keys {choices}, each once",
+                                                       choices=", ".join(_LINK_FIELDS)))
         field = _LINK_FIELDS[key]
         if field in ("id", "name"):
             entry[field] = value

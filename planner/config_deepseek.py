@@ -45,7 +45,8 @@ def mla(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat) -> tuple[lis
     dsa = cfg.get("index_topk") is not None
     if not dsa:
         if cfg.get("index_head_dim") is not None:
-            raise PlanInputError("config.index_topk", None, msg("an integer for a model with index_head_dim: vLLM keys its sparse-attention indexer cache on index_topk"))
+            raise PlanInputError("config.index_topk", None, msg("an integer for a model with index_head_dim: vLLM "
+                                                                "keys its sparse-attention indexer cache on index_topk"))
         return [MLAGroup(name="MLA latent", num_layers=num_layers, layer_ids=tuple(range(num_layers)), kv_format=fmt,
                          kv_lora_rank=rank,
                          qk_rope_head_dim=rope)], "A" * num_layers
@@ -61,7 +62,8 @@ def mla(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat) -> tuple[lis
     if cfg.get("indexer_types") is not None:
         types = cfg["indexer_types"]
         if not isinstance(types, list) or len(types) != num_layers or any(t not in ("full", "shared") for t in types):
-            raise PlanInputError("config.indexer_types", text(types, 60), msg("{num_layers} entries of 'full' or 'shared'", num_layers=num_layers))
+            raise PlanInputError("config.indexer_types", text(types, 60), msg("{num_layers} entries of 'full' or "
+                                                                              "'shared'", num_layers=num_layers))
         indexed = tuple(i for i, t in enumerate(types) if t == "full")
         r.note("indexer_types", f"{len(indexed)} full, {num_layers - len(indexed)} shared", "read",
                "shared layers reuse another layer's indexer selection and cache no keys")
@@ -92,7 +94,8 @@ def deepseek_v4(r: ConfigReader, cfg: dict, num_layers: int, formats: dict[str, 
     if not isinstance(raw, list) or len(raw) < num_layers:
         shown = f"{len(raw)} entries" if isinstance(raw, list) else raw
         raise PlanInputError("config.compress_ratios", shown,
-                             msg("a list of at least {num_layers} ratios (one per layer, MTP layers may follow)", num_layers=num_layers))
+                             msg("a list of at least {num_layers} ratios (one per layer, MTP layers may follow)",
+                                 num_layers=num_layers))
     ratios = r.int_list("compress_ratios", None, minimum=0, maximum=1_000_000)[:num_layers]
     if len(raw) > num_layers:
         r.note("compress_ratios[num_hidden_layers:]", len(raw) - num_layers, "ignored", "MTP / draft layers hold no serving KV here")

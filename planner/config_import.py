@@ -101,12 +101,14 @@ def parse_config_text(text_or_bytes: str | bytes, source: str = "config.json") -
     """
     if len(text_or_bytes) > MAX_CONFIG_BYTES:
         raise PlanInputError("config", f"{len(text_or_bytes):,} bytes",
-                             msg("a config.json of at most {max_config_bytes:,} bytes", max_config_bytes=MAX_CONFIG_BYTES))
+                             msg("a config.json of at most {max_config_bytes:,} bytes",
+                                 max_config_bytes=MAX_CONFIG_BYTES))
     text = json_text(text_or_bytes, "config", source)
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, >4,300 digits, deep nesting
-        raise PlanInputError("config", source, msg("a JSON object; this file is not valid JSON ({json_error_text})", json_error_text=json_error_text(exc))
+        raise PlanInputError("config", source, msg("a JSON object; this file is not valid JSON ({json_error_text})",
+                                                   json_error_text=json_error_text(exc))
                              ) from None
     if not isinstance(data, dict):
         raise PlanInputError("config", type(data).__name__, msg("a JSON object ({{...}}) at the top level"))
@@ -229,7 +231,8 @@ def _head_dim(r: ConfigReader, cfg: dict, num_heads: int) -> int:
     hidden = r.int_field("hidden_size", maximum=10**7)
     if hidden % num_heads:
         raise PlanInputError("config.hidden_size", hidden,
-                             msg("a multiple of num_attention_heads ({num_heads}) when head_dim is absent", num_heads=num_heads))
+                             msg("a multiple of num_attention_heads ({num_heads}) when head_dim is absent",
+                                 num_heads=num_heads))
     value = hidden // num_heads
     why = "head_dim is null" if "head_dim" in cfg else "head_dim absent"
     r.note("head_dim", value, "derived", f"{why}: hidden_size / num_attention_heads")
@@ -299,7 +302,8 @@ def _geometry(r: ConfigReader, cfg: dict, kinds: list[str], num_heads: int) -> l
         attn_heads = query_heads[kind]
         if h and attn_heads % h:
             raise PlanInputError("config.num_key_value_heads", h,
-                                 msg("a divisor of the attention heads ({attn_heads}) (layer {i})", attn_heads=attn_heads, i=i))
+                                 msg("a divisor of the attention heads ({attn_heads}) (layer {i})",
+                                     attn_heads=attn_heads, i=i))
         out.append(_Geometry(h, k, v))
     return out
 
@@ -318,7 +322,8 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
     if "chunked" in kinds:
         chunk = r.int_field("attention_chunk_size", maximum=10**9)
         if max_ctx is not None and chunk > max_ctx:
-            raise PlanInputError("config.attention_chunk_size", chunk, msg("at most max_position_embeddings ({max_ctx:,})", max_ctx=max_ctx))
+            raise PlanInputError("config.attention_chunk_size", chunk, msg("at most max_position_embeddings "
+                                                                           "({max_ctx:,})", max_ctx=max_ctx))
 
     # One group per (kind, KV heads, window, K dim, V dim); layers with 0 KV heads store nothing.
     members: dict[tuple[str, int, int, int, int], list[int]] = {}
@@ -383,7 +388,8 @@ def _windows(r: ConfigReader, cfg: dict, kinds: list[str], max_ctx: int | None) 
     for i, w in enumerate(windows):
         if max_ctx is not None and w > max_ctx:
             field = f"config.{key}" if not isinstance(raw, list) else f"config.{key}[{i}]"
-            raise PlanInputError(field, w, msg("at most max_position_embeddings ({max_ctx:,}): a window larger than the context is contradictory", max_ctx=max_ctx))
+            raise PlanInputError(field, w, msg("at most max_position_embeddings ({max_ctx:,}): a window larger than "
+                                               "the context is contradictory", max_ctx=max_ctx))
     return windows
 
 

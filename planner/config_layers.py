@@ -93,7 +93,8 @@ def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
     if cfg.get("attn_layer_period") is not None:
         period = r.int_field("attn_layer_period", maximum=100_000)
         offset = r.int_field("attn_layer_offset", minimum=0, maximum=period - 1,
-                             need=msg("Jamba's attention layers are those with i % attn_layer_period == attn_layer_offset"))
+                             need=msg("Jamba's attention layers are those with i % attn_layer_period == "
+                                      "attn_layer_offset"))
         kinds = ["full" if i % period == offset else "mamba" for i in range(num_layers)]
         r.note("layer kinds", _counts(kinds), "derived",
                f"layer i is attention when i % {period} == {offset}, else Mamba (Hugging Face JambaConfig)")
@@ -107,7 +108,9 @@ def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
     for key in _STATE_HINTS:
         if cfg.get(key) is not None:
             raise PlanInputError("config.layer_types", None,
-                                 msg("a per-layer mix (layer_types, hybrid_override_pattern, layers_block_type or attn_layer_period) for a model with state fields such as {key}{no_state_advice}", key=key, no_state_advice=_NO_STATE_ADVICE))
+                                 msg("a per-layer mix (layer_types, hybrid_override_pattern, layers_block_type or "
+                                     "attn_layer_period) for a model with state fields such as {key}{no_state_advice}",
+                                     key=key, no_state_advice=_NO_STATE_ADVICE))
     if cfg.get("full_attention_interval") is not None and cfg.get("linear_num_value_heads") is not None:
         every = r.int_field("full_attention_interval", maximum=100_000)
         kinds = ["full" if (i + 1) % every == 0 else "linear" for i in range(num_layers)]
@@ -136,7 +139,9 @@ def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
             cfg.get(k) is not None for k in ("no_rope_layers", "no_rope_layer_interval"))
         if not llama4:
             raise PlanInputError("config.attention_chunk_size", cfg["attention_chunk_size"],
-                                 msg("absent for model_type {value}: kvplan reads it as Llama 4 chunked attention only (model_type llama4*), and its meaning here is not known", value=model_type or '(none)'))
+                                 msg("absent for model_type {value}: kvplan reads it as Llama 4 chunked attention "
+                                     "only (model_type llama4*), and its meaning here is not known",
+                                     value=model_type or '(none)'))
         return _llama4_kinds(r, cfg, num_layers)
     return _sliding_flags(r, cfg, num_layers)
 
@@ -148,12 +153,14 @@ def _counts(kinds: list[str]) -> str:
 def _from_layer_types(r: ConfigReader, layer_types: object, num_layers: int) -> list[str]:
     if not isinstance(layer_types, list) or len(layer_types) != num_layers:
         shown = f"{len(layer_types)} entries" if isinstance(layer_types, list) else layer_types
-        raise PlanInputError("config.layer_types", shown, msg("a list of {num_layers} layer types (one per layer)", num_layers=num_layers))
+        raise PlanInputError("config.layer_types", shown, msg("a list of {num_layers} layer types (one per layer)",
+                                                              num_layers=num_layers))
     kinds = []
     for i, t in enumerate(layer_types):
         if not isinstance(t, str) or t not in _LAYER_TYPE_KINDS:
             extra = _NO_STATE_ADVICE if isinstance(t, str) and t.lower() in _UNSUPPORTED_LAYER_TYPES else ""
-            raise PlanInputError(f"config.layer_types[{i}]", t, msg("one of {choices}{extra}", choices=", ".join(_LAYER_TYPE_KINDS), extra=extra))
+            raise PlanInputError(f"config.layer_types[{i}]", t, msg("one of {choices}{extra}",
+                                                                    choices=", ".join(_LAYER_TYPE_KINDS), extra=extra))
         kinds.append(_LAYER_TYPE_KINDS[t])
     r.note("layer_types", _counts(kinds), "read")
     return kinds
@@ -167,7 +174,8 @@ def _from_codes(r: ConfigReader, key: str, raw: object, num_layers: int, codes: 
     kinds = []
     for i, c in enumerate(items):
         if not isinstance(c, str) or c not in codes:
-            allowed = msg("one of {choices}{advice}", choices=", ".join(repr(k) for k in codes), advice=_NO_STATE_ADVICE)
+            allowed = msg("one of {choices}{advice}", choices=", ".join(repr(k) for k in codes),
+                          advice=_NO_STATE_ADVICE)
             raise PlanInputError(f"config.{key}[{i}]", c, allowed)
         kinds.append(codes[c])
     r.note(key, _counts(kinds), "read")
@@ -185,7 +193,8 @@ def _llama4_kinds(r: ConfigReader, cfg: dict, num_layers: int) -> list[str]:
         if not isinstance(nope, list) or len(nope) != num_layers or any(v not in (0, 1) or isinstance(v, bool)
                                                                            for v in nope):
             shown = f"{len(nope)} entries" if isinstance(nope, list) else nope
-            raise PlanInputError("config.no_rope_layers", shown, msg("a list of {num_layers} entries, each 0 or 1", num_layers=num_layers))
+            raise PlanInputError("config.no_rope_layers", shown, msg("a list of {num_layers} entries, each 0 or 1",
+                                                                     num_layers=num_layers))
         kinds = ["chunked" if v else "full" for v in nope]
         r.note("no_rope_layers", f"{kinds.count('full')} global, {kinds.count('chunked')} chunked", "read")
         return kinds

@@ -55,7 +55,9 @@ def checkpoint_kv_format(r: ConfigReader, cfg: dict) -> KVFormat | None:
         return _compressed_tensors(r, q)
     if declared:
         raise PlanInputError(f"config.quantization_config.{declared[0]}", text(q[declared[0]], 60),
-                             msg("a KV scheme of a modelopt or compressed-tensors checkpoint (quant_method is {method}: vLLM's 'auto' KV dtype does not follow it); {advice}", method=text(method, 32), advice=_ADVICE))
+                             msg("a KV scheme of a modelopt or compressed-tensors checkpoint (quant_method is "
+                                 "{method}: vLLM's 'auto' KV dtype does not follow it); {advice}",
+                                 method=text(method, 32), advice=_ADVICE))
     r.note("quantization_config", text(method, 32), "read",
            "no kv_cache_scheme / kv_cache_quant_algo: the checkpoint does not set the KV dtype")
     return None
@@ -88,7 +90,10 @@ def _modelopt_value(r: ConfigReader, field: str, value: object) -> KVFormat:
         if isinstance(value, str) and value.lower() in ("fp8", "nvfp4"):
             fmt = value.lower()
     if fmt is None:
-        raise PlanInputError(f"config.{field}", shown, msg("FP8 or NVFP4 (a scheme type float with num_bits 8 and dynamic false, or num_bits 4): the KV dtypes vLLM's 'auto' follows; for any other it falls back to the model dtype; {advice}", advice=_ADVICE))
+        raise PlanInputError(f"config.{field}", shown, msg("FP8 or NVFP4 (a scheme type float with num_bits 8 and "
+                                                           "dynamic false, or num_bits 4): the KV dtypes vLLM's "
+                                                           "'auto' follows; for any other it falls back to the model "
+                                                           "dtype; {advice}", advice=_ADVICE))
     r.note(field, shown, "read", f"the checkpoint declares {fmt.upper()} KV (ModelOpt); vLLM's 'auto' KV dtype "
            f"follows it ({'fp8_e4m3' if fmt == 'fp8' else 'nvfp4'}, get_kv_cache_quant_algo_string)")
     return get_format(fmt)
@@ -101,7 +106,8 @@ def _compressed_tensors(r: ConfigReader, q: dict) -> KVFormat:
     kind, bits = scheme.get("type"), scheme.get("num_bits")
     if kind != "float" or bits != 8 or isinstance(bits, bool):
         raise PlanInputError("config.quantization_config.kv_cache_scheme", f"type {text(kind, 20)}, "
-                             f"num_bits {text(bits, 20)}", msg("type float, num_bits 8 (FP8 KV, the scheme kvplan prices); {advice}", advice=_ADVICE))
+                             f"num_bits {text(bits, 20)}", msg("type float, num_bits 8 (FP8 KV, the scheme kvplan "
+                                                               "prices); {advice}", advice=_ADVICE))
     if q.get("kv_cache_quant_algo") is not None:
         r.note("quantization_config.kv_cache_quant_algo", text(q["kv_cache_quant_algo"], 32), "ignored",
                "compressed-tensors: vLLM reads kv_cache_scheme")

@@ -100,8 +100,9 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
                        num_units=heads, elements_per_unit=head_dim * state,
                        shape_note=f"SSM {heads} heads x {head_dim} x {state}"),
         ]
-    expand = r.int_field("mamba_expand", maximum=1_000, need=msg("{need} (Mamba1: mamba_expand x hidden_size channels; Mamba2: "
-                                                                "mamba_num_heads, mamba_head_dim, n_groups)", need=need))
+    why = msg("{need} (Mamba1: mamba_expand x hidden_size channels; Mamba2: mamba_num_heads, mamba_head_dim, "
+              "n_groups)", need=need)
+    expand = r.int_field("mamba_expand", maximum=1_000, need=why)
     hidden = r.int_field("hidden_size", maximum=10**7)
     state = r.first_int(("mamba_d_state", "ssm_state_size"), maximum=1_000_000, need=need)
     kernel = r.first_int(("mamba_d_conv", "conv_kernel"), minimum=2, maximum=1_000, need=need)

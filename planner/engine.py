@@ -221,15 +221,30 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
         why = ""
         if engine != theory:
             if t.kind == "mamba":
-                why = (msg("{names}: one Mamba page per layer and sequence, {blocks} x {page_size_bytes:,} B (the state, {value:,} B per layer, padded to the attention page)", names=', '.join(t.names), blocks=blocks, page_size_bytes=t.page_size_bytes, value=theory // max(t.layers, 1)))
+                why = (msg("{names}: one Mamba page per layer and sequence, {blocks} x {page_size_bytes:,} B (the "
+                           "state, {value:,} B per layer, padded to the attention page)", names=', '.join(t.names),
+                           blocks=blocks, page_size_bytes=t.page_size_bytes, value=theory // max(t.layers, 1)))
             elif t.kind == "full" and t.converted:
-                why = (msg("{names}: stored as full attention (hybrid manager off): ceil({n:,} / {block_size}) = {blocks:,} blocks per layer instead of a capped window", names=', '.join(t.names), n=n, block_size=t.block_size, blocks=blocks))
+                why = (msg("{names}: stored as full attention (hybrid manager off): ceil({n:,} / {block_size}) = "
+                           "{blocks:,} blocks per layer instead of a capped window", names=', '.join(t.names), n=n,
+                           block_size=t.block_size, blocks=blocks))
             elif t.kind == "full":
-                why = (msg("{names}: block rounding, ceil({n:,} / {block_size}) = {blocks:,} blocks = {value:,} token slots per layer", names=', '.join(t.names), n=n, block_size=t.block_size, blocks=blocks, value=blocks * t.block_size))
+                why = (msg("{names}: block rounding, ceil({n:,} / {block_size}) = {blocks:,} blocks = {value:,} token "
+                           "slots per layer", names=', '.join(t.names), n=n, block_size=t.block_size, blocks=blocks,
+                           value=blocks * t.block_size))
             elif t.kind == "sliding":
-                why = (msg("{names}: theory keeps min(n, W) = {kept:,} tokens; vLLM holds min(ceil({n:,} / {block_size}), cdiv(min({cap_tokens:,} - 1 + {max_num_batched_tokens:,}, {max_len:,}), {block_size}) + 1) = {blocks:,} blocks per layer (window plus one prefill chunk, +1 for a window not aligned to a block)", names=', '.join(t.names), kept=min(n, t.cap_tokens), n=n, block_size=t.block_size, cap_tokens=t.cap_tokens, max_num_batched_tokens=s.max_num_batched_tokens, max_len=max_len, blocks=blocks))
+                why = (msg("{names}: theory keeps min(n, W) = {kept:,} tokens; vLLM holds min(ceil({n:,} / "
+                           "{block_size}), cdiv(min({cap_tokens:,} - 1 + {max_num_batched_tokens:,}, {max_len:,}), "
+                           "{block_size}) + 1) = {blocks:,} blocks per layer (window plus one prefill chunk, +1 for a "
+                           "window not aligned to a block)", names=', '.join(t.names), kept=min(n, t.cap_tokens), n=n,
+                           block_size=t.block_size, cap_tokens=t.cap_tokens,
+                           max_num_batched_tokens=s.max_num_batched_tokens, max_len=max_len, blocks=blocks))
             else:
-                why = (msg("{names}: theory keeps one chunk of {cap_tokens:,}; vLLM holds min(ceil({n:,} / {block_size}), cdiv(min({cap_tokens:,} + {max_num_batched_tokens:,}, {max_len:,}), {block_size})) = {blocks:,} blocks per layer", names=', '.join(t.names), cap_tokens=t.cap_tokens, n=n, block_size=t.block_size, max_num_batched_tokens=s.max_num_batched_tokens, max_len=max_len, blocks=blocks))
+                why = (msg("{names}: theory keeps one chunk of {cap_tokens:,}; vLLM holds min(ceil({n:,} / "
+                           "{block_size}), cdiv(min({cap_tokens:,} + {max_num_batched_tokens:,}, {max_len:,}), "
+                           "{block_size})) = {blocks:,} blocks per layer", names=', '.join(t.names),
+                           cap_tokens=t.cap_tokens, n=n, block_size=t.block_size,
+                           max_num_batched_tokens=s.max_num_batched_tokens, max_len=max_len, blocks=blocks))
             if layers != t.layers:
                 why = msg("{why}; plus {pad} padding layer(s)", why=why, pad=layers - t.layers)
             reasons.append(why)
@@ -240,7 +255,8 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
     unmodelled = tuple(g.name for g in p.unmodelled)
     if model.uses_coefficient(kv_format) or unmodelled:
         what = ", ".join(unmodelled) if unmodelled else msg("the reported coefficient")
-        reasons.append(msg("{what}: vLLM's paging of this layout is not modelled; engine view = theory for it", what=what))
+        reasons.append(msg("{what}: vLLM's paging of this layout is not modelled; engine view = theory for it",
+                           what=what))
     engine_total = est.kv_bytes - modelled_theory + sum(r.engine_bytes for r in rows)
     return TheoryVsEngine(model_id=model.id, context_tokens=n, kv_format=kv_format or "native", tp=tp, pp=pp,
                           settings=s, theory_bytes=est.kv_bytes, engine_bytes=engine_total,
@@ -305,7 +321,9 @@ def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLM
     if model.uses_coefficient(kv_format) or p.unmodelled or not p.types:
         what = ", ".join(g.name for g in p.unmodelled) or "a reported bytes-per-token coefficient"
         hint = msg("; choose a KV format to page its architecture") if model.uses_coefficient(kv_format) and p.types else ""
-        raise PlanInputError("engine", model.id, msg("a model whose KV vLLM pages as full, sliding, chunked or MLA attention (not modelled here: {what}{hint})", what=what, hint=hint))
+        raise PlanInputError("engine", model.id, msg("a model whose KV vLLM pages as full, sliding, chunked or MLA "
+                                                     "attention (not modelled here: {what}{hint})", what=what,
+                                                     hint=hint))
     return p
 
 
@@ -360,7 +378,13 @@ def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | N
     max_tokens = num_blocks // p.num_kv_groups * min_block
     concurrency = num_blocks / blocks_per_request if blocks_per_request else 0.0
     needed = _needed_bytes(p, m, s.max_num_batched_tokens)
-    formula = (msg("page = {min_block} tokens x {page_per_token:,} B = {page:,} B per layer per block; num_blocks = {how} = {num_blocks:,}; GPU KV cache size = {num_blocks:,} // {num_kv_groups} x {min_block} = {max_tokens:,} tokens; blocks per {m:,}-token request = {blocks_per_request:,}; maximum concurrency = {num_blocks:,} / {blocks_per_request:,} = {concurrency:.2f}x", min_block=min_block, page_per_token=page // min_block, page=page, how=how, num_blocks=num_blocks, num_kv_groups=p.num_kv_groups, max_tokens=max_tokens, m=m, blocks_per_request=blocks_per_request, concurrency=concurrency))
+    formula = (msg("page = {min_block} tokens x {page_per_token:,} B = {page:,} B per layer per block; num_blocks = "
+                   "{how} = {num_blocks:,}; GPU KV cache size = {num_blocks:,} // {num_kv_groups} x {min_block} = "
+                   "{max_tokens:,} tokens; blocks per {m:,}-token request = {blocks_per_request:,}; maximum "
+                   "concurrency = {num_blocks:,} / {blocks_per_request:,} = {concurrency:.2f}x", min_block=min_block,
+                   page_per_token=page // min_block, page=page, how=how, num_blocks=num_blocks,
+                   num_kv_groups=p.num_kv_groups, max_tokens=max_tokens, m=m, blocks_per_request=blocks_per_request,
+                   concurrency=concurrency))
     return VLLMCapacity(model_id=model.id, kv_format=kv_format or "native", tp=tp, pp=pp, kv_budget_bytes=budget,
                         block_size=min_block, max_model_len=m, page_size_bytes=page,
                         num_layers_per_block=p.group_size if p.layout != "uniform type" else sum(t.layers for t in p.types),

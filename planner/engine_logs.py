@@ -262,7 +262,8 @@ def parse_engine_log(text: str) -> EngineLog:
         raise PlanInputError("log", type(text).__name__, msg("text (a vLLM or SGLang start-up log)"))
     if len(text) > MAX_LOG_BYTES or len(text.encode("utf-8", errors="replace")) > MAX_LOG_BYTES:
         raise PlanInputError("log", f"{len(text):,} characters",
-                             msg("at most {max_log_bytes:,} bytes (paste the start-up part of the log)", max_log_bytes=MAX_LOG_BYTES))
+                             msg("at most {max_log_bytes:,} bytes (paste the start-up part of the log)",
+                                 max_log_bytes=MAX_LOG_BYTES))
     readings: list[Reading] = []
     unread: list[tuple[int, str]] = []
     num_unread = 0

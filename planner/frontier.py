@@ -136,7 +136,8 @@ def parse_accelerators(text: str, user: Mapping[str, UserAccelerator] | None = N
             out.append(Accelerator.of_user(user[item]))
             continue
         if item not in GPUS and user and not item.startswith("custom:"):
-            raise PlanInputError("gpus", item, msg("a catalog id (kvplan gpus), custom:N or one of your accelerators: {choices}", choices=", ".join(user)))
+            raise PlanInputError("gpus", item, msg("a catalog id (kvplan gpus), custom:N or one of your accelerators: "
+                                                   "{choices}", choices=", ".join(user)))
         if item.startswith("custom:"):
             raw = item.split(":", 1)[1]
             try:
@@ -351,13 +352,15 @@ def frontier_grid(
     if not accs:
         raise PlanInputError("gpus", [], msg("at least one accelerator"))
     if ctx.size == 0 or ctx.min() < 1 or ctx.max() > MAX_CONTEXT_TOKENS:
-        raise PlanInputError("contexts", ctx.tolist()[:5], msg("token counts in [1, {max_context_tokens:,}]", max_context_tokens=MAX_CONTEXT_TOKENS))
+        raise PlanInputError("contexts", ctx.tolist()[:5], msg("token counts in [1, {max_context_tokens:,}]",
+                                                               max_context_tokens=MAX_CONTEXT_TOKENS))
     if hits.size == 0 or not np.all(np.isfinite(hits)) or hits.min() < 0 or hits.max() > 1:
         raise PlanInputError("hit_rates", hits.tolist()[:5], msg("numbers in [0, 1]"))
     if len(accs) * ctx.size * hits.size > MAX_GRID_POINTS:
         raise PlanInputError("grid", f"{len(accs):,} x {ctx.size:,} x {hits.size:,} = "
                                      f"{len(accs) * ctx.size * hits.size:,} points",
-                             msg("at most {max_grid_points:,} points (accelerators x contexts x hit rates)", max_grid_points=MAX_GRID_POINTS))
+                             msg("at most {max_grid_points:,} points (accelerators x contexts x hit rates)",
+                                 max_grid_points=MAX_GRID_POINTS))
     model, fmt, _ = effective_model(base, model)
     model.layout(fmt)  # raises for a format the model cannot take
 

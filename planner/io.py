@@ -51,14 +51,16 @@ def require_regular_file(path: str | os.PathLike, field: str, noun: str = "file"
     try:
         st = os.stat(shown)
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
-        raise PlanInputError(field, shown, msg("a readable {noun} ({value})", noun=msg(noun), value=getattr(exc, 'strerror', None) or exc)) from None
+        raise PlanInputError(field, shown, msg("a readable {noun} ({value})", noun=msg(noun),
+                                               value=getattr(exc, 'strerror', None) or exc)) from None
     if not stat.S_ISREG(st.st_mode):
         raise _not_regular(shown, field, st.st_mode)
     return st.st_size
 
 
 def _too_large(path: str, field: str, size: str, cap_bytes: int, noun: str) -> PlanInputError:
-    return PlanInputError(field, path, msg("a {noun} of at most {cap_bytes:,} bytes (this one is {size})", noun=msg(noun), cap_bytes=cap_bytes, size=size))
+    return PlanInputError(field, path, msg("a {noun} of at most {cap_bytes:,} bytes (this one is {size})",
+                                           noun=msg(noun), cap_bytes=cap_bytes, size=size))
 
 
 def read_capped(path: str | os.PathLike, cap_bytes: int, field: str, noun: str = "file") -> bytes:
@@ -81,7 +83,8 @@ def read_capped(path: str | os.PathLike, cap_bytes: int, field: str, noun: str =
     try:
         fd = os.open(shown, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise PlanInputError(field, shown, msg("a readable {noun} ({value})", noun=msg(noun), value=exc.strerror or exc)) from None
+        raise PlanInputError(field, shown, msg("a readable {noun} ({value})", noun=msg(noun),
+                                               value=exc.strerror or exc)) from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):  # swapped between the stat and the open
@@ -95,7 +98,8 @@ def read_capped(path: str | os.PathLike, cap_bytes: int, field: str, noun: str =
             chunks.append(chunk)
             left -= len(chunk)
     except OSError as exc:
-        raise PlanInputError(field, shown, msg("a readable {noun} ({value})", noun=msg(noun), value=exc.strerror or exc)) from None
+        raise PlanInputError(field, shown, msg("a readable {noun} ({value})", noun=msg(noun),
+                                               value=exc.strerror or exc)) from None
     finally:
         os.close(fd)
     data = b"".join(chunks)
@@ -121,7 +125,9 @@ def json_text(data: str | bytes, field: str, source: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise PlanInputError(field, source, msg("UTF-8 JSON text; this file is not UTF-8 JSON text (byte 0x{data:02x} at offset {start:,} is not UTF-8)", data=data[exc.start], start=exc.start)) from None
+        raise PlanInputError(field, source, msg("UTF-8 JSON text; this file is not UTF-8 JSON text (byte 0x{data:02x} "
+                                                "at offset {start:,} is not UTF-8)", data=data[exc.start],
+                                                start=exc.start)) from None
 
 
 def json_error_text(exc: ValueError) -> str:

@@ -39,7 +39,8 @@ class FullAttentionGroup(KVGroup):
     def width(self) -> str:
         if self.k_head_dim == self.v_head_dim:
             return msg("{k_head_dim} (K) + {v_head_dim} (V)", k_head_dim=self.k_head_dim, v_head_dim=self.v_head_dim)
-        return msg("{k_head_dim} (K) + {v_head_dim} (V, differs)", k_head_dim=self.k_head_dim, v_head_dim=self.v_head_dim)
+        return msg("{k_head_dim} (K) + {v_head_dim} (V, differs)", k_head_dim=self.k_head_dim,
+                   v_head_dim=self.v_head_dim)
 
     def entry_bytes(self, tp: int = 1) -> int:
         fmt = self.kv_format
@@ -61,7 +62,8 @@ class FullAttentionGroup(KVGroup):
         parts = f"K: {vector_formula(fmt, self.k_head_dim)}"
         if self.v_head_dim != self.k_head_dim:
             parts += f"; V: {vector_formula(fmt, self.v_head_dim)}"
-        return msg("heads per GPU {split}; {parts}; {heads} x ({k} + {v}) = {entry_bytes} B", split=split, parts=parts, heads=heads, k=k, v=v, entry_bytes=self.entry_bytes(tp))
+        return msg("heads per GPU {split}; {parts}; {heads} x ({k} + {v}) = {entry_bytes} B", split=split, parts=parts,
+                   heads=heads, k=k, v=v, entry_bytes=self.entry_bytes(tp))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -128,11 +130,15 @@ class MLAGroup(KVGroup):
 
     @property
     def width(self) -> str:
-        return msg("{kv_lora_rank} (latent) + {qk_rope_head_dim} (rope) = {value}", kv_lora_rank=self.kv_lora_rank, qk_rope_head_dim=self.qk_rope_head_dim, value=self.kv_lora_rank + self.qk_rope_head_dim)
+        return msg("{kv_lora_rank} (latent) + {qk_rope_head_dim} (rope) = {value}", kv_lora_rank=self.kv_lora_rank,
+                   qk_rope_head_dim=self.qk_rope_head_dim, value=self.kv_lora_rank + self.qk_rope_head_dim)
 
     def entry_bytes(self, tp: int = 1) -> int:
         return self.kv_format.vector_bytes(self.kv_lora_rank + self.qk_rope_head_dim)
 
     def entry_formula(self, tp: int = 1) -> str:
         n = self.kv_lora_rank + self.qk_rope_head_dim
-        return (msg("one latent of {kv_lora_rank} + {qk_rope_head_dim} = {n} channels, no factor 2, replicated on each of {tp} TP rank(s): {vector_formula}", kv_lora_rank=self.kv_lora_rank, qk_rope_head_dim=self.qk_rope_head_dim, n=n, tp=tp, vector_formula=vector_formula(self.kv_format, n)))
+        return (msg("one latent of {kv_lora_rank} + {qk_rope_head_dim} = {n} channels, no factor 2, replicated on "
+                    "each of {tp} TP rank(s): {vector_formula}", kv_lora_rank=self.kv_lora_rank,
+                    qk_rope_head_dim=self.qk_rope_head_dim, n=n, tp=tp,
+                    vector_formula=vector_formula(self.kv_format, n)))

@@ -27,7 +27,8 @@ class RopeTailFormat(KVFormat):
             PlanInputError: fewer elements than the tail.
         """
         if num_elements < self.tail_channels:
-            raise PlanInputError("num_elements", num_elements, msg("at least {tail_channels} (the unscaled tail)", tail_channels=self.tail_channels))
+            raise PlanInputError("num_elements", num_elements, msg("at least {tail_channels} (the unscaled tail)",
+                                                                   tail_channels=self.tail_channels))
         return super().vector_bytes(num_elements - self.tail_channels) + cdiv(self.tail_channels * self.tail_bits, 8)
 
 
@@ -71,7 +72,9 @@ class CompressedGroup(KVGroup):
         return self.compress_ratio
 
     def entry_formula(self, tp: int = 1) -> str:
-        return (msg("one entry of {entry_dim} channels per {compress_ratio} token(s), replicated on TP: {vector_formula}", entry_dim=self.entry_dim, compress_ratio=self.compress_ratio, vector_formula=vector_formula(self.kv_format, self.entry_dim)))
+        return (msg("one entry of {entry_dim} channels per {compress_ratio} token(s), replicated on TP: "
+                    "{vector_formula}", entry_dim=self.entry_dim, compress_ratio=self.compress_ratio,
+                    vector_formula=vector_formula(self.kv_format, self.entry_dim)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,7 +101,8 @@ class IndexerKeyGroup(KVGroup):
         return ("full", None)
 
     def entry_formula(self, tp: int = 1) -> str:
-        return (msg("one indexer key of {entry_dim} channels per token, replicated on TP: {vector_formula}", entry_dim=self.entry_dim, vector_formula=vector_formula(self.kv_format, self.entry_dim)))
+        return (msg("one indexer key of {entry_dim} channels per token, replicated on TP: {vector_formula}",
+                    entry_dim=self.entry_dim, vector_formula=vector_formula(self.kv_format, self.entry_dim)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,4 +128,6 @@ class WindowRingGroup(KVGroup):
         return True
 
     def entry_formula(self, tp: int = 1) -> str:
-        return (msg("ring of the last {window_tokens} tokens x {entry_dim} channels, replicated on TP: {vector_formula} per token", window_tokens=self.window_tokens, entry_dim=self.entry_dim, vector_formula=vector_formula(self.kv_format, self.entry_dim)))
+        return (msg("ring of the last {window_tokens} tokens x {entry_dim} channels, replicated on TP: "
+                    "{vector_formula} per token", window_tokens=self.window_tokens, entry_dim=self.entry_dim,
+                    vector_formula=vector_formula(self.kv_format, self.entry_dim)))

@@ -48,7 +48,8 @@ class StateGroup(KVGroup):
         """
         units = self.units_at(tp)
         if units and units % tp:
-            raise PlanInputError("tp", tp, msg("a divisor of {units:,} ({name}: vLLM splits it exactly over TP)", units=units, name=self.name))
+            raise PlanInputError("tp", tp, msg("a divisor of {units:,} ({name}: vLLM splits it exactly over TP)",
+                                               units=units, name=self.name))
 
     @property
     def vllm_kind(self) -> tuple[str, int | None] | None:
@@ -84,7 +85,10 @@ class StateGroup(KVGroup):
             return msg("fixed {state_bytes:,} B per layer and sequence (reported)", state_bytes=self.state_bytes)
         units = self.units_per_gpu(tp)
         n = units * self.elements_per_unit
-        return (msg("{shape_note}: {split_formula} = {units:,} units x {elements_per_unit} elements = {n:,} elements; {vector_formula} per layer and sequence", shape_note=self.shape_note, split_formula=self.split_formula(tp), units=units, elements_per_unit=self.elements_per_unit, n=n, vector_formula=vector_formula(self.kv_format, n)))
+        return (msg("{shape_note}: {split_formula} = {units:,} units x {elements_per_unit} elements = {n:,} elements; "
+                    "{vector_formula} per layer and sequence", shape_note=self.shape_note,
+                    split_formula=self.split_formula(tp), units=units, elements_per_unit=self.elements_per_unit, n=n,
+                    vector_formula=vector_formula(self.kv_format, n)))
 
     def split_formula(self, tp: int = 1) -> str:
         """How :meth:`units_per_gpu` splits the units over ``tp`` ranks, in words."""

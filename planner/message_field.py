@@ -14,6 +14,7 @@ def _as_text(value: object) -> str:
     return value
 
 
-Text = Annotated[str, PlainValidator(_as_text), PlainSerializer(str, return_type=str), WithJsonSchema({"type": "string"})]
+Text = Annotated[str, PlainValidator(_as_text), PlainSerializer(str, return_type=str),
+                 WithJsonSchema({"type": "string"})]
 """A pydantic ``str`` field that keeps a :class:`Message` as it is (plain ``str`` fields turn it into a ``str``);
 serialized as its English text."""

@@ -111,10 +111,12 @@ class ModelSpec:
         if pp == 1:
             return pp
         if self.uses_coefficient(kv_format) and not self._coefficient_explained():
-            raise PlanInputError("pp", pp, msg("1 for {id}: only its bytes per token are known, not its layers", id=self.id))
+            raise PlanInputError("pp", pp, msg("1 for {id}: only its bytes per token are known, not its layers",
+                                               id=self.id))
         layers = self.num_hidden_layers
         if layers and pp > layers:
-            raise PlanInputError("pp", pp, msg("at most {layers} (one layer per pipeline stage; {id} has {layers})", layers=layers, id=self.id))
+            raise PlanInputError("pp", pp, msg("at most {layers} (one layer per pipeline stage; {id} has {layers})",
+                                               layers=layers, id=self.id))
         return pp
 
     @property
@@ -210,7 +212,10 @@ class ModelSpec:
             fits = max(int(MAX_KV_BYTES // per_token), 0)
             raise PlanInputError(
                 "context_tokens", n,
-                msg("at most about {fits:,} tokens for this model at TP {tp}, PP {pp}: its KV ({largest:.3g} B) passes 2^63 B = {value:.0f} EiB, more than any machine holds (check num_hidden_layers, num_key_value_heads and head_dim)", fits=fits, tp=tp, pp=pp, largest=largest, value=MAX_KV_BYTES / 2**60))
+                msg("at most about {fits:,} tokens for this model at TP {tp}, PP {pp}: its KV ({largest:.3g} B) "
+                    "passes 2^63 B = {value:.0f} EiB, more than any machine holds (check num_hidden_layers, "
+                    "num_key_value_heads and head_dim)", fits=fits, tp=tp, pp=pp, largest=largest,
+                    value=MAX_KV_BYTES / 2**60))
         return KVEstimate(
             model_id=self.id,
             context_tokens=n,
@@ -235,9 +240,11 @@ class ModelSpec:
         """
         fmt = weight_format or self.weight_format
         if fmt not in WEIGHT_BYTES_PER_PARAM:
-            raise PlanInputError("weight_format", fmt, msg("one of {choices}", choices=", ".join(WEIGHT_BYTES_PER_PARAM)))
+            raise PlanInputError("weight_format", fmt, msg("one of {choices}",
+                                                           choices=", ".join(WEIGHT_BYTES_PER_PARAM)))
         if self.total_params is None:
-            raise PlanInputError("weights", self.id, msg("a model with a known parameter count, or weights given in GiB"))
+            raise PlanInputError("weights", self.id, msg("a model with a known parameter count, or weights given in "
+                                                         "GiB"))
         return math.ceil(self.total_params * WEIGHT_BYTES_PER_PARAM[fmt])
 
     def with_reported(self, kv_bytes_per_token: float | None) -> "ModelSpec":
@@ -360,7 +367,8 @@ def coefficient_check(model: ModelSpec) -> CoefficientCheck:
     True
     """
     growing = [g for g in model.groups if not g.capped and g.in_pool]
-    terms = [msg("{num_layers} x {entry_bytes} B / {tokens_per_entry} ({name})", num_layers=g.num_layers, entry_bytes=g.entry_bytes(1), tokens_per_entry=g.tokens_per_entry, name=g.name) for g in growing]
+    terms = [msg("{num_layers} x {entry_bytes} B / {tokens_per_entry} ({name})", num_layers=g.num_layers,
+                 entry_bytes=g.entry_bytes(1), tokens_per_entry=g.tokens_per_entry, name=g.name) for g in growing]
     arch = sum(g.num_layers * g.entry_bytes(1) / g.tokens_per_entry for g in growing)
     reported = model.reported_kv_bytes_per_token
     text = (msg("{terms} = {arch:,.6g} B/token", terms=" + ".join(terms), arch=arch) if terms
@@ -380,10 +388,12 @@ def how_computed(model: ModelSpec, context_tokens: int, kv_format: str | None = 
     """
     est = model.estimate(context_tokens, kv_format, tp, pp)
     n = est.context_tokens
-    lines = [msg("Per GPU at TP {tp}, PP {pp}: each group's layers per GPU = ceil(layers / {pp}); KV heads per GPU = max(1, ceil(H_kv / {tp})); latents and compressed entries are replicated on TP.", tp=tp, pp=pp)]
+    lines = [msg("Per GPU at TP {tp}, PP {pp}: each group's layers per GPU = ceil(layers / {pp}); KV heads per GPU = "
+                 "max(1, ceil(H_kv / {tp})); latents and compressed entries are replicated on TP.", tp=tp, pp=pp)]
     for g in est.groups:
         if g.tokens_per_entry > 1:
-            ent = msg("{n:,} // {tokens_per_entry} = {entries:,} entries", n=n, tokens_per_entry=g.tokens_per_entry, entries=g.entries)
+            ent = msg("{n:,} // {tokens_per_entry} = {entries:,} entries", n=n, tokens_per_entry=g.tokens_per_entry,
+                      entries=g.entries)
         elif g.role == "state":
             ent = msg("{entries} state per sequence", entries=g.entries)
         elif g.capped:
@@ -391,14 +401,21 @@ def how_computed(model: ModelSpec, context_tokens: int, kv_format: str | None = 
         else:
             ent = msg("{entries:,} entries", entries=g.entries)
         where = msg("in the HBM pool") if g.in_pool else msg("outside the pool (per session)")
-        lines.append(msg("{name} [{kv_format}]: entry = {formula}. {num_layers_per_gpu} layer(s) x {ent} x {entry_bytes:,} B = {bytes:,} B, {where}.", name=g.name, kv_format=g.kv_format, formula=g.formula, num_layers_per_gpu=g.num_layers_per_gpu, ent=ent, entry_bytes=g.entry_bytes, bytes=g.bytes, where=where))
+        lines.append(msg("{name} [{kv_format}]: entry = {formula}. {num_layers_per_gpu} layer(s) x {ent} x "
+                         "{entry_bytes:,} B = {bytes:,} B, {where}.", name=g.name, kv_format=g.kv_format,
+                         formula=g.formula, num_layers_per_gpu=g.num_layers_per_gpu, ent=ent,
+                         entry_bytes=g.entry_bytes, bytes=g.bytes, where=where))
     if est.basis == "reported coefficient":
         chk = coefficient_check(model)
-        scale = msg(" x {coefficient_scale:.4g} (largest PP stage)", coefficient_scale=model._coefficient_scale(pp)) if pp > 1 else ""
-        lines.append(msg("Growing KV uses the reported coefficient: ceil({reported_kv_bytes_per_token:,.6g} B/token{scale} x {n:,}) = {growing_bytes:,} B. Architecture check: {explanation}.", reported_kv_bytes_per_token=model.reported_kv_bytes_per_token, scale=scale, n=n, growing_bytes=model.growing_bytes(n, kv_format, tp, pp), explanation=chk.explanation))
-    lines.append(msg("Total in the pool per GPU: {kv_bytes:,} B; per replica ({gpus:,} GPU): {kv_bytes_per_replica:,} B; "
-                     "outside the pool: {state_bytes:,} B per session." if tp * pp == 1 else
-                     "Total in the pool per GPU: {kv_bytes:,} B; per replica ({gpus:,} GPUs): {kv_bytes_per_replica:,} B; "
-                     "outside the pool: {state_bytes:,} B per session.", kv_bytes=est.kv_bytes, gpus=tp * pp,
+        scale = (msg(" x {coefficient_scale:.4g} (largest PP stage)", coefficient_scale=model._coefficient_scale(pp))
+                 if pp > 1 else "")
+        lines.append(msg("Growing KV uses the reported coefficient: ceil({reported_kv_bytes_per_token:,.6g} "
+                         "B/token{scale} x {n:,}) = {growing_bytes:,} B. Architecture check: {explanation}.",
+                         reported_kv_bytes_per_token=model.reported_kv_bytes_per_token, scale=scale, n=n,
+                         growing_bytes=model.growing_bytes(n, kv_format, tp, pp), explanation=chk.explanation))
+    lines.append(msg("Total in the pool per GPU: {kv_bytes:,} B; per replica ({gpus:,} GPU): "
+                     "{kv_bytes_per_replica:,} B; outside the pool: {state_bytes:,} B per session." if tp * pp == 1 else
+                     "Total in the pool per GPU: {kv_bytes:,} B; per replica ({gpus:,} GPUs): "
+                     "{kv_bytes_per_replica:,} B; outside the pool: {state_bytes:,} B per session.", kv_bytes=est.kv_bytes, gpus=tp * pp,
                      kv_bytes_per_replica=est.kv_bytes_per_replica, state_bytes=est.state_bytes))
     return lines

@@ -219,13 +219,20 @@ def place_sessions(
                       "the prefix hit rate, add HBM or split the weights over more GPUs.")
     elif rejected:
         action = "reject"
-        message = (msg("Reject {rejected:,} of {sessions:,} sessions: with an active share of {f:.3g}, {running:,} would run at once but HBM holds {hbm_sessions:,}. Running sessions cannot be offloaded, so the excess is refused.", rejected=rejected, sessions=sessions, f=f, running=int(_running(sessions, f)), hbm_sessions=hbm_sessions))
+        message = (msg("Reject {rejected:,} of {sessions:,} sessions: with an active share of {f:.3g}, {running:,} "
+                       "would run at once but HBM holds {hbm_sessions:,}. Running sessions cannot be offloaded, so "
+                       "the excess is refused.", rejected=rejected, sessions=sessions, f=f,
+                       running=int(_running(sessions, f)), hbm_sessions=hbm_sessions))
     elif n_evicted or state_evicted:
         action = "evict"
-        message = (msg("Evict: {parked:,} paused sessions are parked, host RAM and SSD hold {kept:,}; the {n_evicted:,} least recently used tails are dropped and recomputed (prefill) when they resume.", parked=parked, kept=n_host + n_ssd, n_evicted=n_evicted))
+        message = (msg("Evict: {parked:,} paused sessions are parked, host RAM and SSD hold {kept:,}; the "
+                       "{n_evicted:,} least recently used tails are dropped and recomputed (prefill) when they resume.",
+                       parked=parked, kept=n_host + n_ssd, n_evicted=n_evicted))
     elif parked:
         action = "offload"
-        message = (msg("Offload: HBM holds {in_hbm:,} sessions; {parked:,} paused sessions are parked ({n_host:,} in host RAM, {n_ssd:,} on SSD) and reloaded when they resume. Latency changes, the byte count does not.", in_hbm=in_hbm, parked=parked, n_host=n_host, n_ssd=n_ssd))
+        message = (msg("Offload: HBM holds {in_hbm:,} sessions; {parked:,} paused sessions are parked ({n_host:,} in "
+                       "host RAM, {n_ssd:,} on SSD) and reloaded when they resume. Latency changes, the byte count "
+                       "does not.", in_hbm=in_hbm, parked=parked, n_host=n_host, n_ssd=n_ssd))
     else:
         action = "none"
         message = ""

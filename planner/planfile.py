@@ -106,7 +106,8 @@ def loads(text: str | bytes, source: str = "plan.json") -> PlanFile:
             or unknown field, or an invalid input (the message names it).
     """
     if len(text) > MAX_PLAN_FILE_BYTES:
-        raise _error("size", f"{len(text):,} bytes", msg("at most {max_plan_file_bytes:,} bytes", max_plan_file_bytes=MAX_PLAN_FILE_BYTES))
+        raise _error("size", f"{len(text):,} bytes", msg("at most {max_plan_file_bytes:,} bytes",
+                                                         max_plan_file_bytes=MAX_PLAN_FILE_BYTES))
     text = json_text(text, "plan file", source)
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
@@ -115,7 +116,8 @@ def loads(text: str | bytes, source: str = "plan.json") -> PlanFile:
     except _NonFiniteNumber as exc:
         raise _error("json", exc.constant, msg("a finite number (NaN and Infinity are not JSON)")) from None
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        raise PlanInputError("plan file", source, msg("a JSON object; this file is not valid JSON ({json_error_text})", json_error_text=shorten(json_error_text(exc)))) from None
+        raise PlanInputError("plan file", source, msg("a JSON object; this file is not valid JSON ({json_error_text})",
+                                                      json_error_text=shorten(json_error_text(exc)))) from None
     return from_dict(data)
 
 
@@ -207,11 +209,13 @@ def from_dict(data: Any) -> PlanFile:
     if not isinstance(data, dict):
         raise _error("document", type(data).__name__, msg("a JSON object with schema_version, inputs, kvplan_version"))
     if "schema_version" not in data:
-        raise _error("schema_version", None, msg("{schema_version} (the field is missing)", schema_version=SCHEMA_VERSION))
+        raise _error("schema_version", None, msg("{schema_version} (the field is missing)",
+                                                 schema_version=SCHEMA_VERSION))
     version = data["schema_version"]
     if type(version) is not int or version != SCHEMA_VERSION:
         raise _error("schema_version", version,
-                     msg("{schema_version}: this kvplan ({kvplan_version}) reads plan files of schema version {schema_version} only", schema_version=SCHEMA_VERSION, kvplan_version=kvplan_version()))
+                     msg("{schema_version}: this kvplan ({kvplan_version}) reads plan files of schema version "
+                         "{schema_version} only", schema_version=SCHEMA_VERSION, kvplan_version=kvplan_version()))
     _check_json_types(data)
     inputs = data.get("inputs")
     if isinstance(inputs, dict):
@@ -220,7 +224,8 @@ def from_dict(data: Any) -> PlanFile:
         missing = [f for f in PlanInputs.model_fields if f not in inputs]
         if missing:
             raise _error(f"inputs.{missing[0]}", None,
-                         msg("every input field (missing: {choices}); use null for an unset field", choices=", ".join(missing)))
+                         msg("every input field (missing: {choices}); use null for an unset field",
+                             choices=", ".join(missing)))
     try:
         return PlanFile.model_validate(data)
     except ValidationError as exc:

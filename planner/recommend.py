@@ -186,7 +186,8 @@ def recommend(
     refused: tuple[str, ...] = ()
     n_configs = len(accelerators) * len(gprs) * len(kv_formats) * len(weight_formats) * len(modes)
     if n_configs > MAX_CONFIGS:
-        raise PlanInputError("search", n_configs, msg("at most {max_configs:,} configurations", max_configs=MAX_CONFIGS))
+        raise PlanInputError("search", n_configs, msg("at most {max_configs:,} configurations",
+                                                      max_configs=MAX_CONFIGS))
     for acc_price in (prices or {}).values():
         if not (isinstance(acc_price, (int, float)) and math.isfinite(acc_price) and acc_price >= 0):
             raise PlanInputError("prices", acc_price, msg("finite numbers >= 0 per GPU-hour"))
@@ -340,6 +341,7 @@ def _verify(frame: pd.DataFrame, inputs: Sequence[PlanInputs], kind: str, target
         verified.append(True)
         unit = "sessions" if kind == "sessions" else "requests/s"
         gpus, reps = row.total_gpus - 1, row.replicas - 1
-        fewer.append(msg(_ONE_FEWER[gpus == 1, reps == 1], gpus=gpus, replicas=reps, capacity=Figure(format_figure(short, 6)),
-                         unit=msg(unit), target=Figure(format_figure(target, 6))))
+        fewer.append(msg(_ONE_FEWER[gpus == 1, reps == 1], gpus=gpus, replicas=reps,
+                         capacity=Figure(format_figure(short, 6)), unit=msg(unit),
+                         target=Figure(format_figure(target, 6))))
     return verified, fewer

@@ -148,7 +148,8 @@ def _pool_token_bytes(model: ModelSpec, fmt: str | None, tp: int, pp: int) -> in
     """
     groups = [g for g in model.layout(fmt) if g.in_pool]
     if not groups or not all(isinstance(g, (FullAttentionGroup, MLAGroup)) for g in groups):
-        raise PlanInputError("model", model.id, msg("a full-attention or MLA model for a per-token pool figure (sliding, compressed or state layers are pooled per engine)"))
+        raise PlanInputError("model", model.id, msg("a full-attention or MLA model for a per-token pool figure "
+                                                    "(sliding, compressed or state layers are pooled per engine)"))
     return sum(g.entry_bytes(tp) * g.layers_per_gpu(pp) for g in groups)
 
 
@@ -404,4 +405,8 @@ def pair_summary(a: Reconciliation, b: Reconciliation, tolerance: float = 0.02) 
             return None
     ga, gb = (sum(r.pool_bytes) // 2 for r in (a, b))
     names = {"vllm": "vLLM", "sglang": "SGLang"}
-    return (msg("Both engines store {pt:,} B per token per GPU; only the budgets differ: {names} {size} holds {pool_tokens:,} tokens, {names2} {size2} holds {pool_tokens2:,} tokens per GPU ({value:.2f}x).", pt=pt, names=names[a.engine], size=Figure(format_bytes(ga)), pool_tokens=a.pool_tokens, names2=names[b.engine], size2=Figure(format_bytes(gb)), pool_tokens2=b.pool_tokens, value=b.pool_tokens / a.pool_tokens))
+    return (msg("Both engines store {pt:,} B per token per GPU; only the budgets differ: {names} {size} holds "
+                "{pool_tokens:,} tokens, {names2} {size2} holds {pool_tokens2:,} tokens per GPU ({value:.2f}x).",
+                pt=pt, names=names[a.engine], size=Figure(format_bytes(ga)), pool_tokens=a.pool_tokens,
+                names2=names[b.engine], size2=Figure(format_bytes(gb)), pool_tokens2=b.pool_tokens,
+                value=b.pool_tokens / a.pool_tokens))

@@ -161,11 +161,16 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
         raw_page = state[1]
         needed = MAMBA_BLOCK_MULTIPLE * cdiv(raw_page, MAMBA_BLOCK_MULTIPLE * per_token)
         if block < needed:
-            notes.append(msg("attention block size raised from {block} to {needed} tokens so that an attention page ({needed} x {per_token:,} B) holds a Mamba page of {raw_page:,} B (HybridAttentionMambaModelConfig)", block=block, needed=needed, per_token=per_token, raw_page=raw_page))
+            notes.append(msg("attention block size raised from {block} to {needed} tokens so that an attention page "
+                             "({needed} x {per_token:,} B) holds a Mamba page of {raw_page:,} B "
+                             "(HybridAttentionMambaModelConfig)", block=block, needed=needed, per_token=per_token,
+                             raw_page=raw_page))
             block = needed
         mamba_page = block * per_token
         if mamba_page > raw_page:
-            notes.append(msg("Mamba page of {raw_page:,} B padded to the attention page of {mamba_page:,} B (+{value:.2f} %, mamba_page_size_padded)", raw_page=raw_page, mamba_page=mamba_page, value=100 * (mamba_page - raw_page) / raw_page))
+            notes.append(msg("Mamba page of {raw_page:,} B padded to the attention page of {mamba_page:,} B "
+                             "(+{value:.2f} %, mamba_page_size_padded)", raw_page=raw_page, mamba_page=mamba_page,
+                             value=100 * (mamba_page - raw_page) / raw_page))
     elif state is not None:
         mamba_page = state[1]
 
@@ -203,14 +208,20 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
     for key, gs in raw.items():
         page = key[2]
         if max_page % page:
-            raise PlanInputError("engine", model.id, msg("a layout whose page sizes divide each other: vLLM cannot unify page sizes {page:,} B and {max_page:,} B (NotImplementedError in vLLM)", page=page, max_page=max_page))
+            raise PlanInputError("engine", model.id, msg("a layout whose page sizes divide each other: vLLM cannot "
+                                                         "unify page sizes {page:,} B and {max_page:,} B "
+                                                         "(NotImplementedError in vLLM)", page=page, max_page=max_page))
         ratio = max_page // page
         if ratio > 1:
-            notes.append(msg("{names}: page size {page:,} B grown to {max_page:,} B by a block size of {value} tokens (unify_kv_cache_spec_page_size)", names=', '.join(g.name for g in gs), page=page, max_page=max_page, value=block * ratio))
+            notes.append(msg("{names}: page size {page:,} B grown to {max_page:,} B by a block size of {value} tokens "
+                             "(unify_kv_cache_spec_page_size)", names=', '.join(g.name for g in gs), page=page,
+                             max_page=max_page, value=block * ratio))
         types_list.append(make(key, gs, block * ratio, max_page))
     if state is not None:
         if mamba_page != max_page:
-            raise PlanInputError("engine", model.id, msg("a Mamba page ({mamba_page:,} B) equal to the attention page ({max_page:,} B): vLLM pads one to the other", mamba_page=mamba_page, max_page=max_page))
+            raise PlanInputError("engine", model.id, msg("a Mamba page ({mamba_page:,} B) equal to the attention page "
+                                                         "({max_page:,} B): vLLM pads one to the other",
+                                                         mamba_page=mamba_page, max_page=max_page))
         types_list.append(PagedType("mamba", None, max_page, block, state[0], state[2], False))
     counts = [t.layers for t in types_list]
     group_size = min(counts)
@@ -220,7 +231,9 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
     for t, n in zip(types_list, per_type):
         pad = n * group_size - t.layers
         if pad:
-            notes.append(msg("{names}: {layers} layers fill {n} KV-cache group(s) of {group_size}: {pad} padding layer(s) (_get_kv_cache_groups_uniform_page_size)", names=', '.join(t.names), layers=t.layers, n=n, group_size=group_size, pad=pad))
+            notes.append(msg("{names}: {layers} layers fill {n} KV-cache group(s) of {group_size}: {pad} padding "
+                             "layer(s) (_get_kv_cache_groups_uniform_page_size)", names=', '.join(t.names),
+                             layers=t.layers, n=n, group_size=group_size, pad=pad))
     return Paging(tuple(types_list), "hybrid", group_size, sum(per_type), per_type, tuple(unmodelled), tuple(notes))
 
 

@@ -55,7 +55,7 @@ def english_words(text: str) -> set[str]:
 # ---------------------------------------------------------------------------
 
 def _constants(node: ast.AST) -> list[str]:
-    """String constants an expression can evaluate to (a constant, either branch of ``a if c else b``, a dict's values)."""
+    """String constants an expression can evaluate to (a constant, ``a if c else b``, a dict's values)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
     if isinstance(node, ast.IfExp):

@@ -47,7 +47,8 @@ def usable_binding_mismatch(inputs: PlanInputs) -> str | None:
     if inputs.measured_usable_kv_gib is None:
         return None
     now = usable_binding_of(lambda f: getattr(inputs, f))
-    names = {"measured_usable_kv_gpu_id": msg("GPU"), "measured_usable_kv_hbm_gib": msg("HBM setting (GiB; none = device)"),
+    names = {"measured_usable_kv_gpu_id": msg("GPU"), "measured_usable_kv_hbm_gib": msg("HBM setting (GiB; none = "
+                                                                                        "device)"),
              "measured_usable_kv_utilization": msg("memory utilization"), "measured_usable_kv_weights": msg("weights")}
     wrong = [msg("{name} {measured!s}, not {now!s}", name=names[f], measured=getattr(inputs, f), now=now[f])
              for f in MEASURED_USABLE_BINDING if getattr(inputs, f) != now[f]]

@@ -136,7 +136,9 @@ def effective_model(inputs: PlanInputs, model: ModelSpec | None = None) -> tuple
     tp = kv_split(inputs).tp
     if tp > 1 and model.growing_bytes(1_000_000, fmt, tp) != model.growing_bytes(1_000_000, fmt):
         raise PlanInputError("measured_kv_bytes_per_token", inputs.measured_kv_bytes_per_token,
-                             msg("a figure for TP 1: under tensor-parallel attention {id}'s KV heads split over TP {tp}, which the measurement did not see; use attention_parallelism=dp or drop it", id=model.id, tp=tp))
+                             msg("a figure for TP 1: under tensor-parallel attention {id}'s KV heads split over TP "
+                                 "{tp}, which the measurement did not see; use attention_parallelism=dp or drop it",
+                                 id=model.id, tp=tp))
     # The measurement prices growing KV in the chosen format; window and state groups keep the layout.
     measured = replace(model, groups=model.layout(fmt), reported_kv_bytes_per_token=inputs.measured_kv_bytes_per_token,
                        native_format_label=f"{fmt}, measured: {inputs.measured_kv_bytes_per_token:,.6g} B/token")

@@ -33,7 +33,8 @@ def measured_model(result: ProbeResult) -> ModelSpec:
     capped = [g.name for g in groups if g.in_pool and g.capped]
     if capped:
         raise PlanInputError("model", result.model_id,
-                             msg("a model whose pooled KV grows with every token; this pool also holds {choices}, so bytes / tokens at one length is not a per-token slope", choices=", ".join(capped)))
+                             msg("a model whose pooled KV grows with every token; this pool also holds {choices}, so "
+                                 "bytes / tokens at one length is not a per-token slope", choices=", ".join(capped)))
     if result.measured_bytes_per_token <= 0:
         raise PlanInputError("measured_bytes_per_token", result.measured_bytes_per_token, msg("a positive number"))
     label = (f"{result.kv_format}, measured on {result.device_name}: {result.measured_bytes_per_token:,.6g} B/token "

@@ -196,7 +196,8 @@ def check_block_size(value: object) -> int:
         PlanInputError: not a whole number in [1, MAX_BLOCK_SIZE].
     """
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_BLOCK_SIZE:
-        raise PlanInputError("block_size", value, msg("a whole number of tokens in [1, {max_block_size:,}]", max_block_size=MAX_BLOCK_SIZE))
+        raise PlanInputError("block_size", value, msg("a whole number of tokens in [1, {max_block_size:,}]",
+                                                      max_block_size=MAX_BLOCK_SIZE))
     return value
 
 
@@ -212,7 +213,8 @@ def plan_pool(model_id: str, num_tokens: int, kv_format: str | None = NATIVE,
     model = get_model(model_id)
     n = check_tokens("tokens", num_tokens, maximum=MAX_PROBE_TOKENS)
     if n < 1:
-        raise PlanInputError("tokens", num_tokens, msg("a whole number of tokens in [1, {max_probe_tokens:,}]", max_probe_tokens=MAX_PROBE_TOKENS))
+        raise PlanInputError("tokens", num_tokens, msg("a whole number of tokens in [1, {max_probe_tokens:,}]",
+                                                       max_probe_tokens=MAX_PROBE_TOKENS))
     block_size = check_block_size(block_size)
     fmt_id = kv_format or NATIVE
     groups: list[PoolGroup] = []
@@ -235,7 +237,8 @@ def plan_pool(model_id: str, num_tokens: int, kv_format: str | None = NATIVE,
             ratio = g.tokens_per_entry
             if block_size % ratio and ratio % block_size:
                 raise PlanInputError("block_size", block_size,
-                                     msg("a multiple or a divisor of {ratio}: group {name!r} stores one entry per {ratio} tokens", ratio=ratio, name=g.name))
+                                     msg("a multiple or a divisor of {ratio}: group {name!r} stores one entry per "
+                                         "{ratio} tokens", ratio=ratio, name=g.name))
             per_block = max(1, block_size // ratio)  # an entry wider than a block gets a block of its own
         entries = g.entries(n)
         groups.append(PoolGroup(name=g.name, role=g.role, kv_format=g.kv_format.id, num_layers=g.num_layers,

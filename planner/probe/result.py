@@ -69,11 +69,14 @@ class PoolGroupResult(BaseModel):
     def _consistent(self) -> "PoolGroupResult":
         if self.num_blocks != cdiv(self.entries, self.entries_per_block):
             raise PlanInputError(f"groups[{self.name}].num_blocks", self.num_blocks,
-                                 msg("ceil({entries} / {entries_per_block}) = {cdiv}", entries=self.entries, entries_per_block=self.entries_per_block, cdiv=cdiv(self.entries, self.entries_per_block)))
+                                 msg("ceil({entries} / {entries_per_block}) = {cdiv}", entries=self.entries,
+                                     entries_per_block=self.entries_per_block,
+                                     cdiv=cdiv(self.entries, self.entries_per_block)))
         expected = self.num_layers * self.num_blocks * self.entries_per_block * self.entry_bytes
         if self.pool_bytes != expected:
             raise PlanInputError(f"groups[{self.name}].pool_bytes", self.pool_bytes,
-                                 msg("num_layers x num_blocks x entries_per_block x entry_bytes = {expected:,}", expected=expected))
+                                 msg("num_layers x num_blocks x entries_per_block x entry_bytes = {expected:,}",
+                                     expected=expected))
         return self
 
     @property
@@ -126,7 +129,8 @@ class FormatThroughput(BaseModel):
             claimed = getattr(self, name)
             if not math.isclose(claimed, rate / self.copy_gbps, rel_tol=1e-6):
                 raise PlanInputError(f"throughput[{self.kv_format}].{name}", claimed,
-                                     msg("{rate:g} / {copy_gbps:g} = {value:.6g}", rate=rate, copy_gbps=self.copy_gbps, value=rate / self.copy_gbps))
+                                     msg("{rate:g} / {copy_gbps:g} = {value:.6g}", rate=rate, copy_gbps=self.copy_gbps,
+                                         value=rate / self.copy_gbps))
         return self
 
 
@@ -201,19 +205,22 @@ class ProbeResult(BaseModel):
 
         n = self.num_tokens
         if self.free_bytes > self.total_bytes:
-            bad("free_bytes", self.free_bytes, msg("at most total_bytes ({total_bytes:,})", total_bytes=self.total_bytes))
+            bad("free_bytes", self.free_bytes, msg("at most total_bytes ({total_bytes:,})",
+                                                   total_bytes=self.total_bytes))
         pool = sum(g.pool_bytes for g in self.groups)
         if self.pool_bytes != pool:
             bad("pool_bytes", self.pool_bytes, msg("the sum of the groups' pool bytes ({pool:,})", pool=pool))
         predicted = sum(g.predicted_bytes for g in self.groups)
         if self.predicted_bytes != predicted:
-            bad("predicted_bytes", self.predicted_bytes, msg("the sum of layers x entries x entry bytes ({predicted:,})", predicted=predicted))
+            bad("predicted_bytes", self.predicted_bytes, msg("the sum of layers x entries x entry bytes "
+                                                             "({predicted:,})", predicted=predicted))
         layout = self._check_planner(bad)
         floor = self.pool_bytes
         ceiling = floor + floor // 100 + CUDA_ALLOCATION_ROUNDING_BYTES * len(self.groups)
         if not floor <= self.measured_bytes <= ceiling:
             bad("measured_bytes", self.measured_bytes,
-                msg("between the pool ({floor:,}) and the pool plus allocator rounding ({ceiling:,})", floor=floor, ceiling=ceiling))
+                msg("between the pool ({floor:,}) and the pool plus allocator rounding ({ceiling:,})", floor=floor,
+                    ceiling=ceiling))
         if not math.isclose(self.predicted_bytes_per_token, self.predicted_bytes / n, rel_tol=1e-9, abs_tol=1e-9):
             bad("predicted_bytes_per_token", self.predicted_bytes_per_token,
                 msg("predicted_bytes / num_tokens = {value:.6g}", value=self.predicted_bytes / n))
@@ -229,9 +236,11 @@ class ProbeResult(BaseModel):
         elif self.measured_over_predicted is not None:
             bad("measured_over_predicted", self.measured_over_predicted, msg("None when predicted_bytes is 0"))
         if self.measured_bytes > self.total_bytes:
-            bad("measured_bytes", self.measured_bytes, msg("at most total_bytes ({total_bytes:,})", total_bytes=self.total_bytes))
+            bad("measured_bytes", self.measured_bytes, msg("at most total_bytes ({total_bytes:,})",
+                                                           total_bytes=self.total_bytes))
         if self.resident_bytes > self.total_bytes:
-            bad("resident_bytes", self.resident_bytes, msg("at most total_bytes ({total_bytes:,})", total_bytes=self.total_bytes))
+            bad("resident_bytes", self.resident_bytes, msg("at most total_bytes ({total_bytes:,})",
+                                                           total_bytes=self.total_bytes))
         if self.allocator_overhead_bytes != self.resident_bytes - self.measured_bytes:
             bad("allocator_overhead_bytes", self.allocator_overhead_bytes,
                 msg("resident_bytes - measured_bytes = {value:,}", value=self.resident_bytes - self.measured_bytes))
@@ -244,9 +253,11 @@ class ProbeResult(BaseModel):
         fit = tokens_that_fit(layout, self.free_bytes)
         if self.tokens_fit_free != fit:
             bad("tokens_fit_free", self.tokens_fit_free,
-                msg("the largest pool of this layout in free_bytes ({free_bytes:,} B): {fit:,} tokens", free_bytes=self.free_bytes, fit=fit))
+                msg("the largest pool of this layout in free_bytes ({free_bytes:,} B): {fit:,} tokens",
+                    free_bytes=self.free_bytes, fit=fit))
         if self.tokens_fit_cap > self.tokens_fit_free:
-            bad("tokens_fit_cap", self.tokens_fit_cap, msg("at most tokens_fit_free ({tokens_fit_free:,})", tokens_fit_free=self.tokens_fit_free))
+            bad("tokens_fit_cap", self.tokens_fit_cap, msg("at most tokens_fit_free ({tokens_fit_free:,})",
+                                                           tokens_fit_free=self.tokens_fit_free))
         return self
 
     def _check_planner(self, bad):
@@ -259,9 +270,12 @@ class ProbeResult(BaseModel):
             raise PlanInputError(exc.field if exc.field != "tokens" else "num_tokens", exc.value, exc.allowed) from None
         if self.predicted_bytes != layout.predicted_bytes:
             bad("predicted_bytes", self.predicted_bytes,
-                msg("the planner's {predicted_bytes:,} B for {model_id} in {kv_format} at {num_tokens:,} tokens", predicted_bytes=layout.predicted_bytes, model_id=self.model_id, kv_format=self.kv_format, num_tokens=self.num_tokens))
+                msg("the planner's {predicted_bytes:,} B for {model_id} in {kv_format} at {num_tokens:,} tokens",
+                    predicted_bytes=layout.predicted_bytes, model_id=self.model_id, kv_format=self.kv_format,
+                    num_tokens=self.num_tokens))
         if self.pool_bytes != layout.pool_bytes:
-            bad("pool_bytes", self.pool_bytes, msg("the planner's block-rounded {pool_bytes:,} B", pool_bytes=layout.pool_bytes))
+            bad("pool_bytes", self.pool_bytes, msg("the planner's block-rounded {pool_bytes:,} B",
+                                                   pool_bytes=layout.pool_bytes))
         return layout
 
     # -- display helpers -------------------------------------------------------
@@ -318,7 +332,8 @@ def load_probe_result(data: bytes | str, *, max_bytes: int = MAX_RESULT_FILE_BYT
     """
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
     if size > max_bytes:
-        raise PlanInputError("file", f"{size:,} bytes", msg("a ProbeResult JSON of at most {max_bytes:,} bytes", max_bytes=max_bytes))
+        raise PlanInputError("file", f"{size:,} bytes", msg("a ProbeResult JSON of at most {max_bytes:,} bytes",
+                                                            max_bytes=max_bytes))
     try:
         raw = json.loads(data)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # bad JSON, 4,300+ digit ints, deep nesting
@@ -328,7 +343,8 @@ def load_probe_result(data: bytes | str, *, max_bytes: int = MAX_RESULT_FILE_BYT
         raise PlanInputError("file", type(raw).__name__, msg("a JSON object (a ProbeResult)"))
     version = raw.get("schema_version")
     if version != SCHEMA_VERSION:
-        raise PlanInputError("schema_version", version, msg("{schema_version} (this kvplan reads only that)", schema_version=SCHEMA_VERSION))
+        raise PlanInputError("schema_version", version, msg("{schema_version} (this kvplan reads only that)",
+                                                            schema_version=SCHEMA_VERSION))
     try:
         text = data if isinstance(data, (str, bytes)) else json.dumps(raw, allow_nan=False)
         return ProbeResult.model_validate_json(text)

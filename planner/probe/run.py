@@ -70,7 +70,8 @@ def resolve_device(torch, device: str):
         raise PlanInputError("device", device, msg("auto, cuda, cuda:N or cpu"))
     if device.startswith("cuda"):
         if not torch.cuda.is_available():
-            raise PlanInputError("device", device, msg("cpu: torch {version} sees no CUDA device here", version=torch.__version__))
+            raise PlanInputError("device", device, msg("cpu: torch {version} sees no CUDA device here",
+                                                       version=torch.__version__))
         dev = torch.device(device)
         index = dev.index if dev.index is not None else torch.cuda.current_device()
         if index >= torch.cuda.device_count():
@@ -222,7 +223,12 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
     if layout.pool_bytes + scratch + scale_reserve > cap:
         raise PlanInputError(
             "tokens", layout.num_tokens,
-            msg("at most {fit_cap:,} tokens on this {type} ({model_id}, {kv_format}): the pool needs {size} plus {size2} scratch, over max_fraction {fraction:g} x free {size3} = {size4}{value}", fit_cap=fit_cap, type=dev.type, model_id=layout.model_id, kv_format=layout.kv_format, size=format_bytes(layout.pool_bytes), size2=format_bytes(scratch), fraction=fraction, size3=format_bytes(free_bytes), size4=format_bytes(cap), value=f" (free = headroom under {limits[0].source})" if limit_note else ""))
+            msg("at most {fit_cap:,} tokens on this {type} ({model_id}, {kv_format}): the pool needs {size} plus "
+                "{size2} scratch, over max_fraction {fraction:g} x free {size3} = {size4}{value}", fit_cap=fit_cap,
+                type=dev.type, model_id=layout.model_id, kv_format=layout.kv_format,
+                size=format_bytes(layout.pool_bytes), size2=format_bytes(scratch), fraction=fraction,
+                size3=format_bytes(free_bytes), size4=format_bytes(cap),
+                value=f" (free = headroom under {limits[0].source})" if limit_note else ""))
 
     if progress:
         progress("allocating", 0.0)

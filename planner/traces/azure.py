@@ -102,7 +102,9 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int |
             lower = [h.lower() for h in header]
             missing = [c for c in _AZURE_COLUMNS if c.lower() not in lower]
             if missing:
-                raise PlanInputError("trace", shown, msg("a CSV header with columns {choices} (missing {choices2})", choices=", ".join(_AZURE_COLUMNS), choices2=', '.join(missing)))
+                raise PlanInputError("trace", shown, msg("a CSV header with columns {choices} (missing {choices2})",
+                                                         choices=", ".join(_AZURE_COLUMNS),
+                                                         choices2=', '.join(missing)))
             cols = [lower.index(c.lower()) for c in _AZURE_COLUMNS]
             continue
         rows.num_rows += 1
@@ -127,7 +129,8 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int |
             continue
         parsed.append((line_no, t_ns, inp, out))
     if header is None:
-        raise PlanInputError("trace", shown, msg("a CSV header with columns {choices}", choices=", ".join(_AZURE_COLUMNS)))
+        raise PlanInputError("trace", shown, msg("a CSV header with columns {choices}",
+                                                 choices=", ".join(_AZURE_COLUMNS)))
     # Integer ns relative to the first arrival keeps 100 ns resolution in float64 seconds.
     t0 = min((t for _, t, _, _ in parsed), default=0)
     for line_no, t_ns, inp, out in parsed:

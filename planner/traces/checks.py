@@ -29,7 +29,8 @@ def check_capacity_blocks(value: object, name: str = "capacity_blocks") -> int |
     if isinstance(value, np.integer):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_CAPACITY_BLOCKS:
-        raise PlanInputError(name, value, msg("None (unlimited) or a whole number of blocks in [0, {max_capacity_blocks:,}]", max_capacity_blocks=MAX_CAPACITY_BLOCKS))
+        raise PlanInputError(name, value, msg("None (unlimited) or a whole number of blocks in [0, "
+                                              "{max_capacity_blocks:,}]", max_capacity_blocks=MAX_CAPACITY_BLOCKS))
     return value
 
 

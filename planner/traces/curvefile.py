@@ -129,13 +129,15 @@ def load_curve(data: bytes | str) -> SavedCurve:
             missing or out of range (named, with its value).
     """
     if len(data) > MAX_CURVE_FILE_BYTES:
-        raise PlanInputError("curve file", f"{len(data):,} B", msg("at most {max_curve_file_bytes:,} B", max_curve_file_bytes=MAX_CURVE_FILE_BYTES))
+        raise PlanInputError("curve file", f"{len(data):,} B", msg("at most {max_curve_file_bytes:,} B",
+                                                                   max_curve_file_bytes=MAX_CURVE_FILE_BYTES))
     try:
         doc = json.loads(data)
     except (ValueError, RecursionError):
         raise PlanInputError("curve file", "not JSON", msg("a kvplan curve file (kvplan trace --sweep --save)")) from None
     if _field(doc, "kvplan_curve", "file") != CURVE_FILE_VERSION:
-        raise PlanInputError("kvplan_curve", doc.get("kvplan_curve"), msg("{curve_file_version}", curve_file_version=CURVE_FILE_VERSION))
+        raise PlanInputError("kvplan_curve", doc.get("kvplan_curve"), msg("{curve_file_version}",
+                                                                          curve_file_version=CURVE_FILE_VERSION))
     trace = _field(doc, "trace", "file")
     block_tokens = int(_number(_field(trace, "block_tokens", "trace"), "trace.block_tokens", 1, MAX_BLOCK_TOKENS,
                                whole=True))
@@ -151,7 +153,8 @@ def load_curve(data: bytes | str) -> SavedCurve:
         err = float(_number(_field(sampling, "expected_error", "sampling"), "sampling.expected_error", 0, 1))
     rows = _field(doc, "curve", "file")
     if not isinstance(rows, list) or not 1 <= len(rows) <= MAX_CURVE_POINTS:
-        raise PlanInputError("curve", type(rows).__name__, msg("a list of 1 to {max_curve_points:,} points", max_curve_points=MAX_CURVE_POINTS))
+        raise PlanInputError("curve", type(rows).__name__, msg("a list of 1 to {max_curve_points:,} points",
+                                                               max_curve_points=MAX_CURVE_POINTS))
     caps, blocks, tokens = [], [], []
     for k, row in enumerate(rows):
         caps.append(int(_number(_field(row, "capacity_blocks", f"curve[{k}]"), f"curve[{k}].capacity_blocks",

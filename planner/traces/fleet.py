@@ -141,7 +141,8 @@ def check_replicas(value: object) -> int:
     if isinstance(value, np.integer):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPLICAS:
-        raise PlanInputError("replicas", value, msg("a whole number of replicas in [1, {max_replicas:,}]", max_replicas=MAX_REPLICAS))
+        raise PlanInputError("replicas", value, msg("a whole number of replicas in [1, {max_replicas:,}]",
+                                                    max_replicas=MAX_REPLICAS))
     return value
 
 
@@ -226,7 +227,8 @@ def fleet_hits(trace: Trace, num_replicas: int, routing: str, *, capacity_blocks
     cap = check_capacity_blocks(capacity_blocks)
     ttl = check_ttl_s(ttl_s)
     if trace.sample_rate < 1.0:
-        raise PlanInputError("sample_rate", trace.sample_rate, msg("1 (every block) for fleets: routing keys and prefix matches need the whole trace"))
+        raise PlanInputError("sample_rate", trace.sample_rate, msg("1 (every block) for fleets: routing keys and "
+                                                                   "prefix matches need the whole trace"))
     if routing == "prefix" and n > 1:
         return _simulate_prefix(trace, n, cap, ttl)
     replica = np.zeros(trace.num_requests, dtype=np.int64) if n == 1 else assign_replicas(trace, n, routing)

@@ -85,7 +85,9 @@ def read_trace(source: TraceSource, *, format: str | None = None, block_tokens: 
         if format is not None and format != sample.format:
             raise PlanInputError("format", format, msg("{format} for {source}", format=sample.format, source=source))
         if block_tokens is not None and sample.format == "mooncake" and block_tokens != MOONCAKE_BLOCK_TOKENS:
-            raise PlanInputError("block_tokens", block_tokens, msg("{mooncake_block_tokens} for {source}", mooncake_block_tokens=MOONCAKE_BLOCK_TOKENS, source=source))
+            raise PlanInputError("block_tokens", block_tokens, msg("{mooncake_block_tokens} for {source}",
+                                                                   mooncake_block_tokens=MOONCAKE_BLOCK_TOKENS,
+                                                                   source=source))
         if sample_rate == 1.0:
             return load_sample(sample.name)
         source, name, format = sample_bytes(sample.name), sample.filename, sample.format
@@ -102,7 +104,8 @@ def read_trace(source: TraceSource, *, format: str | None = None, block_tokens: 
             block_tokens = None  # the generic-JSONL block size does not apply to a detected Mooncake trace
         if block_tokens is not None and block_tokens != MOONCAKE_BLOCK_TOKENS:
             raise PlanInputError("block_tokens", block_tokens,
-                                 msg("{mooncake_block_tokens} for Mooncake traces (their hash_ids cover 512-token blocks)", mooncake_block_tokens=MOONCAKE_BLOCK_TOKENS))
+                                 msg("{mooncake_block_tokens} for Mooncake traces (their hash_ids cover 512-token "
+                                     "blocks)", mooncake_block_tokens=MOONCAKE_BLOCK_TOKENS))
         return read_mooncake(source, name=name, max_bytes=max_bytes, sample_rate=sample_rate, progress=progress)
     if format == "azure":
         return read_azure(source, name=name, max_bytes=max_bytes)

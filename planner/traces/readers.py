@@ -134,7 +134,8 @@ def _jsonl_row(obj: dict, bt: int | None) -> tuple[float, int, int, list[int] | 
     ids = None
     if "hash_ids" in obj:
         if bt is None:
-            raise PlanInputError("block_tokens", None, msg("the block size in tokens of the trace's hash_ids (e.g. 16 for vLLM, 512 for Mooncake)"))
+            raise PlanInputError("block_tokens", None, msg("the block size in tokens of the trace's hash_ids (e.g. 16 "
+                                                           "for vLLM, 512 for Mooncake)"))
         ids = hash_ids(obj, inp, bt)
     return t_s, inp, out, ids, _session(obj)
 

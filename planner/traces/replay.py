@@ -121,7 +121,8 @@ def resolve_capacity(trace: Trace, *, capacity_blocks: int | None = None, capaci
         PlanInputError: both or a bad value given, or bytes without bytes per token.
     """
     if capacity_blocks is not None and capacity_bytes is not None:
-        raise PlanInputError("capacity_bytes", capacity_bytes, msg("None when capacity_blocks is given (one or the other)"))
+        raise PlanInputError("capacity_bytes", capacity_bytes, msg("None when capacity_blocks is given (one or the "
+                                                                   "other)"))
     if capacity_bytes is None:
         return check_capacity_blocks(capacity_blocks)
     if kv_bytes_per_token is None:

@@ -93,7 +93,8 @@ def check_block_tokens(block_tokens: int | None) -> int | None:
     if block_tokens is None:
         return None
     if isinstance(block_tokens, bool) or not isinstance(block_tokens, int) or not 1 <= block_tokens <= MAX_BLOCK_TOKENS:
-        raise PlanInputError("block_tokens", block_tokens, msg("a whole number of tokens in [1, {max_block_tokens:,}]", max_block_tokens=MAX_BLOCK_TOKENS))
+        raise PlanInputError("block_tokens", block_tokens, msg("a whole number of tokens in [1, {max_block_tokens:,}]",
+                                                               max_block_tokens=MAX_BLOCK_TOKENS))
     return block_tokens
 
 
@@ -215,7 +216,10 @@ class Collector:
         if col["time"] is None or col["time"].size == 0:
             first = (msg(" ({example} on line {line})", example=self.examples[0][1], line=self.examples[0][0])
                      if self.examples else "")
-            raise PlanInputError("trace", name, msg("at least one well-formed {fmt} row; read {num_rows:,} rows, {num_malformed:,} malformed{first}", fmt=fmt, num_rows=self.num_rows, num_malformed=self.num_malformed, first=first))
+            raise PlanInputError("trace", name, msg("at least one well-formed {fmt} row; read {num_rows:,} rows, "
+                                                    "{num_malformed:,} malformed{first}", fmt=fmt,
+                                                    num_rows=self.num_rows, num_malformed=self.num_malformed,
+                                                    first=first))
         hashed = col["hashed"]
         if require_all_hashed and hashed.any() and not hashed.all():
             # Either every row has hash_ids or none does: a row without them among
@@ -239,7 +243,10 @@ class Collector:
         order = np.argsort(times, kind="stable")
         span = float(times[order[-1]]) - float(times[order[0]])  # Python floats: 1e308 - (-1e308) is inf
         if not span <= MAX_TRACE_SPAN_S:
-            raise PlanInputError("trace", name, msg("arrivals spanning at most {max_trace_span_s:,.0f} s (366 days); this trace spans {span:,.6g} s: check the timestamp unit (timestamp_ms vs timestamp_s) and stray rows", max_trace_span_s=MAX_TRACE_SPAN_S, span=span))
+            raise PlanInputError("trace", name, msg("arrivals spanning at most {max_trace_span_s:,.0f} s (366 days); "
+                                                    "this trace spans {span:,.6g} s: check the timestamp unit "
+                                                    "(timestamp_ms vs timestamp_s) and stray rows",
+                                                    max_trace_span_s=MAX_TRACE_SPAN_S, span=span))
         num_back = int(np.count_nonzero(np.diff(times) < 0))
         in_order = num_back == 0
         if not in_order:

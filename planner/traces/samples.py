@@ -77,7 +77,8 @@ def get_sample(name: str) -> Sample:
     try:
         return SAMPLES[name]
     except (KeyError, TypeError):
-        raise PlanInputError("trace", f"sample:{name}", msg("one of {choices}", choices=", ".join(f"sample:{n}" for n in SAMPLES))) from None
+        raise PlanInputError("trace", f"sample:{name}", msg("one of {choices}",
+                                                            choices=", ".join(f"sample:{n}" for n in SAMPLES))) from None
 
 
 def sample_bytes(name: str) -> bytes:

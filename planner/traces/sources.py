@@ -39,7 +39,8 @@ TraceSource = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO]
 
 def too_large(size: int, max_bytes: int, what: str = msg("a file")) -> PlanInputError:
     """The error for a source over the cap."""
-    return PlanInputError("trace", f"{size:,} B", msg("{what} of at most {max_bytes:,} B ({value:g} MB)", what=what, max_bytes=max_bytes, value=max_bytes / MB))
+    return PlanInputError("trace", f"{size:,} B", msg("{what} of at most {max_bytes:,} B ({value:g} MB)", what=what,
+                                                      max_bytes=max_bytes, value=max_bytes / MB))
 
 
 def _unreadable(path: str, exc: OSError) -> PlanInputError:
@@ -131,7 +132,8 @@ def line_chunks(opened: Opened, chunk_bytes: int | None = None,
                 block = stream.read(chunk_bytes)
             except (OSError, pa.ArrowException) as exc:
                 raise PlanInputError("trace", opened.name,
-                                     msg("a readable {value} file ({exc})", value=opened.compression or 'plain', exc=str(exc)[:120])) from None
+                                     msg("a readable {value} file ({exc})", value=opened.compression or 'plain',
+                                         exc=str(exc)[:120])) from None
             total += len(block)
             if opened.max_bytes is not None and total > opened.max_bytes:
                 raise too_large(total, opened.max_bytes, msg("a file that decompresses"))

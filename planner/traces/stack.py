@@ -174,7 +174,8 @@ class ReuseProfile:
             PlanInputError: the profile was computed without ages.
         """
         if self.run_age_s is None:
-            raise PlanInputError("ttl_s", "a TTL", msg("no TTL for a profile computed without ages (reuse_profile(trace, with_ages=True))"))
+            raise PlanInputError("ttl_s", "a TTL", msg("no TTL for a profile computed without ages "
+                                                       "(reuse_profile(trace, with_ages=True))"))
         return self.run_age_s
 
     def rates(self, hit_blocks: np.ndarray, hit_tokens: np.ndarray,
@@ -265,7 +266,8 @@ def require_hashes(trace: Trace) -> None:
     """
     if not trace.has_prefix_hashes:
         raise PlanInputError("trace", trace.name,
-                             msg("a trace with prefix block hashes (Mooncake, or JSONL with hash_ids): this one has lengths only, so hit rates are not measurable"))
+                             msg("a trace with prefix block hashes (Mooncake, or JSONL with hash_ids): this one has "
+                                 "lengths only, so hit rates are not measurable"))
 
 
 def reuse_profile(trace: Trace, progress: Progress | None = None, *, with_ages: bool = True) -> ReuseProfile:
@@ -289,7 +291,8 @@ def reuse_profile(trace: Trace, progress: Progress | None = None, *, with_ages: 
     n = trace.num_block_refs
     if n > MAX_REFS:
         raise PlanInputError("trace", f"{n:,} block references",
-                             msg("at most {max_refs:,} for an exact curve; sample it (--sample-rate)", max_refs=MAX_REFS))
+                             msg("at most {max_refs:,} for an exact curve; sample it (--sample-rate)",
+                                 max_refs=MAX_REFS))
     ids = trace.block_ids
     if n and (int(ids.min()) < 0 or int(ids.max()) >= trace.id_space):   # the compiled loop does not bound-check
         raise PlanInputError("trace.block_ids", f"[{int(ids.min())}, {int(ids.max())}]",
