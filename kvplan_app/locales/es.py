@@ -752,14 +752,17 @@ STRINGS.update({
     "computed": "calculado",
 })
 
-from kvplan_app.locales.es_rules import PATTERNS as _PATTERNS  # noqa: E402
+from kvplan_app.locales.es_pydantic import PATTERNS as _PATTERNS  # noqa: E402
+from kvplan_app.locales.es_pydantic import WORDS  # noqa: E402  (pydantic's words, plan-file rules)
 from kvplan_app.locales.es_rules import RULES  # noqa: E402  (planner's input rules, in their own module)
 
 PATTERNS: dict[str, str] = {**MESSAGES, **_PATTERNS}
 """Plain English text (no template known) matched by its shape: the entries above and pydantic's own words."""
 MESSAGES.update(RULES)
+MESSAGES.update(WORDS)
 
-from kvplan_app.locales.es_notes import FRAMES, NOTES  # noqa: E402  (planner's notes and the page text around them)
+from kvplan_app.locales.es_frames import FRAMES  # noqa: E402  (the page text around planner's messages)
+from kvplan_app.locales.es_notes import NOTES  # noqa: E402  (planner's notes, warnings and refusals)
 
 STRINGS.update(FRAMES)
 MESSAGES.update(NOTES)

@@ -1,0 +1,62 @@
+"""Spanish for the page sentences (``t()``) that frame planner messages: the Model page's captions, engine view
+and sources, error frames (merged into ``es.STRINGS``)."""
+
+FRAMES: dict[str, str] = {
+    "vLLM's figures need max_model_len: this model's maximum context is not known. Type it under 'Engine settings "
+    "(vLLM view) and KV budget' above.":
+        "Las cifras de vLLM necesitan max_model_len: no se conoce el contexto máximo de este modelo. Escríbalo arriba, "
+        "en 'Ajustes del motor (vista de vLLM) y presupuesto de KV'.",
+    "No vLLM figure for this model: vLLM pages full, sliding, chunked and MLA attention, and this model's KV is "
+    "{what}. The theory figures above hold.":
+        "No hay cifra de vLLM para este modelo: vLLM pagina atención completa, deslizante, por fragmentos y MLA, y el "
+        "KV de este modelo es {what}. Las cifras teóricas de arriba siguen valiendo.",
+    "No vLLM figure: {error}.": "No hay cifra de vLLM: {error}.",
+    "This config cannot be imported: {error}. Keeping the previous model ({model}).":
+        "Esta configuración no se puede importar: {error}. Se mantiene el modelo anterior ({model}).",
+    "none yet": "ninguno todavía",
+    "This page hit an unexpected error (reference {ref}). Your inputs are kept; the details are in the server log "
+    "under that reference.":
+        "Esta página ha tenido un error inesperado (referencia {ref}). Sus entradas se conservan; los detalles están "
+        "en el registro del servidor con esa referencia.",
+    "Showing the last valid inputs.": "Se muestran las últimas entradas válidas.",
+    "Using vLLM's defaults.": "Se usan los valores por defecto de vLLM.",
+    "Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default used.":
+        "El parámetro del enlace '{key}' = '{value}' no es válido (se espera {allowed}); se usa el valor por defecto.",
+    "needed: this model's maximum context is not known": "necesario: no se conoce el contexto máximo de este modelo",
+    "{bytes} B per GPU (TP {tp}, PP {pp}: one GPU of the largest pipeline stage); basis: {basis}. Per replica counts "
+    "every layer once per TP rank (replicated heads and latents included). State per session: {pool_state} B in the "
+    "pool (Mamba / linear attention, constant in length, included above), {state} B outside it.":
+        "{bytes} B por GPU (TP {tp}, PP {pp}: una GPU de la mayor etapa del pipeline); base: {basis}. Por réplica se "
+        "cuenta cada capa una vez por rango TP (incluidas las cabezas y los latentes replicados). Estado por sesión: "
+        "{pool_state} B en el pool (Mamba / atención lineal, constante con la longitud, incluido arriba), {state} B "
+        "fuera de él.",
+    "reported coefficient": "coeficiente publicado",
+    "architecture": "arquitectura",
+    "Layers: `{pattern}` ({legend})": "Capas: `{pattern}` ({legend})",
+    "explains it": "lo explica",
+    "does not explain it (the shipped format differs)": "no lo explica (el formato publicado es otro)",
+    "Growing KV priced by the published coefficient ({bytes} B/token, the source of truth); the architecture below "
+    "{verdict}: {explanation}.":
+        "KV creciente valorado con el coeficiente publicado ({bytes} B/token, la fuente de referencia); la "
+        "arquitectura de abajo {verdict}: {explanation}.",
+    "Budget {bytes} per GPU.": "Presupuesto de {bytes} por GPU.",
+    "vLLM would refuse to start: one {tokens}-token request needs {bytes} of KV, more than the budget.":
+        "vLLM se negaría a arrancar: una petición de {tokens} tokens necesita {bytes} de KV, más que el presupuesto.",
+    "Engine view: vLLM holds ceil(n / {block}) blocks per layer for full attention; a sliding window W reserves "
+    "cdiv(min(W - 1 + {batched}, max_model_len), {block}) + 1 blocks; a block of one layer is block_size x entry "
+    "bytes.":
+        "Vista del motor: vLLM reserva ceil(n / {block}) bloques por capa para la atención completa; una ventana "
+        "deslizante W reserva cdiv(min(W - 1 + {batched}, max_model_len), {block}) + 1 bloques; un bloque de una capa "
+        "ocupa block_size x bytes por entrada.",
+    "{name}: ({layers} + {padding} padding) layers x {blocks} blocks x {page} B = {bytes} B":
+        "{name}: ({layers} + {padding} de relleno) capas x {blocks} bloques x {page} B = {bytes} B",
+    "Capacity: {formula}.": "Capacidad: {formula}.",
+    "Model: {source}": "Modelo: {source}",
+    "Format {format}: {source}": "Formato {format}: {source}",
+    "Engine view and capacity: {source}": "Vista del motor y capacidad: {source}",
+    "Defaulted (not in the config): {fields}. Check them before relying on the numbers.":
+        "Valores por defecto (no están en la configuración): {fields}. Revíselos antes de fiarse de las cifras.",
+    "KV bytes per token = {bytes} B (measured on {model}, {kv_format})":
+        "bytes de KV por token = {bytes} B (medidos con {model}, {kv_format})",
+    "usable KV per GPU = {bytes} (measured on {gpu})": "KV utilizable por GPU = {bytes} (medido en {gpu})",
+}
