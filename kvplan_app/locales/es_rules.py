@@ -290,6 +290,32 @@ RULES: dict[str, str] = {
     "ids in [0, id_space = {id_space:,})": "ids en [0, id_space = {id_space:,})",
     "no TTL for a profile computed without ages (reuse_profile(trace, with_ages=True))":
         "sin TTL para un perfil calculado sin edades (reuse_profile(trace, with_ages=True))",
+    # -- a malformed trace row (planner/traces/rows.py, readers.py, azure.py) --------------------------------------------
+    "not a CSV row ({exc})": "no es una fila CSV ({exc})",
+    "{count} fields, the header has {header}": "{count} campos, la cabecera tiene {header}",
+    "TIMESTAMP {exc}": "TIMESTAMP {exc}",
+    "missing timestamp": "falta timestamp",
+    "missing hash_ids": "falta hash_ids",
+    "session_id is {value}, not a string of 1 to {max_chars} characters or an integer":
+        "session_id es {value}, no un texto de 1 a {max_chars} caracteres ni un entero",
+    "needs exactly one of timestamp_s, timestamp_ms": "necesita exactamente uno de timestamp_s, timestamp_ms",
+    "a JSON {kind}, not an object": "un {kind} de JSON, no un objeto",
+    "not valid JSON ({error})": "no es JSON válido ({error})",
+    "missing {key}": "falta {key}",
+    "{key} is {value}, not a whole number": "{key} es {value}, no un número entero",
+    "{key} is {v:,}, outside [{lo:,}, {hi:,}]": "{key} es {v:,}, fuera de [{lo:,}, {hi:,}]",
+    "{key} is {value}, not a finite number": "{key} es {value}, no un número finito",
+    "hash_ids is {kind}, not a list": "hash_ids es {kind}, no una lista",
+    "hash_ids holds {value}, not an integer": "hash_ids contiene {value}, que no es un entero",
+    "hash_ids holds an integer outside the signed 64-bit range":
+        "hash_ids contiene un entero fuera del rango con signo de 64 bits",
+    "hash_ids has {count:,} blocks but input_length {input_tokens:,} fills at most {max_blocks:,} blocks of "
+    "{block_tokens:,} tokens":
+        "hash_ids tiene {count:,} bloques, pero input_length {input_tokens:,} llena como máximo {max_blocks:,} bloques "
+        "de {block_tokens:,} tokens",
+    "hash_ids repeats an ID (chained block hashes are unique within a request)":
+        "hash_ids repite un ID (los hashes de bloque encadenados son únicos dentro de una petición)",
+    "missing hash_ids (other rows have them)": "falta hash_ids (otras filas lo tienen)",
     # -- probe --------------------------------------------------------------------------------------------------------
     "a model whose pooled KV grows with every token; this pool also holds {choices}, so bytes / tokens at one length "
     "is not a per-token slope":

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
 from planner.errors import PlanInputError
-from planner.traces.rows import Collector, RowError, whole
+from planner.traces.rows import Collector, RowError, reason_of, whole
 from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, decode, line_chunks
 from planner.traces.trace import Trace
 from planner.messages import msg
@@ -92,7 +92,7 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int |
             if header is None:
                 raise PlanInputError("trace", shown, msg("a CSV header row ({exc})", exc=exc)) from None
             rows.num_rows += 1
-            rows.bad(reader.line_num, f"not a CSV row ({exc})")
+            rows.bad(reader.line_num, msg("not a CSV row ({exc})", exc=exc))
             continue
         line_no = reader.line_num
         if not fields or all(not f.strip() for f in fields):
@@ -110,11 +110,11 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int |
         rows.num_rows += 1
         try:
             if len(fields) != len(header):
-                raise RowError(f"{len(fields)} fields, the header has {len(header)}")
+                raise RowError(msg("{count} fields, the header has {header}", count=len(fields), header=len(header)))
             try:
                 t_ns = parse_timestamp_ns(fields[cols[0]])
             except ValueError as exc:
-                raise RowError(f"TIMESTAMP {exc}") from None
+                raise RowError(msg("TIMESTAMP {exc}", exc=exc)) from None
             vals = {}
             for key, idx in zip(_AZURE_COLUMNS[1:], cols[1:]):
                 raw = fields[idx].strip()
@@ -125,7 +125,7 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int |
             inp = whole(vals, "ContextTokens")
             out = whole(vals, "GeneratedTokens")
         except RowError as exc:
-            rows.bad(line_no, str(exc))
+            rows.bad(line_no, reason_of(exc))
             continue
         parsed.append((line_no, t_ns, inp, out))
     if header is None:

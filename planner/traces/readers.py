@@ -76,7 +76,7 @@ from planner.traces.azure import parse_timestamp_ns, read_azure
 from planner.traces.kernels import rows_with_repeats
 from planner.traces.rows import (
     MAX_BLOCK_TOKENS, MAX_TOKENS_PER_REQUEST, MAX_TRACE_SPAN_S, Collector, RowError, check_block_tokens, finite,
-    hash_ids, whole,
+    hash_ids, reason_of, whole,
 )
 from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, decode, line_chunks
 from planner.traces.trace import MOONCAKE_BLOCK_TOKENS, Progress, Trace
@@ -105,12 +105,12 @@ RowCheck = Callable[[dict], tuple[float, int, int, "list[int] | None"]]
 
 def _mooncake_row(obj: dict, bt: int) -> tuple[float, int, int, list[int]]:
     if "timestamp" not in obj:
-        raise RowError("missing timestamp")
+        raise RowError(msg("missing timestamp"))
     t_ms = finite(obj, "timestamp")
     inp = whole(obj, "input_length")
     out = whole(obj, "output_length")
     if "hash_ids" not in obj:
-        raise RowError("missing hash_ids")
+        raise RowError(msg("missing hash_ids"))
     return t_ms / 1000.0, inp, out, hash_ids(obj, inp, bt)
 
 
@@ -119,15 +119,15 @@ def _session(obj: dict) -> str | None:
         return None
     v = obj["session_id"]
     if isinstance(v, bool) or not isinstance(v, (str, int)) or (isinstance(v, str) and not 1 <= len(v) <= MAX_SESSION_ID_CHARS):
-        raise RowError(f"session_id is {short_repr(v)}, not a string of 1 to {MAX_SESSION_ID_CHARS} characters "
-                       "or an integer")
+        raise RowError(msg("session_id is {value}, not a string of 1 to {max_chars} characters or an integer",
+                           value=short_repr(v), max_chars=MAX_SESSION_ID_CHARS))
     return str(v)
 
 
 def _jsonl_row(obj: dict, bt: int | None) -> tuple[float, int, int, list[int] | None, str | None]:
     has_s, has_ms = "timestamp_s" in obj, "timestamp_ms" in obj
     if has_s == has_ms:
-        raise RowError("needs exactly one of timestamp_s, timestamp_ms")
+        raise RowError(msg("needs exactly one of timestamp_s, timestamp_ms"))
     t_s = finite(obj, "timestamp_s") if has_s else finite(obj, "timestamp_ms") / 1000.0
     inp = whole(obj, "input_length")
     out = whole(obj, "output_length")
@@ -146,10 +146,10 @@ def _add_checked(rows: Collector, line_no: int, obj: object, check: RowCheck) ->
         if isinstance(obj, RowError):
             raise obj
         if not isinstance(obj, dict):
-            raise RowError(f"a JSON {type(obj).__name__}, not an object")
+            raise RowError(msg("a JSON {kind}, not an object", kind=type(obj).__name__))
         rows.add(line_no, *check(obj))
     except RowError as exc:
-        rows.bad(line_no, str(exc))
+        rows.bad(line_no, reason_of(exc))
 
 
 def _json_lines(text: str, first_line: int) -> Iterator[tuple[int, object]]:
@@ -160,7 +160,7 @@ def _json_lines(text: str, first_line: int) -> Iterator[tuple[int, object]]:
         try:
             yield first_line + k, json.loads(line)
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, a >4,300-digit integer, deep nesting
-            yield first_line + k, RowError(f"not valid JSON ({str(getattr(exc, 'msg', exc))[:80]})")
+            yield first_line + k, RowError(msg("not valid JSON ({error})", error=str(getattr(exc, 'msg', exc))[:80]))
 
 
 # ---------------------------------------------------------------------------

@@ -41,19 +41,24 @@ class RowError(ValueError):
     """A malformed row; the message is the reason shown to the user."""
 
 
+def reason_of(exc: RowError) -> str:
+    """A RowError's reason, as written (a :class:`planner.messages.Message` stays one, for translation)."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+
+
 def whole(row: dict, key: str, *, lo: int = 0, hi: int = MAX_TOKENS_PER_REQUEST) -> int:
     """``row[key]`` as a whole number in ``[lo, hi]`` (a float with no fraction is accepted)."""
     if key not in row:
-        raise RowError(f"missing {key}")
+        raise RowError(msg("missing {key}", key=key))
     v = row[key]
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise RowError(f"{key} is {short_repr(v)}, not a whole number")
+        raise RowError(msg("{key} is {value}, not a whole number", key=key, value=short_repr(v)))
     if isinstance(v, float):
         if not (math.isfinite(v) and v.is_integer()):
-            raise RowError(f"{key} is {short_repr(v)}, not a whole number")
+            raise RowError(msg("{key} is {value}, not a whole number", key=key, value=short_repr(v)))
         v = int(v)
     if not lo <= v <= hi:
-        raise RowError(f"{key} is {v:,}, outside [{lo:,}, {hi:,}]")
+        raise RowError(msg("{key} is {v:,}, outside [{lo:,}, {hi:,}]", key=key, v=v, lo=lo, hi=hi))
     return v
 
 
@@ -61,7 +66,7 @@ def finite(row: dict, key: str) -> float:
     """``row[key]`` as a finite float."""
     v = row[key]
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise RowError(f"{key} is {short_repr(v)}, not a finite number")
+        raise RowError(msg("{key} is {value}, not a finite number", key=key, value=short_repr(v)))
     return float(v)
 
 
@@ -69,18 +74,19 @@ def hash_ids(row: dict, input_tokens: int, block_tokens: int) -> list[int]:
     """``row["hash_ids"]``: a list of distinct signed 64-bit integers, at most one per block."""
     ids = row["hash_ids"]
     if not isinstance(ids, list):
-        raise RowError(f"hash_ids is {type(ids).__name__}, not a list")
+        raise RowError(msg("hash_ids is {kind}, not a list", kind=type(ids).__name__))
     if not all(type(h) is int for h in ids):
         bad = next(h for h in ids if type(h) is not int)
-        raise RowError(f"hash_ids holds {short_repr(bad)}, not an integer")
+        raise RowError(msg("hash_ids holds {value}, not an integer", value=short_repr(bad)))
     if ids and (min(ids) < INT64_MIN or max(ids) > INT64_MAX):
-        raise RowError("hash_ids holds an integer outside the signed 64-bit range")
+        raise RowError(msg("hash_ids holds an integer outside the signed 64-bit range"))
     max_blocks = -(-input_tokens // block_tokens)
     if len(ids) > max_blocks:
-        raise RowError(f"hash_ids has {len(ids):,} blocks but input_length {input_tokens:,} "
-                       f"fills at most {max_blocks:,} blocks of {block_tokens:,} tokens")
+        raise RowError(msg("hash_ids has {count:,} blocks but input_length {input_tokens:,} fills at most "
+                           "{max_blocks:,} blocks of {block_tokens:,} tokens", count=len(ids),
+                           input_tokens=input_tokens, max_blocks=max_blocks, block_tokens=block_tokens))
     if len(set(ids)) != len(ids):
-        raise RowError("hash_ids repeats an ID (chained block hashes are unique within a request)")
+        raise RowError(msg("hash_ids repeats an ID (chained block hashes are unique within a request)"))
     return ids
 
 
@@ -225,7 +231,7 @@ class Collector:
             # Either every row has hash_ids or none does: a row without them among
             # hashed rows would silently count as all-miss.
             for line in col["line"][~hashed]:
-                self.bad(int(line), "missing hash_ids (other rows have them)")
+                self.bad(int(line), msg("missing hash_ids (other rows have them)"))
             self.examples.sort()
             keep = hashed
             for k in ("line", "time", "input", "output", "count", "session"):
