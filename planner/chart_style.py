@@ -42,6 +42,31 @@ def label_plan(fig: go.Figure, x: float, y: float, text: str, *, x_log: bool = T
     return fig
 
 
+def mark_x(fig: go.Figure, x: float, *, log_x: bool, text: str | None = None, position: str = "top left",
+           **line) -> go.Figure:
+    """A vertical line at ``x`` (data units) across the plot, with ``text`` beside it. Returns ``fig``.
+
+    On a log axis plotly.js takes a shape's position in data units (``shapePositionToRange`` converts it with the
+    axis' ``d2r``) but an annotation's in log10 units, and ``add_vline`` gives its annotation the shape's ``x``:
+    the label of a line at 4,096 tokens would sit at 10^4096, or a line placed at log10 would sit at the wrong
+    value. This draws the line in data units and writes the label at ``log10(x)`` when ``log_x``.
+
+    Args:
+        x: the line's position, in data units (> 0 when ``log_x``).
+        log_x: whether the x axis is logarithmic.
+        text: the label, or None for none.
+        position: ``"top left"``, ``"top right"``, ``"bottom left"`` or ``"bottom right"`` of the line.
+        line: ``add_vline`` line keywords (``line_dash``, ``line_color``).
+    """
+    fig.add_vline(x=x, **line)
+    if text:
+        top, left = position.startswith("top"), position.endswith("left")
+        fig.add_annotation(x=float(np.log10(x)) if log_x else x, xref="x", y=1 if top else 0, yref="y domain",
+                           xanchor="right" if left else "left", yanchor="top" if top else "bottom",
+                           showarrow=False, text=text, bgcolor="rgba(255,255,255,0.9)")
+    return fig
+
+
 def english(text: str) -> str:
     """The default ``tr`` of every figure builder: its English words, unchanged.
 

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from planner.models import NATIVE, ModelSpec
 from planner.plan.result import format_sessions
-from planner.chart_style import LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, PLAN_MARKER, english, label_plan
+from planner.chart_style import LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, PLAN_MARKER, english, label_plan, mark_x
 from planner.units import GB, GiB
 
 MIN_CURVE_TOKENS = 1_000
@@ -125,8 +125,8 @@ def _up_to(part, max_context_tokens: int | None):
 
 def _max_context_line(fig: go.Figure, frame, max_context_tokens: int | None, tr=english) -> None:
     if max_context_tokens and len(frame) and frame["context_tokens"].max() > max_context_tokens:
-        fig.add_vline(x=max_context_tokens, line_dash="dot", line_color="#888",
-                      annotation_text=tr("model maximum {tokens}").format(tokens=f"{max_context_tokens:,}"), annotation_position="bottom left")
+        mark_x(fig, max_context_tokens, log_x=True, line_dash="dot", line_color="#888",
+               text=tr("model maximum {tokens}").format(tokens=f"{max_context_tokens:,}"), position="bottom left")
 
 
 def _log_count_ticks(fig: go.Figure) -> dict:
@@ -445,9 +445,8 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
                                  customdata=np.stack([per[keep] / GB, per[keep] / GiB], axis=-1),
                                  hovertemplate=hover, showlegend=dash == "dash"))
     if max_context_tokens and ctx.max() > max_context_tokens:
-        fig.add_vline(x=max_context_tokens, line_dash="dot", line_color="#888",
-                      annotation_text=loc(words["model_max"].format(tokens=f"{max_context_tokens:,}")),
-                      annotation_position="top left")
+        mark_x(fig, max_context_tokens, log_x=True, line_dash="dot", line_color="#888",
+               text=loc(words["model_max"].format(tokens=f"{max_context_tokens:,}")), position="top left")
     x_range = (float(ctx.min()), float(ctx.max()))
     if plan_sessions > 0:
         fig.add_trace(go.Scatter(

@@ -545,23 +545,6 @@ def test_upload_like_objects_and_import_hygiene():
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
-def test_capacity_figure_marks_usable_kv_in_log_units():
-    # plotly.js places shapes on a log axis at log10(value): 64 GB must be drawn at x = log10(64) = 1.806,
-    # else the axis stretches to 10^64 and the curve is squeezed into a corner.
-    import math
-
-    import pandas as pd
-
-    from planner.traces.figures import capacity_curve_figure
-
-    curve = pd.DataFrame({"capacity_blocks": [1, 10], "capacity_tokens": [512, 5120],
-                          "capacity_bytes": [1e9, 1e10], "capacity_gb": [1.0, 10.0],
-                          "capacity_gib": [1e9 / 2**30, 1e10 / 2**30],
-                          "block_hit_rate": [0.1, 0.3], "token_hit_rate": [0.1, 0.3]})
-    fig = capacity_curve_figure(curve, usable_kv_bytes=64e9)
-    assert fig.layout.shapes[0].x0 == math.log10(64)
-
-
 def test_detected_mooncake_ignores_the_generic_block_size():
     # The Traces page passes its generic-JSONL block size (16) with format "detect"; a Mooncake file keeps 512.
     from planner.traces import read_trace

@@ -253,6 +253,7 @@ s2n.number_input(t("Hit rate, typed"), min_value=0.0, max_value=1.0, step=0.01, 
                  key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
 st.caption(hbm_caption + " · " + t("hit rate 0 to 1: the share of each context already in the prefix cache."))
 
+alerts = st.container()  # a refused input, next to the inputs and above the answer (in the first viewport)
 headline = st.container()  # the answer, above the assumptions: filled once the plan is computed
 with st.expander(t("Parallelism, memory and throughput assumptions")):
     a1, a2, a3 = st.columns(3)
@@ -326,7 +327,7 @@ try:
     set_inputs(inputs)
     add_notices(notices)
 except PlanInputError as exc:  # may quote what the user typed: shown as text
-    st.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan."), keep="_"))
+    alerts.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan."), keep="_"))
     inputs = last
     result = plan(last)
 show_notices()

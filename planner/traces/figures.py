@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from planner.traces.arrivals import Concurrency
-from planner.chart_style import LEGEND_ABOVE, english
+from planner.chart_style import LEGEND_ABOVE, english, mark_x
 from planner.traces.binning import coarser_minutes, envelope, log_histogram
 from planner.units import GB, GiB, format_bytes, format_number
 
@@ -83,11 +83,9 @@ def capacity_curve_figure(curve: pd.DataFrame, *, usable_kv_bytes: float | None 
     fig.update_layout(title=tr(title), xaxis=xaxis, yaxis={"title": tr("Hit rate"), "tickformat": ".0%", "range": [0, 1]},
                       legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     if has_bytes and usable_kv_bytes is not None and usable_kv_bytes > 0:
-        # Shapes on a log axis take log10 of the data value (plotly.js): without it a 64 GB line lands at 10^64.
         # The label sits low, on an opaque box: the hit-rate curves rise towards the top.
-        fig.add_vline(x=math.log10(usable_kv_bytes / GB), line_dash="dash", line_color="#444",
-                      annotation_text=f"{tr(usable_label)}: {format_bytes(usable_kv_bytes)}",
-                      annotation_position="bottom left", annotation_bgcolor="rgba(255,255,255,0.9)")
+        mark_x(fig, usable_kv_bytes / GB, log_x=True, line_dash="dash", line_color="#444",
+               text=f"{tr(usable_label)}: {format_bytes(usable_kv_bytes)}", position="bottom left")
     return fig
 
 
