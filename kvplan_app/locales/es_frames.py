@@ -14,6 +14,27 @@ FRAMES: dict[str, str] = {
     "This config cannot be imported: {error}. Keeping the previous model ({model}).":
         "Esta configuración no se puede importar: {error}. Se mantiene el modelo anterior ({model}).",
     "none yet": "ninguno todavía",
+    "one of {choices}": "uno de {choices}",
+    "Keeping the plan's model and GPU.": "Se mantienen el modelo y la GPU del plan.",
+    "Compute a curve once on a big machine (kvplan trace FILE --sweep --save curve.json) and load it here.":
+        "Calcule una curva una vez en una máquina grande (kvplan trace FILE --sweep --save curve.json) y cárguela "
+        "aquí.",
+    "curve file: {size} B is larger than the {limit} B limit.":
+        "archivo de curva: {size} B supera el límite de {limit} B.",
+    "Saved curve of {summary}. TTL: {ttl}.": "Curva guardada de {summary}. TTL: {ttl}.",
+    "Sampled curve: {rate} of distinct blocks (SHARDS); expected error about ±{error} in hit rate.":
+        "Curva muestreada: {rate} de los bloques distintos (SHARDS); error esperado de unos ±{error} en la tasa de "
+        "acierto.",
+    "At the largest saved capacity not above the usable KV: {at} of {blocks} blocks ({model} at {bytes} B per token; "
+    "a lower bound, as the hit rate never falls with capacity).":
+        "Con la mayor capacidad guardada que no supera el KV utilizable: {at} de {blocks} bloques ({model} con {bytes} "
+        "B por token; una cota inferior, porque la tasa de acierto nunca baja al crecer la capacidad).",
+    "Generic JSONL: one object per line with timestamp_s (or timestamp_ms), input_length, output_length and optional "
+    "hash_ids (chained block hashes). Mooncake blocks are {tokens} tokens.":
+        "JSONL genérico: un objeto por línea con timestamp_s (o timestamp_ms), input_length, output_length y, "
+        "opcionalmente, hash_ids (hashes de bloque encadenados). Los bloques de Mooncake son de {tokens} tokens.",
+    "trace: {size} B is larger than the {limit} B ({mb} MB) limit.":
+        "traza: {size} B supera el límite de {limit} B ({mb} MB).",
     "This page hit an unexpected error (reference {ref}). Your inputs are kept; the details are in the server log "
     "under that reference.":
         "Esta página ha tenido un error inesperado (referencia {ref}). Sus entradas se conservan; los detalles están "

@@ -355,6 +355,29 @@ NOTES: dict[str, str] = {
     "tokens, {names2} {size2} holds {pool_tokens2:,} tokens per GPU ({value:.2f}x).":
         "Ambos motores guardan {pt:,} B por token por GPU; solo difieren los presupuestos: {names} con {size} admite "
         "{pool_tokens:,} tokens y {names2} con {size2} admite {pool_tokens2:,} tokens por GPU ({value:.2f}x).",
+    # -- traces: what the read found; the server's job queue ---------------------------------------------------------
+    "no malformed rows ({rows:,} rows read)": "ninguna fila mal formada ({rows:,} filas leídas)",
+    "line {line}: {reason}": "línea {line}: {reason}",
+    "{malformed:,} of {rows:,} rows malformed and skipped ({shown}{more})":
+        "{malformed:,} de {rows:,} filas mal formadas y omitidas ({shown}{more})",
+    "Rows were not in arrival order ({steps:,} steps back in time); requests were stably sorted by arrival.":
+        "Las filas no estaban en orden de llegada ({steps:,} saltos hacia atrás en el tiempo); las peticiones se "
+        "ordenaron de forma estable por llegada.",
+    "session_id is missing on {rows:,} rows: session routing uses each request's conversation block instead.":
+        "falta session_id en {rows:,} filas: el enrutado por sesión usa en su lugar el bloque de conversación de cada "
+        "petición.",
+    "No prefix block hashes: prefix-cache hit rates cannot be measured from this trace; lengths, arrivals and "
+    "concurrency still can.":
+        "Sin hashes de bloques de prefijo: esta traza no permite medir tasas de acierto de la caché de prefijos; sí "
+        "longitudes, llegadas y concurrencia.",
+    "the job ran out of memory (the server's per-job memory cap)":
+        "el trabajo se quedó sin memoria (el límite de memoria por trabajo del servidor)",
+    "the job passed its time limit ({seconds:g} s)": "el trabajo superó su límite de tiempo ({seconds:g} s)",
+    "the server is busy ({running} job(s) running, {waiting} waiting); try again in a minute":
+        "el servidor está ocupado ({running} trabajo(s) en curso, {waiting} en espera); inténtelo de nuevo en un "
+        "minuto",
+    "the job's worker process died (most likely killed for memory)":
+        "el proceso del trabajo terminó (lo más probable, por falta de memoria)",
     # -- recommend -------------------------------------------------------------------------------------------------------
     "{gpus:,} GPUs: {replicas:,} whole replicas = {capacity} {unit} < {target}: fails":
         "{gpus:,} GPU: {replicas:,} réplicas enteras = {capacity} {unit} < {target}: no llega",

@@ -256,8 +256,8 @@ class Collector:
         num_back = int(np.count_nonzero(np.diff(times) < 0))
         in_order = num_back == 0
         if not in_order:
-            notes_out.append(f"Rows were not in arrival order ({num_back:,} steps back in time); "
-                             "requests were stably sorted by arrival.")
+            notes_out.append(msg("Rows were not in arrival order ({steps:,} steps back in time); requests were stably "
+                                 "sorted by arrival.", steps=num_back))
         arrival = (times[order] - times[order[0]]) if not in_order else times - times[0]
         inputs = col["input"] if in_order else col["input"][order]
         outputs = col["output"] if in_order else col["output"][order]
@@ -268,14 +268,14 @@ class Collector:
             codes = pd.factorize(sessions)[0].astype(np.int64)
             fields["session_ids"] = codes if in_order else codes[order]
         elif has_session.any():
-            notes_out.append(f"session_id is missing on {int((~has_session).sum()):,} rows: session routing "
-                             "uses each request's conversation block instead.")
+            notes_out.append(msg("session_id is missing on {rows:,} rows: session routing uses each request's "
+                                 "conversation block instead.", rows=int((~has_session).sum())))
         del sessions
         if has_hashes:
             fields.update(self._blocks(col["count"], col["tokens"], None if in_order else order))
         else:
-            notes_out.append("No prefix block hashes: prefix-cache hit rates cannot be measured from this trace; "
-                             "lengths, arrivals and concurrency still can.")
+            notes_out.append(msg("No prefix block hashes: prefix-cache hit rates cannot be measured from this trace; "
+                                 "lengths, arrivals and concurrency still can."))
         for a in (arrival, inputs, outputs, *[v for v in fields.values() if isinstance(v, np.ndarray)]):
             a.flags.writeable = False
         return Trace(name=name, format=fmt, block_tokens=self.block_tokens if has_hashes else None,
