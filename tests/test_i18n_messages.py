@@ -32,7 +32,8 @@ from planner.units import GiB
 
 ROOT = Path(__file__).resolve().parents[1]
 PLANNER = ROOT / "planner"
-SOURCES = [*sorted(PLANNER.rglob("*.py")), ROOT / "kvplan_app" / "state.py", ROOT / "kvplan_app" / "jobs.py"]
+SOURCES = [*sorted(PLANNER.rglob("*.py")), ROOT / "kvplan_app" / "state.py", ROOT / "kvplan_app" / "jobs.py",
+           ROOT / "kvplan_app" / "views" / "probe.py"]
 """Where planner messages are written (and the link warnings of the dashboard's state module)."""
 
 ENGLISH_WORDS = frozenset(

@@ -15,6 +15,21 @@ FRAMES: dict[str, str] = {
         "Esta configuración no se puede importar: {error}. Se mantiene el modelo anterior ({model}).",
     "none yet": "ninguno todavía",
     "one of {choices}": "uno de {choices}",
+    "a token count in [{lo}, {hi}] (e.g. 131072, 128k, 1M)": "una cantidad de tokens en [{lo}, {hi}] (p. ej. 131072, "
+                                                             "128k, 1M)",
+    "accelerator ids from kvplan gpus, comma-separated": "ids de aceleradores de kvplan gpus, separados por comas",
+    "a hit rate in [0, 1]": "una tasa de acierto en [0, 1]",
+    "an accelerator id from kvplan gpus, or custom": "un id de acelerador de kvplan gpus, o custom",
+    "1 or 0": "1 o 0",
+    "GPU: {name} (torch {torch}, CUDA {cuda}).": "GPU: {name} (torch {torch}, CUDA {cuda}).",
+    "measured here on {device}": "medido aquí en {device}",
+    "uploaded: {file}": "subido: {file}",
+    "queued": "en cola",
+    "started": "iniciado",
+    "waiting": "esperando",
+    "allocating": "reservando memoria",
+    "releasing": "liberando memoria",
+    "done": "hecho",
     "Keeping the plan's model and GPU.": "Se mantienen el modelo y la GPU del plan.",
     "Compute a curve once on a big machine (kvplan trace FILE --sweep --save curve.json) and load it here.":
         "Calcule una curva una vez en una máquina grande (kvplan trace FILE --sweep --save curve.json) y cárguela "

@@ -378,6 +378,11 @@ NOTES: dict[str, str] = {
         "minuto",
     "the job's worker process died (most likely killed for memory)":
         "el proceso del trabajo terminó (lo más probable, por falta de memoria)",
+    "another probe is running in this process (waited {seconds:g} s); try again when it has finished":
+        "otra sonda se está ejecutando en este proceso (se esperó {seconds:g} s); inténtelo de nuevo cuando termine",
+    "another probe is running in this process; try again when it has finished":
+        "otra sonda se está ejecutando en este proceso; inténtelo de nuevo cuando termine",
+    "at most {limit:,} bytes": "{limit:,} bytes como máximo",
     # -- recommend -------------------------------------------------------------------------------------------------------
     "{gpus:,} GPUs: {replicas:,} whole replicas = {capacity} {unit} < {target}: fails":
         "{gpus:,} GPU: {replicas:,} réplicas enteras = {capacity} {unit} < {target}: no llega",

@@ -30,6 +30,7 @@ from planner.probe.layout import MAX_PROBE_TOKENS
 from planner.probe.result import tokens_fit_text
 from planner.units import GiB, format_bytes, parse_tokens
 from kvplan_app.i18n import num, planner_message, t
+from planner.messages import msg
 from kvplan_app.jobs import JobError, JobsBusyError, run_job
 from kvplan_app.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
 
@@ -72,7 +73,8 @@ elif not status.cuda:
               "GPU machine, or run the probe on this server's CPU (host memory), if you choose to.",
               version=status.torch_version))
 else:
-    st.success(f"GPU: {status.gpu_name} (torch {status.torch_version}, CUDA {status.cuda_version}).")
+    st.success(t("GPU: {name} (torch {torch}, CUDA {cuda}).", name=status.gpu_name, torch=status.torch_version,
+                 cuda=status.cuda_version))
 
 run_tab, upload_tab = st.tabs([t("Run here"), t("Upload a result")])
 
@@ -118,14 +120,15 @@ with run_tab:
                         model_id=model_id, num_tokens=tokens, kv_format=kv_format, device=device,
                         block_size=int(block_size), max_fraction=float(fraction), time_limit_s=UI_TIME_LIMIT_S,
                         lock_timeout_s=0), with_progress=True, on_update=lambda f, stage, queued: bar.progress(
-                            min(1.0, max(0.0, f)), text=f"{queued} job(s) ahead in the queue" if queued else stage))
-                    st.session_state["probe_result"] = (result, f"measured here on {result.device}")
+                            min(1.0, max(0.0, f)), text=num(t("Jobs ahead in the queue: {ahead}", ahead=queued))
+                            if queued else t(stage)))
+                    st.session_state["probe_result"] = (result, t("measured here on {device}", device=result.device))
                 except PlanInputError as exc:
                     show_error(exc)
                 except (ProbeBusyError, JobsBusyError) as exc:
-                    st.warning(escape_markdown(str(exc)))
+                    st.warning(escape_markdown(planner_message(exc.args[0] if exc.args else exc)))
                 except (ProbeError, JobError) as exc:
-                    st.error(escape_markdown(str(exc)))
+                    st.error(escape_markdown(planner_message(exc.args[0] if exc.args else exc)))
                 finally:
                     bar.empty()
 
@@ -135,13 +138,13 @@ with upload_tab:
     if up is not None and st.session_state.get("probe_upload_seen") != up.file_id:
         try:
             if up.size > MAX_RESULT_FILE_BYTES:
-                raise PlanInputError("file", f"{up.size:,} bytes", f"at most {MAX_RESULT_FILE_BYTES:,} bytes")
+                raise PlanInputError("file", f"{up.size:,} bytes", msg("at most {limit:,} bytes", limit=MAX_RESULT_FILE_BYTES))
             uploaded = load_probe_result(up.getvalue())
         except PlanInputError as exc:
             st.session_state["probe_upload_error"] = t("{file} not loaded: {why}", file=up.name,
                                                         why=planner_message(exc))
         else:
-            st.session_state["probe_result"] = (uploaded, f"uploaded: {up.name}")
+            st.session_state["probe_result"] = (uploaded, t("uploaded: {file}", file=up.name))
             st.session_state.pop("probe_upload_error", None)
         st.session_state["probe_upload_seen"] = up.file_id
     if up is not None and st.session_state.get("probe_upload_error"):

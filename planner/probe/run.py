@@ -167,9 +167,9 @@ def run_probe(model_id: str, num_tokens: int, kv_format: str = NATIVE, *, device
     acquired = (_PROBE_LOCK.acquire(timeout=lock_timeout_s) if lock_timeout_s > 0
                 else _PROBE_LOCK.acquire(blocking=False))
     if not acquired:
-        raise ProbeBusyError("another probe is running in this process"
-                             + (f" (waited {lock_timeout_s:g} s)" if lock_timeout_s > 0 else "")
-                             + "; try again when it has finished")
+        raise ProbeBusyError(msg("another probe is running in this process (waited {seconds:g} s); try again when it "
+                                 "has finished", seconds=lock_timeout_s) if lock_timeout_s > 0 else
+                             msg("another probe is running in this process; try again when it has finished"))
     threads_before = torch.get_num_threads()
     try:
         if dev.type == "cpu" and cpu_threads is not None:
