@@ -97,6 +97,29 @@ def test_every_page_in_spanish(page, model):
     _assert_spanish(at)
 
 
+PLAN_STATES = {
+    "dp, tiers, measured KV": {"model": "deepseek-v4.1-flash", "attn": "dp", "host": "10", "ssd": "10",
+                               "target": "1000", "state_hbm": "1", "mkv": "500", "mkv_model": "deepseek-v4.1-flash",
+                               "mkv_fmt": "native"},
+    "nothing fits": {"model": "llama-3.1-405b", "gpu": "l4", "gpus": "1"},
+    "no output, past the maximum": {"model": "qwen2.5-72b", "out": "0", "ctx": "200000"},
+    "sessions rejected": {"model": "llama-3.1-70b", "gpus": "4", "target": "100000", "host": "1", "ssd": "1",
+                          "ctx": "32000", "pause": "30"},
+    "measured usable KV of another GPU": {"model": "gemma-3-27b", "musable": "40", "mu_gpu": "b200"},
+    "HBM far past the part's": {"model": "mistral-7b-v0.1", "hbm": "5000"},
+}
+"""Plans whose pages show the planner's warnings and notes: refusals, offload tiers, measured figures."""
+
+
+@pytest.mark.parametrize("page", ["home", "model", "context", "traces"])
+@pytest.mark.parametrize("state", PLAN_STATES)
+def test_plan_warnings_and_notes_in_spanish(page, state):
+    at = _open(PLAN_STATES[state], page)
+    if page == "home" and state in ("nothing fits", "no output, past the maximum", "sessions rejected"):
+        assert at.warning, "the plan's warning is shown"
+    _assert_spanish(at)
+
+
 BAD_LINKS = {
     "hit rate 2": {"hit": "2"},
     "context words": {"ctx": "lots", "model": "nope"},
