@@ -493,8 +493,10 @@ def recommend_figure(frame, *, by_cost: bool = False, tr=english) -> go.Figure:
                                  hovertemplate=tr("%{text}<br>headroom %{y:.1f}%") + "<extra>%{fullData.name}</extra>"))
     front = data[data["pareto"]].sort_values(x_col)
     if len(front):
-        fig.add_trace(go.Scatter(x=front[x_col], y=front["headroom"] * 100, mode="lines", name=tr("Pareto front"),
-                                 line={"dash": "dot", "color": "black"}, hoverinfo="skip"))
+        # a front of one configuration is a point: drawn as a ring, since a one-point line draws nothing
+        fig.add_trace(go.Scatter(x=front[x_col], y=front["headroom"] * 100, mode="lines+markers",
+                                 name=tr("Pareto front"), line={"dash": "dot", "color": "black"},
+                                 marker={"symbol": "circle-open", "size": 12, "color": "black"}, hoverinfo="skip"))
     if len(data):  # the first row is the recommendation: marked and labelled like a plan on every chart
         best = data.iloc[0]
         fig.add_trace(go.Scatter(x=[best[x_col]], y=[best["headroom"] * 100], mode="markers", name=tr("recommended plan"),

@@ -62,3 +62,9 @@ def test_hit_rate_from_a_sample_trace():
     row = table.iloc[0]
     query = {k: v[0] for k, v in parse_qs(urlsplit(row["plan link"]).query).items()}
     assert float(query["hit"]) == row["hit_rate"]
+
+
+def test_caption_names_the_model_not_its_id():
+    at = _page(model="llama-3.1-70b", ctx="32000")
+    caption = " ".join(c.value for c in at.caption)
+    assert "Llama 3.1 70B" in caption and "llama-3.1-70b" not in caption

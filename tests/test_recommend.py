@@ -168,3 +168,13 @@ def test_cli_scale_throughput_and_base_gpu(capsys):
     assert row["decode_tokens_per_s"] == pytest.approx(5_000 * 8_000 / 3_350)
     assert main(["plan", *row["plan_args"], "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["request_rate_per_s"] == pytest.approx(row["request_rate_per_gpu"])
+
+
+def test_a_one_configuration_pareto_front_is_drawn():
+    # a plotly "lines" trace of one point draws nothing: the legend named a front the chart did not show
+    from planner.figures import recommend_figure
+
+    rec = recommend(_base(), parse_accelerators("h200,b200"), target=1000, kv_formats=["fp8"])
+    frame = rec.frame.assign(pareto=[i == 0 for i in range(len(rec.frame))])
+    front = next(t for t in recommend_figure(frame).data if t.name == "Pareto front")
+    assert len(front.x) == 1 and "markers" in front.mode

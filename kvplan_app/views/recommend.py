@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from planner.accelerators import accelerator_from_link
-from planner.catalog import GPUS
+from planner.catalog import GPUS, models
 from planner.errors import PlanInputError
 from planner.figures import recommend_figure
 from planner.formats import FORMATS
@@ -34,7 +34,7 @@ st.title(t("Recommend GPUs"))
 st.caption(t("For {model} at {tokens} tokens, TTL {ttl} s, pauses {pause} s (the Plan page's inputs). tp: a "
              "replica's GPUs split each session's KV heads; dp: each GPU holds whole sessions. Identical replicas, "
              "no pipeline parallel; rows rank by total GPUs, then cost, then headroom.",
-             model=inputs.model_id, tokens=num(f"{inputs.context_tokens:,}"), ttl=num(f"{inputs.ttl_s:g}"),
+             model=getattr(models().get(inputs.model_id), "name", inputs.model_id), tokens=num(f"{inputs.context_tokens:,}"), ttl=num(f"{inputs.ttl_s:g}"),
              pause=num(f"{inputs.pause_mean_s:g}")))
 
 choices = list(GPUS) + ([user.id] if user else [])
