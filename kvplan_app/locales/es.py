@@ -746,6 +746,8 @@ MESSAGES.update(WORDS)
 
 from kvplan_app.locales.es_frames import FRAMES  # noqa: E402  (the page text around planner's messages)
 from kvplan_app.locales.es_notes import NOTES  # noqa: E402  (planner's notes, warnings and refusals)
+from kvplan_app.locales.es_reconcile import RECONCILE  # noqa: E402  (engine-log reconciliation)
 
 STRINGS.update(FRAMES)
 MESSAGES.update(NOTES)
+MESSAGES.update(RECONCILE)

@@ -315,46 +315,6 @@ NOTES: dict[str, str] = {
         "Los parámetros del enlace {keys} no forman juntos un plan válido: {why}; se usan los valores por defecto.",
     "Link parameter '{key}' = '{value}' names no page (pages: {pages}); this page is shown.":
         "El parámetro del enlace '{key}' = '{value}' no nombra ninguna página (páginas: {pages}); se muestra esta.",
-    # -- reconciling an engine log (planner/reconcile.py) -------------------------------------------------------------
-    "{error}": "{error}",
-    "SGLang prints GB for GiB: its sizes are divided by 1024**3 (GB = 1024 * 1024 * 1024 in "
-    "sglang/srt/mem_cache/memory_pool.py), so '8.23 GB' is 8.23 GiB = 8.84 GB.":
-        "SGLang escribe GB donde son GiB: divide sus tamaños entre 1024**3 (GB = 1024 * 1024 * 1024 en "
-        "sglang/srt/mem_cache/memory_pool.py), así que '8.23 GB' son 8,23 GiB = 8,84 GB.",
-    "vLLM V0 prints 'Loading model weights took X GB' with X = bytes / 2**30: the figure is GiB labelled GB.":
-        "vLLM V0 escribe 'Loading model weights took X GB' con X = bytes / 2**30: la cifra son GiB con la etiqueta GB.",
-    "SGLang lists K and V separately: the KV pool is K + V, twice the K size for equal K and V widths.":
-        "SGLang indica K y V por separado: el pool de KV es K + V, el doble del tamaño de K cuando K y V tienen el "
-        "mismo ancho.",
-    "SGLang's pool is what mem_fraction_static of total GPU memory leaves after the weights (the rest is for "
-    "activations and CUDA graphs): a budget, not a per-token cost.":
-        "El pool de SGLang es lo que deja mem_fraction_static de la memoria total de la GPU tras los pesos (el resto es "
-        "para activaciones y grafos CUDA): un presupuesto, no un coste por token.",
-    "For hybrid models vLLM reports 'GPU KV cache size' as num_blocks // num_kv_cache_groups x the smallest block "
-    "size, while 'Maximum concurrency' counts the blocks one full-length request needs across all groups; the two "
-    "need not agree (vLLM, https://github.com/vllm-project/vllm/issues/40691).":
-        "En los modelos híbridos, vLLM indica 'GPU KV cache size' como num_blocks // num_kv_cache_groups x el menor "
-        "tamaño de bloque, mientras que 'Maximum concurrency' cuenta los bloques que necesita una petición de longitud "
-        "completa en todos los grupos; ambas cifras pueden no coincidir (vLLM, "
-        "https://github.com/vllm-project/vllm/issues/40691).",
-    "KV dtype {dtype!r} is not one kvplan maps to a format: pass the KV format":
-        "el tipo KV {dtype!r} no corresponde a ningún formato de kvplan: indique el formato KV",
-    "no model: kvplan's prediction needs one (--model)": "sin modelo: la predicción de kvplan necesita uno (--model)",
-    "{key} is printed {times} times with different values ({values}): typically one line per rank; the first is "
-    "compared.":
-        "{key} aparece {times} veces con valores distintos ({values}): normalmente una línea por rango; se compara la "
-        "primera.",
-    "a KV connector is set": "hay un conector de KV configurado",
-    "the log says so": "así lo indica el registro",
-    "; this model has such layers": "; este modelo tiene capas así",
-    "; no effect on a full-attention model": "; sin efecto en un modelo de atención completa",
-    "vLLM's hybrid KV cache manager is off ({why}): sliding-window and chunked layers store full KV{effect}":
-        "el gestor híbrido de la caché KV de vLLM está desactivado ({why}): las capas de ventana deslizante y por "
-        "fragmentos guardan el KV completo{effect}",
-    "Both engines store {pt:,} B per token per GPU; only the budgets differ: {names} {size} holds {pool_tokens:,} "
-    "tokens, {names2} {size2} holds {pool_tokens2:,} tokens per GPU ({value:.2f}x).":
-        "Ambos motores guardan {pt:,} B por token por GPU; solo difieren los presupuestos: {names} con {size} admite "
-        "{pool_tokens:,} tokens y {names2} con {size2} admite {pool_tokens2:,} tokens por GPU ({value:.2f}x).",
     # -- traces: what the read found; the server's job queue ---------------------------------------------------------
     "no malformed rows ({rows:,} rows read)": "ninguna fila mal formada ({rows:,} filas leídas)",
     "line {line}: {reason}": "línea {line}: {reason}",

@@ -86,12 +86,13 @@ if len(results) == 2:
 
 for n, rec in results:
     st.subheader(t("Log {n}", n=n) + ": " + ("vLLM" if rec.engine == "vllm" else "SGLang"))
-    head = [(s.name, f"{s.value} ({s.source})") for s in rec.settings]
+    head = [(s.name, f"{s.value} ({planner_message(s.source)})") for s in rec.settings]
     if rec.kv_bytes_per_token_per_gpu is not None:
         head.append((t("kvplan: bytes per token per GPU"), num(f"{rec.kv_bytes_per_token_per_gpu:,} B")))
     st.dataframe(pd.DataFrame(head, columns=["setting", "value"]), hide_index=True, key=f"reconcile_settings_{n}",
                  column_config={"setting": t("Setting"), "value": t("Value")})
-    st.dataframe(pd.DataFrame([(r.quantity, r.engine, r.kvplan, r.status, r.cause) for r in rec.rows],
+    st.dataframe(pd.DataFrame([tuple(planner_message(c) for c in (r.quantity, r.engine, r.kvplan, r.status, r.cause))
+                               for r in rec.rows],
                               columns=["quantity (per GPU)", "engine printed", "kvplan", "status", "cause"]),
                  hide_index=True, key=f"reconcile_rows_{n}", placeholder="—",
                  column_config={"quantity (per GPU)": t("Quantity (per GPU)"), "engine printed": t("Engine printed"),
