@@ -19,6 +19,7 @@ from planner.catalog import GPUS, models
 from planner.tiers import LINKS
 from planner.traces.samples import SAMPLES
 from test_i18n_messages import english_words
+from test_probe_layout import result_dict  # the hand-written DeepSeek V4.1 ProbeResult at 1,000 tokens
 
 PAGES = ["home", "model", "traces", "frontier", "context", "recommend", "reconcile", "probe"]
 MODELS = ["deepseek-v4.1-flash", "gemma-3-27b", "nemotron-h-8b", "deepseek-v3", "mistral-7b-v0.1", "jamba-1.5-mini"]
@@ -176,3 +177,29 @@ def test_pasted_logs_reconcile_in_spanish():
         at.text_area(key="reconcile_log_a").set_value("INFO hello\nGPU KV cache size: lots of tokens\n").run()
 
     _assert_spanish(_open({}, "reconcile", garbled))
+
+
+def test_uploads_are_read_or_refused_in_spanish():
+    """A plan file, a ProbeResult and a trace: each refusal (and the result shown) in Spanish."""
+    import json
+
+    def upload(key, name, payload):
+        def setup(at):
+            at.file_uploader(key=key).set_value((name, payload, "application/json")).run()
+        return setup
+
+    at = _open({}, "home", upload("plan_upload_json", "bad-plan.json", b'{"schema_version": 1, "inputs": 3}'))
+    assert any("bad-plan.json" in e.value.replace("\\", "") for e in at.error)
+    _assert_spanish(at)
+    for name, payload in (("probe.json", json.dumps(result_dict()).encode()), ("garbage.json", b"\x00 not json")):
+        at = _open({}, "probe", upload("probe_upload", name, payload))
+        _assert_spanish(at)
+
+    def bad_trace(at):
+        at.session_state["traces_sample"] = "Upload a trace"  # AppTest indexes options by the shown label
+        at.run()
+        at.file_uploader(key="traces_upload").set_value(("t.jsonl", b'{"timestamp": 1}\nnot json\n', "text/plain")).run()
+
+    at = _open({}, "traces", bad_trace)
+    assert at.error
+    _assert_spanish(at)

@@ -15,6 +15,27 @@ FRAMES: dict[str, str] = {
         "Esta configuración no se puede importar: {error}. Se mantiene el modelo anterior ({model}).",
     "none yet": "ninguno todavía",
     "one of {choices}": "uno de {choices}",
+    "Plan file {file} not loaded: {error}": "El archivo de plan {file} no se ha cargado: {error}",
+    "Loaded {file} (schema {schema}, written by kvplan {version}).":
+        "Cargado {file} (esquema {schema}, escrito por kvplan {version}).",
+    "{model}, {kv_format}, {tokens} tokens": "{model}, {kv_format}, {tokens} tokens",
+    "{source} · {device}: {name} · torch {torch}{cuda} · {time} UTC · fill {fill} · block {block} tokens":
+        "{source} · {device}: {name} · torch {torch}{cuda} · {time} UTC · relleno {fill} · bloque de {block} tokens",
+    "{bytes} B for {tokens} tokens; whole blocks: {pool} B": "{bytes} B para {tokens} tokens; en bloques enteros: {pool} B",
+    "torch.cuda.memory_allocated delta: {bytes} B": "diferencia de torch.cuda.memory_allocated: {bytes} B",
+    "the pool tensors' storage bytes: {bytes} B": "bytes de almacenamiento de los tensores del pool: {bytes} B",
+    "mem_get_info delta {bytes} B minus measured": "diferencia de mem_get_info, {bytes} B, menos lo medido",
+    "process RSS delta {bytes} B minus measured": "diferencia del RSS del proceso, {bytes} B, menos lo medido",
+    "the largest pool of this layout (whole blocks, windows capped) in free {free}; under the {cap} cap with scratch: "
+    "{fit}":
+        "el mayor pool de esta disposición (bloques enteros, ventanas limitadas) en {free} libres; con el límite {cap} "
+        "y la memoria temporal: {fit}",
+    "Released afterwards: {released} (residual {residual} B). Pool {pool}; device total {total}, free {free} before "
+    "the probe.":
+        "Liberado después: {released} (residuo {residual} B). Pool {pool}; total del dispositivo {total}, libre {free} "
+        "antes de la sonda.",
+    "yes": "sí",
+    "NO": "NO",
     "a token count in [{lo}, {hi}] (e.g. 131072, 128k, 1M)": "una cantidad de tokens en [{lo}, {hi}] (p. ej. 131072, "
                                                              "128k, 1M)",
     "accelerator ids from kvplan gpus, comma-separated": "ids de aceleradores de kvplan gpus, separados por comas",

@@ -343,6 +343,8 @@ NOTES: dict[str, str] = {
     "another probe is running in this process; try again when it has finished":
         "otra sonda se está ejecutando en este proceso; inténtelo de nuevo cuando termine",
     "at most {limit:,} bytes": "{limit:,} bytes como máximo",
+    "{tokens:,} tokens or more (the pool stops growing)": "{tokens:,} tokens o más (el pool deja de crecer)",
+    "{tokens:,} tokens": "{tokens:,} tokens",
     # -- recommend -------------------------------------------------------------------------------------------------------
     "{gpus:,} GPUs: {replicas:,} whole replicas = {capacity} {unit} < {target}: fails":
         "{gpus:,} GPU: {replicas:,} réplicas enteras = {capacity} {unit} < {target}: no llega",

@@ -26,6 +26,7 @@ from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
 from planner.units import GiB, format_bytes, format_duration, parse_tokens, plural, to_gb, to_gib
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
+from planner.messages import msg
 from kvplan_app.i18n import language, num, planner_message, t
 from kvplan_app.state import (
     add_notices,
@@ -173,15 +174,18 @@ def _load_plan_file() -> None:
         return
     try:
         if up.size > MAX_PLAN_FILE_BYTES:
-            raise PlanInputError("plan file: size", f"{up.size:,} bytes", f"at most {MAX_PLAN_FILE_BYTES:,} bytes")
+            raise PlanInputError("plan file: size", f"{up.size:,} bytes",
+                                 msg("at most {limit:,} bytes", limit=MAX_PLAN_FILE_BYTES))
         loaded = loads(up.getvalue(), up.name)
         plan(loaded.inputs)  # catalog ids and combinations the file format cannot check
     except PlanInputError as exc:
-        st.session_state["plan_upload_message"] = ("error", f"Plan file {up.name} not loaded: {exc}")
+        st.session_state["plan_upload_message"] = ("error", t("Plan file {file} not loaded: {error}", file=up.name,
+                                                              error=planner_message(exc)))
         return
     load_inputs(loaded.inputs)
     st.session_state["plan_upload_message"] = (
-        "success", f"Loaded {up.name} (schema {loaded.schema_version}, written by kvplan {loaded.kvplan_version}).")
+        "success", t("Loaded {file} (schema {schema}, written by kvplan {version}).", file=up.name,
+                     schema=loaded.schema_version, version=loaded.kvplan_version))
 
 model_ids = list(models())
 gpu_ids = list(GPUS) + ["custom", YOURS]

@@ -295,8 +295,8 @@ def tokens_fit_text(tokens: int) -> str:
     from planner.probe.layout import MAX_PROBE_TOKENS
 
     if tokens >= MAX_PROBE_TOKENS:
-        return f"{MAX_PROBE_TOKENS:,} tokens or more (the pool stops growing)"
-    return f"{tokens:,} tokens"
+        return msg("{tokens:,} tokens or more (the pool stops growing)", tokens=MAX_PROBE_TOKENS)
+    return msg("{tokens:,} tokens", tokens=tokens)
 
 
 def _first_error(exc: ValidationError) -> PlanInputError:
