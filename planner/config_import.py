@@ -156,16 +156,16 @@ def layout_from_config(
         merged.update(config["text_config"])
     r = ConfigReader(merged)
     if isinstance(config.get("text_config"), dict):
-        r.note("text_config", "merged", "read", "language-model fields read from text_config")
+        r.note("text_config", "merged", "read", msg("language-model fields read from text_config"))
     for key in ("torch_dtype", "dtype"):
         if isinstance(merged.get(key), str):
-            r.note(key, merged[key][:32], "ignored", "the weights' dtype; never used as the KV dtype")
+            r.note(key, merged[key][:32], "ignored", msg("the weights' dtype; never used as the KV dtype"))
 
     model_type = text(merged.get("model_type", ""), 64)
     num_layers = r.int_field("num_hidden_layers", maximum=100_000)
     max_ctx = r.int_field("max_position_embeddings", maximum=10**9, required=False)
     if max_ctx is None:
-        r.note("max_position_embeddings", None, "defaulted", "not in config: no maximum context known")
+        r.note("max_position_embeddings", None, "defaulted", msg("not in config: no maximum context known"))
     fmt = _main_format(r, merged, main_format)
     for key, why in _IGNORED_BUT_RELEVANT.items():
         if merged.get(key) not in (None, 0, False):
@@ -183,9 +183,9 @@ def layout_from_config(
 
 
 _IGNORED_BUT_RELEVANT = {
-    "num_nextn_predict_layers": "MTP layers hold KV only as a speculative-decoding draft (not modelled)",
-    "cache_implementation": "an inference-library cache choice, not the serving engine's",
-    "use_cache": "read by training / eager code; serving engines always cache",
+    "num_nextn_predict_layers": msg("MTP layers hold KV only as a speculative-decoding draft (not modelled)"),
+    "cache_implementation": msg("an inference-library cache choice, not the serving engine's"),
+    "use_cache": msg("read by training / eager code; serving engines always cache"),
 }
 """Config keys that could change KV in some deployment, reported as ignored when set."""
 
@@ -200,21 +200,20 @@ def _main_format(r: ConfigReader, cfg: dict, chosen: KVFormat | None) -> KVForma
         try:
             declared = checkpoint_kv_format(r, cfg)
         except PlanInputError as exc:  # a scheme kvplan would refuse does not matter once a format is chosen
-            r.note(exc.field.removeprefix("config."), exc.value, "ignored", f"a KV format was chosen ({chosen.id})")
+            r.note(exc.field.removeprefix("config."), exc.value, "ignored", msg("a KV format was chosen ({id})", id=chosen.id))
             return chosen
         if declared is not None:
-            r.note("checkpoint KV dtype", declared.id, "ignored", f"a KV format was chosen ({chosen.id})")
+            r.note("checkpoint KV dtype", declared.id, "ignored", msg("a KV format was chosen ({id})", id=chosen.id))
         return chosen
     declared = checkpoint_kv_format(r, cfg)
     if declared is not None:
         return declared
     if cfg.get("index_topk") is not None and cfg.get("kv_lora_rank") is not None:
         r.note("kv_format", FP8_DS_MLA.id, "defaulted",
-               "DeepSeek V3.2: vLLM resolves the 'auto' KV dtype to fp8_ds_mla (656 B per latent; "
-               "DeepseekV32ForCausalLM.verify_and_update_config); choose bf16 for a BF16 cache")
+               msg("DeepSeek V3.2: vLLM resolves the 'auto' KV dtype to fp8_ds_mla (656 B per latent; DeepseekV32ForCausalLM.verify_and_update_config); choose bf16 for a BF16 cache"))
         return FP8_DS_MLA
     r.note("kv_format", "bf16", "defaulted",
-           "config.json does not say the KV dtype; BF16 assumed (engines' 'auto'); choose a KV format to change it")
+           msg("config.json does not say the KV dtype; BF16 assumed (engines' 'auto'); choose a KV format to change it"))
     return get_format("bf16")
 
 
@@ -234,8 +233,8 @@ def _head_dim(r: ConfigReader, cfg: dict, num_heads: int) -> int:
                              msg("a multiple of num_attention_heads ({num_heads}) when head_dim is absent",
                                  num_heads=num_heads))
     value = hidden // num_heads
-    why = "head_dim is null" if "head_dim" in cfg else "head_dim absent"
-    r.note("head_dim", value, "derived", f"{why}: hidden_size / num_attention_heads")
+    why = msg("head_dim is null") if "head_dim" in cfg else msg("head_dim absent")
+    r.note("head_dim", value, "derived", msg("{why}: hidden_size / num_attention_heads", why=why))
     return value
 
 
@@ -254,7 +253,7 @@ def _geometry(r: ConfigReader, cfg: dict, kinds: list[str], num_heads: int) -> l
         kv_heads = r.int_list("num_key_value_heads", n, minimum=0, maximum=num_heads)
     elif kv_raw is None:
         kv_heads = [num_heads] * n
-        r.note("num_key_value_heads", num_heads, "defaulted", "absent or null: MHA, one KV head per attention head")
+        r.note("num_key_value_heads", num_heads, "defaulted", msg("absent or null: MHA, one KV head per attention head"))
     else:
         kv_heads = [r.int_field("num_key_value_heads", maximum=num_heads)] * n
     head_dim = _head_dim(r, cfg, num_heads)
@@ -271,24 +270,21 @@ def _geometry(r: ConfigReader, cfg: dict, kinds: list[str], num_heads: int) -> l
             g_heads = r.int_field("num_global_key_value_heads", maximum=num_heads, required=False)
         elif cfg.get("num_global_key_value_heads") is not None:
             r.note("num_global_key_value_heads", cfg["num_global_key_value_heads"], "ignored",
-                   "used only with attention_k_eq_v true (vLLM Gemma4DecoderLayer); full layers keep "
-                   "num_key_value_heads")
+                   msg("used only with attention_k_eq_v true (vLLM Gemma4DecoderLayer); full layers keep num_key_value_heads"))
         g_dim = r.int_field("global_head_dim", maximum=1_000_000, required=False)
         if g_heads or g_dim:
             base["full"] = (g_heads, g_dim or head_dim, g_dim or v_dim)
             r.note("full-attention geometry", f"{g_heads or 'per num_key_value_heads'} KV heads x {g_dim or head_dim}",
-                   "derived", "full-attention layers use global_head_dim and, with attention_k_eq_v, "
-                   "num_global_key_value_heads (Gemma 4)")
+                   "derived", msg("full-attention layers use global_head_dim and, with attention_k_eq_v, num_global_key_value_heads (Gemma 4)"))
         if k_eq_v:
-            r.note("attention_k_eq_v", True, "read", "V equals K on full-attention layers; vLLM still caches K and V "
-                   "(Gemma4Attention loads the K weights into both slots), so both are counted")
+            r.note("attention_k_eq_v", True, "read", msg("V equals K on full-attention layers; vLLM still caches K and V (Gemma4Attention loads the K weights into both slots), so both are counted"))
     if "sliding" in kinds and any(cfg.get(k) is not None for k in ("swa_num_key_value_heads", "swa_head_dim")):
         s_heads = r.int_field("swa_num_key_value_heads", maximum=1_000_000, required=False)
         s_k = r.int_field("swa_head_dim", maximum=1_000_000, required=False) or head_dim
         s_v = r.int_field("swa_v_head_dim", maximum=1_000_000, required=False) or s_k
         base["sliding"] = (s_heads, s_k, s_v)
         r.note("sliding geometry", f"{s_heads or 'per num_key_value_heads'} KV heads x ({s_k} K + {s_v} V)", "derived",
-               "sliding layers use swa_num_key_value_heads / swa_head_dim / swa_v_head_dim (MiMo-V2)")
+               msg("sliding layers use swa_num_key_value_heads / swa_head_dim / swa_v_head_dim (MiMo-V2)"))
     query_heads = {kind: num_heads for kind in base}
     if "sliding" in kinds and cfg.get("swa_num_attention_heads") is not None:
         query_heads["sliding"] = r.int_field("swa_num_attention_heads", maximum=1_000_000)
@@ -350,7 +346,7 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
         if ids:
             groups.extend(build(r, cfg, ids, model_type, *state_formats))
     if kinds.count("none"):
-        r.note("layers without KV", kinds.count("none"), "derived", "MLP / MoE blocks store no KV")
+        r.note("layers without KV", kinds.count("none"), "derived", msg("MLP / MoE blocks store no KV"))
     if not groups:
         raise PlanInputError("config.num_key_value_heads", 0, msg("at least one layer with KV heads >= 1"))
     return groups, pattern_string(kinds)
@@ -372,7 +368,7 @@ def _windows(r: ConfigReader, cfg: dict, kinds: list[str], max_ctx: int | None) 
         key = "sliding_window_size"
         if cfg.get("sliding_window") is not None and cfg["sliding_window"] != cfg[key]:
             r.note("sliding_window", cfg["sliding_window"], "ignored",
-                   "MiMo-V2: vLLM's sliding layers take sliding_window_size (MiMoV2FlashDecoderLayer)")
+                   msg("MiMo-V2: vLLM's sliding layers take sliding_window_size (MiMoV2FlashDecoderLayer)"))
     raw = cfg.get(key)
     if isinstance(raw, list):
         # A per-layer array: read per layer, never replaced by a scalar default.

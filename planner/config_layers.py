@@ -66,11 +66,10 @@ def layer_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
     if shared:
         kinds = kinds[:num_layers - shared] + ["shared"] * shared
         r.note("shared KV layers", shared, "derived",
-               "the last num_kv_shared_layers layers reuse the KV of an earlier layer of their type and store none "
-               "(Hugging Face Gemma3nTextConfig: first_kv_shared_layer_idx = num_hidden_layers - num_kv_shared_layers)")
+               msg("the last num_kv_shared_layers layers reuse the KV of an earlier layer of their type and store none (Hugging Face Gemma3nTextConfig: first_kv_shared_layer_idx = num_hidden_layers - num_kv_shared_layers)"))
     if cfg.get("attention_chunk_size") is not None and "chunked" not in kinds:
         r.note("attention_chunk_size", cfg["attention_chunk_size"], "ignored",
-               f"read as Llama 4 chunked attention only for model_type llama4 (this is {model_type or 'unnamed'})")
+               msg("read as Llama 4 chunked attention only for model_type llama4 (this is {value})", value=model_type or 'unnamed'))
     return kinds
 
 
@@ -97,13 +96,13 @@ def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
                                       "attn_layer_offset"))
         kinds = ["full" if i % period == offset else "mamba" for i in range(num_layers)]
         r.note("layer kinds", _counts(kinds), "derived",
-               f"layer i is attention when i % {period} == {offset}, else Mamba (Hugging Face JambaConfig)")
+               msg("layer i is attention when i % {period} == {offset}, else Mamba (Hugging Face JambaConfig)", period=period, offset=offset))
         return kinds
     if cfg.get("hybrid_layer_pattern") is not None:
         pattern = r.int_list("hybrid_layer_pattern", num_layers, minimum=0, maximum=1)
         kinds = ["sliding" if v else "full" for v in pattern]
         r.note("layer kinds", _counts(kinds), "derived",
-               "hybrid_layer_pattern: 0 full attention, 1 sliding window (MiMo-V2)")
+               msg("hybrid_layer_pattern: 0 full attention, 1 sliding window (MiMo-V2)"))
         return kinds
     for key in _STATE_HINTS:
         if cfg.get(key) is not None:
@@ -115,24 +114,23 @@ def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
         every = r.int_field("full_attention_interval", maximum=100_000)
         kinds = ["full" if (i + 1) % every == 0 else "linear" for i in range(num_layers)]
         r.note("layer kinds", f"{kinds.count('linear')} linear, {kinds.count('full')} full", "derived",
-               f"layer i is full attention when (i+1) % {every} == 0, else linear attention "
-               "(Hugging Face Qwen3NextConfig default layer_types)")
+               msg("layer i is full attention when (i+1) % {every} == 0, else linear attention (Hugging Face Qwen3NextConfig default layer_types)", every=every))
         return kinds
     if cfg.get("sliding_window_pattern") is not None:
         pattern = r.int_field("sliding_window_pattern", maximum=100_000)
         kinds = ["full" if (i + 1) % pattern == 0 else "sliding" for i in range(num_layers)]
         r.note("sliding layers", kinds.count("sliding"), "derived",
-               f"every {pattern}th layer global (layer i global when (i+1) % {pattern} == 0)")
+               msg("every {pattern}th layer global (layer i global when (i+1) % {pattern} == 0)", pattern=pattern))
         return kinds
     if model_type in ("gemma3", "gemma3_text") and cfg.get("sliding_window") is not None:
         kinds = ["full" if (i + 1) % 6 == 0 else "sliding" for i in range(num_layers)]
         r.note("sliding_window_pattern", 6, "defaulted",
-               "absent: Gemma 3's default, every 6th layer global (Hugging Face Gemma3TextConfig)")
+               msg("absent: Gemma 3's default, every 6th layer global (Hugging Face Gemma3TextConfig)"))
         return kinds
     if model_type == "gemma2" and cfg.get("sliding_window") is not None:
         kinds = ["sliding" if i % 2 == 0 else "full" for i in range(num_layers)]
         r.note("sliding layers", kinds.count("sliding"), "derived",
-               "Gemma 2 alternates local and global layers, layer 0 local (google/gemma_pytorch)")
+               msg("Gemma 2 alternates local and global layers, layer 0 local (google/gemma_pytorch)"))
         return kinds
     if cfg.get("attention_chunk_size") is not None:
         llama4 = model_type.startswith("llama4") or any(
@@ -202,10 +200,10 @@ def _llama4_kinds(r: ConfigReader, cfg: dict, num_layers: int) -> list[str]:
         every = r.int_field("no_rope_layer_interval", maximum=100_000)
     else:
         every = 4
-        r.note("no_rope_layer_interval", 4, "defaulted", "absent: Llama4TextConfig default")
+        r.note("no_rope_layer_interval", 4, "defaulted", msg("absent: Llama4TextConfig default"))
     kinds = ["chunked" if (i + 1) % every else "full" for i in range(num_layers)]
     r.note("no_rope_layers", f"{kinds.count('full')} global, {kinds.count('chunked')} chunked", "derived",
-           f"absent: layer i is global (NoPE) when (i+1) % {every} == 0 (Hugging Face Llama4TextConfig)")
+           msg("absent: layer i is global (NoPE) when (i+1) % {every} == 0 (Hugging Face Llama4TextConfig)", every=every))
     return kinds
 
 
@@ -215,14 +213,14 @@ def _sliding_flags(r: ConfigReader, cfg: dict, num_layers: int) -> list[str]:
         raise PlanInputError("config.use_sliding_window", cfg["use_sliding_window"], msg("true or false"))
     if cfg.get("use_sliding_window") is False:
         if cfg.get("sliding_window") is not None:
-            r.note("sliding_window", cfg["sliding_window"], "ignored", "use_sliding_window is false")
+            r.note("sliding_window", cfg["sliding_window"], "ignored", msg("use_sliding_window is false"))
         return ["full"] * num_layers
     if cfg.get("sliding_window") is not None:
         if cfg.get("use_sliding_window") is True and cfg.get("max_window_layers") is not None:
             first = r.int_field("max_window_layers", minimum=0, maximum=num_layers)
             kinds = ["sliding" if i >= first else "full" for i in range(num_layers)]
-            r.note("sliding layers", kinds.count("sliding"), "derived", "layers from max_window_layers on slide (Qwen2)")
+            r.note("sliding layers", kinds.count("sliding"), "derived", msg("layers from max_window_layers on slide (Qwen2)"))
             return kinds
-        r.note("sliding layers", num_layers, "derived", "sliding_window set with no per-layer pattern: all layers slide")
+        r.note("sliding layers", num_layers, "derived", msg("sliding_window set with no per-layer pattern: all layers slide"))
         return ["sliding"] * num_layers
     return ["full"] * num_layers

@@ -59,7 +59,7 @@ def checkpoint_kv_format(r: ConfigReader, cfg: dict) -> KVFormat | None:
                                  "{method}: vLLM's 'auto' KV dtype does not follow it); {advice}",
                                  method=text(method, 32), advice=_ADVICE))
     r.note("quantization_config", text(method, 32), "read",
-           "no kv_cache_scheme / kv_cache_quant_algo: the checkpoint does not set the KV dtype")
+           msg("no kv_cache_scheme / kv_cache_quant_algo: the checkpoint does not set the KV dtype"))
     return None
 
 
@@ -72,7 +72,7 @@ def _modelopt(r: ConfigReader, q: dict) -> KVFormat | None:
             if holder.get(key):
                 return _modelopt_value(r, f"{at}.{key}", holder[key])
     r.note("quantization_config", "modelopt", "read",
-           "no kv_cache_scheme / kv_cache_quant_algo: the checkpoint does not set the KV dtype")
+           msg("no kv_cache_scheme / kv_cache_quant_algo: the checkpoint does not set the KV dtype"))
     return None
 
 
@@ -94,8 +94,7 @@ def _modelopt_value(r: ConfigReader, field: str, value: object) -> KVFormat:
                                                            "dynamic false, or num_bits 4): the KV dtypes vLLM's "
                                                            "'auto' follows; for any other it falls back to the model "
                                                            "dtype; {advice}", advice=_ADVICE))
-    r.note(field, shown, "read", f"the checkpoint declares {fmt.upper()} KV (ModelOpt); vLLM's 'auto' KV dtype "
-           f"follows it ({'fp8_e4m3' if fmt == 'fp8' else 'nvfp4'}, get_kv_cache_quant_algo_string)")
+    r.note(field, shown, "read", msg("the checkpoint declares {upper} KV (ModelOpt); vLLM's 'auto' KV dtype follows it ({value}, get_kv_cache_quant_algo_string)", upper=fmt.upper(), value='fp8_e4m3' if fmt == 'fp8' else 'nvfp4'))
     return get_format(fmt)
 
 
@@ -110,7 +109,6 @@ def _compressed_tensors(r: ConfigReader, q: dict) -> KVFormat:
                                                                "prices); {advice}", advice=_ADVICE))
     if q.get("kv_cache_quant_algo") is not None:
         r.note("quantization_config.kv_cache_quant_algo", text(q["kv_cache_quant_algo"], 32), "ignored",
-               "compressed-tensors: vLLM reads kv_cache_scheme")
-    r.note("quantization_config.kv_cache_scheme", "float, 8 bit", "read", "the checkpoint declares FP8 KV "
-           "(compressed-tensors); vLLM's 'auto' KV dtype follows it to fp8 (Attention.__init__)")
+               msg("compressed-tensors: vLLM reads kv_cache_scheme"))
+    r.note("quantization_config.kv_cache_scheme", "float, 8 bit", "read", msg("the checkpoint declares FP8 KV (compressed-tensors); vLLM's 'auto' KV dtype follows it to fp8 (Attention.__init__)"))
     return get_format("fp8")

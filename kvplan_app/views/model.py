@@ -63,6 +63,11 @@ def _engine_missing(exc: PlanInputError) -> str:
     return t("No vLLM figure: {error}.", error=planner_message(exc))
 
 
+def _shown_report(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The import report's rows in the page's language (``how`` and ``note``; fields and values as read)."""
+    return [{**r, "how": t(r["how"]), "note": planner_message(r["note"])} for r in rows]
+
+
 st.title(t("Model: KV accounting"))
 st.caption(t("Every figure is per GPU unless marked per replica. GB = 10^9 B, GiB = 2^30 B."))
 
@@ -336,7 +341,7 @@ with st.expander(t("Sources")):
         st.text(t("Format {format}: {source}", format=fmt_id, source=fmt.source if fmt is not None else "—"))
     st.text(t("Engine view and capacity: {source}", source=VLLM_SOURCE))
     if model.config_report:
-        st.dataframe(report_rows(model.config_report), hide_index=True, key="model_report_all")
+        st.dataframe(_shown_report(report_rows(model.config_report)), hide_index=True, key="model_report_all")
 
 if source != "Catalog" and model.config_report:
     st.subheader(t("What the import read, derived, defaulted or ignored"))
@@ -345,4 +350,4 @@ if source != "Catalog" and model.config_report:
     if defaulted:
         st.warning(escape_markdown(t("Defaulted (not in the config): {fields}. Check them before relying on the "
                                      "numbers.", fields=", ".join(defaulted))))
-    st.dataframe(rows, hide_index=True, key="model_import_report")
+    st.dataframe(_shown_report(rows), hide_index=True, key="model_import_report")
