@@ -312,3 +312,18 @@ def test_numbers_inside_a_message_follow_the_locale():
     note = past_maximum_note(models()["llama-3.1-8b"], 1_000_000)
     assert "1.000.000 tokens" in translate_message(note, "es") and "131.072 tokens" in translate_message(note, "es")
     assert translate_message(note, "en") == note
+
+
+CONFIGS = sorted((PLANNER / "data" / "models").glob("*.config.json"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name.removesuffix(".config.json"))
+def test_every_import_report_note_translates(path):
+    """What the Model page's import report says about each shipped config.json (derived, defaulted, ignored)."""
+    from planner.config_import import model_from_config, parse_config_text
+
+    model = model_from_config(parse_config_text(path.read_bytes()), name=path.name)
+    notes = [f.note for f in model.config_report if f.note]
+    assert notes, "every shipped config has something derived or defaulted"
+    for note in notes:
+        assert_spanish(note)
