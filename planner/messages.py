@@ -58,12 +58,3 @@ def msg(template: str, /, **values: Any) -> Message:
 class Figure(str):
     """A figure already written in English form (``"1,234.5 GB"``): shown as it is, digits in the locale's style."""
 
-
-def templates_of(text: object) -> list[str]:
-    """Every template inside ``text`` (itself, then its nested messages), for catalogue checks; [] for plain text."""
-    if not isinstance(text, Message):
-        return []
-    out = [text.template]
-    for value in text.values.values():
-        out.extend(templates_of(value))
-    return out
