@@ -99,7 +99,7 @@ def run_page(nav) -> None:
     except Exception:  # noqa: BLE001 - any bug in a page: one line for the visitor, the traceback in the log
         ref = uuid.uuid4().hex[:12]
         LOG.exception("kvplan page %r failed (reference %s)", nav.url_path, ref)
-        st.error(f"This page hit an unexpected error (reference {ref}). Your inputs are kept; the details are in "
-                 "the server log under that reference.")
+        st.error(t("This page hit an unexpected error (reference {ref}). Your inputs are kept; the details are in "
+                   "the server log under that reference.", ref=ref))
         if os.environ.get(DEBUG_ENV):
             raise

@@ -43,6 +43,7 @@ from typing import Literal
 
 from planner.errors import PlanInputError
 from planner.units import GiB
+from planner.messages import msg
 
 MAX_LOG_BYTES = 2_000_000
 """Largest log accepted, bytes of UTF-8 (a start-up log is a few hundred kB at most)."""
@@ -258,10 +259,11 @@ def parse_engine_log(text: str) -> EngineLog:
         PlanInputError: not text, or over the size cap.
     """
     if not isinstance(text, str):
-        raise PlanInputError("log", type(text).__name__, "text (a vLLM or SGLang start-up log)")
+        raise PlanInputError("log", type(text).__name__, msg("text (a vLLM or SGLang start-up log)"))
     if len(text) > MAX_LOG_BYTES or len(text.encode("utf-8", errors="replace")) > MAX_LOG_BYTES:
         raise PlanInputError("log", f"{len(text):,} characters",
-                             f"at most {MAX_LOG_BYTES:,} bytes (paste the start-up part of the log)")
+                             msg("at most {max_log_bytes:,} bytes (paste the start-up part of the log)",
+                                 max_log_bytes=MAX_LOG_BYTES))
     readings: list[Reading] = []
     unread: list[tuple[int, str]] = []
     num_unread = 0

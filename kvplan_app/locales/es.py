@@ -171,19 +171,6 @@ STRINGS: dict[str, str] = {
     "A plan file of at most {kib} KiB.": "Un fichero de plan de {kib} KiB como mucho.",
     "Source: {source}": "Fuente: {source}",
 }
-STRINGS.update({
-    ", pipeline parallel {pp} (layers split)": ", paralelismo de pipeline {pp} (capas repartidas)",
-    "Tensor-parallel attention (vLLM and SGLang default): the replica's TP {tp} ranks split the KV heads (latents are "
-    "replicated){pp}; each session spans all {gpus} GPUs, so sessions are counted per replica and per GPU is that "
-    "count / GPUs.":
-        "Atención con paralelismo de tensor (por defecto en vLLM y SGLang): los {tp} rangos TP de la réplica se reparten "
-        "las cabezas KV (los latentes se replican){pp}; cada sesión ocupa las {gpus} GPU, así que las sesiones se "
-        "cuentan por réplica y por GPU es esa cifra / GPU.",
-    "Data-parallel attention (SGLang --enable-dp-attention, DeepSeek's deployments): each GPU holds whole sessions at "
-    "TP 1{pp}; sessions per replica = sessions per GPU x {gpus} GPUs.":
-        "Atención con paralelismo de datos (SGLang --enable-dp-attention, despliegues de DeepSeek): cada GPU guarda "
-        "sesiones enteras con TP 1{pp}; sesiones por réplica = sesiones por GPU x {gpus} GPU.",
-})
 
 # -- Frontier page ---------------------------------------------------------------------------------------------------
 STRINGS.update({
@@ -562,10 +549,6 @@ MESSAGES: dict[str, str] = {
         "{gpus} GPU: {replicas} réplicas enteras = {capacity} {unit_t} < {target}: no llega",
     "{gpus} GPUs: {replicas} whole replica = {capacity} {unit_t} < {target}: fails":
         "{gpus} GPU: {replicas} réplica entera = {capacity} {unit_t} < {target}: no llega",
-    "Weights of {gib} GiB (set for {old}) not applied to {new}: its catalog weights are used.":
-        "Los pesos de {gib} GiB (fijados para {old}) no se aplican a {new}: se usan los del catálogo.",
-    "State of {bytes} B per sequence (set for {old}) not applied to {new}: its layout's state is used.":
-        "El estado de {bytes} B por secuencia (fijado para {old}) no se aplica a {new}: se usa el de su disposición.",
 }
 """planner's English messages -> Spanish (see ``kvplan_app.i18n.planner_message``)."""
 
@@ -785,3 +768,23 @@ STRINGS.update({
         "Formato de pesos, tasa de acierto, réplicas, sesiones, ritmo de peticiones, rendimiento y las comprobaciones "
         "del plan; en una pantalla estrecha la tabla se desplaza entonces en horizontal.",
 })
+
+from kvplan_app.locales.es_pydantic import PATTERNS as _PATTERNS  # noqa: E402
+from kvplan_app.locales.es_pydantic import WORDS  # noqa: E402  (pydantic's words, plan-file rules)
+from kvplan_app.locales.es_rules import RULES  # noqa: E402  (planner's input rules, in their own module)
+
+PATTERNS: dict[str, str] = {**MESSAGES, **_PATTERNS}
+"""Plain English text (no template known) matched by its shape: the entries above and pydantic's own words."""
+MESSAGES.update(RULES)
+MESSAGES.update(WORDS)
+
+from kvplan_app.locales.es_frames import FRAMES  # noqa: E402  (the page text around planner's messages)
+from kvplan_app.locales.es_notes import NOTES  # noqa: E402  (planner's notes, warnings and refusals)
+from kvplan_app.locales.es_reconcile import RECONCILE  # noqa: E402  (engine-log reconciliation)
+from kvplan_app.locales.es_config import CONFIG_NOTES, HOW  # noqa: E402  (the config.json import report)
+
+STRINGS.update(FRAMES)
+MESSAGES.update(NOTES)
+MESSAGES.update(RECONCILE)
+MESSAGES.update(CONFIG_NOTES)
+STRINGS.update(HOW)

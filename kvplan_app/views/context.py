@@ -86,7 +86,7 @@ try:
     if usable > 0:
         lines.append((t("usable KV per GPU for {model}", model=on_gpu.model_name), usable))
 except PlanInputError as exc:
-    st.warning(escape_markdown(planner_message(str(exc))))
+    st.warning(escape_markdown(planner_message(exc)))
 
 marker = None
 if inputs.model_id in model_ids and inputs.context_tokens <= max_context:

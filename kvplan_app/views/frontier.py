@@ -46,7 +46,6 @@ DEFAULT_GPUS = ("h100-sxm", "h200", "b200")
 
 MIN_LINK_CONTEXT = 2_000
 # Shortest ``fctx`` a link may carry (tokens): the axis starts at 1,000.
-_CTX_ALLOWED = f"a token count in [{MIN_LINK_CONTEXT:,}, {MAX_CONTEXT_CHOICES[-1]:,}] (e.g. 131072, 128k, 1M)"
 
 
 class FrontierView(BaseModel):
@@ -78,15 +77,18 @@ class FrontierView(BaseModel):
         return v
 
 
-_ALLOWED = {"gpus": "accelerator ids from kvplan gpus, comma-separated", "max_context_tokens": _CTX_ALLOWED,
-            "hit_rate": "a number in [0, 1]", "heatmap_gpu": "an accelerator id from kvplan gpus, or custom",
-            "scale_throughput": "1 or 0"}
-# What each link field accepts, for the warnings.
+def _allowed(field: str) -> str:
+    """What a link field accepts, in words, in the page's language (for the warnings)."""
+    if field == "max_context_tokens":
+        return num(t("a token count in [{lo}, {hi}] (e.g. 131072, 128k, 1M)", lo=f"{MIN_LINK_CONTEXT:,}",
+                     hi=f"{MAX_CONTEXT_CHOICES[-1]:,}"))
+    return {"gpus": t("accelerator ids from kvplan gpus, comma-separated"), "hit_rate": t("a hit rate in [0, 1]"),
+            "heatmap_gpu": t("an accelerator id from kvplan gpus, or custom"), "scale_throughput": t("1 or 0")}[field]
 
 
 def _bad_link(key: str, value: object, field: str) -> None:
-    st.warning(escape_markdown(f"Link parameter '{key}' = '{shown(value)}' is invalid (expected {_ALLOWED[field]}); "
-                               "default used."), icon="⚠️")
+    st.warning(escape_markdown(t("Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default used.",
+                                 key=key, value=shown(value), allowed=_allowed(field))), icon="⚠️")
 
 
 def _view_from_link() -> FrontierView:

@@ -28,6 +28,7 @@ from planner.export import CSV_MIME, to_csv_bytes
 from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import separators, show_chart, show_table
+from planner.messages import msg
 from kvplan_app.i18n import language, num, planner_message, t
 from kvplan_app.state import (
     add_notices,
@@ -175,15 +176,18 @@ def _load_plan_file() -> None:
         return
     try:
         if up.size > MAX_PLAN_FILE_BYTES:
-            raise PlanInputError("plan file: size", f"{up.size:,} bytes", f"at most {MAX_PLAN_FILE_BYTES:,} bytes")
+            raise PlanInputError("plan file: size", f"{up.size:,} bytes",
+                                 msg("at most {limit:,} bytes", limit=MAX_PLAN_FILE_BYTES))
         loaded = loads(up.getvalue(), up.name)
         plan(loaded.inputs)  # catalog ids and combinations the file format cannot check
     except PlanInputError as exc:
-        st.session_state["plan_upload_message"] = ("error", f"Plan file {up.name} not loaded: {exc}")
+        st.session_state["plan_upload_message"] = ("error", t("Plan file {file} not loaded: {error}", file=up.name,
+                                                              error=planner_message(exc)))
         return
     load_inputs(loaded.inputs)
     st.session_state["plan_upload_message"] = (
-        "success", f"Loaded {up.name} (schema {loaded.schema_version}, written by kvplan {loaded.kvplan_version}).")
+        "success", t("Loaded {file} (schema {schema}, written by kvplan {version}).", file=up.name,
+                     schema=loaded.schema_version, version=loaded.kvplan_version))
 
 model_ids = list(models())
 gpu_ids = list(GPUS) + ["custom", YOURS]
@@ -232,8 +236,8 @@ output_tokens = c5.number_input(t("Output tokens per request"), min_value=0, max
                                 key="plan_output_tokens")
 kv_format = c6.selectbox(t("KV format"), [NATIVE, *FORMATS], key="plan_kv_format",
                          format_func=lambda f: t("native (the model's own)") if f == NATIVE else FORMATS[f].id,
-                         help=f"native: {models()[model_id].native_format_label}. "
-                              + " · ".join(f"{f.id}: {f.label}" for f in FORMATS.values()))
+                         help=f"native: {planner_message(models()[model_id].native_format_label)}. "
+                              + " · ".join(f"{f.id}: {planner_message(f.label)}" for f in FORMATS.values()))
 
 # HBM slider over this GPU's range (whole GiB; a custom size 1 to 1,024 GiB), the typed box for any exact value.
 hbm_slider_max = float(max(math.ceil(device_gib), 2)) if gpu_id in GPUS or user_acc else 1024.0
@@ -329,7 +333,7 @@ try:
     set_inputs(inputs)
     add_notices(notices)
 except PlanInputError as exc:  # may quote what the user typed: shown as text
-    alerts.error(escape_markdown(planner_message(str(exc)) + ". " + t("Showing the last valid plan."), keep="_"))
+    alerts.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan."), keep="_"))
     inputs = last
     result = plan(last)
 show_notices()
@@ -340,11 +344,12 @@ if result.message:
 if result.kv_source == "measured" or result.usable_kv_source == "measured":
     measured = []
     if result.kv_source == "measured":
-        measured.append(f"KV bytes per token = {inputs.measured_kv_bytes_per_token:,.6g} B (measured on "
-                        f"{inputs.measured_kv_model_id}, {inputs.measured_kv_format})")
+        measured.append(num(t("KV bytes per token = {bytes} B (measured on {model}, {kv_format})",
+                              bytes=f"{inputs.measured_kv_bytes_per_token:,.6g}", model=inputs.measured_kv_model_id,
+                              kv_format=inputs.measured_kv_format)))
     if result.usable_kv_source == "measured":
-        measured.append(f"usable KV per GPU = {format_bytes(result.usable_kv_bytes)} (measured on "
-                        f"{inputs.measured_usable_kv_gpu_id})")
+        measured.append(t("usable KV per GPU = {bytes} (measured on {gpu})",
+                          bytes=num(format_bytes(result.usable_kv_bytes)), gpu=inputs.measured_usable_kv_gpu_id))
     st.info(t("This plan uses measured figures: ") + "; ".join(measured) + ".")
     if st.button(t("Use the planner's arithmetic instead"), key="plan_clear_measured"):
         update_inputs(measured_kv_bytes_per_token=None, measured_usable_kv_gib=None)
@@ -353,23 +358,7 @@ if result.kv_source == "measured" or result.usable_kv_source == "measured":
 attention_label = inputs.attention_parallelism.upper()
 
 
-def attention_note() -> str:
-    """The plan's attention-parallelism assumption in words: the planner's sentence, or its translation."""
-    if language() == "en":
-        return result.parallelism_note
-    stages = inputs.pipeline_parallel_size
-    pp_text = t(", pipeline parallel {pp} (layers split)", pp=stages) if stages > 1 else ""
-    if inputs.attention_parallelism == "tp":
-        return t("Tensor-parallel attention (vLLM and SGLang default): the replica's TP {tp} ranks split the KV heads "
-                 "(latents are replicated){pp}; each session spans all {gpus} GPUs, so sessions are counted per "
-                 "replica and per GPU is that count / GPUs.", tp=result.tensor_parallel_size, pp=pp_text,
-                 gpus=inputs.gpus_per_replica)
-    return t("Data-parallel attention (SGLang --enable-dp-attention, DeepSeek's deployments): each GPU holds whole "
-             "sessions at TP 1{pp}; sessions per replica = sessions per GPU x {gpus} GPUs.", pp=pp_text,
-             gpus=inputs.gpus_per_replica)
-
-
-note = attention_note()
+note = planner_message(result.parallelism_note)  # the planner's sentence, numbers already per language
 with headline:
     numbers, chart = st.columns([1.4, 1])
     h1, h2 = numbers.columns(2)
@@ -481,4 +470,4 @@ with right:
         (st.success if kind == "success" else st.error)(escape_markdown(text))
     st.caption(t("Source: {source}", source=model.source))
     for note in model.notes:
-        st.caption(note)
+        st.caption(planner_message(note))

@@ -99,7 +99,7 @@ try:
                     weight_formats=[None if w == "catalog" else w for w in weight_formats],
                     hit_rate_curve=curve, scale_throughput=scale)
 except PlanInputError as exc:
-    st.error(escape_markdown(planner_message(str(exc)), keep="_"))
+    st.error(escape_markdown(planner_message(exc), keep="_"))
     st.stop()
 
 for why in rec.refused:
@@ -124,7 +124,7 @@ st.success(fewest.format(  # names as they are, numbers per locale
     gpus=num(f"{int(best.total_gpus):,}"), accelerator=best.accelerator, replicas=num(f"{replicas:,}"),
     per_replica=int(best.gpus_per_replica), kv_format=best.kv_format, capacity=num(f"{best.capacity:,.6g}"),
     target=num(f"{rec.target:,.6g}"))
-           + " " + num(planner_message(best.one_fewer)) + ".")
+           + " " + planner_message(best.one_fewer) + ".")
 show_chart(recommend_figure(rec.frame, by_cost=by_cost, tr=t), key="recommend_chart")
 unit = t("sessions") if kind == "sessions" else t("requests/s")
 headings = {  # shown columns, in this order (the table keeps planner.recommend's column names; gpu_id, target left out)
@@ -147,7 +147,7 @@ every = st.toggle(t("Every column"), key="recommend_every_column",
 priced = bool(top["cost_per_hour"].notna().any())  # price columns only when a price was typed: no empty cells
 shown = [c for c in headings if (every or c in COMPACT) and (priced or c not in ("price_per_gpu_hour", "cost_per_hour"))]
 labels = headings
-top["one_fewer"] = [num(planner_message(why)) for why in top["one_fewer"]]
+top["one_fewer"] = [planner_message(why) for why in top["one_fewer"]]
 top["weight_format"] = [t("the catalogue's") if w == "catalog" else w for w in top["weight_format"]]
 numbers = {c: st.column_config.NumberColumn(labels[c], format="localized") for c in shown
            if c not in ("accelerator", "attention", "kv_format", "weight_format", "pareto", "verified", "one_fewer",

@@ -75,7 +75,7 @@ for i, text in enumerate(texts):
         rec = reconcile(log, None if model_id == FROM_LOG else models()[model_id], tp=int(tp) or None,
                         kv_format=None if kv_format == "from the log" else kv_format)
     except PlanInputError as exc:
-        st.error(t("Log {n}", n=i + 1) + ": " + escape_markdown(planner_message(str(exc)), keep="_"))
+        st.error(t("Log {n}", n=i + 1) + ": " + escape_markdown(planner_message(exc), keep="_"))
         continue
     results.append((i + 1, rec))
 
@@ -84,20 +84,21 @@ if not results:
 if len(results) == 2:
     summary = pair_summary(results[0][1], results[1][1])
     if summary:
-        st.success(escape_markdown(summary, keep="_"))
+        st.success(escape_markdown(planner_message(summary), keep="_"))
 
 for n, rec in results:
     st.subheader(t("Log {n}", n=n) + ": " + ("vLLM" if rec.engine == "vllm" else "SGLang"))
-    head = [(s.name, f"{s.value} ({s.source})") for s in rec.settings]
+    head = [(s.name, f"{s.value} ({planner_message(s.source)})") for s in rec.settings]
     if rec.kv_bytes_per_token_per_gpu is not None:
         head.append((t("kvplan: bytes per token per GPU"), num(f"{rec.kv_bytes_per_token_per_gpu:,} B")))
     show_table(pd.DataFrame(head, columns=["setting", "value"]), hide_index=True, key=f"reconcile_settings_{n}",
                column_config={"setting": t("Setting"), "value": t("Value")})
-    rows = pd.DataFrame([(r.quantity, r.engine, r.kvplan, r.status, r.cause) for r in rec.rows],
+    rows = pd.DataFrame([tuple(planner_message(c) if isinstance(c, str) else c
+                               for c in (r.quantity, r.engine, r.kvplan, r.status, r.cause)) for r in rec.rows],
                         columns=[t("Quantity (per GPU)"), t("Engine printed"), "kvplan", t("Status"), t("Cause")])
     show_table(rows.astype(object).where(rows.notna(), "—"), hide_index=True, static=True)  # causes wrap, none cut
     for cause in rec.causes:
-        st.markdown("- " + escape_markdown(cause, keep="_"))
+        st.markdown("- " + escape_markdown(planner_message(cause), keep="_"))
     for why in rec.refusals:
         st.warning(t("Not computed: ") + escape_markdown(planner_message(why), keep="_"))
     if rec.unread:

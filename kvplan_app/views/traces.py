@@ -60,14 +60,19 @@ if "traces_link_read" not in st.session_state:
         if sample in SAMPLES:
             st.session_state["traces_sample"] = sample
         else:
-            st.warning(escape_markdown(f"Link parameter '{LINK_KEYS['sample']}' = '{shown(sample)}' is invalid (expected one of {', '.join(SAMPLES)}); default used."))
+            st.warning(escape_markdown(t("Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default "
+                                         "used.", key=LINK_KEYS["sample"], value=shown(sample),
+                                         allowed=t("one of {choices}", choices=", ".join(SAMPLES)))))
     ttl = str(params.get(LINK_KEYS["ttl"], ""))[:200]
     if ttl:
         match = [t for t in TTL_OPTIONS if str(t if t is not None else "none") == ttl]
         if match:
             st.session_state["traces_ttl"] = match[0]
         else:
-            st.warning(escape_markdown(f"Link parameter '{LINK_KEYS['ttl']}' = '{shown(ttl)}' is invalid (expected one of {', '.join(str(t if t is not None else 'none') for t in TTL_OPTIONS)}); default used."))
+            choices = ", ".join(str(v if v is not None else "none") for v in TTL_OPTIONS)
+            st.warning(escape_markdown(t("Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default "
+                                         "used.", key=LINK_KEYS["ttl"], value=shown(ttl),
+                                         allowed=t("one of {choices}", choices=choices))))
 
 for key, value in {"traces_sample": "conversation", "traces_ttl": None, "traces_format": "detect",
                    "traces_block_tokens": 16, "traces_model_id": inputs.model_id,
@@ -105,7 +110,7 @@ if (model_id, gpu_id) != (inputs.model_id, inputs.gpu_id):
         inputs = update_inputs(**changes)
         st.session_state["traces_plan_seen"] = (inputs.model_id, inputs.gpu_id)
     except PlanInputError as exc:
-        st.error(escape_markdown(f"{exc}. Keeping the plan's model and GPU."))
+        st.error(escape_markdown(planner_message(exc) + ". " + t("Keeping the plan's model and GPU.")))
 if choice in SAMPLES:
     st.query_params[LINK_KEYS["sample"]] = choice
 st.query_params[LINK_KEYS["ttl"]] = "none" if ttl_s is None else f"{ttl_s:g}"
@@ -116,7 +121,8 @@ def show_saved_curve():
     upload = file_uploader(st, num(t("Curve file (JSON from kvplan trace --sweep --save, at most {mb} MB)",
                                      mb=f"{MAX_CURVE_FILE_BYTES / MB:g}")), key="traces_curve_upload")
     if upload is None:
-        st.info(t("Compute a curve once on a big machine (kvplan trace FILE --sweep --save curve.json) and load it here."))
+        st.info(t("Compute a curve once on a big machine (kvplan trace FILE --sweep --save curve.json) and load it "
+                  "here."))
         st.stop()
     if upload.size > MAX_CURVE_FILE_BYTES:
         st.error(num(t("curve file: {size} B is larger than the {limit} B limit.", size=f"{upload.size:,}",
@@ -128,10 +134,10 @@ def show_saved_curve():
         show_error(exc)
         st.stop()
     summary = ", ".join(f"{k}: {v:,}" if isinstance(v, int) else f"{k}: {v}" for k, v in saved.trace.items())
-    st.caption(escape_markdown(f"Saved curve of {summary}. TTL: {ttl_label(saved.ttl_s)}."))
+    st.caption(escape_markdown(t("Saved curve of {summary}. TTL: {ttl}.", summary=summary, ttl=ttl_label(saved.ttl_s))))
     if saved.sample_rate is not None:
-        st.warning(f"Sampled curve: {saved.sample_rate:.4g} of distinct blocks (SHARDS); expected error about "
-                   f"±{saved.expected_error:.4f} in hit rate.")
+        st.warning(num(t("Sampled curve: {rate} of distinct blocks (SHARDS); expected error about ±{error} in hit "
+                         "rate.", rate=f"{saved.sample_rate:.4g}", error=f"{saved.expected_error:.4f}")))
     result = plan(inputs)
     try:
         per_token = kv_bytes_per_token_for(inputs.model_id, saved.context_tokens, inputs.kv_format)
@@ -141,12 +147,12 @@ def show_saved_curve():
     blocks = blocks_for_bytes(max(result.usable_kv_bytes, 0), per_token, saved.block_tokens)
     at_blocks, block_rate, token_rate = saved.at(blocks)
     s1, s2, s3 = st.columns(3)
-    s1.metric("Token hit rate", f"{token_rate:.1%}")
-    s2.metric("Block hit rate", f"{block_rate:.1%}")
-    s3.metric("Cache (usable KV per GPU)", format_bytes(blocks * per_token * saved.block_tokens))
-    st.caption(f"At the largest saved capacity not above the usable KV: {at_blocks:,} of {blocks:,} blocks "
-               f"({result.model_name} at {per_token:,.6g} B per token; a lower bound, as the hit rate never "
-               "falls with capacity).")
+    s1.metric(t("Token hit rate"), num(f"{token_rate:.1%}"))
+    s2.metric(t("Block hit rate"), num(f"{block_rate:.1%}"))
+    s3.metric(t("Cache (usable KV per GPU)"), num(format_bytes(blocks * per_token * saved.block_tokens)))
+    st.caption(t("At the largest saved capacity not above the usable KV: {at} of {blocks} blocks ({model} at {bytes} "
+                 "B per token; a lower bound, as the hit rate never falls with capacity).", at=num(f"{at_blocks:,}"),
+                 blocks=num(f"{blocks:,}"), model=result.model_name, bytes=num(f"{per_token:,.6g}")))
     use = round(token_rate, 2)
     if st.button(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=num(f"{use:.2f}")),
                  key="traces_saved_use"):
@@ -213,11 +219,11 @@ except PlanInputError as exc:  # names the file and quotes its content: shown as
     st.stop()
 except JobsBusyError as exc:
     bar.empty()
-    st.warning(escape_markdown(str(exc)))
+    st.warning(escape_markdown(planner_message(exc.args[0] if exc.args else exc)))
     st.stop()
 except JobError as exc:
     bar.empty()
-    st.error(escape_markdown(str(exc)))
+    st.error(escape_markdown(planner_message(exc.args[0] if exc.args else exc)))
     st.stop()
 bar.empty()
 
@@ -234,9 +240,9 @@ m4.metric(t("Prompt tokens, median"), num(f"{summary.input_tokens.p50:,.0f}"))
 m5.metric(t("Prompt tokens, mean"), num(f"{summary.input_tokens.mean:,.0f}"))
 m6.metric(t("Malformed rows"), num(f"{analysis.num_malformed:,}"))
 if analysis.num_malformed:
-    st.warning(escape_markdown(analysis.malformed_summary))  # quotes the file's own values: text, never markup
+    st.warning(escape_markdown(planner_message(analysis.malformed_summary)))  # quotes the file: text, never markup
 for note in analysis.notes:
-    st.caption(escape_markdown(note))  # may quote the file (its name, its values): text, never a link
+    st.caption(escape_markdown(planner_message(note)))  # may quote the file (its name, its values): text, never a link
 if analysis.source:
     st.caption(escape_markdown(t("Source: {source}", source=analysis.source)))
 

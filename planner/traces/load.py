@@ -18,6 +18,7 @@ from planner.traces.rows import check_sample_rate
 from planner.traces.samples import get_sample, load_sample, sample_bytes
 from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, line_chunks
 from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS, Progress, Trace
+from planner.messages import msg
 
 HEAD_BYTES: int = 65_536
 """Bytes of a text file looked at to detect its format."""
@@ -82,14 +83,16 @@ def read_trace(source: TraceSource, *, format: str | None = None, block_tokens: 
     if isinstance(source, str) and source.startswith("sample:"):
         sample = get_sample(source.removeprefix("sample:"))
         if format is not None and format != sample.format:
-            raise PlanInputError("format", format, f"{sample.format} for {source}")
+            raise PlanInputError("format", format, msg("{format} for {source}", format=sample.format, source=source))
         if block_tokens is not None and sample.format == "mooncake" and block_tokens != MOONCAKE_BLOCK_TOKENS:
-            raise PlanInputError("block_tokens", block_tokens, f"{MOONCAKE_BLOCK_TOKENS} for {source}")
+            raise PlanInputError("block_tokens", block_tokens, msg("{mooncake_block_tokens} for {source}",
+                                                                   mooncake_block_tokens=MOONCAKE_BLOCK_TOKENS,
+                                                                   source=source))
         if sample_rate == 1.0:
             return load_sample(sample.name)
         source, name, format = sample_bytes(sample.name), sample.filename, sample.format
     if format is not None and format not in FORMATS:
-        raise PlanInputError("format", format, "one of " + ", ".join(FORMATS))
+        raise PlanInputError("format", format, msg("one of {choices}", choices=", ".join(FORMATS)))
     if hasattr(source, "read"):   # an upload: read once (capped), then detect and parse the bytes
         opened = Opened(source, max_bytes)
         source, name = opened.buffer.to_pybytes(), name or opened.name
@@ -101,7 +104,8 @@ def read_trace(source: TraceSource, *, format: str | None = None, block_tokens: 
             block_tokens = None  # the generic-JSONL block size does not apply to a detected Mooncake trace
         if block_tokens is not None and block_tokens != MOONCAKE_BLOCK_TOKENS:
             raise PlanInputError("block_tokens", block_tokens,
-                                 f"{MOONCAKE_BLOCK_TOKENS} for Mooncake traces (their hash_ids cover 512-token blocks)")
+                                 msg("{mooncake_block_tokens} for Mooncake traces (their hash_ids cover 512-token "
+                                     "blocks)", mooncake_block_tokens=MOONCAKE_BLOCK_TOKENS))
         return read_mooncake(source, name=name, max_bytes=max_bytes, sample_rate=sample_rate, progress=progress)
     if format == "azure":
         return read_azure(source, name=name, max_bytes=max_bytes)
