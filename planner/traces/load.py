@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 
-import pyarrow.parquet as pq
 
 from planner.errors import PlanInputError
-from planner.traces.readers import read_azure, read_jsonl, read_mooncake
+from planner.traces.readers import open_parquet, read_azure, read_jsonl, read_mooncake
 from planner.traces.rows import check_sample_rate
 from planner.traces.samples import get_sample, load_sample, sample_bytes
 from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, line_chunks
@@ -49,7 +48,7 @@ def detect_format(text_head: str) -> str:
 def _detect(source: TraceSource, max_bytes: int | None) -> str:
     opened = Opened(source, max_bytes)
     if opened.parquet:
-        names = pq.ParquetFile(opened.parquet_source()).schema_arrow.names
+        names = open_parquet(opened).schema_arrow.names
         return "mooncake" if "timestamp" in names else "jsonl"
     for _, _, chunk in line_chunks(opened, chunk_bytes=HEAD_BYTES):
         return detect_format(chunk[:HEAD_BYTES].decode("utf-8", errors="replace"))
