@@ -576,3 +576,16 @@ def test_a_damaged_parquet_file_is_refused_with_one_line(damage):
     with pytest.raises(PlanInputError) as err:
         read_trace(data)
     assert str(err.value).startswith("trace: ") and "Parquet" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_detect_trusts_a_jsonl_file_name_over_the_csv_fallback():
+    # a .jsonl upload whose first line is not JSON was refused as "expected a CSV header ..." (the Azure reader)
+    from planner.errors import PlanInputError
+    from planner.traces import read_trace
+
+    with pytest.raises(PlanInputError) as err:
+        read_trace(b"hola mundo\n", name="bad.jsonl")
+    assert "not valid JSON" in str(err.value) and "CSV" not in str(err.value)
+    with pytest.raises(PlanInputError) as err:
+        read_trace(b"hola mundo\n", name="bad.csv")
+    assert "CSV header" in str(err.value)

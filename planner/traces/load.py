@@ -9,6 +9,7 @@ back.
 from __future__ import annotations
 
 import json
+import re
 
 
 from planner.errors import PlanInputError
@@ -45,13 +46,20 @@ def detect_format(text_head: str) -> str:
     return "jsonl"
 
 
-def _detect(source: TraceSource, max_bytes: int | None) -> str:
+_JSONL_NAME = re.compile(r"\.(jsonl|ndjson|json)(\.(gz|zst|zstd))?$", re.IGNORECASE)
+"""File names that say JSON lines: a first line that is not JSON is then a bad JSONL row, not a CSV header."""
+
+
+def _detect(source: TraceSource, max_bytes: int | None, name: str | None = None) -> str:
     opened = Opened(source, max_bytes)
     if opened.parquet:
         names = open_parquet(opened).schema_arrow.names
         return "mooncake" if "timestamp" in names else "jsonl"
     for _, _, chunk in line_chunks(opened, chunk_bytes=HEAD_BYTES):
-        return detect_format(chunk[:HEAD_BYTES].decode("utf-8", errors="replace"))
+        detected = detect_format(chunk[:HEAD_BYTES].decode("utf-8", errors="replace"))
+        if detected == "azure" and _JSONL_NAME.search(name or opened.name or ""):
+            return "jsonl"
+        return detected
     return "jsonl"
 
 
@@ -97,7 +105,7 @@ def read_trace(source: TraceSource, *, format: str | None = None, block_tokens: 
         source, name = opened.buffer.to_pybytes(), name or opened.name
     detected = format is None
     if format is None:
-        format = _detect(source, max_bytes)
+        format = _detect(source, max_bytes, name)
     if format == "mooncake":
         if detected and block_tokens is not None and block_tokens != MOONCAKE_BLOCK_TOKENS:
             block_tokens = None  # the generic-JSONL block size does not apply to a detected Mooncake trace
