@@ -223,6 +223,8 @@ class EngineLog:
             tokens or memory but match no pattern (at most :data:`MAX_UNREAD`).
         num_unread: all such lines (``len(unread)`` or more).
         num_lines: lines in the log.
+        first_line: its first non-blank line, printable, at most 60 characters (names a log that is from no
+            engine kvplan reads).
     """
 
     engine: Engine
@@ -230,6 +232,7 @@ class EngineLog:
     unread: tuple[tuple[int, str], ...]
     num_unread: int
     num_lines: int
+    first_line: str = ""
 
     def all(self, key: str) -> tuple[Reading, ...]:
         """Every reading of ``key``, in line order."""
@@ -289,8 +292,9 @@ def parse_engine_log(text: str) -> EngineLog:
             if len(unread) < MAX_UNREAD:
                 unread.append((no, "".join(c if c.isprintable() else " " for c in line).strip()))
     engine: Engine = "mixed" if len(seen) == 2 else (next(iter(seen)) if seen else "unknown")
+    first = next((line.strip() for line in lines if line.strip()), "")[:60]
     return EngineLog(engine=engine, readings=tuple(readings), unread=tuple(unread), num_unread=num_unread,
-                     num_lines=len(lines))
+                     num_lines=len(lines), first_line="".join(c if c.isprintable() else " " for c in first))
 
 
 def _reading(key: str, m: re.Match, group: int, kind: str, line_no: int, engine: str) -> list[Reading]:

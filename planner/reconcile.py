@@ -174,7 +174,10 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
     Raises:
         PlanInputError: a log from no engine kvplan reads, or from both at once.
     """
-    if log.engine not in ("vllm", "sglang"):
+    if log.engine == "unknown":  # named by its own first line: what the user pasted
+        raise PlanInputError("log", log.first_line,
+                             msg("a vLLM or an SGLang start-up log (no line of this text is from either engine)"))
+    if log.engine != "vllm" and log.engine != "sglang":
         raise PlanInputError("log", log.engine, msg("a vLLM or an SGLang start-up log (one engine per log)"))
     named = log.first("model")
     if model is not None:

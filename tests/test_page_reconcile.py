@@ -41,3 +41,7 @@ def test_a_log_from_no_engine_is_an_error_not_a_crash():
     at = _page()
     at.text_area(key="reconcile_log_a").set_value("hello world").run()
     assert not at.exception and at.error
+    # named by what was pasted, and no "paste a log above" hint under the error (a log was pasted)
+    assert "'hello world'" in at.error[0].value.replace("\\", "")
+    assert "no line of this text is from either engine" in at.error[0].value
+    assert not any("Paste a log above" in i.value for i in at.info)

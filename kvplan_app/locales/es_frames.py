@@ -81,12 +81,15 @@ FRAMES: dict[str, str] = {
         "El parámetro del enlace '{key}' = '{value}' no es válido (se espera {allowed}); se usa el valor por defecto.",
     "needed: this model's maximum context is not known": "necesario: no se conoce el contexto máximo de este modelo",
     "{bytes} B per GPU (TP {tp}, PP {pp}: one GPU of the largest pipeline stage); basis: {basis}. Per replica counts "
-    "every layer once per TP rank (replicated heads and latents included). State per session: {pool_state} B in the "
-    "pool (Mamba / linear attention, constant in length, included above), {state} B outside it.":
+    "every layer once per TP rank (replicated heads and latents included).":
         "{bytes} B por GPU (TP {tp}, PP {pp}: una GPU de la mayor etapa del pipeline); base: {basis}. Por réplica se "
-        "cuenta cada capa una vez por rango TP (incluidas las cabezas y los latentes replicados). Estado por sesión: "
-        "{pool_state} B en el pool (Mamba / atención lineal, constante con la longitud, incluido arriba), {state} B "
-        "fuera de él.",
+        "cuenta cada capa una vez por rango TP (incluidas las cabezas y los latentes replicados).",
+    "State per session: {pool_state} B in the pool (Mamba / linear attention, constant in length, included above), "
+    "{state} B outside it.":
+        "Estado por sesión: {pool_state} B en el pool (Mamba / atención lineal, constante con la longitud, incluido "
+        "arriba), {state} B fuera de él.",
+    "No per-session state outside the KV (no Mamba or linear-attention layers).":
+        "Sin estado por sesión fuera de la KV (no hay capas Mamba ni de atención lineal).",
     "reported coefficient": "coeficiente publicado",
     "architecture": "arquitectura",
     "Layers: `{pattern}` ({legend})": "Capas: `{pattern}` ({legend})",

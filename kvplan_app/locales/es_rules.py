@@ -199,6 +199,8 @@ RULES: dict[str, str] = {
         "de estado se agrupan según el motor)",
     "a vLLM or an SGLang start-up log (one engine per log)":
         "un registro de arranque de vLLM o de SGLang (un motor por registro)",
+    "a vLLM or an SGLang start-up log (no line of this text is from either engine)":
+        "un registro de arranque de vLLM o de SGLang (ninguna línea de este texto es de uno de esos motores)",
     # -- plan inputs and plan files ---------------------------------------------------------------------------------
     "no such field (known: {choices})": "un campo conocido (los conocidos: {choices})",
     "gpu_id 'custom' alongside it (a user-defined accelerator describes the custom GPU)":

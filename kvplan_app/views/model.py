@@ -224,10 +224,12 @@ m3, m4 = st.columns(2)
 m3.metric(t("KV bytes per token per GPU"), num(f"{est.kv_bytes_per_token:,.6g} B"))
 m4.metric(t("State per session"), num(format_bytes(est.pool_state_bytes + est.state_bytes)))
 st.caption(num(t("{bytes} B per GPU (TP {tp}, PP {pp}: one GPU of the largest pipeline stage); basis: {basis}. "
-                 "Per replica counts every layer once per TP rank (replicated heads and latents included). State per "
-                 "session: {pool_state} B in the pool (Mamba / linear attention, constant in length, included above), "
-                 "{state} B outside it.", bytes=f"{est.kv_bytes:,}", tp=tp, pp=pp, basis=t(est.basis),
-                 pool_state=f"{est.pool_state_bytes:,}", state=f"{est.state_bytes:,}")))
+                 "Per replica counts every layer once per TP rank (replicated heads and latents included).",
+                 bytes=f"{est.kv_bytes:,}", tp=tp, pp=pp, basis=t(est.basis))
+              + " " + (t("State per session: {pool_state} B in the pool (Mamba / linear attention, constant in length, "
+                         "included above), {state} B outside it.", pool_state=f"{est.pool_state_bytes:,}",
+                         state=f"{est.state_bytes:,}") if est.pool_state_bytes or est.state_bytes
+                       else t("No per-session state outside the KV (no Mamba or linear-attention layers)."))))
 if model.layer_pattern:
     st.caption(t("Layers: `{pattern}` ({legend})", pattern=model.layer_pattern,
                  legend=planner_message(pattern_legend(model.layer_pattern))))

@@ -79,7 +79,7 @@ for i, text in enumerate(texts):
         continue
     results.append((i + 1, rec))
 
-if not results:
+if not any(text and text.strip() for text in texts):
     st.info(t("Paste a log above, or load the example."))
 if len(results) == 2:
     summary = pair_summary(results[0][1], results[1][1])

@@ -9,11 +9,11 @@ back.
 from __future__ import annotations
 
 import json
+import re
 
-import pyarrow.parquet as pq
 
 from planner.errors import PlanInputError
-from planner.traces.readers import read_azure, read_jsonl, read_mooncake
+from planner.traces.readers import open_parquet, read_azure, read_jsonl, read_mooncake
 from planner.traces.rows import check_sample_rate
 from planner.traces.samples import get_sample, load_sample, sample_bytes
 from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, line_chunks
@@ -46,13 +46,20 @@ def detect_format(text_head: str) -> str:
     return "jsonl"
 
 
-def _detect(source: TraceSource, max_bytes: int | None) -> str:
+_JSONL_NAME = re.compile(r"\.(jsonl|ndjson|json)(\.(gz|zst|zstd))?$", re.IGNORECASE)
+"""File names that say JSON lines: a first line that is not JSON is then a bad JSONL row, not a CSV header."""
+
+
+def _detect(source: TraceSource, max_bytes: int | None, name: str | None = None) -> str:
     opened = Opened(source, max_bytes)
     if opened.parquet:
-        names = pq.ParquetFile(opened.parquet_source()).schema_arrow.names
+        names = open_parquet(opened).schema_arrow.names
         return "mooncake" if "timestamp" in names else "jsonl"
     for _, _, chunk in line_chunks(opened, chunk_bytes=HEAD_BYTES):
-        return detect_format(chunk[:HEAD_BYTES].decode("utf-8", errors="replace"))
+        detected = detect_format(chunk[:HEAD_BYTES].decode("utf-8", errors="replace"))
+        if detected == "azure" and _JSONL_NAME.search(name or opened.name or ""):
+            return "jsonl"
+        return detected
     return "jsonl"
 
 
@@ -98,7 +105,7 @@ def read_trace(source: TraceSource, *, format: str | None = None, block_tokens: 
         source, name = opened.buffer.to_pybytes(), name or opened.name
     detected = format is None
     if format is None:
-        format = _detect(source, max_bytes)
+        format = _detect(source, max_bytes, name)
     if format == "mooncake":
         if detected and block_tokens is not None and block_tokens != MOONCAKE_BLOCK_TOKENS:
             block_tokens = None  # the generic-JSONL block size does not apply to a detected Mooncake trace

@@ -266,11 +266,32 @@ def _read_records(source: TraceSource, fmt: str, rows: Collector, check: RowChec
     return opened.name
 
 
-def _read_parquet(opened: Opened, fmt: str, rows: Collector, check: RowCheck, progress: Progress | None) -> None:
+def open_parquet(opened: Opened) -> pq.ParquetFile:
+    """The Parquet file behind ``opened``.
+
+    Raises:
+        PlanInputError: ``trace``, not a readable Parquet file (a truncated footer, a bad magic number).
+    """
     try:
-        pfile = pq.ParquetFile(opened.parquet_source())
+        return pq.ParquetFile(opened.parquet_source())
     except (pa.ArrowException, OSError) as exc:
-        raise PlanInputError("trace", opened.name, msg("a readable Parquet file ({exc})", exc=str(exc)[:120])) from None
+        raise _unreadable_parquet(opened, exc) from None
+
+
+def _unreadable_parquet(opened: Opened, exc: Exception) -> PlanInputError:
+    return PlanInputError("trace", opened.name, msg("a readable Parquet file ({exc})", exc=str(exc)[:120]))
+
+
+def _read_parquet(opened: Opened, fmt: str, rows: Collector, check: RowCheck, progress: Progress | None) -> None:
+    pfile = open_parquet(opened)
+    try:
+        _read_parquet_batches(pfile, fmt, rows, check, progress)
+    except (pa.ArrowException, OSError) as exc:  # a corrupt page or column chunk past the footer
+        raise _unreadable_parquet(opened, exc) from None
+
+
+def _read_parquet_batches(pfile: pq.ParquetFile, fmt: str, rows: Collector, check: RowCheck,
+                          progress: Progress | None) -> None:
     wanted = [f for f in _SCHEMAS[fmt] if f.name in pfile.schema_arrow.names]
     first = 1
     for batch in pfile.iter_batches(batch_size=1 << 16, columns=[f.name for f in wanted]):
