@@ -19,11 +19,15 @@ for the session.
 from __future__ import annotations
 
 import re
+import string
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from kvplan_app.locales import es
+from planner.errors import PlanInputError, short_repr
+from planner.messages import Figure, Message
 
 LANGUAGES: dict[str, str] = {"en": "English", "es": "Español"}
 """Language code -> its name, in that language (the sidebar switch shows these)."""
@@ -35,6 +39,8 @@ CATALOGUES: dict[str, dict[str, str]] = {"en": {}, "es": es.STRINGS}
 """Language -> English text -> translation (English maps to itself)."""
 MESSAGES: dict[str, dict[str, str]] = {"en": {}, "es": es.MESSAGES}
 """Language -> planner's English message (a fixed sentence, or a template with ``{name}`` fields) -> translation."""
+PATTERNS: dict[str, dict[str, str]] = {"en": {}, "es": es.PATTERNS}
+"""Language -> English text shapes (``{name}`` fields) matched against plain text that carries no template."""
 
 _SESSION_KEY = "ui_lang"
 _NUMBER = re.compile(r"(?<![A-Za-z\d.,])\d[\d,]*(?:\.\d+)?")
@@ -42,13 +48,24 @@ _NUMBER = re.compile(r"(?<![A-Za-z\d.,])\d[\d,]*(?:\.\d+)?")
 
 
 def language() -> str:
-    """This session's language: the sidebar choice, else the link's ``lang``, else English."""
+    """This session's language: the sidebar choice, else the link's ``lang``, else English.
+
+    Outside a script run (a widget's ``format_func`` called by Streamlit's AppTest between runs) there is no
+    session: the language of the last run in this process is used.
+    """
+    global _LAST_LANGUAGE
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return _LAST_LANGUAGE
     lang = st.session_state.get(_SESSION_KEY)
     if lang not in LANGUAGES:
         lang = str(st.query_params.get(LANG_PARAM, DEFAULT_LANGUAGE))
         lang = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
         st.session_state[_SESSION_KEY] = lang
+    _LAST_LANGUAGE = lang
     return lang
+
+
+_LAST_LANGUAGE = DEFAULT_LANGUAGE
 
 
 def t(text: str, /, **values: Any) -> str:
@@ -57,18 +74,67 @@ def t(text: str, /, **values: Any) -> str:
     return out.format(**values) if values else out
 
 
-def planner_message(text: str) -> str:
+def planner_message(text: str | BaseException) -> str:
     """A message written by ``planner`` (a note, a warning, a :class:`PlanInputError`) in this session's language.
 
-    Looked up by its English text in the language's message catalogue: an exact sentence, or a template whose
-    ``{name}`` fields take the values in the message. A field named ``..._t`` holds words (a unit, a rule) and
-    matches only when the catalogue has them; the message stays in English when no entry matches.
+    A :class:`planner.messages.Message` is looked up by its template and filled with its values (nested messages
+    translated, numbers per locale); a :class:`PlanInputError` by its parts (field and value as they are, the rule
+    translated). Plain text is looked up by its English: an exact sentence, or a template whose ``{name}`` fields
+    take the values in the message (a field named ``..._t`` holds words and matches only when the catalogue has
+    them). A message with any part missing from the catalogue stays whole in English, never half translated.
     """
     return translate_message(text, language())
 
 
-def translate_message(text: str, lang: str) -> str:
+def translate_message(text: str | BaseException, lang: str) -> str:
     """See :func:`planner_message`; pure (no session)."""
+    if lang not in MESSAGES or lang == DEFAULT_LANGUAGE:
+        return str(text)
+    out = _translated(text, lang)
+    return str(text) if out is None else out
+
+
+def _translated(text: object, lang: str) -> str | None:
+    """``text`` in ``lang``, or None when the catalogue lacks any part of it."""
+    if isinstance(text, PlanInputError):
+        rule = _translated(text.allowed, lang)
+        if rule is None or not rule.isprintable():
+            return None
+        value = text.value
+        shown = short_repr(value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            shown = localize_numbers(shown, lang)
+        return MESSAGES[lang][_ERROR].format(field=text.field_text, value=shown, allowed=rule)
+    if isinstance(text, Message):
+        template = MESSAGES[lang].get(text.template)
+        if template is None:
+            return _legacy(str(text), lang)
+        out = []
+        for literal, field, spec, conversion in _FORMATTER.parse(template):
+            out.append(literal)
+            if field is None:
+                continue
+            value = text.values[field]
+            if isinstance(value, (Message, PlanInputError)):
+                shown = _translated(value, lang)
+                if shown is None:
+                    return None
+                out.append(format(shown, spec or ""))
+                continue
+            shown = _FORMATTER.format_field(_FORMATTER.convert_field(value, conversion), spec or "")
+            numeric = isinstance(value, (int, float, Figure)) and not isinstance(value, bool) and not conversion
+            out.append(localize_numbers(shown, lang) if numeric else shown)
+        return "".join(out)
+    return _legacy(str(text), lang)
+
+
+_FORMATTER = string.Formatter()
+_ERROR = "{field}: {value} is not allowed; expected {allowed}"
+"""The English shape of every :class:`PlanInputError` (see ``planner.errors``); its translation is in MESSAGES."""
+
+
+def _legacy(text: str, lang: str) -> str | None:
+    """Plain English text looked up as an exact sentence or a ``{name}`` template; None when none matches."""
     messages = MESSAGES.get(lang) or {}
     if text in messages:
         return messages[text]
@@ -80,7 +146,7 @@ def translate_message(text: str, lang: str) -> str:
         values = match.groupdict()
         if all(name[-2:] != "_t" or value in words for name, value in values.items()):
             return translation.format(**{k: words[v] if k[-2:] == "_t" else v for k, v in values.items()})
-    return text
+    return None
 
 
 _FIELD = re.compile(r"\{(\w+)\}")
@@ -88,11 +154,15 @@ _COMPILED: dict[str, list[tuple[re.Pattern, str]]] = {}
 
 
 def _templates(lang: str) -> list[tuple[re.Pattern, str]]:
+    """The language's text shapes as regular expressions, longest first ("greater than or equal to {n}" before
+    "greater than {n}")."""
     if lang not in _COMPILED:
         out = []
-        for english, translation in (MESSAGES.get(lang) or {}).items():
+        for english, translation in sorted((PATTERNS.get(lang) or {}).items(), key=lambda kv: -len(kv[0])):
             if _FIELD.search(english):
                 parts = _FIELD.split(english)  # text, field, text, field, ...
+                if english == _ERROR or len(set(parts[1::2])) < len(parts[1::2]):
+                    continue  # filled from a PlanInputError's parts, or a field used twice: a Message's values fill it
                 regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
                 out.append((re.compile(regex, re.DOTALL), translation))
         _COMPILED[lang] = out

@@ -41,6 +41,7 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from planner.messages import msg
 
 GiB = 2**30
 
@@ -205,9 +206,9 @@ def _run_in_worker(fn: Callable, kwargs: dict, time_limit_s: float, number: int,
             kwargs = {**kwargs, "progress": report_progress}
         return fn(**kwargs)
     except MemoryError:
-        raise JobError("the job ran out of memory (the server's per-job memory cap)") from None
+        raise JobError(msg("the job ran out of memory (the server's per-job memory cap)")) from None
     except TimeoutError:
-        raise JobError(f"the job passed its time limit ({time_limit_s:g} s)") from None
+        raise JobError(msg("the job passed its time limit ({seconds:g} s)", seconds=time_limit_s)) from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -307,8 +308,8 @@ class JobPool:
             waiting = sum(1 for j in self._jobs if not self.started(j))
             running = len(self._jobs) - waiting
             if len(self._jobs) >= self.settings.workers + self.settings.queue:
-                raise JobsBusyError(f"the server is busy ({running} job(s) running, {waiting} waiting); "
-                                    "try again in a minute")
+                raise JobsBusyError(msg("the server is busy ({running} job(s) running, {waiting} waiting); try again "
+                                        "in a minute", running=running, waiting=waiting))
             number = next(self._numbers)
             if self._cancel is not None:
                 self._cancel[number % CANCEL_SLOTS] = 0
@@ -371,7 +372,7 @@ class JobPool:
             except cf.BrokenExecutor:
                 with self._lock:
                     self._executor = None  # the next job starts fresh workers
-                raise JobError("the job's worker process died (most likely killed for memory)") from None
+                raise JobError(msg("the job's worker process died (most likely killed for memory)")) from None
         with self._lock:
             self._prune()
         return value

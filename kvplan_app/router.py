@@ -23,8 +23,9 @@ from importlib.resources import files
 
 import streamlit as st
 
-from kvplan_app.i18n import language_switch, t
+from kvplan_app.i18n import DEFAULT_LANGUAGE, language, language_switch, t
 from kvplan_app.share import render_share_link
+from kvplan_app.uploads import uploader_style
 from kvplan_app.state import pending_link_warnings, remember_query, restore_query, show_link_warnings
 
 LOG = logging.getLogger("kvplan_app")
@@ -62,6 +63,8 @@ def pages() -> list:
 def main() -> None:
     """Run one rerun of the app: configure, navigate, run the page, write the link state back."""
     st.set_page_config(page_title=t("kvplan: KV-cache capacity planner"), page_icon=":material/calculate:", layout="wide")
+    if language() != DEFAULT_LANGUAGE:  # Streamlit's own uploader words, drawn in the language (kvplan_app.uploads)
+        st.html(f"<style>{uploader_style(t)}</style>")
     page_list = pages()
     aliases = [st.Page(VIEWS / "plan.py", title="Plan", url_path=a, visibility="hidden") for a in PLAN_ALIASES]
     nav = st.navigation([*page_list, *aliases])
@@ -96,7 +99,7 @@ def run_page(nav) -> None:
     except Exception:  # noqa: BLE001 - any bug in a page: one line for the visitor, the traceback in the log
         ref = uuid.uuid4().hex[:12]
         LOG.exception("kvplan page %r failed (reference %s)", nav.url_path, ref)
-        st.error(f"This page hit an unexpected error (reference {ref}). Your inputs are kept; the details are in "
-                 "the server log under that reference.")
+        st.error(t("This page hit an unexpected error (reference {ref}). Your inputs are kept; the details are in "
+                   "the server log under that reference.", ref=ref))
         if os.environ.get(DEBUG_ENV):
             raise

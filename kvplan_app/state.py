@@ -29,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from planner.plan import PlanInputs, plan, plan_error, rebase
 from planner.errors import PlanInputError
+from planner.messages import Message, msg
 
 QUERY_KEYS: dict[str, str] = {
     "model_id": "model",
@@ -262,8 +263,8 @@ def model_from_params(
             continue
         field = by_key[key]
         if len(str(value)) > MAX_PARAM_CHARS:
-            warnings.append(f"Link parameter '{key}' is too long ({len(str(value)):,} characters); "
-                            f"default {_default_text(model, field)} used.")
+            warnings.append(msg("Link parameter '{key}' is too long ({chars:,} characters); default {default} used.",
+                                key=key, chars=len(str(value)), default=_default_text(model, field)))
             continue
         if _is_none(model.model_fields[field], value):
             fields[field] = None
@@ -272,8 +273,10 @@ def model_from_params(
 
     if unknown:
         names = ", ".join(f"'{shown(k)}'" for k in unknown[:MAX_NAMED_UNKNOWN])
-        more = f" and {len(unknown) - MAX_NAMED_UNKNOWN:,} more" if len(unknown) > MAX_NAMED_UNKNOWN else ""
-        warnings.append(f"Unknown link parameter{'s' if len(unknown) > 1 else ''} {names}{more} ignored.")
+        more = (msg(" and {n:,} more", n=len(unknown) - MAX_NAMED_UNKNOWN) if len(unknown) > MAX_NAMED_UNKNOWN
+                else "")
+        warnings.append(msg("Unknown link parameters {names}{more} ignored." if len(unknown) > 1 else
+                            "Unknown link parameter {names}{more} ignored.", names=names, more=more))
 
     # Validate together (model validators may relate fields); drop what fails, field by field.
     for _ in range(len(fields) + 1):
@@ -286,8 +289,7 @@ def model_from_params(
             for e in bad:
                 field = str(e["loc"][0])
                 err = plan_error(ValidationError.from_exception_data(exc.title, [e]), model)
-                allowed = err.allowed.removeprefix("Input should be ")
-                warnings.append(_invalid(key_of[field], fields.pop(field), allowed, model, field))
+                warnings.append(_invalid(key_of[field], fields.pop(field), err.allowed, model, field))
             continue
         if check is None:
             return value, warnings
@@ -305,18 +307,37 @@ def model_from_params(
 
 def _default_text(model: type[BaseModel], field: str) -> str:
     default = model.model_fields[field].default
-    return "(none)" if default is None else shown(encode_value(default))
+    return msg("(none)") if default is None else shown(encode_value(default))
+
+
+def _whole_or_shown(text: str, limit: int = 160) -> str:
+    """``text`` in at most about ``limit`` characters; a planner message stays a message (so the page can translate
+    it), its longest plain value cut (a list of ids), else it is cut as :func:`shown` cuts user text."""
+    if isinstance(text, PlanInputError):
+        text = text.allowed if len(str(text)) > limit else text
+    if not isinstance(text, Message) or not str(text).isprintable():
+        return shown(text, limit)
+    if len(text) <= limit:
+        return text
+    values = dict(text.values)
+    longest = max((k for k, v in values.items() if type(v) is str), key=lambda k: len(values[k]), default=None)
+    if longest is None:
+        return shown(text, limit)
+    values[longest] = shown(values[longest], max(20, len(values[longest]) - (len(text) - limit)))
+    return Message(text.template, **values)
 
 
 def _invalid(key: str, value: object, allowed: str, model: type[BaseModel], field: str) -> str:
-    return (f"Link parameter '{key}' = '{shown(value)}' is invalid (expected {shown(allowed, 160)}); "
-            f"default {_default_text(model, field)} used.")
+    return msg("Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default {default} used.",
+               key=key, value=shown(value), allowed=_whole_or_shown(allowed), default=_default_text(model, field))
 
 
 def _conflict(fields: Mapping[str, Any], key_of: Mapping[str, str], err: PlanInputError | None = None) -> str:
-    keys = ", ".join(f"'{key_of[f]}'" for f in fields) or "(none)"
-    why = f": {shown(err, 160)}" if err is not None else ""
-    return f"Link parameters {keys} do not make a valid plan together{why}; defaults used."
+    keys = ", ".join(f"'{key_of[f]}'" for f in fields) or msg("(none)")
+    if err is None:
+        return msg("Link parameters {keys} do not make a valid plan together; defaults used.", keys=keys)
+    return msg("Link parameters {keys} do not make a valid plan together: {why}; defaults used.", keys=keys,
+               why=_whole_or_shown(err))
 
 
 _PLAN_ALIASES: dict[str, tuple[str, ...]] = {
@@ -489,9 +510,11 @@ def add_notices(notices: Sequence[str]) -> None:
 
 
 def show_notices() -> None:
-    """Render pending rebase notices once, as ``st.info`` (text, Markdown escaped)."""
+    """Render pending rebase notices once, as ``st.info``, in the session's language (text, Markdown escaped)."""
+    from kvplan_app.i18n import planner_message  # the catalogue reads the link's language; it imports this module
+
     for note in st.session_state.pop(_NOTICES, []):
-        st.info(escape_markdown(note, keep="_"))
+        st.info(escape_markdown(planner_message(note), keep="_"))
 
 
 def load_inputs(inputs: PlanInputs) -> None:
@@ -579,9 +602,9 @@ def restore_query(page_id: str, page_ids: Collection[str] = ()) -> str | None:
     current_inputs()
     if target is not None and target not in page_ids:
         st.session_state[_WARNINGS] = [*st.session_state.get(_WARNINGS, []),
-                                       f"Link parameter '{PAGE_PARAM}' = '{shown(target)}' names no page "
-                                       f"(pages: {', '.join(p or '(default)' for p in page_ids)}); "
-                                       "this page is shown."]
+                                       msg("Link parameter '{key}' = '{value}' names no page (pages: {pages}); "
+                                           "this page is shown.", key=PAGE_PARAM, value=shown(target),
+                                           pages=", ".join(p or "(default)" for p in page_ids))]
     switched = not first and st.session_state.get(_LAST_PAGE) != page_id
     st.session_state[_LAST_PAGE] = page_id
     if switched:
@@ -603,9 +626,11 @@ def _live_page_params() -> dict[str, str]:
 
 
 def show_link_warnings() -> None:
-    """Render pending link warnings once (as text: Markdown escaped, never HTML)."""
+    """Render pending link warnings once, in the session's language (as text: Markdown escaped, never HTML)."""
+    from kvplan_app.i18n import planner_message  # the catalogue reads the link's language; it imports this module
+
     for w in link_warnings():
-        st.warning(escape_markdown(w), icon="⚠️")
+        st.warning(escape_markdown(planner_message(w)), icon="⚠️")
     st.session_state[_WARNINGS] = []
     show_notices()
 
@@ -616,5 +641,7 @@ def pending_link_warnings() -> bool:
 
 
 def show_error(exc: PlanInputError) -> None:
-    """Render an input error (text only)."""
-    st.error(escape_markdown(str(exc)))
+    """Render an input error (text only) in the session's language."""
+    from kvplan_app.i18n import planner_message  # the catalogue reads the link's language; it imports this module
+
+    st.error(escape_markdown(planner_message(exc)))

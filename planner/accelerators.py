@@ -35,6 +35,7 @@ from typing import Any
 from planner.catalog import GPUS, GPUSpec
 from planner.errors import PlanInputError
 from planner.units import GB, GiB, MiB
+from planner.messages import msg
 
 MAX_FILE_BYTES = 100_000
 """Largest accelerators file accepted."""
@@ -85,12 +86,13 @@ class UserAccelerator:
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _ID.fullmatch(self.id) or self.id in GPUS or self.id == "custom":
-            raise PlanInputError("accelerator.id", self.id, "a new slug of lowercase letters, digits, '.', '-', '_' "
-                                 "(at most 40 characters; not a catalog id nor 'custom')")
+            raise PlanInputError("accelerator.id", self.id, msg("a new slug of lowercase letters, digits, '.', '-', "
+                                                                "'_' (at most 40 characters; not a catalog id nor "
+                                                                "'custom')"))
         if not isinstance(self.name, str) or not self.name.strip() or len(self.name) > _NAME_MAX \
                 or not self.name.isprintable() or "~" in self.name:
-            raise PlanInputError("accelerator.name", self.name, f"printable text of 1 to {_NAME_MAX} characters "
-                                 "without '~'")
+            raise PlanInputError("accelerator.name", self.name, msg("printable text of 1 to {name_max} characters "
+                                                                    "without '~'", name_max=_NAME_MAX))
         _check_int("accelerator.memory_bytes", self.hbm_bytes, 1, MAX_MEMORY_BYTES)
         _check_float("accelerator.hbm_bandwidth_gb_s", self.hbm_bandwidth_bytes_per_s / GB, MAX_BANDWIDTH_GB_S)
         _check_float("accelerator.bf16_dense_tflops", self.bf16_dense_flops / 1e12, MAX_TFLOPS)
@@ -123,7 +125,7 @@ def _g(x: float) -> str:
 
 def _check_int(field: str, value: object, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise PlanInputError(field, value, f"a whole number in [{lo:,}, {hi:,}]")
+        raise PlanInputError(field, value, msg("a whole number in [{lo:,}, {hi:,}]", lo=lo, hi=hi))
     return value
 
 
@@ -131,7 +133,8 @@ def _check_float(field: str, value: object, hi: float, *, allow_zero: bool = Fal
     ok = (not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
           and (value >= 0 if allow_zero else value > 0) and value <= hi)
     if not ok:
-        raise PlanInputError(field, value, f"a finite number in {'[0' if allow_zero else '(0'}, {hi:,.0f}]")
+        raise PlanInputError(field, value, msg("a finite number in {value}, {hi:,.0f}]",
+                                               value='[0' if allow_zero else '(0', hi=hi))
     return float(value)
 
 
@@ -142,15 +145,15 @@ def accelerator_from_dict(entry: Any) -> UserAccelerator:
         PlanInputError: not a table, an unknown key, memory given zero or several ways, a bad value.
     """
     if not isinstance(entry, dict):
-        raise PlanInputError("accelerator", type(entry).__name__, "a table of fields (id, name, memory_..., ...)")
+        raise PlanInputError("accelerator", type(entry).__name__, msg("a table of fields (id, name, memory_..., ...)"))
     unknown = sorted(str(k) for k in entry if k not in _KEYS)
     if unknown:
         raise PlanInputError(f"accelerator.{unknown[0]}", entry[unknown[0]] if unknown[0] in entry else None,
-                             "one of the fields " + ", ".join(sorted(_KEYS)))
+                             msg("one of the fields {choices}", choices=", ".join(sorted(_KEYS))))
     mem_keys = [k for k in ("memory_bytes", "memory_mib", "memory_gib") if k in entry]
     if len(mem_keys) != 1:
         raise PlanInputError("accelerator.memory", mem_keys or None,
-                             "exactly one of memory_bytes, memory_mib, memory_gib (as the device reports it)")
+                             msg("exactly one of memory_bytes, memory_mib, memory_gib (as the device reports it)"))
     key = mem_keys[0]
     raw = entry[key]
     if key == "memory_bytes":
@@ -161,7 +164,7 @@ def accelerator_from_dict(entry: Any) -> UserAccelerator:
         mem = int(round(_check_float("accelerator.memory_gib", raw, MAX_MEMORY_BYTES / GiB) * GiB))
     for need in ("id", "name", "hbm_bandwidth_gb_s", "bf16_dense_tflops"):
         if need not in entry:
-            raise PlanInputError(f"accelerator.{need}", None, "a value (required)")
+            raise PlanInputError(f"accelerator.{need}", None, msg("a value (required)"))
     hl = entry.get("host_link_gb_s")
     return UserAccelerator(
         id=entry["id"], name=entry["name"], hbm_bytes=mem,
@@ -180,7 +183,8 @@ def parse_accelerators_text(text: str | bytes, *, toml: bool | None = None) -> d
         PlanInputError: too large, unreadable, empty, duplicate ids, or a bad entry.
     """
     if len(text) > MAX_FILE_BYTES:
-        raise PlanInputError("accelerators", f"{len(text):,} bytes", f"a file of at most {MAX_FILE_BYTES:,} bytes")
+        raise PlanInputError("accelerators", f"{len(text):,} bytes", msg("a file of at most {max_file_bytes:,} bytes",
+                                                                         max_file_bytes=MAX_FILE_BYTES))
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     try:
@@ -196,19 +200,22 @@ def parse_accelerators_text(text: str | bytes, *, toml: bool | None = None) -> d
             break
         except (ValueError, RecursionError) as exc:  # TOMLDecodeError and JSONDecodeError are ValueErrors
             if kind == kinds[-1]:
-                raise PlanInputError("accelerators", f"malformed {kind}", f"valid {' or '.join(kinds)} "
-                                     f"({exc})"[:200]) from None
+                error = str(exc)[:200 - len(f"valid {' or '.join(kinds)} ()")]  # the whole rule stays within 200
+                raise PlanInputError("accelerators", f"malformed {kind}",
+                                     msg("valid JSON or TOML ({error})" if len(kinds) == 2 else "valid {kind} ({error})",
+                                         kind=kind, error=error)) from None
     entries = data.get("accelerator") if isinstance(data, dict) else data
     if not isinstance(entries, list) or not entries:
         raise PlanInputError("accelerators", type(entries).__name__,
-                             "a non-empty list of accelerators ([[accelerator]] tables in TOML)")
+                             msg("a non-empty list of accelerators ([[accelerator]] tables in TOML)"))
     if len(entries) > MAX_ACCELERATORS:
-        raise PlanInputError("accelerators", len(entries), f"at most {MAX_ACCELERATORS} accelerators")
+        raise PlanInputError("accelerators", len(entries), msg("at most {max_accelerators} accelerators",
+                                                               max_accelerators=MAX_ACCELERATORS))
     out: dict[str, UserAccelerator] = {}
     for entry in entries:
         acc = accelerator_from_dict(entry)
         if acc.id in out:
-            raise PlanInputError("accelerator.id", acc.id, "ids that appear once")
+            raise PlanInputError("accelerator.id", acc.id, msg("ids that appear once"))
         out[acc.id] = acc
     return out
 
@@ -224,7 +231,7 @@ def load_accelerators(path: str | Path) -> dict[str, UserAccelerator]:
         with open(p, "rb") as fh:
             data = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise PlanInputError("accelerators", str(p), f"a readable file ({exc.strerror})") from None
+        raise PlanInputError("accelerators", str(p), msg("a readable file ({strerror})", strerror=exc.strerror)) from None
     suffix = p.suffix.lower()
     return parse_accelerators_text(data, toml=True if suffix == ".toml" else False if suffix == ".json" else None)
 
@@ -240,25 +247,26 @@ def accelerator_from_link(text: str) -> UserAccelerator:
         PlanInputError: too long, a part without ``key:value``, an unknown or repeated key, a bad value.
     """
     if not isinstance(text, str) or len(text) > MAX_LINK_CHARS:
-        raise PlanInputError("acc", text, f"a compact accelerator of at most {MAX_LINK_CHARS} characters")
+        raise PlanInputError("acc", text, msg("a compact accelerator of at most {max_link_chars} characters",
+                                              max_link_chars=MAX_LINK_CHARS))
     entry: dict[str, Any] = {}
     for part in text.split("~"):
         key, sep, value = part.partition(":")
         if not sep or key not in _LINK_FIELDS or _LINK_FIELDS[key] in entry:
-            raise PlanInputError("acc", part[:40], "key:value parts with keys " + ", ".join(_LINK_FIELDS) +
-                                 ", each once")
+            raise PlanInputError("acc", part[:40], msg("key:value parts with keys {choices}, each once",
+                                                       choices=", ".join(_LINK_FIELDS)))
         field = _LINK_FIELDS[key]
         if field in ("id", "name"):
             entry[field] = value
         elif field == "memory_bytes":
             if not value.isdigit() or len(value) > 20:
-                raise PlanInputError("acc.mem", value, "a whole number of bytes")
+                raise PlanInputError("acc.mem", value, msg("a whole number of bytes"))
             entry[field] = int(value)
         else:
             try:
                 entry[field] = float(value)
             except ValueError:
-                raise PlanInputError(f"acc.{key}", value, "a number") from None
+                raise PlanInputError(f"acc.{key}", value, msg("a number")) from None
     return accelerator_from_dict(entry)
 
 

@@ -19,6 +19,7 @@ from planner.errors import PlanInputError
 from planner.formats import KVFormat, get_format
 from planner.models import ModelSpec
 from planner.units import GB, MiB
+from planner.messages import msg
 
 # ---------------------------------------------------------------------------
 # Models
@@ -191,7 +192,7 @@ def get_model(model_id: str) -> ModelSpec:
     try:
         return models()[model_id]
     except (KeyError, TypeError):
-        raise PlanInputError("model", model_id, "one of " + ", ".join(models())) from None
+        raise PlanInputError("model", model_id, msg("one of {choices}", choices=", ".join(models()))) from None
 
 
 # ---------------------------------------------------------------------------
@@ -274,4 +275,4 @@ def get_gpu(gpu_id: str) -> GPUSpec:
     try:
         return GPUS[gpu_id]
     except (KeyError, TypeError):
-        raise PlanInputError("gpu", gpu_id, "one of " + ", ".join(GPUS)) from None
+        raise PlanInputError("gpu", gpu_id, msg("one of {choices}", choices=", ".join(GPUS))) from None

@@ -27,6 +27,7 @@ from planner.kv import (
     MLAGroup,
     WindowRingGroup,
 )
+from planner.messages import msg
 
 
 def mla(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat) -> tuple[list[KVGroup], str]:
@@ -39,36 +40,34 @@ def mla(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat) -> tuple[lis
     rope = r.int_field("qk_rope_head_dim", minimum=0, maximum=1_000_000)
     for key in ("num_key_value_heads", "qk_nope_head_dim", "v_head_dim", "head_dim"):
         if cfg.get(key) is not None:
-            r.note(key, cfg[key], "ignored", "MLA caches one latent per token and layer, not K and V per head")
-    r.note("mla_latent_dim", rank + rope, "derived", "kv_lora_rank + qk_rope_head_dim, no factor 2")
+            r.note(key, cfg[key], "ignored", msg("MLA caches one latent per token and layer, not K and V per head"))
+    r.note("mla_latent_dim", rank + rope, "derived", msg("kv_lora_rank + qk_rope_head_dim, no factor 2"))
     dsa = cfg.get("index_topk") is not None
     if not dsa:
         if cfg.get("index_head_dim") is not None:
-            raise PlanInputError("config.index_topk", None, "an integer for a model with index_head_dim: vLLM "
-                                 "keys its sparse-attention indexer cache on index_topk")
+            raise PlanInputError("config.index_topk", None, msg("an integer for a model with index_head_dim: vLLM "
+                                                                "keys its sparse-attention indexer cache on index_topk"))
         return [MLAGroup(name="MLA latent", num_layers=num_layers, layer_ids=tuple(range(num_layers)), kv_format=fmt,
                          kv_lora_rank=rank,
                          qk_rope_head_dim=rope)], "A" * num_layers
     if fmt.id.startswith("fp8") and fmt is not FP8_DS_MLA:
-        r.note("kv_format", FP8_DS_MLA.id, "derived", f"{fmt.id} chosen: vLLM stores DeepSeek V3.2 FP8 latents "
-               "as fp8_ds_mla (512 FP8 + 4 FP32 scales + 64 BF16 RoPE = 656 B)")
+        r.note("kv_format", FP8_DS_MLA.id, "derived", msg("{id} chosen: vLLM stores DeepSeek V3.2 FP8 latents as fp8_ds_mla (512 FP8 + 4 FP32 scales + 64 BF16 RoPE = 656 B)", id=fmt.id))
         fmt = FP8_DS_MLA
     r.int_field("index_topk", maximum=10**9)
     r.int_field("index_n_heads", maximum=1_000_000, required=False)
     index_dim = r.int_field("index_head_dim", maximum=1_000_000,
-                            need="DeepSeek V3.2 sparse attention caches an indexer key of index_head_dim channels")
+                            need=msg("DeepSeek V3.2 sparse attention caches an indexer key of index_head_dim channels"))
     indexed = tuple(range(num_layers))
     if cfg.get("indexer_types") is not None:
         types = cfg["indexer_types"]
         if not isinstance(types, list) or len(types) != num_layers or any(t not in ("full", "shared") for t in types):
-            raise PlanInputError("config.indexer_types", text(types, 60), f"{num_layers} entries of 'full' or 'shared'")
+            raise PlanInputError("config.indexer_types", text(types, 60), msg("{num_layers} entries of 'full' or "
+                                                                              "'shared'", num_layers=num_layers))
         indexed = tuple(i for i, t in enumerate(types) if t == "full")
         r.note("indexer_types", f"{len(indexed)} full, {num_layers - len(indexed)} shared", "read",
-               "shared layers reuse another layer's indexer selection and cache no keys")
+               msg("shared layers reuse another layer's indexer selection and cache no keys"))
     r.note("indexer keys", f"{len(indexed)} layers", "derived",
-           f"index_head_dim {index_dim} FP8 + FP32 scale per 128 = {DSA_INDEXER_FP8.vector_bytes(index_dim)} B "
-           "per token "
-           "and layer, whatever the KV dtype (vLLM Indexer / DeepseekV32IndexerCache)")
+           msg("index_head_dim {index_dim} FP8 + FP32 scale per 128 = {vector_bytes} B per token and layer, whatever the KV dtype (vLLM Indexer / DeepseekV32IndexerCache)", index_dim=index_dim, vector_bytes=DSA_INDEXER_FP8.vector_bytes(index_dim)))
     groups: list[KVGroup] = [
         MLAGroup(name="MLA latent", num_layers=num_layers, layer_ids=tuple(range(num_layers)), kv_format=fmt,
                  kv_lora_rank=rank, qk_rope_head_dim=rope,
@@ -92,15 +91,16 @@ def deepseek_v4(r: ConfigReader, cfg: dict, num_layers: int, formats: dict[str, 
     if not isinstance(raw, list) or len(raw) < num_layers:
         shown = f"{len(raw)} entries" if isinstance(raw, list) else raw
         raise PlanInputError("config.compress_ratios", shown,
-                             f"a list of at least {num_layers} ratios (one per layer, MTP layers may follow)")
+                             msg("a list of at least {num_layers} ratios (one per layer, MTP layers may follow)",
+                                 num_layers=num_layers))
     ratios = r.int_list("compress_ratios", None, minimum=0, maximum=1_000_000)[:num_layers]
     if len(raw) > num_layers:
-        r.note("compress_ratios[num_hidden_layers:]", len(raw) - num_layers, "ignored", "MTP / draft layers hold no serving KV here")
+        r.note("compress_ratios[num_hidden_layers:]", len(raw) - num_layers, "ignored", msg("MTP / draft layers hold no serving KV here"))
     entry_dim = r.int_field("head_dim", maximum=1_000_000)
     if cfg.get("kv_source_layer_ids") is not None:
         sources = sorted(set(r.int_list("kv_source_layer_ids", None, minimum=0, maximum=num_layers - 1)))
         r.note("kv sharing", f"{len(sources)} source layers serve {num_layers - len(sources)} others", "derived",
-               "cross-layer sharing: only KV-source layers store entries")
+               msg("cross-layer sharing: only KV-source layers store entries"))
     else:
         sources = list(range(num_layers))
     index_dim = r.int_field("index_head_dim", maximum=1_000_000, required=False) or 0
@@ -108,11 +108,11 @@ def deepseek_v4(r: ConfigReader, cfg: dict, num_layers: int, formats: dict[str, 
         idx = set(r.int_list("index_source_layer_ids", None, minimum=0, maximum=num_layers - 1))
         indexed = {i for i in sources if i in idx}
         r.note("indexer layers", sorted(indexed), "derived",
-               "index_source_layer_ids that are also KV sources (others reuse a source's keys)")
+               msg("index_source_layer_ids that are also KV sources (others reuse a source's keys)"))
     else:
         indexed = {i for i in sources if ratios[i] == 4} if index_dim else set()
         if index_dim:
-            r.note("indexer layers", len(indexed), "derived", "C4 layers (compress ratio 4) carry indexer keys")
+            r.note("indexer layers", len(indexed), "derived", msg("C4 layers (compress ratio 4) carry indexer keys"))
 
     groups: list[KVGroup] = []
     by_ratio: dict[int, list[int]] = {}
@@ -121,7 +121,7 @@ def deepseek_v4(r: ConfigReader, cfg: dict, num_layers: int, formats: dict[str, 
     for ratio in sorted(by_ratio, key=lambda x: (x == 0, x)):
         layers = by_ratio[ratio]
         if ratio == 0:
-            r.note("window-only layers", len(layers), "derived", "compress ratio 0: sliding-window branch only")
+            r.note("window-only layers", len(layers), "derived", msg("compress ratio 0: sliding-window branch only"))
             continue
         groups.append(CompressedGroup(name=f"compressed 1/{ratio} main", num_layers=len(layers),
                                       layer_ids=tuple(layers),
@@ -138,7 +138,7 @@ def deepseek_v4(r: ConfigReader, cfg: dict, num_layers: int, formats: dict[str, 
                                       layer_ids=tuple(range(num_layers)), kv_format=formats["ring"],
                                       role="ring", in_pool=ring_in_pool, window_tokens=window, entry_dim=entry_dim))
     if not groups:
-        raise PlanInputError("config.compress_ratios", ratios, "at least one KV-source layer with a ratio >= 1")
+        raise PlanInputError("config.compress_ratios", ratios, msg("at least one KV-source layer with a ratio >= 1"))
     src = set(sources)
     pattern = "".join(("Z" if ratios[i] else "W") if i in src else "s" for i in range(num_layers))
     return groups, pattern

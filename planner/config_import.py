@@ -48,6 +48,7 @@ from planner.io import json_error_text, json_text
 from planner.formats import KVFormat, get_format
 from planner.kv import FP8_DS_MLA, ChunkedLocalGroup, FullAttentionGroup, KVGroup, SlidingWindowGroup
 from planner.models import ModelSpec
+from planner.messages import msg
 
 __all__ = ["ConfigField", "ImportedLayout", "MAX_CONFIG_BYTES", "PATTERN_LEGEND", "layout_from_config",
            "model_from_config", "parse_config_text", "pattern_legend", "report_rows"]
@@ -69,11 +70,11 @@ class ImportedLayout:
 
 
 PATTERN_LEGEND = {
-    "F": "full attention", "S": "sliding window", "C": "chunked local (Llama 4)",
-    "L": "linear attention (Gated DeltaNet)",
-    "M": "Mamba (SSM state)", "A": "MLA latent", "D": "MLA latent + DSA indexer keys",
-    "Z": "compressed entries (DeepSeek V4)", "W": "window ring only (DeepSeek V4)",
-    "s": "shares another layer's KV (stores none)", "-": "no KV (MLP / MoE block)",
+    "F": msg("full attention"), "S": msg("sliding window"), "C": msg("chunked local (Llama 4)"),
+    "L": msg("linear attention (Gated DeltaNet)"),
+    "M": msg("Mamba (SSM state)"), "A": msg("MLA latent"), "D": msg("MLA latent + DSA indexer keys"),
+    "Z": msg("compressed entries (DeepSeek V4)"), "W": msg("window ring only (DeepSeek V4)"),
+    "s": msg("shares another layer's KV (stores none)"), "-": msg("no KV (MLP / MoE block)"),
 }
 """What each character of a layer pattern means."""
 
@@ -84,7 +85,12 @@ def pattern_legend(pattern: str) -> str:
     >>> pattern_legend("M-MF")
     'M Mamba (SSM state) x 2; - no KV (MLP / MoE block) x 1; F full attention x 1'
     """
-    return "; ".join(f"{c} {PATTERN_LEGEND.get(c, '?')} x {pattern.count(c)}" for c in dict.fromkeys(pattern))
+    items = [msg("{char} {meaning} x {count}", char=c, meaning=PATTERN_LEGEND.get(c, "?"), count=pattern.count(c))
+             for c in dict.fromkeys(pattern)]
+    legend = items[0] if items else ""
+    for item in items[1:]:
+        legend = msg("{first}; {rest}", first=legend, rest=item)
+    return legend
 
 
 def parse_config_text(text_or_bytes: str | bytes, source: str = "config.json") -> dict[str, Any]:
@@ -95,15 +101,17 @@ def parse_config_text(text_or_bytes: str | bytes, source: str = "config.json") -
     """
     if len(text_or_bytes) > MAX_CONFIG_BYTES:
         raise PlanInputError("config", f"{len(text_or_bytes):,} bytes",
-                             f"a config.json of at most {MAX_CONFIG_BYTES:,} bytes")
+                             msg("a config.json of at most {max_config_bytes:,} bytes",
+                                 max_config_bytes=MAX_CONFIG_BYTES))
     text = json_text(text_or_bytes, "config", source)
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, >4,300 digits, deep nesting
-        raise PlanInputError("config", source, f"a JSON object; this file is not valid JSON ({json_error_text(exc)})"
+        raise PlanInputError("config", source, msg("a JSON object; this file is not valid JSON ({json_error_text})",
+                                                   json_error_text=json_error_text(exc))
                              ) from None
     if not isinstance(data, dict):
-        raise PlanInputError("config", type(data).__name__, "a JSON object ({...}) at the top level")
+        raise PlanInputError("config", type(data).__name__, msg("a JSON object ({{...}}) at the top level"))
     return data
 
 
@@ -142,22 +150,22 @@ def layout_from_config(
             contradictory or unknown field, naming it (``config.num_key_value_heads``).
     """
     if not isinstance(config, dict):
-        raise PlanInputError("config", type(config).__name__, "a JSON object")
+        raise PlanInputError("config", type(config).__name__, msg("a JSON object"))
     merged = dict(config)
     if isinstance(config.get("text_config"), dict):
         merged.update(config["text_config"])
     r = ConfigReader(merged)
     if isinstance(config.get("text_config"), dict):
-        r.note("text_config", "merged", "read", "language-model fields read from text_config")
+        r.note("text_config", "merged", "read", msg("language-model fields read from text_config"))
     for key in ("torch_dtype", "dtype"):
         if isinstance(merged.get(key), str):
-            r.note(key, merged[key][:32], "ignored", "the weights' dtype; never used as the KV dtype")
+            r.note(key, merged[key][:32], "ignored", msg("the weights' dtype; never used as the KV dtype"))
 
     model_type = text(merged.get("model_type", ""), 64)
     num_layers = r.int_field("num_hidden_layers", maximum=100_000)
     max_ctx = r.int_field("max_position_embeddings", maximum=10**9, required=False)
     if max_ctx is None:
-        r.note("max_position_embeddings", None, "defaulted", "not in config: no maximum context known")
+        r.note("max_position_embeddings", None, "defaulted", msg("not in config: no maximum context known"))
     fmt = _main_format(r, merged, main_format)
     for key, why in _IGNORED_BUT_RELEVANT.items():
         if merged.get(key) not in (None, 0, False):
@@ -175,9 +183,9 @@ def layout_from_config(
 
 
 _IGNORED_BUT_RELEVANT = {
-    "num_nextn_predict_layers": "MTP layers hold KV only as a speculative-decoding draft (not modelled)",
-    "cache_implementation": "an inference-library cache choice, not the serving engine's",
-    "use_cache": "read by training / eager code; serving engines always cache",
+    "num_nextn_predict_layers": msg("MTP layers hold KV only as a speculative-decoding draft (not modelled)"),
+    "cache_implementation": msg("an inference-library cache choice, not the serving engine's"),
+    "use_cache": msg("read by training / eager code; serving engines always cache"),
 }
 """Config keys that could change KV in some deployment, reported as ignored when set."""
 
@@ -192,21 +200,20 @@ def _main_format(r: ConfigReader, cfg: dict, chosen: KVFormat | None) -> KVForma
         try:
             declared = checkpoint_kv_format(r, cfg)
         except PlanInputError as exc:  # a scheme kvplan would refuse does not matter once a format is chosen
-            r.note(exc.field.removeprefix("config."), exc.value, "ignored", f"a KV format was chosen ({chosen.id})")
+            r.note(exc.field.removeprefix("config."), exc.value, "ignored", msg("a KV format was chosen ({id})", id=chosen.id))
             return chosen
         if declared is not None:
-            r.note("checkpoint KV dtype", declared.id, "ignored", f"a KV format was chosen ({chosen.id})")
+            r.note("checkpoint KV dtype", declared.id, "ignored", msg("a KV format was chosen ({id})", id=chosen.id))
         return chosen
     declared = checkpoint_kv_format(r, cfg)
     if declared is not None:
         return declared
     if cfg.get("index_topk") is not None and cfg.get("kv_lora_rank") is not None:
         r.note("kv_format", FP8_DS_MLA.id, "defaulted",
-               "DeepSeek V3.2: vLLM resolves the 'auto' KV dtype to fp8_ds_mla (656 B per latent; "
-               "DeepseekV32ForCausalLM.verify_and_update_config); choose bf16 for a BF16 cache")
+               msg("DeepSeek V3.2: vLLM resolves the 'auto' KV dtype to fp8_ds_mla (656 B per latent; DeepseekV32ForCausalLM.verify_and_update_config); choose bf16 for a BF16 cache"))
         return FP8_DS_MLA
     r.note("kv_format", "bf16", "defaulted",
-           "config.json does not say the KV dtype; BF16 assumed (engines' 'auto'); choose a KV format to change it")
+           msg("config.json does not say the KV dtype; BF16 assumed (engines' 'auto'); choose a KV format to change it"))
     return get_format("bf16")
 
 
@@ -223,10 +230,11 @@ def _head_dim(r: ConfigReader, cfg: dict, num_heads: int) -> int:
     hidden = r.int_field("hidden_size", maximum=10**7)
     if hidden % num_heads:
         raise PlanInputError("config.hidden_size", hidden,
-                             f"a multiple of num_attention_heads ({num_heads}) when head_dim is absent")
+                             msg("a multiple of num_attention_heads ({num_heads}) when head_dim is absent",
+                                 num_heads=num_heads))
     value = hidden // num_heads
-    why = "head_dim is null" if "head_dim" in cfg else "head_dim absent"
-    r.note("head_dim", value, "derived", f"{why}: hidden_size / num_attention_heads")
+    why = msg("head_dim is null") if "head_dim" in cfg else msg("head_dim absent")
+    r.note("head_dim", value, "derived", msg("{why}: hidden_size / num_attention_heads", why=why))
     return value
 
 
@@ -245,7 +253,7 @@ def _geometry(r: ConfigReader, cfg: dict, kinds: list[str], num_heads: int) -> l
         kv_heads = r.int_list("num_key_value_heads", n, minimum=0, maximum=num_heads)
     elif kv_raw is None:
         kv_heads = [num_heads] * n
-        r.note("num_key_value_heads", num_heads, "defaulted", "absent or null: MHA, one KV head per attention head")
+        r.note("num_key_value_heads", num_heads, "defaulted", msg("absent or null: MHA, one KV head per attention head"))
     else:
         kv_heads = [r.int_field("num_key_value_heads", maximum=num_heads)] * n
     head_dim = _head_dim(r, cfg, num_heads)
@@ -256,30 +264,27 @@ def _geometry(r: ConfigReader, cfg: dict, kinds: list[str], num_heads: int) -> l
         # only with attention_k_eq_v (as Hugging Face Gemma4TextAttention).
         k_eq_v = cfg.get("attention_k_eq_v")
         if k_eq_v is not None and not isinstance(k_eq_v, bool):
-            raise PlanInputError("config.attention_k_eq_v", k_eq_v, "true or false")
+            raise PlanInputError("config.attention_k_eq_v", k_eq_v, msg("true or false"))
         g_heads = None
         if k_eq_v:
             g_heads = r.int_field("num_global_key_value_heads", maximum=num_heads, required=False)
         elif cfg.get("num_global_key_value_heads") is not None:
             r.note("num_global_key_value_heads", cfg["num_global_key_value_heads"], "ignored",
-                   "used only with attention_k_eq_v true (vLLM Gemma4DecoderLayer); full layers keep "
-                   "num_key_value_heads")
+                   msg("used only with attention_k_eq_v true (vLLM Gemma4DecoderLayer); full layers keep num_key_value_heads"))
         g_dim = r.int_field("global_head_dim", maximum=1_000_000, required=False)
         if g_heads or g_dim:
             base["full"] = (g_heads, g_dim or head_dim, g_dim or v_dim)
             r.note("full-attention geometry", f"{g_heads or 'per num_key_value_heads'} KV heads x {g_dim or head_dim}",
-                   "derived", "full-attention layers use global_head_dim and, with attention_k_eq_v, "
-                   "num_global_key_value_heads (Gemma 4)")
+                   "derived", msg("full-attention layers use global_head_dim and, with attention_k_eq_v, num_global_key_value_heads (Gemma 4)"))
         if k_eq_v:
-            r.note("attention_k_eq_v", True, "read", "V equals K on full-attention layers; vLLM still caches K and V "
-                   "(Gemma4Attention loads the K weights into both slots), so both are counted")
+            r.note("attention_k_eq_v", True, "read", msg("V equals K on full-attention layers; vLLM still caches K and V (Gemma4Attention loads the K weights into both slots), so both are counted"))
     if "sliding" in kinds and any(cfg.get(k) is not None for k in ("swa_num_key_value_heads", "swa_head_dim")):
         s_heads = r.int_field("swa_num_key_value_heads", maximum=1_000_000, required=False)
         s_k = r.int_field("swa_head_dim", maximum=1_000_000, required=False) or head_dim
         s_v = r.int_field("swa_v_head_dim", maximum=1_000_000, required=False) or s_k
         base["sliding"] = (s_heads, s_k, s_v)
         r.note("sliding geometry", f"{s_heads or 'per num_key_value_heads'} KV heads x ({s_k} K + {s_v} V)", "derived",
-               "sliding layers use swa_num_key_value_heads / swa_head_dim / swa_v_head_dim (MiMo-V2)")
+               msg("sliding layers use swa_num_key_value_heads / swa_head_dim / swa_v_head_dim (MiMo-V2)"))
     query_heads = {kind: num_heads for kind in base}
     if "sliding" in kinds and cfg.get("swa_num_attention_heads") is not None:
         query_heads["sliding"] = r.int_field("swa_num_attention_heads", maximum=1_000_000)
@@ -293,7 +298,8 @@ def _geometry(r: ConfigReader, cfg: dict, kinds: list[str], num_heads: int) -> l
         attn_heads = query_heads[kind]
         if h and attn_heads % h:
             raise PlanInputError("config.num_key_value_heads", h,
-                                 f"a divisor of the attention heads ({attn_heads}) (layer {i})")
+                                 msg("a divisor of the attention heads ({attn_heads}) (layer {i})",
+                                     attn_heads=attn_heads, i=i))
         out.append(_Geometry(h, k, v))
     return out
 
@@ -312,7 +318,8 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
     if "chunked" in kinds:
         chunk = r.int_field("attention_chunk_size", maximum=10**9)
         if max_ctx is not None and chunk > max_ctx:
-            raise PlanInputError("config.attention_chunk_size", chunk, f"at most max_position_embeddings ({max_ctx:,})")
+            raise PlanInputError("config.attention_chunk_size", chunk, msg("at most max_position_embeddings "
+                                                                           "({max_ctx:,})", max_ctx=max_ctx))
 
     # One group per (kind, KV heads, window, K dim, V dim); layers with 0 KV heads store nothing.
     members: dict[tuple[str, int, int, int, int], list[int]] = {}
@@ -339,9 +346,9 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
         if ids:
             groups.extend(build(r, cfg, ids, model_type, *state_formats))
     if kinds.count("none"):
-        r.note("layers without KV", kinds.count("none"), "derived", "MLP / MoE blocks store no KV")
+        r.note("layers without KV", kinds.count("none"), "derived", msg("MLP / MoE blocks store no KV"))
     if not groups:
-        raise PlanInputError("config.num_key_value_heads", 0, "at least one layer with KV heads >= 1")
+        raise PlanInputError("config.num_key_value_heads", 0, msg("at least one layer with KV heads >= 1"))
     return groups, pattern_string(kinds)
 
 
@@ -361,7 +368,7 @@ def _windows(r: ConfigReader, cfg: dict, kinds: list[str], max_ctx: int | None) 
         key = "sliding_window_size"
         if cfg.get("sliding_window") is not None and cfg["sliding_window"] != cfg[key]:
             r.note("sliding_window", cfg["sliding_window"], "ignored",
-                   "MiMo-V2: vLLM's sliding layers take sliding_window_size (MiMoV2FlashDecoderLayer)")
+                   msg("MiMo-V2: vLLM's sliding layers take sliding_window_size (MiMoV2FlashDecoderLayer)"))
     raw = cfg.get(key)
     if isinstance(raw, list):
         # A per-layer array: read per layer, never replaced by a scalar default.
@@ -369,7 +376,7 @@ def _windows(r: ConfigReader, cfg: dict, kinds: list[str], max_ctx: int | None) 
         windows = []
         for i, (k, w) in enumerate(zip(kinds, per_layer)):
             if k == "sliding" and w < 1:
-                raise PlanInputError(f"config.{key}[{i}]", w, "a window >= 1 for a sliding layer")
+                raise PlanInputError(f"config.{key}[{i}]", w, msg("a window >= 1 for a sliding layer"))
             windows.append(w if k == "sliding" else 0)
     else:
         w = r.int_field(key, maximum=10**9)
@@ -377,8 +384,8 @@ def _windows(r: ConfigReader, cfg: dict, kinds: list[str], max_ctx: int | None) 
     for i, w in enumerate(windows):
         if max_ctx is not None and w > max_ctx:
             field = f"config.{key}" if not isinstance(raw, list) else f"config.{key}[{i}]"
-            raise PlanInputError(field, w, f"at most max_position_embeddings ({max_ctx:,}): a window larger than "
-                                 "the context is contradictory")
+            raise PlanInputError(field, w, msg("at most max_position_embeddings ({max_ctx:,}): a window larger than "
+                                               "the context is contradictory", max_ctx=max_ctx))
     return windows
 
 
@@ -394,7 +401,8 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
     layout = layout_from_config(config, main_format=main_format, state_format=state_format,
                                 ssm_state_format=ssm_state_format)
     main = next((g.kv_format.id for g in layout.groups if g.role == "main"), None)
-    label = main_format.id if main_format is not None else f"{main} (the checkpoint's or the engine's 'auto')"
+    label = main_format.id if main_format is not None else msg("{main} (the checkpoint's or the engine's 'auto')",
+                                                                  main=main)
     return ModelSpec(id=model_id, name=str(name)[:80], groups=layout.groups,
                      max_context_tokens=layout.max_context_tokens, source=source,
                      native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern)

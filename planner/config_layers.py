@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from planner.config_report import ConfigReader
 from planner.errors import PlanInputError
+from planner.messages import msg
 
 KINDS = ("full", "sliding", "chunked", "linear", "mamba", "shared", "none")
 """Every layer kind the importer knows."""
@@ -45,8 +46,8 @@ _LAYER_TYPE_KINDS = {
     "mamba2": "mamba",
 }
 _UNSUPPORTED_LAYER_TYPES = ("ssm", "hybrid", "conv", "short_conv", "rwkv", "retention", "kda", "gated_deltanet")
-_NO_STATE_ADVICE = ("; kvplan cannot size its state: give the model's bytes per token and per-sequence state bytes "
-                    "instead (kvplan kv --bytes-per-token B --state-bytes S)")
+_NO_STATE_ADVICE = msg("; kvplan cannot size its state: give the model's bytes per token and per-sequence state "
+                       "bytes instead (kvplan kv --bytes-per-token B --state-bytes S)")
 _NEMOTRON_CODES = {"M": "mamba", "*": "full", "-": "none", "E": "none"}
 _BLOCK_TYPES = {"mamba": "mamba", "attention": "full", "mlp": "none", "moe": "none"}
 _STATE_HINTS = ("mamba_d_state", "ssm_state_size", "mamba_num_heads", "mamba_n_heads", "mamba_d_ssm",
@@ -65,11 +66,10 @@ def layer_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
     if shared:
         kinds = kinds[:num_layers - shared] + ["shared"] * shared
         r.note("shared KV layers", shared, "derived",
-               "the last num_kv_shared_layers layers reuse the KV of an earlier layer of their type and store none "
-               "(Hugging Face Gemma3nTextConfig: first_kv_shared_layer_idx = num_hidden_layers - num_kv_shared_layers)")
+               msg("the last num_kv_shared_layers layers reuse the KV of an earlier layer of their type and store none (Hugging Face Gemma3nTextConfig: first_kv_shared_layer_idx = num_hidden_layers - num_kv_shared_layers)"))
     if cfg.get("attention_chunk_size") is not None and "chunked" not in kinds:
         r.note("attention_chunk_size", cfg["attention_chunk_size"], "ignored",
-               f"read as Llama 4 chunked attention only for model_type llama4 (this is {model_type or 'unnamed'})")
+               msg("read as Llama 4 chunked attention only for model_type llama4 (this is {value})", value=model_type or 'unnamed'))
     return kinds
 
 
@@ -92,52 +92,54 @@ def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
     if cfg.get("attn_layer_period") is not None:
         period = r.int_field("attn_layer_period", maximum=100_000)
         offset = r.int_field("attn_layer_offset", minimum=0, maximum=period - 1,
-                             need="Jamba's attention layers are those with i % attn_layer_period == attn_layer_offset")
+                             need=msg("Jamba's attention layers are those with i % attn_layer_period == "
+                                      "attn_layer_offset"))
         kinds = ["full" if i % period == offset else "mamba" for i in range(num_layers)]
         r.note("layer kinds", _counts(kinds), "derived",
-               f"layer i is attention when i % {period} == {offset}, else Mamba (Hugging Face JambaConfig)")
+               msg("layer i is attention when i % {period} == {offset}, else Mamba (Hugging Face JambaConfig)", period=period, offset=offset))
         return kinds
     if cfg.get("hybrid_layer_pattern") is not None:
         pattern = r.int_list("hybrid_layer_pattern", num_layers, minimum=0, maximum=1)
         kinds = ["sliding" if v else "full" for v in pattern]
         r.note("layer kinds", _counts(kinds), "derived",
-               "hybrid_layer_pattern: 0 full attention, 1 sliding window (MiMo-V2)")
+               msg("hybrid_layer_pattern: 0 full attention, 1 sliding window (MiMo-V2)"))
         return kinds
     for key in _STATE_HINTS:
         if cfg.get(key) is not None:
             raise PlanInputError("config.layer_types", None,
-                                 f"a per-layer mix (layer_types, hybrid_override_pattern, layers_block_type or "
-                                 f"attn_layer_period) for a model with state fields such as {key}{_NO_STATE_ADVICE}")
+                                 msg("a per-layer mix (layer_types, hybrid_override_pattern, layers_block_type or "
+                                     "attn_layer_period) for a model with state fields such as {key}{no_state_advice}",
+                                     key=key, no_state_advice=_NO_STATE_ADVICE))
     if cfg.get("full_attention_interval") is not None and cfg.get("linear_num_value_heads") is not None:
         every = r.int_field("full_attention_interval", maximum=100_000)
         kinds = ["full" if (i + 1) % every == 0 else "linear" for i in range(num_layers)]
         r.note("layer kinds", f"{kinds.count('linear')} linear, {kinds.count('full')} full", "derived",
-               f"layer i is full attention when (i+1) % {every} == 0, else linear attention "
-               "(Hugging Face Qwen3NextConfig default layer_types)")
+               msg("layer i is full attention when (i+1) % {every} == 0, else linear attention (Hugging Face Qwen3NextConfig default layer_types)", every=every))
         return kinds
     if cfg.get("sliding_window_pattern") is not None:
         pattern = r.int_field("sliding_window_pattern", maximum=100_000)
         kinds = ["full" if (i + 1) % pattern == 0 else "sliding" for i in range(num_layers)]
         r.note("sliding layers", kinds.count("sliding"), "derived",
-               f"every {pattern}th layer global (layer i global when (i+1) % {pattern} == 0)")
+               msg("every {pattern}th layer global (layer i global when (i+1) % {pattern} == 0)", pattern=pattern))
         return kinds
     if model_type in ("gemma3", "gemma3_text") and cfg.get("sliding_window") is not None:
         kinds = ["full" if (i + 1) % 6 == 0 else "sliding" for i in range(num_layers)]
         r.note("sliding_window_pattern", 6, "defaulted",
-               "absent: Gemma 3's default, every 6th layer global (Hugging Face Gemma3TextConfig)")
+               msg("absent: Gemma 3's default, every 6th layer global (Hugging Face Gemma3TextConfig)"))
         return kinds
     if model_type == "gemma2" and cfg.get("sliding_window") is not None:
         kinds = ["sliding" if i % 2 == 0 else "full" for i in range(num_layers)]
         r.note("sliding layers", kinds.count("sliding"), "derived",
-               "Gemma 2 alternates local and global layers, layer 0 local (google/gemma_pytorch)")
+               msg("Gemma 2 alternates local and global layers, layer 0 local (google/gemma_pytorch)"))
         return kinds
     if cfg.get("attention_chunk_size") is not None:
         llama4 = model_type.startswith("llama4") or any(
             cfg.get(k) is not None for k in ("no_rope_layers", "no_rope_layer_interval"))
         if not llama4:
             raise PlanInputError("config.attention_chunk_size", cfg["attention_chunk_size"],
-                                 f"absent for model_type {model_type or '(none)'}: kvplan reads it as Llama 4 chunked "
-                                 "attention only (model_type llama4*), and its meaning here is not known")
+                                 msg("absent for model_type {value}: kvplan reads it as Llama 4 chunked attention "
+                                     "only (model_type llama4*), and its meaning here is not known",
+                                     value=model_type or '(none)'))
         return _llama4_kinds(r, cfg, num_layers)
     return _sliding_flags(r, cfg, num_layers)
 
@@ -149,12 +151,14 @@ def _counts(kinds: list[str]) -> str:
 def _from_layer_types(r: ConfigReader, layer_types: object, num_layers: int) -> list[str]:
     if not isinstance(layer_types, list) or len(layer_types) != num_layers:
         shown = f"{len(layer_types)} entries" if isinstance(layer_types, list) else layer_types
-        raise PlanInputError("config.layer_types", shown, f"a list of {num_layers} layer types (one per layer)")
+        raise PlanInputError("config.layer_types", shown, msg("a list of {num_layers} layer types (one per layer)",
+                                                              num_layers=num_layers))
     kinds = []
     for i, t in enumerate(layer_types):
         if not isinstance(t, str) or t not in _LAYER_TYPE_KINDS:
             extra = _NO_STATE_ADVICE if isinstance(t, str) and t.lower() in _UNSUPPORTED_LAYER_TYPES else ""
-            raise PlanInputError(f"config.layer_types[{i}]", t, "one of " + ", ".join(_LAYER_TYPE_KINDS) + extra)
+            raise PlanInputError(f"config.layer_types[{i}]", t, msg("one of {choices}{extra}",
+                                                                    choices=", ".join(_LAYER_TYPE_KINDS), extra=extra))
         kinds.append(_LAYER_TYPE_KINDS[t])
     r.note("layer_types", _counts(kinds), "read")
     return kinds
@@ -164,11 +168,12 @@ def _from_codes(r: ConfigReader, key: str, raw: object, num_layers: int, codes: 
     items = list(raw) if isinstance(raw, str) else raw
     if not isinstance(items, list) or len(items) != num_layers:
         shown = f"{len(items)} entries" if isinstance(items, list) else raw
-        raise PlanInputError(f"config.{key}", shown, f"{num_layers} entries (one per layer)")
+        raise PlanInputError(f"config.{key}", shown, msg("{num_layers} entries (one per layer)", num_layers=num_layers))
     kinds = []
     for i, c in enumerate(items):
         if not isinstance(c, str) or c not in codes:
-            allowed = "one of " + ", ".join(repr(k) for k in codes) + _NO_STATE_ADVICE
+            allowed = msg("one of {choices}{advice}", choices=", ".join(repr(k) for k in codes),
+                          advice=_NO_STATE_ADVICE)
             raise PlanInputError(f"config.{key}[{i}]", c, allowed)
         kinds.append(codes[c])
     r.note(key, _counts(kinds), "read")
@@ -186,7 +191,8 @@ def _llama4_kinds(r: ConfigReader, cfg: dict, num_layers: int) -> list[str]:
         if not isinstance(nope, list) or len(nope) != num_layers or any(v not in (0, 1) or isinstance(v, bool)
                                                                            for v in nope):
             shown = f"{len(nope)} entries" if isinstance(nope, list) else nope
-            raise PlanInputError("config.no_rope_layers", shown, f"a list of {num_layers} entries, each 0 or 1")
+            raise PlanInputError("config.no_rope_layers", shown, msg("a list of {num_layers} entries, each 0 or 1",
+                                                                     num_layers=num_layers))
         kinds = ["chunked" if v else "full" for v in nope]
         r.note("no_rope_layers", f"{kinds.count('full')} global, {kinds.count('chunked')} chunked", "read")
         return kinds
@@ -194,27 +200,27 @@ def _llama4_kinds(r: ConfigReader, cfg: dict, num_layers: int) -> list[str]:
         every = r.int_field("no_rope_layer_interval", maximum=100_000)
     else:
         every = 4
-        r.note("no_rope_layer_interval", 4, "defaulted", "absent: Llama4TextConfig default")
+        r.note("no_rope_layer_interval", 4, "defaulted", msg("absent: Llama4TextConfig default"))
     kinds = ["chunked" if (i + 1) % every else "full" for i in range(num_layers)]
     r.note("no_rope_layers", f"{kinds.count('full')} global, {kinds.count('chunked')} chunked", "derived",
-           f"absent: layer i is global (NoPE) when (i+1) % {every} == 0 (Hugging Face Llama4TextConfig)")
+           msg("absent: layer i is global (NoPE) when (i+1) % {every} == 0 (Hugging Face Llama4TextConfig)", every=every))
     return kinds
 
 
 def _sliding_flags(r: ConfigReader, cfg: dict, num_layers: int) -> list[str]:
     """Qwen2 / Mistral: ``use_sliding_window``, ``max_window_layers``, ``sliding_window``."""
     if cfg.get("use_sliding_window") is not None and not isinstance(cfg["use_sliding_window"], bool):
-        raise PlanInputError("config.use_sliding_window", cfg["use_sliding_window"], "true or false")
+        raise PlanInputError("config.use_sliding_window", cfg["use_sliding_window"], msg("true or false"))
     if cfg.get("use_sliding_window") is False:
         if cfg.get("sliding_window") is not None:
-            r.note("sliding_window", cfg["sliding_window"], "ignored", "use_sliding_window is false")
+            r.note("sliding_window", cfg["sliding_window"], "ignored", msg("use_sliding_window is false"))
         return ["full"] * num_layers
     if cfg.get("sliding_window") is not None:
         if cfg.get("use_sliding_window") is True and cfg.get("max_window_layers") is not None:
             first = r.int_field("max_window_layers", minimum=0, maximum=num_layers)
             kinds = ["sliding" if i >= first else "full" for i in range(num_layers)]
-            r.note("sliding layers", kinds.count("sliding"), "derived", "layers from max_window_layers on slide (Qwen2)")
+            r.note("sliding layers", kinds.count("sliding"), "derived", msg("layers from max_window_layers on slide (Qwen2)"))
             return kinds
-        r.note("sliding layers", num_layers, "derived", "sliding_window set with no per-layer pattern: all layers slide")
+        r.note("sliding layers", num_layers, "derived", msg("sliding_window set with no per-layer pattern: all layers slide"))
         return ["sliding"] * num_layers
     return ["full"] * num_layers

@@ -29,8 +29,9 @@ from __future__ import annotations
 from planner.config_report import ConfigReader, text
 from planner.errors import PlanInputError
 from planner.formats import KVFormat, get_format
+from planner.messages import msg
 
-_ADVICE = "or choose a KV format"
+_ADVICE = msg("or choose a KV format")
 
 
 def checkpoint_kv_format(r: ConfigReader, cfg: dict) -> KVFormat | None:
@@ -44,7 +45,7 @@ def checkpoint_kv_format(r: ConfigReader, cfg: dict) -> KVFormat | None:
     if q is None:
         return None
     if not isinstance(q, dict):
-        raise PlanInputError("config.quantization_config", type(q).__name__, "a JSON object")
+        raise PlanInputError("config.quantization_config", type(q).__name__, msg("a JSON object"))
     method = q.get("quant_method")
     method_s = method if isinstance(method, str) else ""
     if method_s.lower().startswith("modelopt"):
@@ -54,10 +55,11 @@ def checkpoint_kv_format(r: ConfigReader, cfg: dict) -> KVFormat | None:
         return _compressed_tensors(r, q)
     if declared:
         raise PlanInputError(f"config.quantization_config.{declared[0]}", text(q[declared[0]], 60),
-                             f"a KV scheme of a modelopt or compressed-tensors checkpoint (quant_method is "
-                             f"{text(method, 32)}: vLLM's 'auto' KV dtype does not follow it); {_ADVICE}")
+                             msg("a KV scheme of a modelopt or compressed-tensors checkpoint (quant_method is "
+                                 "{method}: vLLM's 'auto' KV dtype does not follow it); {advice}",
+                                 method=text(method, 32), advice=_ADVICE))
     r.note("quantization_config", text(method, 32), "read",
-           "no kv_cache_scheme / kv_cache_quant_algo: the checkpoint does not set the KV dtype")
+           msg("no kv_cache_scheme / kv_cache_quant_algo: the checkpoint does not set the KV dtype"))
     return None
 
 
@@ -70,7 +72,7 @@ def _modelopt(r: ConfigReader, q: dict) -> KVFormat | None:
             if holder.get(key):
                 return _modelopt_value(r, f"{at}.{key}", holder[key])
     r.note("quantization_config", "modelopt", "read",
-           "no kv_cache_scheme / kv_cache_quant_algo: the checkpoint does not set the KV dtype")
+           msg("no kv_cache_scheme / kv_cache_quant_algo: the checkpoint does not set the KV dtype"))
     return None
 
 
@@ -88,26 +90,25 @@ def _modelopt_value(r: ConfigReader, field: str, value: object) -> KVFormat:
         if isinstance(value, str) and value.lower() in ("fp8", "nvfp4"):
             fmt = value.lower()
     if fmt is None:
-        raise PlanInputError(f"config.{field}", shown, "FP8 or NVFP4 (a scheme type float with num_bits 8 and "
-                             "dynamic false, or num_bits 4): the KV dtypes vLLM's 'auto' follows; for any other "
-                             "it falls back to the model dtype; " + _ADVICE)
-    r.note(field, shown, "read", f"the checkpoint declares {fmt.upper()} KV (ModelOpt); vLLM's 'auto' KV dtype "
-           f"follows it ({'fp8_e4m3' if fmt == 'fp8' else 'nvfp4'}, get_kv_cache_quant_algo_string)")
+        raise PlanInputError(f"config.{field}", shown, msg("FP8 or NVFP4 (a scheme type float with num_bits 8 and "
+                                                           "dynamic false, or num_bits 4): the KV dtypes vLLM's "
+                                                           "'auto' follows; for any other it falls back to the model "
+                                                           "dtype; {advice}", advice=_ADVICE))
+    r.note(field, shown, "read", msg("the checkpoint declares {upper} KV (ModelOpt); vLLM's 'auto' KV dtype follows it ({value}, get_kv_cache_quant_algo_string)", upper=fmt.upper(), value='fp8_e4m3' if fmt == 'fp8' else 'nvfp4'))
     return get_format(fmt)
 
 
 def _compressed_tensors(r: ConfigReader, q: dict) -> KVFormat:
     scheme = q["kv_cache_scheme"]
     if not isinstance(scheme, dict):
-        raise PlanInputError("config.quantization_config.kv_cache_scheme", type(scheme).__name__, "a JSON object")
+        raise PlanInputError("config.quantization_config.kv_cache_scheme", type(scheme).__name__, msg("a JSON object"))
     kind, bits = scheme.get("type"), scheme.get("num_bits")
     if kind != "float" or bits != 8 or isinstance(bits, bool):
         raise PlanInputError("config.quantization_config.kv_cache_scheme", f"type {text(kind, 20)}, "
-                             f"num_bits {text(bits, 20)}", "type float, num_bits 8 (FP8 KV, the scheme kvplan "
-                             "prices); " + _ADVICE)
+                             f"num_bits {text(bits, 20)}", msg("type float, num_bits 8 (FP8 KV, the scheme kvplan "
+                                                               "prices); {advice}", advice=_ADVICE))
     if q.get("kv_cache_quant_algo") is not None:
         r.note("quantization_config.kv_cache_quant_algo", text(q["kv_cache_quant_algo"], 32), "ignored",
-               "compressed-tensors: vLLM reads kv_cache_scheme")
-    r.note("quantization_config.kv_cache_scheme", "float, 8 bit", "read", "the checkpoint declares FP8 KV "
-           "(compressed-tensors); vLLM's 'auto' KV dtype follows it to fp8 (Attention.__init__)")
+               msg("compressed-tensors: vLLM reads kv_cache_scheme"))
+    r.note("quantization_config.kv_cache_scheme", "float, 8 bit", "read", msg("the checkpoint declares FP8 KV (compressed-tensors); vLLM's 'auto' KV dtype follows it to fp8 (Attention.__init__)"))
     return get_format("fp8")

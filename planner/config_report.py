@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.errors import PlanInputError
+from planner.messages import msg
 
 
 @dataclass(frozen=True)
@@ -52,13 +53,15 @@ class ConfigReader:
         value = self.config.get(key)
         if value is None:
             if required:
-                why = need or "the field is required"
-                raise PlanInputError(f"config.{key}", value, f"an integer in [{minimum}, {maximum:,}] ({why})")
+                why = need or msg("the field is required")
+                raise PlanInputError(f"config.{key}", value, msg("an integer in [{minimum}, {maximum:,}] ({why})",
+                                                                 minimum=minimum, maximum=maximum, why=why))
             return None
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
-            raise PlanInputError(f"config.{key}", value, f"an integer in [{minimum}, {maximum:,}]")
+            raise PlanInputError(f"config.{key}", value, msg("an integer in [{minimum}, {maximum:,}]", minimum=minimum,
+                                                             maximum=maximum))
         self.report.append(ConfigField(key, value, "read"))
         return value
 
@@ -73,8 +76,9 @@ class ConfigReader:
             if self.present(key):
                 return self.int_field(key, minimum=minimum, maximum=maximum)
         others = f" (or {', '.join(keys[1:])})" if len(keys) > 1 else ""
-        why = need or "the field is required"
-        raise PlanInputError(f"config.{keys[0]}", None, f"an integer in [{minimum}, {maximum:,}]{others}: {why}")
+        why = need or msg("the field is required")
+        raise PlanInputError(f"config.{keys[0]}", None, msg("an integer in [{minimum}, {maximum:,}]{others}: {why}",
+                                                            minimum=minimum, maximum=maximum, others=others, why=why))
 
     def int_list(self, key: str, length: int | None, *, minimum: int = 0, maximum: int = 10**9) -> list[int]:
         """A list of integers, one per layer when ``length`` is given.
@@ -86,9 +90,11 @@ class ConfigReader:
         if not isinstance(value, list) or not all(
             isinstance(v, int) and not isinstance(v, bool) and minimum <= v <= maximum for v in value
         ):
-            raise PlanInputError(f"config.{key}", value, f"a list of integers in [{minimum}, {maximum:,}]")
+            raise PlanInputError(f"config.{key}", value, msg("a list of integers in [{minimum}, {maximum:,}]",
+                                                             minimum=minimum, maximum=maximum))
         if length is not None and len(value) != length:
-            raise PlanInputError(f"config.{key}", f"{len(value)} entries", f"{length} entries (one per layer)")
+            raise PlanInputError(f"config.{key}", f"{len(value)} entries", msg("{length} entries (one per layer)",
+                                                                               length=length))
         self.report.append(ConfigField(key, value if len(value) <= 8 else f"{len(value)} entries", "read"))
         return value
 

@@ -27,6 +27,7 @@ from planner.config_report import ConfigReader
 from planner.errors import PlanInputError
 from planner.formats import KVFormat, get_format
 from planner.kv import KVGroup, Mamba2ConvStateGroup, StateGroup
+from planner.messages import msg
 
 _DTYPES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
 _FP32_SSM_DEFAULT = ("nemotron_h", "nemotron_h_puzzle")
@@ -37,29 +38,28 @@ def _conv_format(r: ConfigReader, state_format: KVFormat | None) -> KVFormat:
     if state_format is not None:
         return state_format
     r.note("state dtype", "bf16", "defaulted",
-           "conv state dtype: vLLM mamba_cache_dtype 'auto' = the model dtype, BF16 assumed")
+           msg("conv state dtype: vLLM mamba_cache_dtype 'auto' = the model dtype, BF16 assumed"))
     return get_format("bf16")
 
 
 def _ssm_format(r: ConfigReader, cfg: dict, conv: KVFormat, model_type: str, chosen: KVFormat | None) -> KVFormat:
     if chosen is not None:
-        r.note("mamba_ssm_cache_dtype", chosen.id, "read", "chosen (the engine's --mamba-ssm-cache-dtype); "
-               "a dtype in config.json is not used")
+        r.note("mamba_ssm_cache_dtype", chosen.id, "read", msg("chosen (the engine's --mamba-ssm-cache-dtype); a dtype in config.json is not used"))
         return chosen
     for key in ("mamba_ssm_cache_dtype", "mamba_ssm_dtype"):
         raw = cfg.get(key)
         if raw is None:
             continue
         if not isinstance(raw, str) or raw not in _DTYPES:
-            raise PlanInputError(f"config.{key}", raw, "one of " + ", ".join(_DTYPES))
-        r.note(key, raw, "read", "temporal (SSM / recurrent) state dtype")
+            raise PlanInputError(f"config.{key}", raw, msg("one of {choices}", choices=", ".join(_DTYPES)))
+        r.note(key, raw, "read", msg("temporal (SSM / recurrent) state dtype"))
         return get_format(_DTYPES[raw])
     if model_type in _FP32_SSM_DEFAULT:
         r.note("mamba_ssm_cache_dtype", "float32", "defaulted",
-               "absent: vLLM's Nemotron-H hook defaults the SSM state to float32 (NemotronHForCausalLMConfig)")
+               msg("absent: vLLM's Nemotron-H hook defaults the SSM state to float32 (NemotronHForCausalLMConfig)"))
         return get_format("fp32")
     r.note("mamba_ssm_cache_dtype", conv.id, "defaulted",
-           "absent: vLLM mamba_ssm_cache_dtype 'auto' = the conv state dtype (_mamba_state_dtype)")
+           msg("absent: vLLM mamba_ssm_cache_dtype 'auto' = the conv state dtype (_mamba_state_dtype)"))
     return conv
 
 
@@ -74,7 +74,7 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
     num_layers, ids = len(layer_ids), tuple(layer_ids)
     conv_fmt = _conv_format(r, state_format)
     ssm_fmt = _ssm_format(r, cfg, conv_fmt, model_type, ssm_state_format)
-    need = "Mamba layers need their state shape"
+    need = msg("Mamba layers need their state shape")
     if any(cfg.get(k) is not None for k in ("mamba_num_heads", "mamba_n_heads")):
         heads = r.first_int(("mamba_num_heads", "mamba_n_heads"), maximum=1_000_000, need=need)
         head_dim = r.first_int(("mamba_head_dim", "mamba_d_head"), maximum=1_000_000, need=need)
@@ -84,11 +84,9 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
         inner = heads * head_dim
         for key in ("expand", "mamba_expand"):
             if cfg.get(key) is not None:
-                r.note(key, cfg[key], "ignored", f"Mamba2 inner size is mamba_num_heads x mamba_head_dim = {inner:,} "
-                       "(vLLM), not expand x hidden_size")
+                r.note(key, cfg[key], "ignored", msg("Mamba2 inner size is mamba_num_heads x mamba_head_dim = {inner:,} (vLLM), not expand x hidden_size", inner=inner))
         r.note("Mamba2 state", f"{num_layers} layers", "derived",
-               f"conv (I + 2 G N) x (K-1) = ({inner:,} + 2 x {groups} x {state}) x {kernel - 1}; temporal H x P x N = "
-               f"{heads} x {head_dim} x {state} (vLLM mamba2_state_shape, I = H x P)")
+               msg("conv (I + 2 G N) x (K-1) = ({inner:,} + 2 x {groups} x {state}) x {value}; temporal H x P x N = {heads} x {head_dim} x {state} (vLLM mamba2_state_shape, I = H x P)", inner=inner, groups=groups, state=state, value=kernel - 1, heads=heads, head_dim=head_dim))
         return [
             Mamba2ConvStateGroup(name="Mamba2 conv state", num_layers=num_layers, layer_ids=ids, kv_format=conv_fmt,
                                  role="state",
@@ -99,15 +97,15 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
                        num_units=heads, elements_per_unit=head_dim * state,
                        shape_note=f"SSM {heads} heads x {head_dim} x {state}"),
         ]
-    expand = r.int_field("mamba_expand", maximum=1_000, need=need + " (Mamba1: mamba_expand x hidden_size channels; "
-                         "Mamba2: mamba_num_heads, mamba_head_dim, n_groups)")
+    why = msg("{need} (Mamba1: mamba_expand x hidden_size channels; Mamba2: mamba_num_heads, mamba_head_dim, "
+              "n_groups)", need=need)
+    expand = r.int_field("mamba_expand", maximum=1_000, need=why)
     hidden = r.int_field("hidden_size", maximum=10**7)
     state = r.first_int(("mamba_d_state", "ssm_state_size"), maximum=1_000_000, need=need)
     kernel = r.first_int(("mamba_d_conv", "conv_kernel"), minimum=2, maximum=1_000, need=need)
     inner = expand * hidden
     r.note("Mamba1 state", f"{num_layers} layers", "derived",
-           f"conv I x (K-1) = {inner:,} x {kernel - 1}; temporal I x N = {inner:,} x {state}, "
-           f"I = mamba_expand x hidden_size = {expand} x {hidden:,} (vLLM mamba1_state_shape)")
+           msg("conv I x (K-1) = {inner:,} x {value}; temporal I x N = {inner:,} x {state}, I = mamba_expand x hidden_size = {expand} x {hidden:,} (vLLM mamba1_state_shape)", inner=inner, value=kernel - 1, state=state, expand=expand, hidden=hidden))
     return [
         StateGroup(name="Mamba1 conv state", num_layers=num_layers, layer_ids=ids, kv_format=conv_fmt, role="state",
                    num_units=inner, elements_per_unit=kernel - 1, shape_note=f"conv {inner:,} channels x {kernel - 1}"),
@@ -133,8 +131,7 @@ def linear_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], mod
     conv_fmt = _conv_format(r, state_format)
     ssm_fmt = _ssm_format(r, cfg, conv_fmt, model_type, ssm_state_format)
     r.note("linear-attention state", f"{num_layers} layers", "derived",
-           f"conv (K-1) x (2 H_k d_k + H_v d_v) = {kernel - 1} x {conv_dim:,}; recurrent H_v x d_v x d_k = "
-           f"{h_v} x {d_v} x {d_k} elements per layer and sequence (vLLM gated_delta_net_state_shape)")
+           msg("conv (K-1) x (2 H_k d_k + H_v d_v) = {value} x {conv_dim:,}; recurrent H_v x d_v x d_k = {h_v} x {d_v} x {d_k} elements per layer and sequence (vLLM gated_delta_net_state_shape)", value=kernel - 1, conv_dim=conv_dim, h_v=h_v, d_v=d_v, d_k=d_k))
     return [
         StateGroup(name="linear attention conv state", num_layers=num_layers, layer_ids=ids, kv_format=conv_fmt,
                    role="state",

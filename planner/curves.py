@@ -18,6 +18,7 @@ import pandas as pd
 
 from planner.plan import MAX_CONTEXT_TOKENS, PlanInputs, PlanResult, plan
 from planner.errors import PlanInputError
+from planner.messages import msg
 
 CURVE_COLUMNS: tuple[str, ...] = ("context_tokens", "sessions_per_gpu", "sessions_per_replica", "per_session_bytes",
                                   "request_rate_per_s")
@@ -56,9 +57,11 @@ def sessions_by_context(inputs: PlanInputs, contexts: Sequence[int] | np.ndarray
     """
     ctx = np.asarray(contexts, dtype=np.int64).ravel()
     if ctx.size == 0 or ctx.size > MAX_CURVE_POINTS:
-        raise PlanInputError("contexts", int(ctx.size), f"1 to {MAX_CURVE_POINTS} context lengths")
+        raise PlanInputError("contexts", int(ctx.size), msg("1 to {max_curve_points} context lengths",
+                                                            max_curve_points=MAX_CURVE_POINTS))
     if ctx.min() < 1 or ctx.max() > MAX_CONTEXT_TOKENS:
-        raise PlanInputError("contexts", int(ctx.max()), f"token counts in [1, {MAX_CONTEXT_TOKENS:,}]")
+        raise PlanInputError("contexts", int(ctx.max()), msg("token counts in [1, {max_context_tokens:,}]",
+                                                             max_context_tokens=MAX_CONTEXT_TOKENS))
     results: list[PlanResult] = [plan(inputs.model_copy(update={"context_tokens": int(n)})) for n in ctx]
     return pd.DataFrame({
         "context_tokens": ctx,

@@ -76,6 +76,7 @@ from planner.vllm_paging import (  # re-exported: the engine's settings and defa
     engine_layers,
     paging,
 )
+from planner.messages import msg
 
 __all__ = [
     "BUDGET_MOVES", "DEFAULT_BLOCK_SIZE", "DEFAULT_MAX_NUM_BATCHED_TOKENS", "ENGINE_COLUMNS", "EngineTypeBytes",
@@ -100,11 +101,11 @@ VLLM_SOURCE = (
 MAX_BUDGET_BYTES = 10**16
 """Largest KV budget accepted (10 PB, far above any device)."""
 
-NOT_A_HARD_CAP = (
+NOT_A_HARD_CAP = msg(
     "Maximum concurrency is pool tokens / max_model_len: the number of full-length requests that fit at once. "
     "It is not a cap on concurrent requests: shorter requests fit more, and the scheduler also stops at max_num_seqs."
 )
-BUDGET_MOVES = (
+BUDGET_MOVES = msg(
     "The KV budget is what is left after weights and the profiled activation peak; the engine re-profiles when "
     "max_model_len or max_num_batched_tokens change, so the budget can move with them (github.com/vllm-project/vllm/issues/10517: "
     "Llama-3.1-8B on one RTX 3090, 3.81 GiB at max_model_len 20k but 2.89 GiB at 29k)."
@@ -203,7 +204,7 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
     pp = est.pp
     max_len = s.max_model_len if s.max_model_len is not None else max(n, 1)
     if n > max_len:
-        raise PlanInputError("context_tokens", n, f"at most max_model_len ({max_len:,})")
+        raise PlanInputError("context_tokens", n, msg("at most max_model_len ({max_len:,})", max_len=max_len))
     s = VLLMSettings(block_size=s.block_size, max_num_batched_tokens=s.max_num_batched_tokens,
                      max_model_len=max_len, hybrid_kv_cache_manager=s.hybrid_kv_cache_manager)
     p = paging(model, kv_format, tp, pp, s)
@@ -220,25 +221,32 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
         why = ""
         if engine != theory:
             if t.kind == "mamba":
-                why = (f"{', '.join(t.names)}: one Mamba page per layer and sequence, {blocks} x {t.page_size_bytes:,} B "
-                       f"(the state, {theory // max(t.layers, 1):,} B per layer, padded to the attention page)")
+                why = (msg("{names}: one Mamba page per layer and sequence, {blocks} x {page_size_bytes:,} B (the "
+                           "state, {value:,} B per layer, padded to the attention page)", names=', '.join(t.names),
+                           blocks=blocks, page_size_bytes=t.page_size_bytes, value=theory // max(t.layers, 1)))
             elif t.kind == "full" and t.converted:
-                why = (f"{', '.join(t.names)}: stored as full attention (hybrid manager off): "
-                       f"ceil({n:,} / {t.block_size}) = {blocks:,} blocks per layer instead of a capped window")
+                why = (msg("{names}: stored as full attention (hybrid manager off): ceil({n:,} / {block_size}) = "
+                           "{blocks:,} blocks per layer instead of a capped window", names=', '.join(t.names), n=n,
+                           block_size=t.block_size, blocks=blocks))
             elif t.kind == "full":
-                why = (f"{', '.join(t.names)}: block rounding, ceil({n:,} / {t.block_size}) = {blocks:,} blocks "
-                       f"= {blocks * t.block_size:,} token slots per layer")
+                why = (msg("{names}: block rounding, ceil({n:,} / {block_size}) = {blocks:,} blocks = {value:,} token "
+                           "slots per layer", names=', '.join(t.names), n=n, block_size=t.block_size, blocks=blocks,
+                           value=blocks * t.block_size))
             elif t.kind == "sliding":
-                why = (f"{', '.join(t.names)}: theory keeps min(n, W) = {min(n, t.cap_tokens):,} tokens; vLLM holds "
-                       f"min(ceil({n:,} / {t.block_size}), cdiv(min({t.cap_tokens:,} - 1 + {s.max_num_batched_tokens:,}, "
-                       f"{max_len:,}), {t.block_size}) + 1) = {blocks:,} blocks per layer (window plus one prefill "
-                       f"chunk, +1 for a window not aligned to a block)")
+                why = (msg("{names}: theory keeps min(n, W) = {kept:,} tokens; vLLM holds min(ceil({n:,} / "
+                           "{block_size}), cdiv(min({cap_tokens:,} - 1 + {max_num_batched_tokens:,}, {max_len:,}), "
+                           "{block_size}) + 1) = {blocks:,} blocks per layer (window plus one prefill chunk, +1 for a "
+                           "window not aligned to a block)", names=', '.join(t.names), kept=min(n, t.cap_tokens), n=n,
+                           block_size=t.block_size, cap_tokens=t.cap_tokens,
+                           max_num_batched_tokens=s.max_num_batched_tokens, max_len=max_len, blocks=blocks))
             else:
-                why = (f"{', '.join(t.names)}: theory keeps one chunk of {t.cap_tokens:,}; vLLM holds "
-                       f"min(ceil({n:,} / {t.block_size}), cdiv(min({t.cap_tokens:,} + {s.max_num_batched_tokens:,}, "
-                       f"{max_len:,}), {t.block_size})) = {blocks:,} blocks per layer")
+                why = (msg("{names}: theory keeps one chunk of {cap_tokens:,}; vLLM holds min(ceil({n:,} / "
+                           "{block_size}), cdiv(min({cap_tokens:,} + {max_num_batched_tokens:,}, {max_len:,}), "
+                           "{block_size})) = {blocks:,} blocks per layer", names=', '.join(t.names),
+                           cap_tokens=t.cap_tokens, n=n, block_size=t.block_size,
+                           max_num_batched_tokens=s.max_num_batched_tokens, max_len=max_len, blocks=blocks))
             if layers != t.layers:
-                why += f"; plus {layers - t.layers} padding layer(s)"
+                why = msg("{why}; plus {pad} padding layer(s)", why=why, pad=layers - t.layers)
             reasons.append(why)
         rows.append(EngineTypeBytes(name=", ".join(t.names), kind=t.kind, cap_tokens=t.cap_tokens, layers=t.layers,
                                     padding_layers=layers - t.layers, block_size=t.block_size,
@@ -246,8 +254,9 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
                                     engine_bytes=engine, reason=why))
     unmodelled = tuple(g.name for g in p.unmodelled)
     if model.uses_coefficient(kv_format) or unmodelled:
-        what = ", ".join(unmodelled) if unmodelled else "the reported coefficient"
-        reasons.append(f"{what}: vLLM's paging of this layout is not modelled; engine view = theory for it")
+        what = ", ".join(unmodelled) if unmodelled else msg("the reported coefficient")
+        reasons.append(msg("{what}: vLLM's paging of this layout is not modelled; engine view = theory for it",
+                           what=what))
     engine_total = est.kv_bytes - modelled_theory + sum(r.engine_bytes for r in rows)
     return TheoryVsEngine(model_id=model.id, context_tokens=n, kv_format=kv_format or "native", tp=tp, pp=pp,
                           settings=s, theory_bytes=est.kv_bytes, engine_bytes=engine_total,
@@ -311,9 +320,10 @@ def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLM
     p = paging(model, kv_format, tp, pp, s)
     if model.uses_coefficient(kv_format) or p.unmodelled or not p.types:
         what = ", ".join(g.name for g in p.unmodelled) or "a reported bytes-per-token coefficient"
-        hint = "; choose a KV format to page its architecture" if model.uses_coefficient(kv_format) and p.types else ""
-        raise PlanInputError("engine", model.id, "a model whose KV vLLM pages as full, sliding, chunked or MLA "
-                             f"attention (not modelled here: {what}{hint})")
+        hint = msg("; choose a KV format to page its architecture") if model.uses_coefficient(kv_format) and p.types else ""
+        raise PlanInputError("engine", model.id, msg("a model whose KV vLLM pages as full, sliding, chunked or MLA "
+                                                     "attention (not modelled here: {what}{hint})", what=what,
+                                                     hint=hint))
     return p
 
 
@@ -348,7 +358,7 @@ def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | N
     pp = model.check_pp(pp, kv_format)
     m = max_model_len if max_model_len is not None else (s.max_model_len or model.max_context_tokens)
     if m is None:
-        raise PlanInputError("max_model_len", None, "a whole number of tokens (the model's maximum is not known)")
+        raise PlanInputError("max_model_len", None, msg("a whole number of tokens (the model's maximum is not known)"))
     m = check_int("max_model_len", m, 1, MAX_MODEL_LEN)
     p = _pageable(model, kv_format, tp, pp, s)
     min_block = min(t.block_size for t in p.types)
@@ -368,10 +378,13 @@ def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | N
     max_tokens = num_blocks // p.num_kv_groups * min_block
     concurrency = num_blocks / blocks_per_request if blocks_per_request else 0.0
     needed = _needed_bytes(p, m, s.max_num_batched_tokens)
-    formula = (f"page = {min_block} tokens x {page // min_block:,} B = {page:,} B per layer per block; "
-               f"num_blocks = {how} = {num_blocks:,}; GPU KV cache size = {num_blocks:,} // {p.num_kv_groups} x "
-               f"{min_block} = {max_tokens:,} tokens; blocks per {m:,}-token request = {blocks_per_request:,}; "
-               f"maximum concurrency = {num_blocks:,} / {blocks_per_request:,} = {concurrency:.2f}x")
+    formula = (msg("page = {min_block} tokens x {page_per_token:,} B = {page:,} B per layer per block; num_blocks = "
+                   "{how} = {num_blocks:,}; GPU KV cache size = {num_blocks:,} // {num_kv_groups} x {min_block} = "
+                   "{max_tokens:,} tokens; blocks per {m:,}-token request = {blocks_per_request:,}; maximum "
+                   "concurrency = {num_blocks:,} / {blocks_per_request:,} = {concurrency:.2f}x", min_block=min_block,
+                   page_per_token=page // min_block, page=page, how=how, num_blocks=num_blocks,
+                   num_kv_groups=p.num_kv_groups, max_tokens=max_tokens, m=m, blocks_per_request=blocks_per_request,
+                   concurrency=concurrency))
     return VLLMCapacity(model_id=model.id, kv_format=kv_format or "native", tp=tp, pp=pp, kv_budget_bytes=budget,
                         block_size=min_block, max_model_len=m, page_size_bytes=page,
                         num_layers_per_block=p.group_size if p.layout != "uniform type" else sum(t.layers for t in p.types),

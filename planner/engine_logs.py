@@ -43,6 +43,7 @@ from typing import Literal
 
 from planner.errors import PlanInputError
 from planner.units import GiB
+from planner.messages import msg
 
 MAX_LOG_BYTES = 2_000_000
 """Largest log accepted, bytes of UTF-8 (a start-up log is a few hundred kB at most)."""
@@ -222,6 +223,8 @@ class EngineLog:
             tokens or memory but match no pattern (at most :data:`MAX_UNREAD`).
         num_unread: all such lines (``len(unread)`` or more).
         num_lines: lines in the log.
+        first_line: its first non-blank line, printable, at most 60 characters (names a log that is from no
+            engine kvplan reads).
     """
 
     engine: Engine
@@ -229,6 +232,7 @@ class EngineLog:
     unread: tuple[tuple[int, str], ...]
     num_unread: int
     num_lines: int
+    first_line: str = ""
 
     def all(self, key: str) -> tuple[Reading, ...]:
         """Every reading of ``key``, in line order."""
@@ -258,10 +262,11 @@ def parse_engine_log(text: str) -> EngineLog:
         PlanInputError: not text, or over the size cap.
     """
     if not isinstance(text, str):
-        raise PlanInputError("log", type(text).__name__, "text (a vLLM or SGLang start-up log)")
+        raise PlanInputError("log", type(text).__name__, msg("text (a vLLM or SGLang start-up log)"))
     if len(text) > MAX_LOG_BYTES or len(text.encode("utf-8", errors="replace")) > MAX_LOG_BYTES:
         raise PlanInputError("log", f"{len(text):,} characters",
-                             f"at most {MAX_LOG_BYTES:,} bytes (paste the start-up part of the log)")
+                             msg("at most {max_log_bytes:,} bytes (paste the start-up part of the log)",
+                                 max_log_bytes=MAX_LOG_BYTES))
     readings: list[Reading] = []
     unread: list[tuple[int, str]] = []
     num_unread = 0
@@ -287,8 +292,9 @@ def parse_engine_log(text: str) -> EngineLog:
             if len(unread) < MAX_UNREAD:
                 unread.append((no, "".join(c if c.isprintable() else " " for c in line).strip()))
     engine: Engine = "mixed" if len(seen) == 2 else (next(iter(seen)) if seen else "unknown")
+    first = next((line.strip() for line in lines if line.strip()), "")[:60]
     return EngineLog(engine=engine, readings=tuple(readings), unread=tuple(unread), num_unread=num_unread,
-                     num_lines=len(lines))
+                     num_lines=len(lines), first_line="".join(c if c.isprintable() else " " for c in first))
 
 
 def _reading(key: str, m: re.Match, group: int, kind: str, line_no: int, engine: str) -> list[Reading]:

@@ -23,11 +23,34 @@ class PlanInputError(ValueError):
         # One printable line, whatever the field's name (a key from a file may be "", 10 kB or hold a line break).
         name = field if field and field.isprintable() and len(field) <= 120 else short_repr(field)
         rule = allowed if allowed.isprintable() else "".join(c if c.isprintable() else " " for c in allowed)
+        self.field_text = name
+        """The field as the message prints it (one printable line)."""
         super().__init__(f"{name}: {short_repr(value)} is not allowed; expected {rule}")
 
     def __reduce__(self):
         """Pickle by the three fields (a worker process sends the error back to the server)."""
         return (type(self), (self.field, self.value, self.allowed))
+
+
+def validation_rule(err: dict, default: str = "a valid value") -> str:
+    """What one pydantic error (an item of ``ValidationError.errors()``) allows, in words.
+
+    A validator's ``ValueError`` keeps its own sentence (a :class:`planner.messages.Message` when built with
+    ``msg``); pydantic's own wording loses its "Value error, " and "Input should be " openings.
+    """
+    from planner.messages import msg
+
+    ctx = err.get("ctx") or {}
+    error = ctx.get("error")
+    if isinstance(error, BaseException) and error.args and isinstance(error.args[0], str) and len(error.args) == 1:
+        return error.args[0]
+    text = str(error) if error is not None else str(err.get("msg", default))
+    text = text.removeprefix("Value error, ").removeprefix("Input should be ")
+    expected = str(ctx.get("expected", ""))
+    if err.get("type") == "literal_error" and text == expected and " or " in expected:
+        head, last = expected.rsplit(" or ", 1)
+        return msg("{head} or {last}", head=head, last=last)
+    return msg(text.replace("{", "{{").replace("}", "}}"))  # pydantic's own words: the catalogue has the usual ones
 
 
 def short_repr(value: object, limit: int = 80) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.errors import PlanInputError
+from planner.messages import msg
 
 
 def cdiv(a: int, b: int) -> int:
@@ -64,7 +65,7 @@ class KVFormat:
             PlanInputError: ``num_elements`` is negative.
         """
         if num_elements < 0:
-            raise PlanInputError("num_elements", num_elements, "an integer >= 0")
+            raise PlanInputError("num_elements", num_elements, msg("an integer >= 0"))
         data_bytes = cdiv(num_elements * self.element_bits, 8)
         if self.block_size is None:
             return data_bytes
@@ -125,4 +126,4 @@ def get_format(format_id: str) -> KVFormat:
     try:
         return FORMATS[format_id]
     except (KeyError, TypeError):
-        raise PlanInputError("kv_format", format_id, "one of " + ", ".join(FORMATS)) from None
+        raise PlanInputError("kv_format", format_id, msg("one of {choices}", choices=", ".join(FORMATS))) from None

@@ -43,6 +43,7 @@ from planner.plan.inputs import MAX_CONTEXT_TOKENS, PlanInputs, make_inputs
 from planner.plan.rebase import rebase
 from planner.plan.result import effective_model
 from planner.units import parse_tokens, to_gb, to_gib
+from planner.messages import msg
 
 FRAME_COLUMNS: tuple[str, ...] = (
     "accelerator", "gpu_id", "hbm_bytes", "usable_kv_bytes", "context_tokens", "hit_rate",
@@ -135,14 +136,14 @@ def parse_accelerators(text: str, user: Mapping[str, UserAccelerator] | None = N
             out.append(Accelerator.of_user(user[item]))
             continue
         if item not in GPUS and user and not item.startswith("custom:"):
-            raise PlanInputError("gpus", item, "a catalog id (kvplan gpus), custom:N or one of your accelerators: "
-                                 + ", ".join(user))
+            raise PlanInputError("gpus", item, msg("a catalog id (kvplan gpus), custom:N or one of your accelerators: "
+                                                   "{choices}", choices=", ".join(user)))
         if item.startswith("custom:"):
             raw = item.split(":", 1)[1]
             try:
                 gib = float(raw)
             except ValueError:
-                raise PlanInputError("gpus", item, "custom:N with N GiB in (0, 100,000]") from None
+                raise PlanInputError("gpus", item, msg("custom:N with N GiB in (0, 100,000]")) from None
             acc = Accelerator("custom", gib)
         else:
             get_gpu(item)
@@ -150,7 +151,7 @@ def parse_accelerators(text: str, user: Mapping[str, UserAccelerator] | None = N
         acc.hbm_bytes()
         out.append(acc)
     if not out:
-        raise PlanInputError("gpus", text, "a comma-separated list of accelerator ids (kvplan gpus) or custom:N")
+        raise PlanInputError("gpus", text, msg("a comma-separated list of accelerator ids (kvplan gpus) or custom:N"))
     return out
 
 
@@ -162,7 +163,7 @@ def parse_contexts(text: str) -> np.ndarray:
     """
     values = [parse_tokens(x, field="contexts", maximum=MAX_CONTEXT_TOKENS) for x in str(text).split(",") if x.strip()]
     if not values:
-        raise PlanInputError("contexts", text, "a comma-separated list of token counts (e.g. 128k,1M)")
+        raise PlanInputError("contexts", text, msg("a comma-separated list of token counts (e.g. 128k,1M)"))
     return np.unique(np.array(values, dtype=np.int64))
 
 
@@ -179,12 +180,12 @@ def parse_hit_rates(text: str) -> np.ndarray:
         try:
             v = float(x)
         except ValueError:
-            raise PlanInputError("hit_rates", x.strip(), "numbers in [0, 1]") from None
+            raise PlanInputError("hit_rates", x.strip(), msg("numbers in [0, 1]")) from None
         if not (math.isfinite(v) and 0 <= v <= 1):
-            raise PlanInputError("hit_rates", x.strip(), "numbers in [0, 1]")
+            raise PlanInputError("hit_rates", x.strip(), msg("numbers in [0, 1]"))
         values.append(v)
     if not values:
-        raise PlanInputError("hit_rates", text, "a comma-separated list of numbers in [0, 1]")
+        raise PlanInputError("hit_rates", text, msg("a comma-separated list of numbers in [0, 1]"))
     return np.unique(np.array(values, dtype=np.float64))
 
 
@@ -349,15 +350,17 @@ def frontier_grid(
     ctx = np.asarray(contexts, dtype=np.int64).ravel()
     hits = np.asarray(hit_rates, dtype=np.float64).ravel()
     if not accs:
-        raise PlanInputError("gpus", [], "at least one accelerator")
+        raise PlanInputError("gpus", [], msg("at least one accelerator"))
     if ctx.size == 0 or ctx.min() < 1 or ctx.max() > MAX_CONTEXT_TOKENS:
-        raise PlanInputError("contexts", ctx.tolist()[:5], f"token counts in [1, {MAX_CONTEXT_TOKENS:,}]")
+        raise PlanInputError("contexts", ctx.tolist()[:5], msg("token counts in [1, {max_context_tokens:,}]",
+                                                               max_context_tokens=MAX_CONTEXT_TOKENS))
     if hits.size == 0 or not np.all(np.isfinite(hits)) or hits.min() < 0 or hits.max() > 1:
-        raise PlanInputError("hit_rates", hits.tolist()[:5], "numbers in [0, 1]")
+        raise PlanInputError("hit_rates", hits.tolist()[:5], msg("numbers in [0, 1]"))
     if len(accs) * ctx.size * hits.size > MAX_GRID_POINTS:
         raise PlanInputError("grid", f"{len(accs):,} x {ctx.size:,} x {hits.size:,} = "
                                      f"{len(accs) * ctx.size * hits.size:,} points",
-                             f"at most {MAX_GRID_POINTS:,} points (accelerators x contexts x hit rates)")
+                             msg("at most {max_grid_points:,} points (accelerators x contexts x hit rates)",
+                                 max_grid_points=MAX_GRID_POINTS))
     model, fmt, _ = effective_model(base, model)
     model.layout(fmt)  # raises for a format the model cannot take
 

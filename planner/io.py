@@ -17,6 +17,7 @@ import os
 import stat
 
 from planner.errors import PlanInputError
+from planner.messages import msg
 
 _KIND_NAMES = (
     (stat.S_ISDIR, "a directory"),
@@ -35,7 +36,7 @@ def _kind(mode: int) -> str:
 
 
 def _not_regular(path: str, field: str, mode: int) -> PlanInputError:
-    return PlanInputError(field, path, f"a regular file (this path is {_kind(mode)})")
+    return PlanInputError(field, path, msg("a regular file (this path is {kind})", kind=_kind(mode)))
 
 
 def require_regular_file(path: str | os.PathLike, field: str, noun: str = "file") -> int:
@@ -50,14 +51,16 @@ def require_regular_file(path: str | os.PathLike, field: str, noun: str = "file"
     try:
         st = os.stat(shown)
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
-        raise PlanInputError(field, shown, f"a readable {noun} ({getattr(exc, 'strerror', None) or exc})") from None
+        raise PlanInputError(field, shown, msg("a readable {noun} ({value})", noun=msg(noun),
+                                               value=getattr(exc, 'strerror', None) or exc)) from None
     if not stat.S_ISREG(st.st_mode):
         raise _not_regular(shown, field, st.st_mode)
     return st.st_size
 
 
 def _too_large(path: str, field: str, size: str, cap_bytes: int, noun: str) -> PlanInputError:
-    return PlanInputError(field, path, f"a {noun} of at most {cap_bytes:,} bytes (this one is {size})")
+    return PlanInputError(field, path, msg("a {noun} of at most {cap_bytes:,} bytes (this one is {size})",
+                                           noun=msg(noun), cap_bytes=cap_bytes, size=size))
 
 
 def read_capped(path: str | os.PathLike, cap_bytes: int, field: str, noun: str = "file") -> bytes:
@@ -80,7 +83,8 @@ def read_capped(path: str | os.PathLike, cap_bytes: int, field: str, noun: str =
     try:
         fd = os.open(shown, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise PlanInputError(field, shown, f"a readable {noun} ({exc.strerror or exc})") from None
+        raise PlanInputError(field, shown, msg("a readable {noun} ({value})", noun=msg(noun),
+                                               value=exc.strerror or exc)) from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):  # swapped between the stat and the open
@@ -94,7 +98,8 @@ def read_capped(path: str | os.PathLike, cap_bytes: int, field: str, noun: str =
             chunks.append(chunk)
             left -= len(chunk)
     except OSError as exc:
-        raise PlanInputError(field, shown, f"a readable {noun} ({exc.strerror or exc})") from None
+        raise PlanInputError(field, shown, msg("a readable {noun} ({value})", noun=msg(noun),
+                                               value=exc.strerror or exc)) from None
     finally:
         os.close(fd)
     data = b"".join(chunks)
@@ -120,8 +125,9 @@ def json_text(data: str | bytes, field: str, source: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise PlanInputError(field, source, f"UTF-8 JSON text; this file is not UTF-8 JSON text (byte "
-                                            f"0x{data[exc.start]:02x} at offset {exc.start:,} is not UTF-8)") from None
+        raise PlanInputError(field, source, msg("UTF-8 JSON text; this file is not UTF-8 JSON text (byte 0x{data:02x} "
+                                                "at offset {start:,} is not UTF-8)", data=data[exc.start],
+                                                start=exc.start)) from None
 
 
 def json_error_text(exc: ValueError) -> str:

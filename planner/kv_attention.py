@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from planner.formats import KVFormat, cdiv
 from planner.kv_group import KVGroup, vector_formula
+from planner.messages import msg
 
 @dataclass(frozen=True, kw_only=True)
 class FullAttentionGroup(KVGroup):
@@ -37,8 +38,9 @@ class FullAttentionGroup(KVGroup):
     @property
     def width(self) -> str:
         if self.k_head_dim == self.v_head_dim:
-            return f"{self.k_head_dim} (K) + {self.v_head_dim} (V)"
-        return f"{self.k_head_dim} (K) + {self.v_head_dim} (V, differs)"
+            return msg("{k_head_dim} (K) + {v_head_dim} (V)", k_head_dim=self.k_head_dim, v_head_dim=self.v_head_dim)
+        return msg("{k_head_dim} (K) + {v_head_dim} (V, differs)", k_head_dim=self.k_head_dim,
+                   v_head_dim=self.v_head_dim)
 
     def entry_bytes(self, tp: int = 1) -> int:
         fmt = self.kv_format
@@ -53,13 +55,15 @@ class FullAttentionGroup(KVGroup):
         heads = self.kv_heads_per_gpu(tp)
         split = f"ceil({self.num_kv_heads} / {tp}) = {heads}"
         if tp > self.num_kv_heads:
-            split = f"{heads} (TP {tp} > {self.num_kv_heads} KV heads: replicated, never below one)"
+            split = msg("{heads} (TP {tp} > {kv_heads} KV heads: replicated, never below one)", heads=heads, tp=tp,
+                        kv_heads=self.num_kv_heads)
         fmt = self.kv_format
         k, v = fmt.vector_bytes(self.k_head_dim), fmt.vector_bytes(self.v_head_dim)
         parts = f"K: {vector_formula(fmt, self.k_head_dim)}"
         if self.v_head_dim != self.k_head_dim:
             parts += f"; V: {vector_formula(fmt, self.v_head_dim)}"
-        return f"heads per GPU {split}; {parts}; {heads} x ({k} + {v}) = {self.entry_bytes(tp)} B"
+        return msg("heads per GPU {split}; {parts}; {heads} x ({k} + {v}) = {entry_bytes} B", split=split, parts=parts,
+                   heads=heads, k=k, v=v, entry_bytes=self.entry_bytes(tp))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,12 +130,15 @@ class MLAGroup(KVGroup):
 
     @property
     def width(self) -> str:
-        return f"{self.kv_lora_rank} (latent) + {self.qk_rope_head_dim} (rope) = {self.kv_lora_rank + self.qk_rope_head_dim}"
+        return msg("{kv_lora_rank} (latent) + {qk_rope_head_dim} (rope) = {value}", kv_lora_rank=self.kv_lora_rank,
+                   qk_rope_head_dim=self.qk_rope_head_dim, value=self.kv_lora_rank + self.qk_rope_head_dim)
 
     def entry_bytes(self, tp: int = 1) -> int:
         return self.kv_format.vector_bytes(self.kv_lora_rank + self.qk_rope_head_dim)
 
     def entry_formula(self, tp: int = 1) -> str:
         n = self.kv_lora_rank + self.qk_rope_head_dim
-        return (f"one latent of {self.kv_lora_rank} + {self.qk_rope_head_dim} = {n} channels, no factor 2, "
-                f"replicated on each of {tp} TP rank(s): {vector_formula(self.kv_format, n)}")
+        return (msg("one latent of {kv_lora_rank} + {qk_rope_head_dim} = {n} channels, no factor 2, replicated on "
+                    "each of {tp} TP rank(s): {vector_formula}", kv_lora_rank=self.kv_lora_rank,
+                    qk_rope_head_dim=self.qk_rope_head_dim, n=n, tp=tp,
+                    vector_formula=vector_formula(self.kv_format, n)))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from planner.errors import PlanInputError
 from planner.formats import KVFormat, cdiv
 from planner.kv_group import KVGroup, vector_formula
+from planner.messages import msg
 
 @dataclass(frozen=True, kw_only=True)
 class RopeTailFormat(KVFormat):
@@ -26,7 +27,8 @@ class RopeTailFormat(KVFormat):
             PlanInputError: fewer elements than the tail.
         """
         if num_elements < self.tail_channels:
-            raise PlanInputError("num_elements", num_elements, f"at least {self.tail_channels} (the unscaled tail)")
+            raise PlanInputError("num_elements", num_elements, msg("at least {tail_channels} (the unscaled tail)",
+                                                                   tail_channels=self.tail_channels))
         return super().vector_bytes(num_elements - self.tail_channels) + cdiv(self.tail_channels * self.tail_bits, 8)
 
 
@@ -70,8 +72,9 @@ class CompressedGroup(KVGroup):
         return self.compress_ratio
 
     def entry_formula(self, tp: int = 1) -> str:
-        return (f"one entry of {self.entry_dim} channels per {self.compress_ratio} token(s), replicated on TP: "
-                f"{vector_formula(self.kv_format, self.entry_dim)}")
+        return (msg("one entry of {entry_dim} channels per {compress_ratio} token(s), replicated on TP: "
+                    "{vector_formula}", entry_dim=self.entry_dim, compress_ratio=self.compress_ratio,
+                    vector_formula=vector_formula(self.kv_format, self.entry_dim)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,7 +91,7 @@ class IndexerKeyGroup(KVGroup):
 
     @property
     def width(self) -> str:
-        return f"{self.entry_dim} (indexer key)"
+        return msg("{entry_dim} (indexer key)", entry_dim=self.entry_dim)
 
     def entry_bytes(self, tp: int = 1) -> int:
         return self.kv_format.vector_bytes(self.entry_dim)
@@ -98,8 +101,8 @@ class IndexerKeyGroup(KVGroup):
         return ("full", None)
 
     def entry_formula(self, tp: int = 1) -> str:
-        return (f"one indexer key of {self.entry_dim} channels per token, replicated on TP: "
-                f"{vector_formula(self.kv_format, self.entry_dim)}")
+        return (msg("one indexer key of {entry_dim} channels per token, replicated on TP: {vector_formula}",
+                    entry_dim=self.entry_dim, vector_formula=vector_formula(self.kv_format, self.entry_dim)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,5 +128,6 @@ class WindowRingGroup(KVGroup):
         return True
 
     def entry_formula(self, tp: int = 1) -> str:
-        return (f"ring of the last {self.window_tokens} tokens x {self.entry_dim} channels, replicated on TP: "
-                f"{vector_formula(self.kv_format, self.entry_dim)} per token")
+        return (msg("ring of the last {window_tokens} tokens x {entry_dim} channels, replicated on TP: "
+                    "{vector_formula} per token", window_tokens=self.window_tokens, entry_dim=self.entry_dim,
+                    vector_formula=vector_formula(self.kv_format, self.entry_dim)))

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 
 from planner.errors import PlanInputError
+from planner.messages import msg
 
 MAX_PARALLEL = 1024
 """Largest TP or PP degree accepted."""
@@ -104,7 +105,7 @@ def check_tokens(name: str, value: object, *, maximum: int = 10**12) -> int:
         PlanInputError: not an integer (NaN, inf, fractions, bools), negative,
             or above ``maximum``.
     """
-    allowed = f"a whole number of tokens in [0, {maximum:,}]"
+    allowed = msg("a whole number of tokens in [0, {maximum:,}]", maximum=maximum)
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             value = int(value)
@@ -122,5 +123,5 @@ def check_tp(name: str, value: object) -> int:
         PlanInputError: otherwise.
     """
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PARALLEL:
-        raise PlanInputError(name, value, f"a whole number in [1, {MAX_PARALLEL:,}]")
+        raise PlanInputError(name, value, msg("a whole number in [1, {max_parallel:,}]", max_parallel=MAX_PARALLEL))
     return value

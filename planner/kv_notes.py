@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from planner.messages import msg
 from planner.models import ModelSpec
 
 
@@ -34,10 +35,12 @@ class WindowCap:
     def sentence(self) -> str:
         """One line, e.g. "131,072 B/token inside the 4,096-token window; the window caps
         the KV at 4,096 tokens (0 B/token past it)"."""
-        w = f"{self.window_tokens:,}"
-        whose = "the KV" if self.kv_bytes_per_token_past_window == 0 else "the windowed layers' KV"
-        return (f"{self.kv_bytes_per_token_in_window:,.6g} B/token inside the {w}-token window; the window caps "
-                f"{whose} at {w} tokens ({self.kv_bytes_per_token_past_window:,.6g} B/token past it)")
+        template = ("{inside:,.6g} B/token inside the {w:,}-token window; the window caps the KV at {w:,} tokens "
+                    "({past:,.6g} B/token past it)" if self.kv_bytes_per_token_past_window == 0 else
+                    "{inside:,.6g} B/token inside the {w:,}-token window; the window caps the windowed layers' KV at "
+                    "{w:,} tokens ({past:,.6g} B/token past it)")
+        return msg(template, inside=self.kv_bytes_per_token_in_window, w=self.window_tokens,
+                   past=self.kv_bytes_per_token_past_window)
 
 
 def window_cap(model: ModelSpec, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> WindowCap | None:
@@ -58,11 +61,12 @@ def window_cap(model: ModelSpec, kv_format: str | None = None, tp: int = 1, pp: 
     return WindowCap(window_tokens=w, kv_bytes_per_token_in_window=inside, kv_bytes_per_token_past_window=past)
 
 
-def past_maximum_note(model: ModelSpec, tokens: int, what: str = "Context + output") -> str:
+def past_maximum_note(model: ModelSpec, tokens: int, what: str = msg("Context + output")) -> str:
     """A sentence when ``tokens`` (``what``: context + output in a plan, the
     context alone for one sequence) passes the model's maximum context, else "":
     the bytes are computed, the model cannot serve it."""
     if model.max_context_tokens is None or tokens <= model.max_context_tokens:
         return ""
-    return (f"{what} ({tokens:,} tokens) exceeds {model.name}'s maximum context "
-            f"({model.max_context_tokens:,} tokens): the bytes are computed, the model cannot serve it.")
+    return msg("{what} ({tokens:,} tokens) exceeds {model}'s maximum context ({max:,} tokens): the bytes are "
+               "computed, the model cannot serve it.", what=what, tokens=tokens, model=model.name,
+               max=model.max_context_tokens)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from planner.errors import PlanInputError
 from planner.formats import cdiv
 from planner.kv_group import KVGroup, vector_formula
+from planner.messages import msg
 
 @dataclass(frozen=True, kw_only=True)
 class StateGroup(KVGroup):
@@ -47,7 +48,8 @@ class StateGroup(KVGroup):
         """
         units = self.units_at(tp)
         if units and units % tp:
-            raise PlanInputError("tp", tp, f"a divisor of {units:,} ({self.name}: vLLM splits it exactly over TP)")
+            raise PlanInputError("tp", tp, msg("a divisor of {units:,} ({name}: vLLM splits it exactly over TP)",
+                                               units=units, name=self.name))
 
     @property
     def vllm_kind(self) -> tuple[str, int | None] | None:
@@ -80,11 +82,13 @@ class StateGroup(KVGroup):
 
     def entry_formula(self, tp: int = 1) -> str:
         if not self.num_units:
-            return f"fixed {self.state_bytes:,} B per layer and sequence (reported)"
+            return msg("fixed {state_bytes:,} B per layer and sequence (reported)", state_bytes=self.state_bytes)
         units = self.units_per_gpu(tp)
         n = units * self.elements_per_unit
-        return (f"{self.shape_note}: {self.split_formula(tp)} = {units:,} units x {self.elements_per_unit} elements "
-                f"= {n:,} elements; {vector_formula(self.kv_format, n)} per layer and sequence")
+        return (msg("{shape_note}: {split_formula} = {units:,} units x {elements_per_unit} elements = {n:,} elements; "
+                    "{vector_formula} per layer and sequence", shape_note=self.shape_note,
+                    split_formula=self.split_formula(tp), units=units, elements_per_unit=self.elements_per_unit, n=n,
+                    vector_formula=vector_formula(self.kv_format, n)))
 
     def split_formula(self, tp: int = 1) -> str:
         """How :meth:`units_per_gpu` splits the units over ``tp`` ranks, in words."""

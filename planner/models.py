@@ -18,7 +18,7 @@ from planner.config_report import ConfigField
 from planner.errors import PlanInputError
 from planner.formats import get_format
 from planner.kv import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, group_bytes
-from planner.units import plural
+from planner.messages import msg
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` never loads it
     import pandas as pd
@@ -92,7 +92,7 @@ class ModelSpec:
         fmt = get_format(kv_format)
         if not any(g.role == "main" for g in self.groups):
             raise PlanInputError("kv_format", kv_format,
-                                 f"'native' for {self.id}: only its reported coefficient is known")
+                                 msg("'native' for {id}: only its reported coefficient is known", id=self.id))
         return tuple(g.with_format(fmt) if g.role == "main" else g for g in self.groups)
 
     def uses_coefficient(self, kv_format: str | None) -> bool:
@@ -111,10 +111,12 @@ class ModelSpec:
         if pp == 1:
             return pp
         if self.uses_coefficient(kv_format) and not self._coefficient_explained():
-            raise PlanInputError("pp", pp, f"1 for {self.id}: only its bytes per token are known, not its layers")
+            raise PlanInputError("pp", pp, msg("1 for {id}: only its bytes per token are known, not its layers",
+                                               id=self.id))
         layers = self.num_hidden_layers
         if layers and pp > layers:
-            raise PlanInputError("pp", pp, f"at most {layers} (one layer per pipeline stage; {self.id} has {layers})")
+            raise PlanInputError("pp", pp, msg("at most {layers} (one layer per pipeline stage; {id} has {layers})",
+                                               layers=layers, id=self.id))
         return pp
 
     @property
@@ -210,9 +212,10 @@ class ModelSpec:
             fits = max(int(MAX_KV_BYTES // per_token), 0)
             raise PlanInputError(
                 "context_tokens", n,
-                f"at most about {fits:,} tokens for this model at TP {tp}, PP {pp}: its KV ({largest:.3g} B) passes "
-                f"2^63 B = {MAX_KV_BYTES / 2**60:.0f} EiB, more than any machine holds (check num_hidden_layers, "
-                "num_key_value_heads and head_dim)")
+                msg("at most about {fits:,} tokens for this model at TP {tp}, PP {pp}: its KV ({largest:.3g} B) "
+                    "passes 2^63 B = {value:.0f} EiB, more than any machine holds (check num_hidden_layers, "
+                    "num_key_value_heads and head_dim)", fits=fits, tp=tp, pp=pp, largest=largest,
+                    value=MAX_KV_BYTES / 2**60))
         return KVEstimate(
             model_id=self.id,
             context_tokens=n,
@@ -237,9 +240,11 @@ class ModelSpec:
         """
         fmt = weight_format or self.weight_format
         if fmt not in WEIGHT_BYTES_PER_PARAM:
-            raise PlanInputError("weight_format", fmt, "one of " + ", ".join(WEIGHT_BYTES_PER_PARAM))
+            raise PlanInputError("weight_format", fmt, msg("one of {choices}",
+                                                           choices=", ".join(WEIGHT_BYTES_PER_PARAM)))
         if self.total_params is None:
-            raise PlanInputError("weights", self.id, "a model with a known parameter count, or weights given in GiB")
+            raise PlanInputError("weights", self.id, msg("a model with a known parameter count, or weights given in "
+                                                         "GiB"))
         return math.ceil(self.total_params * WEIGHT_BYTES_PER_PARAM[fmt])
 
     def with_reported(self, kv_bytes_per_token: float | None) -> "ModelSpec":
@@ -261,9 +266,9 @@ def coefficient_model(kv_bytes_per_token: float, *, state_bytes: int = 0, name: 
     """
     if isinstance(kv_bytes_per_token, bool) or not isinstance(kv_bytes_per_token, (int, float)) \
             or not math.isfinite(kv_bytes_per_token) or not 0 < kv_bytes_per_token <= 10**9:
-        raise PlanInputError("kv_bytes_per_token", kv_bytes_per_token, "a number in (0, 1,000,000,000] bytes")
+        raise PlanInputError("kv_bytes_per_token", kv_bytes_per_token, msg("a number in (0, 1,000,000,000] bytes"))
     if isinstance(state_bytes, bool) or not isinstance(state_bytes, int) or not 0 <= state_bytes <= 10**15:
-        raise PlanInputError("state_bytes", state_bytes, "a whole number of bytes in [0, 10**15]")
+        raise PlanInputError("state_bytes", state_bytes, msg("a whole number of bytes in [0, 10**15]"))
     groups: tuple[KVGroup, ...] = ()
     if state_bytes:
         groups = (StateGroup(name="fixed session state", num_layers=1, kv_format=get_format("bf16"),
@@ -280,7 +285,7 @@ def with_pool_state(model: ModelSpec, state_bytes: int) -> ModelSpec:
         PlanInputError: ``state_bytes`` not a whole number in [0, 10**15].
     """
     if isinstance(state_bytes, bool) or not isinstance(state_bytes, int) or not 0 <= state_bytes <= 10**15:
-        raise PlanInputError("state_bytes_per_sequence", state_bytes, "a whole number of bytes in [0, 10**15]")
+        raise PlanInputError("state_bytes_per_sequence", state_bytes, msg("a whole number of bytes in [0, 10**15]"))
     groups = tuple(g for g in model.groups if not (g.in_pool and g.role == "state"))
     if state_bytes:
         groups += (StateGroup(name="reported state per sequence", num_layers=1, kv_format=get_format("bf16"),
@@ -362,12 +367,14 @@ def coefficient_check(model: ModelSpec) -> CoefficientCheck:
     True
     """
     growing = [g for g in model.groups if not g.capped and g.in_pool]
-    terms = [f"{g.num_layers} x {g.entry_bytes(1)} B / {g.tokens_per_entry} ({g.name})" for g in growing]
+    terms = [msg("{num_layers} x {entry_bytes} B / {tokens_per_entry} ({name})", num_layers=g.num_layers,
+                 entry_bytes=g.entry_bytes(1), tokens_per_entry=g.tokens_per_entry, name=g.name) for g in growing]
     arch = sum(g.num_layers * g.entry_bytes(1) / g.tokens_per_entry for g in growing)
     reported = model.reported_kv_bytes_per_token
-    text = " + ".join(terms) + f" = {arch:,.6g} B/token" if terms else "no growing groups known"
+    text = (msg("{terms} = {arch:,.6g} B/token", terms=" + ".join(terms), arch=arch) if terms
+            else msg("no growing groups known"))
     if reported is not None:
-        text += f"; reported {reported:,.6g} B/token"
+        text = msg("{text}; reported {reported:,.6g} B/token", text=text, reported=reported)
     return CoefficientCheck(reported=reported, architecture=arch,
                             matches=reported is not None and abs(arch - reported) < 0.5, explanation=text)
 
@@ -381,25 +388,34 @@ def how_computed(model: ModelSpec, context_tokens: int, kv_format: str | None = 
     """
     est = model.estimate(context_tokens, kv_format, tp, pp)
     n = est.context_tokens
-    lines = [f"Per GPU at TP {tp}, PP {pp}: each group's layers per GPU = ceil(layers / {pp}); "
-             f"KV heads per GPU = max(1, ceil(H_kv / {tp})); latents and compressed entries are replicated on TP."]
+    lines = [msg("Per GPU at TP {tp}, PP {pp}: each group's layers per GPU = ceil(layers / {pp}); KV heads per GPU = "
+                 "max(1, ceil(H_kv / {tp})); latents and compressed entries are replicated on TP.", tp=tp, pp=pp)]
     for g in est.groups:
         if g.tokens_per_entry > 1:
-            ent = f"{n:,} // {g.tokens_per_entry} = {g.entries:,} entries"
+            ent = msg("{n:,} // {tokens_per_entry} = {entries:,} entries", n=n, tokens_per_entry=g.tokens_per_entry,
+                      entries=g.entries)
         elif g.role == "state":
-            ent = f"{g.entries} state per sequence"
+            ent = msg("{entries} state per sequence", entries=g.entries)
         elif g.capped:
-            ent = f"min({n:,}, cap) = {g.entries:,} entries"
+            ent = msg("min({n:,}, cap) = {entries:,} entries", n=n, entries=g.entries)
         else:
-            ent = f"{g.entries:,} entries"
-        where = "in the HBM pool" if g.in_pool else "outside the pool (per session)"
-        lines.append(f"{g.name} [{g.kv_format}]: entry = {g.formula}. "
-                     f"{g.num_layers_per_gpu} layer(s) x {ent} x {g.entry_bytes:,} B = {g.bytes:,} B, {where}.")
+            ent = msg("{entries:,} entries", entries=g.entries)
+        where = msg("in the HBM pool") if g.in_pool else msg("outside the pool (per session)")
+        lines.append(msg("{name} [{kv_format}]: entry = {formula}. {num_layers_per_gpu} layer(s) x {ent} x "
+                         "{entry_bytes:,} B = {bytes:,} B, {where}.", name=g.name, kv_format=g.kv_format,
+                         formula=g.formula, num_layers_per_gpu=g.num_layers_per_gpu, ent=ent,
+                         entry_bytes=g.entry_bytes, bytes=g.bytes, where=where))
     if est.basis == "reported coefficient":
         chk = coefficient_check(model)
-        scale = f" x {model._coefficient_scale(pp):.4g} (largest PP stage)" if pp > 1 else ""
-        lines.append(f"Growing KV uses the reported coefficient: ceil({model.reported_kv_bytes_per_token:,.6g} B/token"
-                     f"{scale} x {n:,}) = {model.growing_bytes(n, kv_format, tp, pp):,} B. Architecture check: {chk.explanation}.")
-    lines.append(f"Total in the pool per GPU: {est.kv_bytes:,} B; per replica ({plural(tp * pp, 'GPU')}): "
-                 f"{est.kv_bytes_per_replica:,} B; outside the pool: {est.state_bytes:,} B per session.")
+        scale = (msg(" x {coefficient_scale:.4g} (largest PP stage)", coefficient_scale=model._coefficient_scale(pp))
+                 if pp > 1 else "")
+        lines.append(msg("Growing KV uses the reported coefficient: ceil({reported_kv_bytes_per_token:,.6g} "
+                         "B/token{scale} x {n:,}) = {growing_bytes:,} B. Architecture check: {explanation}.",
+                         reported_kv_bytes_per_token=model.reported_kv_bytes_per_token, scale=scale, n=n,
+                         growing_bytes=model.growing_bytes(n, kv_format, tp, pp), explanation=chk.explanation))
+    lines.append(msg("Total in the pool per GPU: {kv_bytes:,} B; per replica ({gpus:,} GPU): "
+                     "{kv_bytes_per_replica:,} B; outside the pool: {state_bytes:,} B per session." if tp * pp == 1 else
+                     "Total in the pool per GPU: {kv_bytes:,} B; per replica ({gpus:,} GPUs): "
+                     "{kv_bytes_per_replica:,} B; outside the pool: {state_bytes:,} B per session.", kv_bytes=est.kv_bytes, gpus=tp * pp,
+                     kv_bytes_per_replica=est.kv_bytes_per_replica, state_bytes=est.state_bytes))
     return lines

@@ -13,6 +13,8 @@ from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
+from planner.message_field import Text
+from planner.messages import msg
 
 OverflowAction = Literal["none", "offload", "evict", "reject"]
 """What happens when HBM cannot hold every session's uncached tail:
@@ -56,7 +58,7 @@ class TierPlacement(BaseModel):
     host_ram_capacity_bytes: int
     ssd_capacity_bytes: int
     action: OverflowAction
-    message: str
+    message: Text
 
 
 def _fraction(value):
@@ -212,23 +214,25 @@ def place_sessions(
 
     if hbm_sessions <= 0:
         action: OverflowAction = "reject"
-        message = ("Reject: not one session's uncached tail fits in the HBM pool. Offloading cannot help, because a "
-                   "running session's KV must be in HBM; evicting would only thrash. Shorten the context, raise "
-                   "the prefix hit rate, add HBM or split the weights over more GPUs.")
+        message = msg("Reject: not one session's uncached tail fits in the HBM pool. Offloading cannot help, because a "
+                      "running session's KV must be in HBM; evicting would only thrash. Shorten the context, raise "
+                      "the prefix hit rate, add HBM or split the weights over more GPUs.")
     elif rejected:
         action = "reject"
-        message = (f"Reject {rejected:,} of {sessions:,} sessions: with an active share of {f:.3g}, "
-                   f"{int(_running(sessions, f)):,} would run at once but HBM holds {hbm_sessions:,}. "
-                   "Running sessions cannot be offloaded, so the excess is refused.")
+        message = (msg("Reject {rejected:,} of {sessions:,} sessions: with an active share of {f:.3g}, {running:,} "
+                       "would run at once but HBM holds {hbm_sessions:,}. Running sessions cannot be offloaded, so "
+                       "the excess is refused.", rejected=rejected, sessions=sessions, f=f,
+                       running=int(_running(sessions, f)), hbm_sessions=hbm_sessions))
     elif n_evicted or state_evicted:
         action = "evict"
-        message = (f"Evict: {parked:,} paused sessions are parked, host RAM and SSD hold {n_host + n_ssd:,}; the "
-                   f"{n_evicted:,} least recently used tails are dropped and recomputed (prefill) when they resume.")
+        message = (msg("Evict: {parked:,} paused sessions are parked, host RAM and SSD hold {kept:,}; the "
+                       "{n_evicted:,} least recently used tails are dropped and recomputed (prefill) when they resume.",
+                       parked=parked, kept=n_host + n_ssd, n_evicted=n_evicted))
     elif parked:
         action = "offload"
-        message = (f"Offload: HBM holds {in_hbm:,} sessions; {parked:,} paused sessions are parked "
-                   f"({n_host:,} in host RAM, {n_ssd:,} on SSD) and reloaded when they resume. "
-                   "Latency changes, the byte count does not.")
+        message = (msg("Offload: HBM holds {in_hbm:,} sessions; {parked:,} paused sessions are parked ({n_host:,} in "
+                       "host RAM, {n_ssd:,} on SSD) and reloaded when they resume. Latency changes, the byte count "
+                       "does not.", in_hbm=in_hbm, parked=parked, n_host=n_host, n_ssd=n_ssd))
     else:
         action = "none"
         message = ""

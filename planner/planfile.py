@@ -39,7 +39,8 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 from planner.io import json_error_text, json_text, read_capped
 from planner.plan import PlanInputs, field_range
 from planner.plan.inputs import MEASURED_KV_BINDING, MEASURED_USABLE_BINDING
-from planner.errors import PlanInputError
+from planner.errors import PlanInputError, validation_rule
+from planner.messages import msg
 
 SCHEMA_VERSION = 1
 """The plan-file format this kvplan reads and writes."""
@@ -105,17 +106,18 @@ def loads(text: str | bytes, source: str = "plan.json") -> PlanFile:
             or unknown field, or an invalid input (the message names it).
     """
     if len(text) > MAX_PLAN_FILE_BYTES:
-        raise _error("size", f"{len(text):,} bytes", f"at most {MAX_PLAN_FILE_BYTES:,} bytes")
+        raise _error("size", f"{len(text):,} bytes", msg("at most {max_plan_file_bytes:,} bytes",
+                                                         max_plan_file_bytes=MAX_PLAN_FILE_BYTES))
     text = json_text(text, "plan file", source)
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except _DuplicateKey as exc:
-        raise _error("duplicate key", exc.key, "each key once (JSON parsers disagree on which copy wins)") from None
+        raise _error("duplicate key", exc.key, msg("each key once (JSON parsers disagree on which copy wins)")) from None
     except _NonFiniteNumber as exc:
-        raise _error("json", exc.constant, "a finite number (NaN and Infinity are not JSON)") from None
+        raise _error("json", exc.constant, msg("a finite number (NaN and Infinity are not JSON)")) from None
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        raise PlanInputError("plan file", source, f"a JSON object; this file is not valid JSON "
-                                                  f"({shorten(json_error_text(exc))})") from None
+        raise PlanInputError("plan file", source, msg("a JSON object; this file is not valid JSON ({json_error_text})",
+                                                      json_error_text=shorten(json_error_text(exc)))) from None
     return from_dict(data)
 
 
@@ -146,6 +148,15 @@ def _no_constant(constant: str) -> Any:
 
 _JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null",
                                 list: "array", dict: "object"}
+
+
+_TYPE_WORDS = {"array": msg("array"), "boolean": msg("boolean"), "integer": msg("integer"), "null": msg("null"),
+               "number": msg("number"), "object": msg("object"), "string": msg("string")}
+"""JSON Schema type names, as words a message can translate."""
+
+
+def _type_word(name: str) -> str:
+    return _TYPE_WORDS.get(name, name)
 
 
 def _json_type(value: Any) -> str:
@@ -180,8 +191,12 @@ def _check_json_types(data: dict[str, Any]) -> None:
         if allowed is None:
             continue  # an unknown field: pydantic names it
         if _json_type(value) not in allowed:
-            words = " or ".join(sorted(allowed - {"integer"} if "number" in allowed else allowed))
-            raise _error(name, value, f"a JSON {words} (this is a JSON {_json_type(value)})")
+            kinds = sorted(allowed - {"integer"} if "number" in allowed else allowed)
+            words = _type_word(kinds[0])
+            for kind in kinds[1:]:
+                words = msg("{first} or {second}", first=words, second=_type_word(kind))
+            raise _error(name, value, msg("a JSON {words} (this is a JSON {kind})", words=words,
+                                          kind=_type_word(_json_type(value))))
 
 
 def shorten(text: str, limit: int = 120) -> str:
@@ -192,14 +207,15 @@ def shorten(text: str, limit: int = 120) -> str:
 def from_dict(data: Any) -> PlanFile:
     """Validate a parsed plan file (see :func:`loads`)."""
     if not isinstance(data, dict):
-        raise _error("document", type(data).__name__, "a JSON object with schema_version, inputs, kvplan_version")
+        raise _error("document", type(data).__name__, msg("a JSON object with schema_version, inputs, kvplan_version"))
     if "schema_version" not in data:
-        raise _error("schema_version", None, f"{SCHEMA_VERSION} (the field is missing)")
+        raise _error("schema_version", None, msg("{schema_version} (the field is missing)",
+                                                 schema_version=SCHEMA_VERSION))
     version = data["schema_version"]
     if type(version) is not int or version != SCHEMA_VERSION:
         raise _error("schema_version", version,
-                     f"{SCHEMA_VERSION}: this kvplan ({kvplan_version()}) reads plan files of schema version "
-                     f"{SCHEMA_VERSION} only")
+                     msg("{schema_version}: this kvplan ({kvplan_version}) reads plan files of schema version "
+                         "{schema_version} only", schema_version=SCHEMA_VERSION, kvplan_version=kvplan_version()))
     _check_json_types(data)
     inputs = data.get("inputs")
     if isinstance(inputs, dict):
@@ -208,7 +224,8 @@ def from_dict(data: Any) -> PlanFile:
         missing = [f for f in PlanInputs.model_fields if f not in inputs]
         if missing:
             raise _error(f"inputs.{missing[0]}", None,
-                         "every input field (missing: " + ", ".join(missing) + "); use null for an unset field")
+                         msg("every input field (missing: {choices}); use null for an unset field",
+                             choices=", ".join(missing)))
     try:
         return PlanFile.model_validate(data)
     except ValidationError as exc:
@@ -224,17 +241,15 @@ def _validation_error(exc: ValidationError) -> PlanInputError:
     kind = err.get("type")
     if kind == "extra_forbidden":
         known = PlanInputs.model_fields if in_inputs else PlanFile.model_fields
-        allowed = "no such field (known: " + ", ".join(known) + ")"
+        allowed = msg("no such field (known: {choices})", choices=", ".join(known))
     elif kind == "missing":
-        return _error(".".join(loc), None, "a value (the field is missing)")
-    elif ctx.get("error") is not None:
-        allowed = str(ctx["error"]).removeprefix("Value error, ")
-    elif in_inputs and (rng := field_range(PlanInputs, loc[1])):
+        return _error(".".join(loc), None, msg("a value (the field is missing)"))
+    elif ctx.get("error") is None and in_inputs and (rng := field_range(PlanInputs, loc[1])):
         allowed = rng
     else:
-        allowed = str(err.get("msg", "a valid value")).removeprefix("Input should be ")
+        allowed = validation_rule(err)
     if loc == ["created_at"]:
-        allowed = f"an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z ({allowed})"
+        allowed = msg("an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z ({rule})", rule=allowed)
     return _error(".".join(loc) or "document", err.get("input"), allowed)
 
 
@@ -258,7 +273,7 @@ def save(path: str | Path, inputs: PlanInputs | PlanFile, *, created_at: datetim
     try:
         Path(path).write_text(dumps(pf), encoding="utf-8")
     except OSError as exc:
-        raise PlanInputError("save", str(path), f"a writable path ({exc.strerror})") from None
+        raise PlanInputError("save", str(path), msg("a writable path ({strerror})", strerror=exc.strerror)) from None
     return pf
 
 

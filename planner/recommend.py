@@ -54,7 +54,8 @@ from planner.traces.stack import (
 from planner.catalog import get_model
 from planner.errors import PlanInputError
 from planner.frontier import Accelerator, frontier_grid
-from planner.units import format_figure, plural
+from planner.units import format_figure
+from planner.messages import Figure, msg
 
 Target = Literal["sessions", "requests_per_s"]
 ATTENTION_MODES = ("tp", "dp")
@@ -129,10 +130,10 @@ class Recommendation:
 
 def _check_target(kind: str, value: float) -> float:
     if kind not in ("sessions", "requests_per_s"):
-        raise PlanInputError("target", kind, "sessions or requests_per_s")
+        raise PlanInputError("target", kind, msg("sessions or requests_per_s"))
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or not 0 < value <= MAX_TARGET:
-        raise PlanInputError(kind, value, f"a finite number in (0, {MAX_TARGET:,.0f}]")
+        raise PlanInputError(kind, value, msg("a finite number in (0, {max_target:,.0f}]", max_target=MAX_TARGET))
     return float(value)
 
 
@@ -175,20 +176,21 @@ def recommend(
     target = _check_target(target_kind, target)
     gprs = sorted({int(g) for g in gpus_per_replica})
     if not gprs or gprs[0] < 1 or gprs[-1] > 1024:
-        raise PlanInputError("gpus_per_replica", list(gpus_per_replica)[:5], "whole numbers in [1, 1,024]")
+        raise PlanInputError("gpus_per_replica", list(gpus_per_replica)[:5], msg("whole numbers in [1, 1,024]"))
     if not accelerators or not kv_formats or not weight_formats:
-        raise PlanInputError("search", "an empty axis", "at least one accelerator, KV format and weight format")
+        raise PlanInputError("search", "an empty axis", msg("at least one accelerator, KV format and weight format"))
     modes = list(dict.fromkeys(attention))
     bad = [a for a in modes if a not in ATTENTION_MODES]
     if bad or not modes:
-        raise PlanInputError("attention", bad[0] if bad else modes, "tp or dp (attention parallelism)")
+        raise PlanInputError("attention", bad[0] if bad else modes, msg("tp or dp (attention parallelism)"))
     refused: tuple[str, ...] = ()
     n_configs = len(accelerators) * len(gprs) * len(kv_formats) * len(weight_formats) * len(modes)
     if n_configs > MAX_CONFIGS:
-        raise PlanInputError("search", n_configs, f"at most {MAX_CONFIGS:,} configurations")
+        raise PlanInputError("search", n_configs, msg("at most {max_configs:,} configurations",
+                                                      max_configs=MAX_CONFIGS))
     for acc_price in (prices or {}).values():
         if not (isinstance(acc_price, (int, float)) and math.isfinite(acc_price) and acc_price >= 0):
-            raise PlanInputError("prices", acc_price, "finite numbers >= 0 per GPU-hour")
+            raise PlanInputError("prices", acc_price, msg("finite numbers >= 0 per GPU-hour"))
     model = get_model(base.model_id)
     price = np.array([_price(a, prices) for a in accelerators], dtype=np.float64)
     names = [a.name for a in accelerators]
@@ -243,7 +245,7 @@ def _on_the_curve(grid, step: PlanInputs, accelerators, model, curve: HitRateCur
                          kv_split(step).tp)
     per_token = float(est.kv_bytes_per_token)
     if not per_token > 0:
-        raise PlanInputError("trace", "hit rate curve", "a model whose KV grows with context")
+        raise PlanInputError("trace", "hit rate curve", msg("a model whose KV grows with context"))
     tokens = np.maximum(grid.usable_kv_bytes.astype(np.float64), 0.0) / per_token
     hits = curve.at_tokens(tokens)
     axis, pick = np.unique(hits, return_inverse=True)
@@ -309,13 +311,22 @@ def _row_inputs(base: PlanInputs, acc: Accelerator, row) -> PlanInputs:
                   weight_format=None if row.weight_format == "catalog" else row.weight_format)[0]
 
 
+_ONE_FEWER = {
+    (False, False): "{gpus:,} GPUs: {replicas:,} whole replicas = {capacity} {unit} < {target}: fails",
+    (False, True): "{gpus:,} GPUs: {replicas:,} whole replica = {capacity} {unit} < {target}: fails",
+    (True, False): "{gpus:,} GPU: {replicas:,} whole replicas = {capacity} {unit} < {target}: fails",
+    (True, True): "{gpus:,} GPU: {replicas:,} whole replica = {capacity} {unit} < {target}: fails",
+}
+"""(one GPU?, one replica?) -> the sentence for a row with one GPU fewer (the count in the right number)."""
+
+
 def _verify(frame: pd.DataFrame, inputs: Sequence[PlanInputs], kind: str, target: float):
     """Scalar plan per row: same figures, and one GPU fewer fails (``replicas - 1`` replicas fall short)."""
     verified, fewer = [], []
     for i, row in enumerate(frame.itertuples()):
         if i >= len(inputs):
             verified.append(False)
-            fewer.append("not checked")
+            fewer.append(msg("not checked"))
             continue
         r = plan(inputs[i])
         rate = float(r.request_rate_per_s or 0.0)
@@ -326,10 +337,11 @@ def _verify(frame: pd.DataFrame, inputs: Sequence[PlanInputs], kind: str, target
         short = (row.replicas - 1) * per_replica
         if not (same and meets and short < target):
             raise PlanInputError("recommendation", f"{row.accelerator} x {row.gpus_per_replica}",
-                                 "rows the scalar plan confirms (the array plan and the plan disagree: a bug)")
+                                 msg("rows the scalar plan confirms (the array plan and the plan disagree: a bug)"))
         verified.append(True)
         unit = "sessions" if kind == "sessions" else "requests/s"
         gpus, reps = row.total_gpus - 1, row.replicas - 1
-        fewer.append(f"{plural(gpus, 'GPU')}: {plural(reps, 'whole replica')} = "
-                     f"{format_figure(short, 6)} {unit} < {format_figure(target, 6)}: fails")
+        fewer.append(msg(_ONE_FEWER[gpus == 1, reps == 1], gpus=gpus, replicas=reps,
+                         capacity=Figure(format_figure(short, 6)), unit=msg(unit),
+                         target=Figure(format_figure(target, 6))))
     return verified, fewer

@@ -37,6 +37,7 @@ from planner.errors import PlanInputError
 from planner.kv import FullAttentionGroup, MLAGroup
 from planner.models import ModelSpec
 from planner.units import format_bytes
+from planner.messages import Figure, msg
 
 KV_DTYPES: dict[str, str | None] = {
     "auto": None, "bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "fp16": "fp16", "half": "fp16",
@@ -47,14 +48,14 @@ KV_DTYPES: dict[str, str | None] = {
 CANDIDATE_FORMATS = ("bf16", "fp8")
 """KV formats tried when the log's figures do not fit the stated one exactly."""
 
-GIB_AS_GB = ("SGLang prints GB for GiB: its sizes are divided by 1024**3 (GB = 1024 * 1024 * 1024 in "
+GIB_AS_GB = msg("SGLang prints GB for GiB: its sizes are divided by 1024**3 (GB = 1024 * 1024 * 1024 in "
              "sglang/srt/mem_cache/memory_pool.py), so '8.23 GB' is 8.23 GiB = 8.84 GB.")
-GIB_AS_GB_VLLM = ("vLLM V0 prints 'Loading model weights took X GB' with X = bytes / 2**30: the figure is GiB "
+GIB_AS_GB_VLLM = msg("vLLM V0 prints 'Loading model weights took X GB' with X = bytes / 2**30: the figure is GiB "
                   "labelled GB.")
-K_AND_V = "SGLang lists K and V separately: the KV pool is K + V, twice the K size for equal K and V widths."
-SGLANG_BUDGET = ("SGLang's pool is what mem_fraction_static of total GPU memory leaves after the weights "
+K_AND_V = msg("SGLang lists K and V separately: the KV pool is K + V, twice the K size for equal K and V widths.")
+SGLANG_BUDGET = msg("SGLang's pool is what mem_fraction_static of total GPU memory leaves after the weights "
                  "(the rest is for activations and CUDA graphs): a budget, not a per-token cost.")
-HYBRID_QUIRK = ("For hybrid models vLLM reports 'GPU KV cache size' as num_blocks // num_kv_cache_groups x the "
+HYBRID_QUIRK = msg("For hybrid models vLLM reports 'GPU KV cache size' as num_blocks // num_kv_cache_groups x the "
                 "smallest block size, while 'Maximum concurrency' counts the blocks one full-length request needs "
                 "across all groups; the two need not agree (vLLM, https://github.com/vllm-project/vllm/issues/40691).")
 
@@ -133,10 +134,10 @@ def model_from_log(log: EngineLog) -> ModelSpec | None:
 
 def _setting(name: str, given: object, found: Reading | None, default: object, why: str) -> Setting:
     if given is not None:
-        return Setting(name, given, "given")
+        return Setting(name, given, msg("given"))
     if found is not None:
-        return Setting(name, found.value, f"log line {found.line_no}")
-    return Setting(name, default, f"assumed: {why}")
+        return Setting(name, found.value, msg("log line {line_no}", line_no=found.line_no))
+    return Setting(name, default, msg("assumed: {why}", why=why))
 
 
 def _pool_token_bytes(model: ModelSpec, fmt: str | None, tp: int, pp: int) -> int:
@@ -147,14 +148,15 @@ def _pool_token_bytes(model: ModelSpec, fmt: str | None, tp: int, pp: int) -> in
     """
     groups = [g for g in model.layout(fmt) if g.in_pool]
     if not groups or not all(isinstance(g, (FullAttentionGroup, MLAGroup)) for g in groups):
-        raise PlanInputError("model", model.id, "a full-attention or MLA model for a per-token pool figure "
-                             "(sliding, compressed or state layers are pooled per engine)")
+        raise PlanInputError("model", model.id, msg("a full-attention or MLA model for a per-token pool figure "
+                                                    "(sliding, compressed or state layers are pooled per engine)"))
     return sum(g.entry_bytes(tp) * g.layers_per_gpu(pp) for g in groups)
 
 
 def _gib(r: Reading) -> str:
-    return f"{r.printed} = {format_bytes(r.bytes_mid)}" if r.printed.endswith("GiB") else \
-        f"{r.printed} (GiB labelled GB) = {format_bytes(r.bytes_mid)}"
+    size = Figure(format_bytes(r.bytes_mid))
+    return (msg("{printed} = {size}", printed=r.printed, size=size) if r.printed.endswith("GiB") else
+            msg("{printed} (GiB labelled GB) = {size}", printed=r.printed, size=size))
 
 
 def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None = None, pp: int | None = None,
@@ -172,21 +174,25 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
     Raises:
         PlanInputError: a log from no engine kvplan reads, or from both at once.
     """
-    if log.engine not in ("vllm", "sglang"):
-        raise PlanInputError("log", log.engine, "a vLLM or an SGLang start-up log (one engine per log)")
+    if log.engine == "unknown":  # named by its own first line: what the user pasted
+        raise PlanInputError("log", log.first_line,
+                             msg("a vLLM or an SGLang start-up log (no line of this text is from either engine)"))
+    if log.engine != "vllm" and log.engine != "sglang":
+        raise PlanInputError("log", log.engine, msg("a vLLM or an SGLang start-up log (one engine per log)"))
     named = log.first("model")
     if model is not None:
-        model_s = Setting("model", model.id, "given")
+        model_s = Setting("model", model.id, msg("given"))
     else:
         model = model_from_log(log)
         model_s = Setting("model", model.id if model else None,
-                          f"matched from line {named.line_no} of the log ({str(named.value)[:80]})" if model
-                          else "none: the log names no catalog model" if named is None
-                          else f"none: line {named.line_no} names no catalog model")
-    tp_s = _setting("tp", tp, log.first("tp"), 1, "no TP size in the log")
-    pp_s = _setting("pp", pp, log.first("pp"), 1, "no PP size in the log")
+                          msg("matched from line {line} of the log ({value})", line=named.line_no,
+                              value=str(named.value)[:80]) if model
+                          else msg("none: the log names no catalog model") if named is None
+                          else msg("none: line {line} names no catalog model", line=named.line_no))
+    tp_s = _setting("tp", tp, log.first("tp"), 1, msg("no TP size in the log"))
+    pp_s = _setting("pp", pp, log.first("pp"), 1, msg("no PP size in the log"))
     dtype = log.first("sglang_kv_dtype") or log.first("kv_cache_dtype")
-    fmt_s = _setting("kv_format", kv_format, dtype, "auto", "no KV dtype in the log: the model's own")
+    fmt_s = _setting("kv_format", kv_format, dtype, "auto", msg("no KV dtype in the log: the model's own"))
     settings = [model_s, tp_s, pp_s, fmt_s]
     refusals: list[str] = []
     causes: list[str] = []
@@ -196,23 +202,24 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
     elif str(fmt_s.value).lower() in KV_DTYPES:
         fmt = KV_DTYPES[str(fmt_s.value).lower()]
     else:
-        refusals.append(f"KV dtype {fmt_s.value!r} is not one kvplan maps to a format: pass the KV format")
+        refusals.append(msg("KV dtype {dtype!r} is not one kvplan maps to a format: pass the KV format",
+                            dtype=fmt_s.value))
         model = None
     per_token = None
     if model is not None:
         try:
             per_token = _pool_token_bytes(model, fmt, int(tp_s.value), int(pp_s.value))
         except PlanInputError as exc:
-            refusals.append(str(exc))
+            refusals.append(msg("{error}", error=exc))
     else:
-        refusals.append("no model: kvplan's prediction needs one (--model)")
+        refusals.append(msg("no model: kvplan's prediction needs one (--model)"))
     if log.engine == "sglang":
         rows, pool, tokens = _sglang_rows(log, per_token, causes)
         block = 1
     else:
-        bs = _setting("block_size", block_size, log.first("block_size"), 16, "vLLM's default")
+        bs = _setting("block_size", block_size, log.first("block_size"), 16, msg("vLLM's default"))
         mml = _setting("max_model_len", max_model_len, log.first("concurrency_tokens") or log.first("max_model_len"),
-                       None, "not in the log: the model's maximum")
+                       None, msg("not in the log: the model's maximum"))
         settings += [bs, mml]
         block = int(bs.value)
         rows, pool, tokens = _vllm_rows(log, model, fmt, int(tp_s.value), int(pp_s.value), block, mml.value,
@@ -224,8 +231,9 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
     if implied and model is not None and per_token is not None:
         best, fit_rows = _best_fit(model, fmt, int(tp_s.value), int(pp_s.value), implied, per_token)
         rows += fit_rows
-    causes += [f"{key} is printed {len(found)} times with different values ({', '.join(r.printed for r in found[:4])})"
-               ": typically one line per rank; the first is compared." for key, found in log.conflicts().items()
+    causes += [msg("{key} is printed {times} times with different values ({values}): typically one line per rank; the "
+                   "first is compared.", key=key, times=len(found), values=", ".join(r.printed for r in found[:4]))
+               for key, found in log.conflicts().items()
                if key in ("gpu_kv_cache_tokens", "num_gpu_blocks", "kv_budget", "max_concurrency", "sglang_tokens")]
     return Reconciliation(engine=log.engine, model_id=model.id if model else None, settings=tuple(settings),
                           kv_bytes_per_token_per_gpu=per_token, implied_bytes_per_token=implied, pool_bytes=pool,
@@ -249,27 +257,29 @@ def _sglang_rows(log: EngineLog, per_token: int | None, causes: list[str]):
         causes.append(GIB_AS_GB)
         shown = _gib(kv)
     if tokens_r:
-        rows.append(ReconcileRow("tokens in the KV pool", f"{tokens:,}", "", "engine only",
-                                 "per GPU; under TP every rank holds its share of the same tokens"))
+        rows.append(ReconcileRow(msg("tokens in the KV pool"), f"{tokens:,}", "", msg("engine only"),
+                                 msg("per GPU; under TP every rank holds its share of the same tokens")))
     if pool and tokens and per_token:
         predicted = tokens * per_token
         ok = pool[0] <= predicted <= pool[1]
         rows.append(ReconcileRow(
-            "KV pool per GPU", shown, f"{tokens:,} tokens x {per_token:,} B = {format_bytes(predicted)}",
-            "match" if ok else "differs",
-            "equal within the printed rounding" if ok else
-            f"differs by {format_bytes(abs(predicted - (pool[0] + pool[1]) // 2))}: not explained by the per-token cost"))
+            msg("KV pool per GPU"), shown, msg("{tokens:,} tokens x {per_token:,} B = {size}", tokens=tokens,
+                                               per_token=per_token, size=Figure(format_bytes(predicted))),
+            (msg("match") if ok else msg("differs")),
+            msg("equal within the printed rounding") if ok else
+            msg("differs by {size}: not explained by the per-token cost",
+                size=Figure(format_bytes(abs(predicted - (pool[0] + pool[1]) // 2))))))
     elif pool:
-        rows.append(ReconcileRow("KV pool per GPU", shown, "", "engine only", "no per-token prediction"))
-    for key, label in (("available_gpu_mem", "free GPU memory after the pool"), ("weights", "weights per GPU")):
+        rows.append(ReconcileRow(msg("KV pool per GPU"), shown, "", msg("engine only"), msg("no per-token prediction")))
+    for key, label in (("available_gpu_mem", msg("free GPU memory after the pool")), ("weights", msg("weights per GPU"))):
         r = log.first(key)
         if r:
             causes.append(GIB_AS_GB)
-            rows.append(ReconcileRow(label, _gib(r), "", "engine only", "as printed; SGLang's GB are GiB"))
+            rows.append(ReconcileRow(label, _gib(r), "", msg("engine only"), msg("as printed; SGLang's GB are GiB")))
     mfs = log.first("mem_fraction_static")
     if mfs:
         causes.append(SGLANG_BUDGET)
-        rows.append(ReconcileRow("mem_fraction_static", mfs.printed, "", "engine only", SGLANG_BUDGET))
+        rows.append(ReconcileRow(msg("mem_fraction_static"), mfs.printed, "", msg("engine only"), SGLANG_BUDGET))
     return rows, pool, tokens
 
 
@@ -281,8 +291,8 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, per_token, causes, refusals)
     pool = (budget.bytes_lo, budget.bytes_hi) if budget else None
     if budget:
         causes.append(BUDGET_MOVES)
-        rows.append(ReconcileRow("KV budget per GPU", _gib(budget), "taken from the log", "engine only",
-                                 "what profiling left after weights, activation peak and CUDA graphs"))
+        rows.append(ReconcileRow(msg("KV budget per GPU"), _gib(budget), msg("taken from the log"), msg("engine only"),
+                                 msg("what profiling left after weights, activation peak and CUDA graphs")))
     caps = None
     if model is not None and per_token is not None:
         hybrid_on = not (log.first("hybrid_manager_off") or log.first("kv_connector"))
@@ -291,75 +301,84 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, per_token, causes, refusals)
             lo, hi = (budget.bytes_lo, budget.bytes_hi) if budget else (per_token * block * 1000,) * 2
             caps = [vllm_capacity(model, b, mml, fmt, tp, pp, s) for b in (lo, hi)]
         except PlanInputError as exc:
-            refusals.append(str(exc))
+            refusals.append(msg("{error}", error=exc))
     if caps and budget:
         b_lo, b_hi = caps[0].num_blocks, caps[1].num_blocks
-        pred = f"{b_lo:,}" if b_lo == b_hi else f"{b_lo:,} to {b_hi:,}"
-        why = f"budget // {caps[0].bytes_per_block:,} B per block ({caps[0].num_layers_per_block} layers x " \
-              f"{caps[0].page_size_bytes:,} B)"
+        pred = f"{b_lo:,}" if b_lo == b_hi else msg("{lo:,} to {hi:,}", lo=b_lo, hi=b_hi)
+        why = msg("budget // {block_bytes:,} B per block ({layers} layers x {page:,} B)",
+                  block_bytes=caps[0].bytes_per_block, layers=caps[0].num_layers_per_block, page=caps[0].page_size_bytes)
         if blocks_r:
             ok = b_lo <= blocks_r.value <= b_hi
-            rows.append(ReconcileRow("GPU blocks", blocks_r.printed, pred, "match" if ok else "differs", why))
+            rows.append(ReconcileRow(msg("GPU blocks"), blocks_r.printed, pred, (msg("match") if ok else msg("differs")), why))
         t_lo, t_hi = caps[0].max_tokens, caps[1].max_tokens
         if tokens_r:
             ok = t_lo <= tokens_r.value <= t_hi
             gap = (budget.bytes_mid or 0) - int(tokens_r.value) * per_token
-            cause = (f"block rounding: {block}-token blocks; {why}" if ok else
-                     f"the printed budget holds {t_lo:,} tokens at {per_token:,} B; the engine reports "
-                     f"{int(tokens_r.value):,}: {format_bytes(gap)} ({gap / max(budget.bytes_mid, 1):.1%}) of the "
-                     "printed budget holds no blocks. kvplan's arithmetic does not explain this residual "
-                     "(the printed budget may come from another rank or step than the pool size)")
-            rows.append(ReconcileRow("GPU KV cache size (tokens)", tokens_r.printed,
-                                     f"{t_lo:,}" if t_lo == t_hi else f"{t_lo:,} to {t_hi:,}",
-                                     "match" if ok else "differs", cause))
+            cause = (msg("block rounding: {block}-token blocks; {why}", block=block, why=why) if ok else
+                     msg("the printed budget holds {tokens:,} tokens at {per_token:,} B; the engine reports {reported:,}: "
+                         "{gap} ({share:.1%}) of the printed budget holds no blocks. kvplan's arithmetic does not "
+                         "explain this residual (the printed budget may come from another rank or step than the pool "
+                         "size)", tokens=t_lo, per_token=per_token, reported=int(tokens_r.value),
+                         gap=Figure(format_bytes(gap)), share=gap / max(budget.bytes_mid, 1)))
+            rows.append(ReconcileRow(msg("GPU KV cache size (tokens)"), tokens_r.printed,
+                                     f"{t_lo:,}" if t_lo == t_hi else msg("{lo:,} to {hi:,}", lo=t_lo, hi=t_hi),
+                                     (msg("match") if ok else msg("differs")), cause))
     elif blocks_r and tokens_r is None:
         kv = ""
         if caps:
-            kv = (f"{int(blocks_r.value):,} x {caps[0].bytes_per_block:,} B per block = "
-                  f"{format_bytes(int(blocks_r.value) * caps[0].bytes_per_block)} of KV")
-        rows.append(ReconcileRow("GPU blocks", blocks_r.printed, kv, "engine only",
-                                 f"= {int(blocks_r.value) * block:,} tokens at {block} tokens per block; the log "
-                                 "prints no budget, so the blocks cannot be checked against one"))
+            kv = msg("{blocks:,} x {block_bytes:,} B per block = {size} of KV", blocks=int(blocks_r.value),
+                     block_bytes=caps[0].bytes_per_block,
+                     size=Figure(format_bytes(int(blocks_r.value) * caps[0].bytes_per_block)))
+        rows.append(ReconcileRow(msg("GPU blocks"), blocks_r.printed, kv, msg("engine only"),
+                                 msg("= {tokens:,} tokens at {block} tokens per block; the log prints no budget, so "
+                                     "the blocks cannot be checked against one", tokens=int(blocks_r.value) * block,
+                                     block=block)))
     elif tokens_r:
-        rows.append(ReconcileRow("GPU KV cache size (tokens)", tokens_r.printed, "", "engine only", ""))
+        rows.append(ReconcileRow(msg("GPU KV cache size (tokens)"), tokens_r.printed, "", msg("engine only"), ""))
     if conc and conc_m:
         causes.append(NOT_A_HARD_CAP)
         kv = ""
-        status = "engine only"
+        status = msg("engine only")
         engine_blocks = int(blocks_r.value) if blocks_r else None
         if caps and engine_blocks is None and tokens_r and caps[0].num_kv_groups == 1:
             engine_blocks = int(tokens_r.value) // caps[0].block_size
         if caps and engine_blocks is not None:
             pred = engine_blocks / caps[0].blocks_per_request
-            kv = f"{engine_blocks:,} / {caps[0].blocks_per_request:,} blocks per request = {pred:.2f}x"
-            status = "match" if abs(pred - float(conc.value)) <= 0.0051 else "differs"
-        rows.append(ReconcileRow(f"Maximum concurrency for {int(conc_m.value):,} tokens", f"{conc.printed}x", kv,
+            kv = msg("{blocks:,} / {per_request:,} blocks per request = {ratio:.2f}x", blocks=engine_blocks,
+                     per_request=caps[0].blocks_per_request, ratio=pred)
+            status = msg("match") if abs(pred - float(conc.value)) <= 0.0051 else msg("differs")
+        rows.append(ReconcileRow(msg("Maximum concurrency for {tokens:,} tokens", tokens=int(conc_m.value)), f"{conc.printed}x", kv,
                                  status, NOT_A_HARD_CAP))
         if tokens_r:
             ratio = int(tokens_r.value) / int(conc_m.value)
             if abs(ratio - float(conc.value)) > 0.0051 + 1e-9:
                 causes.append(HYBRID_QUIRK)
-                rows.append(ReconcileRow("GPU KV cache size / max_model_len", f"{ratio:.2f}x",
-                                         "", "differs", f"the log's own concurrency is {conc.printed}x. " + HYBRID_QUIRK))
+                rows.append(ReconcileRow(msg("GPU KV cache size / max_model_len"), f"{ratio:.2f}x",
+                                         "", msg("differs"), msg("the log's own concurrency is {printed}x. "
+                                                                 "{hybrid_quirk}", printed=conc.printed,
+                                                                 hybrid_quirk=HYBRID_QUIRK)))
     err_len, err_tok = log.first("error_max_seq_len"), log.first("error_kv_tokens")
     if err_len and err_tok:
-        kv = f"{int(blocks_r.value):,} blocks x {block} = {int(blocks_r.value) * block:,}" if blocks_r else ""
+        kv = (msg("{blocks:,} blocks x {block} = {tokens:,}", blocks=int(blocks_r.value), block=block,
+                  tokens=int(blocks_r.value) * block) if blocks_r else "")
         ok = bool(blocks_r) and int(blocks_r.value) * block == err_tok.value
-        rows.append(ReconcileRow("tokens the KV cache can store (start-up error)", err_tok.printed, kv,
-                                 "match" if ok else "engine only",
-                                 f"max_model_len {err_len.printed} needs more than the pool: vLLM refuses to start"))
+        rows.append(ReconcileRow(msg("tokens the KV cache can store (start-up error)"), err_tok.printed, kv,
+                                 (msg("match") if ok else msg("engine only")),
+                                 msg("max_model_len {printed} needs more than the pool: vLLM refuses to start",
+                                     printed=err_len.printed)))
     weights = log.first("weights")
     if weights:
         if weights.printed.endswith(" GB"):
             causes.append(GIB_AS_GB_VLLM)
-        rows.append(ReconcileRow("weights per GPU", _gib(weights), "", "engine only", "as printed"))
+        rows.append(ReconcileRow(msg("weights per GPU"), _gib(weights), "", msg("engine only"), msg("as printed")))
     if log.first("hybrid_manager_off") or log.first("kv_connector"):
-        why = "a KV connector is set" if log.first("kv_connector") else "the log says so"
+        why = msg("a KV connector is set") if log.first("kv_connector") else msg("the log says so")
         has_windows = model is not None and any(not isinstance(g, (FullAttentionGroup, MLAGroup))
                                                 for g in model.layout(fmt) if g.in_pool)
-        causes.append(f"vLLM's hybrid KV cache manager is off ({why}): sliding-window and chunked layers store full "
-                      "KV" + ("; this model has such layers" if has_windows else
-                              "; no effect on a full-attention model" if model is not None else ""))
+        effect = (msg("; this model has such layers") if has_windows else
+                  msg("; no effect on a full-attention model") if model is not None else "")
+        causes.append(msg("vLLM's hybrid KV cache manager is off ({why}): sliding-window and chunked layers store full "
+                          "KV{effect}", why=why, effect=effect))
     return rows, pool, tokens
 
 
@@ -376,11 +395,11 @@ def _best_fit(model, fmt, tp, pp, implied, per_token):
     best = min(cands, key=lambda f: abs(cands[f] - mid))
     exact = lo <= per_token <= hi
     shown = "; ".join(f"{f}: {b:,} B" for f, b in cands.items())
-    rows = [ReconcileRow("bytes per token per GPU", f"{lo:,.0f} to {hi:,.0f} B (budget / tokens)",
-                         f"{per_token:,} B ({shown})", "match" if exact else "differs",
-                         "the log's budget and token count imply this range" + (
-                             "" if exact else f"; the nearest KV format is {best} "
-                             f"({abs(cands[best] - mid) / mid:.1%} off)"))]
+    rows = [ReconcileRow(msg("bytes per token per GPU"), f"{lo:,.0f} to {hi:,.0f} B (budget / tokens)",
+                         msg("{per_token:,} B ({shown})", per_token=per_token, shown=shown), (msg("match") if exact else msg("differs")),
+                         msg("the log's budget and token count imply this range{nearest}", nearest="" if exact else
+                             msg("; the nearest KV format is {best} ({off:.1%} off)", best=best,
+                                 off=abs(cands[best] - mid) / mid)))]
     return best, rows
 
 
@@ -401,6 +420,8 @@ def pair_summary(a: Reconciliation, b: Reconciliation, tolerance: float = 0.02) 
             return None
     ga, gb = (sum(r.pool_bytes) // 2 for r in (a, b))
     names = {"vllm": "vLLM", "sglang": "SGLang"}
-    return (f"Both engines store {pt:,} B per token per GPU; only the budgets differ: {names[a.engine]} "
-            f"{format_bytes(ga)} holds {a.pool_tokens:,} tokens, {names[b.engine]} {format_bytes(gb)} holds "
-            f"{b.pool_tokens:,} tokens per GPU ({b.pool_tokens / a.pool_tokens:.2f}x).")
+    return (msg("Both engines store {pt:,} B per token per GPU; only the budgets differ: {names} {size} holds "
+                "{pool_tokens:,} tokens, {names2} {size2} holds {pool_tokens2:,} tokens per GPU ({value:.2f}x).",
+                pt=pt, names=names[a.engine], size=Figure(format_bytes(ga)), pool_tokens=a.pool_tokens,
+                names2=names[b.engine], size2=Figure(format_bytes(gb)), pool_tokens2=b.pool_tokens,
+                value=b.pool_tokens / a.pool_tokens))

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from planner.errors import PlanInputError
 from planner.units import GB, GiB, TB
+from planner.messages import msg
 
 AUTO = "auto"
 """Link id meaning "the link of the node this accelerator usually sits in"."""
@@ -184,7 +185,7 @@ def get_link(link_id: str, *, field: str, allowed: tuple[str, ...]) -> Link:
         PlanInputError: unknown id or not one of ``allowed``.
     """
     if link_id not in allowed:
-        raise PlanInputError(field, link_id, "one of " + ", ".join((AUTO, *allowed)))
+        raise PlanInputError(field, link_id, msg("one of {choices}", choices=", ".join((AUTO, *allowed))))
     return LINKS[link_id]
 
 

@@ -139,8 +139,15 @@ def parse_tokens(text: str, *, field: str = "context_tokens", minimum: int = 1, 
     from planner.errors import PlanInputError
 
     examples = "131072, 131,072, 128k, 1.5M, 1e6" if noun == "tokens" else "64, 1,000, 1k, 1e3"
-    allowed = (f"a whole number{' of ' + noun if noun else ''} in [{minimum:,}, {maximum:,}] (e.g. {examples}; "
-               f"a comma only between groups of three digits)")
+    from planner.messages import msg
+
+    template = ("a whole number of tokens in [{minimum:,}, {maximum:,}] (e.g. {examples}; a comma only between groups "
+                "of three digits)" if noun == "tokens" else
+                "a whole number in [{minimum:,}, {maximum:,}] (e.g. {examples}; a comma only between groups of three "
+                "digits)" if not noun else
+                "a whole number of {noun} in [{minimum:,}, {maximum:,}] (e.g. {examples}; a comma only between groups "
+                "of three digits)")
+    allowed = msg(template, minimum=minimum, maximum=maximum, examples=examples, noun=msg(noun))
     raw = str(text).strip()
     if len(raw) > MAX_TOKEN_TEXT_CHARS:
         raise PlanInputError(field, text, allowed)

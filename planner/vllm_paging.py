@@ -16,6 +16,7 @@ from planner.errors import PlanInputError
 from planner.formats import cdiv
 from planner.kv import KVGroup
 from planner.models import ModelSpec
+from planner.messages import msg
 
 DEFAULT_BLOCK_SIZE = 16
 """vLLM's default tokens per KV block (``--block-size``) on CUDA."""
@@ -42,7 +43,7 @@ def check_int(name: str, value: object, lo: int, hi: int) -> int:
         PlanInputError: not an int (bools excluded) or out of range, naming ``name``.
     """
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise PlanInputError(name, value, f"a whole number in [{lo:,}, {hi:,}]")
+        raise PlanInputError(name, value, msg("a whole number in [{lo:,}, {hi:,}]", lo=lo, hi=hi))
     return value
 
 
@@ -76,7 +77,7 @@ class VLLMSettings:
         if self.max_model_len is not None:
             check_int("max_model_len", self.max_model_len, 1, MAX_MODEL_LEN)
         if not isinstance(self.hybrid_kv_cache_manager, bool):
-            raise PlanInputError("hybrid_kv_cache_manager", self.hybrid_kv_cache_manager, "true or false")
+            raise PlanInputError("hybrid_kv_cache_manager", self.hybrid_kv_cache_manager, msg("true or false"))
 
 
 # ---------------------------------------------------------------------------
@@ -146,13 +147,13 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
     state = state_type(states, tp, pp) if states else None
     if states and state is None:
         unmodelled += states
-        notes.append("state layers of different shapes: vLLM's Mamba grouping of them is not modelled")
+        notes.append(msg("state layers of different shapes: vLLM's Mamba grouping of them is not modelled"))
     attn_pages = {g.entry_bytes(tp) for g in attention}
     if state is not None and len(attn_pages) > 1:
         unmodelled += states
         state = None
-        notes.append("a Mamba hybrid whose attention layers have several page sizes: vLLM's page alignment "
-                     "for it is not modelled")
+        notes.append(msg("a Mamba hybrid whose attention layers have several page sizes: vLLM's page alignment "
+                         "for it is not modelled"))
     block = s.block_size
     mamba_page = 0
     if state is not None and attention:
@@ -160,22 +161,24 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
         raw_page = state[1]
         needed = MAMBA_BLOCK_MULTIPLE * cdiv(raw_page, MAMBA_BLOCK_MULTIPLE * per_token)
         if block < needed:
-            notes.append(f"attention block size raised from {block} to {needed} tokens so that an attention page "
-                         f"({needed} x {per_token:,} B) holds a Mamba page of {raw_page:,} B "
-                         "(HybridAttentionMambaModelConfig)")
+            notes.append(msg("attention block size raised from {block} to {needed} tokens so that an attention page "
+                             "({needed} x {per_token:,} B) holds a Mamba page of {raw_page:,} B "
+                             "(HybridAttentionMambaModelConfig)", block=block, needed=needed, per_token=per_token,
+                             raw_page=raw_page))
             block = needed
         mamba_page = block * per_token
         if mamba_page > raw_page:
-            notes.append(f"Mamba page of {raw_page:,} B padded to the attention page of {mamba_page:,} B "
-                         f"(+{100 * (mamba_page - raw_page) / raw_page:.2f} %, mamba_page_size_padded)")
+            notes.append(msg("Mamba page of {raw_page:,} B padded to the attention page of {mamba_page:,} B "
+                             "(+{value:.2f} %, mamba_page_size_padded)", raw_page=raw_page, mamba_page=mamba_page,
+                             value=100 * (mamba_page - raw_page) / raw_page))
     elif state is not None:
         mamba_page = state[1]
 
     has_full = any(g.vllm_kind[0] == "full" for g in attention)
     convert = (not s.hybrid_kv_cache_manager) and has_full and any(g.vllm_kind[0] != "full" for g in attention)
     if convert:
-        notes.append("hybrid KV cache manager off (e.g. with a KV connector): vLLM stores full KV on sliding and "
-                     "chunked layers too (unify_hybrid_kv_cache_specs)")
+        notes.append(msg("hybrid KV cache manager off (e.g. with a KV connector): vLLM stores full KV on sliding and "
+                         "chunked layers too (unify_hybrid_kv_cache_specs)"))
     raw: dict[tuple[Kind, int | None, int], list[KVGroup]] = {}
     for g in attention:
         kind, cap = g.vllm_kind
@@ -205,17 +208,20 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
     for key, gs in raw.items():
         page = key[2]
         if max_page % page:
-            raise PlanInputError("engine", model.id, "a layout whose page sizes divide each other: vLLM cannot unify "
-                                 f"page sizes {page:,} B and {max_page:,} B (NotImplementedError in vLLM)")
+            raise PlanInputError("engine", model.id, msg("a layout whose page sizes divide each other: vLLM cannot "
+                                                         "unify page sizes {page:,} B and {max_page:,} B "
+                                                         "(NotImplementedError in vLLM)", page=page, max_page=max_page))
         ratio = max_page // page
         if ratio > 1:
-            notes.append(f"{', '.join(g.name for g in gs)}: page size {page:,} B grown to {max_page:,} B by a block "
-                         f"size of {block * ratio} tokens (unify_kv_cache_spec_page_size)")
+            notes.append(msg("{names}: page size {page:,} B grown to {max_page:,} B by a block size of {value} tokens "
+                             "(unify_kv_cache_spec_page_size)", names=', '.join(g.name for g in gs), page=page,
+                             max_page=max_page, value=block * ratio))
         types_list.append(make(key, gs, block * ratio, max_page))
     if state is not None:
         if mamba_page != max_page:
-            raise PlanInputError("engine", model.id, f"a Mamba page ({mamba_page:,} B) equal to the attention page "
-                                 f"({max_page:,} B): vLLM pads one to the other")
+            raise PlanInputError("engine", model.id, msg("a Mamba page ({mamba_page:,} B) equal to the attention page "
+                                                         "({max_page:,} B): vLLM pads one to the other",
+                                                         mamba_page=mamba_page, max_page=max_page))
         types_list.append(PagedType("mamba", None, max_page, block, state[0], state[2], False))
     counts = [t.layers for t in types_list]
     group_size = min(counts)
@@ -225,8 +231,9 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
     for t, n in zip(types_list, per_type):
         pad = n * group_size - t.layers
         if pad:
-            notes.append(f"{', '.join(t.names)}: {t.layers} layers fill {n} KV-cache group(s) of {group_size}: "
-                         f"{pad} padding layer(s) (_get_kv_cache_groups_uniform_page_size)")
+            notes.append(msg("{names}: {layers} layers fill {n} KV-cache group(s) of {group_size}: {pad} padding "
+                             "layer(s) (_get_kv_cache_groups_uniform_page_size)", names=', '.join(t.names),
+                             layers=t.layers, n=n, group_size=group_size, pad=pad))
     return Paging(tuple(types_list), "hybrid", group_size, sum(per_type), per_type, tuple(unmodelled), tuple(notes))
 
 

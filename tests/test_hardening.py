@@ -66,11 +66,39 @@ def _assert_neutralised(data: bytes, expected_cell: str | None = None) -> None:
 # ---------------------------------------------------------------------------
 
 
+STATIC_STYLE = {"router.py": 'st.html(f"<style>{uploader_style(t)}</style>")'}
+"""The one HTML call allowed: the router's product-authored style sheet (kvplan_app/uploads.py), no user text."""
+
+
 @pytest.mark.parametrize("path", UI_FILES, ids=lambda p: p.name)
 def test_no_page_renders_html(path):
     source = path.read_text(encoding="utf-8")
+    if path.name in STATIC_STYLE:
+        assert source.count(STATIC_STYLE[path.name]) == 1
+        source = source.replace(STATIC_STYLE[path.name], "")
     for needle in ("unsafe_allow_html", "st.html(", "components.v1", "components.html"):
         assert needle not in source, f"{path.name} uses {needle}"
+
+
+def test_the_static_style_sheet_cannot_close_its_tag_or_string():
+    """Even a catalogue string with quotes, backslashes or a closing tag stays inside its CSS string."""
+    from kvplan_app.uploads import UPLOADS, uploader_style
+
+    css = uploader_style(lambda text, **values: '</style><script>x()</script> "\\' + text.format(**values))
+    assert "<" not in css and "</style" not in css.lower()
+    strings = re.findall(r'content: "((?:[^"\\]|\\.)*)"', css)
+    assert len(strings) == 2 + len(UPLOADS)  # button, drag hint, one instruction line per uploader
+    assert all(s.startswith("\\3c /style>") for s in strings)
+
+
+def test_the_trace_uploader_says_the_limit_the_server_enforces():
+    """The shipped config's maxUploadSize is the trace limit the Spanish uploader text names (64 MB)."""
+    import tomllib
+
+    from kvplan_app.uploads import UPLOADS
+
+    config = tomllib.loads((ROOT / "kvplan_app" / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert UPLOADS["traces_upload"].server_limit and config["server"]["maxUploadSize"] == UPLOADS["traces_upload"].max_mb == 64
 
 
 def test_every_csv_goes_through_the_one_writer():

@@ -34,11 +34,11 @@ def test_several_models_and_both_units():
 
 def test_changing_the_accelerator_changes_where_context_stops_fitting():
     at = _context_page()
-    fits = next(d.value for d in at.dataframe if "Model" in d.value.columns)
+    fits = next(d.value for d in at.table if "Model" in d.value.columns)  # st.table: its words wrap
     before = fits.iloc[:, -1].tolist()
     at.selectbox(key="context_gpu").set_value("l4").run()
     assert not at.exception
-    after = next(d.value for d in at.dataframe if "Model" in d.value.columns).iloc[:, -1].tolist()
+    after = next(d.value for d in at.table if "Model" in d.value.columns).iloc[:, -1].tolist()
     assert after != before
 
 

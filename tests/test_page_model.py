@@ -126,3 +126,14 @@ def test_hybrid_shows_its_state_and_layer_pattern():
     assert not at.exception, at.exception
     assert _metric(at, "State per session").startswith("0.102 GB")
     assert any("M-M-M-MF" in c.value for c in at.caption)
+
+
+def test_state_sentence_only_for_models_with_state():
+    # DeepSeek V3 (MLA) has no Mamba or linear-attention layer: the caption said "0 B in the pool (Mamba ...)"
+    at = _model_page()
+    for model, has_state in (("deepseek-v3", False), ("nemotron-h-8b", True)):
+        at.selectbox(key="model_catalog_id").set_value(model).run()
+        assert not at.exception, at.exception
+        text = " ".join(c.value for c in at.caption)
+        assert ("in the pool (Mamba" in text) is has_state, model
+        assert ("No per-session state outside the KV" in text) is (not has_state), model

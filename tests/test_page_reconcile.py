@@ -18,10 +18,10 @@ def test_example_pair_says_same_bytes_per_token_only_budgets_differ():
     assert not at.exception, at.exception
     # Qwen3-235B-A22B at TP 4: 2 x 94 x 1 x 128 x 2 = 48,128 B per token per GPU in both engines
     assert any("Both engines store 48,128 B per token per GPU" in s.value.replace("\\", "") for s in at.success)
-    rows = [d.value for d in at.dataframe if "engine printed" in d.value.columns]
+    rows = [d.value for d in at.table if "Engine printed" in d.value.columns]  # st.table: the causes wrap
     assert len(rows) == 2
-    assert "178,880" in rows[0]["engine printed"].tolist()
-    assert rows[1]["status"].tolist().count("match") >= 2
+    assert "178,880" in rows[0]["Engine printed"].tolist()
+    assert rows[1]["Status"].tolist().count("match") >= 2
 
 
 def test_pasted_log_with_markup_stays_text():
@@ -31,9 +31,9 @@ def test_pasted_log_with_markup_stays_text():
         "Maximum concurrency for 2048 tokens per request: 10.79x").run()
     assert not at.exception, at.exception
     at.selectbox(key="reconcile_model").set_value("llama-3.1-70b").run()
-    rows = next(d.value for d in at.dataframe if "engine printed" in d.value.columns)
+    rows = next(d.value for d in at.table if "Engine printed" in d.value.columns)
     # 1,381 blocks / (2,048 / 16) = 10.79x
-    assert "match" in rows["status"].tolist()
+    assert "match" in rows["Status"].tolist()
     assert all("<script>" not in m.value for m in at.markdown)
 
 
@@ -41,3 +41,7 @@ def test_a_log_from_no_engine_is_an_error_not_a_crash():
     at = _page()
     at.text_area(key="reconcile_log_a").set_value("hello world").run()
     assert not at.exception and at.error
+    # named by what was pasted, and no "paste a log above" hint under the error (a log was pasted)
+    assert "'hello world'" in at.error[0].value.replace("\\", "")
+    assert "no line of this text is from either engine" in at.error[0].value
+    assert not any("Paste a log above" in i.value for i in at.info)

@@ -552,3 +552,40 @@ def test_detected_mooncake_ignores_the_generic_block_size():
     line = b'{"timestamp": 0, "input_length": 600, "output_length": 10, "hash_ids": [1, 2]}\n'
     trace = read_trace(line, block_tokens=16)
     assert (trace.format, trace.block_tokens) == ("mooncake", 512)
+
+
+@pytest.mark.parametrize("damage", ["magic only", "footer only", "pages overwritten"])
+def test_a_damaged_parquet_file_is_refused_with_one_line(damage):
+    # pyarrow raises ArrowInvalid / OSError for these; the reader must turn each into the trace's own refusal
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from planner.errors import PlanInputError
+    from planner.traces import read_trace
+
+    table = pa.table({"timestamp": list(range(2_000)), "input_length": [600] * 2_000,
+                      "output_length": [10] * 2_000, "hash_ids": [[1, 2]] * 2_000})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="none")
+    good = buf.getvalue()
+    data = {"magic only": b"PAR1",
+            "footer only": b"PAR1" + b"x" * 100 + b"PAR1",
+            "pages overwritten": good[:4] + b"\xff" * (len(good) // 2 - 4) + good[len(good) // 2:]}[damage]
+    with pytest.raises(PlanInputError) as err:
+        read_trace(data)
+    assert str(err.value).startswith("trace: ") and "Parquet" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_detect_trusts_a_jsonl_file_name_over_the_csv_fallback():
+    # a .jsonl upload whose first line is not JSON was refused as "expected a CSV header ..." (the Azure reader)
+    from planner.errors import PlanInputError
+    from planner.traces import read_trace
+
+    with pytest.raises(PlanInputError) as err:
+        read_trace(b"hola mundo\n", name="bad.jsonl")
+    assert "not valid JSON" in str(err.value) and "CSV" not in str(err.value)
+    with pytest.raises(PlanInputError) as err:
+        read_trace(b"hola mundo\n", name="bad.csv")
+    assert "CSV header" in str(err.value)

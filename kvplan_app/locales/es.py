@@ -171,19 +171,6 @@ STRINGS: dict[str, str] = {
     "A plan file of at most {kib} KiB.": "Un fichero de plan de {kib} KiB como mucho.",
     "Source: {source}": "Fuente: {source}",
 }
-STRINGS.update({
-    ", pipeline parallel {pp} (layers split)": ", paralelismo de pipeline {pp} (capas repartidas)",
-    "Tensor-parallel attention (vLLM and SGLang default): the replica's TP {tp} ranks split the KV heads (latents are "
-    "replicated){pp}; each session spans all {gpus} GPUs, so sessions are counted per replica and per GPU is that "
-    "count / GPUs.":
-        "Atención con paralelismo de tensor (por defecto en vLLM y SGLang): los {tp} rangos TP de la réplica se reparten "
-        "las cabezas KV (los latentes se replican){pp}; cada sesión ocupa las {gpus} GPU, así que las sesiones se "
-        "cuentan por réplica y por GPU es esa cifra / GPU.",
-    "Data-parallel attention (SGLang --enable-dp-attention, DeepSeek's deployments): each GPU holds whole sessions at "
-    "TP 1{pp}; sessions per replica = sessions per GPU x {gpus} GPUs.":
-        "Atención con paralelismo de datos (SGLang --enable-dp-attention, despliegues de DeepSeek): cada GPU guarda "
-        "sesiones enteras con TP 1{pp}; sesiones por réplica = sesiones por GPU x {gpus} GPU.",
-})
 
 # -- Frontier page ---------------------------------------------------------------------------------------------------
 STRINGS.update({
@@ -562,10 +549,6 @@ MESSAGES: dict[str, str] = {
         "{gpus} GPU: {replicas} réplicas enteras = {capacity} {unit_t} < {target}: no llega",
     "{gpus} GPUs: {replicas} whole replica = {capacity} {unit_t} < {target}: fails":
         "{gpus} GPU: {replicas} réplica entera = {capacity} {unit_t} < {target}: no llega",
-    "Weights of {gib} GiB (set for {old}) not applied to {new}: its catalog weights are used.":
-        "Los pesos de {gib} GiB (fijados para {old}) no se aplican a {new}: se usan los del catálogo.",
-    "State of {bytes} B per sequence (set for {old}) not applied to {new}: its layout's state is used.":
-        "El estado de {bytes} B por secuencia (fijado para {old}) no se aplica a {new}: se usa el de su disposición.",
 }
 """planner's English messages -> Spanish (see ``kvplan_app.i18n.planner_message``)."""
 
@@ -607,8 +590,6 @@ STRINGS.update({
         "el propio plan.",
     "concurrent sessions": "sesiones simultáneas",
     "requests per second": "peticiones por segundo",
-    "data-parallel (dp)": "de datos (dp)",
-    "tensor-parallel (tp)": "tensorial (tp)",
     "Price per GPU-hour (optional)": "Precio por GPU-hora (opcional)",
     "the catalogue's": "la del catálogo",
     "measured on the {sample} sample trace at each configuration's KV pool":
@@ -751,3 +732,59 @@ STRINGS.update({
     "measured": "medido",
     "computed": "calculado",
 })
+
+# -- UI: Streamlit's uploader words (kvplan_app.uploads), uploaders and number formats (kept apart for merges) -------
+STRINGS.update({
+    "Upload": "Subir",
+    "Drop the file here": "Suelta el archivo aquí",
+    "{mb} MB per file": "{mb} MB por archivo",
+    "Curve file (JSON from kvplan trace --sweep --save, at most {mb} MB)":
+        "Archivo de curva (JSON de kvplan trace --sweep --save, como mucho {mb} MB)",
+    "Trace file (JSONL, CSV or Parquet; plain, .gz or .zst; at most {mb} MB)":
+        "Archivo de traza (JSONL, CSV o Parquet; sin comprimir, .gz o .zst; como mucho {mb} MB)",
+    "Compute a curve once on a big machine (kvplan trace FILE --sweep --save curve.json) and load it here.":
+        "Calcula una curva una vez en una máquina grande (kvplan trace ARCHIVO --sweep --save curve.json) y cárgala "
+        "aquí.",
+    "curve file: {size} B is larger than the {limit} B limit.":
+        "archivo de curva: {size} B supera el límite de {limit} B.",
+    "Generic JSONL: one object per line with timestamp_s (or timestamp_ms), input_length, output_length and optional "
+    "hash_ids (chained block hashes). Mooncake blocks are {tokens} tokens.":
+        "JSONL genérico: un objeto por línea con timestamp_s (o timestamp_ms), input_length, output_length y, "
+        "opcionalmente, hash_ids (hashes de bloque encadenados). Los bloques de Mooncake son de {tokens} tokens.",
+    "trace: {size} B is larger than the {limit} B ({mb} MB) limit.":
+        "traza: {size} B supera el límite de {limit} B ({mb} MB).",
+    "TP: a replica's GPUs split each session's KV heads (tensor parallel). DP: each GPU holds whole sessions (data "
+    "parallel).":
+        "TP: las GPU de una réplica se reparten las cabezas KV de cada sesión (paralelismo tensorial). DP: cada GPU "
+        "guarda sesiones enteras (paralelismo de datos).",
+    "native: the model's own KV format.": "nativo: el formato KV propio del modelo.",
+    "Every column": "Todas las columnas",
+    "Layers of each group: {groups}.": "Capas de cada grupo: {groups}.",
+    "Layout": "Disposición",
+    "Per token": "Por token",
+    "At {tokens} tokens": "Con {tokens} tokens",
+    "Weight format, hit rate, replicas, sessions, request rate, throughput and the plan's checks; on a narrow screen "
+    "the table then scrolls sideways.":
+        "Formato de pesos, tasa de acierto, réplicas, sesiones, ritmo de peticiones, rendimiento y las comprobaciones "
+        "del plan; en una pantalla estrecha la tabla se desplaza entonces en horizontal.",
+})
+
+from kvplan_app.locales.es_pydantic import PATTERNS as _PATTERNS  # noqa: E402
+from kvplan_app.locales.es_pydantic import WORDS  # noqa: E402  (pydantic's words, plan-file rules)
+from kvplan_app.locales.es_rules import RULES  # noqa: E402  (planner's input rules, in their own module)
+
+PATTERNS: dict[str, str] = {**MESSAGES, **_PATTERNS}
+"""Plain English text (no template known) matched by its shape: the entries above and pydantic's own words."""
+MESSAGES.update(RULES)
+MESSAGES.update(WORDS)
+
+from kvplan_app.locales.es_frames import FRAMES  # noqa: E402  (the page text around planner's messages)
+from kvplan_app.locales.es_notes import NOTES  # noqa: E402  (planner's notes, warnings and refusals)
+from kvplan_app.locales.es_reconcile import RECONCILE  # noqa: E402  (engine-log reconciliation)
+from kvplan_app.locales.es_config import CONFIG_NOTES, HOW  # noqa: E402  (the config.json import report)
+
+STRINGS.update(FRAMES)
+MESSAGES.update(NOTES)
+MESSAGES.update(RECONCILE)
+MESSAGES.update(CONFIG_NOTES)
+STRINGS.update(HOW)

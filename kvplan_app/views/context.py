@@ -18,6 +18,7 @@ from planner.figures import kv_vs_context_models_figure
 from planner.frontier import context_axis, kv_context_frame, longest_context_that_fits
 from planner.units import format_bytes, plural
 from kvplan_app.state import current_inputs, escape_markdown
+from kvplan_app.render import show_chart, show_table
 from kvplan_app.i18n import num, planner_message, t
 
 # The model whose published 890 B/token table (docs/sources.md) the page shows.
@@ -57,8 +58,9 @@ if "context_models" not in st.session_state:
     st.session_state["context_max"] = min((c for c in MAX_CONTEXT_CHOICES if c >= inputs.context_tokens),
                                           default=MAX_CONTEXT_CHOICES[-1])
 
-c1, c2, c3 = st.columns([3, 1, 1])
-model_ids = c1.multiselect(t("Models"), list(models()), key="context_models", format_func=lambda m: models()[m].name)
+# The models on their own row: the default four chips fit at 1280 px.
+model_ids = st.multiselect(t("Models"), list(models()), key="context_models", format_func=lambda m: models()[m].name)
+c2, c3 = st.columns(2)
 gpu_id = c2.selectbox(t("Accelerator (HBM line)"), gpu_choices, key="context_gpu",
                       format_func=lambda g: GPUS[g].name if g in GPUS else t("{name} (yours)", name=user.name))
 max_context = c3.select_slider(t("Longest context"), MAX_CONTEXT_CHOICES, key="context_max", format_func=_tokens)
@@ -84,15 +86,15 @@ try:
     if usable > 0:
         lines.append((t("usable KV per GPU for {model}", model=on_gpu.model_name), usable))
 except PlanInputError as exc:
-    st.warning(escape_markdown(planner_message(str(exc))))
+    st.warning(escape_markdown(planner_message(exc)))
 
 marker = None
 if inputs.model_id in model_ids and inputs.context_tokens <= max_context:
     marker = (inputs.context_tokens, get_model(inputs.model_id).estimate(inputs.context_tokens, "native").kv_bytes)
 past_max = st.checkbox(t("Draw each curve past its model's maximum context (dashed)"), key="context_past_max")
-st.plotly_chart(kv_vs_context_models_figure(frame, hbm_lines=lines, marker=marker, past_max=past_max,
-                                            max_context_tokens={m.name: m.max_context_tokens for m in chosen}, tr=t),
-                key="context_chart")
+show_chart(kv_vs_context_models_figure(frame, hbm_lines=lines, marker=marker, past_max=past_max,
+                                       max_context_tokens={m.name: m.max_context_tokens for m in chosen}, tr=t),
+           key="context_chart")
 st.download_button(t("Download the curves (CSV)"), to_csv_bytes(frame),
                    file_name="kvplan-kv-vs-context.csv", mime=CSV_MIME, key="context_csv")
 
@@ -113,7 +115,7 @@ with st.container():
         except PlanInputError:
             fits = t("unknown (no parameter count)")
         rows[-1][t("Longest context in usable KV (tokens)")] = num(fits)
-    st.dataframe(rows, hide_index=True)
+    show_table(rows, hide_index=True, static=True)  # a few rows of words: they wrap, none is cut at 1280 px
     st.caption(num(t("{gpu}: {bytes} ({how}). Usable KV: each model's weights (catalog format) over {gpus} per "
                      "replica, the plan's reserve ({reserve} GiB) and utilization ({util}).", gpu=gpu.name,
                      bytes=format_bytes(gpu.hbm_bytes),
@@ -123,11 +125,11 @@ with st.container():
 with st.container():
     st.subheader(t("DeepSeek V4.1-Flash: KV by context"))
     published = context_table(get_model(PUBLISHED_MODEL))
-    st.dataframe(published.rename(columns={"context_tokens": t("Context (tokens)"), "kv_bytes": t("KV (B)"),
-                                           "kv_gb": t("KV (GB)"), "kv_gib": t("KV (GiB)"),
-                                           "state_bytes": t("Window state outside the pool (B)")}),
-                 hide_index=True, key="context_published_table",
-                 column_config={t("Context (tokens)"): st.column_config.NumberColumn(format="localized"),
-                                t("KV (B)"): st.column_config.NumberColumn(format="localized")})
+    show_table(published.rename(columns={"context_tokens": t("Context (tokens)"), "kv_bytes": t("KV (B)"),
+                                         "kv_gb": t("KV (GB)"), "kv_gib": t("KV (GiB)"),
+                                         "state_bytes": t("Window state outside the pool (B)")}),
+               hide_index=True, key="context_published_table",
+               column_config={t("Context (tokens)"): st.column_config.NumberColumn(format="localized"),
+                              t("KV (B)"): st.column_config.NumberColumn(format="localized")})
     st.caption(num(t("890 B per token (DeepSeek V4.1 report, quoted in docs/sources.md) x tokens: 100k -> 0.089 GB, "
                      "250k -> 0.2225 GB, 500k -> 0.445 GB, 1M -> 0.89 GB (0.829 GiB).")))

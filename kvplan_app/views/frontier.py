@@ -25,6 +25,7 @@ from planner.figures import (
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
 from planner.units import format_bytes, format_duration, parse_tokens, plural
+from kvplan_app.render import show_chart
 from kvplan_app.i18n import language, num, t
 from kvplan_app.state import (MAX_PARAM_CHARS, current_inputs, escape_markdown, register_page_keys, show_error,
                               shown)
@@ -45,7 +46,6 @@ DEFAULT_GPUS = ("h100-sxm", "h200", "b200")
 
 MIN_LINK_CONTEXT = 2_000
 # Shortest ``fctx`` a link may carry (tokens): the axis starts at 1,000.
-_CTX_ALLOWED = f"a token count in [{MIN_LINK_CONTEXT:,}, {MAX_CONTEXT_CHOICES[-1]:,}] (e.g. 131072, 128k, 1M)"
 
 
 class FrontierView(BaseModel):
@@ -77,15 +77,18 @@ class FrontierView(BaseModel):
         return v
 
 
-_ALLOWED = {"gpus": "accelerator ids from kvplan gpus, comma-separated", "max_context_tokens": _CTX_ALLOWED,
-            "hit_rate": "a number in [0, 1]", "heatmap_gpu": "an accelerator id from kvplan gpus, or custom",
-            "scale_throughput": "1 or 0"}
-# What each link field accepts, for the warnings.
+def _allowed(field: str) -> str:
+    """What a link field accepts, in words, in the page's language (for the warnings)."""
+    if field == "max_context_tokens":
+        return num(t("a token count in [{lo}, {hi}] (e.g. 131072, 128k, 1M)", lo=f"{MIN_LINK_CONTEXT:,}",
+                     hi=f"{MAX_CONTEXT_CHOICES[-1]:,}"))
+    return {"gpus": t("accelerator ids from kvplan gpus, comma-separated"), "hit_rate": t("a hit rate in [0, 1]"),
+            "heatmap_gpu": t("an accelerator id from kvplan gpus, or custom"), "scale_throughput": t("1 or 0")}[field]
 
 
 def _bad_link(key: str, value: object, field: str) -> None:
-    st.warning(escape_markdown(f"Link parameter '{key}' = '{shown(value)}' is invalid (expected {_ALLOWED[field]}); "
-                               "default used."), icon="⚠️")
+    st.warning(escape_markdown(t("Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default used.",
+                                 key=key, value=shown(value), allowed=_allowed(field))), icon="⚠️")
 
 
 def _view_from_link() -> FrontierView:
@@ -148,7 +151,7 @@ def _tokens(n: int) -> str:
     return f"{n // 1_000}k" if n % 1_000 == 0 else f"{n:,}"
 
 
-w1, w2 = st.columns([3, 2])
+w1, w2 = st.columns([3.3, 1.7])  # the default accelerators' chips fit at 1280 px
 gpu_ids = w1.multiselect(t("Accelerators (one line each)"), list(GPUS), key="frontier_gpus",
                          format_func=lambda g: GPUS[g].name)
 context_choices = sorted({*MAX_CONTEXT_CHOICES, int(st.session_state["frontier_max_context"])})
@@ -241,7 +244,7 @@ left, right = st.columns(2)
 with left:
     st.subheader(t("Sessions per GPU vs context"))
     frame = grid.frame(hit=[hi_view], context=shown_contexts)
-    st.plotly_chart(sessions_vs_context_figure(
+    show_chart(sessions_vs_context_figure(
         frame, plan_point=(inputs.context_tokens, result.sessions_per_gpu),
         hit_rate=float(grid.hit_rates[hi_view]), max_context_tokens=_stop_at(model, inputs),
         plan_hit_rate=plan_hit_note, tr=t), key="frontier_fig_context")
@@ -249,8 +252,8 @@ with left:
 with right:
     st.subheader(t("Sessions per GPU vs prefix hit rate"))
     frame = grid.frame(context=[ci_plan])
-    st.plotly_chart(sessions_vs_hit_rate_figure(frame, plan_point=(inputs.hit_rate, result.sessions_per_gpu),
-                                                context_tokens=inputs.context_tokens, tr=t), key="frontier_fig_hit")
+    show_chart(sessions_vs_hit_rate_figure(frame, plan_point=(inputs.hit_rate, result.sessions_per_gpu),
+                                           context_tokens=inputs.context_tokens, tr=t), key="frontier_fig_hit")
     _download(frame, "sessions-vs-hit-rate", "frontier_csv_hit")
 
 left, right = st.columns(2)
@@ -259,7 +262,7 @@ with left:
     frame = grid.frame(hit=[hi_view], context=shown_contexts)
     if inputs.output_tokens == 0:
         st.info(t("No output tokens in the plan: the request rate is undefined (no decode)."))
-    st.plotly_chart(request_rate_figure(
+    show_chart(request_rate_figure(
         frame, plan_point=(inputs.context_tokens, result.request_rate_per_s),
         hit_rate=float(grid.hit_rates[hi_view]), max_context_tokens=_stop_at(model, inputs),
         plan_hit_rate=plan_hit_note, tr=t), key="frontier_fig_rate")
@@ -270,9 +273,9 @@ with right:
     st.subheader(t("Sessions over context and hit rate"))
     gi_heat = next(i for i, a in enumerate(grid.accelerators) if a.gpu_id == heat_gpu)
     frame = grid.frame(gpu=[gi_heat], context=shown_contexts)
-    st.plotly_chart(sessions_heatmap_figure(frame, plan_point=(inputs.hit_rate, inputs.context_tokens),
-                                            accelerator=grid.accelerators[gi_heat].name,
-                                            plan_sessions=float(grid.sessions_per_gpu[gi_heat, ci_plan, hi_plan]),
-                                            tr=t),
-                    key="frontier_fig_heat")
+    show_chart(sessions_heatmap_figure(frame, plan_point=(inputs.hit_rate, inputs.context_tokens),
+                                       accelerator=grid.accelerators[gi_heat].name,
+                                       plan_sessions=float(grid.sessions_per_gpu[gi_heat, ci_plan, hi_plan]),
+                                       tr=t),
+               key="frontier_fig_heat")
     _download(frame, "sessions-heatmap", "frontier_csv_heat")

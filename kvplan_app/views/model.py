@@ -24,10 +24,13 @@ from planner.errors import PlanInputError
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.formats import FORMATS, get_format
 from planner.kv import check_tp
+from planner.messages import Message
 from planner.models import NATIVE, breakdown_frame, coefficient_check, how_computed
 from planner.plan import plan
 from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens, plural
-from kvplan_app.i18n import num, t
+from kvplan_app.uploads import file_uploader
+from kvplan_app.render import show_table
+from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, shown
 
 LINK_KEYS = {"model": "m_model", "fmt": "m_fmt", "tp": "m_tp", "pp": "m_pp", "ctx": "m_ctx"}
@@ -54,13 +57,17 @@ def _from_plan(inputs) -> dict:
 def _engine_missing(exc: PlanInputError) -> str:
     """One sentence: why the engine figure is missing and which input gives it."""
     if exc.field == "max_model_len":
-        return ("vLLM's figures need max_model_len: this model's maximum context is not known. Type it under "
-                "'Engine settings (vLLM view) and KV budget' above.")
-    if exc.field == "engine":
-        return (f"No vLLM figure for this model: vLLM pages full, sliding, chunked and MLA attention, and this "
-                f"model's KV is {exc.allowed.split('not modelled here: ')[-1].rstrip(')')}. The theory figures "
-                "above hold.")
-    return f"No vLLM figure ({exc.field} = {exc.value!r}): expected {exc.allowed}."
+        return t("vLLM's figures need max_model_len: this model's maximum context is not known. Type it under "
+                 "'Engine settings (vLLM view) and KV budget' above.")
+    if exc.field == "engine" and isinstance(exc.allowed, Message) and "what" in exc.allowed.values:
+        return t("No vLLM figure for this model: vLLM pages full, sliding, chunked and MLA attention, and this "
+                 "model's KV is {what}. The theory figures above hold.", what=exc.allowed.values["what"])
+    return t("No vLLM figure: {error}.", error=planner_message(exc))
+
+
+def _shown_report(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The import report's rows in the page's language (``how`` and ``note``; fields and values as read)."""
+    return [{**r, "how": t(r["how"]), "note": planner_message(r["note"])} for r in rows]
 
 
 st.title(t("Model: KV accounting"))
@@ -89,7 +96,8 @@ if "model_link_read" not in st.session_state:
             try:
                 st.session_state[widget] = parse(str(params[key])[:200])
             except PlanInputError as err:
-                warnings.append(f"Link parameter '{key}' = '{shown(params[key])}' is invalid (expected {err.allowed}); default used.")
+                warnings.append(t("Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default used.",
+                                  key=key, value=shown(params[key]), allowed=planner_message(err.allowed)))
     st.session_state["model_link_warnings"] = warnings
 for w in st.session_state.pop("model_link_warnings", []):
     st.warning(escape_markdown(w))
@@ -126,8 +134,7 @@ if source == "Catalog":
     st.session_state["model_current"] = model
 else:
     c1, c2 = st.columns(2)
-    upload = c1.file_uploader(t("Upload a config.json"), type=["json"], key="model_config_file",
-                              max_upload_size=max(1, MAX_CONFIG_BYTES // 10**6))  # the uploader says the real limit
+    upload = file_uploader(c1, t("Upload a config.json"), key="model_config_file")  # the uploader says the real limit
     pasted = c2.text_area(t("…or paste it"), key="model_config_text", height=150,
                           placeholder='{"num_hidden_layers": 32, "num_attention_heads": 32, ...}')
     text = None
@@ -144,8 +151,9 @@ else:
             st.session_state["model_import_report"] = imported.config_report
             model = imported
         except PlanInputError as exc:
-            shown = model.name if model is not None else "none yet"
-            st.error(escape_markdown(f"This config cannot be imported: {exc}. Keeping the previous model ({shown})."))
+            shown = model.name if model is not None else t("none yet")
+            st.error(escape_markdown(t("This config cannot be imported: {error}. Keeping the previous model ({model}).",
+                                       error=planner_message(exc), model=shown)))
     else:
         st.info(t("Upload or paste a Hugging Face config.json. Until then the previous model stays."))
 if model is None:
@@ -159,8 +167,8 @@ st.caption(t("Starts from the Plan page's model, KV format, GPUs per replica (as
 i1, i2, i3, i4 = st.columns([1.3, 1, 1, 1.3])
 kv_format = i1.selectbox(t("KV format"), [NATIVE, *FORMATS], key="model_kv_format",
                          format_func=lambda f: t("native") if f == NATIVE else FORMATS[f].id,
-                         help=" · ".join(f"{f.id}: {f.label}" for f in FORMATS.values()))
-i1.caption(t("native = {label}", label=model.native_format_label))
+                         help=" · ".join(f"{f.id}: {planner_message(f.label)}" for f in FORMATS.values()))
+i1.caption(t("native = {label}", label=planner_message(model.native_format_label)))
 tp = i2.number_input(t("Tensor parallel (TP)"), min_value=1, max_value=1024, step=1, key="model_tp")
 pp = i3.number_input(t("Pipeline parallel (PP)"), min_value=1, max_value=1024, step=1, key="model_pp")
 context_text = i4.text_input(t("Context tokens (e.g. 128k, 1M)"), key="model_context")
@@ -174,9 +182,9 @@ with st.expander(t("Engine settings (vLLM view) and KV budget"), expanded=needs_
     hybrid = e3.checkbox(t("Hybrid KV cache manager on (off e.g. with a KV connector)"), key="model_hybrid_manager")
     b1, b2 = st.columns(2)
     budget_gib = b1.number_input(t("Available KV memory per GPU (GiB)"), min_value=0.0, max_value=1_000_000.0,
-                                 step=1.0, key="model_kv_budget_gib")
+                                 step=1.0, format="%g", key="model_kv_budget_gib")
     max_len_text = b2.text_input(t("max_model_len (blank: the model's maximum context)"), key="model_max_model_len",
-                                 placeholder="needed: this model's maximum context is not known"
+                                 placeholder=t("needed: this model's maximum context is not known")
                                  if model.max_context_tokens is None else f"{model.max_context_tokens:,}")
 
 try:
@@ -184,7 +192,7 @@ try:
     est = model.estimate(context, kv_format, int(tp), int(pp))
     st.session_state["model_last_inputs"] = (context, kv_format, int(tp), int(pp))
 except PlanInputError as exc:
-    st.error(escape_markdown(f"{exc}. Showing the last valid inputs."))
+    st.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid inputs.")))
     context, kv_format, tp, pp = st.session_state.get("model_last_inputs", (1_000_000, NATIVE, 1, 1))
     for context, kv_format, tp, pp in ((context, kv_format, tp, pp), (1_000_000, NATIVE, 1, 1), (1, NATIVE, 1, 1)):
         try:  # the last inputs, else the defaults, else one token (a model too large for a million tokens)
@@ -215,34 +223,48 @@ m2.metric(t("KV per replica ({gpus})", gpus=plural(tp * pp, t("GPU"), t("GPUs"))
 m3, m4 = st.columns(2)
 m3.metric(t("KV bytes per token per GPU"), num(f"{est.kv_bytes_per_token:,.6g} B"))
 m4.metric(t("State per session"), num(format_bytes(est.pool_state_bytes + est.state_bytes)))
-st.caption(f"{est.kv_bytes:,} B per {est.per}; basis: {est.basis}. Per replica counts every layer once per TP rank "
-           "(replicated heads and latents included). State per session: "
-           f"{est.pool_state_bytes:,} B in the pool (Mamba / linear attention, constant in length, included above), "
-           f"{est.state_bytes:,} B outside it.")
+st.caption(num(t("{bytes} B per GPU (TP {tp}, PP {pp}: one GPU of the largest pipeline stage); basis: {basis}. "
+                 "Per replica counts every layer once per TP rank (replicated heads and latents included).",
+                 bytes=f"{est.kv_bytes:,}", tp=tp, pp=pp, basis=t(est.basis))
+              + " " + (t("State per session: {pool_state} B in the pool (Mamba / linear attention, constant in length, "
+                         "included above), {state} B outside it.", pool_state=f"{est.pool_state_bytes:,}",
+                         state=f"{est.state_bytes:,}") if est.pool_state_bytes or est.state_bytes
+                       else t("No per-session state outside the KV (no Mamba or linear-attention layers)."))))
 if model.layer_pattern:
-    st.caption(f"Layers: `{model.layer_pattern}` ({pattern_legend(model.layer_pattern)})")
+    st.caption(t("Layers: `{pattern}` ({legend})", pattern=model.layer_pattern,
+                 legend=planner_message(pattern_legend(model.layer_pattern))))
 if est.basis == "reported coefficient":
     chk = coefficient_check(model)
-    verdict = "explains it" if chk.matches else "does not explain it (the shipped format differs)"
-    st.caption(f"Growing KV priced by the published coefficient ({model.reported_kv_bytes_per_token:,.6g} B/token, "
-               f"the source of truth); the architecture below {verdict}: {chk.explanation}.")
+    verdict = t("explains it") if chk.matches else t("does not explain it (the shipped format differs)")
+    st.caption(t("Growing KV priced by the published coefficient ({bytes} B/token, the source of truth); the "
+                 "architecture below {verdict}: {explanation}.", bytes=num(f"{model.reported_kv_bytes_per_token:,.6g}"),
+                 verdict=verdict, explanation=planner_message(chk.explanation)))
 
 # ---------------------------------------------------------------------------
 # Breakdown
 # ---------------------------------------------------------------------------
 st.subheader(t("Per-group breakdown (per GPU)"))
 table = breakdown_frame(model, context, kv_format, tp, pp)
-shown_table = table.copy()
-for column in shown_table.columns[shown_table.isna().any()]:  # e.g. no KV heads in a Mamba layer: a dash, never None
-    shown_table[column] = shown_table[column].astype(object).where(shown_table[column].notna(), "—")
-st.dataframe(shown_table.rename(columns={
+headers = {
     "group": t("Group"), "layers": t("Layers (model)"), "layers_per_gpu": t("Layers per GPU"),
     "kv_heads_per_gpu": t("KV heads per GPU"), "channels": t("Head dim / channels"), "kv_format": t("Format"),
     "entry_bytes": t("Entry (B)"), "tokens_per_entry": t("Tokens per entry"),
     "bytes_per_token": t("B per token (growing)"), "entries": num(t("Entries at {tokens}", tokens=f"{context:,}")),
     "bytes": num(t("Bytes at {tokens}", tokens=f"{context:,}")), "growth": t("Capped or growing"),
-    "in_pool": t("In the HBM pool"), "replicated_on_tp": t("Replicated on TP")}), hide_index=True,
-    key="model_breakdown")
+    "in_pool": t("In the HBM pool"), "replicated_on_tp": t("Replicated on TP")}
+# Three tables of a few columns each (one would scroll sideways at 1280 px); a missing value (no KV heads in a Mamba
+# layer) shows as a dash, never None. The layers of each group are listed below them.
+for title, part, key in (
+        (t("Layout"), ["group", "layers", "layers_per_gpu", "kv_heads_per_gpu", "channels", "kv_format"],
+         "model_breakdown"),
+        (t("Per token"), ["group", "entry_bytes", "tokens_per_entry", "bytes_per_token", "growth"],
+         "model_breakdown_token"),
+        (num(t("At {tokens} tokens", tokens=f"{context:,}")), ["group", "entries", "bytes", "in_pool", "replicated_on_tp"],
+         "model_breakdown_context")):
+    st.markdown(f"**{title}**")
+    show_table(table[part].rename(columns=headers), hide_index=True, key=key, placeholder="—")
+st.caption(t("Layers of each group: {groups}.", groups="; ".join(
+    f"{num(str(g))}: {ids}" for g, ids in zip(table["group"], table["layer_ids"]))))
 st.download_button(t("Download the breakdown (CSV)"), to_csv_bytes(table), mime=CSV_MIME, key="model_breakdown_csv",
                    file_name=f"kvplan-breakdown-{model.id}-{context}.csv",
                    help=t("Columns as docs/csv.md, 'Model breakdown CSV' (units in the names)."))
@@ -259,20 +281,20 @@ try:
                             max_model_len=max_len,
                             hybrid_kv_cache_manager=bool(hybrid))
 except PlanInputError as exc:
-    st.error(escape_markdown(f"{exc}. Using vLLM's defaults."))
+    st.error(escape_markdown(planner_message(exc) + ". " + t("Using vLLM's defaults.")))
     settings, max_len = VLLMSettings(), None
 try:
     tve = theory_vs_engine(model, context, kv_format, tp, pp, settings)
     t1, t2 = st.columns(2)
     t1.metric(t("Theory (window-capped), per GPU"), num(format_bytes(tve.theory_bytes)))
     t2.metric(t("vLLM allocates, per GPU"), num(format_bytes(tve.engine_bytes)),
-              delta=None if not tve.differs else f"{tve.engine_bytes - tve.theory_bytes:+,} B", delta_color="off")
+              delta=None if not tve.differs else num(f"{tve.engine_bytes - tve.theory_bytes:+,} B"), delta_color="off")
     if tve.differs:
         st.markdown(t("Why they differ:"))
     for reason in tve.reasons:
-        st.caption(f"• {reason}")
+        st.caption("• " + planner_message(reason))
     if tve.types:
-        st.dataframe(engine_frame(tve), hide_index=True, key="model_engine_table")
+        show_table(engine_frame(tve), hide_index=True, key="model_engine_table")
 except PlanInputError as exc:
     tve = None
     st.info(escape_markdown(_engine_missing(exc)))
@@ -293,11 +315,12 @@ try:
     c3.metric(num(t("Maximum concurrency for {tokens} tokens per request", tokens=f"{cap.max_model_len:,}")),
               num(f"{cap.max_concurrency:,.2f}x"))
     c4.metric(t("Largest max_model_len for this budget"), num(t("{tokens} tokens", tokens=f"{fit.max_model_len:,}")))
-    st.caption(f"Budget {format_bytes(cap.kv_budget_bytes)} per GPU. {cap.note}")
+    st.caption(t("Budget {bytes} per GPU.", bytes=num(format_bytes(cap.kv_budget_bytes))) + " "
+               + planner_message(cap.note))
     if not cap.fits_one_request:
-        st.warning(f"vLLM would refuse to start: one {cap.max_model_len:,}-token request needs "
-                   f"{format_bytes(cap.needed_bytes)} of KV, more than the budget.")
-    st.caption(BUDGET_MOVES)
+        st.warning(num(t("vLLM would refuse to start: one {tokens}-token request needs {bytes} of KV, more than the "
+                         "budget.", tokens=f"{cap.max_model_len:,}", bytes=format_bytes(cap.needed_bytes))))
+    st.caption(planner_message(BUDGET_MOVES))
 except PlanInputError as exc:
     st.info(escape_markdown(_engine_missing(exc)))
 
@@ -306,32 +329,37 @@ except PlanInputError as exc:
 # ---------------------------------------------------------------------------
 with st.expander(t("How this is computed")):
     for line in how_computed(model, context, kv_format, tp, pp):
-        st.text(line)
+        st.text(planner_message(line))
     if tve is not None:
-        st.text(f"Engine view: vLLM holds ceil(n / {settings.block_size}) blocks per layer for full attention; "
-                f"a sliding window W reserves cdiv(min(W - 1 + {settings.max_num_batched_tokens:,}, max_model_len), "
-                f"{settings.block_size}) + 1 blocks; a block of one layer is block_size x entry bytes.")
+        st.text(num(t("Engine view: vLLM holds ceil(n / {block}) blocks per layer for full attention; a sliding window W "
+                      "reserves cdiv(min(W - 1 + {batched}, max_model_len), {block}) + 1 blocks; a block of one layer "
+                      "is block_size x entry bytes.", block=settings.block_size,
+                      batched=f"{settings.max_num_batched_tokens:,}")))
         for kind in tve.types:
-            st.text(f"{kind.name}: ({kind.layers} + {kind.padding_layers} padding) layers x "
-                    f"{kind.blocks_per_layer:,} blocks x {kind.page_size_bytes:,} B = {kind.engine_bytes:,} B")
+            st.text(num(t("{name}: ({layers} + {padding} padding) layers x {blocks} blocks x {page} B = {bytes} B",
+                          name=kind.name, layers=kind.layers, padding=kind.padding_layers,
+                          blocks=f"{kind.blocks_per_layer:,}", page=f"{kind.page_size_bytes:,}",
+                          bytes=f"{kind.engine_bytes:,}")))
     if cap is not None:
-        st.text(f"Capacity: {cap.formula}.")
+        st.text(t("Capacity: {formula}.", formula=planner_message(cap.formula)))
 
 with st.expander(t("Sources")):
-    st.text(f"Model: {model.source}")
+    st.text(t("Model: {source}", source=model.source))
     for note in model.notes:
-        st.text(note)
+        st.text(planner_message(note))
+    layout_formats = {g.kv_format.id: g.kv_format for g in model.layout(kv_format)}  # engine-internal ones too
     for fmt_id in sorted({g.kv_format for g in est.groups}):
-        st.text(f"Format {fmt_id}: {FORMATS[fmt_id].source}")
-    st.text(f"Engine view and capacity: {VLLM_SOURCE}")
+        fmt = layout_formats.get(fmt_id) or FORMATS.get(fmt_id)
+        st.text(t("Format {format}: {source}", format=fmt_id, source=fmt.source if fmt is not None else "—"))
+    st.text(t("Engine view and capacity: {source}", source=VLLM_SOURCE))
     if model.config_report:
-        st.dataframe(report_rows(model.config_report), hide_index=True, key="model_report_all")
+        show_table(_shown_report(report_rows(model.config_report)), hide_index=True, key="model_report_all")
 
 if source != "Catalog" and model.config_report:
     st.subheader(t("What the import read, derived, defaulted or ignored"))
     rows = report_rows(model.config_report)
     defaulted = [r["field"] for r in rows if r["how"] == "defaulted"]
     if defaulted:
-        st.warning(escape_markdown("Defaulted (not in the config): " + ", ".join(defaulted)
-                                   + ". Check them before relying on the numbers."))
-    st.dataframe(rows, hide_index=True, key="model_import_report")
+        st.warning(escape_markdown(t("Defaulted (not in the config): {fields}. Check them before relying on the "
+                                     "numbers.", fields=", ".join(defaulted))))
+    show_table(_shown_report(rows), hide_index=True, key="model_import_report")

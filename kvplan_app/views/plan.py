@@ -26,6 +26,9 @@ from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
 from planner.units import GiB, format_bytes, format_duration, parse_tokens, plural, to_gb, to_gib
 from planner.export import CSV_MIME, to_csv_bytes
 from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
+from kvplan_app.uploads import file_uploader
+from kvplan_app.render import separators, show_chart, show_table
+from planner.messages import msg
 from kvplan_app.i18n import language, num, planner_message, t
 from kvplan_app.state import (
     add_notices,
@@ -59,15 +62,15 @@ def _accelerator_form():
         a1, a2, a3, a4 = st.columns(4)
         acc_id = a1.text_input(t("Id (slug)"), key="plan_acc_id", max_chars=40)
         name = a2.text_input(t("Name"), key="plan_acc_name", max_chars=60)
-        mem = a3.number_input(t("Memory as the device reports it"), min_value=0.0, key="plan_acc_mem",
+        mem = a3.number_input(t("Memory as the device reports it"), min_value=0.0, format="%g", key="plan_acc_mem",
                               help=t("nvidia-smi prints MiB; rocm-smi can print bytes"))
         unit = a4.selectbox(t("Unit"), ["MiB", "GiB", "bytes"], key="plan_acc_mem_unit",
                             format_func=lambda u: t("bytes") if u == "bytes" else u)
         b1, b2, b3, b4 = st.columns(4)
-        bw = b1.number_input(t("HBM bandwidth (GB/s)"), min_value=0.0, key="plan_acc_bw")
-        tf = b2.number_input(t("Dense BF16 TFLOP/s"), min_value=0.0, key="plan_acc_tf")
-        hl = b3.number_input(t("Host link GB/s (0 = the plan's)"), min_value=0.0, key="plan_acc_hl")
-        price = b4.number_input(t("Price per GPU-hour (0 = not priced)"), min_value=0.0, key="plan_acc_price")
+        bw = b1.number_input(t("HBM bandwidth (GB/s)"), min_value=0.0, format="%g", key="plan_acc_bw")
+        tf = b2.number_input(t("Dense BF16 TFLOP/s"), min_value=0.0, format="%g", key="plan_acc_tf")
+        hl = b3.number_input(t("Host link GB/s (0 = the plan's)"), min_value=0.0, format="%g", key="plan_acc_hl")
+        price = b4.number_input(t("Price per GPU-hour (0 = not priced)"), min_value=0.0, format="%g", key="plan_acc_price")
     entry = {"id": acc_id, "name": name, "hbm_bandwidth_gb_s": bw, "bf16_dense_tflops": tf}
     whole = int(mem) if float(mem).is_integer() else mem
     entry.update({"bytes": {"memory_bytes": whole}, "MiB": {"memory_mib": whole}, "GiB": {"memory_gib": mem}}[unit])
@@ -129,7 +132,7 @@ def plan_figure(inputs, sessions: float, per_session_bytes: int, max_context_tok
     return plan_sessions_figure(frame, plan_context_tokens=inputs.context_tokens, plan_sessions=sessions,
                                 per_session_bytes=per_session_bytes, max_context_tokens=max_context_tokens,
                                 texts={k: t(v) for k, v in PLAN_FIGURE_TEXTS.items()},
-                                separators=".," if lang == "en" else ",.", localize=num)
+                                separators=separators(lang), localize=num)
 
 
 def widened(key: str, lo: float, hi: float) -> tuple[float, float]:
@@ -173,15 +176,18 @@ def _load_plan_file() -> None:
         return
     try:
         if up.size > MAX_PLAN_FILE_BYTES:
-            raise PlanInputError("plan file: size", f"{up.size:,} bytes", f"at most {MAX_PLAN_FILE_BYTES:,} bytes")
+            raise PlanInputError("plan file: size", f"{up.size:,} bytes",
+                                 msg("at most {limit:,} bytes", limit=MAX_PLAN_FILE_BYTES))
         loaded = loads(up.getvalue(), up.name)
         plan(loaded.inputs)  # catalog ids and combinations the file format cannot check
     except PlanInputError as exc:
-        st.session_state["plan_upload_message"] = ("error", f"Plan file {up.name} not loaded: {exc}")
+        st.session_state["plan_upload_message"] = ("error", t("Plan file {file} not loaded: {error}", file=up.name,
+                                                              error=planner_message(exc)))
         return
     load_inputs(loaded.inputs)
     st.session_state["plan_upload_message"] = (
-        "success", f"Loaded {up.name} (schema {loaded.schema_version}, written by kvplan {loaded.kvplan_version}).")
+        "success", t("Loaded {file} (schema {schema}, written by kvplan {version}).", file=up.name,
+                     schema=loaded.schema_version, version=loaded.kvplan_version))
 
 model_ids = list(models())
 gpu_ids = list(GPUS) + ["custom", YOURS]
@@ -230,14 +236,14 @@ output_tokens = c5.number_input(t("Output tokens per request"), min_value=0, max
                                 key="plan_output_tokens")
 kv_format = c6.selectbox(t("KV format"), [NATIVE, *FORMATS], key="plan_kv_format",
                          format_func=lambda f: t("native (the model's own)") if f == NATIVE else FORMATS[f].id,
-                         help=f"native: {models()[model_id].native_format_label}. "
-                              + " · ".join(f"{f.id}: {f.label}" for f in FORMATS.values()))
+                         help=f"native: {planner_message(models()[model_id].native_format_label)}. "
+                              + " · ".join(f"{f.id}: {planner_message(f.label)}" for f in FORMATS.values()))
 
 # HBM slider over this GPU's range (whole GiB; a custom size 1 to 1,024 GiB), the typed box for any exact value.
 hbm_slider_max = float(max(math.ceil(device_gib), 2)) if gpu_id in GPUS or user_acc else 1024.0
 s1, s1n, s2, s2n = st.columns([2.6, 1.2, 2.6, 1.2])
 hbm_gib = s1.slider(t("HBM per GPU (GiB)"), *widened("plan_hbm_gib", 1.0, hbm_slider_max), step=0.1, key="plan_hbm_gib",
-                    on_change=_slider_moved, args=("plan_hbm_gib",))
+                    format="%.1f", on_change=_slider_moved, args=("plan_hbm_gib",))
 s1n.number_input(t("HBM (GiB), typed"), min_value=0.1, max_value=MAX_HBM_GIB, step=1.0, format="%.1f",
                  key="plan_hbm_gib_typed", on_change=_typed, args=("plan_hbm_gib",))
 hbm_set = (gpu_id not in GPUS and user_acc is None) or bool(st.session_state.get("plan_hbm_set"))
@@ -259,17 +265,17 @@ with st.expander(t("Parallelism, memory and throughput assumptions")):
     a1, a2, a3 = st.columns(3)
     util = a1.slider(t("GPU memory utilization"), *widened("plan_gpu_memory_utilization", 0.05, 1.0), step=0.01,
                      key="plan_gpu_memory_utilization")
-    reserve = a2.number_input(t("Runtime reserve per GPU (GiB)"), *widened("plan_reserve_gib", 0.0, 1024.0), step=0.5,
+    reserve = a2.number_input(t("Runtime reserve per GPU (GiB)"), *widened("plan_reserve_gib", 0.0, 1024.0), step=0.5, format="%g",
                               key="plan_reserve_gib")
     weight_format = a3.selectbox(t("Weight format"), ["catalog", *WEIGHT_BYTES_PER_PARAM], key="plan_weight_format",
                                  format_func=lambda w: t("catalog ({format})", format=models()[model_id].weight_format)
                                  if w == "catalog" else w)
     b1, b2, b3 = st.columns(3)
     decode_tps = b1.number_input(t("Decode throughput per GPU (tokens/s)"), *widened("plan_decode_tokens_per_s", 1.0, 1e9),
-                                 key="plan_decode_tokens_per_s")
+                                 step=100.0, format="%g", key="plan_decode_tokens_per_s")
     session_tps = b2.number_input(t("Decode speed per session (tokens/s)"),
                                   *widened("plan_session_decode_tokens_per_s", 0.1, 1e7),
-                                  key="plan_session_decode_tokens_per_s")
+                                  step=1.0, format="%g", key="plan_session_decode_tokens_per_s")
     state_in_hbm = b3.checkbox(t("Keep window state in HBM (not host RAM)"), key="plan_state_in_hbm")
     pp = b1.number_input(t("Pipeline stages (split layers)"), min_value=1, max_value=1024, step=1,
                          key="plan_pipeline_parallel_size", help=t("Must divide the GPUs per replica; TP = GPUs / stages."))
@@ -279,20 +285,20 @@ with st.expander(t("Misses, replay and tiers")):
     r1, r2, r3, r4 = st.columns(4)
     prefixes = r1.number_input(t("Distinct shared prefixes per GPU"), min_value=1, max_value=1_000_000, step=1,
                                key="plan_shared_prefixes", help=t("Each is stored once; sessions share them."))
-    pause = r2.number_input(t("Mean pause between turns (s)"), min_value=0.0, max_value=MAX_SECONDS, step=5.0,
+    pause = r2.number_input(t("Mean pause between turns (s)"), min_value=0.0, max_value=MAX_SECONDS, step=5.0, format="%g",
                             key="plan_pause_mean_s", help=t("Tool calls, approvals, background jobs. 0 = no pauses."))
     pause_dist = r3.selectbox(t("Pause distribution"), ["exponential", "fixed"], key="plan_pause_distribution", format_func=t)
-    ttl = r4.number_input(t("Window-state TTL in host RAM (s)"), min_value=0.0, max_value=MAX_SECONDS, step=10.0,
+    ttl = r4.number_input(t("Window-state TTL in host RAM (s)"), min_value=0.0, max_value=MAX_SECONDS, step=10.0, format="%g",
                           key="plan_ttl_s", help=t("DeepSeek V4.1: minute-level. 0 = never persisted (vLLM always replays)."))
     t1, t2, t3, t4 = st.columns(4)
     prefill_tps = t1.number_input(t("Prefill throughput per GPU (tokens/s)"), *widened("plan_prefill_tokens_per_s", 1.0, 1e9),
-                                  key="plan_prefill_tokens_per_s", help=t("Prices replay and recompute (assumed)."))
+                                  step=1000.0, format="%g", key="plan_prefill_tokens_per_s", help=t("Prices replay and recompute (assumed)."))
     host_gib = t2.number_input(t("Host RAM per GPU (GiB)"), min_value=0.0, max_value=MAX_TIER_GIB, value=None,
-                               key="plan_host_ram_gib",
+                               step=1.0, format="%g", key="plan_host_ram_gib",
                                placeholder=num(t("node: {gib} GiB", gib=f"{node.host_ram_bytes_per_gpu / GiB:,.0f}")),
                                help=t("Node RAM / GPUs per node. Empty = {node}.", node=node.name))
     ssd_gib = t3.number_input(t("SSD per GPU (GiB)"), min_value=0.0, max_value=MAX_TIER_GIB, value=None,
-                              key="plan_ssd_gib", placeholder=num(t("node: {gib} GiB", gib=f"{node.ssd_bytes_per_gpu / GiB:,.0f}")),
+                              step=1.0, format="%g", key="plan_ssd_gib", placeholder=num(t("node: {gib} GiB", gib=f"{node.ssd_bytes_per_gpu / GiB:,.0f}")),
                               help=t("Node SSD / GPUs per node. Empty = {node}.", node=node.name))
     target = t4.number_input(t("Sessions to carry per GPU"), min_value=0, max_value=1_000_000_000, value=None, step=1,
                              key="plan_target_sessions_per_gpu", placeholder=t("what HBM holds"),
@@ -327,7 +333,7 @@ try:
     set_inputs(inputs)
     add_notices(notices)
 except PlanInputError as exc:  # may quote what the user typed: shown as text
-    alerts.error(escape_markdown(planner_message(str(exc)) + ". " + t("Showing the last valid plan."), keep="_"))
+    alerts.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan."), keep="_"))
     inputs = last
     result = plan(last)
 show_notices()
@@ -338,11 +344,12 @@ if result.message:
 if result.kv_source == "measured" or result.usable_kv_source == "measured":
     measured = []
     if result.kv_source == "measured":
-        measured.append(f"KV bytes per token = {inputs.measured_kv_bytes_per_token:,.6g} B (measured on "
-                        f"{inputs.measured_kv_model_id}, {inputs.measured_kv_format})")
+        measured.append(num(t("KV bytes per token = {bytes} B (measured on {model}, {kv_format})",
+                              bytes=f"{inputs.measured_kv_bytes_per_token:,.6g}", model=inputs.measured_kv_model_id,
+                              kv_format=inputs.measured_kv_format)))
     if result.usable_kv_source == "measured":
-        measured.append(f"usable KV per GPU = {format_bytes(result.usable_kv_bytes)} (measured on "
-                        f"{inputs.measured_usable_kv_gpu_id})")
+        measured.append(t("usable KV per GPU = {bytes} (measured on {gpu})",
+                          bytes=num(format_bytes(result.usable_kv_bytes)), gpu=inputs.measured_usable_kv_gpu_id))
     st.info(t("This plan uses measured figures: ") + "; ".join(measured) + ".")
     if st.button(t("Use the planner's arithmetic instead"), key="plan_clear_measured"):
         update_inputs(measured_kv_bytes_per_token=None, measured_usable_kv_gib=None)
@@ -351,23 +358,7 @@ if result.kv_source == "measured" or result.usable_kv_source == "measured":
 attention_label = inputs.attention_parallelism.upper()
 
 
-def attention_note() -> str:
-    """The plan's attention-parallelism assumption in words: the planner's sentence, or its translation."""
-    if language() == "en":
-        return result.parallelism_note
-    stages = inputs.pipeline_parallel_size
-    pp_text = t(", pipeline parallel {pp} (layers split)", pp=stages) if stages > 1 else ""
-    if inputs.attention_parallelism == "tp":
-        return t("Tensor-parallel attention (vLLM and SGLang default): the replica's TP {tp} ranks split the KV heads "
-                 "(latents are replicated){pp}; each session spans all {gpus} GPUs, so sessions are counted per "
-                 "replica and per GPU is that count / GPUs.", tp=result.tensor_parallel_size, pp=pp_text,
-                 gpus=inputs.gpus_per_replica)
-    return t("Data-parallel attention (SGLang --enable-dp-attention, DeepSeek's deployments): each GPU holds whole "
-             "sessions at TP 1{pp}; sessions per replica = sessions per GPU x {gpus} GPUs.", pp=pp_text,
-             gpus=inputs.gpus_per_replica)
-
-
-note = attention_note()
+note = planner_message(result.parallelism_note)  # the planner's sentence, numbers already per language
 with headline:
     numbers, chart = st.columns([1.4, 1])
     h1, h2 = numbers.columns(2)
@@ -387,8 +378,8 @@ with headline:
                         + (t(" plus window state") if inputs.state_in_hbm and result.state_bytes_per_session else "")
                         + t("; the shared prefix is stored once."))
     with chart:
-        st.plotly_chart(plan_figure(inputs, result.sessions_per_gpu, result.per_session_bytes,
-                                    model.max_context_tokens, language()), key="plan_chart")
+        show_chart(plan_figure(inputs, result.sessions_per_gpu, result.per_session_bytes,
+                          model.max_context_tokens, language()), key="plan_chart")
 
 context_kv = model.estimate(inputs.context_tokens, priced_format, result.tensor_parallel_size,
                             inputs.pipeline_parallel_size)
@@ -449,21 +440,21 @@ if result.tiers is not None:
         (st.warning if result.overflow_action in ("reject", "evict") else st.info)(planner_message(result.overflow_message))
 
 with st.expander(t("KV cache of one sequence vs context")):
-    st.plotly_chart(
+    show_chart(
         kv_vs_context_figure(model, kv_format=priced_format, marker_tokens=inputs.context_tokens,
                              max_tokens=max(model.max_context_tokens or 1_000_000, inputs.context_tokens), tr=t),
         key="plan_kv_chart",
     )
 
-left, right = st.columns(2)
+left, right = st.container(), st.container()  # one above the other: the table's five columns fit at 1280 px
 with left:
     st.subheader(t("KV cache by context (one sequence)"))
     table = context_table(model, kv_format=priced_format)
-    st.dataframe(table.rename(columns={"context_tokens": t("Context (tokens)"), "kv_bytes": t("KV (B)"),
-                                       "kv_gb": t("KV (GB)"), "kv_gib": t("KV (GiB)"),
-                                       "state_bytes": t("State outside the pool (B)")}),
-                 hide_index=True, column_config={t("KV (B)"): st.column_config.NumberColumn(format="localized"),
-                                                 t("Context (tokens)"): st.column_config.NumberColumn(format="localized")})
+    show_table(table.rename(columns={"context_tokens": t("Context (tokens)"), "kv_bytes": t("KV (B)"),
+                                     "kv_gb": t("KV (GB)"), "kv_gib": t("KV (GiB)"),
+                                     "state_bytes": t("State outside the pool (B)")}),
+               hide_index=True, column_config={t("KV (B)"): st.column_config.NumberColumn(format="localized"),
+                                               t("Context (tokens)"): st.column_config.NumberColumn(format="localized")})
 with right:
     st.subheader(t("Export"))
     st.download_button(t("Download plan CSV"), to_csv_bytes(plan_frame(result)),  # the bytes of `kvplan plan --csv`
@@ -472,11 +463,11 @@ with right:
     st.download_button(t("Download plan JSON"), dumps(inputs), file_name=f"kvplan-{inputs.model_id}-{inputs.gpu_id}.json",
                        mime="application/json", key="plan_download_json",
                        help=t("Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it."))
-    st.file_uploader(t("Load plan JSON"), type=["json"], key="plan_upload_json", max_upload_size=1,
-                     on_change=_load_plan_file, help=t("A plan file of at most {kib} KiB.", kib=MAX_PLAN_FILE_BYTES // 1024))
+    file_uploader(st, t("Load plan JSON"), key="plan_upload_json", on_change=_load_plan_file,
+                  help=t("A plan file of at most {kib} KiB.", kib=MAX_PLAN_FILE_BYTES // 1024))
     if (upload_message := st.session_state.pop("plan_upload_message", None)) is not None:
         kind, text = upload_message
         (st.success if kind == "success" else st.error)(escape_markdown(text))
     st.caption(t("Source: {source}", source=model.source))
     for note in model.notes:
-        st.caption(note)
+        st.caption(planner_message(note))

@@ -29,7 +29,10 @@ from planner.probe.apply import formats_frame, groups_frame, measured_model
 from planner.probe.layout import MAX_PROBE_TOKENS
 from planner.probe.result import tokens_fit_text
 from planner.units import GiB, format_bytes, parse_tokens
+from kvplan_app.uploads import file_uploader
+from kvplan_app.render import show_table
 from kvplan_app.i18n import num, planner_message, t
+from planner.messages import msg
 from kvplan_app.jobs import JobError, JobsBusyError, run_job
 from kvplan_app.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
 
@@ -72,7 +75,8 @@ elif not status.cuda:
               "GPU machine, or run the probe on this server's CPU (host memory), if you choose to.",
               version=status.torch_version))
 else:
-    st.success(f"GPU: {status.gpu_name} (torch {status.torch_version}, CUDA {status.cuda_version}).")
+    st.success(t("GPU: {name} (torch {torch}, CUDA {cuda}).", name=status.gpu_name, torch=status.torch_version,
+                 cuda=status.cuda_version))
 
 run_tab, upload_tab = st.tabs([t("Run here"), t("Upload a result")])
 
@@ -118,30 +122,31 @@ with run_tab:
                         model_id=model_id, num_tokens=tokens, kv_format=kv_format, device=device,
                         block_size=int(block_size), max_fraction=float(fraction), time_limit_s=UI_TIME_LIMIT_S,
                         lock_timeout_s=0), with_progress=True, imports=("torch",), on_update=lambda f, stage, queued: bar.progress(
-                            min(1.0, max(0.0, f)), text=f"{queued} job(s) ahead in the queue" if queued else stage))
-                    st.session_state["probe_result"] = (result, f"measured here on {result.device}")
+                            min(1.0, max(0.0, f)), text=num(t("Jobs ahead in the queue: {ahead}", ahead=queued))
+                            if queued else t(stage)))
+                    st.session_state["probe_result"] = (result, t("measured here on {device}", device=result.device))
                 except PlanInputError as exc:
                     show_error(exc)
                 except (ProbeBusyError, JobsBusyError) as exc:
-                    st.warning(escape_markdown(str(exc)))
+                    st.warning(escape_markdown(planner_message(exc.args[0] if exc.args else exc)))
                 except (ProbeError, JobError) as exc:
-                    st.error(escape_markdown(str(exc)))
+                    st.error(escape_markdown(planner_message(exc.args[0] if exc.args else exc)))
                 finally:
                     bar.empty()
 
 with upload_tab:
-    up = st.file_uploader(t("ProbeResult JSON (from `kvplan probe … --json`)"), type=["json"], key="probe_upload",
-                          help=num(t("At most {limit} bytes; every figure is checked.", limit=f"{MAX_RESULT_FILE_BYTES:,}")))
+    up = file_uploader(st, t("ProbeResult JSON (from `kvplan probe … --json`)"), key="probe_upload",
+                       help=num(t("At most {limit} bytes; every figure is checked.", limit=f"{MAX_RESULT_FILE_BYTES:,}")))
     if up is not None and st.session_state.get("probe_upload_seen") != up.file_id:
         try:
             if up.size > MAX_RESULT_FILE_BYTES:
-                raise PlanInputError("file", f"{up.size:,} bytes", f"at most {MAX_RESULT_FILE_BYTES:,} bytes")
+                raise PlanInputError("file", f"{up.size:,} bytes", msg("at most {limit:,} bytes", limit=MAX_RESULT_FILE_BYTES))
             uploaded = load_probe_result(up.getvalue())
         except PlanInputError as exc:
             st.session_state["probe_upload_error"] = t("{file} not loaded: {why}", file=up.name,
-                                                        why=planner_message(str(exc)))
+                                                        why=planner_message(exc))
         else:
-            st.session_state["probe_result"] = (uploaded, f"uploaded: {up.name}")
+            st.session_state["probe_result"] = (uploaded, t("uploaded: {file}", file=up.name))
             st.session_state.pop("probe_upload_error", None)
         st.session_state["probe_upload_seen"] = up.file_id
     if up is not None and st.session_state.get("probe_upload_error"):
@@ -155,46 +160,51 @@ def _ratio_words(ratio: float) -> str:
 
 def show(result, source: str) -> None:
     """The probe's figures, its tables and the measured coefficient next to the plan."""
-    st.subheader(f"{models()[result.model_id].name}, {result.kv_format}, {result.num_tokens:,} tokens")
-    st.caption(escape_markdown(
-        f"{source} · {result.device}: {result.device_name} · torch {result.torch_version}"
-        + (f", CUDA {result.cuda_version}" if result.cuda_version else "")
-        + f" · {result.timestamp:%Y-%m-%d %H:%M} UTC · fill {result.fill} · block {result.block_size} tokens"))
+    st.subheader(num(t("{model}, {kv_format}, {tokens} tokens", model=models()[result.model_id].name,
+                       kv_format=result.kv_format, tokens=f"{result.num_tokens:,}")))
+    cuda = f", CUDA {result.cuda_version}" if result.cuda_version else ""
+    st.caption(escape_markdown(t("{source} · {device}: {name} · torch {torch}{cuda} · {time} UTC · fill {fill} · block "
+                                 "{block} tokens", source=source, device=result.device, name=result.device_name,
+                                 torch=result.torch_version, cuda=cuda, time=f"{result.timestamp:%Y-%m-%d %H:%M}",
+                                 fill=result.fill, block=result.block_size)))
     m1, m2 = st.columns(2)  # two per row: "17,456,896 tokens" is never cut at 1280 px
     m3, m4 = st.columns(2)
-    m1.metric(t("Planner: bytes per token"), f"{result.predicted_bytes_per_token:,.6g} B",
-              help=f"{result.predicted_bytes:,} B for {result.num_tokens:,} tokens; "
-                   f"whole blocks: {result.pool_bytes:,} B")
-    m2.metric(t("Measured: bytes per token"), f"{result.measured_bytes_per_token:,.6g} B",
+    m1.metric(t("Planner: bytes per token"), num(f"{result.predicted_bytes_per_token:,.6g} B"),
+              help=num(t("{bytes} B for {tokens} tokens; whole blocks: {pool} B", bytes=f"{result.predicted_bytes:,}",
+                         tokens=f"{result.num_tokens:,}", pool=f"{result.pool_bytes:,}")))
+    m2.metric(t("Measured: bytes per token"), num(f"{result.measured_bytes_per_token:,.6g} B"),
               delta=None if result.measured_over_predicted is None
               else _ratio_words(result.measured_over_predicted), delta_color="off",
-              help=("torch.cuda.memory_allocated delta" if result.device == "cuda"
-                    else "the pool tensors' storage bytes") + f": {result.measured_bytes:,} B")
-    m3.metric(t("Allocator and page overhead"), f"{result.allocator_overhead_bytes:+,} B",
-              help=("mem_get_info delta" if result.device == "cuda" else "process RSS delta")
-              + f" {result.resident_bytes:,} B minus measured")
-    m4.metric(t("KV cache size in free memory"), tokens_fit_text(result.tokens_fit_free),
-              help=f"the largest pool of this layout (whole blocks, windows capped) in free "
-                   f"{format_bytes(result.free_bytes)}; under the {result.max_fraction:g} cap with scratch: "
-                   f"{tokens_fit_text(result.tokens_fit_cap)}")
-    st.caption(f"Released afterwards: {'yes' if result.released else 'NO'} (residual {result.residual_bytes:+,} B). "
-               f"Pool {format_bytes(result.pool_bytes)}; device total {format_bytes(result.total_bytes)}, free "
-               f"{format_bytes(result.free_bytes)} before the probe.")
-    st.dataframe(groups_frame(result), hide_index=True, column_config={
+              help=num(t("torch.cuda.memory_allocated delta: {bytes} B", bytes=f"{result.measured_bytes:,}")
+                       if result.device == "cuda" else
+                       t("the pool tensors' storage bytes: {bytes} B", bytes=f"{result.measured_bytes:,}")))
+    m3.metric(t("Allocator and page overhead"), num(f"{result.allocator_overhead_bytes:+,} B"),
+              help=num(t("mem_get_info delta {bytes} B minus measured", bytes=f"{result.resident_bytes:,}")
+                       if result.device == "cuda" else
+                       t("process RSS delta {bytes} B minus measured", bytes=f"{result.resident_bytes:,}")))
+    m4.metric(t("KV cache size in free memory"), planner_message(tokens_fit_text(result.tokens_fit_free)),
+              help=num(t("the largest pool of this layout (whole blocks, windows capped) in free {free}; under the "
+                         "{cap} cap with scratch: {fit}", free=format_bytes(result.free_bytes),
+                         cap=f"{result.max_fraction:g}", fit=planner_message(tokens_fit_text(result.tokens_fit_cap)))))
+    st.caption(num(t("Released afterwards: {released} (residual {residual} B). Pool {pool}; device total {total}, "
+                     "free {free} before the probe.", released=t("yes") if result.released else t("NO"),
+                     residual=f"{result.residual_bytes:+,}", pool=format_bytes(result.pool_bytes),
+                     total=format_bytes(result.total_bytes), free=format_bytes(result.free_bytes))))
+    show_table(groups_frame(result), hide_index=True, column_config={
         "group": t("Group"), "role": t("Role"), "format": t("Format"), "layers": t("Layers"), "blocks": t("Blocks"),
         "entries_per_block": t("Entries per block"), "entry_bytes": t("Entry (B)"), "entries": t("Entries"),
         "planner_bytes": t("Planner (B)"), "pool_bytes": t("Pool (B)")})
     if result.quality:
-        st.dataframe(formats_frame(result), hide_index=True,
-                     column_config={"format": t("Format"), "channels": t("Channels"), "role": t("Role"),
-                                    "rel_rmse": st.column_config.NumberColumn(t("Relative RMS error"), format="%.4f"),
-                                    "max_abs_error": t("Largest absolute error"),
-                                    "quantize_gbps": t("Quantize (GB/s)"), "dequantize_gbps": t("Dequantize (GB/s)"),
-                                    "copy_gbps": t("Plain copy (GB/s)"),
-                                    "quantize_over_copy": st.column_config.NumberColumn(t("Quantize vs copy"),
-                                                                                        format="percent"),
-                                    "dequantize_over_copy": st.column_config.NumberColumn(t("Dequantize vs copy"),
-                                                                                          format="percent")})
+        show_table(formats_frame(result), hide_index=True,
+                   column_config={"format": t("Format"), "channels": t("Channels"), "role": t("Role"),
+                                  "rel_rmse": st.column_config.NumberColumn(t("Relative RMS error"), format="%.4f"),
+                                  "max_abs_error": t("Largest absolute error"),
+                                  "quantize_gbps": t("Quantize (GB/s)"), "dequantize_gbps": t("Dequantize (GB/s)"),
+                                  "copy_gbps": t("Plain copy (GB/s)"),
+                                  "quantize_over_copy": st.column_config.NumberColumn(t("Quantize vs copy"),
+                                                                                      format="percent"),
+                                  "dequantize_over_copy": st.column_config.NumberColumn(t("Dequantize vs copy"),
+                                                                                        format="percent")})
         st.caption(t("Round-trip error on synthetic KV (normal values, one outlier channel in 64 at 10x). "
                      "Throughput: GB/s of source bytes, best of N, next to a plain copy of the same bytes "
                      "in the same run."))

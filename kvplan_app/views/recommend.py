@@ -20,6 +20,7 @@ from planner.frontier import Accelerator
 from planner.models import WEIGHT_BYTES_PER_PARAM
 from planner.recommend import DEFAULT_GPUS_PER_REPLICA, recommend, trace_hit_rate_curve
 from planner.traces import load_sample
+from kvplan_app.render import show_chart, show_table
 from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.share import root_url, share_url
 from kvplan_app.state import current_inputs, escape_markdown, to_query
@@ -39,25 +40,30 @@ st.caption(t("For {model} at {tokens} tokens, TTL {ttl} s, pauses {pause} s (the
 
 choices = list(GPUS) + ([user.id] if user else [])
 names = {**{g: GPUS[g].name for g in GPUS}, **({user.id: t("{name} (yours)", name=user.name)} if user else {})}
-c1, c2, c3 = st.columns([1, 1, 2])
+c1, c2, c3, c4 = st.columns([1, 0.9, 1, 1.1])  # chips short and columns wide enough that no chip is cut at 1280 px
 kind = c1.radio(t("Target"), ["sessions", "requests_per_s"], key="recommend_kind",
                 format_func=lambda k: t("concurrent sessions") if k == "sessions" else t("requests per second"))
-target = c2.number_input(t("Target value"), min_value=0.001, max_value=1e12, value=1000.0, key="recommend_target")
-gpu_ids = c3.multiselect(t("Accelerators"), choices, default=[g for g in (*DEFAULT_GPUS, *(
+target = c2.number_input(t("Target value"), min_value=0.001, max_value=1e12, value=1000.0, step=10.0, format="%g",
+                         key="recommend_target")
+attention = c3.multiselect(t("Attention parallelism"), ["tp", "dp"], default=["tp", "dp"], key="recommend_attention",
+                           format_func=str.upper,
+                           help=t("TP: a replica's GPUs split each session's KV heads (tensor parallel). DP: each GPU "
+                                  "holds whole sessions (data parallel)."))
+kv_formats = c4.multiselect(t("KV formats"), ["native", *FORMATS], default=["native", "fp8"], key="recommend_kv",
+                            format_func=lambda f: t("native") if f == "native" else f,
+                            help=t("native: the model's own KV format."))
+d1, d2 = st.columns([1.8, 1])
+gpu_ids = d1.multiselect(t("Accelerators"), choices, default=[g for g in (*DEFAULT_GPUS, *(
     [user.id] if user else [])) if g in choices], key="recommend_gpus", format_func=lambda g: names[g])
-d1, d2, d3 = st.columns(3)
-gprs = d1.multiselect(t("GPUs per replica"), [1, 2, 4, 8, 16, 32], default=list(DEFAULT_GPUS_PER_REPLICA),
+gprs = d2.multiselect(t("GPUs per replica"), [1, 2, 4, 8, 16, 32], default=list(DEFAULT_GPUS_PER_REPLICA),
                       key="recommend_gprs")
-kv_formats = d2.multiselect(t("KV formats"), ["native", *FORMATS], default=["native", "fp8"], key="recommend_kv",
-                            format_func=lambda f: t("native (the model's own)") if f == "native" else f)
-attention = d3.multiselect(t("Attention parallelism"), ["tp", "dp"], default=["tp", "dp"], key="recommend_attention",
-                           format_func=lambda a: t("data-parallel (dp)") if a == "dp" else t("tensor-parallel (tp)"))
 prices_df = st.data_editor(
-    pd.DataFrame({"accelerator": gpu_ids, "price per GPU-hour": [
+    pd.DataFrame({"accelerator": gpu_ids, "name": [names[g] for g in gpu_ids], "price per GPU-hour": [
         user.price_per_gpu_hour if user and g == user.id and user.price_per_gpu_hour is not None else None
         for g in gpu_ids]}),
-    disabled=["accelerator"], hide_index=True, key="recommend_prices", placeholder="—",
-    column_config={"accelerator": st.column_config.TextColumn(t("Accelerator")),
+    disabled=["accelerator", "name"], hide_index=True, key="recommend_prices", placeholder="—",
+    column_order=["name", "price per GPU-hour"],  # the names the chips show; the id stays in the frame
+    column_config={"name": st.column_config.TextColumn(t("Accelerator")),
                    "price per GPU-hour": st.column_config.NumberColumn(t("Price per GPU-hour (optional)"), min_value=0.0)})
 h1, h3 = st.columns([2, 1])
 weight_formats = h3.multiselect(t("Weight formats"), ["catalog", *WEIGHT_BYTES_PER_PARAM], default=["catalog"],
@@ -93,7 +99,7 @@ try:
                     weight_formats=[None if w == "catalog" else w for w in weight_formats],
                     hit_rate_curve=curve, scale_throughput=scale)
 except PlanInputError as exc:
-    st.error(escape_markdown(planner_message(str(exc)), keep="_"))
+    st.error(escape_markdown(planner_message(exc), keep="_"))
     st.stop()
 
 for why in rec.refused:
@@ -118,8 +124,8 @@ st.success(fewest.format(  # names as they are, numbers per locale
     gpus=num(f"{int(best.total_gpus):,}"), accelerator=best.accelerator, replicas=num(f"{replicas:,}"),
     per_replica=int(best.gpus_per_replica), kv_format=best.kv_format, capacity=num(f"{best.capacity:,.6g}"),
     target=num(f"{rec.target:,.6g}"))
-           + " " + num(planner_message(best.one_fewer)) + ".")
-st.plotly_chart(recommend_figure(rec.frame, by_cost=by_cost, tr=t), key="recommend_chart")
+           + " " + planner_message(best.one_fewer) + ".")
+show_chart(recommend_figure(rec.frame, by_cost=by_cost, tr=t), key="recommend_chart")
 unit = t("sessions") if kind == "sessions" else t("requests/s")
 headings = {  # shown columns, in this order (the table keeps planner.recommend's column names; gpu_id, target left out)
     "rank": t("Rank"), "accelerator": t("Accelerator"), "gpus_per_replica": t("GPUs per replica"),
@@ -132,18 +138,24 @@ headings = {  # shown columns, in this order (the table keeps planner.recommend'
     "pareto": t("Pareto front"), "verified": t("Checked by the plan"), "one_fewer": t("With one GPU fewer"),
     "plan link": t("Plan"),
 }
+# The columns shown until the user asks for every one: they fit a 1280 px screen without scrolling sideways.
+COMPACT = ("rank", "accelerator", "gpus_per_replica", "attention", "kv_format", "total_gpus", "capacity", "headroom",
+           "cost_per_hour", "plan link")
+every = st.toggle(t("Every column"), key="recommend_every_column",
+                  help=t("Weight format, hit rate, replicas, sessions, request rate, throughput and the plan's checks; "
+                         "on a narrow screen the table then scrolls sideways."))
 priced = bool(top["cost_per_hour"].notna().any())  # price columns only when a price was typed: no empty cells
-shown = [c for c in headings if priced or c not in ("price_per_gpu_hour", "cost_per_hour")]
-labels = {c: headings[c] for c in shown}
-top["one_fewer"] = [num(planner_message(why)) for why in top["one_fewer"]]
+shown = [c for c in headings if (every or c in COMPACT) and (priced or c not in ("price_per_gpu_hour", "cost_per_hour"))]
+labels = headings
+top["one_fewer"] = [planner_message(why) for why in top["one_fewer"]]
 top["weight_format"] = [t("the catalogue's") if w == "catalog" else w for w in top["weight_format"]]
 numbers = {c: st.column_config.NumberColumn(labels[c], format="localized") for c in shown
            if c not in ("accelerator", "attention", "kv_format", "weight_format", "pareto", "verified", "one_fewer",
                         "plan link", "headroom", "hit_rate")}
-st.dataframe(top, hide_index=True, key="recommend_table", column_order=shown, placeholder="—",
-             column_config={**{c: labels[c] for c in shown}, **numbers,
-                            "plan link": st.column_config.LinkColumn(labels["plan link"], display_text=t("open plan")),
-                            "headroom": st.column_config.NumberColumn(labels["headroom"], format="percent"),
-                            "hit_rate": st.column_config.NumberColumn(labels["hit_rate"], format="localized"),
-                            "pareto": st.column_config.CheckboxColumn(labels["pareto"]),
-                            "verified": st.column_config.CheckboxColumn(labels["verified"])})
+show_table(top, hide_index=True, key="recommend_table", column_order=shown, placeholder="—",
+           column_config={**{c: labels[c] for c in shown}, **numbers,
+                          "plan link": st.column_config.LinkColumn(labels["plan link"], display_text=t("open plan")),
+                          "headroom": st.column_config.NumberColumn(labels["headroom"], format="percent"),
+                          "hit_rate": st.column_config.NumberColumn(labels["hit_rate"], format="localized"),
+                          "pareto": st.column_config.CheckboxColumn(labels["pareto"]),
+                          "verified": st.column_config.CheckboxColumn(labels["verified"])})

@@ -16,6 +16,8 @@ from planner.catalog import models
 from planner.engine_logs import MAX_LOG_BYTES, parse_engine_log
 from planner.errors import PlanInputError
 from planner.reconcile import pair_summary, reconcile
+from kvplan_app.uploads import file_uploader
+from kvplan_app.render import show_table
 from kvplan_app.i18n import num, planner_message, t
 from kvplan_app.state import escape_markdown
 
@@ -42,7 +44,7 @@ c1, c2 = st.columns(2)
 texts = []
 for col, key, label in ((c1, "a", t("Log 1")), (c2, "b", t("Log 2 (optional, e.g. the other engine)"))):
     with col:
-        up = st.file_uploader(t("{log}: upload", log=label), type=["txt", "log"], key=f"reconcile_file_{key}")
+        up = file_uploader(st, t("{log}: upload", log=label), key=f"reconcile_file_{key}")
         text = st.text_area(t("{log}: paste", log=label), key=f"reconcile_log_{key}", height=200,
                             max_chars=MAX_LOG_BYTES)
         if up is not None:
@@ -73,31 +75,30 @@ for i, text in enumerate(texts):
         rec = reconcile(log, None if model_id == FROM_LOG else models()[model_id], tp=int(tp) or None,
                         kv_format=None if kv_format == "from the log" else kv_format)
     except PlanInputError as exc:
-        st.error(t("Log {n}", n=i + 1) + ": " + escape_markdown(planner_message(str(exc)), keep="_"))
+        st.error(t("Log {n}", n=i + 1) + ": " + escape_markdown(planner_message(exc), keep="_"))
         continue
     results.append((i + 1, rec))
 
-if not results:
+if not any(text and text.strip() for text in texts):
     st.info(t("Paste a log above, or load the example."))
 if len(results) == 2:
     summary = pair_summary(results[0][1], results[1][1])
     if summary:
-        st.success(escape_markdown(summary, keep="_"))
+        st.success(escape_markdown(planner_message(summary), keep="_"))
 
 for n, rec in results:
     st.subheader(t("Log {n}", n=n) + ": " + ("vLLM" if rec.engine == "vllm" else "SGLang"))
-    head = [(s.name, f"{s.value} ({s.source})") for s in rec.settings]
+    head = [(s.name, f"{s.value} ({planner_message(s.source)})") for s in rec.settings]
     if rec.kv_bytes_per_token_per_gpu is not None:
         head.append((t("kvplan: bytes per token per GPU"), num(f"{rec.kv_bytes_per_token_per_gpu:,} B")))
-    st.dataframe(pd.DataFrame(head, columns=["setting", "value"]), hide_index=True, key=f"reconcile_settings_{n}",
-                 column_config={"setting": t("Setting"), "value": t("Value")})
-    st.dataframe(pd.DataFrame([(r.quantity, r.engine, r.kvplan, r.status, r.cause) for r in rec.rows],
-                              columns=["quantity (per GPU)", "engine printed", "kvplan", "status", "cause"]),
-                 hide_index=True, key=f"reconcile_rows_{n}", placeholder="—",
-                 column_config={"quantity (per GPU)": t("Quantity (per GPU)"), "engine printed": t("Engine printed"),
-                                "kvplan": "kvplan", "status": t("Status"), "cause": t("Cause")})
+    show_table(pd.DataFrame(head, columns=["setting", "value"]), hide_index=True, key=f"reconcile_settings_{n}",
+               column_config={"setting": t("Setting"), "value": t("Value")})
+    rows = pd.DataFrame([tuple(planner_message(c) if isinstance(c, str) else c
+                               for c in (r.quantity, r.engine, r.kvplan, r.status, r.cause)) for r in rec.rows],
+                        columns=[t("Quantity (per GPU)"), t("Engine printed"), "kvplan", t("Status"), t("Cause")])
+    show_table(rows.astype(object).where(rows.notna(), "—"), hide_index=True, static=True)  # causes wrap, none cut
     for cause in rec.causes:
-        st.markdown("- " + escape_markdown(cause, keep="_"))
+        st.markdown("- " + escape_markdown(planner_message(cause), keep="_"))
     for why in rec.refusals:
         st.warning(t("Not computed: ") + escape_markdown(planner_message(why), keep="_"))
     if rec.unread:

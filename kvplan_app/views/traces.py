@@ -22,6 +22,8 @@ from planner.traces.figures import capacity_curve_figure
 from planner.traces.fleet import ROUTING_POLICIES
 from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes, format_duration
+from kvplan_app.uploads import file_uploader
+from kvplan_app.render import show_chart
 from kvplan_app.i18n import language, num, planner_message, t
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, shown, update_inputs
 
@@ -56,14 +58,19 @@ if "traces_link_read" not in st.session_state:
         if sample in SAMPLES:
             st.session_state["traces_sample"] = sample
         else:
-            st.warning(escape_markdown(f"Link parameter '{LINK_KEYS['sample']}' = '{shown(sample)}' is invalid (expected one of {', '.join(SAMPLES)}); default used."))
+            st.warning(escape_markdown(t("Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default "
+                                         "used.", key=LINK_KEYS["sample"], value=shown(sample),
+                                         allowed=t("one of {choices}", choices=", ".join(SAMPLES)))))
     ttl = str(params.get(LINK_KEYS["ttl"], ""))[:200]
     if ttl:
         match = [t for t in TTL_OPTIONS if str(t if t is not None else "none") == ttl]
         if match:
             st.session_state["traces_ttl"] = match[0]
         else:
-            st.warning(escape_markdown(f"Link parameter '{LINK_KEYS['ttl']}' = '{shown(ttl)}' is invalid (expected one of {', '.join(str(t if t is not None else 'none') for t in TTL_OPTIONS)}); default used."))
+            choices = ", ".join(str(v if v is not None else "none") for v in TTL_OPTIONS)
+            st.warning(escape_markdown(t("Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default "
+                                         "used.", key=LINK_KEYS["ttl"], value=shown(ttl),
+                                         allowed=t("one of {choices}", choices=choices))))
 
 for key, value in {"traces_sample": "conversation", "traces_ttl": None, "traces_format": "detect",
                    "traces_block_tokens": 16, "traces_model_id": inputs.model_id,
@@ -101,7 +108,7 @@ if (model_id, gpu_id) != (inputs.model_id, inputs.gpu_id):
         inputs = update_inputs(**changes)
         st.session_state["traces_plan_seen"] = (inputs.model_id, inputs.gpu_id)
     except PlanInputError as exc:
-        st.error(escape_markdown(f"{exc}. Keeping the plan's model and GPU."))
+        st.error(escape_markdown(planner_message(exc) + ". " + t("Keeping the plan's model and GPU.")))
 if choice in SAMPLES:
     st.query_params[LINK_KEYS["sample"]] = choice
 st.query_params[LINK_KEYS["ttl"]] = "none" if ttl_s is None else f"{ttl_s:g}"
@@ -109,14 +116,15 @@ st.query_params[LINK_KEYS["ttl"]] = "none" if ttl_s is None else f"{ttl_s:g}"
 
 def show_saved_curve():
     """A curve file from ``kvplan trace --sweep --save``: the curve at the plan's usable KV."""
-    upload = st.file_uploader(f"Curve file (JSON from kvplan trace --sweep --save, at most "
-                              f"{MAX_CURVE_FILE_BYTES / MB:g} MB)", type=["json"], key="traces_curve_upload",
-                              max_upload_size=MAX_CURVE_FILE_BYTES // MB)
+    upload = file_uploader(st, num(t("Curve file (JSON from kvplan trace --sweep --save, at most {mb} MB)",
+                                     mb=f"{MAX_CURVE_FILE_BYTES / MB:g}")), key="traces_curve_upload")
     if upload is None:
-        st.info("Compute a curve once on a big machine (kvplan trace FILE --sweep --save curve.json) and load it here.")
+        st.info(t("Compute a curve once on a big machine (kvplan trace FILE --sweep --save curve.json) and load it "
+                  "here."))
         st.stop()
     if upload.size > MAX_CURVE_FILE_BYTES:
-        st.error(f"curve file: {upload.size:,} B is larger than the {MAX_CURVE_FILE_BYTES:,} B limit.")
+        st.error(num(t("curve file: {size} B is larger than the {limit} B limit.", size=f"{upload.size:,}",
+                       limit=f"{MAX_CURVE_FILE_BYTES:,}")))
         st.stop()
     try:
         saved = load_curve(upload.getvalue())
@@ -124,10 +132,10 @@ def show_saved_curve():
         show_error(exc)
         st.stop()
     summary = ", ".join(f"{k}: {v:,}" if isinstance(v, int) else f"{k}: {v}" for k, v in saved.trace.items())
-    st.caption(escape_markdown(f"Saved curve of {summary}. TTL: {ttl_label(saved.ttl_s)}."))
+    st.caption(escape_markdown(t("Saved curve of {summary}. TTL: {ttl}.", summary=summary, ttl=ttl_label(saved.ttl_s))))
     if saved.sample_rate is not None:
-        st.warning(f"Sampled curve: {saved.sample_rate:.4g} of distinct blocks (SHARDS); expected error about "
-                   f"±{saved.expected_error:.4f} in hit rate.")
+        st.warning(num(t("Sampled curve: {rate} of distinct blocks (SHARDS); expected error about ±{error} in hit "
+                         "rate.", rate=f"{saved.sample_rate:.4g}", error=f"{saved.expected_error:.4f}")))
     result = plan(inputs)
     try:
         per_token = kv_bytes_per_token_for(inputs.model_id, saved.context_tokens, inputs.kv_format)
@@ -137,21 +145,21 @@ def show_saved_curve():
     blocks = blocks_for_bytes(max(result.usable_kv_bytes, 0), per_token, saved.block_tokens)
     at_blocks, block_rate, token_rate = saved.at(blocks)
     s1, s2, s3 = st.columns(3)
-    s1.metric("Token hit rate", f"{token_rate:.1%}")
-    s2.metric("Block hit rate", f"{block_rate:.1%}")
-    s3.metric("Cache (usable KV per GPU)", format_bytes(blocks * per_token * saved.block_tokens))
-    st.caption(f"At the largest saved capacity not above the usable KV: {at_blocks:,} of {blocks:,} blocks "
-               f"({result.model_name} at {per_token:,.6g} B per token; a lower bound, as the hit rate never "
-               "falls with capacity).")
+    s1.metric(t("Token hit rate"), num(f"{token_rate:.1%}"))
+    s2.metric(t("Block hit rate"), num(f"{block_rate:.1%}"))
+    s3.metric(t("Cache (usable KV per GPU)"), num(format_bytes(blocks * per_token * saved.block_tokens)))
+    st.caption(t("At the largest saved capacity not above the usable KV: {at} of {blocks} blocks ({model} at {bytes} "
+                 "B per token; a lower bound, as the hit rate never falls with capacity).", at=num(f"{at_blocks:,}"),
+                 blocks=num(f"{blocks:,}"), model=result.model_name, bytes=num(f"{per_token:,.6g}")))
     use = round(token_rate, 2)
     if st.button(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=num(f"{use:.2f}")),
                  key="traces_saved_use"):
         update_inputs(hit_rate=use)
         st.success(t("The Plan page's prefix hit rate is now {hit}.", hit=num(f"{use:.2f}")))
     frame = saved.frame(per_token)
-    st.plotly_chart(capacity_curve_figure(frame, usable_kv_bytes=blocks * per_token * saved.block_tokens,
-                                          usable_label=t("usable KV on {gpu}", gpu=result.gpu_name), tr=t),
-                    key="traces_saved_curve")
+    show_chart(capacity_curve_figure(frame, usable_kv_bytes=blocks * per_token * saved.block_tokens,
+                                     usable_label=t("usable KV on {gpu}", gpu=result.gpu_name), tr=t),
+               key="traces_saved_curve")
     st.stop()
 
 
@@ -159,21 +167,20 @@ if choice == SAVED:
     show_saved_curve()
 if choice == UPLOAD:
     u1, u2, u3 = st.columns([2, 1, 1])
-    upload = u1.file_uploader(f"Trace file (JSONL, CSV or Parquet; plain, .gz or .zst; at most "
-                              f"{MAX_TRACE_BYTES / MB:g} MB)", type=["jsonl", "json", "csv", "parquet", "gz", "zst"],
-                              key="traces_upload")
+    upload = file_uploader(u1, num(t("Trace file (JSONL, CSV or Parquet; plain, .gz or .zst; at most {mb} MB)",
+                                     mb=f"{MAX_TRACE_BYTES / MB:g}")), key="traces_upload")
     fmt = u2.selectbox(t("Format"), ["detect", *FORMATS], key="traces_format")
     block_tokens = u3.number_input(t("Tokens per hash_ids block (generic JSONL)"), min_value=1, max_value=1 << 20,
                                    step=1, key="traces_block_tokens")
-    st.caption("Generic JSONL: one object per line with timestamp_s (or timestamp_ms), input_length, "
-               "output_length and optional hash_ids (chained block hashes). Mooncake blocks are "
-               f"{MOONCAKE_BLOCK_TOKENS} tokens.")
+    st.caption(t("Generic JSONL: one object per line with timestamp_s (or timestamp_ms), input_length, "
+                 "output_length and optional hash_ids (chained block hashes). Mooncake blocks are {tokens} tokens.",
+                 tokens=MOONCAKE_BLOCK_TOKENS))
     if upload is None:
         st.info(t("Upload a trace, or pick a bundled one."))
         st.stop()
     if upload.size > MAX_TRACE_BYTES:
-        st.error(f"trace: {upload.size:,} B is larger than the {MAX_TRACE_BYTES:,} B "
-                 f"({MAX_TRACE_BYTES / MB:g} MB) limit.")
+        st.error(num(t("trace: {size} B is larger than the {limit} B ({mb} MB) limit.", size=f"{upload.size:,}",
+                       limit=f"{MAX_TRACE_BYTES:,}", mb=f"{MAX_TRACE_BYTES / MB:g}")))
         st.stop()
     upload_bytes = upload.getvalue()  # Streamlit's own copy (not copied); goes to the job as a file, if one runs
     digest = st.session_state.get("traces_upload_sha256")
@@ -215,11 +222,11 @@ except PlanInputError as exc:  # names the file and quotes its content: shown as
     st.stop()
 except JobsBusyError as exc:
     bar.empty()
-    st.warning(escape_markdown(str(exc)))
+    st.warning(escape_markdown(planner_message(exc.args[0] if exc.args else exc)))
     st.stop()
 except JobError as exc:
     bar.empty()
-    st.error(escape_markdown(str(exc)))
+    st.error(escape_markdown(planner_message(exc.args[0] if exc.args else exc)))
     st.stop()
 bar.empty()
 
@@ -236,18 +243,18 @@ m4.metric(t("Prompt tokens, median"), num(f"{summary.input_tokens.p50:,.0f}"))
 m5.metric(t("Prompt tokens, mean"), num(f"{summary.input_tokens.mean:,.0f}"))
 m6.metric(t("Malformed rows"), num(f"{analysis.num_malformed:,}"))
 if analysis.num_malformed:
-    st.warning(escape_markdown(analysis.malformed_summary))  # quotes the file's own values: text, never markup
+    st.warning(escape_markdown(planner_message(analysis.malformed_summary)))  # quotes the file: text, never markup
 for note in analysis.notes:
-    st.caption(escape_markdown(note))  # may quote the file (its name, its values): text, never a link
+    st.caption(escape_markdown(planner_message(note)))  # may quote the file (its name, its values): text, never a link
 if analysis.source:
     st.caption(escape_markdown(t("Source: {source}", source=analysis.source)))
 
 
 def show_traffic():
     left, right = st.columns(2)
-    left.plotly_chart(analysis.figures["lengths"], key="traces_lengths")
-    right.plotly_chart(analysis.figures["arrivals"], key="traces_arrivals")
-    st.plotly_chart(analysis.figures["concurrency"], key="traces_concurrency")
+    show_chart(analysis.figures["lengths"], left, key="traces_lengths")
+    show_chart(analysis.figures["arrivals"], right, key="traces_arrivals")
+    show_chart(analysis.figures["concurrency"], key="traces_concurrency")
     st.caption(t("Each request is active for its output tokens at {speed} tokens/s (the plan's decode speed per "
                  "session), queueing ignored: peak {peak}, mean {mean} requests in flight; the plan fits {sessions} "
                  "sessions per GPU ({attention} attention).", speed=num(f"{inputs.session_decode_tokens_per_s:g}"),
@@ -291,14 +298,14 @@ if st.button(num(t("Use this hit rate on the Plan page ({hit}, token-weighted)",
     update_inputs(hit_rate=use_rate)
     st.success(num(t("The Plan page's prefix hit rate is now {hit} (rounded to its 0.01 step).", hit=f"{use_rate:.2f}")))
 
-st.plotly_chart(analysis.figures["curve"], key="traces_curve")
+show_chart(analysis.figures["curve"], key="traces_curve")
 st.download_button(t("Download the curve (CSV)"), to_csv_bytes(analysis.curve), mime=CSV_MIME, key="traces_curve_csv",
                    file_name="kvplan-hit-rate-vs-capacity.csv",
                    help=t("Columns as planner.traces.CURVE_COLUMNS (docs/traces.md)."))
 
 left, right = st.columns(2)
-left.plotly_chart(analysis.figures["ttl_curve"], key="traces_ttl_curve")
-right.plotly_chart(analysis.figures["cache_bytes"], key="traces_cache_bytes")
+show_chart(analysis.figures["ttl_curve"], left, key="traces_ttl_curve")
+show_chart(analysis.figures["cache_bytes"], right, key="traces_cache_bytes")
 
 # ---------------------------------------------------------------------------
 # Fleet of replicas (planner.traces.fleet: stack distances, or simulation for prefix routing)
@@ -306,7 +313,7 @@ right.plotly_chart(analysis.figures["cache_bytes"], key="traces_cache_bytes")
 st.subheader(t("Fleet: N replicas, each with this cache"))
 if analysis.fleet is not None:
     table = analysis.fleet
-    st.plotly_chart(analysis.figures["fleet"], key="traces_fleet_chart")
+    show_chart(analysis.figures["fleet"], key="traces_fleet_chart")
     st.caption(t("Routing: random and round-robin ignore the cache; session keeps a conversation on one replica "
                  "(by the first block past the prefix every request shares, when the trace has no session id); "
                  "prefix sends a request to the replica holding its longest cached prefix (simulated). Load "

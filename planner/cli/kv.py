@@ -31,6 +31,7 @@ from planner.formats import FORMATS, get_format
 from planner.errors import PlanInputError
 from planner.io import read_capped
 from planner.kv_notes import past_maximum_note, window_cap
+from planner.messages import msg
 from planner.models import NATIVE, ModelSpec, coefficient_model
 from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, format_bytes, gib_to_bytes, to_gb, to_gib
 
@@ -165,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
                     "kv_bytes_per_token_in_window": cap_w.kv_bytes_per_token_in_window,
                     "kv_bytes_per_token_past_window": cap_w.kv_bytes_per_token_past_window,
                     "window_note": cap_w.sentence})
-    notes = [n for n in (past_maximum_note(model, est.context_tokens, "Context"),) if n]
+    notes = [n for n in (past_maximum_note(model, est.context_tokens, msg("Context")),) if n]
     if cap is not None and args.max_model_len is None and cap.max_model_len != est.context_tokens:
         notes.append(f"vLLM's capacity figures are for {cap.max_model_len:,}-token requests (the model's maximum "
                      f"context; set --max-model-len), not {est.context_tokens:,}.")

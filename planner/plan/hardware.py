@@ -18,6 +18,7 @@ from planner.plan.inputs import PlanInputs
 from planner.plan.rebase import usable_binding_mismatch
 from planner.tiers import AUTO, Link, node_for, resolve_links
 from planner.units import format_bytes, gib_to_bytes
+from planner.messages import Figure, msg
 
 _KEEP = object()
 
@@ -58,7 +59,7 @@ def resolve_hbm(gpu_id: str, hbm_gib: float | None, user: UserAccelerator | None
     if user is not None:
         return user.hbm_bytes, "user-defined accelerator (as the device reports it)"
     if gpu_id == "custom":
-        raise PlanInputError("hbm_gib", None, "a size in GiB when gpu is 'custom'")
+        raise PlanInputError("hbm_gib", None, msg("a size in GiB when gpu is 'custom'"))
     gpu = get_gpu(gpu_id)
     return gpu.hbm_bytes, ("reported by the device" if gpu.memory_reported else "vendor figure")
 
@@ -80,10 +81,11 @@ def hbm_override_note(inputs: PlanInputs, hbm_bytes: int) -> str:
     ratio = hbm_bytes / gpu.hbm_bytes
     if ratio < HBM_NOTE_RATIO:
         return ""
-    how = "reported memory" if gpu.memory_reported else "vendor memory figure"
+    how = msg("reported memory") if gpu.memory_reported else msg("vendor memory figure")
     times = f"{ratio:,.1f}" if ratio < 10 else f"{ratio:,.0f}"
-    return (f"HBM per GPU set to {format_bytes(hbm_bytes)}: {times} x the {gpu.name}'s {how} "
-            f"({format_bytes(gpu.hbm_bytes)}); kept as given (a future part?), and every figure assumes it.")
+    return msg("HBM per GPU set to {hbm}: {times} x the {gpu}'s {how} ({catalog}); kept as given (a future part?), "
+               "and every figure assumes it.", hbm=Figure(format_bytes(hbm_bytes)), times=Figure(times), gpu=gpu.name,
+               how=how, catalog=Figure(format_bytes(gpu.hbm_bytes)))
 
 
 def host_tiers(inputs: PlanInputs) -> tuple[int, int, str]:
@@ -126,7 +128,7 @@ def resolve_hardware(inputs: PlanInputs, gpu_id: str | None = None, hbm_gib=_KEE
         measured = gib_to_bytes(inputs.measured_usable_kv_gib)
         if measured > hbm:
             raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
-                                 f"at most the GPU's HBM ({hbm / 2**30:,.4g} GiB)")
+                                 msg("at most the GPU's HBM ({value:,.4g} GiB)", value=hbm / 2**30))
     host_link, ssd_link = resolve_links(inputs.gpu_id, inputs.host_link, inputs.ssd_link)
     if user is not None and inputs.host_link == AUTO:
         host_link = user_host_link(user) or host_link  # its own host link, when it gives one

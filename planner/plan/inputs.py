@@ -19,11 +19,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from planner.errors import PlanInputError, number_text
+from planner.errors import PlanInputError, number_text, validation_rule
 from planner.formats import FORMATS
 from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.tiers import AUTO, HOST_LINKS, SSD_LINKS
 from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, parse_tokens, plural
+from planner.messages import Figure, msg
 
 MAX_HBM_GIB = 100_000.0
 """Largest HBM accepted per GPU, GiB (far above any device)."""
@@ -74,7 +75,7 @@ def _one_of(value: str, choices, *also: str) -> str:
     """``value`` if it is one of ``also`` or ``choices``; else ValueError listing them (pydantic names the field)."""
     if value in also or value in choices:
         return value
-    raise ValueError("one of " + ", ".join([*also, *choices]))
+    raise ValueError(msg('one of {choices}', choices=", ".join([*also, *choices])))
 
 
 def weights_setting(model_id: str, weight_format: str | None, weights_gib: float | None, gpus_per_replica: int) -> str:
@@ -202,7 +203,7 @@ class PlanInputs(BaseModel):
         if v is None:
             return v
         if info.data.get("gpu_id") != "custom":
-            raise ValueError("gpu_id 'custom' alongside it (a user-defined accelerator describes the custom GPU)")
+            raise ValueError(msg("gpu_id 'custom' alongside it (a user-defined accelerator describes the custom GPU)"))
         from planner.accelerators import accelerator_from_link
 
         return accelerator_from_link(v).to_link()  # canonical form; a PlanInputError names the bad part
@@ -232,7 +233,7 @@ class PlanInputs(BaseModel):
     def _divides_gpus(cls, v: int, info) -> int:
         gpus = info.data.get("gpus_per_replica")
         if gpus is not None and gpus % v:
-            raise ValueError(f"a divisor of gpus_per_replica ({gpus}): the replica's GPUs are TP x PP")
+            raise ValueError(msg("a divisor of gpus_per_replica ({gpus}): the replica's GPUs are TP x PP", gpus=gpus))
         return v
 
     @model_validator(mode="after")
@@ -284,10 +285,11 @@ def field_range(model: type[BaseModel], name: str) -> str | None:
                     hi, hi_open = v, is_open
     if lo is None and hi is None:
         return None
-    kind = "a whole number" if info.annotation in (int, int | None) else "a finite number"
     left = f"{'(' if lo_open else '['}{number_text(lo)}" if lo is not None else "(-inf"
     right = f"{number_text(hi)}{')' if hi_open else ']'}" if hi is not None else "inf)"
-    return f"{kind} in {left}, {right}"
+    kind = ("a whole number in {left}, {right}" if info.annotation in (int, int | None)
+            else "a finite number in {left}, {right}")
+    return msg(kind, left=Figure(left), right=Figure(right))
 
 
 def plan_error(exc: ValidationError, model: type[BaseModel] | None = None) -> PlanInputError:
@@ -295,14 +297,12 @@ def plan_error(exc: ValidationError, model: type[BaseModel] | None = None) -> Pl
     err = exc.errors()[0]
     field = ".".join(str(p) for p in err.get("loc", ())) or "input"
     ctx = err.get("ctx") or {}
-    allowed = err.get("msg", "a valid value")
-    if ctx.get("error") is not None:
-        allowed = str(ctx["error"])
-    elif model is not None and (rng := field_range(model, field)):
+    allowed = validation_rule(err)
+    if ctx.get("error") is None and model is not None and (rng := field_range(model, field)):
         allowed = rng
     if err.get("type") == "extra_forbidden":
-        allowed = "no such field (known: " + ", ".join((model or PlanInputs).model_fields) + ")"
-    return PlanInputError(field, err.get("input"), allowed.removeprefix("Value error, ").removeprefix("Input should be "))
+        allowed = msg("no such field (known: {choices})", choices=", ".join((model or PlanInputs).model_fields))
+    return PlanInputError(field, err.get("input"), allowed)
 
 
 def make_inputs(**fields) -> PlanInputs:

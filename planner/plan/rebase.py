@@ -23,6 +23,7 @@ from planner.plan.inputs import (
     plan_error,
     usable_binding_of,
 )
+from planner.messages import msg
 
 
 def kv_binding_mismatch(inputs: PlanInputs) -> str | None:
@@ -31,13 +32,14 @@ def kv_binding_mismatch(inputs: PlanInputs) -> str | None:
         return None
     wrong = []
     if inputs.measured_kv_model_id != inputs.model_id:
-        wrong.append(f"model {inputs.measured_kv_model_id}, not {inputs.model_id}")
+        wrong.append(msg("model {measured}, not {now}", measured=inputs.measured_kv_model_id, now=inputs.model_id))
     if inputs.measured_kv_format != inputs.kv_format:
-        wrong.append(f"KV format {inputs.measured_kv_format}, not {inputs.kv_format}")
+        wrong.append(msg("KV format {measured}, not {now}", measured=inputs.measured_kv_format, now=inputs.kv_format))
     if not wrong:
         return None
-    return (f"Measured KV bytes per token ({inputs.measured_kv_bytes_per_token:,.6g} B) not applied: it was measured "
-            f"on {' and '.join(wrong)}; the planner's arithmetic is used.")
+    on = wrong[0] if len(wrong) == 1 else msg("{first} and {second}", first=wrong[0], second=wrong[1])
+    return msg("Measured KV bytes per token ({bytes:,.6g} B) not applied: it was measured on {on}; the planner's "
+               "arithmetic is used.", bytes=inputs.measured_kv_bytes_per_token, on=on)
 
 
 def usable_binding_mismatch(inputs: PlanInputs) -> str | None:
@@ -45,14 +47,18 @@ def usable_binding_mismatch(inputs: PlanInputs) -> str | None:
     if inputs.measured_usable_kv_gib is None:
         return None
     now = usable_binding_of(lambda f: getattr(inputs, f))
-    names = {"measured_usable_kv_gpu_id": "GPU", "measured_usable_kv_hbm_gib": "HBM setting (GiB; none = device)",
-             "measured_usable_kv_utilization": "memory utilization", "measured_usable_kv_weights": "weights"}
-    wrong = [f"{names[f]} {getattr(inputs, f)!s}, not {now[f]!s}" for f in MEASURED_USABLE_BINDING
-             if getattr(inputs, f) != now[f]]
+    names = {"measured_usable_kv_gpu_id": msg("GPU"), "measured_usable_kv_hbm_gib": msg("HBM setting (GiB; none = "
+                                                                                        "device)"),
+             "measured_usable_kv_utilization": msg("memory utilization"), "measured_usable_kv_weights": msg("weights")}
+    wrong = [msg("{name} {measured!s}, not {now!s}", name=names[f], measured=getattr(inputs, f), now=now[f])
+             for f in MEASURED_USABLE_BINDING if getattr(inputs, f) != now[f]]
     if not wrong:
         return None
-    return (f"Measured usable KV ({inputs.measured_usable_kv_gib:,.6g} GiB per GPU) not applied: it was measured "
-            f"with {'; '.join(wrong)}; the usable KV is computed.")
+    what = wrong[0]
+    for more in wrong[1:]:
+        what = msg("{first}; {rest}", first=what, rest=more)
+    return msg("Measured usable KV ({gib:,.6g} GiB per GPU) not applied: it was measured with {what}; the usable "
+               "KV is computed.", gib=inputs.measured_usable_kv_gib, what=what)
 
 
 def rebase(inputs: PlanInputs, **changes: Any) -> tuple[PlanInputs, list[str]]:
@@ -86,12 +92,13 @@ def rebase(inputs: PlanInputs, **changes: Any) -> tuple[PlanInputs, list[str]]:
     model_changed = changes.get("model_id", inputs.model_id) != inputs.model_id
     if model_changed and inputs.weights_gib is not None and "weights_gib" not in changes:
         # weights given in GiB describe one model's checkpoint: another model takes its catalog weights
-        notices.append(f"Weights of {inputs.weights_gib:,.6g} GiB (set for {inputs.model_id}) not applied to "
-                       f"{changes['model_id']}: its catalog weights are used.")
+        notices.append(msg("Weights of {gib:,.6g} GiB (set for {old}) not applied to {new}: its catalog weights are "
+                           "used.", gib=inputs.weights_gib, old=inputs.model_id, new=changes["model_id"]))
         data["weights_gib"] = None
     if model_changed and inputs.state_bytes_per_sequence is not None and "state_bytes_per_sequence" not in changes:
-        notices.append(f"State of {inputs.state_bytes_per_sequence:,} B per sequence (set for {inputs.model_id}) not "
-                       f"applied to {changes['model_id']}: its layout's state is used.")
+        notices.append(msg("State of {bytes:,} B per sequence (set for {old}) not applied to {new}: its layout's state "
+                           "is used.", bytes=inputs.state_bytes_per_sequence, old=inputs.model_id,
+                           new=changes["model_id"]))
         data["state_bytes_per_sequence"] = None
     data.update(changes)
     try:

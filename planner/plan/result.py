@@ -17,7 +17,9 @@ from planner.plan.hardware import hardware_arrays, hbm_override_note, resolve_ha
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
 from planner.placement import TierPlacement, place_sessions
-from planner.units import format_figure, plural, to_gib
+from planner.units import format_figure, to_gib
+from planner.message_field import Text
+from planner.messages import Figure, msg
 
 
 class PlanResult(BaseModel):
@@ -41,7 +43,7 @@ class PlanResult(BaseModel):
     attention_parallelism: AttentionParallelism = Field(description="the parallelism every figure assumes")
     tensor_parallel_size: int = Field(description="TP degree the KV is split at (1 under dp)")
     kv_domain_gpus: int = Field(description="GPUs holding one session's KV together")
-    parallelism_note: str = Field("", description="the assumption in words, for display next to the figures")
+    parallelism_note: Text = Field("", description="the assumption in words, for display next to the figures")
     hbm_bytes: int
     hbm_source: str
     kv_source: Literal["reported", "architecture", "measured"] = Field(
@@ -66,7 +68,7 @@ class PlanResult(BaseModel):
     time_per_request_s: float | None
     request_rate_per_s: float | None
     request_rate_limit: Literal["decode throughput", "sessions", "none"]
-    message: str
+    message: Text
     # -- shared prefixes ------------------------------------------------------
     prefix_copies: int = Field(0, description="shared prefixes stored in HBM: min(shared_prefixes, sessions)")
     shared_prefixes_bytes: int = Field(0, description="prefix_copies x shared_prefix_bytes")
@@ -102,7 +104,7 @@ class PlanResult(BaseModel):
     fastest_recovery: Literal["host RAM reload", "SSD reload", "recompute"] = "host RAM reload"
     tiers: TierPlacement | None = None
     overflow_action: Literal["none", "offload", "evict", "reject"] = "none"
-    overflow_message: str = ""
+    overflow_message: Text = ""
 
 
 def effective_model(inputs: PlanInputs, model: ModelSpec | None = None) -> tuple[ModelSpec, str, str]:
@@ -130,12 +132,13 @@ def effective_model(inputs: PlanInputs, model: ModelSpec | None = None) -> tuple
         return model, fmt, ("reported" if model.uses_coefficient(fmt) else "architecture")
     if (why := kv_binding_mismatch(inputs)) is not None:
         raise PlanInputError("measured_kv_bytes_per_token", inputs.measured_kv_bytes_per_token,
-                             f"a figure measured on this plan's model and format ({why})")
+                             msg("a figure measured on this plan's model and format ({why})", why=why))
     tp = kv_split(inputs).tp
     if tp > 1 and model.growing_bytes(1_000_000, fmt, tp) != model.growing_bytes(1_000_000, fmt):
         raise PlanInputError("measured_kv_bytes_per_token", inputs.measured_kv_bytes_per_token,
-                             f"a figure for TP 1: under tensor-parallel attention {model.id}'s KV heads split over "
-                             f"TP {tp}, which the measurement did not see; use attention_parallelism=dp or drop it")
+                             msg("a figure for TP 1: under tensor-parallel attention {id}'s KV heads split over TP "
+                                 "{tp}, which the measurement did not see; use attention_parallelism=dp or drop it",
+                                 id=model.id, tp=tp))
     # The measurement prices growing KV in the chosen format; window and state groups keep the layout.
     measured = replace(model, groups=model.layout(fmt), reported_kv_bytes_per_token=inputs.measured_kv_bytes_per_token,
                        native_format_label=f"{fmt}, measured: {inputs.measured_kv_bytes_per_token:,.6g} B/token")
@@ -151,17 +154,20 @@ def _tp_kv_words(model: ModelSpec | None, fmt: str | None, tp: int) -> str:
     if heads:
         per_gpu = -(-heads // tp)
         if heads >= tp:
-            parts.append(f"split the {plural(heads, 'KV head')} ({per_gpu} per GPU)")
+            parts.append(msg("split the {heads:,} KV heads ({per_gpu} per GPU)" if heads != 1 else
+                             "split the {heads:,} KV head ({per_gpu} per GPU)", heads=heads, per_gpu=per_gpu))
         else:
-            parts.append(f"repeat the {plural(heads, 'KV head')} (TP {tp} passes them: each GPU keeps one head, "
-                         f"each head is on {tp // heads} or more ranks)")
+            parts.append(msg("repeat the {heads:,} KV heads (TP {tp} passes them: each GPU keeps one head, each head "
+                             "is on {ranks} or more ranks)" if heads != 1 else
+                             "repeat the {heads:,} KV head (TP {tp} passes it: each GPU keeps one head, each head "
+                             "is on {ranks} or more ranks)", heads=heads, tp=tp, ranks=tp // heads))
     replicated = [g.name for g in groups if g.replicated_on_tp]
     if replicated:
         names = ", ".join(dict.fromkeys(replicated))
-        parts.append(f"replicate the one-head entries ({names}) on every rank")
+        parts.append(msg("replicate the one-head entries ({names}) on every rank", names=names))
     if not parts:
-        return "split the KV"
-    return " and ".join(parts)
+        return msg("split the KV")
+    return parts[0] if len(parts) == 1 else msg("{first} and {second}", first=parts[0], second=parts[1])
 
 
 def parallelism_note(inputs: PlanInputs, model: ModelSpec | None = None, fmt: str | None = None) -> str:
@@ -169,18 +175,18 @@ def parallelism_note(inputs: PlanInputs, model: ModelSpec | None = None, fmt: st
     TP does to its KV (heads split, one-head entries replicated)."""
     split = kv_split(inputs)
     g = inputs.gpus_per_replica
-    pp = f", pipeline parallel {split.pp} (layers split)" if split.pp > 1 else ""
-    gpus = plural(g, "GPU")
+    pp = msg(", pipeline parallel {pp} (layers split)", pp=split.pp) if split.pp > 1 else ""
+    gpus = msg("{gpus:,} GPU" if g == 1 else "{gpus:,} GPUs", gpus=g)
     if inputs.attention_parallelism == "tp":
         if split.tp == 1:
-            ranks = "one GPU holds the whole KV of each layer"
+            ranks = msg("one GPU holds the whole KV of each layer")
         else:
-            ranks = f"the replica's {split.tp} TP ranks {_tp_kv_words(model, fmt, split.tp)}"
-        spans = "each session is on its one GPU" if g == 1 else f"each session spans all {gpus}"
-        return (f"Tensor-parallel attention (vLLM and SGLang default): {ranks}{pp}; {spans}, so sessions are "
-                "counted per replica and per GPU is that count / GPUs.")
-    return (f"Data-parallel attention (SGLang --enable-dp-attention, DeepSeek's deployments): each GPU holds whole "
-            f"sessions at TP 1{pp}; sessions per replica = sessions per GPU x {gpus}.")
+            ranks = msg("the replica's {tp} TP ranks {what}", tp=split.tp, what=_tp_kv_words(model, fmt, split.tp))
+        spans = msg("each session is on its one GPU") if g == 1 else msg("each session spans all {gpus}", gpus=gpus)
+        return msg("Tensor-parallel attention (vLLM and SGLang default): {ranks}{pp}; {spans}, so sessions are "
+                   "counted per replica and per GPU is that count / GPUs.", ranks=ranks, pp=pp, spans=spans)
+    return msg("Data-parallel attention (SGLang --enable-dp-attention, DeepSeek's deployments): each GPU holds whole "
+               "sessions at TP 1{pp}; sessions per replica = sessions per GPU x {gpus}.", pp=pp, gpus=gpus)
 
 
 def _f(x) -> float:
@@ -219,7 +225,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     """
     if (why := usable_binding_mismatch(inputs)) is not None:
         raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
-                             f"a figure measured with this plan's GPU and weights ({why})")
+                             msg("a figure measured with this plan's GPU and weights ({why})", why=why))
     model, fmt, kv_source = effective_model(inputs, model)
     hw = resolve_hardware(inputs)
     a = evaluate(inputs, model, fmt, hardware_arrays([hw], inputs.decode_tokens_per_s, inputs.prefill_tokens_per_s),
@@ -234,25 +240,29 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     slope = _kv_bytes_per_token(model, n, fmt, split.tp, split.pp)
     per_gpu = sessions if split.domain_gpus == 1 else _f(a.sessions_per_gpu)
 
-    where = ("one GPU" if split.domain_gpus == 1 else "the replica" if inputs.attention_parallelism == "tp"
-             else f"one pipeline of {split.domain_gpus} GPUs")
+    where = (msg("one GPU") if split.domain_gpus == 1 else msg("the replica") if inputs.attention_parallelism == "tp"
+             else msg("one pipeline of {gpus} GPUs", gpus=split.domain_gpus))
     if usable <= 0:
         util_bytes = hw.hbm_bytes * inputs.gpu_memory_utilization
-        message = (f"Nothing fits: weights ({format_figure(to_gib(weights))} GiB per GPU) and reserve "
-                   f"({inputs.reserve_gib:g} GiB) exceed HBM x utilization ({format_figure(to_gib(util_bytes))} GiB). "
-                   "Add GPUs per replica, more HBM or a smaller weight format.")
+        message = msg("Nothing fits: weights ({weights} GiB per GPU) and reserve ({reserve:g} GiB) exceed HBM x "
+                      "utilization ({usable} GiB). Add GPUs per replica, more HBM or a smaller weight format.",
+                      weights=Figure(format_figure(to_gib(weights))), reserve=inputs.reserve_gib,
+                      usable=Figure(format_figure(to_gib(util_bytes))))
     elif sessions == 0:
-        message = (f"Not one session fits {where}: the shared prefix plus one session need "
-                   f"{format_figure(to_gib(shared + per))} GiB per GPU, usable KV is {format_figure(to_gib(usable))} GiB per GPU.")
+        message = msg("Not one session fits {where}: the shared prefix plus one session need {need} GiB per GPU, "
+                      "usable KV is {usable} GiB per GPU.", where=where,
+                      need=Figure(format_figure(to_gib(shared + per))), usable=Figure(format_figure(to_gib(usable))))
         if inputs.attention_parallelism == "dp" and inputs.gpus_per_replica > split.pp and kv_source != "measured":
             alt = plan(inputs.model_copy(update={"attention_parallelism": "tp"}), model)
             if alt.sessions_per_replica > 0:
-                message += (f" Under tensor-parallel attention (attention_parallelism=tp) the replica's "
-                            f"{plural(inputs.gpus_per_replica, 'GPU')} would split each session's KV heads and "
-                            f"{alt.sessions_per_replica:,} sessions would fit per replica.")
+                message = msg("{message} Under tensor-parallel attention (attention_parallelism=tp) the replica's "
+                              "{gpus} would split each session's KV heads and {sessions:,} sessions would fit per "
+                              "replica.", message=message, sessions=alt.sessions_per_replica,
+                              gpus=msg("{gpus:,} GPU" if inputs.gpus_per_replica == 1 else "{gpus:,} GPUs",
+                                       gpus=inputs.gpus_per_replica))
     elif sessions >= MAX_SESSIONS_PER_GPU:
-        message = ("Memory does not bound sessions: every token of a session is in the shared prefix "
-                   f"(reported as {MAX_SESSIONS_PER_GPU:,}).")
+        message = msg("Memory does not bound sessions: every token of a session is in the shared prefix (reported "
+                      "as {sessions:,}).", sessions=MAX_SESSIONS_PER_GPU)
     else:
         message = ""
 
@@ -270,7 +280,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     if t == 0:
         time_per_request = gpu_seconds = rate = None
         limit = "none"
-        message = message or "No output tokens: request rate is undefined (no decode)."
+        message = message or msg("No output tokens: request rate is undefined (no decode).")
     else:
         time_per_request, gpu_seconds = _f(a.time_per_request_s), _f(a.gpu_seconds_per_request)
         rate = _f(a.request_rate_per_s)
@@ -278,7 +288,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
 
     for note in (hbm_override_note(inputs, hw.hbm_bytes), past_maximum_note(model, n + t)):
         if note:
-            message = f"{note} {message}".strip()
+            message = msg("{note} {message}", note=note, message=message) if message else note
 
     copies = min(k, sessions)
     return PlanResult(

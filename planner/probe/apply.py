@@ -19,6 +19,7 @@ from planner.catalog import get_model
 from planner.errors import PlanInputError
 from planner.models import NATIVE, ModelSpec
 from planner.probe.result import ProbeResult
+from planner.messages import msg
 
 
 def measured_model(result: ProbeResult) -> ModelSpec:
@@ -32,10 +33,10 @@ def measured_model(result: ProbeResult) -> ModelSpec:
     capped = [g.name for g in groups if g.in_pool and g.capped]
     if capped:
         raise PlanInputError("model", result.model_id,
-                             "a model whose pooled KV grows with every token; this pool also holds "
-                             + ", ".join(capped) + ", so bytes / tokens at one length is not a per-token slope")
+                             msg("a model whose pooled KV grows with every token; this pool also holds {choices}, so "
+                                 "bytes / tokens at one length is not a per-token slope", choices=", ".join(capped)))
     if result.measured_bytes_per_token <= 0:
-        raise PlanInputError("measured_bytes_per_token", result.measured_bytes_per_token, "a positive number")
+        raise PlanInputError("measured_bytes_per_token", result.measured_bytes_per_token, msg("a positive number"))
     label = (f"{result.kv_format}, measured on {result.device_name}: {result.measured_bytes_per_token:,.6g} B/token "
              f"({result.num_tokens:,}-token pool, {result.timestamp:%Y-%m-%d})")
     return replace(model, groups=groups, reported_kv_bytes_per_token=result.measured_bytes_per_token,

@@ -47,6 +47,7 @@ from planner.kv import (
 )
 from planner.models import NATIVE
 from planner.monotone import largest_fitting
+from planner.messages import msg
 
 PROBE_FORMATS: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8", "fp8-e5m2", "mxfp8", "nvfp4", "mxfp4")
 """Formats the probe can quantize (the integer formats int8, int4, q8_0, q4_0 are not implemented)."""
@@ -180,7 +181,7 @@ def vectors_of(group: KVGroup) -> tuple[VectorSpec, ...]:
         return (VectorSpec(1, group.entry_dim),)
     if isinstance(group, StateGroup):
         return ()
-    raise PlanInputError("model", type(group).__name__, "a layout of full, window, MLA, compressed or state groups")
+    raise PlanInputError("model", type(group).__name__, msg("a layout of full, window, MLA, compressed or state groups"))
 
 
 def entry_bytes_of(fmt: KVFormat, vectors: tuple[VectorSpec, ...]) -> int:
@@ -195,7 +196,8 @@ def check_block_size(value: object) -> int:
         PlanInputError: not a whole number in [1, MAX_BLOCK_SIZE].
     """
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_BLOCK_SIZE:
-        raise PlanInputError("block_size", value, f"a whole number of tokens in [1, {MAX_BLOCK_SIZE:,}]")
+        raise PlanInputError("block_size", value, msg("a whole number of tokens in [1, {max_block_size:,}]",
+                                                      max_block_size=MAX_BLOCK_SIZE))
     return value
 
 
@@ -211,7 +213,8 @@ def plan_pool(model_id: str, num_tokens: int, kv_format: str | None = NATIVE,
     model = get_model(model_id)
     n = check_tokens("tokens", num_tokens, maximum=MAX_PROBE_TOKENS)
     if n < 1:
-        raise PlanInputError("tokens", num_tokens, f"a whole number of tokens in [1, {MAX_PROBE_TOKENS:,}]")
+        raise PlanInputError("tokens", num_tokens, msg("a whole number of tokens in [1, {max_probe_tokens:,}]",
+                                                       max_probe_tokens=MAX_PROBE_TOKENS))
     block_size = check_block_size(block_size)
     fmt_id = kv_format or NATIVE
     groups: list[PoolGroup] = []
@@ -222,7 +225,7 @@ def plan_pool(model_id: str, num_tokens: int, kv_format: str | None = NATIVE,
             continue
         if g.kv_format.id not in PROBE_FORMATS:
             raise PlanInputError("kv_format", g.kv_format.id,
-                                 "a format the probe implements: " + ", ".join(PROBE_FORMATS))
+                                 msg("a format the probe implements: {choices}", choices=", ".join(PROBE_FORMATS)))
         vectors = vectors_of(g)
         entry = g.entry_bytes(1)
         if vectors and entry_bytes_of(g.kv_format, vectors) != entry:  # pragma: no cover - a planner/probe mismatch
@@ -234,8 +237,8 @@ def plan_pool(model_id: str, num_tokens: int, kv_format: str | None = NATIVE,
             ratio = g.tokens_per_entry
             if block_size % ratio and ratio % block_size:
                 raise PlanInputError("block_size", block_size,
-                                     f"a multiple or a divisor of {ratio}: group {g.name!r} stores one entry "
-                                     f"per {ratio} tokens")
+                                     msg("a multiple or a divisor of {ratio}: group {name!r} stores one entry per "
+                                         "{ratio} tokens", ratio=ratio, name=g.name))
             per_block = max(1, block_size // ratio)  # an entry wider than a block gets a block of its own
         entries = g.entries(n)
         groups.append(PoolGroup(name=g.name, role=g.role, kv_format=g.kv_format.id, num_layers=g.num_layers,
@@ -243,7 +246,7 @@ def plan_pool(model_id: str, num_tokens: int, kv_format: str | None = NATIVE,
                                 entries=entries, entries_per_block=per_block,
                                 num_blocks=cdiv(entries, per_block), group=g))
     if not groups:
-        raise PlanInputError("model", model_id, "a model with KV in the engine's pool")
+        raise PlanInputError("model", model_id, msg("a model with KV in the engine's pool"))
     notes = []
     if model.uses_coefficient(fmt_id):
         notes.append(f"The planner prices {model.name}'s growing KV by its reported "

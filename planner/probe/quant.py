@@ -62,6 +62,7 @@ from planner.errors import PlanInputError
 from planner.formats import KVFormat, cdiv, get_format
 from planner.probe._torch import require_torch
 from planner.probe.layout import PROBE_FORMATS
+from planner.messages import msg
 
 torch = require_torch()
 
@@ -95,7 +96,8 @@ def probe_format(format_id: str) -> KVFormat:
     """
     fmt = get_format(format_id)
     if fmt.id not in PROBE_FORMATS:
-        raise PlanInputError("kv_format", format_id, "a format the probe implements: " + ", ".join(PROBE_FORMATS))
+        raise PlanInputError("kv_format", format_id, msg("a format the probe implements: {choices}",
+                                                         choices=", ".join(PROBE_FORMATS)))
     return fmt
 
 
@@ -394,7 +396,8 @@ def quantize(x, format_id: str, *, tensor_scale=None, out=None, scratch=None):
     if out is None:
         out = torch.empty(*x.shape[:-1], width, dtype=torch.uint8, device=x.device)
     elif out.shape[-1] != width or out.dtype != torch.uint8:
-        raise PlanInputError("out", tuple(out.shape), f"a uint8 tensor [..., {width}] for {fid} at {n} channels")
+        raise PlanInputError("out", tuple(out.shape), msg("a uint8 tensor [..., {width}] for {fid} at {n} channels",
+                                                          width=width, fid=fid, n=n))
 
     if fid in _FLOAT_DTYPES:
         dtype = getattr(torch, _FLOAT_DTYPES[fid])
@@ -515,7 +518,8 @@ def _quantize_blocks_cpu(x, fmt: KVFormat, tensor_scale, out, *, scratch=None, r
     :data:`CPU_CHUNK_ELEMENTS` values through the buffers of ``scratch``."""
     n, width = x.shape[-1], fmt.vector_bytes(x.shape[-1])
     if tuple(out.shape) != (*x.shape[:-1], width) or out.dtype != torch.uint8:
-        raise PlanInputError("out", tuple(out.shape), f"a uint8 tensor {(*x.shape[:-1], width)} for {fmt.id}")
+        raise PlanInputError("out", tuple(out.shape), msg("a uint8 tensor {value} for {id}",
+                                                          value=(*x.shape[:-1], width), id=fmt.id))
     xf = x.float().contiguous().view(-1, n)
     rows = xf.shape[0]
     try:
@@ -591,12 +595,13 @@ def dequantize(data, format_id: str, num_channels: int, *, tensor_scale=None):
     fid, n = fmt.id, num_channels
     width = fmt.vector_bytes(n)
     if data.shape[-1] != width:
-        raise PlanInputError("data", tuple(data.shape), f"[..., {width}] bytes for {fid} at {n} channels")
+        raise PlanInputError("data", tuple(data.shape), msg("[..., {width}] bytes for {fid} at {n} channels",
+                                                            width=width, fid=fid, n=n))
     if fid in _FLOAT_DTYPES:
         dtype = getattr(torch, _FLOAT_DTYPES[fid])
         return data.contiguous().view(dtype).float()
     if fid in ("fp8", "fp8-e5m2", "nvfp4") and tensor_scale is None:
-        raise PlanInputError("tensor_scale", None, f"the FP32 per-tensor scale {fid} was quantized with")
+        raise PlanInputError("tensor_scale", None, msg("the FP32 per-tensor scale {fid} was quantized with", fid=fid))
     if fid in _FP8:
         return fp8_values(data, _FP8[fid][0]) * tensor_scale
 

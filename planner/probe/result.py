@@ -33,8 +33,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from planner.errors import PlanInputError
+from planner.errors import PlanInputError, validation_rule
 from planner.formats import cdiv
+from planner.messages import msg
 
 SCHEMA_VERSION = 1
 """Version of the ProbeResult JSON schema this code reads and writes."""
@@ -68,12 +69,14 @@ class PoolGroupResult(BaseModel):
     def _consistent(self) -> "PoolGroupResult":
         if self.num_blocks != cdiv(self.entries, self.entries_per_block):
             raise PlanInputError(f"groups[{self.name}].num_blocks", self.num_blocks,
-                                 f"ceil({self.entries} / {self.entries_per_block}) = "
-                                 f"{cdiv(self.entries, self.entries_per_block)}")
+                                 msg("ceil({entries} / {entries_per_block}) = {cdiv}", entries=self.entries,
+                                     entries_per_block=self.entries_per_block,
+                                     cdiv=cdiv(self.entries, self.entries_per_block)))
         expected = self.num_layers * self.num_blocks * self.entries_per_block * self.entry_bytes
         if self.pool_bytes != expected:
             raise PlanInputError(f"groups[{self.name}].pool_bytes", self.pool_bytes,
-                                 f"num_layers x num_blocks x entries_per_block x entry_bytes = {expected:,}")
+                                 msg("num_layers x num_blocks x entries_per_block x entry_bytes = {expected:,}",
+                                     expected=expected))
         return self
 
     @property
@@ -126,7 +129,8 @@ class FormatThroughput(BaseModel):
             claimed = getattr(self, name)
             if not math.isclose(claimed, rate / self.copy_gbps, rel_tol=1e-6):
                 raise PlanInputError(f"throughput[{self.kv_format}].{name}", claimed,
-                                     f"{rate:g} / {self.copy_gbps:g} = {rate / self.copy_gbps:.6g}")
+                                     msg("{rate:g} / {copy_gbps:g} = {value:.6g}", rate=rate, copy_gbps=self.copy_gbps,
+                                         value=rate / self.copy_gbps))
         return self
 
 
@@ -188,10 +192,10 @@ class ProbeResult(BaseModel):
     @classmethod
     def _aware_and_plausible(cls, v: datetime) -> datetime:
         if v.tzinfo is None:
-            raise ValueError("a timestamp with a time zone (UTC)")
+            raise ValueError(msg('a timestamp with a time zone (UTC)'))
         now = datetime.now(timezone.utc)
         if not datetime(2023, 1, 1, tzinfo=timezone.utc) <= v <= now + timedelta(days=1):
-            raise ValueError(f"a time between 2023-01-01 and now ({now:%Y-%m-%d})")
+            raise ValueError(msg('a time between 2023-01-01 and now ({now:%Y-%m-%d})', now=now))
         return v.astimezone(timezone.utc)
 
     @model_validator(mode="after")
@@ -201,52 +205,59 @@ class ProbeResult(BaseModel):
 
         n = self.num_tokens
         if self.free_bytes > self.total_bytes:
-            bad("free_bytes", self.free_bytes, f"at most total_bytes ({self.total_bytes:,})")
+            bad("free_bytes", self.free_bytes, msg("at most total_bytes ({total_bytes:,})",
+                                                   total_bytes=self.total_bytes))
         pool = sum(g.pool_bytes for g in self.groups)
         if self.pool_bytes != pool:
-            bad("pool_bytes", self.pool_bytes, f"the sum of the groups' pool bytes ({pool:,})")
+            bad("pool_bytes", self.pool_bytes, msg("the sum of the groups' pool bytes ({pool:,})", pool=pool))
         predicted = sum(g.predicted_bytes for g in self.groups)
         if self.predicted_bytes != predicted:
-            bad("predicted_bytes", self.predicted_bytes, f"the sum of layers x entries x entry bytes ({predicted:,})")
+            bad("predicted_bytes", self.predicted_bytes, msg("the sum of layers x entries x entry bytes "
+                                                             "({predicted:,})", predicted=predicted))
         layout = self._check_planner(bad)
         floor = self.pool_bytes
         ceiling = floor + floor // 100 + CUDA_ALLOCATION_ROUNDING_BYTES * len(self.groups)
         if not floor <= self.measured_bytes <= ceiling:
             bad("measured_bytes", self.measured_bytes,
-                f"between the pool ({floor:,}) and the pool plus allocator rounding ({ceiling:,})")
+                msg("between the pool ({floor:,}) and the pool plus allocator rounding ({ceiling:,})", floor=floor,
+                    ceiling=ceiling))
         if not math.isclose(self.predicted_bytes_per_token, self.predicted_bytes / n, rel_tol=1e-9, abs_tol=1e-9):
             bad("predicted_bytes_per_token", self.predicted_bytes_per_token,
-                f"predicted_bytes / num_tokens = {self.predicted_bytes / n:.6g}")
+                msg("predicted_bytes / num_tokens = {value:.6g}", value=self.predicted_bytes / n))
         if not math.isclose(self.measured_bytes_per_token, self.measured_bytes / n, rel_tol=1e-9, abs_tol=1e-9):
             bad("measured_bytes_per_token", self.measured_bytes_per_token,
-                f"measured_bytes / num_tokens = {self.measured_bytes / n:.6g}")
+                msg("measured_bytes / num_tokens = {value:.6g}", value=self.measured_bytes / n))
         if self.predicted_bytes:
             ratio = self.measured_bytes / self.predicted_bytes
             if self.measured_over_predicted is None or not math.isclose(self.measured_over_predicted, ratio,
                                                                           rel_tol=1e-9):
                 bad("measured_over_predicted", self.measured_over_predicted,
-                    f"measured_bytes / predicted_bytes = {ratio:.6g}")
+                    msg("measured_bytes / predicted_bytes = {ratio:.6g}", ratio=ratio))
         elif self.measured_over_predicted is not None:
-            bad("measured_over_predicted", self.measured_over_predicted, "None when predicted_bytes is 0")
+            bad("measured_over_predicted", self.measured_over_predicted, msg("None when predicted_bytes is 0"))
         if self.measured_bytes > self.total_bytes:
-            bad("measured_bytes", self.measured_bytes, f"at most total_bytes ({self.total_bytes:,})")
+            bad("measured_bytes", self.measured_bytes, msg("at most total_bytes ({total_bytes:,})",
+                                                           total_bytes=self.total_bytes))
         if self.resident_bytes > self.total_bytes:
-            bad("resident_bytes", self.resident_bytes, f"at most total_bytes ({self.total_bytes:,})")
+            bad("resident_bytes", self.resident_bytes, msg("at most total_bytes ({total_bytes:,})",
+                                                           total_bytes=self.total_bytes))
         if self.allocator_overhead_bytes != self.resident_bytes - self.measured_bytes:
             bad("allocator_overhead_bytes", self.allocator_overhead_bytes,
-                f"resident_bytes - measured_bytes = {self.resident_bytes - self.measured_bytes:,}")
+                msg("resident_bytes - measured_bytes = {value:,}", value=self.resident_bytes - self.measured_bytes))
         if self.device == "cpu" and (self.reserved_bytes is not None or self.cuda_version is not None):
-            bad("reserved_bytes", self.reserved_bytes, "None on the CPU (and cuda_version None)")
+            bad("reserved_bytes", self.reserved_bytes, msg("None on the CPU (and cuda_version None)"))
         if self.device == "cuda" and self.reserved_bytes is None:
-            bad("reserved_bytes", None, "the CUDA memory_reserved delta, in bytes")
+            bad("reserved_bytes", None, msg("the CUDA memory_reserved delta, in bytes"))
         from planner.probe.layout import tokens_that_fit
 
         fit = tokens_that_fit(layout, self.free_bytes)
         if self.tokens_fit_free != fit:
             bad("tokens_fit_free", self.tokens_fit_free,
-                f"the largest pool of this layout in free_bytes ({self.free_bytes:,} B): {fit:,} tokens")
+                msg("the largest pool of this layout in free_bytes ({free_bytes:,} B): {fit:,} tokens",
+                    free_bytes=self.free_bytes, fit=fit))
         if self.tokens_fit_cap > self.tokens_fit_free:
-            bad("tokens_fit_cap", self.tokens_fit_cap, f"at most tokens_fit_free ({self.tokens_fit_free:,})")
+            bad("tokens_fit_cap", self.tokens_fit_cap, msg("at most tokens_fit_free ({tokens_fit_free:,})",
+                                                           tokens_fit_free=self.tokens_fit_free))
         return self
 
     def _check_planner(self, bad):
@@ -259,10 +270,12 @@ class ProbeResult(BaseModel):
             raise PlanInputError(exc.field if exc.field != "tokens" else "num_tokens", exc.value, exc.allowed) from None
         if self.predicted_bytes != layout.predicted_bytes:
             bad("predicted_bytes", self.predicted_bytes,
-                f"the planner's {layout.predicted_bytes:,} B for {self.model_id} in {self.kv_format} at "
-                f"{self.num_tokens:,} tokens")
+                msg("the planner's {predicted_bytes:,} B for {model_id} in {kv_format} at {num_tokens:,} tokens",
+                    predicted_bytes=layout.predicted_bytes, model_id=self.model_id, kv_format=self.kv_format,
+                    num_tokens=self.num_tokens))
         if self.pool_bytes != layout.pool_bytes:
-            bad("pool_bytes", self.pool_bytes, f"the planner's block-rounded {layout.pool_bytes:,} B")
+            bad("pool_bytes", self.pool_bytes, msg("the planner's block-rounded {pool_bytes:,} B",
+                                                   pool_bytes=layout.pool_bytes))
         return layout
 
     # -- display helpers -------------------------------------------------------
@@ -282,8 +295,8 @@ def tokens_fit_text(tokens: int) -> str:
     from planner.probe.layout import MAX_PROBE_TOKENS
 
     if tokens >= MAX_PROBE_TOKENS:
-        return f"{MAX_PROBE_TOKENS:,} tokens or more (the pool stops growing)"
-    return f"{tokens:,} tokens"
+        return msg("{tokens:,} tokens or more (the pool stops growing)", tokens=MAX_PROBE_TOKENS)
+    return msg("{tokens:,} tokens", tokens=tokens)
 
 
 def _first_error(exc: ValidationError) -> PlanInputError:
@@ -294,12 +307,12 @@ def _first_error(exc: ValidationError) -> PlanInputError:
             return inner
     err = exc.errors()[0]
     field = ".".join(str(p) for p in err.get("loc", ())) or "result"
-    allowed = str((err.get("ctx") or {}).get("error") or err.get("msg", "a valid value"))
+    allowed = validation_rule(err)
     if err.get("type") == "extra_forbidden":
-        allowed = "no such field in a ProbeResult (schema_version 1)"
+        allowed = msg("no such field in a ProbeResult (schema_version 1)")
     elif err.get("type") == "missing":
-        allowed = "a value (the field is required)"
-    return PlanInputError(field, err.get("input"), allowed.removeprefix("Value error, "))
+        allowed = msg("a value (the field is required)")
+    return PlanInputError(field, err.get("input"), allowed)
 
 
 def make_probe_result(**fields) -> ProbeResult:
@@ -319,17 +332,19 @@ def load_probe_result(data: bytes | str, *, max_bytes: int = MAX_RESULT_FILE_BYT
     """
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
     if size > max_bytes:
-        raise PlanInputError("file", f"{size:,} bytes", f"a ProbeResult JSON of at most {max_bytes:,} bytes")
+        raise PlanInputError("file", f"{size:,} bytes", msg("a ProbeResult JSON of at most {max_bytes:,} bytes",
+                                                            max_bytes=max_bytes))
     try:
         raw = json.loads(data)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # bad JSON, 4,300+ digit ints, deep nesting
         raise PlanInputError("file", f"{size:,} bytes",
-                             f"UTF-8 JSON ({exc.__class__.__name__}: {str(exc)[:120]})") from None
+                             msg("UTF-8 JSON ({error}: {exc})", error=exc.__class__.__name__, exc=str(exc)[:120])) from None
     if not isinstance(raw, dict):
-        raise PlanInputError("file", type(raw).__name__, "a JSON object (a ProbeResult)")
+        raise PlanInputError("file", type(raw).__name__, msg("a JSON object (a ProbeResult)"))
     version = raw.get("schema_version")
     if version != SCHEMA_VERSION:
-        raise PlanInputError("schema_version", version, f"{SCHEMA_VERSION} (this kvplan reads only that)")
+        raise PlanInputError("schema_version", version, msg("{schema_version} (this kvplan reads only that)",
+                                                            schema_version=SCHEMA_VERSION))
     try:
         text = data if isinstance(data, (str, bytes)) else json.dumps(raw, allow_nan=False)
         return ProbeResult.model_validate_json(text)

@@ -34,6 +34,7 @@ from planner.probe.layout import DEFAULT_BLOCK_SIZE, PoolLayout, plan_pool, toke
 from planner.probe.memory import cpu_name, cuda_snapshot, host_memory, malloc_trim, process_limits, rss_bytes
 from planner.probe.result import ProbeResult, make_probe_result
 from planner.units import MiB, format_bytes
+from planner.messages import msg
 
 _PROBE_LOCK = threading.Lock()
 """One probe at a time in this process."""
@@ -66,14 +67,15 @@ def resolve_device(torch, device: str):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if not isinstance(device, str) or not (device == "cpu" or device == "cuda" or
                                            (device.startswith("cuda:") and device[5:].isdigit())):
-        raise PlanInputError("device", device, "auto, cuda, cuda:N or cpu")
+        raise PlanInputError("device", device, msg("auto, cuda, cuda:N or cpu"))
     if device.startswith("cuda"):
         if not torch.cuda.is_available():
-            raise PlanInputError("device", device, f"cpu: torch {torch.__version__} sees no CUDA device here")
+            raise PlanInputError("device", device, msg("cpu: torch {version} sees no CUDA device here",
+                                                       version=torch.__version__))
         dev = torch.device(device)
         index = dev.index if dev.index is not None else torch.cuda.current_device()
         if index >= torch.cuda.device_count():
-            raise PlanInputError("device", device, f"cuda:0 to cuda:{torch.cuda.device_count() - 1}")
+            raise PlanInputError("device", device, msg("cuda:0 to cuda:{value}", value=torch.cuda.device_count() - 1))
         return torch.device("cuda", index)
     return torch.device("cpu")
 
@@ -86,7 +88,7 @@ def check_fraction(value: object) -> float:
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or not 0 < value <= 1:
-        raise PlanInputError("max_fraction", value, "a fraction of free memory in (0, 1]")
+        raise PlanInputError("max_fraction", value, msg("a fraction of free memory in (0, 1]"))
     return float(value)
 
 
@@ -148,26 +150,26 @@ def run_probe(model_id: str, num_tokens: int, kv_format: str = NATIVE, *, device
     layout = plan_pool(model_id, num_tokens, kv_format, block_size)
     fraction = check_fraction(max_fraction)
     if fill not in (None, "quantize", "tile"):
-        raise PlanInputError("fill", fill, "quantize or tile (or None for the device's default)")
+        raise PlanInputError("fill", fill, msg("quantize or tile (or None for the device's default)"))
     if isinstance(time_limit_s, bool) or not isinstance(time_limit_s, (int, float)) \
             or not 0 < time_limit_s <= 3600:
-        raise PlanInputError("time_limit_s", time_limit_s, "seconds in (0, 3600]")
+        raise PlanInputError("time_limit_s", time_limit_s, msg("seconds in (0, 3600]"))
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**62:
-        raise PlanInputError("seed", seed, "a whole number in [0, 2**62)")
+        raise PlanInputError("seed", seed, msg("a whole number in [0, 2**62)"))
     if isinstance(lock_timeout_s, bool) or not isinstance(lock_timeout_s, (int, float)) \
             or not 0 <= lock_timeout_s <= 3600:
-        raise PlanInputError("lock_timeout_s", lock_timeout_s, "seconds in [0, 3600]")
+        raise PlanInputError("lock_timeout_s", lock_timeout_s, msg("seconds in [0, 3600]"))
     if cpu_threads is not None and (isinstance(cpu_threads, bool) or not isinstance(cpu_threads, int)
                                     or not 1 <= cpu_threads <= 4096):
-        raise PlanInputError("cpu_threads", cpu_threads, "a whole number of threads in [1, 4096], or None")
+        raise PlanInputError("cpu_threads", cpu_threads, msg("a whole number of threads in [1, 4096], or None"))
     torch = require_torch()
     dev = resolve_device(torch, device)
     acquired = (_PROBE_LOCK.acquire(timeout=lock_timeout_s) if lock_timeout_s > 0
                 else _PROBE_LOCK.acquire(blocking=False))
     if not acquired:
-        raise ProbeBusyError("another probe is running in this process"
-                             + (f" (waited {lock_timeout_s:g} s)" if lock_timeout_s > 0 else "")
-                             + "; try again when it has finished")
+        raise ProbeBusyError(msg("another probe is running in this process (waited {seconds:g} s); try again when it "
+                                 "has finished", seconds=lock_timeout_s) if lock_timeout_s > 0 else
+                             msg("another probe is running in this process; try again when it has finished"))
     threads_before = torch.get_num_threads()
     try:
         if dev.type == "cpu" and cpu_threads is not None:
@@ -221,10 +223,12 @@ def _run_locked(torch, layout: PoolLayout, dev, *, fraction: float, fill: str, s
     if layout.pool_bytes + scratch + scale_reserve > cap:
         raise PlanInputError(
             "tokens", layout.num_tokens,
-            f"at most {fit_cap:,} tokens on this {dev.type} ({layout.model_id}, {layout.kv_format}): the pool needs "
-            f"{format_bytes(layout.pool_bytes)} plus {format_bytes(scratch)} scratch, over max_fraction "
-            f"{fraction:g} x free {format_bytes(free_bytes)} = {format_bytes(cap)}"
-            + (f" (free = headroom under {limits[0].source})" if limit_note else ""))
+            msg("at most {fit_cap:,} tokens on this {type} ({model_id}, {kv_format}): the pool needs {size} plus "
+                "{size2} scratch, over max_fraction {fraction:g} x free {size3} = {size4}{value}", fit_cap=fit_cap,
+                type=dev.type, model_id=layout.model_id, kv_format=layout.kv_format,
+                size=format_bytes(layout.pool_bytes), size2=format_bytes(scratch), fraction=fraction,
+                size3=format_bytes(free_bytes), size4=format_bytes(cap),
+                value=f" (free = headroom under {limits[0].source})" if limit_note else ""))
 
     if progress:
         progress("allocating", 0.0)

@@ -20,6 +20,7 @@ import pandas as pd
 from planner.plan import MIN_TOKENS_PER_S
 from planner.errors import PlanInputError
 from planner.traces.trace import Trace
+from planner.messages import msg
 
 SECONDS_PER_MINUTE = 60
 """Seconds in a minute (bins of :func:`arrivals_per_minute`)."""
@@ -136,7 +137,8 @@ def _speed(name: str, value: object, *, optional: bool = False) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not math.isfinite(float(value)) or not MIN_TOKENS_PER_S <= float(value) <= MAX_TOKENS_PER_S:
         # a denormal speed makes service times infinite and the mean concurrency inf / inf = NaN
-        raise PlanInputError(name, value, f"a speed in tokens/s in [{MIN_TOKENS_PER_S:g}, {MAX_TOKENS_PER_S:,.0f}]")
+        raise PlanInputError(name, value, msg("a speed in tokens/s in [{min_tokens_per_s:g}, {max_tokens_per_s:,.0f}]",
+                                              min_tokens_per_s=MIN_TOKENS_PER_S, max_tokens_per_s=MAX_TOKENS_PER_S))
     return float(value)
 
 

@@ -16,9 +16,10 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
 from planner.errors import PlanInputError
-from planner.traces.rows import Collector, RowError, whole
+from planner.traces.rows import Collector, RowError, reason_of, whole
 from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, decode, line_chunks
 from planner.traces.trace import Trace
+from planner.messages import msg
 
 
 _AZURE_COLUMNS = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
@@ -89,9 +90,9 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int |
             break
         except csv.Error as exc:  # e.g. a field over csv.field_size_limit(): the reader goes on with the next line
             if header is None:
-                raise PlanInputError("trace", shown, f"a CSV header row ({exc})") from None
+                raise PlanInputError("trace", shown, msg("a CSV header row ({exc})", exc=exc)) from None
             rows.num_rows += 1
-            rows.bad(reader.line_num, f"not a CSV row ({exc})")
+            rows.bad(reader.line_num, msg("not a CSV row ({exc})", exc=exc))
             continue
         line_no = reader.line_num
         if not fields or all(not f.strip() for f in fields):
@@ -101,18 +102,19 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int |
             lower = [h.lower() for h in header]
             missing = [c for c in _AZURE_COLUMNS if c.lower() not in lower]
             if missing:
-                raise PlanInputError("trace", shown, "a CSV header with columns " + ", ".join(_AZURE_COLUMNS)
-                                     + f" (missing {', '.join(missing)})")
+                raise PlanInputError("trace", shown, msg("a CSV header with columns {choices} (missing {choices2})",
+                                                         choices=", ".join(_AZURE_COLUMNS),
+                                                         choices2=', '.join(missing)))
             cols = [lower.index(c.lower()) for c in _AZURE_COLUMNS]
             continue
         rows.num_rows += 1
         try:
             if len(fields) != len(header):
-                raise RowError(f"{len(fields)} fields, the header has {len(header)}")
+                raise RowError(msg("{count} fields, the header has {header}", count=len(fields), header=len(header)))
             try:
                 t_ns = parse_timestamp_ns(fields[cols[0]])
             except ValueError as exc:
-                raise RowError(f"TIMESTAMP {exc}") from None
+                raise RowError(msg("TIMESTAMP {exc}", exc=exc)) from None
             vals = {}
             for key, idx in zip(_AZURE_COLUMNS[1:], cols[1:]):
                 raw = fields[idx].strip()
@@ -123,11 +125,12 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int |
             inp = whole(vals, "ContextTokens")
             out = whole(vals, "GeneratedTokens")
         except RowError as exc:
-            rows.bad(line_no, str(exc))
+            rows.bad(line_no, reason_of(exc))
             continue
         parsed.append((line_no, t_ns, inp, out))
     if header is None:
-        raise PlanInputError("trace", shown, "a CSV header with columns " + ", ".join(_AZURE_COLUMNS))
+        raise PlanInputError("trace", shown, msg("a CSV header with columns {choices}",
+                                                 choices=", ".join(_AZURE_COLUMNS)))
     # Integer ns relative to the first arrival keeps 100 ns resolution in float64 seconds.
     t0 = min((t for _, t, _, _ in parsed), default=0)
     for line_no, t_ns, inp, out in parsed:

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from planner.errors import PlanInputError
+from planner.messages import msg
 
 MAX_CAPACITY_BLOCKS: int = 10**15
 """Largest capacity accepted, blocks."""
@@ -28,7 +29,8 @@ def check_capacity_blocks(value: object, name: str = "capacity_blocks") -> int |
     if isinstance(value, np.integer):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_CAPACITY_BLOCKS:
-        raise PlanInputError(name, value, f"None (unlimited) or a whole number of blocks in [0, {MAX_CAPACITY_BLOCKS:,}]")
+        raise PlanInputError(name, value, msg("None (unlimited) or a whole number of blocks in [0, "
+                                              "{max_capacity_blocks:,}]", max_capacity_blocks=MAX_CAPACITY_BLOCKS))
     return value
 
 
@@ -50,10 +52,10 @@ def check_ttl_s(value: object, name: str = "ttl_s") -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise PlanInputError(name, value, "None (no TTL) or a number of seconds >= 0")
+        raise PlanInputError(name, value, msg("None (no TTL) or a number of seconds >= 0"))
     v = float(value)
     if math.isnan(v) or v < 0:
-        raise PlanInputError(name, value, "None (no TTL) or a number of seconds >= 0")
+        raise PlanInputError(name, value, msg("None (no TTL) or a number of seconds >= 0"))
     return None if math.isinf(v) else v
 
 
@@ -65,7 +67,7 @@ def check_kv_bytes_per_token(value: object) -> float:
     """
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not math.isfinite(float(value)) or float(value) <= 0:
-        raise PlanInputError("kv_bytes_per_token", value, "a finite number of bytes > 0")
+        raise PlanInputError("kv_bytes_per_token", value, msg("a finite number of bytes > 0"))
     return float(value)
 
 
@@ -81,5 +83,5 @@ def blocks_for_bytes(capacity_bytes: float, kv_bytes_per_token: float, block_tok
     per_token = check_kv_bytes_per_token(kv_bytes_per_token)
     if isinstance(capacity_bytes, bool) or not isinstance(capacity_bytes, (int, float, np.integer, np.floating)) \
             or not math.isfinite(float(capacity_bytes)) or capacity_bytes < 0:
-        raise PlanInputError("capacity_bytes", capacity_bytes, "a finite number of bytes >= 0")
+        raise PlanInputError("capacity_bytes", capacity_bytes, msg("a finite number of bytes >= 0"))
     return int(min(MAX_CAPACITY_BLOCKS, math.floor(float(capacity_bytes) / (per_token * block_tokens))))

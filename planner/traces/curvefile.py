@@ -32,6 +32,7 @@ from planner.traces.rows import MAX_BLOCK_TOKENS
 from planner.traces.checks import MAX_CAPACITY_BLOCKS
 from planner.traces.stack import CURVE_COLUMNS
 from planner.units import GB, GiB
+from planner.messages import msg
 
 CURVE_FILE_VERSION: int = 1
 """Value of the ``kvplan_curve`` key."""
@@ -108,15 +109,15 @@ def curve_document(*, trace: dict, block_tokens: int, ttl_s: float | None, model
 
 def _field(obj: dict, key: str, where: str):
     if not isinstance(obj, dict) or key not in obj:
-        raise PlanInputError(f"{where}.{key}", None, "present (a kvplan curve file, from kvplan trace --save)")
+        raise PlanInputError(f"{where}.{key}", None, msg("present (a kvplan curve file, from kvplan trace --save)"))
     return obj[key]
 
 
 def _number(value: object, name: str, lo: float, hi: float, *, whole: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or not lo <= value <= hi or (whole and not float(value).is_integer()):
-        kind = "a whole number" if whole else "a number"
-        raise PlanInputError(name, value, f"{kind} in [{lo:g}, {hi:g}]")
+        kind = msg("a whole number") if whole else msg("a number")
+        raise PlanInputError(name, value, msg("{kind} in [{lo:g}, {hi:g}]", kind=kind, lo=lo, hi=hi))
     return value
 
 
@@ -128,13 +129,15 @@ def load_curve(data: bytes | str) -> SavedCurve:
             missing or out of range (named, with its value).
     """
     if len(data) > MAX_CURVE_FILE_BYTES:
-        raise PlanInputError("curve file", f"{len(data):,} B", f"at most {MAX_CURVE_FILE_BYTES:,} B")
+        raise PlanInputError("curve file", f"{len(data):,} B", msg("at most {max_curve_file_bytes:,} B",
+                                                                   max_curve_file_bytes=MAX_CURVE_FILE_BYTES))
     try:
         doc = json.loads(data)
     except (ValueError, RecursionError):
-        raise PlanInputError("curve file", "not JSON", "a kvplan curve file (kvplan trace --sweep --save)") from None
+        raise PlanInputError("curve file", "not JSON", msg("a kvplan curve file (kvplan trace --sweep --save)")) from None
     if _field(doc, "kvplan_curve", "file") != CURVE_FILE_VERSION:
-        raise PlanInputError("kvplan_curve", doc.get("kvplan_curve"), f"{CURVE_FILE_VERSION}")
+        raise PlanInputError("kvplan_curve", doc.get("kvplan_curve"), msg("{curve_file_version}",
+                                                                          curve_file_version=CURVE_FILE_VERSION))
     trace = _field(doc, "trace", "file")
     block_tokens = int(_number(_field(trace, "block_tokens", "trace"), "trace.block_tokens", 1, MAX_BLOCK_TOKENS,
                                whole=True))
@@ -150,7 +153,8 @@ def load_curve(data: bytes | str) -> SavedCurve:
         err = float(_number(_field(sampling, "expected_error", "sampling"), "sampling.expected_error", 0, 1))
     rows = _field(doc, "curve", "file")
     if not isinstance(rows, list) or not 1 <= len(rows) <= MAX_CURVE_POINTS:
-        raise PlanInputError("curve", type(rows).__name__, f"a list of 1 to {MAX_CURVE_POINTS:,} points")
+        raise PlanInputError("curve", type(rows).__name__, msg("a list of 1 to {max_curve_points:,} points",
+                                                               max_curve_points=MAX_CURVE_POINTS))
     caps, blocks, tokens = [], [], []
     for k, row in enumerate(rows):
         caps.append(int(_number(_field(row, "capacity_blocks", f"curve[{k}]"), f"curve[{k}].capacity_blocks",
@@ -158,7 +162,7 @@ def load_curve(data: bytes | str) -> SavedCurve:
         blocks.append(float(_number(_field(row, "block_hit_rate", f"curve[{k}]"), f"curve[{k}].block_hit_rate", 0, 1)))
         tokens.append(float(_number(_field(row, "token_hit_rate", f"curve[{k}]"), f"curve[{k}].token_hit_rate", 0, 1)))
     if any(b <= a for a, b in zip(caps, caps[1:])):
-        raise PlanInputError("curve", "capacities out of order", "capacity_blocks strictly increasing")
+        raise PlanInputError("curve", "capacities out of order", msg("capacity_blocks strictly increasing"))
     frame = pd.DataFrame({"capacity_blocks": np.asarray(caps, dtype=np.int64), "block_hit_rate": blocks,
                           "token_hit_rate": tokens})
     return SavedCurve(trace=shown, block_tokens=block_tokens, ttl_s=ttl_s, sample_rate=rate, expected_error=err,

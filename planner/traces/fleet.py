@@ -50,6 +50,7 @@ from planner.traces.kernels import gather_requests, splitmix64
 from planner.traces.checks import check_capacity_blocks, check_ttl_s
 from planner.traces.stack import Progress, require_hashes, reuse_profile
 from planner.traces.trace import Trace
+from planner.messages import msg
 
 ROUTING_POLICIES: tuple[str, ...] = ("random", "round-robin", "session", "prefix")
 """Routing policy ids, in help order."""
@@ -140,7 +141,8 @@ def check_replicas(value: object) -> int:
     if isinstance(value, np.integer):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPLICAS:
-        raise PlanInputError("replicas", value, f"a whole number of replicas in [1, {MAX_REPLICAS:,}]")
+        raise PlanInputError("replicas", value, msg("a whole number of replicas in [1, {max_replicas:,}]",
+                                                    max_replicas=MAX_REPLICAS))
     return value
 
 
@@ -151,7 +153,7 @@ def check_routing(value: object) -> str:
         PlanInputError: not one of :data:`ROUTING_POLICIES`.
     """
     if value not in ROUTING_POLICIES:
-        raise PlanInputError("routing", value, "one of " + ", ".join(ROUTING_POLICIES))
+        raise PlanInputError("routing", value, msg("one of {choices}", choices=", ".join(ROUTING_POLICIES)))
     return str(value)
 
 
@@ -191,7 +193,7 @@ def assign_replicas(trace: Trace, num_replicas: int, routing: str) -> np.ndarray
     n = check_replicas(num_replicas)
     routing = check_routing(routing)
     if routing == "prefix":
-        raise PlanInputError("routing", routing, "a state-independent policy (random, round-robin, session)")
+        raise PlanInputError("routing", routing, msg("a state-independent policy (random, round-robin, session)"))
     index = np.arange(trace.num_requests, dtype=np.int64)
     if routing == "round-robin":
         return index % n
@@ -225,8 +227,8 @@ def fleet_hits(trace: Trace, num_replicas: int, routing: str, *, capacity_blocks
     cap = check_capacity_blocks(capacity_blocks)
     ttl = check_ttl_s(ttl_s)
     if trace.sample_rate < 1.0:
-        raise PlanInputError("sample_rate", trace.sample_rate, "1 (every block) for fleets: routing keys and "
-                                                               "prefix matches need the whole trace")
+        raise PlanInputError("sample_rate", trace.sample_rate, msg("1 (every block) for fleets: routing keys and "
+                                                                   "prefix matches need the whole trace"))
     if routing == "prefix" and n > 1:
         return _simulate_prefix(trace, n, cap, ttl)
     replica = np.zeros(trace.num_requests, dtype=np.int64) if n == 1 else assign_replicas(trace, n, routing)
@@ -311,7 +313,7 @@ def fleet_table(trace: Trace, replicas: Sequence[int], routings: Sequence[str], 
         PlanInputError: as :func:`fleet_hits`, or empty lists.
     """
     if not replicas or not routings:
-        raise PlanInputError("replicas", list(replicas), "at least one replica count and one routing policy")
+        raise PlanInputError("replicas", list(replicas), msg("at least one replica count and one routing policy"))
     results = []
     todo = [(int(n), check_routing(p)) for p in routings for n in replicas]
     for k, (n, p) in enumerate(todo):

@@ -9,15 +9,16 @@ back.
 from __future__ import annotations
 
 import json
+import re
 
-import pyarrow.parquet as pq
 
 from planner.errors import PlanInputError
-from planner.traces.readers import read_azure, read_jsonl, read_mooncake
+from planner.traces.readers import open_parquet, read_azure, read_jsonl, read_mooncake
 from planner.traces.rows import check_sample_rate
 from planner.traces.samples import get_sample, load_sample, sample_bytes
 from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, line_chunks
 from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS, Progress, Trace
+from planner.messages import msg
 
 HEAD_BYTES: int = 65_536
 """Bytes of a text file looked at to detect its format."""
@@ -45,13 +46,20 @@ def detect_format(text_head: str) -> str:
     return "jsonl"
 
 
-def _detect(source: TraceSource, max_bytes: int | None) -> str:
+_JSONL_NAME = re.compile(r"\.(jsonl|ndjson|json)(\.(gz|zst|zstd))?$", re.IGNORECASE)
+"""File names that say JSON lines: a first line that is not JSON is then a bad JSONL row, not a CSV header."""
+
+
+def _detect(source: TraceSource, max_bytes: int | None, name: str | None = None) -> str:
     opened = Opened(source, max_bytes)
     if opened.parquet:
-        names = pq.ParquetFile(opened.parquet_source()).schema_arrow.names
+        names = open_parquet(opened).schema_arrow.names
         return "mooncake" if "timestamp" in names else "jsonl"
     for _, _, chunk in line_chunks(opened, chunk_bytes=HEAD_BYTES):
-        return detect_format(chunk[:HEAD_BYTES].decode("utf-8", errors="replace"))
+        detected = detect_format(chunk[:HEAD_BYTES].decode("utf-8", errors="replace"))
+        if detected == "azure" and _JSONL_NAME.search(name or opened.name or ""):
+            return "jsonl"
+        return detected
     return "jsonl"
 
 
@@ -82,26 +90,29 @@ def read_trace(source: TraceSource, *, format: str | None = None, block_tokens: 
     if isinstance(source, str) and source.startswith("sample:"):
         sample = get_sample(source.removeprefix("sample:"))
         if format is not None and format != sample.format:
-            raise PlanInputError("format", format, f"{sample.format} for {source}")
+            raise PlanInputError("format", format, msg("{format} for {source}", format=sample.format, source=source))
         if block_tokens is not None and sample.format == "mooncake" and block_tokens != MOONCAKE_BLOCK_TOKENS:
-            raise PlanInputError("block_tokens", block_tokens, f"{MOONCAKE_BLOCK_TOKENS} for {source}")
+            raise PlanInputError("block_tokens", block_tokens, msg("{mooncake_block_tokens} for {source}",
+                                                                   mooncake_block_tokens=MOONCAKE_BLOCK_TOKENS,
+                                                                   source=source))
         if sample_rate == 1.0:
             return load_sample(sample.name)
         source, name, format = sample_bytes(sample.name), sample.filename, sample.format
     if format is not None and format not in FORMATS:
-        raise PlanInputError("format", format, "one of " + ", ".join(FORMATS))
+        raise PlanInputError("format", format, msg("one of {choices}", choices=", ".join(FORMATS)))
     if hasattr(source, "read"):   # an upload: read once (capped), then detect and parse the bytes
         opened = Opened(source, max_bytes)
         source, name = opened.buffer.to_pybytes(), name or opened.name
     detected = format is None
     if format is None:
-        format = _detect(source, max_bytes)
+        format = _detect(source, max_bytes, name)
     if format == "mooncake":
         if detected and block_tokens is not None and block_tokens != MOONCAKE_BLOCK_TOKENS:
             block_tokens = None  # the generic-JSONL block size does not apply to a detected Mooncake trace
         if block_tokens is not None and block_tokens != MOONCAKE_BLOCK_TOKENS:
             raise PlanInputError("block_tokens", block_tokens,
-                                 f"{MOONCAKE_BLOCK_TOKENS} for Mooncake traces (their hash_ids cover 512-token blocks)")
+                                 msg("{mooncake_block_tokens} for Mooncake traces (their hash_ids cover 512-token "
+                                     "blocks)", mooncake_block_tokens=MOONCAKE_BLOCK_TOKENS))
         return read_mooncake(source, name=name, max_bytes=max_bytes, sample_rate=sample_rate, progress=progress)
     if format == "azure":
         return read_azure(source, name=name, max_bytes=max_bytes)

@@ -76,10 +76,11 @@ from planner.traces.azure import parse_timestamp_ns, read_azure
 from planner.traces.kernels import rows_with_repeats
 from planner.traces.rows import (
     MAX_BLOCK_TOKENS, MAX_TOKENS_PER_REQUEST, MAX_TRACE_SPAN_S, Collector, RowError, check_block_tokens, finite,
-    hash_ids, whole,
+    hash_ids, reason_of, whole,
 )
 from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, decode, line_chunks
 from planner.traces.trace import MOONCAKE_BLOCK_TOKENS, Progress, Trace
+from planner.messages import msg
 
 __all__ = ["MAX_BLOCK_TOKENS", "MAX_TRACE_BYTES", "MAX_TRACE_SPAN_S", "parse_timestamp_ns", "read_azure",
            "read_jsonl", "read_mooncake"]
@@ -104,12 +105,12 @@ RowCheck = Callable[[dict], tuple[float, int, int, "list[int] | None"]]
 
 def _mooncake_row(obj: dict, bt: int) -> tuple[float, int, int, list[int]]:
     if "timestamp" not in obj:
-        raise RowError("missing timestamp")
+        raise RowError(msg("missing timestamp"))
     t_ms = finite(obj, "timestamp")
     inp = whole(obj, "input_length")
     out = whole(obj, "output_length")
     if "hash_ids" not in obj:
-        raise RowError("missing hash_ids")
+        raise RowError(msg("missing hash_ids"))
     return t_ms / 1000.0, inp, out, hash_ids(obj, inp, bt)
 
 
@@ -118,23 +119,23 @@ def _session(obj: dict) -> str | None:
         return None
     v = obj["session_id"]
     if isinstance(v, bool) or not isinstance(v, (str, int)) or (isinstance(v, str) and not 1 <= len(v) <= MAX_SESSION_ID_CHARS):
-        raise RowError(f"session_id is {short_repr(v)}, not a string of 1 to {MAX_SESSION_ID_CHARS} characters "
-                       "or an integer")
+        raise RowError(msg("session_id is {value}, not a string of 1 to {max_chars} characters or an integer",
+                           value=short_repr(v), max_chars=MAX_SESSION_ID_CHARS))
     return str(v)
 
 
 def _jsonl_row(obj: dict, bt: int | None) -> tuple[float, int, int, list[int] | None, str | None]:
     has_s, has_ms = "timestamp_s" in obj, "timestamp_ms" in obj
     if has_s == has_ms:
-        raise RowError("needs exactly one of timestamp_s, timestamp_ms")
+        raise RowError(msg("needs exactly one of timestamp_s, timestamp_ms"))
     t_s = finite(obj, "timestamp_s") if has_s else finite(obj, "timestamp_ms") / 1000.0
     inp = whole(obj, "input_length")
     out = whole(obj, "output_length")
     ids = None
     if "hash_ids" in obj:
         if bt is None:
-            raise PlanInputError("block_tokens", None, "the block size in tokens of the trace's hash_ids "
-                                                      "(e.g. 16 for vLLM, 512 for Mooncake)")
+            raise PlanInputError("block_tokens", None, msg("the block size in tokens of the trace's hash_ids (e.g. 16 "
+                                                           "for vLLM, 512 for Mooncake)"))
         ids = hash_ids(obj, inp, bt)
     return t_s, inp, out, ids, _session(obj)
 
@@ -145,10 +146,10 @@ def _add_checked(rows: Collector, line_no: int, obj: object, check: RowCheck) ->
         if isinstance(obj, RowError):
             raise obj
         if not isinstance(obj, dict):
-            raise RowError(f"a JSON {type(obj).__name__}, not an object")
+            raise RowError(msg("a JSON {kind}, not an object", kind=type(obj).__name__))
         rows.add(line_no, *check(obj))
     except RowError as exc:
-        rows.bad(line_no, str(exc))
+        rows.bad(line_no, reason_of(exc))
 
 
 def _json_lines(text: str, first_line: int) -> Iterator[tuple[int, object]]:
@@ -159,7 +160,7 @@ def _json_lines(text: str, first_line: int) -> Iterator[tuple[int, object]]:
         try:
             yield first_line + k, json.loads(line)
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, a >4,300-digit integer, deep nesting
-            yield first_line + k, RowError(f"not valid JSON ({str(getattr(exc, 'msg', exc))[:80]})")
+            yield first_line + k, RowError(msg("not valid JSON ({error})", error=str(getattr(exc, 'msg', exc))[:80]))
 
 
 # ---------------------------------------------------------------------------
@@ -265,11 +266,32 @@ def _read_records(source: TraceSource, fmt: str, rows: Collector, check: RowChec
     return opened.name
 
 
-def _read_parquet(opened: Opened, fmt: str, rows: Collector, check: RowCheck, progress: Progress | None) -> None:
+def open_parquet(opened: Opened) -> pq.ParquetFile:
+    """The Parquet file behind ``opened``.
+
+    Raises:
+        PlanInputError: ``trace``, not a readable Parquet file (a truncated footer, a bad magic number).
+    """
     try:
-        pfile = pq.ParquetFile(opened.parquet_source())
+        return pq.ParquetFile(opened.parquet_source())
     except (pa.ArrowException, OSError) as exc:
-        raise PlanInputError("trace", opened.name, f"a readable Parquet file ({str(exc)[:120]})") from None
+        raise _unreadable_parquet(opened, exc) from None
+
+
+def _unreadable_parquet(opened: Opened, exc: Exception) -> PlanInputError:
+    return PlanInputError("trace", opened.name, msg("a readable Parquet file ({exc})", exc=str(exc)[:120]))
+
+
+def _read_parquet(opened: Opened, fmt: str, rows: Collector, check: RowCheck, progress: Progress | None) -> None:
+    pfile = open_parquet(opened)
+    try:
+        _read_parquet_batches(pfile, fmt, rows, check, progress)
+    except (pa.ArrowException, OSError) as exc:  # a corrupt page or column chunk past the footer
+        raise _unreadable_parquet(opened, exc) from None
+
+
+def _read_parquet_batches(pfile: pq.ParquetFile, fmt: str, rows: Collector, check: RowCheck,
+                          progress: Progress | None) -> None:
     wanted = [f for f in _SCHEMAS[fmt] if f.name in pfile.schema_arrow.names]
     first = 1
     for batch in pfile.iter_batches(batch_size=1 << 16, columns=[f.name for f in wanted]):

@@ -39,6 +39,7 @@ from planner.traces.checks import blocks_for_bytes, check_capacity_blocks, check
 from planner.traces.stack import CURVE_COLUMNS, Progress
 from planner.errors import PlanInputError
 from planner.units import GB, GiB
+from planner.messages import msg
 
 TIMELINE_COLUMNS: tuple[str, ...] = (
     "arrival_s", "input_tokens", "num_blocks", "hit_blocks", "hit_tokens", "cache_blocks", "cache_bytes",
@@ -120,11 +121,12 @@ def resolve_capacity(trace: Trace, *, capacity_blocks: int | None = None, capaci
         PlanInputError: both or a bad value given, or bytes without bytes per token.
     """
     if capacity_blocks is not None and capacity_bytes is not None:
-        raise PlanInputError("capacity_bytes", capacity_bytes, "None when capacity_blocks is given (one or the other)")
+        raise PlanInputError("capacity_bytes", capacity_bytes, msg("None when capacity_blocks is given (one or the "
+                                                                   "other)"))
     if capacity_bytes is None:
         return check_capacity_blocks(capacity_blocks)
     if kv_bytes_per_token is None:
-        raise PlanInputError("kv_bytes_per_token", None, "KV bytes per token, to turn capacity_bytes into blocks")
+        raise PlanInputError("kv_bytes_per_token", None, msg("KV bytes per token, to turn capacity_bytes into blocks"))
     return blocks_for_bytes(capacity_bytes, kv_bytes_per_token, trace.block_tokens or 1)
 
 

@@ -19,6 +19,7 @@ from planner.errors import PlanInputError, short_repr
 from planner.traces.kernels import gather_requests, splitmix64
 from planner.traces.sources import release_memory
 from planner.traces.trace import NUM_MALFORMED_EXAMPLES, MalformedRows, Trace
+from planner.messages import msg
 
 MAX_BLOCK_TOKENS: int = 1 << 20
 """Largest block size accepted, tokens."""
@@ -40,19 +41,24 @@ class RowError(ValueError):
     """A malformed row; the message is the reason shown to the user."""
 
 
+def reason_of(exc: RowError) -> str:
+    """A RowError's reason, as written (a :class:`planner.messages.Message` stays one, for translation)."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+
+
 def whole(row: dict, key: str, *, lo: int = 0, hi: int = MAX_TOKENS_PER_REQUEST) -> int:
     """``row[key]`` as a whole number in ``[lo, hi]`` (a float with no fraction is accepted)."""
     if key not in row:
-        raise RowError(f"missing {key}")
+        raise RowError(msg("missing {key}", key=key))
     v = row[key]
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise RowError(f"{key} is {short_repr(v)}, not a whole number")
+        raise RowError(msg("{key} is {value}, not a whole number", key=key, value=short_repr(v)))
     if isinstance(v, float):
         if not (math.isfinite(v) and v.is_integer()):
-            raise RowError(f"{key} is {short_repr(v)}, not a whole number")
+            raise RowError(msg("{key} is {value}, not a whole number", key=key, value=short_repr(v)))
         v = int(v)
     if not lo <= v <= hi:
-        raise RowError(f"{key} is {v:,}, outside [{lo:,}, {hi:,}]")
+        raise RowError(msg("{key} is {v:,}, outside [{lo:,}, {hi:,}]", key=key, v=v, lo=lo, hi=hi))
     return v
 
 
@@ -60,7 +66,7 @@ def finite(row: dict, key: str) -> float:
     """``row[key]`` as a finite float."""
     v = row[key]
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise RowError(f"{key} is {short_repr(v)}, not a finite number")
+        raise RowError(msg("{key} is {value}, not a finite number", key=key, value=short_repr(v)))
     return float(v)
 
 
@@ -68,18 +74,19 @@ def hash_ids(row: dict, input_tokens: int, block_tokens: int) -> list[int]:
     """``row["hash_ids"]``: a list of distinct signed 64-bit integers, at most one per block."""
     ids = row["hash_ids"]
     if not isinstance(ids, list):
-        raise RowError(f"hash_ids is {type(ids).__name__}, not a list")
+        raise RowError(msg("hash_ids is {kind}, not a list", kind=type(ids).__name__))
     if not all(type(h) is int for h in ids):
         bad = next(h for h in ids if type(h) is not int)
-        raise RowError(f"hash_ids holds {short_repr(bad)}, not an integer")
+        raise RowError(msg("hash_ids holds {value}, not an integer", value=short_repr(bad)))
     if ids and (min(ids) < INT64_MIN or max(ids) > INT64_MAX):
-        raise RowError("hash_ids holds an integer outside the signed 64-bit range")
+        raise RowError(msg("hash_ids holds an integer outside the signed 64-bit range"))
     max_blocks = -(-input_tokens // block_tokens)
     if len(ids) > max_blocks:
-        raise RowError(f"hash_ids has {len(ids):,} blocks but input_length {input_tokens:,} "
-                       f"fills at most {max_blocks:,} blocks of {block_tokens:,} tokens")
+        raise RowError(msg("hash_ids has {count:,} blocks but input_length {input_tokens:,} fills at most "
+                           "{max_blocks:,} blocks of {block_tokens:,} tokens", count=len(ids),
+                           input_tokens=input_tokens, max_blocks=max_blocks, block_tokens=block_tokens))
     if len(set(ids)) != len(ids):
-        raise RowError("hash_ids repeats an ID (chained block hashes are unique within a request)")
+        raise RowError(msg("hash_ids repeats an ID (chained block hashes are unique within a request)"))
     return ids
 
 
@@ -92,7 +99,8 @@ def check_block_tokens(block_tokens: int | None) -> int | None:
     if block_tokens is None:
         return None
     if isinstance(block_tokens, bool) or not isinstance(block_tokens, int) or not 1 <= block_tokens <= MAX_BLOCK_TOKENS:
-        raise PlanInputError("block_tokens", block_tokens, f"a whole number of tokens in [1, {MAX_BLOCK_TOKENS:,}]")
+        raise PlanInputError("block_tokens", block_tokens, msg("a whole number of tokens in [1, {max_block_tokens:,}]",
+                                                               max_block_tokens=MAX_BLOCK_TOKENS))
     return block_tokens
 
 
@@ -104,7 +112,7 @@ def check_sample_rate(value: object) -> float:
     """
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not 0 < float(value) <= 1:
-        raise PlanInputError("sample_rate", value, "a fraction of blocks in (0, 1]")
+        raise PlanInputError("sample_rate", value, msg("a fraction of blocks in (0, 1]"))
     return float(value)
 
 
@@ -212,15 +220,18 @@ class Collector:
         col = {k: (np.concatenate(v) if v else None) for k, v in self.cols.items()}
         self.cols = {}
         if col["time"] is None or col["time"].size == 0:
-            first = f" ({self.examples[0][1]} on line {self.examples[0][0]})" if self.examples else ""
-            raise PlanInputError("trace", name, f"at least one well-formed {fmt} row; read {self.num_rows:,} rows, "
-                                                f"{self.num_malformed:,} malformed{first}")
+            first = (msg(" ({example} on line {line})", example=self.examples[0][1], line=self.examples[0][0])
+                     if self.examples else "")
+            raise PlanInputError("trace", name, msg("at least one well-formed {fmt} row; read {num_rows:,} rows, "
+                                                    "{num_malformed:,} malformed{first}", fmt=fmt,
+                                                    num_rows=self.num_rows, num_malformed=self.num_malformed,
+                                                    first=first))
         hashed = col["hashed"]
         if require_all_hashed and hashed.any() and not hashed.all():
             # Either every row has hash_ids or none does: a row without them among
             # hashed rows would silently count as all-miss.
             for line in col["line"][~hashed]:
-                self.bad(int(line), "missing hash_ids (other rows have them)")
+                self.bad(int(line), msg("missing hash_ids (other rows have them)"))
             self.examples.sort()
             keep = hashed
             for k in ("line", "time", "input", "output", "count", "session"):
@@ -238,14 +249,15 @@ class Collector:
         order = np.argsort(times, kind="stable")
         span = float(times[order[-1]]) - float(times[order[0]])  # Python floats: 1e308 - (-1e308) is inf
         if not span <= MAX_TRACE_SPAN_S:
-            raise PlanInputError("trace", name, f"arrivals spanning at most {MAX_TRACE_SPAN_S:,.0f} s (366 days); "
-                                                f"this trace spans {span:,.6g} s: check the timestamp unit "
-                                                "(timestamp_ms vs timestamp_s) and stray rows")
+            raise PlanInputError("trace", name, msg("arrivals spanning at most {max_trace_span_s:,.0f} s (366 days); "
+                                                    "this trace spans {span:,.6g} s: check the timestamp unit "
+                                                    "(timestamp_ms vs timestamp_s) and stray rows",
+                                                    max_trace_span_s=MAX_TRACE_SPAN_S, span=span))
         num_back = int(np.count_nonzero(np.diff(times) < 0))
         in_order = num_back == 0
         if not in_order:
-            notes_out.append(f"Rows were not in arrival order ({num_back:,} steps back in time); "
-                             "requests were stably sorted by arrival.")
+            notes_out.append(msg("Rows were not in arrival order ({steps:,} steps back in time); requests were stably "
+                                 "sorted by arrival.", steps=num_back))
         arrival = (times[order] - times[order[0]]) if not in_order else times - times[0]
         inputs = col["input"] if in_order else col["input"][order]
         outputs = col["output"] if in_order else col["output"][order]
@@ -256,14 +268,14 @@ class Collector:
             codes = pd.factorize(sessions)[0].astype(np.int64)
             fields["session_ids"] = codes if in_order else codes[order]
         elif has_session.any():
-            notes_out.append(f"session_id is missing on {int((~has_session).sum()):,} rows: session routing "
-                             "uses each request's conversation block instead.")
+            notes_out.append(msg("session_id is missing on {rows:,} rows: session routing uses each request's "
+                                 "conversation block instead.", rows=int((~has_session).sum())))
         del sessions
         if has_hashes:
             fields.update(self._blocks(col["count"], col["tokens"], None if in_order else order))
         else:
-            notes_out.append("No prefix block hashes: prefix-cache hit rates cannot be measured from this trace; "
-                             "lengths, arrivals and concurrency still can.")
+            notes_out.append(msg("No prefix block hashes: prefix-cache hit rates cannot be measured from this trace; "
+                                 "lengths, arrivals and concurrency still can."))
         for a in (arrival, inputs, outputs, *[v for v in fields.values() if isinstance(v, np.ndarray)]):
             a.flags.writeable = False
         return Trace(name=name, format=fmt, block_tokens=self.block_tokens if has_hashes else None,

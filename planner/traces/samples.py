@@ -12,6 +12,7 @@ from importlib import resources
 from planner.errors import PlanInputError
 from planner.traces.readers import read_azure, read_mooncake
 from planner.traces.trace import Trace
+from planner.messages import msg
 
 MOONCAKE_CITATION = ("Qin et al., \"Mooncake: Trading More Storage for Less Computation — A KVCache-centric "
                      "Architecture for Serving LLM Chatbot\", FAST '25; kvcache-ai/Mooncake, Apache-2.0")
@@ -76,7 +77,8 @@ def get_sample(name: str) -> Sample:
     try:
         return SAMPLES[name]
     except (KeyError, TypeError):
-        raise PlanInputError("trace", f"sample:{name}", "one of " + ", ".join(f"sample:{n}" for n in SAMPLES)) from None
+        raise PlanInputError("trace", f"sample:{name}", msg("one of {choices}",
+                                                            choices=", ".join(f"sample:{n}" for n in SAMPLES))) from None
 
 
 def sample_bytes(name: str) -> bytes:

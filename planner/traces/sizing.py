@@ -13,6 +13,7 @@ import numpy as np
 from planner.catalog import get_model
 from planner.errors import PlanInputError
 from planner.traces.trace import Trace
+from planner.messages import msg
 
 
 def typical_context_tokens(trace: Trace) -> int:
@@ -38,6 +39,7 @@ def kv_bytes_per_token_for(model_id: str, context_tokens: int, kv_format: str | 
     per_token = float(get_model(model_id).estimate(context_tokens, kv_format, tp).kv_bytes_per_token)
     if not per_token > 0:
         raise PlanInputError("model", model_id,
-                             f"a model whose KV grows with context at {context_tokens:,} tokens (every layer of "
-                             "this one is capped by a window); give the capacity in blocks instead")
+                             msg("a model whose KV grows with context at {context_tokens:,} tokens (every layer of "
+                                 "this one is capped by a window); give the capacity in blocks instead",
+                                 context_tokens=context_tokens))
     return per_token

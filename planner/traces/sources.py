@@ -20,6 +20,7 @@ import pyarrow as pa
 from planner.errors import PlanInputError
 from planner.io import require_regular_file
 from planner.units import MB
+from planner.messages import msg
 
 MAX_TRACE_BYTES: int = 64 * MB
 """Default cap on a trace given as bytes or an upload, 64 MB = 64,000,000 B (the
@@ -36,13 +37,14 @@ TraceSource = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO]
 """A path, the file's bytes, or a file-like object (bytes or text)."""
 
 
-def too_large(size: int, max_bytes: int, what: str = "a file") -> PlanInputError:
+def too_large(size: int, max_bytes: int, what: str = msg("a file")) -> PlanInputError:
     """The error for a source over the cap."""
-    return PlanInputError("trace", f"{size:,} B", f"{what} of at most {max_bytes:,} B ({max_bytes / MB:g} MB)")
+    return PlanInputError("trace", f"{size:,} B", msg("{what} of at most {max_bytes:,} B ({value:g} MB)", what=what,
+                                                      max_bytes=max_bytes, value=max_bytes / MB))
 
 
 def _unreadable(path: str, exc: OSError) -> PlanInputError:
-    return PlanInputError("trace", path, f"a readable file ({exc.strerror or exc})")
+    return PlanInputError("trace", path, msg("a readable file ({value})", value=exc.strerror or exc))
 
 
 class Opened:
@@ -77,7 +79,7 @@ class Opened:
                     data = data.encode("utf-8")
                 self.name = str(getattr(source, "name", "") or "uploaded trace")
             else:
-                raise PlanInputError("trace", type(source).__name__, "a path, bytes or a file-like object")
+                raise PlanInputError("trace", type(source).__name__, msg("a path, bytes or a file-like object"))
             if max_bytes is not None and len(data) > max_bytes:
                 raise too_large(len(data), max_bytes)
             self.buffer = pa.py_buffer(data)
@@ -130,10 +132,11 @@ def line_chunks(opened: Opened, chunk_bytes: int | None = None,
                 block = stream.read(chunk_bytes)
             except (OSError, pa.ArrowException) as exc:
                 raise PlanInputError("trace", opened.name,
-                                     f"a readable {opened.compression or 'plain'} file ({str(exc)[:120]})") from None
+                                     msg("a readable {value} file ({exc})", value=opened.compression or 'plain',
+                                         exc=str(exc)[:120])) from None
             total += len(block)
             if opened.max_bytes is not None and total > opened.max_bytes:
-                raise too_large(total, opened.max_bytes, "a file that decompresses")
+                raise too_large(total, opened.max_bytes, msg("a file that decompresses"))
             data = carry + block
             if first and data.startswith(b"\xef\xbb\xbf"):
                 data, offset = data[3:], 3
@@ -176,4 +179,4 @@ def decode(chunk: bytes, offset: int, name: str) -> str:
     try:
         return chunk.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise PlanInputError("trace", name, f"UTF-8 text (byte {offset + exc.start:,} is not)") from None
+        raise PlanInputError("trace", name, msg("UTF-8 text (byte {value:,} is not)", value=offset + exc.start)) from None

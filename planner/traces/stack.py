@@ -57,6 +57,7 @@ from planner.traces.checks import (
 from planner.traces.kernels import COLD, MAX_REFS, DistanceState
 from planner.traces.trace import Progress, Trace
 from planner.units import GB, GiB
+from planner.messages import msg
 
 
 PROGRESS_STEPS: int = 50
@@ -173,8 +174,8 @@ class ReuseProfile:
             PlanInputError: the profile was computed without ages.
         """
         if self.run_age_s is None:
-            raise PlanInputError("ttl_s", "a TTL", "no TTL for a profile computed without ages "
-                                                    "(reuse_profile(trace, with_ages=True))")
+            raise PlanInputError("ttl_s", "a TTL", msg("no TTL for a profile computed without ages "
+                                                       "(reuse_profile(trace, with_ages=True))"))
         return self.run_age_s
 
     def rates(self, hit_blocks: np.ndarray, hit_tokens: np.ndarray,
@@ -265,8 +266,8 @@ def require_hashes(trace: Trace) -> None:
     """
     if not trace.has_prefix_hashes:
         raise PlanInputError("trace", trace.name,
-                             "a trace with prefix block hashes (Mooncake, or JSONL with hash_ids): "
-                             "this one has lengths only, so hit rates are not measurable")
+                             msg("a trace with prefix block hashes (Mooncake, or JSONL with hash_ids): this one has "
+                                 "lengths only, so hit rates are not measurable"))
 
 
 def reuse_profile(trace: Trace, progress: Progress | None = None, *, with_ages: bool = True) -> ReuseProfile:
@@ -290,11 +291,12 @@ def reuse_profile(trace: Trace, progress: Progress | None = None, *, with_ages: 
     n = trace.num_block_refs
     if n > MAX_REFS:
         raise PlanInputError("trace", f"{n:,} block references",
-                             f"at most {MAX_REFS:,} for an exact curve; sample it (--sample-rate)")
+                             msg("at most {max_refs:,} for an exact curve; sample it (--sample-rate)",
+                                 max_refs=MAX_REFS))
     ids = trace.block_ids
     if n and (int(ids.min()) < 0 or int(ids.max()) >= trace.id_space):   # the compiled loop does not bound-check
         raise PlanInputError("trace.block_ids", f"[{int(ids.min())}, {int(ids.max())}]",
-                             f"ids in [0, id_space = {trace.id_space:,})")
+                             msg("ids in [0, id_space = {id_space:,})", id_space=trace.id_space))
     state = DistanceState(n, trace.id_space, with_ages)
     num_requests = trace.num_requests
     step = max(1, num_requests // PROGRESS_STEPS)

@@ -14,6 +14,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+from planner.messages import msg
 
 TraceFormat = Literal["mooncake", "azure", "jsonl"]
 """Trace record formats the readers understand (``planner.traces.readers``)."""
@@ -51,10 +52,14 @@ class MalformedRows:
     def summary(self) -> str:
         """One line: "2 of 1,000 rows malformed (line 3: ...; line 9: ...)" or "no malformed rows"."""
         if not self.num_malformed:
-            return f"no malformed rows ({self.num_rows:,} rows read)"
-        shown = "; ".join(f"line {line}: {reason}" for line, reason in self.examples)
+            return msg("no malformed rows ({rows:,} rows read)", rows=self.num_rows)
+        items = [msg("line {line}: {reason}", line=line, reason=reason) for line, reason in self.examples]
+        shown = items[0] if items else ""
+        for item in items[1:]:
+            shown = msg("{first}; {rest}", first=shown, rest=item)
         more = ", ..." if self.num_malformed > len(self.examples) else ""
-        return f"{self.num_malformed:,} of {self.num_rows:,} rows malformed and skipped ({shown}{more})"
+        return msg("{malformed:,} of {rows:,} rows malformed and skipped ({shown}{more})", malformed=self.num_malformed,
+                   rows=self.num_rows, shown=shown, more=more)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)

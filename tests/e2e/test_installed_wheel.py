@@ -109,8 +109,9 @@ def test_kvplan_serve_answers_health_and_renders_the_plan_page(installed, page):
         metric = page.get_by_test_id("stMetric").filter(has_text="Sessions per GPU")
         expect(metric.get_by_test_id("stMetricValue")).to_have_text("240", timeout=60_000)
         assert not page.get_by_test_id("stException").count()
-        page.goto(base + "/probe")
-        page.get_by_role("tab", name="Upload a result").click()
+        page.goto(base + "/traces")  # the trace uploader takes the server's limit: the shipped config's 64 MB
+        page.get_by_test_id("stSelectbox").filter(has_text="Trace").first.click()
+        page.get_by_role("option", name="Upload a trace").click()
         expect(page.get_by_text(re.compile(r"\b64\s*MB per file"))).to_be_visible(timeout=60_000)
     finally:
         proc.terminate()

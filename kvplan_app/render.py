@@ -1,0 +1,130 @@
+"""Charts and tables in the page's language: every ``st.plotly_chart`` and ``st.dataframe`` of the pages goes here.
+
+English passes through unchanged. In another language (Spanish: decimal comma, thousands point, RAE):
+
+* a chart gets plotly's ``separators`` of the language (ticks, hover numbers), and the numbers in its
+  annotations and fixed tick labels (text written by the figure builder) are localized;
+* a table's numeric columns are shown through a pandas ``Styler`` with the language's separators: the cells keep
+  their values (sorting is by value) and only the text changes. A ``NumberColumn`` format of the page
+  (``"localized"``, ``"percent"``, ``"%.4f"``) is honoured by the Styler instead, since Streamlit writes those in
+  the browser's locale, not the page's.
+
+CSV downloads never go through here: they keep one machine format (``planner.export``).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from kvplan_app.i18n import DEFAULT_LANGUAGE, language, localize_numbers
+
+SEPARATORS: dict[str, str] = {"en": ".,", "es": ",."}
+"""Language -> plotly's ``layout.separators`` (decimal mark, then thousands mark)."""
+MISSING = "—"
+"""A missing value in a table (never ``None``)."""
+
+
+def separators(lang: str | None = None) -> str:
+    """Plotly's separators for ``lang`` (default: this session's language)."""
+    return SEPARATORS.get(lang or language(), SEPARATORS[DEFAULT_LANGUAGE])
+
+
+def localized_figure(fig, lang: str):
+    """``fig`` with ``lang``'s separators and its annotation and tick-label numbers localized (a copy; English: ``fig``).
+
+    A figure that already carries ``lang``'s separators was localized by its builder and is returned as it is.
+    """
+    if lang == DEFAULT_LANGUAGE or fig.layout.separators == separators(lang):
+        return fig
+    import plotly.graph_objects as go
+
+    out = go.Figure(fig)  # figures may be shared (cached, or a trace job's result): never changed in place
+    out.layout.separators = separators(lang)
+    for note in out.layout.annotations:
+        if note.text:
+            note.text = localize_numbers(note.text, lang)
+    out.for_each_xaxis(lambda axis: _localize_ticks(axis, lang))
+    out.for_each_yaxis(lambda axis: _localize_ticks(axis, lang))
+    return out
+
+
+def _localize_ticks(axis, lang: str) -> None:
+    if axis.ticktext:
+        axis.ticktext = [localize_numbers(str(text), lang) for text in axis.ticktext]
+
+
+def show_chart(fig, where=None, **kwargs: Any):
+    """``where.plotly_chart(fig, **kwargs)`` (``where``: ``st`` or a column) with the figure in this language."""
+    return (where or st).plotly_chart(localized_figure(fig, language()), **kwargs)
+
+
+def format_number(value: Any, fmt: str | None, lang: str) -> str:
+    """One table cell's text: ``fmt`` is a Streamlit ``NumberColumn`` format (``"localized"``, ``"percent"``, a printf
+    pattern such as ``"%.4f"``) or None; whole numbers get thousands marks, others up to 4 decimals.
+
+    >>> format_number(1234567, "localized", "es"), format_number(0.123, "percent", "es"), format_number(0.5, None, "es")
+    ('1.234.567', '12,3 %', '0,5')
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    if fmt == "percent":
+        text = _trim(f"{value * 100:,.2f}") + " %"
+    elif fmt and fmt.startswith("%") and "," not in fmt:
+        try:
+            text = fmt % value
+        except (TypeError, ValueError):
+            text = _plain(value)
+    else:
+        text = _plain(value)
+    return localize_numbers(text, lang)
+
+
+def _plain(value) -> str:
+    if float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return _trim(f"{value:,.4f}")
+
+
+def _trim(text: str) -> str:
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def show_table(data, where=None, *, column_config: dict | None = None, static: bool = False, **kwargs: Any):
+    """``where.dataframe(data, ...)`` (``where``: ``st`` or a column) with the numbers in this language.
+
+    ``data``: a DataFrame or rows (list of dicts). ``column_config`` as ``st.dataframe`` takes it.
+    ``static``: an ``st.table`` instead, for a few rows of words: its text wraps, so no header or cell is cut
+    however narrow the page (no sorting, no ``column_config``).
+    """
+    where = where or st
+    lang = language()
+    if static:
+        draw = where.table
+        kwargs = {k: v for k, v in kwargs.items() if k in ("hide_index", "border")}
+    else:
+        draw = partial(where.dataframe, **({"column_config": column_config} if column_config else {}))
+    if lang == DEFAULT_LANGUAGE:
+        return draw(data, **kwargs)
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    config = dict(column_config or {})
+    formats = {}
+    for col in frame.columns:
+        kind = frame[col].dtype
+        if not pd.api.types.is_numeric_dtype(kind) or pd.api.types.is_bool_dtype(kind):
+            continue
+        spec = config.get(col)
+        fmt = None
+        if isinstance(spec, dict) and (spec.get("type_config") or {}).get("type") == "number":
+            fmt = spec["type_config"].get("format")
+            config[col] = {**spec, "type_config": {**spec["type_config"], "format": None}}
+        formats[col] = lambda v, fmt=fmt: format_number(v, fmt, lang)
+    styled = frame.style.format(formats, na_rep=MISSING) if formats else frame
+    if config and not static:
+        draw = partial(where.dataframe, column_config=config)
+    return draw(styled, **kwargs)
+

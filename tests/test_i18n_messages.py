@@ -1,0 +1,329 @@
+"""Every planner message a page can show has its Spanish: input rules, notes, warnings, refusals.
+
+Planner messages are :class:`planner.messages.Message` objects built from constant English templates, so the
+catalogue is checked against the templates themselves (by reading the source), and then against what the
+planner really says: every refusal the fuzz strategies reach, and every note for every catalog model and KV
+format the Model and Plan pages offer. A message may come back unchanged only when it holds no English words.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import fuzz_surfaces as fs
+from kvplan_app.i18n import translate_message
+from kvplan_app.locales import es
+from planner.catalog import models
+from planner.engine import VLLMSettings, theory_vs_engine, vllm_capacity
+from planner.errors import PlanInputError
+from planner.formats import FORMATS
+from planner.kv_notes import past_maximum_note, window_cap
+from planner.messages import Message, msg
+from planner.models import NATIVE
+from planner.plan import make_inputs, plan
+from planner.plan.rebase import rebase
+from planner.units import GiB
+
+ROOT = Path(__file__).resolve().parents[1]
+PLANNER = ROOT / "planner"
+SOURCES = [*sorted(PLANNER.rglob("*.py")), ROOT / "kvplan_app" / "state.py", ROOT / "kvplan_app" / "jobs.py",
+           ROOT / "kvplan_app" / "views" / "probe.py"]
+"""Where planner messages are written (and the link warnings of the dashboard's state module)."""
+
+ENGLISH_WORDS = frozenset(
+    "the is are not with of and per this for needs need only when an to at by from or be it its which would "
+    "cannot must than into on was were has have there their these those each every".split())
+"""Function words that mark a sentence as English (none is also a Spanish word)."""
+_QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"")
+_FIELD_OR_NAME = re.compile(r"\{[^{}]*\}|\S*[_./=]\S*|--\S+")
+"""A template field, or a token holding ``_ . / =`` (an identifier, a path, a URL, a flag value)."""
+
+
+def english_words(text: str) -> set[str]:
+    """English function words in ``text`` outside code spans and quoted values."""
+    plain = _FIELD_OR_NAME.sub(" ", _QUOTED.sub(" ", text))
+    return {w for w in re.findall(r"[^\W\d_]+", plain) if w.lower() in ENGLISH_WORDS}
+
+
+# ---------------------------------------------------------------------------
+# The catalogue against the templates in the source
+# ---------------------------------------------------------------------------
+
+def _constants(node: ast.AST) -> list[str]:
+    """String constants an expression can evaluate to (a constant, ``a if c else b``, a dict's values)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.IfExp):
+        return _constants(node.body) + _constants(node.orelse)
+    if isinstance(node, ast.Dict):
+        return [s for v in node.values for s in _constants(v)]
+    return []
+
+
+def source_templates() -> dict[str, str]:
+    """Every ``msg(...)`` template in :data:`SOURCES` -> where it is (a template held in a variable or a dict of
+    templates is followed to its assignment in the same module)."""
+    out: dict[str, str] = {}
+    for path in SOURCES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assigned: dict[str, list[str]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        assigned.setdefault(target.id, []).extend(_constants(node.value))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "msg" and node.args:
+                arg = node.args[0]
+                if isinstance(arg, ast.Subscript):
+                    arg = arg.value
+                found = _constants(arg) or (assigned.get(arg.id, []) if isinstance(arg, ast.Name) else [])
+                if not found and (isinstance(arg, ast.Name) and arg.id in ("noun", "unit")
+                                  or isinstance(arg, ast.Call) and path.name == "errors.py"):
+                    continue  # a word its caller names ("plan file"), pydantic's own text: checked where they are made
+                assert found, f"{path.relative_to(ROOT)}:{node.lineno}: msg() needs a constant template"
+                for text in found:
+                    out.setdefault(text, f"{path.relative_to(ROOT)}:{node.lineno}")
+    return out
+
+
+def _fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_every_template_has_its_spanish():
+    templates = source_templates()
+    assert len(templates) > 250  # input rules, notes, warnings: the planner's sentences
+    missing = {t: where for t, where in templates.items() if t not in es.MESSAGES}
+    assert not missing, missing
+    bad = {t: es.MESSAGES[t] for t in templates if _fields(t) != _fields(es.MESSAGES[t])}
+    assert not bad, bad
+
+
+def test_spanish_templates_hold_no_english():
+    english = {es.MESSAGES[t]: sorted(english_words(es.MESSAGES[t])) for t in source_templates()
+               if english_words(es.MESSAGES[t])}
+    assert not english, english
+
+
+def test_every_input_rule_is_a_message():
+    """A PlanInputError's rule is written with msg() (or passed on from one), never as inline English."""
+    inline = []
+    for path in sorted(PLANNER.rglob("*.py")):
+        if "cli" in path.parts:
+            continue  # the CLI prints English only
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("PlanInputError", "bad") \
+                    and len(node.args) > 2 and isinstance(node.args[2], (ast.Constant, ast.JoinedStr, ast.BinOp)):
+                inline.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not inline, inline
+
+
+def test_a_message_is_its_english_text_and_survives_pickling():
+    import pickle
+
+    m = msg("at most {tokens:,} tokens ({why})", tokens=131072, why=msg("the model's maximum"))
+    assert m == "at most 131,072 tokens (the model's maximum)" and isinstance(m, str)
+    back = pickle.loads(pickle.dumps(PlanInputError("context_tokens", 200_000, m)))
+    assert back.allowed.template == m.template and back.allowed.values["tokens"] == 131072
+
+
+# ---------------------------------------------------------------------------
+# What the planner says, translated
+# ---------------------------------------------------------------------------
+
+def _neutral(text: object) -> object:
+    """``text`` with every plain-``str`` value (a name, an id, a user's value, an OS error) replaced by "X", so
+    only the catalogue's own words remain."""
+    if isinstance(text, PlanInputError):
+        return PlanInputError("field", "X", _neutral(text.allowed))
+    if isinstance(text, Message):
+        return Message(text.template, **{k: v if isinstance(v, (int, float, Message)) else "X"
+                                         for k, v in ((k, _neutral(v)) for k, v in text.values.items())})
+    return text
+
+
+def assert_spanish(message: object) -> None:
+    """``message`` translates (or holds no English), and its Spanish has no English words of its own."""
+    spanish = translate_message(message, "es")
+    english = str(message)
+    assert spanish != english or not english_words(english), english
+    words = english_words(translate_message(_neutral(message), "es"))
+    assert not words, (words, english, spanish)
+
+
+REFUSALS: list[PlanInputError] = []
+
+
+@pytest.fixture
+def record_refusals(monkeypatch):
+    """Every refusal (and link warning) the fuzz checks meet, as the pages would get them."""
+    import fuzz_cli
+    import kvplan_app.state as state
+
+    check, parse = fs.assert_clear, state.inputs_from_query
+
+    def recording(exc):
+        check(exc)
+        REFUSALS.append(exc)
+
+    def parse_recording(*args, **kwargs):
+        inputs, warnings = parse(*args, **kwargs)
+        REFUSALS.extend(warnings)
+        return inputs, warnings
+
+    monkeypatch.setattr(fs, "assert_clear", recording)
+    monkeypatch.setattr(fuzz_cli, "assert_clear", recording)
+    monkeypatch.setattr(state, "inputs_from_query", parse_recording)
+    REFUSALS.clear()
+    yield REFUSALS
+
+
+@pytest.mark.parametrize("surface", [s for s in fs.SURFACES if s != "cli"])  # the CLI prints English
+def test_every_refusal_the_fuzz_reaches_translates(surface, record_refusals):
+    strategy, check = fs.STRATEGIES[surface]
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                       HealthCheck.filter_too_much])
+    @given(strategy)
+    def run(value):
+        check(value)
+
+    run()
+    assert record_refusals, surface
+    for exc in record_refusals:
+        assert_spanish(exc)
+
+
+def _raises(call) -> PlanInputError:
+    with pytest.raises(PlanInputError) as info:
+        call()
+    return info.value
+
+
+DIRECTED = {
+    "hit rate": lambda: make_inputs(hit_rate=2.0),
+    "unknown field": lambda: make_inputs(no_such_field=1),
+    "typed tokens": lambda: fs.check_token_text("12x") or _parse("12x"),
+    "custom gpu": lambda: plan(make_inputs(gpu_id="custom")),
+    "tp divisor": lambda: make_inputs(gpus_per_replica=8, pipeline_parallel_size=3),
+    "bad config": lambda: fs.check_config("{not json") or _import("{not json"),
+    "config heads": lambda: _import('{"num_hidden_layers": 2, "num_attention_heads": 3, "hidden_size": 64, '
+                                    '"num_key_value_heads": 2}'),
+    "plan file": lambda: _planfile('{"kvplan_plan": 1}'),
+    "probe result": lambda: _probe("{}"),
+    "trace": lambda: _trace(b'{"timestamp": 1}\n'),
+    "engine max_model_len": lambda: vllm_capacity(models()["qwen2.5-72b"], 40 * GiB, 10**12),
+    "format": lambda: models()["deepseek-v4-flash"].estimate(1_000, "no-such-format"),
+}
+"""Bad inputs per surface, each refused with a PlanInputError."""
+
+
+def _parse(text):
+    from planner.units import parse_tokens
+    return parse_tokens(text)
+
+
+def _import(text):
+    from planner.config_import import model_from_config, parse_config_text
+    return model_from_config(parse_config_text(text))
+
+
+def _planfile(text):
+    from planner.planfile import loads
+    return loads(text)
+
+
+def _probe(text):
+    from planner.probe.result import load_probe_result
+    return load_probe_result(text)
+
+
+def _trace(data):
+    from planner.traces import read_trace
+    return read_trace(data, name="trace.jsonl")
+
+
+@pytest.mark.parametrize("name", DIRECTED)
+def test_directed_refusals_translate(name):
+    assert_spanish(_raises(DIRECTED[name]))
+
+
+PAGE_FORMATS = [NATIVE, *FORMATS]
+"""The KV formats the Model and Plan pages offer."""
+
+
+def _notes(model_id: str, kv_format: str) -> list[object]:
+    """Every note, warning and refusal the Plan and Model pages show for this model and format."""
+    model = models()[model_id]
+    out: list[object] = list(model.notes)
+    try:
+        result = plan(make_inputs(model_id=model_id, kv_format=kv_format))
+    except PlanInputError as exc:
+        return out + [exc]
+    out += [result.message, result.parallelism_note, result.overflow_message]
+    dp = plan(make_inputs(model_id=model_id, kv_format=kv_format, attention_parallelism="dp", gpus_per_replica=8,
+                          context_tokens=8_000, target_sessions_per_gpu=10_000, host_ram_gib=1, ssd_gib=1))
+    out += [dp.message, dp.parallelism_note, dp.overflow_message]
+    out.append(past_maximum_note(model, 10**8))
+    if (cap := window_cap(model, kv_format)) is not None:
+        out.append(cap.sentence)
+    for settings_ in (VLLMSettings(), VLLMSettings(hybrid_kv_cache_manager=False, block_size=64)):
+        for call in (lambda: theory_vs_engine(model, 100_000, kv_format, 2, 1, settings_),
+                     lambda: vllm_capacity(model, 40 * GiB, None, kv_format, 2, 1, settings_)):
+            try:
+                got = call()
+            except PlanInputError as exc:
+                out.append(exc)
+                continue
+            out += list(getattr(got, "reasons", ())) + [getattr(got, "note", "")]
+    return [m for m in out if m]
+
+
+@pytest.mark.parametrize("model_id", list(models()))
+def test_every_note_for_every_model_and_format_translates(model_id):
+    seen = 0
+    for kv_format in PAGE_FORMATS:
+        for message in _notes(model_id, kv_format):
+            assert_spanish(message)
+            seen += 1
+    assert seen >= len(PAGE_FORMATS)
+
+
+def test_measured_figures_dropped_on_rebase_translate():
+    start = make_inputs(model_id="deepseek-v4.1-flash", measured_kv_bytes_per_token=445, measured_usable_kv_gib=50.0,
+                        weights_gib=10.0, state_bytes_per_sequence=1_000)
+    _, notices = rebase(start, model_id="llama-3.1-8b", gpu_id="b200")
+    assert len(notices) == 4
+    for notice in notices:
+        assert_spanish(notice)
+
+
+def test_numbers_inside_a_message_follow_the_locale():
+    exc = _raises(lambda: make_inputs(context_tokens=-5))
+    assert translate_message(exc, "es") == ("context_tokens: -5 no está permitido; se espera un número entero en "
+                                            "[1, 100.000.000]")
+    note = past_maximum_note(models()["llama-3.1-8b"], 1_000_000)
+    assert "1.000.000 tokens" in translate_message(note, "es") and "131.072 tokens" in translate_message(note, "es")
+    assert translate_message(note, "en") == note
+
+
+CONFIGS = sorted((PLANNER / "data" / "models").glob("*.config.json"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name.removesuffix(".config.json"))
+def test_every_import_report_note_translates(path):
+    """What the Model page's import report says about each shipped config.json (derived, defaulted, ignored)."""
+    from planner.config_import import model_from_config, parse_config_text
+
+    model = model_from_config(parse_config_text(path.read_bytes()), name=path.name)
+    notes = [f.note for f in model.config_report if f.note]
+    assert notes, "every shipped config has something derived or defaulted"
+    for note in notes:
+        assert_spanish(note)

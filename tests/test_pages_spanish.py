@@ -1,0 +1,205 @@
+"""Every page under ``?lang=es`` (AppTest): no English sentence in any element's text.
+
+Each page opens from a link (``?page=...&lang=es``, as a share link does) for catalog models of every kind
+(full attention, sliding window, hybrids with Mamba state, MLA, DeepSeek V4's compressed layers), with bad link
+values, a bad config.json, a pasted engine log and a garbled one. Every title, caption, message, metric, label,
+help text, placeholder and option is read; a text fails when it holds an English function word outside code
+spans, quoted values, identifiers and the names kvplan shows as they are (models, accelerators, host links,
+trace samples, KV group names) and public sources (cited in their own language). Tables are not read here.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from planner.catalog import GPUS, models
+from planner.tiers import LINKS
+from planner.traces.samples import SAMPLES
+from test_i18n_messages import english_words
+from test_probe_layout import result_dict  # the hand-written DeepSeek V4.1 ProbeResult at 1,000 tokens
+
+PAGES = ["home", "model", "traces", "frontier", "context", "recommend", "reconcile", "probe"]
+MODELS = ["deepseek-v4.1-flash", "gemma-3-27b", "nemotron-h-8b", "deepseek-v3", "mistral-7b-v0.1", "jamba-1.5-mini"]
+"""DeepSeek V4 (compressed + window ring), sliding window, Mamba2 hybrid, MLA, sliding window with a small
+maximum context, Mamba1 hybrid."""
+
+ELEMENTS = ["title", "header", "subheader", "markdown", "caption", "error", "warning", "info", "success", "text",
+            "metric", "selectbox", "multiselect", "radio", "text_input", "number_input", "text_area", "slider",
+            "button", "checkbox", "toggle", "expander", "tabs"]
+ATTRIBUTES = ("value", "label", "help", "placeholder", "options")
+
+SOURCE_FRAMES = ("Fuente: ", "Modelo: ", "Formato ", "Vista del motor y capacidad: ")
+"""Spanish frames that introduce a public source, quoted as published."""
+
+
+def _names() -> list[str]:
+    """Names shown as they are, longest first."""
+    names = [m.name for m in models().values()] + [g.name for g in GPUS.values()]
+    names += [link.name for link in LINKS.values()]
+    names += [s.label for s in SAMPLES.values()]
+    names += [g.name for m in models().values() for g in m.layout()]
+    return sorted(set(names), key=len, reverse=True)
+
+
+NAMES = _names()
+
+
+def _texts(at: AppTest) -> list[tuple[str, str]]:
+    out = []
+    for kind in ELEMENTS:
+        for element in at.get(kind):
+            for attr in ATTRIBUTES:
+                if kind in ("selectbox", "multiselect", "radio", "text_area", "text_input") and attr == "value":
+                    continue  # the raw option (what the page shows is in ``options``), or what the user typed
+                try:
+                    value = getattr(element, attr)
+                except Exception:  # noqa: BLE001 - an element without that attribute
+                    continue
+                values = value if attr == "options" and isinstance(value, (list, tuple)) else [value]
+                out += [(f"{kind}.{attr}", str(v)) for v in values if isinstance(v, (str, int, float)) and v != ""]
+    return out
+
+
+def english_left(text: str) -> set[str]:
+    """English function words left in ``text`` once names and cited sources are taken out."""
+    text = re.sub(r"\\(.)", r"\1", text)  # Markdown escapes, as the reader sees the text
+    if text.startswith(SOURCE_FRAMES):
+        text = text.split(": ", 1)[0]
+    for name in NAMES:
+        text = text.replace(name, " ")
+    return english_words(re.sub(r"`[^`]*`", " ", text))
+
+
+def _open(params: dict[str, str], page: str, setup=None) -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    for key, value in {**params, "lang": "es", "page": page}.items():
+        at.query_params[key] = value
+    at.run()
+    if setup is not None:
+        setup(at)
+    assert not at.exception, at.exception
+    assert not [e.value for e in at.error if "unexpected error" in e.value or "error inesperado" in e.value]
+    return at
+
+
+def _assert_spanish(at: AppTest) -> None:
+    english = [(where, sorted(words), text[:200]) for where, text in _texts(at) if (words := english_left(text))]
+    assert not english, english
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("model", MODELS)
+def test_every_page_in_spanish(page, model):
+    at = _open({"model": model}, page)
+    assert at.session_state["ui_lang"] == "es"
+    _assert_spanish(at)
+
+
+PLAN_STATES = {
+    "dp, tiers, measured KV": {"model": "deepseek-v4.1-flash", "attn": "dp", "host": "10", "ssd": "10",
+                               "target": "1000", "state_hbm": "1", "mkv": "500", "mkv_model": "deepseek-v4.1-flash",
+                               "mkv_fmt": "native"},
+    "nothing fits": {"model": "llama-3.1-405b", "gpu": "l4", "gpus": "1"},
+    "no output, past the maximum": {"model": "qwen2.5-72b", "out": "0", "ctx": "200000"},
+    "sessions rejected": {"model": "llama-3.1-70b", "gpus": "4", "target": "100000", "host": "1", "ssd": "1",
+                          "ctx": "32000", "pause": "30"},
+    "measured usable KV of another GPU": {"model": "gemma-3-27b", "musable": "40", "mu_gpu": "b200"},
+    "HBM far past the part's": {"model": "mistral-7b-v0.1", "hbm": "5000"},
+}
+"""Plans whose pages show the planner's warnings and notes: refusals, offload tiers, measured figures."""
+
+
+@pytest.mark.parametrize("page", ["home", "model", "context", "traces"])
+@pytest.mark.parametrize("state", PLAN_STATES)
+def test_plan_warnings_and_notes_in_spanish(page, state):
+    at = _open(PLAN_STATES[state], page)
+    if page == "home" and state in ("nothing fits", "no output, past the maximum", "sessions rejected"):
+        assert at.warning, "the plan's warning is shown"
+    _assert_spanish(at)
+
+
+BAD_LINKS = {
+    "hit rate 2": {"hit": "2"},
+    "context words": {"ctx": "lots", "model": "nope"},
+    "unknown keys": {"zzz": "1", "yyy": "2"},
+    "gpu and tp": {"gpu": "not-a-gpu", "gpus": "0", "fmt": "fp7"},
+    "page": {"hbm": "-1"},
+}
+
+
+@pytest.mark.parametrize("page", ["home", "model", "frontier"])
+@pytest.mark.parametrize("case", BAD_LINKS)
+def test_bad_links_warn_in_spanish(page, case):
+    at = _open(BAD_LINKS[case], page)
+    assert at.warning, "a bad link value is named in a warning"
+    _assert_spanish(at)
+
+
+BAD_CONFIGS = {
+    "not json": "{not json",
+    "heads": '{"num_hidden_layers": 2, "num_attention_heads": 3, "hidden_size": 64, "num_key_value_heads": 2}',
+    "window": '{"num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 64, "num_key_value_heads": 2, '
+              '"max_position_embeddings": 1024, "sliding_window": 4096, "layer_types": ["sliding_attention", '
+              '"full_attention"]}',
+    "state": '{"num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 64, "num_key_value_heads": 2, '
+             '"ssm_state_size": 16}',
+}
+
+
+@pytest.mark.parametrize("case", BAD_CONFIGS)
+def test_a_bad_config_is_refused_in_spanish(case):
+    def paste(at):
+        at.session_state["model_source"] = "Import config.json"  # AppTest indexes options by the shown label
+        at.run()
+        at.text_area(key="model_config_text").set_value(BAD_CONFIGS[case]).run()
+
+    at = _open({}, "model", paste)
+    assert at.error, "the refusal is shown"
+    _assert_spanish(at)
+
+
+def test_pasted_logs_reconcile_in_spanish():
+    def example(at):
+        at.button(key="reconcile_example").click().run()
+
+    at = _open({}, "reconcile", example)
+    _assert_spanish(at)
+    rows = [frame.value for frame in at.dataframe if "cause" in frame.value.columns]
+    assert len(rows) == 2  # one comparison table per log (vLLM and SGLang)
+    english = [(column, cell) for frame in rows for column in ("quantity (per GPU)", "kvplan", "status", "cause")
+               for cell in frame[column] if english_left(str(cell))]
+    assert not english, english  # the engine's own printed column stays as printed
+
+    def garbled(at):
+        at.text_area(key="reconcile_log_a").set_value("INFO hello\nGPU KV cache size: lots of tokens\n").run()
+
+    _assert_spanish(_open({}, "reconcile", garbled))
+
+
+def test_uploads_are_read_or_refused_in_spanish():
+    """A plan file, a ProbeResult and a trace: each refusal (and the result shown) in Spanish."""
+    import json
+
+    def upload(key, name, payload):
+        def setup(at):
+            at.file_uploader(key=key).set_value((name, payload, "application/json")).run()
+        return setup
+
+    at = _open({}, "home", upload("plan_upload_json", "bad-plan.json", b'{"schema_version": 1, "inputs": 3}'))
+    assert any("bad-plan.json" in e.value.replace("\\", "") for e in at.error)
+    _assert_spanish(at)
+    for name, payload in (("probe.json", json.dumps(result_dict()).encode()), ("garbage.json", b"\x00 not json")):
+        at = _open({}, "probe", upload("probe_upload", name, payload))
+        _assert_spanish(at)
+
+    def bad_trace(at):
+        at.session_state["traces_sample"] = "Upload a trace"  # AppTest indexes options by the shown label
+        at.run()
+        at.file_uploader(key="traces_upload").set_value(("t.jsonl", b'{"timestamp": 1}\nnot json\n', "text/plain")).run()
+
+    at = _open({}, "traces", bad_trace)
+    assert at.error
+    _assert_spanish(at)
