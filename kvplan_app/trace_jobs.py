@@ -188,10 +188,20 @@ def spool_dir() -> str:
     """This server's directory for upload files (owner-only, made on first use)."""
     global _SPOOL_DIR
     with _SPOOL_LOCK:
-        if _SPOOL_DIR is None or not os.path.isdir(_SPOOL_DIR):
+        if _SPOOL_DIR is None:
             _SPOOL_DIR = tempfile.mkdtemp(prefix="kvplan-uploads-")
             atexit.register(shutil.rmtree, _SPOOL_DIR, ignore_errors=True)
         return _SPOOL_DIR
+
+
+def _new_spool_file() -> tuple[int, str]:
+    global _SPOOL_DIR
+    try:
+        return tempfile.mkstemp(prefix="trace-", dir=spool_dir())
+    except FileNotFoundError:   # the directory was removed (a temp cleaner): make a new one
+        with _SPOOL_LOCK:
+            _SPOOL_DIR = None
+        return tempfile.mkstemp(prefix="trace-", dir=spool_dir())
 
 
 def upload_digest(data) -> str:
@@ -204,7 +214,7 @@ def upload_digest(data) -> str:
 
 def spool_upload(data) -> str:
     """Write an upload's bytes (bytes or memoryview) to a new owner-only file; returns its path."""
-    fd, path = tempfile.mkstemp(prefix="trace-", dir=spool_dir())
+    fd, path = _new_spool_file()
     try:
         view = memoryview(data)
         with os.fdopen(fd, "wb") as fh:
