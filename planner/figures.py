@@ -487,7 +487,8 @@ def recommend_figure(frame, *, by_cost: bool = False, tr=english) -> go.Figure:
     for name, part in data.groupby("accelerator", sort=False, observed=True):
         text = [tr("{gpus} GPUs ({replicas} x {per_replica}), KV {kv_format}, attention {attention}").format(
                     gpus=f"{r.total_gpus:,}", replicas=f"{r.replicas:,}", per_replica=r.gpus_per_replica,
-                    kv_format=r.kv_format, attention=r.attention)
+                    kv_format=tr(r.kv_format) if r.kv_format == "native" else r.kv_format,
+                    attention=r.attention)
                 for r in part.itertuples()]
         fig.add_trace(go.Scatter(x=part[x_col], y=part["headroom"] * 100, mode="markers", name=str(name), text=text,
                                  hovertemplate=tr("%{text}<br>headroom %{y:.1f}%") + "<extra>%{fullData.name}</extra>"))

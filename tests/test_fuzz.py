@@ -146,7 +146,7 @@ def test_an_empty_trace_is_one_clear_error(data):
     with pytest.raises(PlanInputError) as info:
         read_trace(data, format="jsonl")
     fs.assert_clear(info.value)
-    assert "at least one well-formed jsonl row; read 0 rows" in info.value.allowed
+    assert "at least one well-formed jsonl row; rows read: 0, malformed: 0" in info.value.allowed
 
 
 def test_a_trace_over_the_size_limit_is_refused():

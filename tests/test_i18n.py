@@ -96,3 +96,11 @@ def test_planner_messages_by_their_english_text():
 def test_message_templates_keep_their_fields():
     bad = {k: v for k, v in es.MESSAGES.items() if _fields(k) != _fields(v)}
     assert not bad, bad
+
+
+def test_bundled_trace_names_have_their_spanish():
+    # the Traces page's trace choices are the samples' labels: each shown in Spanish under ?lang=es
+    from planner.traces.samples import SAMPLES
+
+    missing = [s.label for s in SAMPLES.values() if s.label not in es.STRINGS]
+    assert not missing, missing

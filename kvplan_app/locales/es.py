@@ -767,6 +767,13 @@ STRINGS.update({
     "the table then scrolls sideways.":
         "Formato de pesos, tasa de acierto, réplicas, sesiones, ritmo de peticiones, rendimiento y las comprobaciones "
         "del plan; en una pantalla estrecha la tabla se desplaza entonces en horizontal.",
+    # -- the bundled traces' names (planner.traces.samples.SAMPLES labels) ------------------------------------------
+    "Mooncake conversation (Kimi, 1 h, 12,031 requests)": "Mooncake conversación (Kimi, 1 h, 12.031 peticiones)",
+    "Mooncake synthetic (ShareGPT + L-Eval + LooGLE, 3,993 requests)":
+        "Mooncake sintética (ShareGPT + L-Eval + LooGLE, 3.993 peticiones)",
+    "Azure conversation 2023 (19,366 requests, lengths only)":
+        "Azure conversación 2023 (19.366 peticiones, solo longitudes)",
+    "Azure code 2023 (8,819 requests, lengths only)": "Azure código 2023 (8.819 peticiones, solo longitudes)",
 })
 
 from kvplan_app.locales.es_pydantic import PATTERNS as _PATTERNS  # noqa: E402

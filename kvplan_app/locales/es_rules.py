@@ -272,8 +272,8 @@ RULES: dict[str, str] = {
         "el tamaño de bloque en tokens de los hash_ids de la traza (p. ej. 16 para vLLM, 512 para Mooncake)",
     "None when capacity_blocks is given (one or the other)": "None cuando se da capacity_blocks (uno u otro)",
     "KV bytes per token, to turn capacity_bytes into blocks": "bytes de KV por token, para pasar capacity_bytes a bloques",
-    "at least one well-formed {fmt} row; read {num_rows:,} rows, {num_malformed:,} malformed{first}":
-        "al menos una fila {fmt} bien formada; se leyeron {num_rows:,} filas, {num_malformed:,} mal formadas{first}",
+    "at least one well-formed {fmt} row; rows read: {num_rows:,}, malformed: {num_malformed:,}{first}":
+        "al menos una fila {fmt} bien formada; filas leídas: {num_rows:,}, mal formadas: {num_malformed:,}{first}",
     " ({example} on line {line})": " ({example} en la línea {line})",
     "arrivals spanning at most {max_trace_span_s:,.0f} s (366 days); this trace spans {span:,.6g} s: check the "
     "timestamp unit (timestamp_ms vs timestamp_s) and stray rows":

@@ -88,7 +88,7 @@ if st.session_state.get("traces_plan_seen") != (inputs.model_id, inputs.gpu_id):
 c1, c4 = st.columns([3, 2])  # trace and TTL, then model and GPU: no name cut at 1280 px
 c2, c3 = st.columns(2)
 choice = c1.selectbox(t("Trace"), [*SAMPLES, UPLOAD, SAVED], key="traces_sample",
-                      format_func=lambda s: SAMPLES[s].label if s in SAMPLES else t(s))
+                      format_func=lambda s: t(SAMPLES[s].label) if s in SAMPLES else t(s))
 model_id = c2.selectbox(t("Model"), list(models()), key="traces_model_id", format_func=lambda m: models()[m].name)
 gpu_ids = list(GPUS) + (["custom"] if inputs.gpu_id == "custom" else [])
 gpu_id = c3.selectbox(t("GPU"), gpu_ids, key="traces_gpu_id",

@@ -222,8 +222,8 @@ class Collector:
         if col["time"] is None or col["time"].size == 0:
             first = (msg(" ({example} on line {line})", example=self.examples[0][1], line=self.examples[0][0])
                      if self.examples else "")
-            raise PlanInputError("trace", name, msg("at least one well-formed {fmt} row; read {num_rows:,} rows, "
-                                                    "{num_malformed:,} malformed{first}", fmt=fmt,
+            raise PlanInputError("trace", name, msg("at least one well-formed {fmt} row; rows read: {num_rows:,}, "
+                                                    "malformed: {num_malformed:,}{first}", fmt=fmt,
                                                     num_rows=self.num_rows, num_malformed=self.num_malformed,
                                                     first=first))
         hashed = col["hashed"]
