@@ -25,7 +25,7 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from kvplan_app.locales import es
+from kvplan_app.locales import es, es_words
 from planner.errors import PlanInputError, short_repr
 from planner.messages import Figure, Message
 
@@ -42,9 +42,14 @@ MESSAGES: dict[str, dict[str, str]] = {"en": {}, "es": es.MESSAGES}
 PATTERNS: dict[str, dict[str, str]] = {"en": {}, "es": es.PATTERNS}
 """Language -> English text shapes (``{name}`` fields) matched against plain text that carries no template."""
 
+WORDS: dict[str, tuple[dict[str, str], tuple[tuple[str, str], ...]]] = {
+    "es": (es_words.VALUES, es_words.GROUP_WORDS + es_words.VALUE_SHAPES)}
+"""Language -> (whole values -> translation, (regular expression, replacement) over words kept in data)."""
+
 _SESSION_KEY = "ui_lang"
-_NUMBER = re.compile(r"(?<![A-Za-z\d.,])\d[\d,]*(?:\.\d+)?")
-"""A number in English format, not part of a name (``V4.1`` and ``H200`` stay as they are)."""
+_NUMBER = re.compile(r"(?<![A-Za-z\d.,])\d(?:[\d,]*\d)?(?:\.\d+)?")
+"""A number in English format, not part of a name (``V4.1`` and ``H200`` stay as they are); a comma after it
+separates a list (``128, 8``)."""
 
 
 def language() -> str:
@@ -167,6 +172,43 @@ def _templates(lang: str) -> list[tuple[re.Pattern, str]]:
                 out.append((re.compile(regex, re.DOTALL), translation))
         _COMPILED[lang] = out
     return _COMPILED[lang]
+
+
+def words(value: object) -> str:
+    """A value kept in English in data (a KV group name, ``capped``, a routing policy) in this session's language,
+    numbers per locale; CSV, links and the data keep the English value.
+
+    >>> import kvplan_app.i18n as i; i.translate_words("sliding window 1,024, 8 KV heads", "es")
+    'ventana deslizante 1.024, 8 cabezas KV'
+    """
+    return translate_words(value, language())
+
+
+def translate_words(value: object, lang: str) -> str:
+    """See :func:`words`; pure (no session). A value the word map does not know is shown as it is."""
+    text = str(value)
+    if lang not in WORDS:
+        return text
+    whole, shapes = WORDS[lang]
+    if text in whole:
+        return whole[text]
+    for pattern, replacement in shapes:
+        text = re.sub(pattern, replacement, text)
+    return localize_numbers(text, lang)
+
+
+def group_names_in_words(message: object) -> object:
+    """``message`` (a :class:`Message`, nested ones too) with its KV group names (``name``, ``names`` and ``what``
+    values: plain text the planner writes group names into) in this session's
+    language (:func:`words`), for :func:`planner_message`; anything else as it is."""
+    if not isinstance(message, Message):
+        return message
+    values = {k: words(v) if k in _GROUP_FIELDS and isinstance(v, str) else group_names_in_words(v)
+              for k, v in message.values.items()}
+    return Message(message.template, **values)
+
+
+_GROUP_FIELDS = ("name", "names", "what")
 
 
 def num(text: str) -> str:

@@ -371,8 +371,10 @@ def coefficient_check(model: ModelSpec) -> CoefficientCheck:
                  entry_bytes=g.entry_bytes(1), tokens_per_entry=g.tokens_per_entry, name=g.name) for g in growing]
     arch = sum(g.num_layers * g.entry_bytes(1) / g.tokens_per_entry for g in growing)
     reported = model.reported_kv_bytes_per_token
-    text = (msg("{terms} = {arch:,.6g} B/token", terms=" + ".join(terms), arch=arch) if terms
-            else msg("no growing groups known"))
+    total = terms[0] if terms else None
+    for term in terms[1:]:
+        total = msg("{sum} + {term}", sum=total, term=term)  # a Message each: the group names can be translated
+    text = msg("{terms} = {arch:,.6g} B/token", terms=total, arch=arch) if terms else msg("no growing groups known")
     if reported is not None:
         text = msg("{text}; reported {reported:,.6g} B/token", text=text, reported=reported)
     return CoefficientCheck(reported=reported, architecture=arch,

@@ -204,3 +204,32 @@ def test_uploads_are_read_or_refused_in_spanish():
     at = _open({}, "traces", bad_trace)
     assert at.error
     _assert_spanish(at)
+
+
+GROUP_WORDS_EN = ("compressed 1/", "indexer keys", "window ring", "full attention", "sliding window", "conv state",
+                  "SSM state", "capped", "growing", "merged", " entries", "kv sharing")
+"""Group-name vocabulary and table values the Model page shows in words (the data and CSV keep them in English)."""
+
+
+def _cells(at: AppTest) -> list[str]:
+    """Every header and cell of the page's tables (st.dataframe and st.table), as text."""
+    out = []
+    for frame in [*at.dataframe, *at.table]:
+        value = frame.value
+        out += [str(c) for c in value.columns]
+        out += [str(cell) for column in value.columns for cell in value[column]]
+    return out
+
+
+@pytest.mark.parametrize("model", ["deepseek-v4.1-flash", "nemotron-h-8b", "gemma-3-27b"])
+def test_model_page_group_names_and_values_in_spanish(model):
+    at = _open({"model": model, "m_ctx": "100000"}, "model")
+    texts = [text for _, text in _texts(at)] + _cells(at)
+    english = sorted({word for text in texts for word in GROUP_WORDS_EN if word in text})
+    assert not english, english
+    cells = _cells(at)
+    assert {"atención completa": "gemma", "principal comprimida 1/1": "deepseek",
+            "estado SSM de Mamba2": "nemotron"}.keys() & set(cells), cells
+    if model == "deepseek-v4.1-flash":  # the Sources table: headers and values
+        assert {"campo", "valor", "cómo", "nota"} <= {c.lower() for c in cells}, cells
+        assert "fusionado" in cells and "40 entradas" in cells

@@ -795,3 +795,7 @@ MESSAGES.update(NOTES)
 MESSAGES.update(RECONCILE)
 MESSAGES.update(CONFIG_NOTES)
 STRINGS.update(HOW)
+
+from kvplan_app.locales.es_words import STRINGS as _WORD_HEADERS  # noqa: E402  (values kept in English in data)
+
+STRINGS.update(_WORD_HEADERS)

@@ -60,6 +60,7 @@ NOTES: dict[str, str] = {
     "{num_layers} x {entry_bytes} B / {tokens_per_entry} ({name})":
         "{num_layers} x {entry_bytes} B / {tokens_per_entry} ({name})",
     "{terms} = {arch:,.6g} B/token": "{terms} = {arch:,.6g} B/token",
+    "{sum} + {term}": "{sum} + {term}",
     "no growing groups known": "no se conoce ningún grupo que crezca",
     "{text}; reported {reported:,.6g} B/token": "{text}; publicado {reported:,.6g} B/token",
     "Per GPU at TP {tp}, PP {pp}: each group's layers per GPU = ceil(layers / {pp}); KV heads per GPU = max(1, "

@@ -30,7 +30,7 @@ from planner.plan import plan
 from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens, plural
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_table
-from kvplan_app.i18n import num, planner_message, t
+from kvplan_app.i18n import group_names_in_words, num, planner_message, t, words
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, shown
 
 LINK_KEYS = {"model": "m_model", "fmt": "m_fmt", "tp": "m_tp", "pp": "m_pp", "ctx": "m_ctx"}
@@ -61,13 +61,15 @@ def _engine_missing(exc: PlanInputError) -> str:
                  "'Engine settings (vLLM view) and KV budget' above.")
     if exc.field == "engine" and isinstance(exc.allowed, Message) and "what" in exc.allowed.values:
         return t("No vLLM figure for this model: vLLM pages full, sliding, chunked and MLA attention, and this "
-                 "model's KV is {what}. The theory figures above hold.", what=exc.allowed.values["what"])
+                 "model's KV is {what}. The theory figures above hold.", what=words(exc.allowed.values["what"]))
     return t("No vLLM figure: {error}.", error=planner_message(exc))
 
 
 def _shown_report(rows: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The import report's rows in the page's language (``how`` and ``note``; fields and values as read)."""
-    return [{**r, "how": t(r["how"]), "note": planner_message(r["note"])} for r in rows]
+    """The import report's rows in the page's language: headers, ``how`` and ``note``; config keys and values as
+    read, the report's own words (a derived field's name, "merged", "40 entries") translated."""
+    return [{t("field"): words(r["field"]), t("value"): words(r["value"]), t("how"): t(r["how"]),
+             t("note"): planner_message(r["note"])} for r in rows]
 
 
 st.title(t("Model: KV accounting"))
@@ -238,7 +240,7 @@ if est.basis == "reported coefficient":
     verdict = t("explains it") if chk.matches else t("does not explain it (the shipped format differs)")
     st.caption(t("Growing KV priced by the published coefficient ({bytes} B/token, the source of truth); the "
                  "architecture below {verdict}: {explanation}.", bytes=num(f"{model.reported_kv_bytes_per_token:,.6g}"),
-                 verdict=verdict, explanation=planner_message(chk.explanation)))
+                 verdict=verdict, explanation=planner_message(group_names_in_words(chk.explanation))))
 
 # ---------------------------------------------------------------------------
 # Breakdown
@@ -262,9 +264,10 @@ for title, part, key in (
         (num(t("At {tokens} tokens", tokens=f"{context:,}")), ["group", "entries", "bytes", "in_pool", "replicated_on_tp"],
          "model_breakdown_context")):
     st.markdown(f"**{title}**")
-    show_table(table[part].rename(columns=headers), hide_index=True, key=key, placeholder="—")
+    shown_part = table[part].assign(**{c: table[c].map(words) for c in ("group", "growth") if c in part})
+    show_table(shown_part.rename(columns=headers), hide_index=True, key=key, placeholder="—")
 st.caption(t("Layers of each group: {groups}.", groups="; ".join(
-    f"{num(str(g))}: {ids}" for g, ids in zip(table["group"], table["layer_ids"]))))
+    f"{words(g)}: {ids}" for g, ids in zip(table["group"], table["layer_ids"]))))
 st.download_button(t("Download the breakdown (CSV)"), to_csv_bytes(table), mime=CSV_MIME, key="model_breakdown_csv",
                    file_name=f"kvplan-breakdown-{model.id}-{context}.csv",
                    help=t("Columns as docs/csv.md, 'Model breakdown CSV' (units in the names)."))
@@ -292,9 +295,11 @@ try:
     if tve.differs:
         st.markdown(t("Why they differ:"))
     for reason in tve.reasons:
-        st.caption("• " + planner_message(reason))
+        st.caption("• " + planner_message(group_names_in_words(reason)))
     if tve.types:
-        show_table(engine_frame(tve), hide_index=True, key="model_engine_table")
+        engine_table = engine_frame(tve)
+        show_table(engine_table.assign(name=engine_table["name"].map(words), reason=[
+            planner_message(group_names_in_words(kind.reason)) for kind in tve.types]), hide_index=True, key="model_engine_table")
 except PlanInputError as exc:
     tve = None
     st.info(escape_markdown(_engine_missing(exc)))
@@ -329,7 +334,7 @@ except PlanInputError as exc:
 # ---------------------------------------------------------------------------
 with st.expander(t("How this is computed")):
     for line in how_computed(model, context, kv_format, tp, pp):
-        st.text(planner_message(line))
+        st.text(planner_message(group_names_in_words(line)))
     if tve is not None:
         st.text(num(t("Engine view: vLLM holds ceil(n / {block}) blocks per layer for full attention; a sliding window W "
                       "reserves cdiv(min(W - 1 + {batched}, max_model_len), {block}) + 1 blocks; a block of one layer "
@@ -337,7 +342,7 @@ with st.expander(t("How this is computed")):
                       batched=f"{settings.max_num_batched_tokens:,}")))
         for kind in tve.types:
             st.text(num(t("{name}: ({layers} + {padding} padding) layers x {blocks} blocks x {page} B = {bytes} B",
-                          name=kind.name, layers=kind.layers, padding=kind.padding_layers,
+                          name=words(kind.name), layers=kind.layers, padding=kind.padding_layers,
                           blocks=f"{kind.blocks_per_layer:,}", page=f"{kind.page_size_bytes:,}",
                           bytes=f"{kind.engine_bytes:,}")))
     if cap is not None:
