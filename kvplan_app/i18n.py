@@ -150,8 +150,14 @@ def _legacy(text: str, lang: str) -> str | None:
             continue
         values = match.groupdict()
         if all(name[-2:] != "_t" or value in words for name, value in values.items()):
-            return translation.format(**{k: words[v] if k[-2:] == "_t" else v for k, v in values.items()})
+            return translation.format(**{k: words[v] if k[-2:] == "_t" else _number_or_text(v, lang)
+                                         for k, v in values.items()})
     return None
+
+
+def _number_or_text(value: str, lang: str) -> str:
+    """A matched value: a bare English number (``1,000``) in ``lang``'s format, anything else as it is."""
+    return localize_numbers(value, lang) if _NUMBER.fullmatch(value) else value
 
 
 _FIELD = re.compile(r"\{(\w+)\}")

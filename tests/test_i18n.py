@@ -85,7 +85,7 @@ def test_planner_messages_by_their_english_text():
     from planner.errors import PlanInputError
 
     one_fewer = "23 GPUs: 2 whole replicas = 878 sessions < 1,000: fails"
-    assert translate_message(one_fewer, "es") == "23 GPU: 2 réplicas enteras = 878 sesiones < 1,000: no llega"
+    assert translate_message(one_fewer, "es") == "23 GPU: 2 réplicas enteras = 878 sesiones < 1.000: no llega"  # numbers per locale
     assert translate_message(one_fewer, "en") == one_fewer
     # a rule the catalogue lacks: the whole message stays English, never half translated
     free = str(PlanInputError("hit_rate", 2.0, "a number in [0, 1]"))

@@ -233,3 +233,17 @@ def test_model_page_group_names_and_values_in_spanish(model):
     if model == "deepseek-v4.1-flash":  # the Sources table: headers and values
         assert {"campo", "valor", "cómo", "nota"} <= {c.lower() for c in cells}, cells
         assert "fusionado" in cells and "40 entradas" in cells
+
+
+def test_recommend_result_in_spanish_words_and_numbers():
+    """'KV nativo' and '< 1.000' in the result sentence; the table shows 'nativo', its plan links keep fmt=native."""
+    def native_only(at):
+        at.multiselect(key="recommend_kv").set_value(["native"]).run()
+
+    at = _open({"model": "llama-3.1-8b"}, "recommend", native_only)
+    sentence = at.success[0].value
+    assert "KV nativo" in sentence and "1,000" not in sentence and "1.000" in sentence, sentence
+    frame = at.dataframe[-1].value
+    assert set(frame["kv_format"]) == {"nativo"}, frame["kv_format"]
+    assert all("fmt=native" in link for link in frame["plan link"])
+    _assert_spanish(at)

@@ -21,7 +21,7 @@ from planner.models import WEIGHT_BYTES_PER_PARAM
 from planner.recommend import DEFAULT_GPUS_PER_REPLICA, recommend, trace_hit_rate_curve
 from planner.traces import load_sample
 from kvplan_app.render import show_chart, show_table
-from kvplan_app.i18n import num, planner_message, t
+from kvplan_app.i18n import num, planner_message, t, words
 from kvplan_app.share import root_url, share_url
 from kvplan_app.state import current_inputs, escape_markdown, to_query
 
@@ -122,7 +122,7 @@ fewest = (t("Fewest GPUs: {gpus} x {accelerator} (1 replica of {per_replica}, KV
             "against {target}."))
 st.success(fewest.format(  # names as they are, numbers per locale
     gpus=num(f"{int(best.total_gpus):,}"), accelerator=best.accelerator, replicas=num(f"{replicas:,}"),
-    per_replica=int(best.gpus_per_replica), kv_format=best.kv_format, capacity=num(f"{best.capacity:,.6g}"),
+    per_replica=int(best.gpus_per_replica), kv_format=words(best.kv_format), capacity=num(f"{best.capacity:,.6g}"),
     target=num(f"{rec.target:,.6g}"))
            + " " + planner_message(best.one_fewer) + ".")
 show_chart(recommend_figure(rec.frame, by_cost=by_cost, tr=t), key="recommend_chart")
@@ -149,6 +149,7 @@ shown = [c for c in headings if (every or c in COMPACT) and (priced or c not in 
 labels = headings
 top["one_fewer"] = [planner_message(why) for why in top["one_fewer"]]
 top["weight_format"] = [t("the catalogue's") if w == "catalog" else w for w in top["weight_format"]]
+top["kv_format"] = top["kv_format"].map(words)  # shown only: the plan links were written from the inputs above
 numbers = {c: st.column_config.NumberColumn(labels[c], format="localized") for c in shown
            if c not in ("accelerator", "attention", "kv_format", "weight_format", "pareto", "verified", "one_fewer",
                         "plan link", "headroom", "hit_rate")}
