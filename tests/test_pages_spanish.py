@@ -247,3 +247,24 @@ def test_recommend_result_in_spanish_words_and_numbers():
     assert set(frame["kv_format"]) == {"nativo"}, frame["kv_format"]
     assert all("fmt=native" in link for link in frame["plan link"])
     _assert_spanish(at)
+
+
+def test_traces_routing_in_spanish():
+    """The routing ids (random, session, prefix, round-robin) and the fleet method in Spanish: options, legend, hover."""
+    import json
+
+    def fleet(at):
+        at.multiselect(key="traces_fleet_replicas").set_value([1, 4]).run()
+        at.multiselect(key="traces_fleet_routing").set_value(["random", "session"]).run()
+
+    at = _open({}, "traces", fleet)
+    routing = at.multiselect(key="traces_fleet_routing")
+    assert set(routing.options) == {"aleatorio", "por sesión", "por prefijo", "round-robin"}, routing.options
+    assert set(at.selectbox(key="traces_fleet_pick_policy").options) == {"aleatorio", "por sesión"}
+    chart = next(c for c in at.get("plotly_chart") if "traces_fleet_chart" in c.proto.id)
+    lines = json.loads(chart.proto.spec)["data"]
+    assert {line["name"] for line in lines} == {"aleatorio", "por sesión"}
+    hover = json.dumps([[line["hovertemplate"], line["customdata"]] for line in lines], ensure_ascii=False)
+    assert "distancias de pila" in hover and "stack distances" not in hover and "random" not in hover, hover
+    assert "aleatorio" in at.button(key="traces_fleet_use").label
+    _assert_spanish(at)

@@ -37,7 +37,9 @@ VALUES: dict[str, str] = {
     # routing policies (planner.traces)
     "random": "aleatorio", "session": "por sesión", "prefix": "por prefijo", "round-robin": "round-robin",
     # frontier's limits (planner.frontier rate_limit)
-    "decode throughput": "rendimiento de decode", "sessions": "sesiones",
+    "decode throughput": "rendimiento de decodificación", "sessions": "sesiones", "none": "ninguno",
+    # fleet methods (planner.traces.fleet)
+    "stack distances": "distancias de pila", "simulation": "simulación",
     # KV format value
     "native": "nativo",
 }

@@ -24,7 +24,7 @@ from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes, format_duration
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_chart
-from kvplan_app.i18n import language, num, planner_message, t
+from kvplan_app.i18n import language, num, planner_message, t, words
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, shown, update_inputs
 
 LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
@@ -202,7 +202,7 @@ st.caption(t("Fleet: the hit rate with N replicas, each with this cache, by rout
 f1, f2 = st.columns(2)
 fleet_ns = f1.multiselect(t("Replicas"), FLEET_REPLICAS, default=[1, 2, 4, 8, 16], key="traces_fleet_replicas")
 fleet_policies = f2.multiselect(t("Routing (prefix is simulated request by request: slower)"), list(ROUTING_POLICIES),
-                                default=["random", "session"], key="traces_fleet_routing")
+                                default=["random", "session"], key="traces_fleet_routing", format_func=words)
 job_inputs = {"model_id": inputs.model_id, "kv_format": inputs.kv_format,
               "usable_kv_bytes": float(max(result.usable_kv_bytes, 0)), "gpu_name": result.gpu_name, "ttl_s": ttl_s,
               "session_decode_tokens_per_s": inputs.session_decode_tokens_per_s, "ttl_label": ttl_label(ttl_s),
@@ -310,10 +310,26 @@ show_chart(analysis.figures["cache_bytes"], right, key="traces_cache_bytes")
 # ---------------------------------------------------------------------------
 # Fleet of replicas (planner.traces.fleet: stack distances, or simulation for prefix routing)
 # ---------------------------------------------------------------------------
+def _fleet_in_words(fig):
+    """The fleet chart (built once per trace job, legend and hover with the routing and method ids) with those ids in
+    this session's language: a copy; the table and its CSV keep the ids."""
+    import plotly.graph_objects as go
+
+    out = go.Figure(fig)
+    for line in out.data:
+        routing = line.name
+        line.name = words(routing)
+        if line.hovertemplate:
+            line.hovertemplate = line.hovertemplate.replace(f"<extra>{routing}</extra>", f"<extra>{line.name}</extra>")
+        if line.customdata is not None and len(line.customdata) and len(line.customdata[0]) > 2:
+            line.customdata = [[*row[:2], words(row[2]), *row[3:]] for row in line.customdata]
+    return out
+
+
 st.subheader(t("Fleet: N replicas, each with this cache"))
 if analysis.fleet is not None:
     table = analysis.fleet
-    show_chart(analysis.figures["fleet"], key="traces_fleet_chart")
+    show_chart(_fleet_in_words(analysis.figures["fleet"]), key="traces_fleet_chart")
     st.caption(t("Routing: random and round-robin ignore the cache; session keeps a conversation on one replica "
                  "(by the first block past the prefix every request shares, when the trace has no session id); "
                  "prefix sends a request to the replica holding its longest cached prefix (simulated). Load "
@@ -323,17 +339,17 @@ if analysis.fleet is not None:
                        help=t("Columns as planner.traces.fleet.FLEET_COLUMNS (docs/traces.md)."))
     u1, u2, u3 = st.columns([1, 1, 2])
     pick_n = u1.selectbox(t("Replicas"), sorted(fleet_ns), key="traces_fleet_pick_n")
-    pick_policy = u2.selectbox(t("Routing"), fleet_policies, key="traces_fleet_pick_policy")
+    pick_policy = u2.selectbox(t("Routing"), fleet_policies, key="traces_fleet_pick_policy", format_func=words)
     row = table[(table["replicas"] == pick_n) & (table["routing"] == pick_policy)].iloc[0]
     fleet_rate = round(float(row["token_hit_rate"]), 2)
     fleet_hit = num(f"{fleet_rate:.2f}")
     if u3.button(t("Use this hit rate on the Plan page ({hit}: {replicas} replicas, {routing})", hit=fleet_hit,
-                   replicas=pick_n, routing=pick_policy) if pick_n != 1 else
-                 t("Use this hit rate on the Plan page ({hit}: 1 replica, {routing})", hit=fleet_hit, routing=pick_policy),
+                   replicas=pick_n, routing=words(pick_policy)) if pick_n != 1 else
+                 t("Use this hit rate on the Plan page ({hit}: 1 replica, {routing})", hit=fleet_hit, routing=words(pick_policy)),
                  key="traces_fleet_use"):
         update_inputs(hit_rate=fleet_rate)
         st.success(t("The Plan page's prefix hit rate is now {hit} ({replicas} replicas, {routing}).", hit=fleet_hit,
-                     replicas=pick_n, routing=pick_policy))
+                     replicas=pick_n, routing=words(pick_policy)))
 
 with st.expander(t("Lengths, arrivals and concurrency"), expanded=False):
     show_traffic()
