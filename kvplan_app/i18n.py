@@ -169,6 +169,14 @@ def _templates(lang: str) -> list[tuple[re.Pattern, str]]:
     return _COMPILED[lang]
 
 
+def token_text(tokens: int) -> str:
+    """A token count to pre-fill a text box with, in a form :func:`planner.units.parse_tokens` reads back the same:
+    ``1,000,000`` in English, ``1 000 000`` in Spanish (spaces group thousands there: ``1.000.000`` would be
+    refused as ambiguous and ``1,000,000`` reads as a decimal comma)."""
+    text = f"{int(tokens):,}"
+    return text if language() == DEFAULT_LANGUAGE else text.replace(",", " ")
+
+
 def num(text: str) -> str:
     """Numbers inside an English-formatted string (``1,234.5``) written with this language's separators.
 

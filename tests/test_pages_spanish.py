@@ -204,3 +204,13 @@ def test_uploads_are_read_or_refused_in_spanish():
     at = _open({}, "traces", bad_trace)
     assert at.error
     _assert_spanish(at)
+
+
+def test_spanish_context_box_round_trips_and_refuses_a_dotted_thousand():
+    # pre-filled as '1 000 000' (read back the same); '128.000' was read as 128 tokens, now refused
+    at = _open({}, "home")
+    box = at.text_input(key="plan_context_tokens")
+    assert box.value == "1 000 000"
+    box.set_value("128.000").run()
+    assert any("128.000" in e.value.replace("\\", "") for e in at.error)
+    assert at.query_params.get("ctx") in (None, "1000000", ["1000000"])
