@@ -48,14 +48,19 @@ def localized_figure(fig, lang: str):
     for note in out.layout.annotations:
         if note.text:
             note.text = localize_numbers(note.text, lang)
-    out.for_each_xaxis(lambda axis: _localize_ticks(axis, lang))
-    out.for_each_yaxis(lambda axis: _localize_ticks(axis, lang))
+    if out.layout.title.text:
+        out.layout.title.text = localize_numbers(out.layout.title.text, lang)
+    out.for_each_xaxis(lambda axis: _localize_axis(axis, lang))
+    out.for_each_yaxis(lambda axis: _localize_axis(axis, lang))
     return out
 
 
-def _localize_ticks(axis, lang: str) -> None:
+def _localize_axis(axis, lang: str) -> None:
+    """Tick labels and the title ("Sessions per GPU at hit rate 0.50") with the language's numbers."""
     if axis.ticktext:
         axis.ticktext = [localize_numbers(str(text), lang) for text in axis.ticktext]
+    if axis.title.text:
+        axis.title.text = localize_numbers(axis.title.text, lang)
 
 
 def show_chart(fig, where=None, **kwargs: Any):

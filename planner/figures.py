@@ -400,6 +400,9 @@ PLAN_FIGURE_TEXTS: dict[str, str] = {
     "model_max": "model maximum {tokens} tokens",
     "plan": "this plan: {sessions} at {tokens} tokens",
     "no_fit": "this plan: no session fits at {tokens} tokens",
+    "hover": "%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %{customdata[0]:.4g} GB "
+             "(%{customdata[1]:.4g} GiB)",
+    "plan_hover": "this plan: {tokens} tokens<br>{sessions} sessions per GPU<br>per session {gb} GB ({gib} GiB)",
 }
 """Words of :func:`plan_sessions_figure` (English); a page passes its own language's."""
 
@@ -431,8 +434,7 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
     per = frame["per_session_bytes"].to_numpy(dtype=np.float64)
     sessions = np.where(sessions > 0, sessions, np.nan)
     inside = ctx <= (max_context_tokens or ctx.max())
-    hover = ("%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %{customdata[0]:.4g} GB "
-             "(%{customdata[1]:.4g} GiB)<extra></extra>")
+    hover = words["hover"] + "<extra></extra>"
     fig = go.Figure()
     for part, dash, name in ((inside, "solid", words["curve"]), (~inside, "dash", words["past_max"])):
         if not part.any():
@@ -452,9 +454,9 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
         fig.add_trace(go.Scatter(
             x=[plan_context_tokens], y=[plan_sessions], mode="markers", name="this plan", marker=PLAN_MARKER,
             cliponaxis=False, showlegend=False,
-            hovertemplate=(f"this plan: {plan_context_tokens:,} tokens<br>{format_sessions(plan_sessions)} sessions per GPU<br>"
-                           f"per session {per_session_bytes / GB:.4g} GB ({per_session_bytes / GiB:.4g} GiB)"
-                           "<extra></extra>")))
+            hovertemplate=loc(words["plan_hover"].format(
+                tokens=f"{plan_context_tokens:,}", sessions=format_sessions(plan_sessions),
+                gb=f"{per_session_bytes / GB:.4g}", gib=f"{per_session_bytes / GiB:.4g}")) + "<extra></extra>"))
         label_plan(fig, plan_context_tokens, plan_sessions,
                    loc(words["plan"].format(sessions=format_sessions(plan_sessions), tokens=f"{plan_context_tokens:,}")),
                    y_log=True, x_range=x_range, below=True)

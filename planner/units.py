@@ -106,6 +106,10 @@ def format_bytes(num_bytes: float) -> str:
 _TOKEN_SUFFIXES = {"k": 10**3, "m": 10**6, "g": 10**9}
 _GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+")
 """An integer with thousands commas: 1,500,000 (commas only here, so 1,5M is never read as 15M)."""
+_SPACED = re.compile(r"[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+")
+"""An integer grouped by spaces (the SI and RAE style: 1 500 000; a no-break or narrow no-break space too)."""
+_DOT_THOUSANDS = re.compile(r"[0-9]{1,3}(?:\.[0-9]{3})+")
+"""128.000 or 1.000.000: a thousands separator in Spanish and German, a decimal point in English: refused."""
 _PLAIN = re.compile(r"(?:[0-9]+(?:_[0-9]+)*(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[kKmMgG]?")
 """A decimal figure with optional underscores between digits, exponent and k/M/G suffix: 1.5M, 1_500_000, 1e6."""
 MAX_TOKEN_TEXT_CHARS = 40
@@ -124,11 +128,15 @@ def parse_tokens(text: str, *, field: str = "context_tokens", minimum: int = 1, 
 
     Suffixes are decimal (k = 10**3, M = 10**6, G = 10**9), as token counts are. Commas are thousands
     separators only in a whole number written in groups of three (``1,500,000``); any other comma is
-    ambiguous (``1,5M`` is 1.5M in much of Europe, 15M with the commas dropped) and refused.
+    ambiguous (``1,5M`` is 1.5M in much of Europe, 15M with the commas dropped) and refused. Spaces group
+    thousands too (``1 500 000``, the SI style). A dot is a decimal point, and a dot before exactly three digits
+    with no suffix (``128.000``, ``1.000.000``) is refused: in Spanish it groups thousands.
     Underscores go between digits, as in Python (``1_500_000``). Arithmetic is exact (``Decimal``).
 
     >>> parse_tokens("128k"), parse_tokens("1.5M"), parse_tokens("1e6"), parse_tokens("1,500,000")
     (128000, 1500000, 1000000, 1500000)
+    >>> parse_tokens("1 500 000")
+    1500000
 
     ``noun`` names what is counted in the error ("tokens", "sessions", "blocks", ...; "" for a plain
     number such as a port or a seed).
@@ -152,8 +160,16 @@ def parse_tokens(text: str, *, field: str = "context_tokens", minimum: int = 1, 
     if len(raw) > MAX_TOKEN_TEXT_CHARS:
         raise PlanInputError(field, text, allowed)
     scale = 1
+    if _DOT_THOUSANDS.fullmatch(raw):
+        grouped = raw.replace(".", "")
+        raise PlanInputError(field, text, msg("a whole number of {noun}, without a dot before three digits (a decimal "
+                                              "point in English, a thousands separator in Spanish): {plain} or {spaced}",
+                                              noun=msg(noun) if noun else msg("units"), plain=grouped,
+                                              spaced=f"{int(grouped):,}".replace(",", " ")))
     if _GROUPED.fullmatch(raw):
         raw = raw.replace(",", "")
+    elif _SPACED.fullmatch(raw):
+        raw = re.sub(r"[ \u00a0\u202f]", "", raw)
     elif _PLAIN.fullmatch(raw):
         if raw[-1].lower() in _TOKEN_SUFFIXES:
             scale, raw = _TOKEN_SUFFIXES[raw[-1].lower()], raw[:-1]

@@ -40,6 +40,7 @@ token_texts = lambda: st.one_of(  # noqa: E731
 _SUFFIX = {"k": 10**3, "m": 10**6, "g": 10**9}
 _GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+")
 _DIGIT_UNDERSCORES = re.compile(r"[0-9]+(?:_[0-9]+)*")
+_SPACED = re.compile(r"[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+")
 
 
 def check_token_text(text: str) -> None:
@@ -54,7 +55,9 @@ def check_token_text(text: str) -> None:
         OUTCOMES["token counts", "refused"] += 1
         return
     raw = text.strip()
-    if "," in raw:
+    if _SPACED.fullmatch(raw):  # thousands grouped by spaces (SI style): 1 500 000
+        assert value == int(re.sub(r"[ \u00a0\u202f]", "", raw))
+    elif "," in raw:
         assert _GROUPED.fullmatch(raw), f"{text!r} has a comma outside groups of three and was read as {value:,}"
         assert value == int(raw.replace(",", ""))
     else:

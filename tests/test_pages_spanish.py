@@ -268,3 +268,13 @@ def test_traces_routing_in_spanish():
     assert "distancias de pila" in hover and "stack distances" not in hover and "random" not in hover, hover
     assert "aleatorio" in at.button(key="traces_fleet_use").label
     _assert_spanish(at)
+
+
+def test_spanish_context_box_round_trips_and_refuses_a_dotted_thousand():
+    # pre-filled as '1 000 000' (read back the same); '128.000' was read as 128 tokens, now refused
+    at = _open({}, "home")
+    box = at.text_input(key="plan_context_tokens")
+    assert box.value == "1 000 000"
+    box.set_value("128.000").run()
+    assert any("128.000" in e.value.replace("\\", "") for e in at.error)
+    assert at.query_params.get("ctx") in (None, "1000000", ["1000000"])

@@ -92,3 +92,28 @@ def test_a_spanish_table_keeps_its_values_and_drops_browser_locale_formats(monke
     assert "1.000.000" in html and "128.000" in html and "0,5" in html and MISSING in html
     assert seen["kwargs"]["column_config"]["tokens"]["type_config"]["format"] is None
     assert seen["kwargs"]["column_config"]["name"] == "Name" and seen["kwargs"]["hide_index"] is True
+
+
+def test_spanish_axis_titles_get_spanish_numbers():
+    # the Frontier page's titles carry the slice: "Sesiones por GPU con acierto 0.50", "... a 1,000,000 tokens"
+    fig = _figure()
+    fig.update_layout(title="Sesiones por GPU a 1,000,000 tokens", yaxis_title="Sesiones por GPU con acierto 0.50")
+    es = localized_figure(fig, "es")
+    assert es.layout.title.text == "Sesiones por GPU a 1.000.000 tokens"
+    assert es.layout.yaxis.title.text == "Sesiones por GPU con acierto 0,50"
+
+
+def test_the_plan_chart_hover_is_in_the_page_language():
+    import pandas as pd
+
+    from planner.figures import PLAN_FIGURE_TEXTS, plan_sessions_figure
+    from kvplan_app.locales import es as es_catalogue
+
+    frame = pd.DataFrame({"context_tokens": [1_000, 1_000_000], "sessions_per_gpu": [100.0, 17.9],
+                          "per_session_bytes": [10**6, 10**9]})
+    texts = {k: es_catalogue.STRINGS[v] for k, v in PLAN_FIGURE_TEXTS.items()}
+    fig = plan_sessions_figure(frame, plan_context_tokens=1_000_000, plan_sessions=17.9, per_session_bytes=10**9,
+                               texts=texts, localize=lambda s: s.replace(",", "."))
+    hovers = " ".join(tr.hovertemplate for tr in fig.data)
+    assert "sessions per GPU" not in hovers and "per session" not in hovers
+    assert "este plan: 1.000.000 tokens" in hovers and "sesiones por GPU" in hovers

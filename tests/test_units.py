@@ -43,3 +43,17 @@ def test_parse_tokens_rejects(text):
 def test_gib_to_bytes_rejects_nan():
     with pytest.raises(ValueError, match="gib"):
         gib_to_bytes(math.nan)
+
+
+@pytest.mark.parametrize("text,tokens", [("1 000 000", 1_000_000), ("128\u00a0000", 128_000), ("131\u202f072", 131_072)])
+def test_parse_tokens_reads_space_grouped_thousands(text, tokens):
+    # SI / RAE style grouping: what the Spanish pages pre-fill their token boxes with
+    assert parse_tokens(text) == tokens
+
+
+@pytest.mark.parametrize("text,plain", [("128.000", "128000"), ("1.000.000", "1000000"), ("1.024", "1024")])
+def test_a_dot_before_three_digits_is_refused_not_read_as_a_decimal(text, plain):
+    # '128.000' typed on the Spanish page meant 128,000 tokens and was read as 128
+    with pytest.raises(PlanInputError, match="without a dot before three digits") as err:
+        parse_tokens(text)
+    assert plain in str(err.value)

@@ -767,6 +767,11 @@ STRINGS.update({
     "the table then scrolls sideways.":
         "Formato de pesos, tasa de acierto, réplicas, sesiones, ritmo de peticiones, rendimiento y las comprobaciones "
         "del plan; en una pantalla estrecha la tabla se desplaza entonces en horizontal.",
+    # -- the Plan page chart's hover (planner.figures.PLAN_FIGURE_TEXTS) ---------------------------------------------
+    "%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)":
+        "%{x:,} tokens<br>%{y:,.2~f} sesiones por GPU<br>por sesión %{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)",
+    "this plan: {tokens} tokens<br>{sessions} sessions per GPU<br>per session {gb} GB ({gib} GiB)":
+        "este plan: {tokens} tokens<br>{sessions} sesiones por GPU<br>por sesión {gb} GB ({gib} GiB)",
     # -- the bundled traces' names (planner.traces.samples.SAMPLES labels) ------------------------------------------
     "Mooncake conversation (Kimi, 1 h, 12,031 requests)": "Mooncake conversación (Kimi, 1 h, 12.031 peticiones)",
     "Mooncake synthetic (ShareGPT + L-Eval + LooGLE, 3,993 requests)":

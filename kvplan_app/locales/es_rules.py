@@ -71,6 +71,11 @@ RULES: dict[str, str] = {
     "a file that decompresses": "un archivo descomprimido",
     "tokens": "tokens",
     "sessions": "sesiones",
+    "units": "unidades",
+    "a whole number of {noun}, without a dot before three digits (a decimal point in English, a thousands separator "
+    "in Spanish): {plain} or {spaced}":
+        "un número entero de {noun}, sin un punto antes de tres cifras (separador de miles en español, coma decimal "
+        "en inglés): {plain} o {spaced}",
     "blocks": "bloques",
     "requests": "peticiones",
     "replicas": "réplicas",

@@ -30,7 +30,11 @@ from planner.plan import plan
 from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens, plural
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_table
+<<<<<<< HEAD
 from kvplan_app.i18n import group_names_in_words, num, planner_message, t, words
+=======
+from kvplan_app.i18n import num, planner_message, t, token_text
+>>>>>>> main
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, shown
 
 LINK_KEYS = {"model": "m_model", "fmt": "m_fmt", "tp": "m_tp", "pp": "m_pp", "ctx": "m_ctx"}
@@ -41,7 +45,7 @@ def _from_plan(inputs) -> dict:
     """This page's inputs from the shared plan: its model, KV format, GPUs per replica as TP, context, and the
     plan's usable KV per GPU as the KV budget (a TP the model's heads cannot take falls back to 1)."""
     out = {"model_catalog_id": inputs.model_id, "model_kv_format": inputs.kv_format,
-           "model_context": f"{inputs.context_tokens:,}", "model_tp": 1}
+           "model_context": token_text(inputs.context_tokens), "model_tp": 1}
     try:
         get_model(inputs.model_id).estimate(inputs.context_tokens, inputs.kv_format, inputs.gpus_per_replica, 1)
         out["model_tp"] = inputs.gpus_per_replica
@@ -187,7 +191,7 @@ with st.expander(t("Engine settings (vLLM view) and KV budget"), expanded=needs_
                                  step=1.0, format="%g", key="model_kv_budget_gib")
     max_len_text = b2.text_input(t("max_model_len (blank: the model's maximum context)"), key="model_max_model_len",
                                  placeholder=t("needed: this model's maximum context is not known")
-                                 if model.max_context_tokens is None else f"{model.max_context_tokens:,}")
+                                 if model.max_context_tokens is None else token_text(model.max_context_tokens))
 
 try:
     context = parse_tokens(context_text, minimum=1, maximum=10**9)

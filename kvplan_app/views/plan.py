@@ -29,7 +29,7 @@ from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import separators, show_chart, show_table
 from planner.messages import msg
-from kvplan_app.i18n import language, num, planner_message, t
+from kvplan_app.i18n import language, num, planner_message, t, token_text
 from kvplan_app.state import (
     add_notices,
     current_inputs,
@@ -96,7 +96,7 @@ defaults = {
     "plan_gpus_per_replica": last.gpus_per_replica,
     "plan_attention_parallelism": last.attention_parallelism,
     "plan_pipeline_parallel_size": last.pipeline_parallel_size,
-    "plan_context_tokens": f"{last.context_tokens:,}",
+    "plan_context_tokens": token_text(last.context_tokens),
     "plan_output_tokens": last.output_tokens,
     "plan_kv_format": last.kv_format,
     "plan_hit_rate": float(last.hit_rate),

@@ -31,7 +31,7 @@ from planner.probe.result import tokens_fit_text
 from planner.units import GiB, format_bytes, parse_tokens
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_table
-from kvplan_app.i18n import num, planner_message, t
+from kvplan_app.i18n import num, planner_message, t, token_text
 from planner.messages import msg
 from kvplan_app.jobs import JobError, JobsBusyError, run_job
 from kvplan_app.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
@@ -87,7 +87,7 @@ with run_tab:
         formats = [NATIVE, *PROBE_FORMATS]
         st.session_state.setdefault("probe_model_id", last.model_id)
         st.session_state.setdefault("probe_kv_format", last.kv_format if last.kv_format in formats else NATIVE)
-        st.session_state.setdefault("probe_tokens", f"{last.context_tokens:,}")
+        st.session_state.setdefault("probe_tokens", token_text(last.context_tokens))
         # No GPU: the probe runs on the CPU only after the user agrees; the button stays disabled until then.
         cpu_ok = st.checkbox(t("Yes, run on this server's CPU (it allocates host memory)"), key="probe_cpu_ok") \
             if not status.cuda else True
