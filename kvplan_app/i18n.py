@@ -180,7 +180,6 @@ def _templates(lang: str) -> list[tuple[re.Pattern, str]]:
     return _COMPILED[lang]
 
 
-<<<<<<< HEAD
 def words(value: object) -> str:
     """A value kept in English in data (a KV group name, ``capped``, a routing policy) in this session's language,
     numbers per locale; CSV, links and the data keep the English value.
@@ -216,14 +215,14 @@ def group_names_in_words(message: object) -> object:
 
 
 _GROUP_FIELDS = ("name", "names", "what")
-=======
+
+
 def token_text(tokens: int) -> str:
     """A token count to pre-fill a text box with, in a form :func:`planner.units.parse_tokens` reads back the same:
     ``1,000,000`` in English, ``1 000 000`` in Spanish (spaces group thousands there: ``1.000.000`` would be
     refused as ambiguous and ``1,000,000`` reads as a decimal comma)."""
     text = f"{int(tokens):,}"
     return text if language() == DEFAULT_LANGUAGE else text.replace(",", " ")
->>>>>>> main
 
 
 def num(text: str) -> str:

@@ -30,11 +30,7 @@ from planner.plan import plan
 from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens, plural
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_table
-<<<<<<< HEAD
-from kvplan_app.i18n import group_names_in_words, num, planner_message, t, words
-=======
-from kvplan_app.i18n import num, planner_message, t, token_text
->>>>>>> main
+from kvplan_app.i18n import group_names_in_words, num, planner_message, t, token_text, words
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, shown
 
 LINK_KEYS = {"model": "m_model", "fmt": "m_fmt", "tp": "m_tp", "pp": "m_pp", "ctx": "m_ctx"}
