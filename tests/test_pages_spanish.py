@@ -278,3 +278,14 @@ def test_spanish_context_box_round_trips_and_refuses_a_dotted_thousand():
     box.set_value("128.000").run()
     assert any("128.000" in e.value.replace("\\", "") for e in at.error)
     assert at.query_params.get("ctx") in (None, "1000000", ["1000000"])
+
+
+def test_frontier_rate_limit_in_spanish():
+    """The request-rate hover says which limit binds in Spanish ('limitada por sesiones'), not the ids."""
+    import json
+
+    at = _open({"model": "llama-3.1-8b"}, "frontier")
+    chart = next(c for c in at.get("plotly_chart") if "frontier_fig_rate" in c.proto.id)
+    lines = [line for line in json.loads(chart.proto.spec)["data"] if "limitada por" in line.get("hovertemplate", "")]
+    limits = {row[0] for line in lines for row in line["customdata"]}
+    assert limits and limits <= {"sesiones", "rendimiento de decodificación", "ninguno"}, limits

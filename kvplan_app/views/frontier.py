@@ -26,7 +26,7 @@ from planner.figures import (
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
 from planner.units import format_bytes, format_duration, parse_tokens, plural
 from kvplan_app.render import show_chart
-from kvplan_app.i18n import language, num, t
+from kvplan_app.i18n import language, num, t, words
 from kvplan_app.state import (MAX_PARAM_CHARS, current_inputs, escape_markdown, register_page_keys, show_error,
                               shown)
 
@@ -262,8 +262,9 @@ with left:
     frame = grid.frame(hit=[hi_view], context=shown_contexts)
     if inputs.output_tokens == 0:
         st.info(t("No output tokens in the plan: the request rate is undefined (no decode)."))
+    shown_frame = frame.assign(rate_limit=frame["rate_limit"].astype(str).map(words))  # the hover's words; CSV: ids
     show_chart(request_rate_figure(
-        frame, plan_point=(inputs.context_tokens, result.request_rate_per_s),
+        shown_frame, plan_point=(inputs.context_tokens, result.request_rate_per_s),
         hit_rate=float(grid.hit_rates[hi_view]), max_context_tokens=_stop_at(model, inputs),
         plan_hit_rate=plan_hit_note, tr=t), key="frontier_fig_rate")
     st.caption(t("min(decode throughput / output tokens incl. replay prefill, sessions / time per request); ")
