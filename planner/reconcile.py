@@ -394,13 +394,21 @@ def _best_fit(model, fmt, tp, pp, implied, per_token):
             continue
     best = min(cands, key=lambda f: abs(cands[f] - mid))
     exact = lo <= per_token <= hi
-    shown = "; ".join(f"{f}: {b:,} B" for f, b in cands.items())
-    rows = [ReconcileRow(msg("bytes per token per GPU"), f"{lo:,.0f} to {hi:,.0f} B (budget / tokens)",
+    shown = None  # "native: 48,128 B; fp8: 24,064 B", a Message per part (a user interface translates each)
+    for f, b in cands.items():
+        part = msg("{format}: {bytes:,} B", format=_format_word(f), bytes=b)
+        shown = part if shown is None else msg("{list}; {item}", list=shown, item=part)
+    rows = [ReconcileRow(msg("bytes per token per GPU"), msg("{lo:,.0f} to {hi:,.0f} B (budget / tokens)", lo=lo, hi=hi),
                          msg("{per_token:,} B ({shown})", per_token=per_token, shown=shown), (msg("match") if exact else msg("differs")),
                          msg("the log's budget and token count imply this range{nearest}", nearest="" if exact else
-                             msg("; the nearest KV format is {best} ({off:.1%} off)", best=best,
+                             msg("; the nearest KV format is {best} ({off:.1%} off)", best=_format_word(best),
                                  off=abs(cands[best] - mid) / mid)))]
     return best, rows
+
+
+def _format_word(fmt: str) -> str:
+    """A KV format id as shown in a sentence: "native" is a word (a Message), other ids are names."""
+    return msg("native") if fmt == "native" else fmt
 
 
 def pair_summary(a: Reconciliation, b: Reconciliation, tolerance: float = 0.02) -> str | None:

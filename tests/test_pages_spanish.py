@@ -289,3 +289,16 @@ def test_frontier_rate_limit_in_spanish():
     lines = [line for line in json.loads(chart.proto.spec)["data"] if "limitada por" in line.get("hovertemplate", "")]
     limits = {row[0] for line in lines for row in line["customdata"]}
     assert limits and limits <= {"sesiones", "rendimiento de decodificación", "ninguno"}, limits
+
+
+def test_reconcile_example_cells_in_spanish_form():
+    """kvplan's own cells (the implied range, the candidate formats) in Spanish words and numbers; no 'None'."""
+    def example(at):
+        at.button(key="reconcile_example").click().run()
+
+    at = _open({}, "reconcile", example)
+    cells = _cells(at)
+    assert not [c for c in cells if "(budget / tokens)" in c or "native" in c or c.startswith("None")], cells
+    assert any(c.startswith("de 48.647 a 48.711 B (presupuesto / tokens)") for c in cells), cells
+    assert any("(nativo: 48.128 B; bf16: 48.128 B; fp8: 24.064 B)" in c for c in cells), cells
+    assert any(c.startswith("— (") for c in cells), cells  # max_model_len: not in the log

@@ -72,6 +72,10 @@ RECONCILE: dict[str, str] = {
     "the log's budget and token count imply this range{nearest}":
         "el presupuesto y los tokens del registro implican este rango{nearest}",
     "; the nearest KV format is {best} ({off:.1%} off)": "; el formato KV más cercano es {best} (a un {off:.1%})",
+    "{lo:,.0f} to {hi:,.0f} B (budget / tokens)": "de {lo:,.0f} a {hi:,.0f} B (presupuesto / tokens)",
+    "{format}: {bytes:,} B": "{format}: {bytes:,} B",
+    "{list}; {item}": "{list}; {item}",
+    "native": "nativo",
     "tokens in the KV pool": "tokens en el pool de KV",
     "per GPU; under TP every rank holds its share of the same tokens":
         "por GPU; con TP cada rango guarda su parte de los mismos tokens",

@@ -88,7 +88,7 @@ if len(results) == 2:
 
 for n, rec in results:
     st.subheader(t("Log {n}", n=n) + ": " + ("vLLM" if rec.engine == "vllm" else "SGLang"))
-    head = [(s.name, f"{s.value} ({planner_message(s.source)})") for s in rec.settings]
+    head = [(s.name, f"{'—' if s.value is None else s.value} ({planner_message(s.source)})") for s in rec.settings]
     if rec.kv_bytes_per_token_per_gpu is not None:
         head.append((t("kvplan: bytes per token per GPU"), num(f"{rec.kv_bytes_per_token_per_gpu:,} B")))
     show_table(pd.DataFrame(head, columns=["setting", "value"]), hide_index=True, key=f"reconcile_settings_{n}",
