@@ -130,10 +130,20 @@ def json_text(data: str | bytes, field: str, source: str) -> str:
                                                 start=exc.start)) from None
 
 
+JSON_REASONS: dict[str, str] = {text: text for text in (
+    msg("Expecting property name enclosed in double quotes"), msg("Expecting ':' delimiter"),
+    msg("Expecting ',' delimiter"), msg("Expecting value"), msg("Extra data"), msg("Unterminated string starting at"),
+    msg("Invalid control character at"), msg("Invalid \\escape"), msg("Invalid \\uXXXX escape"))}
+"""The reasons Python's ``json`` decoder gives (``JSONDecodeError.msg``, CPython ``Lib/json/decoder.py`` and
+``Modules/_json.c``) -> the same words as a Message, which a user interface can translate."""
+
+
 def json_error_text(exc: ValueError) -> str:
-    """Where and why ``json.loads`` failed, in words: "line 3, column 7: Expecting ',' delimiter"."""
+    """Where and why ``json.loads`` failed, in words: "line 3, column 7: Expecting ',' delimiter" (a Message
+    whose reason is one too when it is one of :data:`JSON_REASONS`)."""
     import json
 
     if isinstance(exc, json.JSONDecodeError):
-        return f"line {exc.lineno:,}, column {exc.colno:,}: {exc.msg}"
+        reason = JSON_REASONS.get(exc.msg, exc.msg)
+        return msg("line {line:,}, column {column:,}: {reason}", line=exc.lineno, column=exc.colno, reason=reason)
     return f"{type(exc).__name__}: {exc}"[:160]

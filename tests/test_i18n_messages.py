@@ -327,3 +327,21 @@ def test_every_import_report_note_translates(path):
     assert notes, "every shipped config has something derived or defaulted"
     for note in notes:
         assert_spanish(note)
+
+
+@pytest.mark.parametrize("text", ['{"a": 1,}', '{"a" 1}', '{"a": 1 "b": 2}', "", '{"a": "x', "[1] 2",
+                                  '{"a": "\\q"}', '{"a": "\x01"}', '{"a": "\\u12"}'])
+def test_json_decoder_reasons_in_spanish(text):
+    """Python's json decoder messages (config.json import, plan file, ProbeResult) in Spanish, position included."""
+    from planner.config_import import parse_config_text
+    from planner.errors import PlanInputError
+    from planner.planfile import loads
+    from planner.probe.result import load_probe_result
+
+    for read in (lambda: parse_config_text(text, "x.json"), lambda: loads(text), lambda: load_probe_result(text)):
+        with pytest.raises(PlanInputError) as info:
+            read()
+        shown = translate_message(info.value, "es")
+        assert "línea 1, columna" in shown and "se esperaba" in shown or "no válid" in shown or "de más" in shown \
+            or "sin cerrar" in shown, shown
+        assert not re.search(r"Expecting|Invalid|Extra data|Unterminated|JSONDecodeError|\bline\b", shown), shown

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from planner.errors import PlanInputError, validation_rule
 from planner.formats import cdiv
+from planner.io import json_error_text
 from planner.messages import msg
 
 SCHEMA_VERSION = 1
@@ -337,6 +338,8 @@ def load_probe_result(data: bytes | str, *, max_bytes: int = MAX_RESULT_FILE_BYT
     try:
         raw = json.loads(data)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # bad JSON, 4,300+ digit ints, deep nesting
+        if isinstance(exc, json.JSONDecodeError):  # where and why, in words a user interface can translate
+            raise PlanInputError("file", f"{size:,} bytes", msg("UTF-8 JSON ({error})", error=json_error_text(exc))) from None
         raise PlanInputError("file", f"{size:,} bytes",
                              msg("UTF-8 JSON ({error}: {exc})", error=exc.__class__.__name__, exc=str(exc)[:120])) from None
     if not isinstance(raw, dict):
