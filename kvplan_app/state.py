@@ -28,8 +28,8 @@ import streamlit as st
 from pydantic import BaseModel, ValidationError
 
 from planner.plan import PlanInputs, plan, plan_error, rebase
-from planner.errors import PlanInputError
-from planner.messages import Message, msg
+from planner.errors import PlanInputError, number_text
+from planner.messages import Figure, Message, msg
 
 QUERY_KEYS: dict[str, str] = {
     "model_id": "model",
@@ -307,7 +307,11 @@ def model_from_params(
 
 def _default_text(model: type[BaseModel], field: str) -> str:
     default = model.model_fields[field].default
-    return msg("(none)") if default is None else shown(encode_value(default))
+    if default is None:
+        return msg("(none)")
+    if isinstance(default, (int, float)) and not isinstance(default, bool):
+        return Figure(number_text(default))  # digits in the page's number format (1.000.000, 0,5 in Spanish)
+    return shown(encode_value(default))
 
 
 def _whole_or_shown(text: str, limit: int = 160) -> str:

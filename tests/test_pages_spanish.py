@@ -302,3 +302,11 @@ def test_reconcile_example_cells_in_spanish_form():
     assert any(c.startswith("de 48.647 a 48.711 B (presupuesto / tokens)") for c in cells), cells
     assert any("(nativo: 48.128 B; bf16: 48.128 B; fp8: 24.064 B)" in c for c in cells), cells
     assert any(c.startswith("— (") for c in cells), cells  # max_model_len: not in the log
+
+
+def test_link_warning_default_in_spanish_numbers():
+    """'se usa el valor por defecto 0,5' and '1.000.000': the default in the locale's number format."""
+    at = _open({"hit": "2", "ctx": "lots"}, "home")
+    shown = " ".join(w.value.replace("\\", "") for w in at.warning)
+    assert "0,5" in shown and "1.000.000" in shown, shown
+    assert "0.5" not in shown and "1000000" not in shown, shown
