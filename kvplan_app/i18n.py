@@ -26,7 +26,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from kvplan_app.locales import es, es_words
-from planner.errors import PlanInputError, short_repr
+from planner.errors import MISSING, PlanInputError, short_repr
 from planner.messages import Figure, Message
 
 LANGUAGES: dict[str, str] = {"en": "English", "es": "Español"}
@@ -109,6 +109,8 @@ def _translated(text: object, lang: str) -> str | None:
         shown = short_repr(value)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             shown = localize_numbers(shown, lang)
+        elif value is MISSING:
+            shown = MESSAGES[lang].get(shown, shown)
         return MESSAGES[lang][_ERROR].format(field=text.field_text, value=shown, allowed=rule)
     if isinstance(text, Message):
         template = MESSAGES[lang].get(text.template)

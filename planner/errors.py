@@ -32,6 +32,20 @@ class PlanInputError(ValueError):
         return (type(self), (self.field, self.value, self.allowed))
 
 
+class _Missing:
+    """The value of a field that is not there: printed "(missing)", never "None"."""
+
+    def __repr__(self) -> str:
+        return "(missing)"
+
+    def __reduce__(self) -> str:
+        return "MISSING"  # one object, also after pickling (a worker process sends errors back)
+
+
+MISSING = _Missing()
+"""A :class:`PlanInputError` value for a field that is missing from a file."""
+
+
 def validation_rule(err: dict, default: str = "a valid value") -> str:
     """What one pydantic error (an item of ``ValidationError.errors()``) allows, in words.
 

@@ -39,7 +39,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 from planner.io import json_error_text, json_text, read_capped
 from planner.plan import PlanInputs, field_range
 from planner.plan.inputs import MEASURED_KV_BINDING, MEASURED_USABLE_BINDING
-from planner.errors import PlanInputError, validation_rule
+from planner.errors import MISSING, PlanInputError, validation_rule
 from planner.messages import msg
 
 SCHEMA_VERSION = 1
@@ -209,7 +209,7 @@ def from_dict(data: Any) -> PlanFile:
     if not isinstance(data, dict):
         raise _error("document", type(data).__name__, msg("a JSON object with schema_version, inputs, kvplan_version"))
     if "schema_version" not in data:
-        raise _error("schema_version", None, msg("{schema_version} (the field is missing)",
+        raise _error("schema_version", MISSING, msg("{schema_version} (the field is missing)",
                                                  schema_version=SCHEMA_VERSION))
     version = data["schema_version"]
     if type(version) is not int or version != SCHEMA_VERSION:

@@ -345,3 +345,17 @@ def test_json_decoder_reasons_in_spanish(text):
         assert "línea 1, columna" in shown and "se esperaba" in shown or "no válid" in shown or "de más" in shown \
             or "sin cerrar" in shown, shown
         assert not re.search(r"Expecting|Invalid|Extra data|Unterminated|JSONDecodeError|\bline\b", shown), shown
+
+
+def test_a_missing_schema_version_is_said_missing():
+    """A plan file or ProbeResult without schema_version: '(missing)' / '(falta)', never 'None'."""
+    from planner.errors import PlanInputError
+    from planner.planfile import loads
+    from planner.probe.result import load_probe_result
+
+    for read in (lambda: loads('{"inputs": {}}'), lambda: load_probe_result("{}")):
+        with pytest.raises(PlanInputError) as info:
+            read()
+        assert "schema_version: (missing) is not allowed; expected 1 (the field is missing)" in str(info.value)
+        shown = translate_message(info.value, "es")
+        assert "schema_version: (falta)" in shown and "None" not in shown, shown

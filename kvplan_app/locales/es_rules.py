@@ -367,6 +367,7 @@ RULES: dict[str, str] = {
     "the planner's block-rounded {pool_bytes:,} B": "los {pool_bytes:,} B del planificador redondeados a bloques",
     "UTF-8 JSON ({error}: {exc})": "JSON en UTF-8 ({error}: {exc})",
     "UTF-8 JSON ({error})": "JSON en UTF-8 ({error})",
+    "(missing)": "(falta)",
     # Python's json decoder (planner.io.JSON_REASONS)
     "line {line:,}, column {column:,}: {reason}": "línea {line:,}, columna {column:,}: {reason}",
     "Expecting property name enclosed in double quotes": "se esperaba un nombre de propiedad entre comillas dobles",

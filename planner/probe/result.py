@@ -33,7 +33,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from planner.errors import PlanInputError, validation_rule
+from planner.errors import MISSING, PlanInputError, validation_rule
 from planner.formats import cdiv
 from planner.io import json_error_text
 from planner.messages import msg
@@ -344,7 +344,10 @@ def load_probe_result(data: bytes | str, *, max_bytes: int = MAX_RESULT_FILE_BYT
                              msg("UTF-8 JSON ({error}: {exc})", error=exc.__class__.__name__, exc=str(exc)[:120])) from None
     if not isinstance(raw, dict):
         raise PlanInputError("file", type(raw).__name__, msg("a JSON object (a ProbeResult)"))
-    version = raw.get("schema_version")
+    version = raw.get("schema_version", MISSING)
+    if version is MISSING:
+        raise PlanInputError("schema_version", version, msg("{schema_version} (the field is missing)",
+                                                            schema_version=SCHEMA_VERSION))
     if version != SCHEMA_VERSION:
         raise PlanInputError("schema_version", version, msg("{schema_version} (this kvplan reads only that)",
                                                             schema_version=SCHEMA_VERSION))
