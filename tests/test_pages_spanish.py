@@ -310,3 +310,17 @@ def test_link_warning_default_in_spanish_numbers():
     shown = " ".join(w.value.replace("\\", "") for w in at.warning)
     assert "0,5" in shown and "1.000.000" in shown, shown
     assert "0.5" not in shown and "1000000" not in shown, shown
+
+
+@pytest.mark.parametrize("page", ["model", "traces"])
+def test_help_texts_name_no_code_and_say_scale_in_spanish(page):
+    """Tooltips say what they mean in words: no 'planner.traces.CURVE_COLUMNS', no 'Model breakdown CSV', and the
+    KV formats' 'scale' is 'escala'."""
+    at = _open({"model": "deepseek-v4.1-flash"}, page)
+    helps = [text for where, text in _texts(at) if where.endswith(".help")]
+    helps += [button.proto.help for button in at.get("download_button")]  # not an AppTest widget: read its proto
+    assert any("docs/csv.md" in h for h in helps), helps
+    found = [h for h in helps if re.search(r"\bscale\b|_COLUMNS|planner\.|Model breakdown CSV", h)]
+    assert not found, found
+    if page == "model":
+        assert any("E2M1 + escala E8M0 / 32" in h for h in helps), helps

@@ -285,8 +285,8 @@ STRINGS.update({
         "Gestor híbrido de la caché KV activo (desactivado p. ej. con un conector de KV)",
     "Available KV memory per GPU (GiB)": "Memoria de KV disponible por GPU (GiB)",
     "max_model_len (blank: the model's maximum context)": "max_model_len (vacío: el contexto máximo del modelo)",
-    "Columns as docs/csv.md, 'Model breakdown CSV' (units in the names).":
-        "Columnas como en docs/csv.md, 'Model breakdown CSV' (unidades en los nombres).",
+    "Columns as docs/csv.md lists them in its section on the model breakdown (units in the names).":
+        "Columnas como las lista docs/csv.md en su sección sobre el desglose del modelo (unidades en los nombres).",
     "Theory (window-capped), per GPU": "Teoría (con tope de ventana), por GPU",
     "vLLM allocates, per GPU": "Lo que reserva vLLM, por GPU",
     "KV blocks (num_gpu_blocks)": "Bloques de KV (num_gpu_blocks)",
@@ -318,8 +318,8 @@ STRINGS.update({
     "Download the curve (CSV)": "Descargar la curva (CSV)",
     "Format": "Formato",
     "Tokens per hash_ids block (generic JSONL)": "Tokens por bloque de hash_ids (JSONL genérico)",
-    "Columns as planner.traces.CURVE_COLUMNS (docs/traces.md).":
-        "Columnas como planner.traces.CURVE_COLUMNS (docs/traces.md).",
+    "Columns as docs/csv.md lists them in its section on the trace curve (units in the names).":
+        "Columnas como las lista docs/csv.md en su sección sobre la curva de la traza (unidades en los nombres).",
     "Lengths, arrivals and concurrency": "Longitudes, llegadas y concurrencia",
     "Upload a trace, or pick a bundled one.": "Sube una traza o elige una de las incluidas.",
     "Upload a trace": "Subir una traza",
@@ -639,8 +639,8 @@ STRINGS.update({
     "Computing stack distances...": "Calculando distancias de pila...",
     "No usable KV on this GPU: the cache holds nothing.": "No queda KV utilizable en esta GPU: la caché no guarda nada.",
     "Replaying for cache contents over time...": "Reproduciendo para el contenido de la caché en el tiempo...",
-    "Columns as planner.traces.fleet.FLEET_COLUMNS (docs/traces.md).":
-        "Columnas como planner.traces.fleet.FLEET_COLUMNS (docs/traces.md).",
+    "Columns as docs/csv.md lists them in its section on the fleet table (units in the names).":
+        "Columnas como las lista docs/csv.md en su sección sobre la tabla de la flota (unidades en los nombres).",
     "Use this hit rate on the Plan page ({hit}: {replicas} replicas, {routing})":
         "Usar esta tasa en la página Plan ({hit}: {replicas} réplicas, {routing})",
     "Use this hit rate on the Plan page ({hit}: 1 replica, {routing})":

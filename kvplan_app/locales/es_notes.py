@@ -299,6 +299,11 @@ NOTES: dict[str, str] = {
     "{main} (the checkpoint's or the engine's 'auto')": "{main} (el del checkpoint o el 'auto' del motor)",
     "as in config.json (BF16 unless stated)": "como en config.json (BF16 salvo que se indique otro)",
     "FP8 E4M3FN (per-tensor FP32 scale)": "FP8 E4M3FN (escala FP32 por tensor)",
+    "MXFP8: E4M3 + E8M0 scale / 32": "MXFP8: E4M3 + escala E8M0 / 32",
+    "NVFP4: E2M1 + E4M3 scale / 16": "NVFP4: E2M1 + escala E4M3 / 16",
+    "MXFP4: E2M1 + E8M0 scale / 32": "MXFP4: E2M1 + escala E8M0 / 32",
+    "INT8, FP16 scale / 128": "INT8, escala FP16 / 128",
+    "INT4, FP16 scale / 128": "INT4, escala FP16 / 128",
     # -- link warnings (kvplan_app.state) ----------------------------------------------------------------------------
     "Link parameter '{key}' is too long ({chars:,} characters); default {default} used.":
         "El parámetro del enlace '{key}' es demasiado largo ({chars:,} caracteres); se usa el valor por defecto "

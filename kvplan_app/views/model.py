@@ -270,7 +270,7 @@ st.caption(t("Layers of each group: {groups}.", groups="; ".join(
     f"{words(g)}: {ids}" for g, ids in zip(table["group"], table["layer_ids"]))))
 st.download_button(t("Download the breakdown (CSV)"), to_csv_bytes(table), mime=CSV_MIME, key="model_breakdown_csv",
                    file_name=f"kvplan-breakdown-{model.id}-{context}.csv",
-                   help=t("Columns as docs/csv.md, 'Model breakdown CSV' (units in the names)."))
+                   help=t("Columns as docs/csv.md lists them in its section on the model breakdown (units in the names)."))
 
 # ---------------------------------------------------------------------------
 # Theory vs engine

@@ -301,7 +301,7 @@ if st.button(num(t("Use this hit rate on the Plan page ({hit}, token-weighted)",
 show_chart(analysis.figures["curve"], key="traces_curve")
 st.download_button(t("Download the curve (CSV)"), to_csv_bytes(analysis.curve), mime=CSV_MIME, key="traces_curve_csv",
                    file_name="kvplan-hit-rate-vs-capacity.csv",
-                   help=t("Columns as planner.traces.CURVE_COLUMNS (docs/traces.md)."))
+                   help=t("Columns as docs/csv.md lists them in its section on the trace curve (units in the names)."))
 
 left, right = st.columns(2)
 show_chart(analysis.figures["ttl_curve"], left, key="traces_ttl_curve")
@@ -336,7 +336,7 @@ if analysis.fleet is not None:
                  "imbalance = most requests on one replica / the mean. docs/traces.md says how each is computed."))
     st.download_button(t("Download the fleet table (CSV)"), to_csv_bytes(table), mime=CSV_MIME, key="traces_fleet_csv",
                        file_name="kvplan-hit-rate-vs-replicas.csv",
-                       help=t("Columns as planner.traces.fleet.FLEET_COLUMNS (docs/traces.md)."))
+                       help=t("Columns as docs/csv.md lists them in its section on the fleet table (units in the names)."))
     u1, u2, u3 = st.columns([1, 1, 2])
     pick_n = u1.selectbox(t("Replicas"), sorted(fleet_ns), key="traces_fleet_pick_n")
     pick_policy = u2.selectbox(t("Routing"), fleet_policies, key="traces_fleet_pick_policy", format_func=words)
