@@ -81,6 +81,8 @@ STRINGS: dict[str, str] = {
     "Decode throughput per GPU (tokens/s)": "Rendimiento de decodificación por GPU (tokens/s)",
     "Decode speed per session (tokens/s)": "Velocidad de decodificación por sesión (tokens/s)",
     "Keep window state in HBM (not host RAM)": "Guardar el estado de ventana en HBM (no en la RAM del host)",
+    "Window state in HBM": "Estado de ventana en HBM",
+    "Hybrid KV cache manager": "Gestor híbrido de caché KV",
     "Pipeline stages (split layers)": "Etapas de pipeline (capas repartidas)",
     "Must divide the GPUs per replica; TP = GPUs / stages.": "Debe dividir las GPU por réplica; TP = GPU / etapas.",
     "Misses, replay and tiers": "Fallos, repetición y niveles",
@@ -103,7 +105,7 @@ STRINGS: dict[str, str] = {
     "SSD per GPU (GiB)": "SSD por GPU (GiB)",
     "Node SSD / GPUs per node. Empty = {node}.": "SSD del nodo / GPU por nodo. Vacío = {node}.",
     "Sessions to carry per GPU": "Sesiones que llevar por GPU",
-    "what HBM holds": "lo que cabe en HBM",
+    "what HBM holds": "lo que cabe",
     "Running + paused; beyond HBM, paused sessions are parked in host RAM / SSD.":
         "En curso + en pausa; más allá de la HBM, las sesiones en pausa se aparcan en la RAM del host / SSD.",
     "Host RAM link": "Enlace con la RAM del host",

@@ -181,7 +181,8 @@ with st.expander(t("Engine settings (vLLM view) and KV budget"), expanded=needs_
     block_size = e1.number_input(t("Block size (tokens)"), min_value=1, max_value=4096, step=1, key="model_block_size")
     max_batched = e2.number_input(t("max_num_batched_tokens"), min_value=1, max_value=10**8, step=256,
                                   key="model_max_num_batched_tokens")
-    hybrid = e3.checkbox(t("Hybrid KV cache manager on (off e.g. with a KV connector)"), key="model_hybrid_manager")
+    hybrid = e3.checkbox(t("Hybrid KV cache manager"), key="model_hybrid_manager",
+                         help=t("Hybrid KV cache manager on (off e.g. with a KV connector)"))
     b1, b2 = st.columns(2)
     budget_gib = b1.number_input(t("Available KV memory per GPU (GiB)"), min_value=0.0, max_value=1_000_000.0,
                                  step=1.0, format="%g", key="model_kv_budget_gib")

@@ -276,7 +276,8 @@ with st.expander(t("Parallelism, memory and throughput assumptions")):
     session_tps = b2.number_input(t("Decode speed per session (tokens/s)"),
                                   *widened("plan_session_decode_tokens_per_s", 0.1, 1e7),
                                   step=1.0, format="%g", key="plan_session_decode_tokens_per_s")
-    state_in_hbm = b3.checkbox(t("Keep window state in HBM (not host RAM)"), key="plan_state_in_hbm")
+    state_in_hbm = b3.checkbox(t("Window state in HBM"), key="plan_state_in_hbm",
+                               help=t("Keep window state in HBM (not host RAM)"))
     pp = b1.number_input(t("Pipeline stages (split layers)"), min_value=1, max_value=1024, step=1,
                          key="plan_pipeline_parallel_size", help=t("Must divide the GPUs per replica; TP = GPUs / stages."))
 

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from planner.traces.arrivals import Concurrency
 from planner.chart_style import LEGEND_ABOVE, english, mark_x
 from planner.traces.binning import coarser_minutes, envelope, log_histogram
+from planner.plan.result import format_sessions
 from planner.units import GB, GiB, format_bytes, format_number
 
 _TOP_MARGIN = {"t": 90}
@@ -83,9 +84,10 @@ def capacity_curve_figure(curve: pd.DataFrame, *, usable_kv_bytes: float | None 
     fig.update_layout(title=tr(title), xaxis=xaxis, yaxis={"title": tr("Hit rate"), "tickformat": ".0%", "range": [0, 1]},
                       legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     if has_bytes and usable_kv_bytes is not None and usable_kv_bytes > 0:
-        # The label sits low, on an opaque box: the hit-rate curves rise towards the top.
+        # The label sits high on the line's left: the curves rise with capacity, so above them left of the line
+        # (less capacity, a lower hit rate) is empty.
         mark_x(fig, usable_kv_bytes / GB, log_x=True, line_dash="dash", line_color="#444",
-               text=f"{tr(usable_label)}: {format_bytes(usable_kv_bytes)}", position="bottom left")
+               text=f"{tr(usable_label)}: {format_bytes(usable_kv_bytes)}", position="top left")
     return fig
 
 
@@ -135,10 +137,11 @@ def concurrency_figure(conc: Concurrency, *, title: str = "Concurrent requests (
                                name=tr("requests in flight"),
                                hovertemplate=tr("%{x:.2f} min: %{y} requests") + "<extra></extra>"))
     fig.add_hline(y=conc.mean_concurrent_requests, line_dash="dot",
-                  annotation_text=tr("mean {value}").format(value=f"{conc.mean_concurrent_requests:.1f}"), annotation_position="top left")
+                  annotation_text=tr("mean {value}").format(value=f"{conc.mean_concurrent_requests:.1f}"), annotation_position="top left",
+                  annotation_bgcolor="rgba(255,255,255,0.9)")  # readable over the step line
     if plan_sessions is not None:
         fig.add_hline(y=plan_sessions, line_dash="dash", line_color="#444",
-                      annotation_text=tr("this plan: {sessions} sessions per GPU").format(sessions=f"{plan_sessions:,}"),
+                      annotation_text=tr("this plan: {sessions} sessions per GPU").format(sessions=format_sessions(plan_sessions)),
                       annotation_position="top right", annotation_bgcolor="rgba(255,255,255,0.9)")
     fig.update_layout(title=tr(title), xaxis={"title": tr("Time since first arrival (min)")},
                       yaxis={"title": tr("requests in flight")}, showlegend=False, margin={"t": 50})

@@ -11,6 +11,9 @@ In Chromium at 1280x800 and 1920x1080, English and Spanish, on every page:
   cell padding on both sides, against its column's width. A grid that scrolls sideways hides its
   right-hand columns: that counts as cut too.
 
+Labels and placeholders: a checkbox's label, a widget label or an expander title whose text box is
+narrower than its text, and an empty box whose placeholder is wider than the room inside it.
+
 Charts number in the page's language: plotly's separators of every chart shown are ``.,`` in English and
 ``,.`` in Spanish (decimal comma, thousands point), read from the chart's own ``_fullLayout``.
 
@@ -87,6 +90,30 @@ CUT_HEADERS_JS = """() => {
 }"""
 
 
+CUT_LABELS_JS = """() => {
+  """ + SHOWN + """
+  const out = [];
+  const ctx = document.createElement('canvas').getContext('2d');
+  const text = e => (e.innerText || '').trim();
+  // a checkbox's or toggle's label (its text box may end in an ellipsis), a widget label, an expander's title
+  document.querySelectorAll('[data-testid=stCheckbox] label *, [data-testid=stWidgetLabel] *, '
+                            + '[data-testid=stExpander] summary *').forEach(e => {
+    if (!shown(e) || !text(e)) return;
+    if (e.scrollWidth > e.clientWidth + 1) out.push(`label '${text(e).slice(0, 60)}' cut`);
+  });
+  // an empty box's placeholder, measured in the box's own font against the room inside its padding
+  document.querySelectorAll('input[placeholder]').forEach(e => {
+    if (!shown(e) || e.value || !e.placeholder) return;
+    const st = getComputedStyle(e);
+    ctx.font = `${st.fontWeight} ${st.fontSize} ${st.fontFamily}`;
+    const room = e.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
+    const need = ctx.measureText(e.placeholder).width;
+    if (need > room + 1) out.push(`placeholder '${e.placeholder}' needs ${Math.ceil(need)}px, has ${Math.floor(room)}px`);
+  });
+  return out;
+}"""
+
+
 CHART_SEPARATORS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.checkVisibility())
   .map(p => p._fullLayout ? p._fullLayout.separators : 'not drawn')"""
 
@@ -128,7 +155,7 @@ def test_no_chip_or_table_header_is_cut_and_charts_number_in_the_language(app_se
             frames.nth(i).scroll_into_view_if_needed()
             frames.nth(i).locator("canvas[data-testid=data-grid-canvas]").wait_for(state="attached")
     page.wait_for_timeout(300)
-    problems = page.evaluate(CUT_CHIPS_JS) + page.evaluate(CUT_HEADERS_JS)
+    problems = page.evaluate(CUT_CHIPS_JS) + page.evaluate(CUT_HEADERS_JS) + page.evaluate(CUT_LABELS_JS)
     want = ",." if lang == "es" else ".,"
     problems += [f"chart {i}: separators {got!r}, not {want!r}" for i, got in enumerate(page.evaluate(CHART_SEPARATORS_JS))
                  if got != want]
