@@ -8,7 +8,7 @@ written in the locale's format by the caller).
 GROUP_WORDS: tuple[tuple[str, str], ...] = (
     # regular expression over the English name -> Spanish replacement (applied in order, all of them)
     (r"\bcompressed (1/\d+) main\b", r"principal comprimida \1"),
-    (r"\bcompressed (1/\d+) indexer keys\b", r"claves del indexador comprimidas \1"),
+    (r"\bcompressed (1/\d+) indexer keys\b", r"indexador comprimido \1"),  # short: the Layout table fits 1280 px
     (r"\bDSA indexer keys\b", "claves del indexador DSA"),
     (r"\bMLA latent\b", "latente MLA"),
     (r"\b(Mamba\d?) SSM state\b", r"estado SSM de \1"),
