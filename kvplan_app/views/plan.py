@@ -236,7 +236,7 @@ output_tokens = c5.number_input(t("Output tokens per request"), min_value=0, max
                                 key="plan_output_tokens")
 kv_format = c6.selectbox(t("KV format"), [NATIVE, *FORMATS], key="plan_kv_format",
                          format_func=lambda f: t("native (the model's own)") if f == NATIVE else FORMATS[f].id,
-                         help=f"native: {planner_message(models()[model_id].native_format_label)}. "
+                         help=f"{t('native')}: {planner_message(models()[model_id].native_format_label)}. "
                               + " · ".join(f"{f.id}: {planner_message(f.label)}" for f in FORMATS.values()))
 
 # HBM slider over this GPU's range (whole GiB; a custom size 1 to 1,024 GiB), the typed box for any exact value.
