@@ -769,6 +769,16 @@ STRINGS.update({
     "the table then scrolls sideways.":
         "Formato de pesos, tasa de acierto, réplicas, sesiones, ritmo de peticiones, rendimiento y las comprobaciones "
         "del plan; en una pantalla estrecha la tabla se desplaza entonces en horizontal.",
+    # -- the Model page's vLLM table headers -------------------------------------------------------------------------
+    "Kind": "Tipo",
+    "Cap (tokens)": "Tope (tokens)",
+    "Padding": "Relleno",
+    "Block": "Bloque",
+    "Page (B)": "Página (B)",
+    "Blocks/layer": "Bloques/capa",
+    "Theory (B)": "Teoría (B)",
+    "vLLM (B)": "vLLM (B)",
+    "Why": "Motivo",
     # -- the Plan page chart's hover (planner.figures.PLAN_FIGURE_TEXTS) ---------------------------------------------
     "%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)":
         "%{x:,} tokens<br>%{y:,.2~f} sesiones por GPU<br>por sesión %{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)",

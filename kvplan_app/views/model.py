@@ -299,8 +299,14 @@ try:
         st.caption("• " + planner_message(group_names_in_words(reason)))
     if tve.types:
         engine_table = engine_frame(tve)
+        headers = {"name": t("Group"), "kind": t("Kind"), "cap_tokens": t("Cap (tokens)"), "layers": t("Layers"),
+                   "padding_layers": t("Padding"), "block_size": t("Block"), "page_size_bytes": t("Page (B)"),
+                   "blocks_per_layer": t("Blocks/layer"), "theory_bytes": t("Theory (B)"),
+                   "engine_bytes": t("vLLM (B)"), "reason": t("Why")}
+        # an st.table: eleven columns and a sentence per row wrap at 1280 px instead of scrolling out of view
         show_table(engine_table.assign(name=engine_table["name"].map(words), reason=[
-            planner_message(group_names_in_words(kind.reason)) for kind in tve.types]), hide_index=True, key="model_engine_table")
+            planner_message(group_names_in_words(kind.reason)) for kind in tve.types]).rename(columns=headers),
+            hide_index=True, static=True)
 except PlanInputError as exc:
     tve = None
     st.info(escape_markdown(_engine_missing(exc)))
@@ -359,7 +365,8 @@ with st.expander(t("Sources")):
         st.text(t("Format {format}: {source}", format=fmt_id, source=fmt.source if fmt is not None else "—"))
     st.text(t("Engine view and capacity: {source}", source=VLLM_SOURCE))
     if model.config_report:
-        show_table(_shown_report(report_rows(model.config_report)), hide_index=True, key="model_report_all")
+        # an st.table: its notes are sentences, wrapped rather than cut
+        show_table(_shown_report(report_rows(model.config_report)), hide_index=True, static=True)
 
 if source != "Catalog" and model.config_report:
     st.subheader(t("What the import read, derived, defaulted or ignored"))
