@@ -17,6 +17,11 @@ MIN_CURVE_TOKENS = 1_000
 """Left end of the GB-vs-context curve (1k tokens)."""
 
 
+SESSIONS_HOVER = ("%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %{customdata[0]:.4g} GB "
+                  "(%{customdata[1]:.4g} GiB)")
+"""Hover of a sessions-per-GPU curve over context (customdata: GB and GiB per session)."""
+
+
 def context_grid(max_tokens: int, num_points: int = 60) -> np.ndarray:
     """Log-spaced whole token counts from 1k to ``max_tokens`` (inclusive), unique, sorted."""
     hi = max(int(max_tokens), MIN_CURVE_TOKENS + 1)
@@ -177,8 +182,7 @@ def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = No
         fig.add_trace(go.Scatter(
             x=part["context_tokens"], y=_positive(part["sessions_per_gpu"]), mode="lines", name=str(name),
             customdata=np.stack([per / GB, per / GiB], axis=-1),
-            hovertemplate=f"{name}<br>" + tr("%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session "
-                                             "%{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)") + "<extra></extra>",
+            hovertemplate=f"{name}<br>" + tr(SESSIONS_HOVER) + "<extra></extra>",
         ))
     _max_context_line(fig, frame, max_context_tokens, tr)
     x_range = (float(frame["context_tokens"].min()), float(frame["context_tokens"].max()))
@@ -400,8 +404,7 @@ PLAN_FIGURE_TEXTS: dict[str, str] = {
     "model_max": "model maximum {tokens} tokens",
     "plan": "this plan: {sessions} at {tokens} tokens",
     "no_fit": "this plan: no session fits at {tokens} tokens",
-    "hover": "%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %{customdata[0]:.4g} GB "
-             "(%{customdata[1]:.4g} GiB)",
+    "hover": SESSIONS_HOVER,
     "plan_hover": "this plan: {tokens} tokens<br>{sessions} sessions per GPU<br>per session {gb} GB ({gib} GiB)",
 }
 """Words of :func:`plan_sessions_figure` (English); a page passes its own language's."""

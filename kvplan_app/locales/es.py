@@ -555,7 +555,6 @@ MESSAGES: dict[str, str] = {
 """planner's English messages -> Spanish (see ``kvplan_app.i18n.planner_message``)."""
 
 STRINGS.update({
-    "sessions": "sesiones",
     "requests/s": "peticiones/s",
     "not checked": "sin comprobar",
 })
@@ -744,17 +743,6 @@ STRINGS.update({
         "Archivo de curva (JSON de kvplan trace --sweep --save, como mucho {mb} MB)",
     "Trace file (JSONL, CSV or Parquet; plain, .gz or .zst; at most {mb} MB)":
         "Archivo de traza (JSONL, CSV o Parquet; sin comprimir, .gz o .zst; como mucho {mb} MB)",
-    "Compute a curve once on a big machine (kvplan trace FILE --sweep --save curve.json) and load it here.":
-        "Calcula una curva una vez en una máquina grande (kvplan trace ARCHIVO --sweep --save curve.json) y cárgala "
-        "aquí.",
-    "curve file: {size} B is larger than the {limit} B limit.":
-        "archivo de curva: {size} B supera el límite de {limit} B.",
-    "Generic JSONL: one object per line with timestamp_s (or timestamp_ms), input_length, output_length and optional "
-    "hash_ids (chained block hashes). Mooncake blocks are {tokens} tokens.":
-        "JSONL genérico: un objeto por línea con timestamp_s (o timestamp_ms), input_length, output_length y, "
-        "opcionalmente, hash_ids (hashes de bloque encadenados). Los bloques de Mooncake son de {tokens} tokens.",
-    "trace: {size} B is larger than the {limit} B ({mb} MB) limit.":
-        "traza: {size} B supera el límite de {limit} B ({mb} MB).",
     "TP: a replica's GPUs split each session's KV heads (tensor parallel). DP: each GPU holds whole sessions (data "
     "parallel).":
         "TP: las GPU de una réplica se reparten las cabezas KV de cada sesión (paralelismo tensorial). DP: cada GPU "
@@ -779,9 +767,7 @@ STRINGS.update({
     "Theory (B)": "Teoría (B)",
     "vLLM (B)": "vLLM (B)",
     "Why": "Motivo",
-    # -- the Plan page chart's hover (planner.figures.PLAN_FIGURE_TEXTS) ---------------------------------------------
-    "%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)":
-        "%{x:,} tokens<br>%{y:,.2~f} sesiones por GPU<br>por sesión %{customdata[0]:.4g} GB (%{customdata[1]:.4g} GiB)",
+    # -- the Plan page chart's plan hover (planner.figures.PLAN_FIGURE_TEXTS) ----------------------------------------
     "this plan: {tokens} tokens<br>{sessions} sessions per GPU<br>per session {gb} GB ({gib} GiB)":
         "este plan: {tokens} tokens<br>{sessions} sesiones por GPU<br>por sesión {gb} GB ({gib} GiB)",
     # -- the bundled traces' names (planner.traces.samples.SAMPLES labels) ------------------------------------------
