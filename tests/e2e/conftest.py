@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import CHROMIUM, CHROMIUM_ARGS, ROOT, START_TIMEOUT_S, free_port, streamlit_server, wait_healthy  # noqa: E402,F401
+from harness import CHROMIUM, CHROMIUM_ARGS, ROOT, SIZES, START_TIMEOUT_S, free_port, streamlit_server, wait_healthy  # noqa: E402,F401
 
 
 @pytest.fixture(scope="session")
@@ -49,3 +49,15 @@ def page(browser):
     pg.dialogs = dialogs  # type: ignore[attr-defined]
     yield pg
     context.close()
+
+
+@pytest.fixture(scope="module", params=list(SIZES))
+def sized(request, browser):
+    """One browser page per viewport size of :data:`harness.SIZES`, reused across a module's tests."""
+    width, height = SIZES[request.param]
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    ctx.set_default_timeout(60_000)
+    page = ctx.new_page()
+    page.size_name = request.param  # type: ignore[attr-defined]
+    yield page
+    ctx.close()

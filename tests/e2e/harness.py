@@ -314,3 +314,14 @@ def many_users(server: Server, n: int, *, steps: int = 3, timeout_s: float = 90.
         raise box["error"]
     return ManyUsersReport(sessions=box["results"], wall_s=time.perf_counter() - t0, rss_before_kib=rss_before,
                            peak_rss_kib=tree_kib(server.proc.pid, "VmHWM"))
+
+
+SIZES: dict[str, tuple[int, int]] = {"1280x800": (1280, 800), "1920x1080": (1920, 1080)}
+"""The viewports every page is checked at (name -> width, height)."""
+
+
+def settle(page) -> None:
+    """Wait until the app has finished its run: the share link is there and the running indicator is gone."""
+    page.get_by_test_id("stSidebar").get_by_test_id("stCode").wait_for()
+    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=60_000)
+    page.wait_for_timeout(400)  # plotly lays out, and the grid sizes its columns, after the script's last message

@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import pytest
 
-from harness import CHROMIUM
+from harness import CHROMIUM, settle
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"),
 ]
 
-SIZES = {"1280x800": (1280, 800), "1920x1080": (1920, 1080)}
 PAGES = {"plan": "", "model": "model", "traces": "traces", "frontier": "frontier", "context": "context",
          "recommend": "recommend", "reconcile": "reconcile", "probe": "probe"}
 
@@ -118,37 +117,20 @@ CHART_SEPARATORS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')]
   .map(p => p._fullLayout ? p._fullLayout.separators : 'not drawn')"""
 
 
-@pytest.fixture(scope="module", params=list(SIZES))
-def sized(request, browser):
-    width, height = SIZES[request.param]
-    ctx = browser.new_context(viewport={"width": width, "height": height})
-    ctx.set_default_timeout(60_000)
-    page = ctx.new_page()
-    page.size_name = request.param  # type: ignore[attr-defined]
-    yield page
-    ctx.close()
-
-
-def _settle(page) -> None:
-    page.get_by_test_id("stSidebar").get_by_test_id("stCode").wait_for()
-    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=60_000)
-    page.wait_for_timeout(400)  # the grid sizes its columns after the script's last message
-
-
 @pytest.mark.parametrize("lang", ["en", "es"])
 @pytest.mark.parametrize("name", list(PAGES))
 def test_no_chip_or_table_header_is_cut_and_charts_number_in_the_language(app_server, sized, name, lang):
     page = sized
     page.goto(f"{app_server}/{PAGES[name]}" + ("?lang=es" if lang == "es" else ""))
-    _settle(page)
+    settle(page)
     if name == "reconcile":
         page.get_by_role("button", name="Load the example" if lang == "en" else "Cargar el ejemplo").first.click()
         page.get_by_test_id("stDataFrame").first.wait_for()
-        _settle(page)
+        settle(page)
     summaries = page.locator("[data-testid=stExpander] summary")  # what an expander holds is checked open
     for i in range(summaries.count()):
         summaries.nth(i).click()
-    _settle(page)
+    settle(page)
     frames = page.get_by_test_id("stDataFrame")
     for i in range(frames.count()):  # a grid far below the fold may draw its canvas only once scrolled to
         if frames.nth(i).is_visible():

@@ -19,14 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from harness import CHROMIUM
+from harness import CHROMIUM, settle
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"),
 ]
 
-SIZES = {"1280x800": (1280, 800), "1920x1080": (1920, 1080)}
 PAGES = {"plan": "", "model": "model", "traces": "traces", "frontier": "frontier", "context": "context",
          "recommend": "recommend", "reconcile": "reconcile", "probe": "probe"}
 """Page name -> URL path."""
@@ -75,25 +74,6 @@ def shots(tmp_path_factory) -> Path:
     folder = Path(os.environ.get("KVPLAN_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-@pytest.fixture(scope="module", params=list(SIZES))
-def sized(request, browser):
-    """One browser page per viewport size, reused across this module's tests."""
-    width, height = SIZES[request.param]
-    ctx = browser.new_context(viewport={"width": width, "height": height})
-    ctx.set_default_timeout(60_000)
-    page = ctx.new_page()
-    page.size_name = request.param  # type: ignore[attr-defined]
-    yield page
-    ctx.close()
-
-
-def settle(page) -> None:
-    """Wait until the app has finished its run: the share link is there and the running indicator is gone."""
-    page.get_by_test_id("stSidebar").get_by_test_id("stCode").wait_for()
-    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=60_000)
-    page.wait_for_timeout(400)  # plotly lays out after the script's last message
 
 
 def screenshot(page, path: Path) -> None:

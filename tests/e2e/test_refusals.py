@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness import CHROMIUM
-from test_glance import open_page, settle
+from harness import CHROMIUM, settle
+from test_glance import open_page
 
 pytestmark = [
     pytest.mark.browser,
