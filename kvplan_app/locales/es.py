@@ -761,7 +761,7 @@ STRINGS.update({
     "Kind": "Tipo",
     "Cap (tokens)": "Tope (tokens)",
     "Padding": "Relleno",
-    "Block": "Bloque",
+    "Block (tokens)": "Bloque (tokens)",
     "Page (B)": "Página (B)",
     "Blocks/layer": "Bloques/capa",
     "Theory (B)": "Teoría (B)",

@@ -300,7 +300,7 @@ try:
     if tve.types:
         engine_table = engine_frame(tve)
         headers = {"name": t("Group"), "kind": t("Kind"), "cap_tokens": t("Cap (tokens)"), "layers": t("Layers"),
-                   "padding_layers": t("Padding"), "block_size": t("Block"), "page_size_bytes": t("Page (B)"),
+                   "padding_layers": t("Padding"), "block_size": t("Block (tokens)"), "page_size_bytes": t("Page (B)"),
                    "blocks_per_layer": t("Blocks/layer"), "theory_bytes": t("Theory (B)"),
                    "engine_bytes": t("vLLM (B)"), "reason": t("Why")}
         # an st.table: eleven columns and a sentence per row wrap at 1280 px instead of scrolling out of view
