@@ -27,7 +27,7 @@ SAMPLE = 2_000
 
 def main() -> None:
     from planner.plan import make_inputs, plan
-    from planner.catalog import GPUS
+    from planner.catalog.entries import GPUS
     from planner.frontier import Accelerator, context_axis, frontier_grid, hit_rate_axis
 
     base = make_inputs(pause_mean_s=45.0, output_tokens=1_000)

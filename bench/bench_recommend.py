@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 def main() -> None:
     from planner.plan import make_inputs
-    from planner.catalog import GPUS
+    from planner.catalog.entries import GPUS
     from planner.frontier import Accelerator
     from planner.recommend import recommend
 

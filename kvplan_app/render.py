@@ -9,7 +9,7 @@ English passes through unchanged. In another language (Spanish: decimal comma, t
   (``"localized"``, ``"percent"``, ``"%.4f"``) is honoured by the Styler instead, since Streamlit writes those in
   the browser's locale, not the page's.
 
-CSV downloads never go through here: they keep one machine format (``planner.export``).
+CSV downloads never go through here: they keep one machine format (``planner.files.export``).
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
         fleet_table, kv_bytes_per_token_for, load_sample, read_trace, replay, reuse_profile, summarize, ttl_curve,
         typical_context_tokens,
     )
-    from planner.traces.figures import (
+    from kvplan_app.charts.traces import (
         arrivals_figure, cache_bytes_figure, capacity_curve_figure, concurrency_figure, fleet_figure,
         lengths_figure, ttl_curve_figure,
     )

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.config_import import MAX_CONFIG_BYTES
-from planner.engine_logs import MAX_LOG_BYTES
+from planner.hf.config import MAX_CONFIG_BYTES
+from planner.engines.logs import MAX_LOG_BYTES
 from planner.probe.result import MAX_RESULT_FILE_BYTES
 from planner.traces import MAX_TRACE_BYTES
 from planner.traces.curvefile import MAX_CURVE_FILE_BYTES
@@ -42,7 +42,7 @@ def _mb(limit_bytes: int) -> int:
 
 
 UPLOADS: dict[str, Upload] = {
-    "plan_upload_json": Upload(1, ("json",)),  # plan files: planner.planfile.MAX_PLAN_FILE_BYTES = 64 KiB
+    "plan_upload_json": Upload(1, ("json",)),  # plan files: planner.files.planfile.MAX_PLAN_FILE_BYTES = 64 KiB
     "model_config_file": Upload(_mb(MAX_CONFIG_BYTES), ("json",)),
     "traces_upload": Upload(_mb(MAX_TRACE_BYTES), ("jsonl", "json", "csv", "parquet", "gz", "zst"), server_limit=True),
     "traces_curve_upload": Upload(_mb(MAX_CURVE_FILE_BYTES), ("json",)),

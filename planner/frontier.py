@@ -31,10 +31,10 @@ from typing import Iterator, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from planner.accelerators import UserAccelerator, accelerator_from_link
-from planner.catalog import GPUS, GPUSpec, get_gpu
+from planner.catalog.accelerators import UserAccelerator, accelerator_from_link
+from planner.catalog.entries import GPUS, GPUSpec, get_gpu
 from planner.errors import PlanInputError
-from planner.models import ModelSpec
+from planner.kv.models import ModelSpec
 from planner.monotone import largest_fitting
 from planner.plan.core import PlanArrays, evaluate, miss_probability
 from planner.plan.lengths import growing_bytes_array, per_length
@@ -70,7 +70,7 @@ class Accelerator:
         gpu_id: catalog id or "custom" (a user-defined accelerator is "custom" with ``user``).
         hbm_gib: HBM per GPU in GiB; None = the device's reported total.
         label: display name (default: the catalog name, or "custom N GiB").
-        user: a user-defined accelerator (:mod:`planner.accelerators`).
+        user: a user-defined accelerator (:mod:`planner.catalog.accelerators`).
     """
 
     gpu_id: str
@@ -452,7 +452,7 @@ def longest_context_that_fits(model: ModelSpec, num_bytes: int, kv_format: str =
     (:func:`planner.monotone.largest_fitting`) finds the crossing; 0 when not
     even one token fits, ``max_tokens`` when all fit.
 
-    >>> from planner.catalog import get_model
+    >>> from planner.catalog.entries import get_model
     >>> longest_context_that_fits(get_model("deepseek-v4.1-flash"), 890_000_000)  # 1M x 890 B
     1000000
     """

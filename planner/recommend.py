@@ -51,7 +51,7 @@ from planner.traces.stack import (
     require_hashes,
     reuse_profile,
 )
-from planner.catalog import get_model
+from planner.catalog.entries import get_model
 from planner.errors import PlanInputError
 from planner.frontier import Accelerator, frontier_grid
 from planner.units import format_figure

@@ -26,16 +26,16 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from planner.plan import PlanInputs, PlanResult, make_inputs, plan, plan_frame
-from planner.catalog import GPUS, models
-from planner.config_import import model_from_config, parse_config_text, report_rows
-from planner.engine import VLLMSettings, theory_vs_engine, vllm_capacity, vllm_max_model_len
+from planner.catalog.entries import GPUS, models
+from planner.hf.config import model_from_config, parse_config_text, report_rows
+from planner.engines.capacity import VLLMSettings, theory_vs_engine, vllm_capacity, vllm_max_model_len
 from planner.errors import PlanInputError
-from planner.export import to_csv_bytes
-from planner.formats import FORMATS
-from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM, breakdown_frame, how_computed
-from planner.planfile import dumps as plan_dumps
-from planner.planfile import loads as plan_loads
-from planner.tiers import AUTO, HOST_LINKS, SSD_LINKS
+from planner.files.export import to_csv_bytes
+from planner.kv.formats import FORMATS
+from planner.kv.models import NATIVE, WEIGHT_BYTES_PER_PARAM, breakdown_frame, how_computed
+from planner.files.planfile import dumps as plan_dumps
+from planner.files.planfile import loads as plan_loads
+from planner.catalog.tiers import AUTO, HOST_LINKS, SSD_LINKS
 from planner.units import GiB
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -477,7 +477,7 @@ def check_trace(data: bytes, fmt: str | None = None, block_tokens=None, name: st
 
 
 # ---------------------------------------------------------------------------
-# 5. Plan files (planner.planfile)
+# 5. Plan files (planner.files.planfile)
 # ---------------------------------------------------------------------------
 
 PLAN_FILE = json.loads(plan_dumps(PlanInputs(), created_at=datetime(2026, 1, 31, 12, tzinfo=timezone.utc)))
@@ -556,7 +556,7 @@ _JSON_TYPE_OF = {bool: "boolean", int: "integer", float: "number", str: "string"
 
 def _assert_published_json_types(text: str | bytes) -> None:
     """A plan file that loaded holds no duplicate key and each input has a JSON type its published schema allows."""
-    from planner.planfile import json_schema
+    from planner.files.planfile import json_schema
 
     def unique(pairs):
         keys = [k for k, _ in pairs]

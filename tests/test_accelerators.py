@@ -11,7 +11,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from planner.accelerators import (
+from planner.catalog.accelerators import (
     MAX_FILE_BYTES,
     accelerator_from_dict,
     accelerator_from_link,

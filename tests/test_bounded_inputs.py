@@ -20,9 +20,9 @@ import pytest
 
 from planner.plan import make_inputs
 from planner.errors import PlanInputError
-from planner.io import read_capped, require_regular_file
-from planner.planfile import dumps as dump_plan_file
-from planner.planfile import loads as load_plan_file
+from planner.files.reads import read_capped, require_regular_file
+from planner.files.planfile import dumps as dump_plan_file
+from planner.files.planfile import loads as load_plan_file
 from planner.units import parse_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -266,7 +266,7 @@ def test_frames_in_chunks_are_the_whole_frame(rows):
 def test_cli_csv_in_chunks_is_the_export_bytes_of_the_whole_grid(monkeypatch, capfdbinary):
     import planner.frontier
     from planner.cli import main
-    from planner.export import to_csv_bytes
+    from planner.files.export import to_csv_bytes
 
     monkeypatch.setattr(planner.frontier, "FRAME_CHUNK_ROWS", 4)  # 30 rows -> 8 chunks
     argv = ["frontier", "--gpus", "h200,custom:64", "--contexts", "1000,2000,4000,8000,16000",

@@ -15,8 +15,8 @@ import math
 import pandas as pd
 import pytest
 
-from planner.figures import plan_sessions_figure, request_rate_figure, sessions_vs_context_figure
-from planner.traces.figures import capacity_curve_figure
+from kvplan_app.charts.figures import plan_sessions_figure, request_rate_figure, sessions_vs_context_figure
+from kvplan_app.charts.traces import capacity_curve_figure
 
 
 def _log_axis_positions(fig):

@@ -12,7 +12,7 @@ import pandas as pd
 
 from planner.traces import arrivals_per_minute, concurrency
 from planner.traces.binning import MAX_CHART_POINTS, coarser_minutes, envelope, log_histogram
-from planner.traces.figures import arrivals_figure, cache_bytes_figure, concurrency_figure, lengths_figure
+from kvplan_app.charts.traces import arrivals_figure, cache_bytes_figure, concurrency_figure, lengths_figure
 from planner.traces.readers import Trace
 from planner.traces.replay import TIMELINE_COLUMNS
 

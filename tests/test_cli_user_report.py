@@ -125,8 +125,8 @@ def test_parallelism_note_follows_the_model(capsys):
 
 
 def test_counts_agree_with_their_nouns(capsys):
-    from planner.catalog import get_model
-    from planner.models import how_computed
+    from planner.catalog.entries import get_model
+    from planner.kv.models import how_computed
     from planner.plan.inputs import weights_setting
 
     lines = how_computed(get_model("llama-3.1-8b"), 1000, None, 1, 1)

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.config_import import layout_from_config, model_from_config, parse_config_text, report_rows
+from planner.hf.config import layout_from_config, model_from_config, parse_config_text, report_rows
 from planner.errors import PlanInputError
-from planner.formats import get_format
-from planner.kv import ChunkedLocalGroup, CompressedGroup, MLAGroup, SlidingWindowGroup, StateGroup, WindowRingGroup
-from planner.models import ModelSpec
+from planner.kv.formats import get_format
+from planner.kv.kinds import ChunkedLocalGroup, CompressedGroup, MLAGroup, SlidingWindowGroup, StateGroup, WindowRingGroup
+from planner.kv.models import ModelSpec
 
 
 def bundled(stem):

@@ -15,8 +15,8 @@ Logged GiB are rounded to two decimals, so a log line "3.81 GiB -> 1,952 blocks"
 
 import pytest
 
-from planner.catalog import get_model
-from planner.engine import (
+from planner.catalog.entries import get_model
+from planner.engines.capacity import (
     NOT_A_HARD_CAP,
     VLLMSettings,
     engine_frame,
@@ -25,9 +25,9 @@ from planner.engine import (
     vllm_max_model_len,
 )
 from planner.errors import PlanInputError
-from planner.formats import get_format
-from planner.kv import FullAttentionGroup, SlidingWindowGroup
-from planner.models import ModelSpec
+from planner.kv.formats import get_format
+from planner.kv.kinds import FullAttentionGroup, SlidingWindowGroup
+from planner.kv.models import ModelSpec
 from planner.units import GiB, MiB
 
 # Llama-3(.1)-8B on one GPU: page = 16 tokens x 8 heads x (128 + 128) x 2 B = 65,536 B per layer;

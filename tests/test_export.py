@@ -1,4 +1,4 @@
-"""The one CSV writer (planner.export) and the documented CSV contracts (docs/csv.md).
+"""The one CSV writer (planner.files.export) and the documented CSV contracts (docs/csv.md).
 
 Formula injection: OWASP "CSV Injection" lists =, +, -, @, tab (0x09) and
 carriage return (0x0D) as the characters that make a spreadsheet evaluate a
@@ -18,7 +18,7 @@ import pytest
 
 from planner.plan import PLAN_CSV_COLUMNS, make_inputs, plan, plan_frame
 from planner.cli import main
-from planner.export import FORMULA_PREFIXES, neutralise, safe_frame, to_csv_bytes
+from planner.files.export import FORMULA_PREFIXES, neutralise, safe_frame, to_csv_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -144,6 +144,6 @@ def test_frontier_grid_columns_are_documented_in_order():
 
 
 def test_model_breakdown_columns_are_documented_in_order():
-    from planner.models import BREAKDOWN_COLUMNS
+    from planner.kv.models import BREAKDOWN_COLUMNS
 
     assert _documented_columns("Model breakdown CSV") == list(BREAKDOWN_COLUMNS)

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from planner.errors import PlanInputError
-from planner.formats import FORMATS, get_format
-from planner.kv import FullAttentionGroup, vector_formula
+from planner.kv.formats import FORMATS, get_format
+from planner.kv.kinds import FullAttentionGroup, vector_formula
 
 
 @pytest.mark.parametrize("fmt, bits", [

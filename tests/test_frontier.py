@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from planner.plan import PlanInputs, make_inputs, plan
-from planner.catalog import GPUS, get_model, models
+from planner.catalog.entries import GPUS, get_model, models
 from planner.errors import PlanInputError
 from planner.frontier import (
     FRAME_COLUMNS,
@@ -261,7 +261,7 @@ def test_longest_context_that_fits():
 def test_frontier_figures_are_pure_and_mark_the_plan():
     import plotly.graph_objects as go
 
-    from planner.figures import (
+    from kvplan_app.charts.figures import (
         kv_vs_context_models_figure,
         request_rate_figure,
         sessions_heatmap_figure,

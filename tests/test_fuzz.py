@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 import fuzz_surfaces as fs
 from planner.plan import MIN_TOKENS_PER_S, PlanInputs, format_sessions, make_inputs, plan
-from planner.config_import import MAX_CONFIG_BYTES, layout_from_config, parse_config_text
+from planner.hf.config import MAX_CONFIG_BYTES, layout_from_config, parse_config_text
 from planner.errors import PlanInputError
-from planner.planfile import MAX_PLAN_FILE_BYTES
-from planner.planfile import loads as plan_loads
-from planner.placement import place_sessions
+from planner.files.planfile import MAX_PLAN_FILE_BYTES
+from planner.files.planfile import loads as plan_loads
+from planner.plan.placement import place_sessions
 from planner.traces import MAX_TRACE_BYTES, read_trace
 from planner.traces.readers import MAX_TRACE_SPAN_S
 from markdown_text import outside_code_spans

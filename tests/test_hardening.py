@@ -3,7 +3,7 @@
 * Text a user supplies (a model name, a config's ``model_type``, a trace row, a file name, a typed value) is
   shown as text: Markdown elements get it backslash-escaped, and no page renders HTML at all.
 * Every CSV export (plan, frontier grid, GB vs context, model breakdown, trace curve; pages and CLI) goes
-  through ``planner.export.to_csv_bytes``, which writes a leading quote before a formula
+  through ``planner.files.export.to_csv_bytes``, which writes a leading quote before a formula
   (OWASP "CSV Injection": = + - @ tab CR).
 * The UI opens no path taken from a link or from a file's content: uploads are read as bytes.
 """
@@ -24,11 +24,11 @@ import streamlit
 from streamlit.testing.v1 import AppTest
 
 from planner.plan import PLAN_CSV_COLUMNS, make_inputs, plan, plan_frame
-from planner.catalog import get_model
+from planner.catalog.entries import get_model
 from planner.cli import main
-from planner.export import CSV_MIME, FORMULA_PREFIXES, to_csv_bytes
+from planner.files.export import CSV_MIME, FORMULA_PREFIXES, to_csv_bytes
 from planner.frontier import FRAME_COLUMNS, KV_CONTEXT_COLUMNS, Accelerator, frontier_grid, kv_context_frame
-from planner.models import BREAKDOWN_COLUMNS, breakdown_frame
+from planner.kv.models import BREAKDOWN_COLUMNS, breakdown_frame
 from planner.traces import CURVE_COLUMNS, FLEET_COLUMNS, capacity_curve, read_trace, reuse_profile
 from markdown_text import outside_code_spans, visible_autolinks
 
@@ -108,7 +108,7 @@ def test_every_csv_goes_through_the_one_writer():
             continue
         if re.search(r"\.to_csv\(", path.read_text(encoding="utf-8")):
             offenders.append(str(path.relative_to(ROOT)))
-    assert offenders == [], "use planner.export.to_csv_bytes"
+    assert offenders == [], "use planner.files.export.to_csv_bytes"
 
 
 @pytest.mark.parametrize("path", UI_FILES, ids=lambda p: p.name)

@@ -123,7 +123,7 @@ def test_a_model_past_2_63_bytes_is_refused_with_one_message_and_the_page_render
 
 
 def test_estimate_refuses_past_2_63_bytes_and_names_what_fits():
-    from planner.config_import import model_from_config
+    from planner.hf.config import model_from_config
     from planner.errors import PlanInputError
 
     model = model_from_config(HUGE_CONFIG, name="huge")

@@ -19,12 +19,12 @@ import json
 
 import pytest
 
-from planner.catalog import get_model
+from planner.catalog.entries import get_model
 from planner.cli import main
-from planner.config_import import layout_from_config, model_from_config
-from planner.engine import vllm_capacity
+from planner.hf.config import layout_from_config, model_from_config
+from planner.engines.capacity import vllm_capacity
 from planner.errors import PlanInputError
-from planner.formats import get_format
+from planner.kv.formats import get_format
 from planner.units import GiB
 
 K128 = 131_072
@@ -310,7 +310,7 @@ def test_nemotron_nano_9b_v2_attention_block_672_as_vllm_reports():
     # Config fields as quoted in a public test fixture (56 layers, 27 Mamba2, 4 attention; H 128, P 80, G 8, N 128).
     # Mamba page: conv (10,240 + 2 x 8 x 128) x 3 x 2 B = 73,728 + SSM 128 x 80 x 128 x 2 B = 2,621,440 = 2,695,168 B;
     # attention page per token 2 x 8 x 128 x 2 = 4,096 B; block = 16 x cdiv(2,695,168, 65,536) = 16 x 42 = 672.
-    from planner.engine import theory_vs_engine
+    from planner.engines.capacity import theory_vs_engine
 
     cfg = {"model_type": "nemotron_h", "num_hidden_layers": 56, "hidden_size": 4480, "num_attention_heads": 40,
            "num_key_value_heads": 8, "head_dim": 128,

@@ -48,7 +48,7 @@ def test_every_chart_word_has_its_spanish():
 def test_chart_defaults_are_english():
     import pandas as pd
 
-    from planner.traces.figures import ttl_curve_figure
+    from kvplan_app.charts.traces import ttl_curve_figure
 
     ttl = pd.DataFrame({"ttl_s": [60.0, float("inf")], "token_hit_rate": [0.2, 0.5], "block_hit_rate": [0.1, 0.4]})
     english = ttl_curve_figure(ttl, plan_ttl_s=float("inf"))

@@ -19,13 +19,13 @@ from hypothesis import HealthCheck, given, settings
 import fuzz_surfaces as fs
 from kvplan_app.i18n import translate_message
 from kvplan_app.locales import es
-from planner.catalog import models
-from planner.engine import VLLMSettings, theory_vs_engine, vllm_capacity
+from planner.catalog.entries import models
+from planner.engines.capacity import VLLMSettings, theory_vs_engine, vllm_capacity
 from planner.errors import PlanInputError
-from planner.formats import FORMATS
-from planner.kv_notes import past_maximum_note, window_cap
+from planner.kv.formats import FORMATS
+from planner.kv.notes import past_maximum_note, window_cap
 from planner.messages import Message, msg
-from planner.models import NATIVE
+from planner.kv.models import NATIVE
 from planner.plan import make_inputs, plan
 from planner.plan.rebase import rebase
 from planner.units import GiB
@@ -231,12 +231,12 @@ def _parse(text):
 
 
 def _import(text):
-    from planner.config_import import model_from_config, parse_config_text
+    from planner.hf.config import model_from_config, parse_config_text
     return model_from_config(parse_config_text(text))
 
 
 def _planfile(text):
-    from planner.planfile import loads
+    from planner.files.planfile import loads
     return loads(text)
 
 
@@ -320,7 +320,7 @@ CONFIGS = sorted((PLANNER / "data" / "models").glob("*.config.json"))
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name.removesuffix(".config.json"))
 def test_every_import_report_note_translates(path):
     """What the Model page's import report says about each shipped config.json (derived, defaulted, ignored)."""
-    from planner.config_import import model_from_config, parse_config_text
+    from planner.hf.config import model_from_config, parse_config_text
 
     model = model_from_config(parse_config_text(path.read_bytes()), name=path.name)
     notes = [f.note for f in model.config_report if f.note]
@@ -333,9 +333,9 @@ def test_every_import_report_note_translates(path):
                                   '{"a": "\\q"}', '{"a": "\x01"}', '{"a": "\\u12"}'])
 def test_json_decoder_reasons_in_spanish(text):
     """Python's json decoder messages (config.json import, plan file, ProbeResult) in Spanish, position included."""
-    from planner.config_import import parse_config_text
+    from planner.hf.config import parse_config_text
     from planner.errors import PlanInputError
-    from planner.planfile import loads
+    from planner.files.planfile import loads
     from planner.probe.result import load_probe_result
 
     for read in (lambda: parse_config_text(text, "x.json"), lambda: loads(text), lambda: load_probe_result(text)):
@@ -350,7 +350,7 @@ def test_json_decoder_reasons_in_spanish(text):
 def test_a_missing_schema_version_is_said_missing():
     """A plan file or ProbeResult without schema_version: '(missing)' / '(falta)', never 'None'."""
     from planner.errors import PlanInputError
-    from planner.planfile import loads
+    from planner.files.planfile import loads
     from planner.probe.result import load_probe_result
 
     for read in (lambda: loads('{"inputs": {}}'), lambda: load_probe_result("{}")):

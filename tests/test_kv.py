@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.catalog import get_model, models
+from planner.catalog.entries import get_model, models
 from planner.errors import PlanInputError
-from planner.formats import get_format
-from planner.kv import (
+from planner.kv.formats import get_format
+from planner.kv.kinds import (
     ChunkedLocalGroup,
     FullAttentionGroup,
     MLAGroup,
@@ -22,7 +22,7 @@ from planner.kv import (
     StateGroup,
     check_tokens,
 )
-from planner.models import ModelSpec, breakdown_frame, coefficient_check, coefficient_model, how_computed
+from planner.kv.models import ModelSpec, breakdown_frame, coefficient_check, coefficient_model, how_computed
 from planner.units import MiB, format_bytes
 
 BF16 = get_format("bf16")

@@ -15,8 +15,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from planner.catalog import GPUS, models
-from planner.tiers import LINKS
+from planner.catalog.entries import GPUS, models
+from planner.catalog.tiers import LINKS
 from planner.traces.samples import SAMPLES
 from test_i18n_messages import english_words
 from test_probe_layout import result_dict  # the hand-written DeepSeek V4.1 ProbeResult at 1,000 tokens

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from planner.plan import PlanInputs, make_inputs, plan
 from planner.cli import main
 from planner.errors import PlanInputError
-from planner.planfile import (
+from planner.files.planfile import (
     LEGACY_FIELDS,
     MAX_PLAN_FILE_BYTES,
     SCHEMA_VERSION,
@@ -206,7 +206,7 @@ def test_plan_file_model_is_frozen_and_strict():
 
 def test_published_schema_is_current():
     published = (ROOT / "docs" / "plan-schema.json").read_text(encoding="utf-8")
-    assert published == schema_text(), "regenerate: python -m planner.planfile > docs/plan-schema.json"
+    assert published == schema_text(), "regenerate: python -m planner.files.planfile > docs/plan-schema.json"
 
 
 def test_schema_requires_every_input_and_forbids_extras():

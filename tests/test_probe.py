@@ -15,7 +15,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="the live probe needs torch: pip install 'kvplan[probe]'")
 
 from planner.errors import PlanInputError  # noqa: E402
-from planner.formats import get_format  # noqa: E402
+from planner.kv.formats import get_format  # noqa: E402
 from planner.probe import (  # noqa: E402
     ProbeBusyError,
     ProbeTimeoutError,

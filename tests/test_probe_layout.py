@@ -97,7 +97,7 @@ def test_tokens_that_fit_is_exact():
 
 
 def test_vectors_cover_entry_bytes_for_every_catalog_model():
-    from planner.catalog import models
+    from planner.catalog.entries import models
 
     for model_id in models():
         try:

@@ -19,7 +19,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the live probe needs torch: pip install 'kvplan[probe]'")
 
-from planner.catalog import models  # noqa: E402
+from planner.catalog.entries import models  # noqa: E402
 from planner.errors import PlanInputError  # noqa: E402
 from planner.probe import load_probe_result, plan_pool, run_probe  # noqa: E402
 from planner.probe import memory as mem  # noqa: E402

@@ -7,7 +7,7 @@ report, as quoted publicly; docs/sources.md).
 import pytest
 
 from planner.plan import context_table
-from planner.catalog import get_model
+from planner.catalog.entries import get_model
 from planner.units import GB, GiB, format_bytes
 
 V41 = "deepseek-v4.1-flash"

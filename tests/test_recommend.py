@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from planner.accelerators import accelerator_from_dict
+from planner.catalog.accelerators import accelerator_from_dict
 from planner.plan import make_inputs, plan
 from planner.cli import main
 from planner.errors import PlanInputError
@@ -108,7 +108,7 @@ def test_cli_target_required_and_exclusive(capsys):
 
 
 def test_recommend_figure_pareto_and_axes():
-    from planner.figures import recommend_figure
+    from kvplan_app.charts.figures import recommend_figure
 
     rec = recommend(_base(), parse_accelerators("h200,b200"), target=1000, kv_formats=["fp8"])
     fig = recommend_figure(rec.frame)
@@ -172,7 +172,7 @@ def test_cli_scale_throughput_and_base_gpu(capsys):
 
 def test_a_one_configuration_pareto_front_is_drawn():
     # a plotly "lines" trace of one point draws nothing: the legend named a front the chart did not show
-    from planner.figures import recommend_figure
+    from kvplan_app.charts.figures import recommend_figure
 
     rec = recommend(_base(), parse_accelerators("h200,b200"), target=1000, kv_formats=["fp8"])
     frame = rec.frame.assign(pareto=[i == 0 for i in range(len(rec.frame))])

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog import get_model
+from planner.catalog.entries import get_model
 from planner.cli import main
-from planner.engine_logs import MAX_LOG_BYTES, parse_engine_log
+from planner.engines.logs import MAX_LOG_BYTES, parse_engine_log
 from planner.errors import PlanInputError
-from planner.reconcile import HYBRID_QUIRK, pair_summary, reconcile
+from planner.engines.reconcile import HYBRID_QUIRK, pair_summary, reconcile
 
 LOGS = Path(__file__).parent / "data" / "logs"
 

@@ -106,7 +106,7 @@ def test_spanish_axis_titles_get_spanish_numbers():
 def test_the_plan_chart_hover_is_in_the_page_language():
     import pandas as pd
 
-    from planner.figures import PLAN_FIGURE_TEXTS, plan_sessions_figure
+    from kvplan_app.charts.figures import PLAN_FIGURE_TEXTS, plan_sessions_figure
     from kvplan_app.locales import es as es_catalogue
 
     frame = pd.DataFrame({"context_tokens": [1_000, 1_000_000], "sessions_per_gpu": [100.0, 17.9],

@@ -45,7 +45,7 @@ def test_the_frontier_pages_largest_grid_is_small_enough_to_stay_in_the_server()
     # every accelerator of the catalog x (CONTEXT_POINTS + the plan's context) x (HIT_RATE_POINTS + 2 hit rates)
     import ast
 
-    from planner.catalog import GPUS
+    from planner.catalog.entries import GPUS
 
     tree = ast.parse((ROOT / "kvplan_app" / "views" / "frontier.py").read_text(encoding="utf-8"))
     constants = {node.targets[0].id: node.value.value for node in tree.body

@@ -5,9 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import PlanInputError
-from planner.placement import place_sessions
-from planner.tiers import GiB, LINKS, NODES, node_for, reload_seconds, resolve_links, ssd_reload_bytes_per_s
-from planner.catalog import GPUS
+from planner.plan.placement import place_sessions
+from planner.catalog.tiers import GiB, LINKS, NODES, node_for, reload_seconds, resolve_links, ssd_reload_bytes_per_s
+from planner.catalog.entries import GPUS
 
 
 def test_link_figures():
@@ -106,7 +106,7 @@ def test_tier_bytes_add_up_to_the_total(n, hbm_sessions, f, prefix, k, per, stat
        st.integers(0, 10**16), st.integers(0, 10**16))
 def test_carrying_what_hbm_holds_parks_nothing(sessions, f, alive, per, state, host, ssd):
     """The plan's array core relies on this: with target = HBM sessions, every session is admitted to HBM."""
-    from planner.placement import place_counts
+    from planner.plan.placement import place_counts
 
     c = place_counts(sessions, hbm_sessions=sessions, active_fraction=f, num_prefixes=1, per_session_bytes=per,
                      state_bytes=state, state_alive_fraction=alive, host_ram_bytes=host, ssd_bytes=ssd)

@@ -24,7 +24,7 @@ from planner.traces import (
     MAX_TRACE_BYTES, arrivals_per_minute, blocks_for_bytes, capacity_curve, concurrency, load_sample, read_azure,
     read_jsonl, read_mooncake, read_trace, reference_curve, replay, reuse_profile, summarize, ttl_curve,
 )
-from planner.traces.figures import (
+from kvplan_app.charts.traces import (
     arrivals_figure, cache_bytes_figure, capacity_curve_figure, concurrency_figure, lengths_figure, ttl_curve_figure,
 )
 from planner.traces.sizing import kv_bytes_per_token_for, typical_context_tokens
@@ -540,7 +540,7 @@ def test_upload_like_objects_and_import_hygiene():
     import subprocess
     import sys
 
-    code = ("import sys, planner.traces, planner.traces.figures, planner.cli.trace; "
+    code = ("import sys, planner.traces, kvplan_app.charts.traces, planner.cli.trace; "
             "sys.exit(1 if {'torch', 'streamlit'} & set(sys.modules) else 0)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 

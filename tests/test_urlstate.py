@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from planner.plan import PlanInputs, plan
-from planner.catalog import GPUS, models
+from planner.catalog.entries import GPUS, models
 from planner.errors import PlanInputError
-from planner.formats import FORMATS
-from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
-from planner.tiers import AUTO, HOST_LINKS, SSD_LINKS
+from planner.kv.formats import FORMATS
+from planner.kv.models import NATIVE, WEIGHT_BYTES_PER_PARAM
+from planner.catalog.tiers import AUTO, HOST_LINKS, SSD_LINKS
 from kvplan_app.share import share_url
 from kvplan_app.state import (
     FIELDS_BY_KEY,

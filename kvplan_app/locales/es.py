@@ -423,7 +423,7 @@ STRINGS.update({
 STRINGS.update({"Fleet: N replicas, each with this cache": "Flota: N réplicas, cada una con esta caché"})
 STRINGS.update({"Load a saved curve": "Cargar una curva guardada"})
 
-# -- charts: words the figure builders (planner.figures, planner.traces.figures) take through ``tr`` ---------------
+# -- charts: words the figure builders (kvplan_app.charts.figures, kvplan_app.charts.traces) take through ``tr`` ---------------
 STRINGS.update({
     "this plan's usable KV on {gpu}": "KV utilizable de este plan en {gpu}",
     "Hit rate vs cache capacity (TTL: {ttl})": "Tasa de acierto según capacidad de caché (TTL: {ttl})",
@@ -767,7 +767,7 @@ STRINGS.update({
     "Theory (B)": "Teoría (B)",
     "vLLM (B)": "vLLM (B)",
     "Why": "Motivo",
-    # -- the Plan page chart's plan hover (planner.figures.PLAN_FIGURE_TEXTS) ----------------------------------------
+    # -- the Plan page chart's plan hover (kvplan_app.charts.figures.PLAN_FIGURE_TEXTS) ----------------------------------------
     "this plan: {tokens} tokens<br>{sessions} sessions per GPU<br>per session {gb} GB ({gib} GiB)":
         "este plan: {tokens} tokens<br>{sessions} sesiones por GPU<br>por sesión {gb} GB ({gib} GiB)",
     # -- the bundled traces' names (planner.traces.samples.SAMPLES labels) ------------------------------------------

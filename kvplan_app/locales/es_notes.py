@@ -31,7 +31,7 @@ NOTES: dict[str, str] = {
     "({past:,.6g} B/token past it)":
         "{inside:,.6g} B/token dentro de la ventana de {w:,} tokens; la ventana limita el KV de las capas con ventana "
         "a {w:,} tokens ({past:,.6g} B/token más allá)",
-    # -- how a model's KV is computed (planner.models.how_computed, each group's entry formula) -----------------------
+    # -- how a model's KV is computed (planner.kv.models.how_computed, each group's entry formula) -----------------------
     "{k_head_dim} (K) + {v_head_dim} (V)": "{k_head_dim} (K) + {v_head_dim} (V)",
     "{k_head_dim} (K) + {v_head_dim} (V, differs)": "{k_head_dim} (K) + {v_head_dim} (V, distinta)",
     "heads per GPU {split}; {parts}; {heads} x ({k} + {v}) = {entry_bytes} B":
@@ -240,7 +240,7 @@ NOTES: dict[str, str] = {
     "State of {bytes:,} B per sequence (set for {old}) not applied to {new}: its layout's state is used.":
         "El estado de {bytes:,} B por secuencia (fijado para {old}) no se aplica a {new}: se usa el de su "
         "disposición.",
-    # -- catalog models' notes (planner/catalog.py) -------------------------------------------------------------------
+    # -- catalog models' notes (planner/catalog/entries.py) -------------------------------------------------------------------
     "890 B/token = 2.5 compressed entries per token x (288 B main + 68 B indexer key): KV-source layers 2, 8, 14 "
     "compress 2:1 and layer 20 keeps every token (3 x 1/2 + 1).":
         "890 B/token = 2,5 entradas comprimidas por token x (288 B principal + 68 B clave del indexador): las capas "
@@ -284,7 +284,7 @@ NOTES: dict[str, str] = {
     "heads x 256 over 1,024 tokens.":
         "Las mismas capas que Gemma 4 26B-A4B: capas globales de 2 cabezas KV x 512 con K = V (se guardan ambas); "
         "capas deslizantes de 8 cabezas KV x 256 sobre 1.024 tokens.",
-    # -- what "native" means per model; format labels (planner/catalog.py, planner/formats.py) ------------------------
+    # -- what "native" means per model; format labels (planner/catalog/entries.py, planner/kv/formats.py) ------------------------
     "BF16 (the config's dtype; no KV dtype is published)":
         "BF16 (el tipo de la configuración; no se publica ningún tipo para el KV)",
     "FP8, as the checkpoint declares (kv_cache_scheme float 8 bit)":

@@ -1,8 +1,8 @@
-"""Spanish for what the Reconcile page shows of ``planner.reconcile``: causes, refusals, the two-log summary, the
+"""Spanish for what the Reconcile page shows of ``planner.engines.reconcile``: causes, refusals, the two-log summary, the
 settings and the comparison rows (merged into ``es.MESSAGES``)."""
 
 RECONCILE: dict[str, str] = {
-    # -- reconciling an engine log (planner/reconcile.py) -------------------------------------------------------------
+    # -- reconciling an engine log (planner/engines/reconcile.py) -------------------------------------------------------------
     "{error}": "{error}",
     "SGLang prints GB for GiB: its sizes are divided by 1024**3 (GB = 1024 * 1024 * 1024 in "
     "sglang/srt/mem_cache/memory_pool.py), so '8.23 GB' is 8.23 GiB = 8.84 GB.":
@@ -113,4 +113,4 @@ RECONCILE: dict[str, str] = {
     "the log's own concurrency is {printed}x. {hybrid_quirk}": "la concurrencia del propio registro es {printed}x. "
                                                                "{hybrid_quirk}",
 }
-"""planner.reconcile's English templates -> Spanish."""
+"""planner.engines.reconcile's English templates -> Spanish."""

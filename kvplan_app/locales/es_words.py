@@ -24,12 +24,12 @@ GROUP_WORDS: tuple[tuple[str, str], ...] = (
     (r"\b1 KV heads?\b", "1 cabeza KV"),
     (r"\b(\d+) KV heads\b", r"\1 cabezas KV"),
 )
-"""The vocabulary of KV group names (``planner.config_import``, ``config_state``, ``config_deepseek``, ``models``)."""
+"""The vocabulary of KV group names (``planner.hf.config``, ``config_state``, ``config_deepseek``, ``models``)."""
 
 VALUES: dict[str, str] = {
-    # breakdown table (planner.models.breakdown_frame)
+    # breakdown table (planner.kv.models.breakdown_frame)
     "capped": "limitado", "growing": "creciente",
-    # config.json import report (planner.config_report): derived fields and values
+    # config.json import report (planner.hf.report): derived fields and values
     "merged": "fusionado", "kv sharing": "KV compartido", "indexer layers": "capas con indexador",
     "indexer keys": "claves del indexador", "sliding layers": "capas deslizantes",
     "layers without KV": "capas sin KV", "state dtype": "dtype del estado", "Mamba2 state": "estado de Mamba2",

@@ -10,11 +10,11 @@ from __future__ import annotations
 import streamlit as st
 
 from planner.plan import MAX_CONTEXT_TOKENS, context_table, plan, rebase
-from planner.accelerators import accelerator_from_link
-from planner.catalog import GPUS, get_gpu, get_model, models
+from planner.catalog.accelerators import accelerator_from_link
+from planner.catalog.entries import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
-from planner.export import CSV_MIME, to_csv_bytes
-from planner.figures import kv_vs_context_models_figure
+from planner.files.export import CSV_MIME, to_csv_bytes
+from kvplan_app.charts.figures import kv_vs_context_models_figure
 from planner.frontier import context_axis, kv_context_frame, longest_context_that_fits
 from planner.units import format_bytes, plural
 from kvplan_app.state import current_inputs, escape_markdown

@@ -14,10 +14,10 @@ import streamlit as st
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from planner.plan import format_sessions, plan
-from planner.catalog import GPUS, get_model
+from planner.catalog.entries import GPUS, get_model
 from planner.errors import PlanInputError
-from planner.export import CSV_MIME, to_csv_bytes
-from planner.figures import (
+from planner.files.export import CSV_MIME, to_csv_bytes
+from kvplan_app.charts.figures import (
     request_rate_figure,
     sessions_heatmap_figure,
     sessions_vs_context_figure,

@@ -7,9 +7,9 @@ and renders. Widget keys start with ``model_``; link keys with ``m_``.
 
 import streamlit as st
 
-from planner.catalog import get_model, models
-from planner.config_import import MAX_CONFIG_BYTES, model_from_config, parse_config_text, pattern_legend, report_rows
-from planner.engine import (
+from planner.catalog.entries import get_model, models
+from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, parse_config_text, pattern_legend, report_rows
+from planner.engines.capacity import (
     BUDGET_MOVES,
     DEFAULT_BLOCK_SIZE,
     DEFAULT_MAX_NUM_BATCHED_TOKENS,
@@ -21,11 +21,11 @@ from planner.engine import (
     vllm_max_model_len,
 )
 from planner.errors import PlanInputError
-from planner.export import CSV_MIME, to_csv_bytes
-from planner.formats import FORMATS, get_format
-from planner.kv import check_tp
+from planner.files.export import CSV_MIME, to_csv_bytes
+from planner.kv.formats import FORMATS, get_format
+from planner.kv.kinds import check_tp
 from planner.messages import Message
-from planner.models import NATIVE, breakdown_frame, coefficient_check, how_computed
+from planner.kv.models import NATIVE, breakdown_frame, coefficient_check, how_computed
 from planner.plan import plan
 from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens, plural
 from kvplan_app.uploads import file_uploader

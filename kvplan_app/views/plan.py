@@ -15,17 +15,17 @@ from planner.plan import (
     plan_frame,
     rebase,
 )
-from planner.accelerators import accelerator_from_dict, accelerator_from_link
-from planner.catalog import GPUS, get_gpu, models
+from planner.catalog.accelerators import accelerator_from_dict, accelerator_from_link
+from planner.catalog.entries import GPUS, get_gpu, models
 from planner.errors import PlanInputError
-from planner.curves import curve_contexts, sessions_by_context
-from planner.figures import PLAN_FIGURE_TEXTS, kv_vs_context_figure, plan_sessions_figure
-from planner.formats import FORMATS
-from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
-from planner.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
+from planner.plan.curves import curve_contexts, sessions_by_context
+from kvplan_app.charts.figures import PLAN_FIGURE_TEXTS, kv_vs_context_figure, plan_sessions_figure
+from planner.kv.formats import FORMATS
+from planner.kv.models import NATIVE, WEIGHT_BYTES_PER_PARAM
+from planner.catalog.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
 from planner.units import GiB, format_bytes, format_duration, parse_tokens, plural, to_gb, to_gib
-from planner.export import CSV_MIME, to_csv_bytes
-from planner.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
+from planner.files.export import CSV_MIME, to_csv_bytes
+from planner.files.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import separators, show_chart, show_table
 from planner.messages import msg

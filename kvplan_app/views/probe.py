@@ -12,9 +12,9 @@ from datetime import datetime, timezone
 import streamlit as st
 
 from planner.plan import format_sessions, plan, rebase
-from planner.catalog import models
+from planner.catalog.entries import models
 from planner.errors import PlanInputError
-from planner.models import NATIVE
+from planner.kv.models import NATIVE
 from planner.probe import (
     MAX_RESULT_FILE_BYTES,
     PROBE_FORMATS,

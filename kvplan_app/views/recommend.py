@@ -11,13 +11,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from planner.accelerators import accelerator_from_link
-from planner.catalog import GPUS, models
+from planner.catalog.accelerators import accelerator_from_link
+from planner.catalog.entries import GPUS, models
 from planner.errors import PlanInputError
-from planner.figures import recommend_figure
-from planner.formats import FORMATS
+from kvplan_app.charts.figures import recommend_figure
+from planner.kv.formats import FORMATS
 from planner.frontier import Accelerator
-from planner.models import WEIGHT_BYTES_PER_PARAM
+from planner.kv.models import WEIGHT_BYTES_PER_PARAM
 from planner.recommend import DEFAULT_GPUS_PER_REPLICA, recommend, trace_hit_rate_curve
 from planner.traces import load_sample
 from kvplan_app.render import show_chart, show_table

@@ -1,8 +1,8 @@
 """Reconcile: paste or upload a vLLM or SGLang start-up log; see the engine's figures beside kvplan's.
 
-Logs are user input: size-capped (``planner.engine_logs.MAX_LOG_BYTES``), read
+Logs are user input: size-capped (``planner.engines.logs.MAX_LOG_BYTES``), read
 as text, rendered in dataframes and code blocks (never as Markdown or HTML).
-Widgets use ``reconcile_`` keys; the arithmetic is in ``planner.reconcile``.
+Widgets use ``reconcile_`` keys; the arithmetic is in ``planner.engines.reconcile``.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from importlib import resources
 import pandas as pd
 import streamlit as st
 
-from planner.catalog import models
-from planner.engine_logs import MAX_LOG_BYTES, parse_engine_log
+from planner.catalog.entries import models
+from planner.engines.logs import MAX_LOG_BYTES, parse_engine_log
 from planner.errors import PlanInputError
-from planner.reconcile import pair_summary, reconcile
+from planner.engines.reconcile import pair_summary, reconcile
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_table
 from kvplan_app.i18n import num, planner_message, t

@@ -13,12 +13,12 @@ from kvplan_app.jobs import JobError, JobsBusyError
 from kvplan_app.trace_jobs import shared_analysis, upload_digest
 
 from planner.plan import format_sessions, make_inputs, plan
-from planner.catalog import GPUS, models
+from planner.catalog.entries import GPUS, models
 from planner.errors import PlanInputError
-from planner.export import CSV_MIME, to_csv_bytes
+from planner.files.export import CSV_MIME, to_csv_bytes
 from planner.traces import DEFAULT_TTLS_S, MAX_TRACE_BYTES, SAMPLES, blocks_for_bytes, kv_bytes_per_token_for
 from planner.traces.curvefile import MAX_CURVE_FILE_BYTES, load_curve
-from planner.traces.figures import capacity_curve_figure
+from kvplan_app.charts.traces import capacity_curve_figure
 from planner.traces.fleet import ROUTING_POLICIES
 from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes, format_duration

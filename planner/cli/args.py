@@ -72,7 +72,7 @@ def bounded_float(lo: float, hi: float, *, lo_open: bool = False):
 
 
 def add_accelerators_flag(parser: argparse.ArgumentParser) -> None:
-    """``--accelerators FILE``: user-defined accelerators (TOML or JSON, :mod:`planner.accelerators`)."""
+    """``--accelerators FILE``: user-defined accelerators (TOML or JSON, :mod:`planner.catalog.accelerators`)."""
     from pathlib import Path
 
     parser.add_argument("--accelerators", type=Path, default=None, metavar="FILE",
@@ -85,7 +85,7 @@ def user_accelerators(args: argparse.Namespace) -> dict:
     Raises:
         PlanInputError: an unreadable or invalid file.
     """
-    from planner.accelerators import load_accelerators
+    from planner.catalog.accelerators import load_accelerators
 
     path = getattr(args, "accelerators", None)
     return load_accelerators(path) if path is not None else {}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from planner.catalog import GPUS, models
+from planner.catalog.entries import GPUS, models
 from planner.cli.args import add_accelerators_flag, user_accelerators
-from planner.kv_notes import window_cap
+from planner.kv.notes import window_cap
 from planner.units import format_bytes, to_gib
 
 LONG_CONTEXT_TOKENS = 1_000_000

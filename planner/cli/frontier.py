@@ -32,7 +32,7 @@ import numpy as np
 from planner.cli.plan import write_csv
 from planner.cli.args import user_accelerators
 from planner.cli.plan_inputs import add_input_flags, inputs_from_args
-from planner.export import to_csv_bytes
+from planner.files.export import to_csv_bytes
 from planner.frontier import (
     FRAME_COLUMNS,
     Accelerator,
@@ -66,7 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def csv_chunks(grid) -> Iterator[bytes]:
-    """The grid's CSV (:func:`planner.export.to_csv_bytes` of :meth:`FrontierGrid.frame`), chunk by chunk:
+    """The grid's CSV (:func:`planner.files.export.to_csv_bytes` of :meth:`FrontierGrid.frame`), chunk by chunk:
     the same bytes, one header row, memory bounded by the chunk size."""
     for i, chunk in enumerate(grid.frames()):
         data = to_csv_bytes(chunk)

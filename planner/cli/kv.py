@@ -15,10 +15,10 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from planner.catalog import get_model, model_with_state_formats
+from planner.catalog.entries import get_model, model_with_state_formats
 from planner.cli.args import bounded_float, context_tokens_arg, nonneg_int, positive_int
-from planner.config_import import MAX_CONFIG_BYTES, model_from_config, parse_config_text, pattern_legend
-from planner.engine import (
+from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, parse_config_text, pattern_legend
+from planner.engines.capacity import (
     DEFAULT_BLOCK_SIZE,
     DEFAULT_MAX_NUM_BATCHED_TOKENS,
     MAX_BLOCK_SIZE,
@@ -27,12 +27,12 @@ from planner.engine import (
     vllm_capacity,
     vllm_max_model_len,
 )
-from planner.formats import FORMATS, get_format
+from planner.kv.formats import FORMATS, get_format
 from planner.errors import PlanInputError
-from planner.io import read_capped
-from planner.kv_notes import past_maximum_note, window_cap
+from planner.files.reads import read_capped
+from planner.kv.notes import past_maximum_note, window_cap
 from planner.messages import msg
-from planner.models import NATIVE, ModelSpec, coefficient_model
+from planner.kv.models import NATIVE, ModelSpec, coefficient_model
 from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, format_bytes, gib_to_bytes, to_gb, to_gib
 
 MAX_BUDGET_GIB = 1_000_000.0

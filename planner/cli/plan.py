@@ -2,7 +2,7 @@
 
 Figures are per GPU. ``--host-ram-gib`` and ``--ssd-gib`` are per GPU too (a
 node's host RAM or SSD divided by its GPUs); left out, they come from the
-accelerator's typical node (``planner.tiers.NODES``). ``--json`` prints the
+accelerator's typical node (``planner.catalog.tiers.NODES``). ``--json`` prints the
 whole :class:`planner.plan.PlanResult`, including ``tiers`` (bytes per
 tier), ``miss_probability``, ``replay_tokens_per_turn``,
 ``replay_seconds_per_turn``, ``ttft_s`` and the inputs behind them.
@@ -13,7 +13,7 @@ measured figure bound to another model, format or GPU is dropped with one
 line on stderr. ``--save FILE`` writes the plan's inputs as a plan file.
 Every flag is derived from a :class:`planner.plan.PlanInputs` field
 (:mod:`planner.cli.plan_inputs`). ``--csv`` writes the bytes the Plan page's "Download plan CSV"
-gives for the same inputs (one writer: :func:`planner.export.to_csv_bytes`).
+gives for the same inputs (one writer: :func:`planner.files.export.to_csv_bytes`).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from pathlib import Path
 
 from planner.cli.plan_inputs import add_input_flags, inputs_from_args
 from planner.errors import PlanInputError
-from planner.export import to_csv_bytes
+from planner.files.export import to_csv_bytes
 from planner.plan import format_sessions, plan, plan_frame
-from planner.planfile import save as save_plan_file
+from planner.files.planfile import save as save_plan_file
 from planner.units import format_bytes, format_figure
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from planner.cli.args import add_accelerators_flag, apply_user_gpu, finite_number, user_accelerators
 from planner.errors import PlanInputError
 from planner.plan import PlanInputs, field_range, rebase
-from planner.planfile import load as load_plan_file
+from planner.files.planfile import load as load_plan_file
 from planner.units import parse_tokens
 
 UNSET = object()

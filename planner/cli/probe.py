@@ -13,10 +13,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from planner.catalog import models
+from planner.catalog.entries import models
 from planner.cli.args import bounded_float, nonneg_int, positive_int
-from planner.engine import DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE
-from planner.models import NATIVE
+from planner.engines.capacity import DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE
+from planner.kv.models import NATIVE
 from planner.probe import PROBE_FORMATS, ProbeResult, plan_pool
 from planner.probe.layout import MAX_PROBE_TOKENS
 from planner.probe.result import tokens_fit_text

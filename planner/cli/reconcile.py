@@ -2,7 +2,7 @@
 
 ``kvplan reconcile LOGFILE [LOGFILE ...] [--model ID] [--config config.json]
 [--tp N] [--kv-format F] [--block-size N] [--max-model-len N] [--json]``.
-Each log is read as text (at most :data:`planner.engine_logs.MAX_LOG_BYTES`),
+Each log is read as text (at most :data:`planner.engines.logs.MAX_LOG_BYTES`),
 never executed. With two logs of the same model, one line says whether both
 engines store the same bytes per token per GPU and only their budgets differ.
 Output: a table per log (text) or one JSON object (``--json``).
@@ -15,11 +15,11 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from planner.catalog import get_model
+from planner.catalog.entries import get_model
 from planner.cli.args import positive_int
-from planner.engine_logs import MAX_LOG_BYTES, parse_engine_log
+from planner.engines.logs import MAX_LOG_BYTES, parse_engine_log
 from planner.errors import PlanInputError
-from planner.reconcile import pair_summary, reconcile
+from planner.engines.reconcile import pair_summary, reconcile
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,7 +55,7 @@ def _read(path: Path) -> str:
 
 def _model(args: argparse.Namespace):
     if args.config is not None:
-        from planner.config_import import MAX_CONFIG_BYTES, model_from_config, parse_config_text
+        from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, parse_config_text
 
         try:
             with open(args.config, "rb") as fh:

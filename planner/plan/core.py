@@ -23,7 +23,7 @@ shared prefixes:
   least ``K`` sessions fit, else ``floor(usable / (shared + per_session))``;
 * ``miss_probability = P(pause > TTL)``; a miss replays ``min(W, N)`` tokens
   at ``prefill_tokens_per_s``; a hit reloads the window state over the host link;
-* tiers: :func:`planner.tiers.place_counts`;
+* tiers: :func:`planner.catalog.tiers.place_counts`;
 * ``request_rate_per_s = min(1 / gpu_seconds_per_request, sessions_per_gpu /
   time_per_request_s)`` (Little's law), per GPU.
 """
@@ -35,10 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.models import ModelSpec
+from planner.kv.models import ModelSpec
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, PlanInputs
 from planner.plan.lengths import growing_bytes_array, per_length
-from planner.placement import PlacementCounts, place_counts
+from planner.plan.placement import PlacementCounts, place_counts
 from planner.units import gib_to_bytes
 
 

@@ -10,13 +10,13 @@ from typing import Sequence
 
 import numpy as np
 
-from planner.accelerators import UserAccelerator, accelerator_from_link, user_host_link
-from planner.catalog import get_gpu
+from planner.catalog.accelerators import UserAccelerator, accelerator_from_link, user_host_link
+from planner.catalog.entries import get_gpu
 from planner.errors import PlanInputError
 from planner.plan.core import HardwareArrays
 from planner.plan.inputs import PlanInputs
 from planner.plan.rebase import usable_binding_mismatch
-from planner.tiers import AUTO, Link, node_for, resolve_links
+from planner.catalog.tiers import AUTO, Link, node_for, resolve_links
 from planner.units import format_bytes, gib_to_bytes
 from planner.messages import Figure, msg
 

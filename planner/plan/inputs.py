@@ -20,9 +20,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from planner.errors import PlanInputError, number_text, validation_rule
-from planner.formats import FORMATS
-from planner.models import NATIVE, WEIGHT_BYTES_PER_PARAM
-from planner.tiers import AUTO, HOST_LINKS, SSD_LINKS
+from planner.kv.formats import FORMATS
+from planner.kv.models import NATIVE, WEIGHT_BYTES_PER_PARAM
+from planner.catalog.tiers import AUTO, HOST_LINKS, SSD_LINKS
 from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, parse_tokens, plural
 from planner.messages import Figure, msg
 
@@ -117,7 +117,7 @@ class PlanInputs(BaseModel):
                                   description="HBM per GPU in GiB; None = the GPU's reported total")
     accelerator: str | None = Field(
         None, max_length=400,
-        description="a user-defined accelerator in compact form (planner.accelerators: id, name, memory in bytes, "
+        description="a user-defined accelerator in compact form (planner.catalog.accelerators: id, name, memory in bytes, "
                     "HBM GB/s, BF16 TFLOP/s, host link GB/s, price); needs gpu_id 'custom'; None = none")
     gpu_memory_utilization: float = Field(0.9, gt=0, le=1, allow_inf_nan=False,
                                           description="fraction of HBM the engine may use (vLLM default 0.9)")
@@ -204,7 +204,7 @@ class PlanInputs(BaseModel):
             return v
         if info.data.get("gpu_id") != "custom":
             raise ValueError(msg("gpu_id 'custom' alongside it (a user-defined accelerator describes the custom GPU)"))
-        from planner.accelerators import accelerator_from_link
+        from planner.catalog.accelerators import accelerator_from_link
 
         return accelerator_from_link(v).to_link()  # canonical form; a PlanInputError names the bad part
 

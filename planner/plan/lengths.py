@@ -1,6 +1,6 @@
 """A model's KV bytes at many lengths at once (numpy int64), for the plan's array core.
 
-The model's own methods (:meth:`planner.models.ModelSpec.growing_bytes`,
+The model's own methods (:meth:`planner.kv.models.ModelSpec.growing_bytes`,
 ``capped_bytes``, ``state_bytes``) are the truth; these helpers call them once
 per distinct length, or use a closed form checked against them first.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from planner.models import ModelSpec
+from planner.kv.models import ModelSpec
 
 # ---------------------------------------------------------------------------
 

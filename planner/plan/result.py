@@ -8,15 +8,15 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.catalog import get_model
+from planner.catalog.entries import get_model
 from planner.errors import PlanInputError
-from planner.kv_notes import past_maximum_note
-from planner.models import NATIVE, ModelSpec, with_pool_state
+from planner.kv.notes import past_maximum_note
+from planner.kv.models import NATIVE, ModelSpec, with_pool_state
 from planner.plan.core import evaluate, kv_split
 from planner.plan.hardware import hardware_arrays, hbm_override_note, resolve_hardware
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
-from planner.placement import TierPlacement, place_sessions
+from planner.plan.placement import TierPlacement, place_sessions
 from planner.units import format_figure, to_gib
 from planner.message_field import Text
 from planner.messages import Figure, msg

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from planner.models import NATIVE, ModelSpec
+from planner.kv.models import NATIVE, ModelSpec
 from planner.plan.result import PlanResult
 from planner.units import to_gb, to_gib
 

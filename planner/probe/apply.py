@@ -15,9 +15,9 @@ from dataclasses import replace
 
 import pandas as pd
 
-from planner.catalog import get_model
+from planner.catalog.entries import get_model
 from planner.errors import PlanInputError
-from planner.models import NATIVE, ModelSpec
+from planner.kv.models import NATIVE, ModelSpec
 from planner.probe.result import ProbeResult
 from planner.messages import msg
 

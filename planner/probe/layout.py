@@ -13,11 +13,11 @@ one ``uint8`` tensor ``[num_layers, num_blocks, entries_per_block, entry_bytes]`
   KV, 8 for DeepSeek V4's 2:1 compressed layers; an entry covering more tokens
   than a block (V4's 128:1 layers) gets one block of one entry;
 * a group holding ``entries(n)`` entries per layer (the planner's own
-  :meth:`planner.kv.KVGroup.entries`: ``n``, ``n // ratio``, ``min(n, W)``)
+  :meth:`planner.kv.kinds.KVGroup.entries`: ``n``, ``n // ratio``, ``min(n, W)``)
   needs ``ceil(entries / entries_per_block)`` blocks;
 * an entry is the group's vectors back to back, each in its format's byte
   layout (:mod:`planner.probe.quant`): ``entry_bytes`` equals the planner's
-  :meth:`~planner.kv.KVGroup.entry_bytes` (checked when the layout is built).
+  :meth:`~planner.kv.kinds.KVGroup.entry_bytes` (checked when the layout is built).
 
 So the pool holds ``sum(num_layers * num_blocks * entries_per_block * entry_bytes)``
 bytes, the planner's ``sum(num_layers * entries * entry_bytes)`` rounded up to
@@ -32,11 +32,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from planner.catalog import get_model
-from planner.engine import DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE  # vLLM's default 16, and the largest accepted
+from planner.catalog.entries import get_model
+from planner.engines.capacity import DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE  # vLLM's default 16, and the largest accepted
 from planner.errors import PlanInputError
-from planner.formats import KVFormat, cdiv
-from planner.kv import (
+from planner.kv.formats import KVFormat, cdiv
+from planner.kv.kinds import (
     CompressedGroup,
     FullAttentionGroup,
     KVGroup,
@@ -45,7 +45,7 @@ from planner.kv import (
     WindowRingGroup,
     check_tokens,
 )
-from planner.models import NATIVE
+from planner.kv.models import NATIVE
 from planner.monotone import largest_fitting
 from planner.messages import msg
 

@@ -143,7 +143,7 @@ def _elements_per_entry(g: PoolGroup) -> int:
 def _quantize_entries(xs, g: PoolGroup, scales, out) -> None:
     """Quantize synthetic vectors ``xs`` (one ``[rows, count, channels]`` per vector spec)
     into entries ``out [rows, entry_bytes]``, in cache-sized row chunks on the CPU."""
-    from planner.formats import get_format
+    from planner.kv.formats import get_format
 
     fmt = get_format(g.kv_format)
     rows = out.shape[0]
@@ -290,7 +290,7 @@ def measure_throughput(format_id: str, num_channels: int, *, device, seed: int, 
                        source_dtype, repeats: int = 3) -> FormatThroughput:
     """Quantize and dequantize GB/s of ``format_id`` and a plain copy of the same source
     bytes, in the same run (best of ``repeats`` each)."""
-    from planner.formats import get_format
+    from planner.kv.formats import get_format
     from planner.probe.quant import dequantize_rows, quantize_rows
 
     rows = max(1, num_elements // num_channels)
@@ -317,7 +317,7 @@ def measure_throughput(format_id: str, num_channels: int, *, device, seed: int, 
 def format_samples(layout: PoolLayout) -> list[tuple[str, int, str]]:
     """Distinct ``(format, channels, role)`` to measure: every vector width of every group of
     the model's layout, the out-of-pool ones (V4.1's MXFP8 window ring) included."""
-    from planner.catalog import get_model
+    from planner.catalog.entries import get_model
     from planner.probe.layout import PROBE_FORMATS, vectors_of
 
     seen: dict[tuple[str, int], str] = {}

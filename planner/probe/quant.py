@@ -1,4 +1,4 @@
-"""KV number formats in torch, in exactly the byte layout that :mod:`planner.formats` prices.
+"""KV number formats in torch, in exactly the byte layout that :mod:`planner.kv.formats` prices.
 
 One *vector* of ``n`` channels (one head's K or V, one MLA latent, one
 compressed entry, one indexer key) is stored as ``[codes | block scales]``::
@@ -59,7 +59,7 @@ import functools
 import sys
 
 from planner.errors import PlanInputError
-from planner.formats import KVFormat, cdiv, get_format
+from planner.kv.formats import KVFormat, cdiv, get_format
 from planner.probe._torch import require_torch
 from planner.probe.layout import PROBE_FORMATS
 from planner.messages import msg

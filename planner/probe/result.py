@@ -34,8 +34,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from planner.errors import MISSING, PlanInputError, validation_rule
-from planner.formats import cdiv
-from planner.io import json_error_text
+from planner.kv.formats import cdiv
+from planner.files.reads import json_error_text
 from planner.messages import msg
 
 SCHEMA_VERSION = 1

@@ -27,7 +27,7 @@ import threading
 from datetime import datetime, timezone
 
 from planner.errors import PlanInputError
-from planner.models import NATIVE
+from planner.kv.models import NATIVE
 from planner.probe._torch import require_torch
 from planner.probe.errors import ProbeBusyError
 from planner.probe.layout import DEFAULT_BLOCK_SIZE, PoolLayout, plan_pool, tokens_that_fit

@@ -21,7 +21,6 @@
 * :mod:`~planner.traces.sampling`: SHARDS spatial sampling and its error bar.
 * :mod:`~planner.traces.curvefile`: curve files (``kvplan trace --save``).
 * :mod:`~planner.traces.arrivals`: lengths, arrival rates, concurrency over time.
-* :mod:`~planner.traces.figures`: plotly figures (pure functions, ``go.Figure``).
 
 numpy, pandas, pyarrow and numba; no Streamlit.
 """

@@ -142,7 +142,7 @@ def replay(trace: Trace, *, capacity_blocks: int | None = None, capacity_bytes: 
         capacity_bytes: capacity in bytes, converted to whole blocks of
             ``kv_bytes_per_token * block_tokens`` bytes.
         kv_bytes_per_token: KV bytes per token (from
-            ``planner.catalog.get_model(id).estimate(...)``): needed with
+            ``planner.catalog.entries.get_model(id).estimate(...)``): needed with
             ``capacity_bytes``, and fills the byte columns.
         ttl_s: TTL in seconds (None = no TTL; 0 = nothing persists).
         progress: optional callback ``(fraction, label)``, called about 50 times.

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from planner.catalog import get_model
+from planner.catalog.entries import get_model
 from planner.errors import PlanInputError
 from planner.traces.trace import Trace
 from planner.messages import msg
@@ -26,7 +26,7 @@ def typical_context_tokens(trace: Trace) -> int:
 def kv_bytes_per_token_for(model_id: str, context_tokens: int, kv_format: str | None = None, tp: int = 1) -> float:
     """Marginal KV bytes per token of ``model_id`` at ``context_tokens`` (per GPU at TP ``tp``).
 
-    ``planner.catalog.get_model(model_id).estimate(context_tokens, kv_format, tp).kv_bytes_per_token``:
+    ``planner.catalog.entries.get_model(model_id).estimate(context_tokens, kv_format, tp).kv_bytes_per_token``:
     the reported coefficient when there is one (DeepSeek V4.1-Flash: 890 B),
     else the architecture's growing slope; window-capped layers add nothing
     once the context passes their window.

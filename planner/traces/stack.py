@@ -360,7 +360,7 @@ def capacity_curve(profile: ReuseProfile, capacities_blocks: Sequence[int] | np.
         capacities_blocks: capacities in blocks (default :func:`default_capacities`).
         ttl_s: TTL in seconds (None = no TTL).
         kv_bytes_per_token: KV bytes per token, to show capacities in bytes
-            (from ``planner.catalog.get_model(id).estimate(...)``); None leaves
+            (from ``planner.catalog.entries.get_model(id).estimate(...)``); None leaves
             the byte columns NaN.
 
     Returns:

@@ -83,8 +83,8 @@ def test_wheel_installs_cli_and_package_data(installed):
     out = _run([str(kvplan), "kv", "--model", "deepseek-v4.1-flash", "--context", "1M", "--json"], env, where, 60)
     assert '"kv_bytes": 890000000' in out
     # the Reconcile page's example logs ship in the wheel: 2 x 94 x 1 x 128 x 2 = 48,128 B per token per GPU at TP 4
-    out = _run([str(python), "-c", "from importlib import resources; from planner.engine_logs import parse_engine_log; "
-                "from planner.reconcile import reconcile; t = resources.files('planner.data.logs')"
+    out = _run([str(python), "-c", "from importlib import resources; from planner.engines.logs import parse_engine_log; "
+                "from planner.engines.reconcile import reconcile; t = resources.files('planner.data.logs')"
                 ".joinpath('sglang-21348-qwen3-235b-a22b-tp4.txt').read_text(); "
                 "print(reconcile(parse_engine_log(t)).kv_bytes_per_token_per_gpu)"], env, where, 60)
     assert out.strip() == "48128"

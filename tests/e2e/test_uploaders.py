@@ -6,8 +6,8 @@ the text a person sees is each visible text node (font size above 0) plus the ``
 content of its element, read with ``getComputedStyle``; the English words are hidden. In English the same
 reading finds Streamlit's words (the check sees text at all).
 
-The limits shown are those the pages check (planner.config_import.MAX_CONFIG_BYTES = 1,000,000 B -> 1 MB;
-planner.engine_logs.MAX_LOG_BYTES = 2,000,000 B -> 2 MB; planner.probe.result.MAX_RESULT_FILE_BYTES =
+The limits shown are those the pages check (planner.hf.config.MAX_CONFIG_BYTES = 1,000,000 B -> 1 MB;
+planner.engines.logs.MAX_LOG_BYTES = 2,000,000 B -> 2 MB; planner.probe.result.MAX_RESULT_FILE_BYTES =
 1,000,000 B -> 1 MB; plan files 64 KiB -> 1 MB; planner.traces.MAX_TRACE_BYTES = 64 MB;
 planner.traces.curvefile.MAX_CURVE_FILE_BYTES = 5 MB).
 """

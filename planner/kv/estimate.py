@@ -1,7 +1,7 @@
 """What one sequence's KV costs, as reported: per-group rows, the estimate, and
 the validators of token counts and parallel degrees.
 
-The layer kinds that produce these figures live in :mod:`planner.kv`.
+The layer kinds that produce these figures live in :mod:`planner.kv.kinds`.
 """
 
 from __future__ import annotations

@@ -14,10 +14,10 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from planner.config_report import ConfigField
+from planner.hf.report import ConfigField
 from planner.errors import PlanInputError
-from planner.formats import get_format
-from planner.kv import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, group_bytes
+from planner.kv.formats import get_format
+from planner.kv.kinds import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, group_bytes
 from planner.messages import msg
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` never loads it
@@ -41,7 +41,7 @@ WEIGHT_BYTES_PER_PARAM: dict[str, float] = {
 }
 """Bytes per weight parameter by storage format, block scales included
 (nvfp4: 4 bits + one 8-bit scale per 16 = 4.5 bits; mxfp4: 4 + 8/32 = 4.25 bits;
-see planner.formats for the sources)."""
+see planner.kv.formats for the sources)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,7 +63,7 @@ class ModelSpec:
         notes: facts a user should read next to the numbers.
         config_report: what the config import read, derived and defaulted.
         layer_pattern: one character per layer, its kind (legend:
-            ``planner.config_import.PATTERN_LEGEND``); "" when not known.
+            ``planner.hf.config.PATTERN_LEGEND``); "" when not known.
     """
 
     id: str
@@ -362,7 +362,7 @@ class CoefficientCheck:
 def coefficient_check(model: ModelSpec) -> CoefficientCheck:
     """Does the architecture explain the reported coefficient? (native formats, TP 1, PP 1).
 
-    >>> from planner.catalog import get_model
+    >>> from planner.catalog.entries import get_model
     >>> coefficient_check(get_model("deepseek-v4.1-flash")).matches
     True
     """

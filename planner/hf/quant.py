@@ -26,9 +26,9 @@ its checkpoint contradicts.
 
 from __future__ import annotations
 
-from planner.config_report import ConfigReader, text
+from planner.hf.report import ConfigReader, text
 from planner.errors import PlanInputError
-from planner.formats import KVFormat, get_format
+from planner.kv.formats import KVFormat, get_format
 from planner.messages import msg
 
 _ADVICE = msg("or choose a KV format")

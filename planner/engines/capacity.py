@@ -1,7 +1,7 @@
 """Theory vs engine: what vLLM allocates for a sequence, and capacity in vLLM's own terms.
 
 kvplan's default figure is the *theory*: the window-capped bytes of
-:meth:`planner.models.ModelSpec.estimate`. An engine pages KV in blocks and
+:meth:`planner.kv.models.ModelSpec.estimate`. An engine pages KV in blocks and
 reserves more than that for some layers; this module reproduces vLLM's
 arithmetic (V1 engine, ``vllm/v1/core/kv_cache_utils.py`` and
 ``vllm/v1/kv_cache_interface.py`` at vllm-project/vllm@001cabc) so both can be
@@ -63,9 +63,9 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from planner.errors import PlanInputError
-from planner.kv import check_tokens, check_tp
-from planner.models import ModelSpec
-from planner.vllm_paging import (  # re-exported: the engine's settings and defaults
+from planner.kv.kinds import check_tokens, check_tp
+from planner.kv.models import ModelSpec
+from planner.engines.vllm_paging import (  # re-exported: the engine's settings and defaults
     DEFAULT_BLOCK_SIZE,
     DEFAULT_MAX_NUM_BATCHED_TOKENS,
     MAX_BLOCK_SIZE,
@@ -162,7 +162,7 @@ class TheoryVsEngine:
     Attributes:
         model_id, context_tokens, kv_format, tp, pp: the question.
         settings: the engine settings used (``max_model_len`` resolved).
-        theory_bytes: :attr:`planner.kv.KVEstimate.kv_bytes` (pool, per GPU).
+        theory_bytes: :attr:`planner.kv.kinds.KVEstimate.kv_bytes` (pool, per GPU).
         engine_bytes: what vLLM allocates (modelled types) plus the theory of
             groups it does not model.
         differs: ``engine_bytes != theory_bytes``.

@@ -24,7 +24,7 @@ blocks) but whose mix is in no dialect above is refused, never priced as attenti
 
 from __future__ import annotations
 
-from planner.config_report import ConfigReader
+from planner.hf.report import ConfigReader
 from planner.errors import PlanInputError
 from planner.messages import msg
 

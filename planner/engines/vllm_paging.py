@@ -2,8 +2,8 @@
 
 Reproduces vLLM V1's arithmetic (``vllm/v1/core/kv_cache_utils.py``,
 ``vllm/v1/kv_cache_interface.py``, ``vllm/model_executor/models/config.py``); the
-rules, each with its source, are listed in :mod:`planner.engine`. Each layer
-group says how vLLM pages it (:attr:`planner.kv.KVGroup.vllm_kind`); this module
+rules, each with its source, are listed in :mod:`planner.engines.capacity`. Each layer
+group says how vLLM pages it (:attr:`planner.kv.kinds.KVGroup.vllm_kind`); this module
 turns those into specs, unifies page sizes and forms the groups.
 """
 
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from planner.errors import PlanInputError
-from planner.formats import cdiv
-from planner.kv import KVGroup
-from planner.models import ModelSpec
+from planner.kv.formats import cdiv
+from planner.kv.kinds import KVGroup
+from planner.kv.models import ModelSpec
 from planner.messages import msg
 
 DEFAULT_BLOCK_SIZE = 16

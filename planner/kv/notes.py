@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.messages import msg
-from planner.models import ModelSpec
+from planner.kv.models import ModelSpec
 
 
 @dataclass(frozen=True)

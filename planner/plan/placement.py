@@ -3,7 +3,7 @@
 :func:`place_counts` decides the counts over numpy values (one plan: 0-d; a
 frontier grid: every point); :func:`place_sessions` builds the one-GPU
 :class:`TierPlacement` with bytes and the sentence that explains it. Tiers,
-links and nodes: :mod:`planner.tiers`.
+links and nodes: :mod:`planner.catalog.tiers`.
 """
 
 from __future__ import annotations

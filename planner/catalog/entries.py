@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from planner.config_import import layout_from_config
+from planner.hf.config import layout_from_config
 from planner.errors import PlanInputError
-from planner.formats import KVFormat, get_format
-from planner.models import ModelSpec
+from planner.kv.formats import KVFormat, get_format
+from planner.kv.models import ModelSpec
 from planner.units import GB, MiB
 from planner.messages import msg
 

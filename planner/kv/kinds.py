@@ -1,8 +1,8 @@
 """KV-cache layer kinds: one frozen spec per kind, each owning its bytes and pages.
 
-Every kind, listed here (the base in :mod:`planner.kv_group`; attention kinds in
-:mod:`planner.kv_attention`; DeepSeek kinds in :mod:`planner.kv_deepseek`;
-Mamba / linear-attention state in :mod:`planner.kv_state`), and one group's
+Every kind, listed here (the base in :mod:`planner.kv.group`; attention kinds in
+:mod:`planner.kv.attention`; DeepSeek kinds in :mod:`planner.kv.deepseek`;
+Mamba / linear-attention state in :mod:`planner.kv.state`), and one group's
 breakdown row (:func:`group_bytes`).
 
 A model's KV cache is a tuple of layer groups, derived from its per-layer
@@ -26,7 +26,7 @@ group                       entry bytes (per layer, per GPU)         entries for
 ``Mamba2ConvStateGroup``    conv channels with vLLM's group rule     1
 ==========================  ======================================  =====================
 
-``vec`` is :meth:`planner.formats.KVFormat.vector_bytes` (block scales per
+``vec`` is :meth:`planner.kv.formats.KVFormat.vector_bytes` (block scales per
 vector, rounded up: ``vec(n) = ceil(n * bits / 8) + ceil(n / block) * scale_bits / 8``);
 :class:`RopeTailFormat` keeps an MLA latent's RoPE tail unscaled (vLLM's
 ``fp8_ds_mla``: 512 + 4 x 4 + 64 x 2 = 656 B).
@@ -55,8 +55,8 @@ state, vLLM ``MambaStateShapeCalculator`` (``mamba1_state_shape``,
 
 from __future__ import annotations
 
-from planner.kv_attention import ChunkedLocalGroup, FullAttentionGroup, MLAGroup, SlidingWindowGroup
-from planner.kv_deepseek import (
+from planner.kv.attention import ChunkedLocalGroup, FullAttentionGroup, MLAGroup, SlidingWindowGroup
+from planner.kv.deepseek import (
     DSA_INDEXER_FP8,
     FP8_DS_MLA,
     CompressedGroup,
@@ -64,9 +64,9 @@ from planner.kv_deepseek import (
     RopeTailFormat,
     WindowRingGroup,
 )
-from planner.kv_estimate import MAX_PARALLEL, GroupBytes, KVEstimate, check_tokens, check_tp
-from planner.kv_group import KVGroup, Role, vector_formula
-from planner.kv_state import Mamba2ConvStateGroup, StateGroup
+from planner.kv.estimate import MAX_PARALLEL, GroupBytes, KVEstimate, check_tokens, check_tp
+from planner.kv.group import KVGroup, Role, vector_formula
+from planner.kv.state import Mamba2ConvStateGroup, StateGroup
 
 __all__ = [
     "ChunkedLocalGroup", "CompressedGroup", "DSA_INDEXER_FP8", "FP8_DS_MLA", "FullAttentionGroup", "GroupBytes",

@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from planner.models import NATIVE, ModelSpec
+from planner.kv.models import NATIVE, ModelSpec
 from planner.plan.result import format_sessions
-from planner.chart_style import LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, PLAN_MARKER, english, label_plan, mark_x
+from kvplan_app.charts.style import LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, PLAN_MARKER, english, label_plan, mark_x
 from planner.units import GB, GiB
 
 MIN_CURVE_TOKENS = 1_000
@@ -48,7 +48,7 @@ def kv_vs_context_figure(
         marker_tokens: a context length to mark (the current plan).
         hbm_line_bytes: draw a horizontal line at this many bytes (e.g. usable KV).
         hbm_label: that line's label.
-        tr: English text -> the page's language (see :func:`planner.chart_style.english`).
+        tr: English text -> the page's language (see :func:`kvplan_app.charts.style.english`).
 
     Raises:
         PlanInputError: from the model's estimate (bad format).
@@ -346,7 +346,7 @@ def kv_vs_context_models_figure(
         marker: (context tokens, kv bytes) of the current plan.
         max_context_tokens: model name -> its maximum context (None: unknown); the curve stops there.
         past_max: draw the rest of each curve, dashed, past the model's maximum.
-        tr: English text -> the page's language (see :func:`planner.chart_style.english`).
+        tr: English text -> the page's language (see :func:`kvplan_app.charts.style.english`).
     """
     fig = go.Figure()
     limits = max_context_tokens or {}
@@ -422,7 +422,7 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
 
     Args:
         frame: rows with ``context_tokens, sessions_per_gpu, per_session_bytes``
-            (:func:`planner.curves.sessions_by_context`).
+            (:func:`planner.plan.curves.sessions_by_context`).
         plan_context_tokens, plan_sessions, per_session_bytes: the plan's point.
         max_context_tokens: the model's maximum context (None: unknown).
         title: the y axis title (default ``texts["y_title"]``).
@@ -482,7 +482,7 @@ def recommend_figure(frame, *, by_cost: bool = False, tr=english) -> go.Figure:
     Args:
         frame: :attr:`planner.recommend.Recommendation.frame` (its column contract).
         by_cost: x = cost per hour (rows without a price left out) instead of total GPUs.
-        tr: English text -> the page's language (see :func:`planner.chart_style.english`).
+        tr: English text -> the page's language (see :func:`kvplan_app.charts.style.english`).
     """
     x_col = "cost_per_hour" if by_cost else "total_gpus"
     data = frame[frame[x_col].notna()] if by_cost else frame

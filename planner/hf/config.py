@@ -12,8 +12,8 @@ Rules (and the public sources each follows):
   ``num_global_key_value_heads`` (Gemma 4, vLLM ``Gemma4DecoderLayer``); sliding
   layers take ``swa_num_key_value_heads``, ``swa_head_dim``, ``swa_v_head_dim``
   and ``sliding_window_size`` when given (MiMo-V2).
-* the layer mix: :mod:`planner.config_layers` (every dialect, fail closed);
-  Mamba and linear-attention state: :mod:`planner.config_state` (vLLM's
+* the layer mix: :mod:`planner.hf.layers` (every dialect, fail closed);
+  Mamba and linear-attention state: :mod:`planner.hf.state` (vLLM's
   ``MambaStateShapeCalculator``).
 * MLA (``kv_lora_rank`` set): ``kv_lora_rank + qk_rope_head_dim`` per layer,
   no factor 2; ``num_key_value_heads`` is ignored. DeepSeek V3.2 sparse
@@ -25,7 +25,7 @@ Rules (and the public sources each follows):
   layers (V4) or on ``index_source_layer_ids`` that are KV sources (V4.1); a
   ``sliding_window`` ring on every layer; ratio 0 means window only.
 * the KV dtype: a chosen format wins; else the checkpoint's FP8 KV scheme where
-  vLLM's "auto" follows it (:mod:`planner.config_quant`); else BF16, reported
+  vLLM's "auto" follows it (:mod:`planner.hf.quant`); else BF16, reported
   as defaulted. Never the weights' dtype (``torch_dtype`` is
   reported as ignored).
 * a per-layer array (KV heads, sliding windows) is read per layer; a wrong
@@ -38,16 +38,16 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from planner.config_deepseek import deepseek_v4, mla
-from planner.config_layers import layer_kinds, pattern_string
-from planner.config_quant import checkpoint_kv_format
-from planner.config_report import ConfigField, ConfigReader, report_rows, text
-from planner.config_state import linear_attention_state, mamba_state
+from planner.hf.deepseek import deepseek_v4, mla
+from planner.hf.layers import layer_kinds, pattern_string
+from planner.hf.quant import checkpoint_kv_format
+from planner.hf.report import ConfigField, ConfigReader, report_rows, text
+from planner.hf.state import linear_attention_state, mamba_state
 from planner.errors import PlanInputError
-from planner.io import json_error_text, json_text
-from planner.formats import KVFormat, get_format
-from planner.kv import FP8_DS_MLA, ChunkedLocalGroup, FullAttentionGroup, KVGroup, SlidingWindowGroup
-from planner.models import ModelSpec
+from planner.files.reads import json_error_text, json_text
+from planner.kv.formats import KVFormat, get_format
+from planner.kv.kinds import FP8_DS_MLA, ChunkedLocalGroup, FullAttentionGroup, KVGroup, SlidingWindowGroup
+from planner.kv.models import ModelSpec
 from planner.messages import msg
 
 __all__ = ["ConfigField", "ImportedLayout", "MAX_CONFIG_BYTES", "PATTERN_LEGEND", "layout_from_config",
@@ -392,7 +392,7 @@ def _windows(r: ConfigReader, cfg: dict, kinds: list[str], max_ctx: int | None) 
 def model_from_config(config: dict[str, Any], *, name: str = "imported config", model_id: str = "custom",
                       main_format: KVFormat | None = None, source: str = "uploaded config.json",
                       state_format: KVFormat | None = None, ssm_state_format: KVFormat | None = None) -> ModelSpec:
-    """A :class:`planner.models.ModelSpec` from a parsed config.json (architecture
+    """A :class:`planner.kv.models.ModelSpec` from a parsed config.json (architecture
     basis, no reported coefficient), carrying the import report and layer pattern.
 
     Raises:

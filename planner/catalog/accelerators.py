@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from planner.catalog import GPUS, GPUSpec
+from planner.catalog.entries import GPUS, GPUSpec
 from planner.errors import PlanInputError
 from planner.units import GB, GiB, MiB
 from planner.messages import msg
@@ -102,7 +102,7 @@ class UserAccelerator:
             _check_float("accelerator.price_per_gpu_hour", self.price_per_gpu_hour, MAX_PRICE, allow_zero=True)
 
     def to_gpu_spec(self) -> GPUSpec:
-        """The same accelerator as a catalog-shaped :class:`~planner.catalog.GPUSpec` (memory as reported)."""
+        """The same accelerator as a catalog-shaped :class:`~planner.catalog.entries.GPUSpec` (memory as reported)."""
         return GPUSpec(id=self.id, name=self.name, hbm_bytes=self.hbm_bytes, memory_reported=True,
                        vendor_capacity=f"{self.hbm_bytes / GiB:,.4g} GiB (user-defined)",
                        hbm_bandwidth_bytes_per_s=self.hbm_bandwidth_bytes_per_s,
@@ -271,10 +271,10 @@ def accelerator_from_link(text: str) -> UserAccelerator:
 
 
 def user_host_link(acc: UserAccelerator):
-    """The accelerator's own host link as a :class:`planner.tiers.Link`, or None when it gives none."""
+    """The accelerator's own host link as a :class:`planner.catalog.tiers.Link`, or None when it gives none."""
     if acc.host_link_bytes_per_s is None:
         return None
-    from planner.tiers import Link
+    from planner.catalog.tiers import Link
 
     return Link(id=f"{acc.id}-host", name=f"{acc.name} host link", bytes_per_s=acc.host_link_bytes_per_s,
                 source=USER_SOURCE)

@@ -23,10 +23,10 @@ vLLM config hook defaults it to FP32 (``NemotronHForCausalLMConfig``,
 
 from __future__ import annotations
 
-from planner.config_report import ConfigReader
+from planner.hf.report import ConfigReader
 from planner.errors import PlanInputError
-from planner.formats import KVFormat, get_format
-from planner.kv import KVGroup, Mamba2ConvStateGroup, StateGroup
+from planner.kv.formats import KVFormat, get_format
+from planner.kv.kinds import KVGroup, Mamba2ConvStateGroup, StateGroup
 from planner.messages import msg
 
 _DTYPES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}

@@ -15,10 +15,10 @@
 
 from __future__ import annotations
 
-from planner.config_report import ConfigReader, text
+from planner.hf.report import ConfigReader, text
 from planner.errors import PlanInputError
-from planner.formats import KVFormat
-from planner.kv import (
+from planner.kv.formats import KVFormat
+from planner.kv.kinds import (
     DSA_INDEXER_FP8,
     FP8_DS_MLA,
     CompressedGroup,

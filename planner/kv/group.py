@@ -1,9 +1,9 @@
 """The base of every KV layer kind: :class:`KVGroup` (one frozen spec per kind,
 its policy on itself), and how a vector's bytes are written out in words.
 
-Kinds live in :mod:`planner.kv_attention` (full, sliding, chunked, MLA),
-:mod:`planner.kv_deepseek` (DSA indexer keys, V4 compressed entries and rings)
-and :mod:`planner.kv_state` (Mamba / linear-attention state); :mod:`planner.kv`
+Kinds live in :mod:`planner.kv.attention` (full, sliding, chunked, MLA),
+:mod:`planner.kv.deepseek` (DSA indexer keys, V4 compressed entries and rings)
+and :mod:`planner.kv.state` (Mamba / linear-attention state); :mod:`planner.kv.kinds`
 lists them all.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from planner.formats import KVFormat, cdiv
+from planner.kv.formats import KVFormat, cdiv
 
 Role = Literal["main", "indexer", "ring", "state"]
 """What a group stores. ``kv_format`` overrides apply to ``main`` groups only;
@@ -23,7 +23,7 @@ indexer keys, window rings and fixed state keep their own formats."""
 def vector_formula(fmt: KVFormat, num_elements: int) -> str:
     """How :meth:`KVFormat.vector_bytes` prices ``num_elements``, in words.
 
-    >>> from planner.formats import get_format
+    >>> from planner.kv.formats import get_format
     >>> vector_formula(get_format("nvfp4"), 512)
     '512 x 4 bit / 8 + ceil(512 / 16) x 8 bit / 8 = 256 + 32 = 288 B'
     >>> vector_formula(get_format("bf16"), 128)

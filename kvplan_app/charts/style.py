@@ -1,6 +1,6 @@
 """How every chart reads at the plan: the plan's marker and label, log ticks, the legend's place.
 
-Shared by :mod:`planner.figures` and :mod:`planner.traces.figures`; plotly only, no Streamlit.
+Shared by :mod:`kvplan_app.charts.figures` and :mod:`kvplan_app.charts.traces`; plotly only, no Streamlit.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Memory tiers behind the HBM KV pool: host RAM and SSD, their links and nodes (placement: planner.placement).
+"""Memory tiers behind the HBM KV pool: host RAM and SSD, their links and nodes (placement: planner.plan.placement).
 
 The usual serving hierarchy (docs/capacity.md): HBM first, host RAM second (the first
 recovery tier), SSD third. Running sessions live in HBM; paused ("parked")

@@ -1,8 +1,8 @@
 """An engine's start-up log beside kvplan's prediction for the same settings, with the cause of each difference.
 
 Everything is normalised to bytes per token per GPU and shown in GB and GiB.
-The engine's figures come back exactly as printed (:mod:`planner.engine_logs`);
-kvplan's come from :mod:`planner.engine` (vLLM's blocks, tokens and
+The engine's figures come back exactly as printed (:mod:`planner.engines.logs`);
+kvplan's come from :mod:`planner.engines.capacity` (vLLM's blocks, tokens and
 concurrency for a KV budget) and the model's layout (bytes per token on one GPU
 at the log's TP and KV dtype). A printed size is rounded to the digits shown,
 so a figure "matches" when it lies inside that rounding interval.
@@ -15,8 +15,8 @@ Causes named (each only when the log shows it):
 * K and V listed separately (SGLang): the pool is K + V;
 * budget vs per-token cost: two engines with the same bytes per token hold
   different token counts only because their budgets differ;
-* profiling-dependent budget (vLLM): :data:`planner.engine.BUDGET_MOVES`;
-* "Maximum concurrency" is not a cap: :data:`planner.engine.NOT_A_HARD_CAP`;
+* profiling-dependent budget (vLLM): :data:`planner.engines.capacity.BUDGET_MOVES`;
+* "Maximum concurrency" is not a cap: :data:`planner.engines.capacity.NOT_A_HARD_CAP`;
 * hybrid token-count quirk (vLLM, https://github.com/vllm-project/vllm/issues/40691): for hybrid models "GPU KV
   cache size" is ``num_blocks // num_kv_cache_groups * smallest block size``,
   which need not equal concurrency x max_model_len;
@@ -30,12 +30,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner.catalog import models
-from planner.engine import BUDGET_MOVES, NOT_A_HARD_CAP, VLLMSettings, vllm_capacity
-from planner.engine_logs import EngineLog, Reading
+from planner.catalog.entries import models
+from planner.engines.capacity import BUDGET_MOVES, NOT_A_HARD_CAP, VLLMSettings, vllm_capacity
+from planner.engines.logs import EngineLog, Reading
 from planner.errors import PlanInputError
-from planner.kv import FullAttentionGroup, MLAGroup
-from planner.models import ModelSpec
+from planner.kv.kinds import FullAttentionGroup, MLAGroup
+from planner.kv.models import ModelSpec
 from planner.units import format_bytes
 from planner.messages import Figure, msg
 
@@ -165,7 +165,7 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
     """Put a parsed start-up log beside kvplan's prediction for the same settings.
 
     Args:
-        log: :func:`planner.engine_logs.parse_engine_log` output.
+        log: :func:`planner.engines.logs.parse_engine_log` output.
         model: the model (default: the catalog model named in the log, if any).
         tp, pp, kv_format, block_size, max_model_len: override what the log
             echoes (defaults when absent: TP 1, PP 1, the model's own KV dtype,

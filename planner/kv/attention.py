@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from planner.formats import KVFormat, cdiv
-from planner.kv_group import KVGroup, vector_formula
+from planner.kv.formats import KVFormat, cdiv
+from planner.kv.group import KVGroup, vector_formula
 from planner.messages import msg
 
 @dataclass(frozen=True, kw_only=True)

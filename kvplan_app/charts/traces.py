@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from planner.traces.arrivals import Concurrency
-from planner.chart_style import LEGEND_ABOVE, english, mark_x
+from kvplan_app.charts.style import LEGEND_ABOVE, english, mark_x
 from planner.traces.binning import coarser_minutes, envelope, log_histogram
 from planner.plan.result import format_sessions
 from planner.units import GB, GiB, format_bytes, format_number
@@ -55,7 +55,7 @@ def capacity_curve_figure(curve: pd.DataFrame, *, usable_kv_bytes: float | None 
             GPU) with a vertical line, when bytes are known.
         usable_label: the line's label ("usable KV on H200").
         title: figure title (English; shown through ``tr``).
-        tr: English text -> the page's language (see :func:`planner.chart_style.english`).
+        tr: English text -> the page's language (see :func:`kvplan_app.charts.style.english`).
 
     Returns:
         A figure with two line traces ("token-weighted", "block-weighted").

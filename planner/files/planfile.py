@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
-from planner.io import json_error_text, json_text, read_capped
+from planner.files.reads import json_error_text, json_text, read_capped
 from planner.plan import PlanInputs, field_range
 from planner.plan.inputs import MEASURED_KV_BINDING, MEASURED_USABLE_BINDING
 from planner.errors import MISSING, PlanInputError, validation_rule
@@ -295,5 +295,5 @@ def schema_text() -> str:
     return json.dumps(json_schema(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-if __name__ == "__main__":  # python -m planner.planfile > docs/plan-schema.json
+if __name__ == "__main__":  # python -m planner.files.planfile > docs/plan-schema.json
     print(schema_text(), end="")
