@@ -20,7 +20,7 @@ import pytest
 
 from planner.plan import make_inputs
 from planner.errors import PlanInputError
-from planner.files.reads import read_capped, require_regular_file
+from planner.reads import read_capped, require_regular_file
 from planner.files.planfile import dumps as dump_plan_file
 from planner.files.planfile import loads as load_plan_file
 from planner.units import parse_tokens

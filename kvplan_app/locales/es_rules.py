@@ -368,7 +368,7 @@ RULES: dict[str, str] = {
     "UTF-8 JSON ({error}: {exc})": "JSON en UTF-8 ({error}: {exc})",
     "UTF-8 JSON ({error})": "JSON en UTF-8 ({error})",
     "(missing)": "(falta)",
-    # Python's json decoder (planner.files.reads.JSON_REASONS)
+    # Python's json decoder (planner.reads.JSON_REASONS)
     "line {line:,}, column {column:,}: {reason}": "línea {line:,}, columna {column:,}: {reason}",
     "Expecting property name enclosed in double quotes": "se esperaba un nombre de propiedad entre comillas dobles",
     "Expecting ':' delimiter": "se esperaba el delimitador ':'",

@@ -29,7 +29,7 @@ from planner.engines.capacity import (
 )
 from planner.kv.formats import FORMATS, get_format
 from planner.errors import PlanInputError
-from planner.files.reads import read_capped
+from planner.reads import read_capped
 from planner.kv.notes import past_maximum_note, window_cap
 from planner.messages import msg
 from planner.kv.models import NATIVE, ModelSpec, coefficient_model

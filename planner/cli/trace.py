@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from planner.cli.args import bounded_float, nonneg_int, positive_int
 from planner.errors import PlanInputError
-from planner.files.reads import require_regular_file
+from planner.reads import require_regular_file
 from planner.plan import MIN_TOKENS_PER_S
 from planner.traces import capacity_curve, concurrency, kv_bytes_per_token_for, read_trace, reuse_profile, summarize
 from planner.traces import typical_context_tokens

@@ -1,5 +1,5 @@
-"""Files kvplan reads and writes: bounded reads of user-named files, plan files, the one CSV writer.
+"""Files kvplan reads and writes: plan files, the one CSV writer.
 
-:mod:`~planner.files.reads` (regular files only, size-capped), :mod:`~planner.files.planfile` (versioned plan
+:mod:`planner.reads` holds the bounded reads of user-named files; :mod:`~planner.files.planfile` (versioned plan
 JSON), :mod:`~planner.files.export` (CSV contract of every export).
 """

@@ -41,13 +41,13 @@ from typing import Any
 from planner.hf.deepseek import deepseek_v4, mla
 from planner.hf.layers import layer_kinds, pattern_string
 from planner.hf.quant import checkpoint_kv_format
-from planner.hf.report import ConfigField, ConfigReader, report_rows, text
+from planner.hf.report import ConfigReader, report_rows, text
 from planner.hf.state import linear_attention_state, mamba_state
 from planner.errors import PlanInputError
-from planner.files.reads import json_error_text, json_text
+from planner.reads import json_error_text, json_text
 from planner.kv.formats import KVFormat, get_format
 from planner.kv.kinds import FP8_DS_MLA, ChunkedLocalGroup, FullAttentionGroup, KVGroup, SlidingWindowGroup
-from planner.kv.models import ModelSpec
+from planner.kv.models import ConfigField, ModelSpec
 from planner.messages import msg
 
 __all__ = ["ConfigField", "ImportedLayout", "MAX_CONFIG_BYTES", "PATTERN_LEGEND", "layout_from_config",

@@ -7,28 +7,11 @@ be traced to the fields it came from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from planner.errors import PlanInputError
+from planner.kv.models import ConfigField
 from planner.messages import msg
-
-
-@dataclass(frozen=True)
-class ConfigField:
-    """One line of the import report.
-
-    Attributes:
-        field: the config key (or a derived name).
-        value: what kvplan used.
-        how: "read", "derived", "defaulted" or "ignored".
-        note: why, in words.
-    """
-
-    field: str
-    value: object
-    how: str
-    note: str = ""
 
 
 class ConfigReader:

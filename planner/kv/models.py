@@ -14,7 +14,6 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from planner.hf.report import ConfigField
 from planner.errors import PlanInputError
 from planner.kv.formats import get_format
 from planner.kv.kinds import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, group_bytes
@@ -25,6 +24,23 @@ if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` neve
 
 MAX_KV_BYTES = 2**63 - 1
 """Largest KV figure an estimate gives, bytes (8 EiB): what a 64-bit table column (numpy, Arrow) holds."""
+
+@dataclass(frozen=True)
+class ConfigField:
+    """One line of a model's import report (which config field gave which figure; built by :mod:`planner.hf`).
+
+    Attributes:
+        field: the config key (or a derived name).
+        value: what kvplan used.
+        how: "read", "derived", "defaulted" or "ignored".
+        note: why, in words.
+    """
+
+    field: str
+    value: object
+    how: str
+    note: str = ""
+
 
 NATIVE = "native"
 """KV format id meaning "as the model's publisher ships it"."""

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from planner.errors import MISSING, PlanInputError, validation_rule
 from planner.kv.formats import cdiv
-from planner.files.reads import json_error_text
+from planner.reads import json_error_text
 from planner.messages import msg
 
 SCHEMA_VERSION = 1

@@ -18,7 +18,7 @@ from typing import IO, Union
 import pyarrow as pa
 
 from planner.errors import PlanInputError
-from planner.files.reads import require_regular_file
+from planner.reads import require_regular_file
 from planner.units import MB
 from planner.messages import msg
 
