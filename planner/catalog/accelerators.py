@@ -129,12 +129,18 @@ def _check_int(field: str, value: object, lo: int, hi: int) -> int:
     return value
 
 
+MIN_RATE = 0.001
+"""Smallest bandwidth (GB/s) or compute (TFLOP/s) accepted: 1 MB/s, 1 GFLOP/s. A smaller positive figure (1e-320,
+a subnormal float) is no device and overflows every time derived from it."""
+
+
 def _check_float(field: str, value: object, hi: float, *, allow_zero: bool = False) -> float:
+    lo = 0.0 if allow_zero else MIN_RATE
     ok = (not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
-          and (value >= 0 if allow_zero else value > 0) and value <= hi)
+          and value >= lo and value <= hi)
     if not ok:
         raise PlanInputError(field, value, msg("a finite number in {value}, {hi:,.0f}]",
-                                               value='[0' if allow_zero else '(0', hi=hi))
+                                               value='[0' if allow_zero else f'[{MIN_RATE}', hi=hi))
     return float(value)
 
 
@@ -226,12 +232,10 @@ def load_accelerators(path: str | Path) -> dict[str, UserAccelerator]:
     Raises:
         PlanInputError: unreadable file, or as :func:`parse_accelerators_text`.
     """
+    from planner.reads import read_capped
+
     p = Path(path)
-    try:
-        with open(p, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise PlanInputError("accelerators", str(p), msg("a readable file ({strerror})", strerror=exc.strerror)) from None
+    data = read_capped(p, MAX_FILE_BYTES, "accelerators", "accelerators file")
     suffix = p.suffix.lower()
     return parse_accelerators_text(data, toml=True if suffix == ".toml" else False if suffix == ".json" else None)
 

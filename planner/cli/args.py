@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 from planner.errors import PlanInputError, number_text, short_repr
 from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, parse_tokens
@@ -21,6 +22,12 @@ def finite_number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    if value == 0.0 and any(c in "123456789" for c in text.lower().partition("e")[0]):
+        raise argparse.ArgumentTypeError(f"{text!r} is too small to be told from 0 (it underflows a 64-bit float); "
+                                         "expected 0 or a number of magnitude at least 2.2e-308")
+    if 0.0 < abs(value) < sys.float_info.min:
+        raise argparse.ArgumentTypeError(f"{text!r} is a subnormal float that loses its digits; expected 0 or a "
+                                         "number of magnitude at least 2.2e-308")
     return value
 
 

@@ -43,11 +43,9 @@ def _read(path: Path) -> str:
     if str(path) == "-":
         data = sys.stdin.buffer.read(MAX_LOG_BYTES + 1)
     else:
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_LOG_BYTES + 1)
-        except OSError as exc:
-            raise PlanInputError("LOGFILE", str(path), f"a readable file ({exc.strerror})") from None
+        from planner.reads import read_capped
+
+        data = read_capped(path, MAX_LOG_BYTES, "LOGFILE", "start-up log")
     if len(data) > MAX_LOG_BYTES:
         raise PlanInputError("LOGFILE", str(path), f"at most {MAX_LOG_BYTES:,} bytes (the start-up part of the log)")
     return data.decode("utf-8", errors="replace")
@@ -57,11 +55,9 @@ def _model(args: argparse.Namespace):
     if args.config is not None:
         from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, parse_config_text
 
-        try:
-            with open(args.config, "rb") as fh:
-                text = fh.read(MAX_CONFIG_BYTES + 1)
-        except OSError as exc:
-            raise PlanInputError("config", str(args.config), f"a readable file ({exc.strerror})") from None
+        from planner.reads import read_capped
+
+        text = read_capped(args.config, MAX_CONFIG_BYTES, "config", "config.json")
         return model_from_config(parse_config_text(text, str(args.config)), name=args.config.name, source=str(args.config))
     return get_model(args.model) if args.model else None
 
