@@ -85,13 +85,13 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
                   session_decode_tokens_per_s: float, ttl_label: str, fleet_replicas: tuple[int, ...] = (),
                   fleet_routings: tuple[str, ...] = (), plan_context_tokens: int | None = None,
                   plan_requests_per_min: float | None = None, plan_sessions: float | None = None,
-                  plan_hit_rate: float | None = None, lang: str = "en",
+                  plan_hit_rate: float | None = None, lang: str = "en", eviction_policy: str = "vllm",
                   progress: Callable[[str, float], None] | None = None) -> TraceAnalysis:
     """Read and replay one trace (in a worker; see the module docstring). ``sample`` names a bundled trace,
     else ``path`` holds the upload (read with ``fmt``, ``block_tokens`` for generic JSONL). The fleet
     table is computed for ``fleet_replicas`` x ``fleet_routings`` when both are given. The ``plan_*`` figures
     (context per session, request rate per GPU per minute, sessions per GPU, prefix hit rate) mark the plan on
-    every chart; chart text is in ``lang`` (the page's language, from the same catalogue as the page). ``path``: the
+    every chart; ``eviction_policy`` is the cache's (``planner.traces.policy``); chart text is in ``lang`` (the page's language, from the same catalogue as the page). ``path``: the
     upload's temporary file (:func:`shared_analysis` writes it; read here under the trace size cap).
 
     Raises:
@@ -141,7 +141,7 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
     if not trace.has_prefix_hashes:
         return TraceAnalysis(**common)
 
-    profile = reuse_profile(trace, progress=step("stack distances", 0.3, 0.6))
+    profile = reuse_profile(trace, progress=step("stack distances", 0.3, 0.6), eviction_policy=eviction_policy)
     typical = typical_context_tokens(trace)
     kv_per_token = kv_bytes_per_token_for(model_id, typical, kv_format)
     capacity_blocks = blocks_for_bytes(max(usable_kv_bytes, 0), kv_per_token, trace.block_tokens)
@@ -156,12 +156,13 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
                                             title="Hit rate vs TTL at the usable KV", tr=tr,
                                             plan_ttl_s=float("inf") if ttl_s is None else ttl_s)
     timeline = replay(trace, capacity_blocks=capacity_blocks, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token,
-                      progress=step("replay", 0.6, 0.8)).timeline
+                      progress=step("replay", 0.6, 0.8), eviction_policy=eviction_policy).timeline
     figures["cache_bytes"] = cache_bytes_figure(timeline, capacity_bytes=capacity_blocks * block_bytes, tr=tr)
     fleet = None
     if fleet_replicas and fleet_routings:
         fleet, _ = fleet_table(trace, sorted(fleet_replicas), list(fleet_routings), capacity_blocks=capacity_blocks,
-                               ttl_s=ttl_s, progress=step("fleet of replicas", 0.8, 1.0))
+                               ttl_s=ttl_s, progress=step("fleet of replicas", 0.8, 1.0),
+                               eviction_policy=eviction_policy)
         figures["fleet"] = fleet_figure(fleet, plan_hit_rate=plan_hit_rate, tr=tr)
     return TraceAnalysis(**common, kv_bytes_per_token=kv_per_token, typical_context_tokens=typical,
                          capacity_blocks=capacity_blocks, block_bytes=block_bytes,

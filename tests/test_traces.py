@@ -109,10 +109,11 @@ def test_partial_last_block_counts_real_tokens():
 
 
 def test_partial_block_takes_a_whole_cache_block():
-    # 3 blocks (10 tokens) need capacity 3 even though 10 tokens < 3 x 4: at capacity 2 the
-    # request evicts its own first block, so the repeat misses at A.
+    # 3 blocks (10 tokens) need capacity 3 even though 10 tokens < 3 x 4. At capacity 2 the
+    # request touches its blocks tail first (C, B, A): A's touch evicts C, its own tail, so the
+    # repeat hits A and B and misses C: 2 hits.
     trace = trace_of([(0, [A, B, C]), (1, [A, B, C])], input_tokens=[10, 10])
-    assert both(trace, capacity_blocks=2).num_hit_blocks == 0
+    assert both(trace, capacity_blocks=2).num_hit_blocks == 2
     assert both(trace, capacity_blocks=3).num_hit_blocks == 3
 
 
@@ -359,8 +360,11 @@ def test_curve_columns_and_bytes():
     trace = trace_of([(0, [A, B]), (1, [A, B]), (2, [C]), (3, [A, B])])
     curve = capacity_curve(reuse_profile(trace), [0, 1, 2, 3], kv_bytes_per_token=2**20 / 4)
     assert list(curve.columns) == list(stack_mod.CURVE_COLUMNS)
-    # capacity 2 holds A, B; C evicts A, so the 4th request misses: 2 hits. Capacity 3: 4 hits.
-    assert curve["hit_blocks"].tolist() == [0, 0, 2, 4]
+    # Touches are tail first (B, then A), lookups see the cache before the request.
+    # Capacity 1: r0 leaves {A}; r1 hits A, misses B (1), leaves {A}; r2 misses C, leaves {C};
+    # r3 misses A: 1 hit. Capacity 2: r0 leaves B older than A; r1 hits A, B (2); r2's C evicts
+    # B (the tail); r3 hits A, misses B: 3 hits. Capacity 3: r1 and r3 hit both: 4 hits.
+    assert curve["hit_blocks"].tolist() == [0, 1, 3, 4]
     # 1 block = 4 tokens x 2^18 B = 2^20 B = 1 MiB: capacity 2 = 2 MiB = 2,097,152 B
     assert curve["capacity_bytes"].tolist() == [0, 2**20, 2**21, 3 * 2**20]
     assert curve["capacity_gib"].iloc[2] == pytest.approx(2 / 1024)

@@ -315,6 +315,12 @@ STRINGS.update({
     "Malformed rows": "Filas mal formadas",
     "Token hit rate": "Acierto por tokens",
     "Block hit rate": "Acierto por bloques",
+    "Eviction policy": "Política de desalojo",
+    "LRU, tail blocks evicted first (vLLM)": "LRU, los bloques finales se desalojan primero (vLLM)",
+    "LRU over radix-tree leaves (SGLang)": "LRU sobre las hojas del árbol radix (SGLang)",
+    "Eviction: {policy}. A request looks up the cache as it was before it, then its blocks are touched tail first.":
+        "Desalojo: {policy}. Una solicitud consulta la caché tal como estaba antes de ella y luego usa sus bloques "
+        "empezando por el último.",
     "Cache (usable KV per GPU)": "Caché (KV utilizable por GPU)",
     "Unlimited-cache token hit rate": "Acierto por tokens con caché ilimitada",
     "Download the curve (CSV)": "Descargar la curva (CSV)",

@@ -295,6 +295,8 @@ RULES: dict[str, str] = {
     "at most {max_refs:,} for an exact curve; sample it (--sample-rate)":
         "como máximo {max_refs:,} para una curva exacta; muestréela (--sample-rate)",
     "ids in [0, id_space = {id_space:,})": "ids en [0, id_space = {id_space:,})",
+    "vllm for a sampled trace (radix-tree nodes need every block of each prefix)":
+        "vllm para una traza muestreada (los nodos del árbol radix necesitan cada bloque de cada prefijo)",
     "no TTL for a profile computed without ages (reuse_profile(trace, with_ages=True))":
         "sin TTL para un perfil calculado sin edades (reuse_profile(trace, with_ages=True))",
     # -- a malformed trace row (planner/traces/rows.py, readers.py, azure.py) --------------------------------------------

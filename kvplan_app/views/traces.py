@@ -20,6 +20,7 @@ from planner.traces import DEFAULT_TTLS_S, MAX_TRACE_BYTES, SAMPLES, blocks_for_
 from planner.traces.curvefile import MAX_CURVE_FILE_BYTES, load_curve
 from kvplan_app.charts.traces import capacity_curve_figure
 from planner.traces.fleet import ROUTING_POLICIES
+from planner.traces.policy import EVICTION_POLICIES, POLICY_LABELS
 from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes, format_duration
 from kvplan_app.uploads import file_uploader
@@ -199,6 +200,8 @@ else:
 # ---------------------------------------------------------------------------
 result = plan(inputs)
 st.caption(t("Fleet: the hit rate with N replicas, each with this cache, by routing (below the single-GPU figures)."))
+eviction_policy = st.selectbox(t("Eviction policy"), list(EVICTION_POLICIES), key="traces_eviction_policy",
+                               format_func=lambda p: t(POLICY_LABELS[p]))
 f1, f2 = st.columns(2)
 fleet_ns = f1.multiselect(t("Replicas"), FLEET_REPLICAS, default=[1, 2, 4, 8, 16], key="traces_fleet_replicas")
 fleet_policies = f2.multiselect(t("Routing (prefix is simulated request by request: slower)"), list(ROUTING_POLICIES),
@@ -209,7 +212,7 @@ job_inputs = {"model_id": inputs.model_id, "kv_format": inputs.kv_format,
               "fleet_replicas": tuple(sorted(fleet_ns)), "fleet_routings": tuple(fleet_policies),
               "plan_context_tokens": inputs.context_tokens, "plan_sessions": result.sessions_per_gpu,
               "plan_requests_per_min": None if result.request_rate_per_s is None else result.request_rate_per_s * 60,
-              "plan_hit_rate": inputs.hit_rate, "lang": language()}
+              "plan_hit_rate": inputs.hit_rate, "lang": language(), "eviction_policy": eviction_policy}
 bar = st.progress(0.0, text=t("Queued..."))
 try:
     analysis = shared_analysis((*source_key, *sorted(job_inputs.items())), {**source, **job_inputs},
@@ -281,6 +284,8 @@ h1.metric(t("Token hit rate"), num(f"{hits.token_hit_rate:.1%}"))
 h2.metric(t("Block hit rate"), num(f"{hits.block_hit_rate:.1%}"))
 h3.metric(t("Cache (usable KV per GPU)"), num(format_bytes(capacity_blocks * block_bytes)))
 h4.metric(t("Unlimited-cache token hit rate"), num(f"{unlimited.token_hit_rate:.1%}"))
+st.caption(t("Eviction: {policy}. A request looks up the cache as it was before it, then its blocks are touched "
+             "tail first.", policy=t(POLICY_LABELS[hits.eviction_policy])))
 st.caption(t("{model}: {per_token} B per token at the trace's mean prompt ({tokens} tokens), {block_tokens}-token "
              "blocks of {block_bytes} B: {blocks} blocks fit. TTL: {ttl}. Every reuse in the trace hits from "
              "{saturation} blocks up, {saturation_bytes}.", model=result.model_name,

@@ -28,6 +28,7 @@ from planner.traces import capacity_curve, concurrency, kv_bytes_per_token_for, 
 from planner.traces import typical_context_tokens
 from planner.traces.curvefile import curve_document
 from planner.traces.fleet import MAX_REPLICAS, ROUTING_POLICIES, fleet_table
+from planner.traces.policy import DEFAULT_EVICTION_POLICY, EVICTION_POLICIES, POLICY_LABELS
 from planner.traces.replay import NOT_MEASURABLE
 from planner.traces.rows import MAX_BLOCK_TOKENS
 from planner.traces.samples import SAMPLES
@@ -83,6 +84,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--session-decode-tokens-per-s", type=bounded_float(MIN_TOKENS_PER_S, 1e7),
                    default=DEFAULT_SESSION_DECODE_TOKENS_PER_S,
                    help="decode speed of one request, for the concurrency estimate (default 50)")
+    p.add_argument("--eviction-policy", choices=EVICTION_POLICIES, default=DEFAULT_EVICTION_POLICY,
+                   help="the engine's eviction order: vllm (LRU, a request's tail blocks evicted first; default) "
+                        "or sglang (LRU over radix-tree leaves)")
     p.add_argument("--sweep", action="store_true", help="also compute hit rate vs capacity (whole curve)")
     p.add_argument("--sample-rate", type=bounded_float(0, 1, lo_open=True), default=1.0,
                    help="keep this fraction of distinct blocks (SHARDS spatial sampling; e.g. 0.01); "
@@ -161,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
     hits = profile = frame = fleet = None
     sampling = None
     if measurable:
-        profile = _staged("stack distances", reuse_profile, trace, with_ages=args.ttl_s is not None)
+        profile = _staged("stack distances", reuse_profile, trace, with_ages=args.ttl_s is not None,
+                          eviction_policy=args.eviction_policy)
         hits = profile.hits(capacity_blocks, args.ttl_s)
         if profile.sampled:
             sampling = {"sample_rate": profile.sample_rate,
@@ -179,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
         } for r in frame.itertuples()]
     if args.replicas is not None and measurable:
         table, _ = _staged("fleet", fleet_table, trace, args.replicas, args.routing or list(ROUTING_POLICIES),
-                           capacity_blocks=capacity_blocks, ttl_s=args.ttl_s)
+                           capacity_blocks=capacity_blocks, ttl_s=args.ttl_s, eviction_policy=args.eviction_policy)
         fleet = [{k: (None if isinstance(v, float) and not math.isfinite(v) else
                       v.item() if hasattr(v, "item") else v) for k, v in row.items()}
                  for row in table.to_dict(orient="records")]
@@ -202,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
         "capacity_gb": _num(cap_bytes / GB) if cap_bytes is not None else None,
         "capacity_gib": _num(cap_bytes / GiB) if cap_bytes is not None else None,
         "ttl_s": args.ttl_s,
+        "eviction_policy": args.eviction_policy,
         "hit_blocks": hits.num_hit_blocks if hits else None, "hit_tokens": hits.num_hit_tokens if hits else None,
         "block_hit_rate": hits.block_hit_rate if hits else None,
         "token_hit_rate": hits.token_hit_rate if hits else None,
@@ -257,7 +263,7 @@ def _print_text(data, trace, summary, conc, hits, per_token, args) -> None:
         if per_token is not None:
             size += f" at {per_token:,.6g} B/token ({args.model})"
         ttl = "none" if args.ttl_s is None else f"{args.ttl_s:g} s"
-        print(f"  cache: {size}; TTL {ttl}")
+        print(f"  cache: {size}; TTL {ttl}; eviction: {POLICY_LABELS[args.eviction_policy]}")
         print(f"  block hit rate: {hits.block_hit_rate:.1%}   token hit rate: {hits.token_hit_rate:.1%}")
         if data["sampling"]:
             print(f"  {data['sampling']['note']}")

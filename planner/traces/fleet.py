@@ -1,7 +1,8 @@
 """A trace replayed across N replicas, each with its own LRU prefix cache, under a routing policy.
 
-Every replica has the same capacity (blocks) and TTL, with the single-cache
-semantics of :mod:`planner.traces.replay`. Routing policies
+Every replica has the same capacity (blocks), TTL and eviction policy
+(:mod:`planner.traces.policy`), with the single-cache semantics of
+:mod:`planner.traces.replay`. Routing policies
 (:data:`ROUTING_POLICIES`):
 
 * ``random``: a fixed hash of the request's position in the trace
@@ -48,6 +49,7 @@ import pandas as pd
 from planner.errors import PlanInputError
 from planner.traces.kernels import gather_requests, splitmix64
 from planner.traces.checks import check_capacity_blocks, check_ttl_s
+from planner.traces.policy import DEFAULT_EVICTION_POLICY, check_eviction_policy, radix_node_ids
 from planner.traces.stack import Progress, require_hashes, reuse_profile
 from planner.traces.trace import Trace
 from planner.messages import msg
@@ -63,11 +65,11 @@ MAX_REPLICAS: int = 1024
 """Most replicas one fleet replay takes."""
 
 FLEET_COLUMNS: tuple[str, ...] = (
-    "replicas", "routing", "method", "capacity_blocks", "block_hit_rate", "token_hit_rate",
+    "replicas", "routing", "method", "eviction_policy", "capacity_blocks", "block_hit_rate", "token_hit_rate",
     "min_replica_block_hit_rate", "max_replica_block_hit_rate", "load_imbalance",
 )
 """Columns of :func:`fleet_table`: replicas (int), routing (policy id), method
-("stack distances" or "simulation"), capacity per replica in blocks (NaN =
+("stack distances" or "simulation"), eviction policy id, capacity per replica in blocks (NaN =
 unlimited), aggregate block- and token-weighted hit rates, the lowest and
 highest replica's block hit rate (fractions), load imbalance (max / mean
 requests per replica)."""
@@ -86,6 +88,7 @@ class FleetResult:
         num_block_refs, num_input_tokens: the whole trace.
         replica_requests, replica_block_refs, replica_hit_blocks, replica_hit_tokens:
             per replica, length N.
+        eviction_policy: each replica's eviction policy (:mod:`planner.traces.policy`).
     """
 
     num_replicas: int
@@ -99,6 +102,7 @@ class FleetResult:
     replica_block_refs: tuple[int, ...]
     replica_hit_blocks: tuple[int, ...]
     replica_hit_tokens: tuple[int, ...]
+    eviction_policy: str = DEFAULT_EVICTION_POLICY
 
     @property
     def num_hit_blocks(self) -> int:
@@ -211,44 +215,66 @@ def subtrace(trace: Trace, requests: np.ndarray) -> Trace:
                  id_space=trace.id_space, unique_blocks=trace.unique_blocks)
 
 
+def radix_trace(trace: Trace) -> Trace:
+    """The trace with each block id replaced by its radix-tree node (:func:`planner.traces.policy.radix_node_ids`),
+    so that tail-first LRU over it is SGLang's leaf-only LRU."""
+    nodes, num_nodes = radix_node_ids(trace.block_offsets, trace.block_ids)
+    return Trace(name=trace.name, format=trace.format, block_tokens=trace.block_tokens,
+                 arrival_s=trace.arrival_s, input_tokens=trace.input_tokens, output_tokens=trace.output_tokens,
+                 block_offsets=trace.block_offsets, block_ids=nodes, id_space=num_nodes, unique_blocks=num_nodes,
+                 session_ids=trace.session_ids, unhashed_tokens=trace.unhashed_tokens)
+
+
+def partition_hits(trace: Trace, requests: np.ndarray, capacity_blocks: int | None, ttl_s: float | None,
+                   eviction_policy: str = DEFAULT_EVICTION_POLICY) -> tuple[int, int, int, int]:
+    """One replica's (requests, block references, hit blocks, hit tokens): the stack pass over the
+    requests at the given increasing indices of ``trace`` (already radix-keyed for ``sglang``)."""
+    if requests.size == 0:
+        return 0, 0, 0, 0
+    sub = trace if requests.size == trace.num_requests else subtrace(trace, requests)
+    h = reuse_profile(sub, with_ages=ttl_s is not None).hits(capacity_blocks, ttl_s)
+    return int(requests.size), h.num_block_refs, h.num_hit_blocks, h.num_hit_tokens
+
+
 def fleet_hits(trace: Trace, num_replicas: int, routing: str, *, capacity_blocks: int | None = None,
-               ttl_s: float | None = None) -> FleetResult:
+               ttl_s: float | None = None, eviction_policy: str = DEFAULT_EVICTION_POLICY) -> FleetResult:
     """Replay ``trace`` on ``num_replicas`` caches of ``capacity_blocks`` each under ``routing``.
 
     One replica is the single cache (stack distances) whatever the policy.
 
     Raises:
         PlanInputError: no prefix hashes, a sampled trace, or a bad N,
-            policy, capacity or TTL.
+            policy, capacity, TTL or eviction policy.
     """
     require_hashes(trace)
     n = check_replicas(num_replicas)
     routing = check_routing(routing)
     cap = check_capacity_blocks(capacity_blocks)
     ttl = check_ttl_s(ttl_s)
+    policy = check_eviction_policy(eviction_policy)
     if trace.sample_rate < 1.0:
         raise PlanInputError("sample_rate", trace.sample_rate, msg("1 (every block) for fleets: routing keys and "
                                                                    "prefix matches need the whole trace"))
+    keyed = radix_trace(trace) if policy == "sglang" else trace
     if routing == "prefix" and n > 1:
-        return _simulate_prefix(trace, n, cap, ttl)
+        return _simulate_prefix(keyed, n, cap, ttl, policy)
     replica = np.zeros(trace.num_requests, dtype=np.int64) if n == 1 else assign_replicas(trace, n, routing)
-    reqs, refs, hit_b, hit_t = [], [], [], []
-    for r in range(n):
-        idx = np.flatnonzero(replica == r)
-        reqs.append(int(idx.size))
-        if idx.size == 0:
-            refs.append(0), hit_b.append(0), hit_t.append(0)
-            continue
-        sub = trace if n == 1 else subtrace(trace, idx)
-        h = reuse_profile(sub, with_ages=ttl is not None).hits(cap, ttl)
-        refs.append(h.num_block_refs), hit_b.append(h.num_hit_blocks), hit_t.append(h.num_hit_tokens)
+    parts = [partition_hits(keyed, np.flatnonzero(replica == r), cap, ttl) for r in range(n)]
+    return fleet_result(trace, n, routing, cap, ttl, policy, parts)
+
+
+def fleet_result(trace: Trace, n: int, routing: str, cap: int | None, ttl: float | None, policy: str,
+                 parts: Sequence[tuple[int, int, int, int]]) -> FleetResult:
+    """A stack-distance :class:`FleetResult` from each replica's :func:`partition_hits`."""
+    reqs, refs, hit_b, hit_t = (tuple(int(p[k]) for p in parts) for k in range(4))
     return FleetResult(num_replicas=n, routing=routing, method="stack distances", capacity_blocks=cap, ttl_s=ttl,
                        num_block_refs=trace.num_block_refs, num_input_tokens=trace.token_denominator(),
-                       replica_requests=tuple(reqs), replica_block_refs=tuple(refs),
-                       replica_hit_blocks=tuple(hit_b), replica_hit_tokens=tuple(hit_t))
+                       replica_requests=reqs, replica_block_refs=refs, replica_hit_blocks=hit_b,
+                       replica_hit_tokens=hit_t, eviction_policy=policy)
 
 
-def _simulate_prefix(trace: Trace, n: int, cap: int | None, ttl: float | None) -> FleetResult:
+def _simulate_prefix(trace: Trace, n: int, cap: int | None, ttl: float | None,
+                     policy: str = DEFAULT_EVICTION_POLICY) -> FleetResult:
     """Request-by-request replay with prefix-aware routing (semantics of ``planner.traces.replay``)."""
     bt = trace.block_tokens
     offsets = trace.block_offsets.tolist()
@@ -289,7 +315,7 @@ def _simulate_prefix(trace: Trace, n: int, cap: int | None, ttl: float | None) -
         refs[best] += len(blocks)
         hit_b[best] += best_run
         hit_t[best] += min(best_run * bt, inputs[i])
-        for b in blocks:
+        for b in reversed(blocks):      # tail first (planner.traces.policy)
             if b in cache:
                 cache.move_to_end(b)
             cache[b] = now
@@ -298,12 +324,13 @@ def _simulate_prefix(trace: Trace, n: int, cap: int | None, ttl: float | None) -
     return FleetResult(num_replicas=n, routing="prefix", method="simulation", capacity_blocks=cap, ttl_s=ttl,
                        num_block_refs=trace.num_block_refs, num_input_tokens=int(trace.input_tokens.sum()),
                        replica_requests=tuple(reqs), replica_block_refs=tuple(refs),
-                       replica_hit_blocks=tuple(hit_b), replica_hit_tokens=tuple(hit_t))
+                       replica_hit_blocks=tuple(hit_b), replica_hit_tokens=tuple(hit_t), eviction_policy=policy)
 
 
 def fleet_table(trace: Trace, replicas: Sequence[int], routings: Sequence[str], *,
                 capacity_blocks: int | None = None, ttl_s: float | None = None,
-                progress: Progress | None = None) -> tuple[pd.DataFrame, list[FleetResult]]:
+                progress: Progress | None = None, eviction_policy: str = DEFAULT_EVICTION_POLICY,
+                ) -> tuple[pd.DataFrame, list[FleetResult]]:
     """Hit rate vs number of replicas, one row per (replicas, routing).
 
     Returns:
@@ -319,13 +346,20 @@ def fleet_table(trace: Trace, replicas: Sequence[int], routings: Sequence[str], 
     for k, (n, p) in enumerate(todo):
         if progress is not None:
             progress(k / len(todo), f"{n} replicas, {p} routing")
-        results.append(fleet_hits(trace, n, p, capacity_blocks=capacity_blocks, ttl_s=ttl_s))
+        results.append(fleet_hits(trace, n, p, capacity_blocks=capacity_blocks, ttl_s=ttl_s,
+                                  eviction_policy=eviction_policy))
     if progress is not None:
         progress(1.0, "fleet")
-    frame = pd.DataFrame({
+    return fleet_frame(results), results
+
+
+def fleet_frame(results: Sequence[FleetResult]) -> pd.DataFrame:
+    """The :data:`FLEET_COLUMNS` table of some fleet results, one row each."""
+    return pd.DataFrame({
         "replicas": [r.num_replicas for r in results],
         "routing": [r.routing for r in results],
         "method": [r.method for r in results],
+        "eviction_policy": [r.eviction_policy for r in results],
         "capacity_blocks": [np.nan if r.capacity_blocks is None else r.capacity_blocks for r in results],
         "block_hit_rate": [r.block_hit_rate for r in results],
         "token_hit_rate": [r.token_hit_rate for r in results],
@@ -333,4 +367,3 @@ def fleet_table(trace: Trace, replicas: Sequence[int], routings: Sequence[str], 
         "max_replica_block_hit_rate": [max(r.replica_block_hit_rates) for r in results],
         "load_imbalance": [r.load_imbalance for r in results],
     }, columns=list(FLEET_COLUMNS))
-    return frame, results

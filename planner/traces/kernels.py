@@ -9,10 +9,14 @@ there and checked against the pure-Python reference replay
 Stack distances online (Bennett and Kruskal, "LRU stack processing", IBM J.
 R&D 19(4), 1975; Almási, Caşcaval and Padua, MSP 2002): a Fenwick tree over
 reference positions holds a 1 at the last reference of every block seen so
-far. At reference ``t`` to a block last referenced at ``p``, the distinct
-blocks referenced since ``p`` (itself included) are the marks after ``p``
-plus one: one prefix-sum query, then the mark moves from ``p`` to ``t``.
-O(log n) per reference, 4 bytes of tree per reference.
+far. A request first looks up all its blocks in the stack as it was before it
+arrived: a block last referenced at ``p`` has depth = marks after ``p`` plus
+one (one prefix-sum query). Then its blocks are touched tail first (the
+request's last block takes its earliest position, its first block the
+latest), the order in which vLLM frees a finished request's blocks "so that
+the tail blocks are evicted first" (``vllm/v1/core/kv_cache_manager.py``,
+``KVCacheManager.free``): each touch moves the block's mark to its new
+position. O(log n) per reference, 4 bytes of tree per reference.
 """
 
 from __future__ import annotations
@@ -80,10 +84,13 @@ def _distances(offsets, ids, arrival_s, lo, hi, tree, last_pos, last_req, marks_
     marks = marks_box[0]
     for i in range(lo, hi):
         now = arrival_s[i]
+        start = offsets[i]
+        end = offsets[i + 1]
+        # 1. lookups: every block's depth in the stack as it was before this request
         rd = 0
         ra = -np.inf
         cold = False
-        for t in range(offsets[i], offsets[i + 1]):
+        for t in range(start, end):
             b = ids[t]
             p = last_pos[b]
             if p < 0:
@@ -96,11 +103,6 @@ def _distances(offsets, ids, arrival_s, lo, hi, tree, last_pos, last_req, marks_
                     s += tree[k]
                     k -= k & -k
                 d = marks - s + 1
-                k = p + 1
-                while k <= n:
-                    tree[k] -= 1
-                    k += k & -k
-                marks -= 1
                 if d > rd:
                     rd = d
                 age = now - arrival_s[last_req[b]]
@@ -114,12 +116,24 @@ def _distances(offsets, ids, arrival_s, lo, hi, tree, last_pos, last_req, marks_
                 run_dist[t] = rd
                 if ages:
                     run_age[t] = ra
-            k = t + 1
+        # 2. touches, tail block first (it gets the request's earliest position, the head its latest),
+        #    as vLLM frees a finished request's blocks (kv_cache_manager.py, KVCacheManager.free)
+        for t in range(end - 1, start - 1, -1):
+            b = ids[t]
+            p = last_pos[b]
+            if p >= 0:
+                k = p + 1
+                while k <= n:
+                    tree[k] -= 1
+                    k += k & -k
+                marks -= 1
+            q = start + (end - 1 - t)
+            k = q + 1
             while k <= n:
                 tree[k] += 1
                 k += k & -k
             marks += 1
-            last_pos[b] = t
+            last_pos[b] = q
             last_req[b] = i
     marks_box[0] = marks
 

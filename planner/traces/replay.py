@@ -15,10 +15,17 @@ The cache, precisely:
 * the request's hit is the longest leading run of its blocks that are in the
   cache (block hashes chain over the prefix, Qin et al., Mooncake, FAST '25);
   a cached block after the first miss does not count;
-* then all its blocks, in order, are inserted or refreshed with last-use time
-  ``now`` and moved to the most-recently-used end; when the cache is over
-  capacity the least recently used block is evicted (a request longer than the
-  cache evicts its own first blocks);
+* then all its blocks are inserted or refreshed with last-use time ``now``
+  and moved to the most-recently-used end **tail block first** (so its first
+  block ends most recently used), the order in which vLLM frees a finished
+  request's blocks "so that the tail blocks are evicted first"
+  (``vllm/v1/core/kv_cache_manager.py``, ``KVCacheManager.free``); when the
+  cache is over capacity the least recently used block is evicted (a request
+  longer than the cache evicts its own tail blocks and keeps its head);
+* eviction policy ``sglang`` (:mod:`planner.traces.policy`): the cache is a
+  prefix tree whose nodes are blocks at their prefix, and only leaves are
+  evicted, the least recently touched first (SGLang's ``RadixCache.evict``);
+  simulated here as a tree, independently of the stack pass's node mapping;
 * block hit rate = hit blocks / block references; token hit rate = prompt
   tokens in hit blocks / all prompt tokens (a partial last block counts its
   real tokens; tokens not covered by a hash never hit).
@@ -34,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from planner.traces.policy import DEFAULT_EVICTION_POLICY, check_eviction_policy
 from planner.traces.trace import Trace
 from planner.traces.checks import blocks_for_bytes, check_capacity_blocks, check_kv_bytes_per_token, check_ttl_s
 from planner.traces.stack import CURVE_COLUMNS, Progress
@@ -67,6 +75,7 @@ class ReplayResult:
         num_evicted_blocks: blocks evicted for capacity.
         num_expired_blocks: blocks dropped by the TTL.
         timeline: DataFrame with :data:`TIMELINE_COLUMNS`.
+        eviction_policy: the cache's eviction policy (:data:`planner.traces.policy.EVICTION_POLICIES`).
     """
 
     trace_name: str
@@ -85,6 +94,7 @@ class ReplayResult:
     num_evicted_blocks: int
     num_expired_blocks: int
     timeline: pd.DataFrame
+    eviction_policy: str = DEFAULT_EVICTION_POLICY
 
     @property
     def block_hit_rate(self) -> float | None:
@@ -132,7 +142,7 @@ def resolve_capacity(trace: Trace, *, capacity_blocks: int | None = None, capaci
 
 def replay(trace: Trace, *, capacity_blocks: int | None = None, capacity_bytes: float | None = None,
            kv_bytes_per_token: float | None = None, ttl_s: float | None = None,
-           progress: Progress | None = None) -> ReplayResult:
+           progress: Progress | None = None, eviction_policy: str = DEFAULT_EVICTION_POLICY) -> ReplayResult:
     """Replay ``trace`` through one LRU prefix cache (semantics in the module docstring).
 
     Args:
@@ -146,9 +156,11 @@ def replay(trace: Trace, *, capacity_blocks: int | None = None, capacity_bytes: 
             ``capacity_bytes``, and fills the byte columns.
         ttl_s: TTL in seconds (None = no TTL; 0 = nothing persists).
         progress: optional callback ``(fraction, label)``, called about 50 times.
+        eviction_policy: ``vllm`` (default) or ``sglang``.
 
     Returns:
-        :class:`ReplayResult`. Time O(block references), pure Python.
+        :class:`ReplayResult`. Time O(block references) (``sglang``: times
+        log of the cache size), pure Python.
 
     Raises:
         PlanInputError: bad capacity, TTL or bytes per token.
@@ -157,12 +169,15 @@ def replay(trace: Trace, *, capacity_blocks: int | None = None, capacity_bytes: 
                            kv_bytes_per_token=kv_bytes_per_token)
     ttl = check_ttl_s(ttl_s)
     per_token = None if kv_bytes_per_token is None else check_kv_bytes_per_token(kv_bytes_per_token)
+    policy = check_eviction_policy(eviction_policy)
     n = trace.num_requests
     hit_blocks = np.zeros(n, dtype=np.int64)
     hit_tokens = np.zeros(n, dtype=np.int64)
     cache_blocks = np.zeros(n, dtype=np.int64)
     evicted = expired = 0
-    if trace.has_prefix_hashes:
+    if trace.has_prefix_hashes and policy == "sglang":
+        evicted, expired = _replay_radix(trace, cap, ttl, hit_blocks, hit_tokens, cache_blocks, progress)
+    elif trace.has_prefix_hashes:
         bt = trace.block_tokens
         offsets = trace.block_offsets.tolist()
         ids = trace.block_ids.tolist()
@@ -191,7 +206,7 @@ def replay(trace: Trace, *, capacity_blocks: int | None = None, capacity_bytes: 
                 run += 1
             hit_blocks[i] = run
             hit_tokens[i] = min(run * bt, inputs[i])
-            for b in blocks:
+            for b in reversed(blocks):          # tail first
                 if b in cache:
                     cache.move_to_end(b)
                 cache[b] = now
@@ -219,12 +234,13 @@ def replay(trace: Trace, *, capacity_blocks: int | None = None, capacity_bytes: 
         num_input_tokens=int(trace.input_tokens.sum()),
         num_hit_blocks=int(hit_blocks.sum()) if measurable else None,
         num_hit_tokens=int(hit_tokens.sum()) if measurable else None,
-        num_evicted_blocks=evicted, num_expired_blocks=expired, timeline=timeline,
+        num_evicted_blocks=evicted, num_expired_blocks=expired, timeline=timeline, eviction_policy=policy,
     )
 
 
 def reference_curve(trace: Trace, capacities_blocks: Sequence[int], *, ttl_s: float | None = None,
-                    kv_bytes_per_token: float | None = None, progress: Progress | None = None) -> pd.DataFrame:
+                    kv_bytes_per_token: float | None = None, progress: Progress | None = None,
+                    eviction_policy: str = DEFAULT_EVICTION_POLICY) -> pd.DataFrame:
     """Hit rate versus capacity by one :func:`replay` per capacity (slow; for checking).
 
     Returns:
@@ -238,7 +254,8 @@ def reference_curve(trace: Trace, capacities_blocks: Sequence[int], *, ttl_s: fl
     require_hashes(trace)
     rows = []
     for k, c in enumerate(capacities_blocks):
-        r = replay(trace, capacity_blocks=c, ttl_s=ttl_s, kv_bytes_per_token=kv_bytes_per_token)
+        r = replay(trace, capacity_blocks=c, ttl_s=ttl_s, kv_bytes_per_token=kv_bytes_per_token,
+                   eviction_policy=eviction_policy)
         cap_bytes = r.capacity_bytes if r.capacity_bytes is not None else math.nan
         rows.append({
             "capacity_blocks": r.capacity_blocks, "capacity_tokens": r.capacity_blocks * trace.block_tokens,
@@ -249,3 +266,90 @@ def reference_curve(trace: Trace, capacities_blocks: Sequence[int], *, ttl_s: fl
         if progress is not None:
             progress((k + 1) / len(capacities_blocks), f"replay at {c:,} blocks")
     return pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
+
+
+def _replay_radix(trace: Trace, cap: int | None, ttl: float | None, hit_blocks: np.ndarray,
+                  hit_tokens: np.ndarray, cache_blocks: np.ndarray, progress: Progress | None) -> tuple[int, int]:
+    """SGLang's cache as a tree: only leaves are evicted, least recently touched first.
+
+    A node is the pair (parent node, block id), numbered on first sight
+    (node 0 is the root); ``stamp[node]`` is a global touch counter (a
+    request stamps its tail first, so its head gets the highest stamp).
+    Leaves wait in a heap keyed by stamp; stale entries are skipped. The TTL
+    drops the leaves last used ``ttl`` or more seconds ago, repeatedly (a
+    parent is never used less recently than its children). Fills the
+    per-request arrays; returns (evicted, expired) block counts.
+    """
+    import heapq
+
+    bt = trace.block_tokens
+    offsets = trace.block_offsets.tolist()
+    ids = trace.block_ids.tolist()
+    arrivals = trace.arrival_s.tolist()
+    inputs = trace.input_tokens.tolist()
+    number: dict[tuple[int, int], int] = {}     # (parent node, block id) -> node
+    parent_of: list[int] = [0]
+    num_children: dict[int, int] = {0: 0}       # cached nodes (and the root) -> cached children
+    stamp: dict[int, int] = {}
+    last_use: dict[int, float] = {}
+    heap: list[tuple[int, int]] = []            # (stamp, leaf)
+    clock = evicted = expired = 0
+    n = trace.num_requests
+    step = max(1, n // 50)
+
+    def oldest_leaf() -> int | None:
+        while heap:
+            s, leaf = heap[0]
+            if stamp.get(leaf) == s and num_children[leaf] == 0:
+                return leaf
+            heapq.heappop(heap)
+        return None
+
+    def drop(node: int) -> None:
+        heapq.heappop(heap)
+        del stamp[node], last_use[node], num_children[node]
+        parent = parent_of[node]
+        num_children[parent] -= 1
+        if parent and num_children[parent] == 0:
+            heapq.heappush(heap, (stamp[parent], parent))
+
+    for i in range(n):
+        if progress is not None and i % step == 0:
+            progress(i / n, "replay")
+        now = arrivals[i]
+        if ttl is not None:
+            leaf = oldest_leaf()
+            while leaf is not None and now - last_use[leaf] >= ttl:
+                drop(leaf)
+                expired += 1
+                leaf = oldest_leaf()
+        path, node, run, live = [], 0, 0, True
+        for b in ids[offsets[i]:offsets[i + 1]]:
+            key = (node, b)
+            if key not in number:
+                number[key] = len(parent_of)
+                parent_of.append(node)
+            node = number[key]
+            path.append(node)
+            if live and node in stamp:
+                run += 1
+            else:
+                live = False
+        hit_blocks[i] = run
+        hit_tokens[i] = min(run * bt, inputs[i])
+        for node in path:                 # new nodes join the tree, parents first
+            if node not in stamp:
+                num_children[node] = 0
+                num_children[parent_of[node]] += 1
+                stamp[node] = 0
+        for node in reversed(path):       # tail first: the head ends most recently used
+            clock += 1
+            stamp[node] = clock
+            last_use[node] = now
+        if path and num_children[path[-1]] == 0:
+            heapq.heappush(heap, (stamp[path[-1]], path[-1]))
+        while cap is not None and len(stamp) > cap:
+            drop(oldest_leaf())
+            evicted += 1
+        cache_blocks[i] = len(stamp)
+    return evicted, expired

@@ -7,6 +7,12 @@ distinct blocks referenced since the previous reference to the same block,
 itself included) is at most ``C`` (the inclusion property). One pass over the
 trace therefore gives the hit count at every capacity.
 
+The order in which a request touches its blocks is the engine's eviction
+order (:mod:`planner.traces.policy`): a request's lookups see the stack as it
+was before the request, then its blocks are touched tail first (vLLM's
+``KVCacheManager.free``; SGLang's leaf-only LRU over radix-tree nodes is the
+same order over nodes). Any fixed touch order keeps the inclusion property.
+
 Prefix caches add the leading-run rule: a request hits only the longest leading
 run of its blocks that are cached (block hashes chain over the prefix; Qin et
 al., Mooncake, FAST '25). So block ``j`` of a request is a hit at capacity
@@ -55,6 +61,7 @@ from planner.traces.checks import (
     check_ttl_s,
 )
 from planner.traces.kernels import COLD, MAX_REFS, DistanceState
+from planner.traces.policy import DEFAULT_EVICTION_POLICY, check_eviction_policy, radix_node_ids
 from planner.traces.trace import Progress, Trace
 from planner.units import GB, GiB
 from planner.messages import msg
@@ -114,6 +121,8 @@ class ReuseProfile:
             actually sampled, counted as hits at the smallest distance so a
             heavy block that the hash kept or dropped does not bias the curve
             (0 when exact).
+        eviction_policy: the cache's eviction policy
+            (:data:`planner.traces.policy.EVICTION_POLICIES`).
     """
 
     trace_name: str
@@ -129,6 +138,7 @@ class ReuseProfile:
     sample_rate: float = 1.0
     adjust_blocks: float = 0.0
     adjust_tokens: float = 0.0
+    eviction_policy: str = DEFAULT_EVICTION_POLICY
 
     @property
     def sampled(self) -> bool:
@@ -210,7 +220,7 @@ class ReuseProfile:
             capacity_blocks=capacity_blocks, ttl_s=ttl_s, num_requests=self.num_requests,
             num_block_refs=self.num_block_refs, num_unique_blocks=self.num_unique_blocks,
             num_hit_blocks=hit_blocks, num_input_tokens=self.num_input_tokens,
-            num_hit_tokens=hit_tokens, sample_rate=self.sample_rate,
+            num_hit_tokens=hit_tokens, sample_rate=self.sample_rate, eviction_policy=self.eviction_policy,
             sampled_block_hit_rate=float(block_rate), sampled_token_hit_rate=float(token_rate),
         )
 
@@ -229,6 +239,8 @@ class HitRates:
         sample_rate: 1 for exact counts; below 1 the counts are of a
             hash-sampled trace and the rates are estimates.
         sampled_block_hit_rate, sampled_token_hit_rate: the estimates (sampled only).
+        eviction_policy: the cache's eviction policy
+            (:data:`planner.traces.policy.EVICTION_POLICIES`).
     """
 
     capacity_blocks: int | None
@@ -242,6 +254,7 @@ class HitRates:
     sample_rate: float = 1.0
     sampled_block_hit_rate: float | None = None
     sampled_token_hit_rate: float | None = None
+    eviction_policy: str = DEFAULT_EVICTION_POLICY
 
     @property
     def block_hit_rate(self) -> float:
@@ -270,7 +283,8 @@ def require_hashes(trace: Trace) -> None:
                                  "lengths only, so hit rates are not measurable"))
 
 
-def reuse_profile(trace: Trace, progress: Progress | None = None, *, with_ages: bool = True) -> ReuseProfile:
+def reuse_profile(trace: Trace, progress: Progress | None = None, *, with_ages: bool = True,
+                  eviction_policy: str = DEFAULT_EVICTION_POLICY) -> ReuseProfile:
     """Stack distances, ages and their leading-run maxima for every block reference.
 
     One pass, O(n log n) (n = block references) with a Fenwick tree
@@ -282,22 +296,33 @@ def reuse_profile(trace: Trace, progress: Progress | None = None, *, with_ages: 
             ``trace.sample_rate < 1``: the profile is then an estimate).
         progress: optional callback ``(fraction, label)``, called about 50 times.
         with_ages: also compute run ages (8 bytes per reference), needed for any TTL.
+        eviction_policy: ``vllm`` (default) or ``sglang``
+            (:mod:`planner.traces.policy`); ``sglang`` first maps blocks to
+            radix-tree nodes (4 more bytes per reference).
 
     Raises:
-        PlanInputError: the trace has no prefix hashes, or more than
-            :data:`planner.traces.kernels.MAX_REFS` block references.
+        PlanInputError: the trace has no prefix hashes, more than
+            :data:`planner.traces.kernels.MAX_REFS` block references, an
+            unknown policy, or ``sglang`` on a sampled trace.
     """
     require_hashes(trace)
+    policy = check_eviction_policy(eviction_policy)
     n = trace.num_block_refs
     if n > MAX_REFS:
         raise PlanInputError("trace", f"{n:,} block references",
                              msg("at most {max_refs:,} for an exact curve; sample it (--sample-rate)",
                                  max_refs=MAX_REFS))
-    ids = trace.block_ids
+    ids, id_space, unique = trace.block_ids, trace.id_space, trace.num_unique_blocks
     if n and (int(ids.min()) < 0 or int(ids.max()) >= trace.id_space):   # the compiled loop does not bound-check
         raise PlanInputError("trace.block_ids", f"[{int(ids.min())}, {int(ids.max())}]",
                              msg("ids in [0, id_space = {id_space:,})", id_space=trace.id_space))
-    state = DistanceState(n, trace.id_space, with_ages)
+    if policy == "sglang":
+        if trace.sample_rate < 1.0:
+            raise PlanInputError("eviction_policy", policy, msg("vllm for a sampled trace (radix-tree nodes need "
+                                                                "every block of each prefix)"))
+        ids, id_space = radix_node_ids(trace.block_offsets, ids)
+        unique = id_space
+    state = DistanceState(n, id_space, with_ages)
     num_requests = trace.num_requests
     step = max(1, num_requests // PROGRESS_STEPS)
     for lo in range(0, num_requests, step):
@@ -314,7 +339,7 @@ def reuse_profile(trace: Trace, progress: Progress | None = None, *, with_ages: 
             a.flags.writeable = False
     return ReuseProfile(
         trace_name=trace.name, block_tokens=int(trace.block_tokens), num_requests=trace.num_requests,
-        num_block_refs=n, num_unique_blocks=trace.num_unique_blocks,
+        num_block_refs=n, num_unique_blocks=unique, eviction_policy=policy,
         num_input_tokens=trace.token_denominator(), run_distance_blocks=run_dist, run_age_s=run_age,
         partial_refs=partial_refs, partial_tokens=partial_tokens, sample_rate=trace.sample_rate,
         adjust_blocks=trace.sample_rate * trace.unsampled_block_refs - n if trace.sample_rate < 1 else 0.0,
