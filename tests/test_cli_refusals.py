@@ -67,3 +67,11 @@ def test_a_subnormal_bandwidth_is_refused_naming_its_field(tmp_path: Path) -> No
     assert proc.returncode == 2
     assert proc.stderr.strip() == ("kvplan: error: accelerator.hbm_bandwidth_gb_s: 1e-320 is not allowed; "
                                    "expected a finite number in [0.001, 1,000,000]")
+
+
+def test_a_sample_rate_that_keeps_no_block_is_refused() -> None:
+    """1e-300 of the blocks is none of them (a block is kept when its 64-bit hash < rate * 2^64): it crashed
+    the sweep with a TypeError (an internal error, exit 1) before."""
+    proc = _kvplan("trace", "sample:conversation", "--sample-rate", "1e-300", "--sweep")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "kvplan: error: argument --sample-rate: '1e-300' is not in [1e-06, 1]"

@@ -22,6 +22,7 @@ from tqdm import tqdm
 
 from planner.cli.args import bounded_float, nonneg_int, positive_int
 from planner.errors import PlanInputError
+from planner.traces.rows import MIN_SAMPLE_RATE
 from planner.reads import require_regular_file
 from planner.plan import MIN_TOKENS_PER_S
 from planner.traces import capacity_curve, concurrency, kv_bytes_per_token_for, read_trace, reuse_profile, summarize
@@ -88,7 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the engine's eviction order: vllm (LRU, a request's tail blocks evicted first; default) "
                         "or sglang (LRU over radix-tree leaves)")
     p.add_argument("--sweep", action="store_true", help="also compute hit rate vs capacity (whole curve)")
-    p.add_argument("--sample-rate", type=bounded_float(0, 1, lo_open=True), default=1.0,
+    p.add_argument("--sample-rate", type=bounded_float(MIN_SAMPLE_RATE, 1), default=1.0,
                    help="keep this fraction of distinct blocks (SHARDS spatial sampling; e.g. 0.01); "
                         "results are estimates with their expected error (default 1: exact)")
     p.add_argument("--replicas", type=_int_list(MAX_REPLICAS), default=None,

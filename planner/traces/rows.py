@@ -104,15 +104,21 @@ def check_block_tokens(block_tokens: int | None) -> int | None:
     return block_tokens
 
 
+MIN_SAMPLE_RATE = 1e-6
+"""Smallest sampling rate accepted: one block in a million. SHARDS keeps a block when its 64-bit hash is under
+``rate * 2^64`` (Waldspurger et al., FAST '15); far below this, a trace keeps no block at all and the scaled-up
+curve (``1 / rate``) means nothing."""
+
+
 def check_sample_rate(value: object) -> float:
-    """A sampling rate: a number in (0, 1].
+    """A sampling rate: a number in [:data:`MIN_SAMPLE_RATE`, 1].
 
     Raises:
         PlanInputError: anything else.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not 0 < float(value) <= 1:
-        raise PlanInputError("sample_rate", value, msg("a fraction of blocks in (0, 1]"))
+            or not MIN_SAMPLE_RATE <= float(value) <= 1:
+        raise PlanInputError("sample_rate", value, msg("a fraction of blocks in [{lo}, 1]", lo=MIN_SAMPLE_RATE))
     return float(value)
 
 
