@@ -67,6 +67,18 @@ def validation_rule(err: dict, default: str = "a valid value") -> str:
     return msg(text.replace("{", "{{").replace("}", "}}"))  # pydantic's own words: the catalogue has the usual ones
 
 
+def json_kind(value: object) -> str:
+    """What a parsed JSON value is, in JSON's words (``array``, ``string``, ``null``...), never a Python type name.
+
+    >>> json_kind([1]), json_kind(None), json_kind(True), json_kind(1.5)
+    ('array', 'null', 'boolean', 'number')
+    """
+    kinds = ((bool, "boolean"), ((int, float), "number"), (str, "string"), ((list, tuple), "array"), (dict, "object"))
+    if value is None:
+        return "null"
+    return next((name for kind, name in kinds if isinstance(value, kind)), "value")
+
+
 def short_repr(value: object, limit: int = 80) -> str:
     """``repr(value)`` cut to ``limit`` characters; never raises.
 

@@ -141,6 +141,12 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return data
 
 
+DuplicateKey = _DuplicateKey
+"""Raised by :func:`unique_keys` (``.key``: the repeated key); every JSON reader refuses duplicates with it."""
+unique_keys = _unique_keys
+"""The one ``object_pairs_hook`` refusing a key given twice: plan files, ``config.json`` and JSONL trace rows."""
+
+
 def _no_constant(constant: str) -> Any:
     """``parse_constant``: ``NaN``, ``Infinity`` and ``-Infinity`` are Python's extension, not JSON."""
     raise _NonFiniteNumber(constant)

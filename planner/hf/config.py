@@ -43,7 +43,7 @@ from planner.hf.layers import layer_kinds, pattern_string
 from planner.hf.quant import checkpoint_kv_format
 from planner.hf.report import ConfigReader, report_rows, text
 from planner.hf.state import linear_attention_state, mamba_state
-from planner.errors import PlanInputError
+from planner.errors import PlanInputError, json_kind
 from planner.reads import json_error_text, json_text
 from planner.kv.formats import KVFormat, get_format
 from planner.kv.kinds import FP8_DS_MLA, ChunkedLocalGroup, FullAttentionGroup, KVGroup, SlidingWindowGroup
@@ -103,15 +103,20 @@ def parse_config_text(text_or_bytes: str | bytes, source: str = "config.json") -
         raise PlanInputError("config", f"{len(text_or_bytes):,} bytes",
                              msg("a config.json of at most {max_config_bytes:,} bytes",
                                  max_config_bytes=MAX_CONFIG_BYTES))
+    from planner.files.planfile import DuplicateKey, unique_keys   # here: planfile imports planner.plan
+
     text = json_text(text_or_bytes, "config", source)
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=unique_keys)
+    except DuplicateKey as exc:
+        raise PlanInputError("duplicate key", exc.key, msg("each key once (JSON parsers disagree on which copy wins)")
+                             ) from None
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, >4,300 digits, deep nesting
         raise PlanInputError("config", source, msg("a JSON object; this file is not valid JSON ({json_error_text})",
                                                    json_error_text=json_error_text(exc))
                              ) from None
     if not isinstance(data, dict):
-        raise PlanInputError("config", type(data).__name__, msg("a JSON object ({{...}}) at the top level"))
+        raise PlanInputError("config", json_kind(data), msg("a JSON object ({{...}}) at the top level"))
     return data
 
 
@@ -150,7 +155,7 @@ def layout_from_config(
             contradictory or unknown field, naming it (``config.num_key_value_heads``).
     """
     if not isinstance(config, dict):
-        raise PlanInputError("config", type(config).__name__, msg("a JSON object"))
+        raise PlanInputError("config", json_kind(config), msg("a JSON object"))
     merged = dict(config)
     if isinstance(config.get("text_config"), dict):
         merged.update(config["text_config"])

@@ -76,8 +76,8 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int |
         PlanInputError: file too large, unreadable, not UTF-8, a header without
             the three columns, or no well-formed row.
     """
-    opened = Opened(source, max_bytes)
-    shown = name or opened.name
+    opened = Opened(source, max_bytes, name)
+    shown = opened.name
     reader = csv.reader(_text_lines(opened))
     header: list[str] | None = None
     cols: list[int] = []
@@ -119,7 +119,9 @@ def read_azure(source: TraceSource, *, name: str | None = None, max_bytes: int |
             for key, idx in zip(_AZURE_COLUMNS[1:], cols[1:]):
                 raw = fields[idx].strip()
                 try:
-                    vals[key] = float(raw) if raw else raw
+                    # digits only: an exact int (a 309-digit count is out of range, not float inf)
+                    vals[key] = (int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 4_000
+                                 else float(raw) if raw else raw)
                 except ValueError:
                     vals[key] = raw
             inp = whole(vals, "ContextTokens")

@@ -51,7 +51,7 @@ _JSONL_NAME = re.compile(r"\.(jsonl|ndjson|json)(\.(gz|zst|zstd))?$", re.IGNOREC
 
 
 def _detect(source: TraceSource, max_bytes: int | None, name: str | None = None) -> str:
-    opened = Opened(source, max_bytes)
+    opened = Opened(source, max_bytes, name)
     if opened.parquet:
         names = open_parquet(opened).schema_arrow.names
         return "mooncake" if "timestamp" in names else "jsonl"

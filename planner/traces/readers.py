@@ -71,14 +71,14 @@ import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from planner.errors import PlanInputError, short_repr
+from planner.errors import PlanInputError, json_kind, short_repr
 from planner.traces.azure import parse_timestamp_ns, read_azure
 from planner.traces.kernels import rows_with_repeats
 from planner.traces.rows import (
     MAX_BLOCK_TOKENS, MAX_TOKENS_PER_REQUEST, MAX_TRACE_SPAN_S, Collector, RowError, check_block_tokens, finite,
     hash_ids, reason_of, whole,
 )
-from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, decode, line_chunks
+from planner.traces.sources import MAX_TRACE_BYTES, Opened, TraceSource, decode, job_limit, line_chunks
 from planner.traces.trace import MOONCAKE_BLOCK_TOKENS, Progress, Trace
 from planner.messages import msg
 
@@ -146,19 +146,25 @@ def _add_checked(rows: Collector, line_no: int, obj: object, check: RowCheck) ->
         if isinstance(obj, RowError):
             raise obj
         if not isinstance(obj, dict):
-            raise RowError(msg("a JSON {kind}, not an object", kind=type(obj).__name__))
+            raise RowError(msg("a JSON {kind}, not an object", kind=json_kind(obj)))
         rows.add(line_no, *check(obj))
     except RowError as exc:
         rows.bad(line_no, reason_of(exc))
 
 
 def _json_lines(text: str, first_line: int) -> Iterator[tuple[int, object]]:
-    """(line number, parsed value or RowError) for each non-blank line."""
+    """(line number, parsed value or RowError) for each non-blank line; an object with a key twice is a RowError
+    naming the key (the one ``object_pairs_hook`` of plan files and ``config.json``)."""
+    from planner.files.planfile import DuplicateKey, unique_keys
+
     for k, line in enumerate(text.split("\n")):
         if not line.strip():
             continue
         try:
-            yield first_line + k, json.loads(line)
+            yield first_line + k, json.loads(line, object_pairs_hook=unique_keys)
+        except DuplicateKey as exc:
+            yield first_line + k, RowError(msg("duplicate key {key}: each key once (JSON parsers disagree on which "
+                                               "copy wins)", key=short_repr(exc.key)))
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, a >4,300-digit integer, deep nesting
             yield first_line + k, RowError(msg("not valid JSON ({error})", error=str(getattr(exc, 'msg', exc))[:80]))
 
@@ -239,9 +245,10 @@ def _fast_columns(rows: Collector, table: pa.Table | pa.RecordBatch, fmt: str, f
 
 
 def _read_records(source: TraceSource, fmt: str, rows: Collector, check: RowCheck,
-                  max_bytes: int | None, progress: Progress | None = None) -> str:
-    """Fill ``rows`` from a JSONL (plain, gzip, zstd) or Parquet source; returns the display name."""
-    opened = Opened(source, max_bytes)
+                  max_bytes: int | None, progress: Progress | None = None, name: str | None = None) -> str:
+    """Fill ``rows`` from a JSONL (plain, gzip, zstd) or Parquet source; returns the display name (``name``,
+    else the file's)."""
+    opened = Opened(source, max_bytes, name)
     if opened.parquet:
         _read_parquet(opened, fmt, rows, check, progress)
         return opened.name
@@ -275,6 +282,7 @@ def open_parquet(opened: Opened) -> pq.ParquetFile:
     try:
         return pq.ParquetFile(opened.parquet_source())
     except (pa.ArrowException, OSError) as exc:
+        job_limit(exc)
         raise _unreadable_parquet(opened, exc) from None
 
 
@@ -287,7 +295,18 @@ def _read_parquet(opened: Opened, fmt: str, rows: Collector, check: RowCheck, pr
     try:
         _read_parquet_batches(pfile, fmt, rows, check, progress)
     except (pa.ArrowException, OSError) as exc:  # a corrupt page or column chunk past the footer
+        job_limit(exc)   # out of time or memory: the job says so, the file is not blamed
         raise _unreadable_parquet(opened, exc) from None
+
+
+def _plain(value: object) -> object:
+    """A Parquet cell as JSON would give it: a decimal as an int (whole) or float, so that the row checks name
+    its value and range, never a ``Decimal(...)`` repr."""
+    import decimal
+
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value.is_finite() and value == value.to_integral_value() else float(value)
+    return value
 
 
 def _read_parquet_batches(pfile: pq.ParquetFile, fmt: str, rows: Collector, check: RowCheck,
@@ -303,7 +322,7 @@ def _read_parquet_batches(pfile: pq.ParquetFile, fmt: str, rows: Collector, chec
             fast = False
         if not fast:
             for k, obj in enumerate(batch.to_pylist()):
-                _add_checked(rows, first + k, {key: v for key, v in obj.items() if v is not None}, check)
+                _add_checked(rows, first + k, {key: _plain(v) for key, v in obj.items() if v is not None}, check)
             rows.flush()
         first += batch.num_rows
         if progress is not None:
@@ -338,7 +357,7 @@ def read_mooncake(source: TraceSource, *, name: str | None = None, max_bytes: in
     """
     rows = Collector(MOONCAKE_BLOCK_TOKENS, sample_rate)
     shown = _read_records(source, "mooncake", rows, lambda o: _mooncake_row(o, MOONCAKE_BLOCK_TOKENS), max_bytes,
-                          progress)
+                          progress, name)
     return rows.trace(name=name or shown, fmt="mooncake", source=source_note)
 
 
@@ -364,5 +383,5 @@ def read_jsonl(source: TraceSource, *, block_tokens: int | None = None, name: st
     """
     bt = check_block_tokens(block_tokens)
     rows = Collector(bt, sample_rate)
-    shown = _read_records(source, "jsonl", rows, lambda o: _jsonl_row(o, bt), max_bytes, progress)
+    shown = _read_records(source, "jsonl", rows, lambda o: _jsonl_row(o, bt), max_bytes, progress, name)
     return rows.trace(name=name or shown, fmt="jsonl", source=source_note)

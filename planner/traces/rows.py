@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from planner.errors import PlanInputError, short_repr
+from planner.errors import PlanInputError, json_kind, short_repr
 from planner.traces.kernels import gather_requests, splitmix64
 from planner.traces.sources import release_memory
 from planner.traces.trace import NUM_MALFORMED_EXAMPLES, MalformedRows, Trace
@@ -58,14 +58,34 @@ def whole(row: dict, key: str, *, lo: int = 0, hi: int = MAX_TOKENS_PER_REQUEST)
             raise RowError(msg("{key} is {value}, not a whole number", key=key, value=short_repr(v)))
         v = int(v)
     if not lo <= v <= hi:
+        if abs(v) >= 10**20:   # a 309-digit length is named by its digits, not written out
+            raise RowError(msg("{key} is a {digits:,}-digit number, outside [{lo:,}, {hi:,}]", key=key,
+                               digits=_digits(v), lo=lo, hi=hi))
         raise RowError(msg("{key} is {v:,}, outside [{lo:,}, {hi:,}]", key=key, v=v, lo=lo, hi=hi))
     return v
 
 
+def _digits(v: int) -> int:
+    """Decimal digits of ``abs(v)`` (from its bit length past Python's 4,300-digit ``str`` limit)."""
+    v = abs(v)
+    return len(str(v)) if v.bit_length() < 14_000 else int(v.bit_length() * 0.30103) + 1
+
+
+MAX_FINITE: float = 1.7976931348623157e308
+"""Largest finite float64 (IEEE 754 binary64): a number read past it has no float value."""
+
+
 def finite(row: dict, key: str) -> float:
-    """``row[key]`` as a finite float."""
+    """``row[key]`` as a finite float; an integer past the float64 range (a 309-digit timestamp) is refused,
+    naming the field and the range, never an OverflowError."""
     v = row[key]
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise RowError(msg("{key} is {value}, not a finite number", key=key, value=short_repr(v)))
+    if isinstance(v, int) and not -MAX_FINITE <= v <= MAX_FINITE:   # int/float comparison is exact, never raises
+        raise RowError(msg("{key} is a {digits:,}-digit number, outside [{lo:.4g}, {hi:.4g}]", key=key,
+                           digits=_digits(v), lo=-MAX_FINITE,
+                           hi=MAX_FINITE))
+    if not math.isfinite(v):
         raise RowError(msg("{key} is {value}, not a finite number", key=key, value=short_repr(v)))
     return float(v)
 
@@ -74,7 +94,7 @@ def hash_ids(row: dict, input_tokens: int, block_tokens: int) -> list[int]:
     """``row["hash_ids"]``: a list of distinct signed 64-bit integers, at most one per block."""
     ids = row["hash_ids"]
     if not isinstance(ids, list):
-        raise RowError(msg("hash_ids is {kind}, not a list", kind=type(ids).__name__))
+        raise RowError(msg("hash_ids is {kind}, not a list", kind=json_kind(ids)))
     if not all(type(h) is int for h in ids):
         bad = next(h for h in ids if type(h) is not int)
         raise RowError(msg("hash_ids holds {value}, not an integer", value=short_repr(bad)))

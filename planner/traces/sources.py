@@ -51,7 +51,9 @@ class Opened:
     """An opened source: ``name``, ``compression`` (None, "gzip" or "zstd"), ``parquet`` (bool), and
     :meth:`stream` (a fresh pyarrow input stream of the decompressed bytes) or :meth:`parquet_source`."""
 
-    def __init__(self, source: TraceSource, max_bytes: int | None) -> None:
+    def __init__(self, source: TraceSource, max_bytes: int | None, name: str | None = None) -> None:
+        """``name``: the file's name in every error (an upload's own name: never the server's temporary file,
+        which the job reads); default the path's base name, the upload's ``name``, or "uploaded trace"."""
         self.max_bytes = max_bytes
         self.path: str | None = None
         self.buffer: pa.Buffer | None = None
@@ -63,7 +65,7 @@ class Opened:
                 with open(self.path, "rb") as fh:
                     head = fh.read(4)
             except OSError as exc:  # a permission, a vanished file
-                raise _unreadable(self.path, exc) from None
+                raise _unreadable(name or self.name, exc) from None
             if max_bytes is not None and size > max_bytes:
                 raise too_large(size, max_bytes)
         else:
@@ -84,6 +86,8 @@ class Opened:
                 raise too_large(len(data), max_bytes)
             self.buffer = pa.py_buffer(data)
             head = data[:4]
+        if name:
+            self.name = name
         self.parquet = head == _PARQUET_MAGIC
         self.compression = next((codec for magic, codec in _MAGIC.items() if head.startswith(magic)), None)
 
@@ -92,7 +96,7 @@ class Opened:
             try:
                 self.raw = pa.OSFile(self.path, "rb")
             except OSError as exc:
-                raise _unreadable(self.path, exc) from None
+                raise _unreadable(name or self.name, exc) from None
         else:
             self.raw = pa.BufferReader(self.buffer)
         return self.raw
@@ -131,6 +135,7 @@ def line_chunks(opened: Opened, chunk_bytes: int | None = None,
             try:
                 block = stream.read(chunk_bytes)
             except (OSError, pa.ArrowException) as exc:
+                job_limit(exc)
                 raise PlanInputError("trace", opened.name,
                                      msg("a readable {value} file ({exc})", value=opened.compression or 'plain',
                                          exc=str(exc)[:120])) from None
@@ -155,6 +160,14 @@ def line_chunks(opened: Opened, chunk_bytes: int | None = None,
             yield line_no, offset, chunk
             line_no += chunk.count(b"\n")
             offset += len(chunk)
+
+
+def job_limit(exc: BaseException) -> None:
+    """Re-raise ``exc`` when it is the job's limit, not the file's fault: the time limit (``TimeoutError``, an
+    ``OSError``) or memory (``MemoryError``, also pyarrow's ``ArrowMemoryError``), so that a reader's handler of
+    unreadable files never blames the file for them (the job pool names the limit)."""
+    if isinstance(exc, (TimeoutError, MemoryError)):
+        raise exc
 
 
 def release_memory() -> None:
