@@ -6,6 +6,9 @@ submitted here runs in a separate process instead:
 
 * at most ``KVPLAN_JOB_WORKERS`` jobs run at once (default 1) and at most ``KVPLAN_JOB_QUEUE`` wait (default 4);
   a job past that is refused at once with :class:`JobsBusyError`;
+* one browser session (the job's ``owner``) has at most ``KVPLAN_JOB_PER_SESSION`` jobs running or waiting
+  (default 2: one running, one queued); past that it is refused with :class:`SessionBusyError`, and the other
+  sessions keep their slots;
 * each worker caps its own address space (``RLIMIT_AS``, the soft limit) at its size after start-up and after
   the imports its jobs asked for (``submit(..., imports=("torch",))``: only the probe needs torch, so a trace
   worker never maps it) plus ``KVPLAN_JOB_MEMORY_GIB`` (default 4 GiB), or the operator's lower limit: the
@@ -58,6 +61,11 @@ class JobsBusyError(JobError):
     """Every worker is busy and the queue is full: try again later."""
 
 
+class SessionBusyError(JobsBusyError):
+    """This session already has its share of the pool (:attr:`JobSettings.per_session`): other sessions keep
+    theirs."""
+
+
 @dataclass(frozen=True)
 class JobSettings:
     """Operator settings, from the environment (``docs/hosting.md``)."""
@@ -66,6 +74,14 @@ class JobSettings:
     queue: int = 4
     memory_bytes: int = 4 * GiB
     time_limit_s: float = 300.0
+    per_session: int = 2
+    """Jobs one owner (a browser session: Streamlit's session id) may have running or waiting at once: one
+    running and one queued, so that one session never holds every worker or queue slot (``KVPLAN_JOB_PER_SESSION``;
+    jobs without an owner, from the command line or tests, are not counted)."""
+    probe_host_share: float = 0.05
+    """Largest share of the host's memory (``MemTotal``) a probe pool on the CPU may take when a web visitor runs
+    it (``KVPLAN_PROBE_HOST_SHARE``, in [0.001, 0.9]): 5 % of a 64 GiB host is 3.2 GiB. The command line has no
+    such limit."""
     idle_exit_s: float = 5.0
     """Workers exit this long after the last job ended with none waiting (0: as soon as the pool is idle)."""
     preload: tuple[str, ...] = ("planner.plan", "planner.traces")
@@ -76,7 +92,7 @@ class JobSettings:
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "JobSettings":
         """Read ``KVPLAN_JOB_WORKERS``, ``KVPLAN_JOB_QUEUE``, ``KVPLAN_JOB_MEMORY_GIB``, ``KVPLAN_JOB_TIME_LIMIT_S``,
-        ``KVPLAN_JOB_IDLE_EXIT_S``.
+        ``KVPLAN_JOB_IDLE_EXIT_S``, ``KVPLAN_JOB_PER_SESSION``, ``KVPLAN_PROBE_HOST_SHARE``.
 
         Raises:
             ValueError: a setting that is not a number in its range (the server should not start with it).
@@ -99,7 +115,9 @@ class JobSettings:
                    queue=int(number("KVPLAN_JOB_QUEUE", cls.queue, 0, 1000)),
                    memory_bytes=int(number("KVPLAN_JOB_MEMORY_GIB", cls.memory_bytes / GiB, 0.25, 4096) * GiB),
                    time_limit_s=number("KVPLAN_JOB_TIME_LIMIT_S", cls.time_limit_s, 1, 86_400),
-                   idle_exit_s=number("KVPLAN_JOB_IDLE_EXIT_S", cls.idle_exit_s, 0, 86_400))
+                   idle_exit_s=number("KVPLAN_JOB_IDLE_EXIT_S", cls.idle_exit_s, 0, 86_400),
+                   per_session=int(number("KVPLAN_JOB_PER_SESSION", cls.per_session, 1, 1000)),
+                   probe_host_share=number("KVPLAN_PROBE_HOST_SHARE", cls.probe_host_share, 0.001, 0.9))
 
 
 # ---------------------------------------------------------------------------
@@ -236,6 +254,7 @@ def _no_main_script():
 class _Job:
     number: int
     future: cf.Future
+    owner: str | None = None
 
 
 class JobPool:
@@ -294,17 +313,30 @@ class JobPool:
         if executor is not None:
             executor.shutdown(wait=False)   # each idle worker exits; the next job starts a fresh one
 
+    def _check_owner(self, owner: str | None) -> None:
+        """Refuse a job from ``owner`` when it already has :attr:`JobSettings.per_session` jobs unfinished."""
+        if owner is None:
+            return
+        mine = sum(1 for j in self._jobs if j.owner == owner and not j.future.done())
+        if mine >= self.settings.per_session:
+            raise SessionBusyError(msg("this browser session already has {count} job(s) running or waiting (at most "
+                                       "{limit} per session, so that other visitors keep their turn); wait for "
+                                       "them to finish", count=mine, limit=self.settings.per_session))
+
     def submit(self, fn: Callable, kwargs: dict, *, with_progress: bool = False,
-               imports: tuple[str, ...] = ()) -> _Job:
+               imports: tuple[str, ...] = (), owner: str | None = None) -> _Job:
         """Queue ``fn(**kwargs)`` (``fn`` importable by name: a module-level function). ``imports``: modules the
         job needs beyond the pool's preload (``"torch"`` for the probe), imported in the worker before its
-        memory cap is placed.
+        memory cap is placed. ``owner``: the browser session asking (Streamlit's session id; see
+        :func:`session_owner`), held to :attr:`JobSettings.per_session` jobs.
 
         Raises:
+            SessionBusyError: ``owner`` already has its share of jobs running or waiting.
             JobsBusyError: the workers are busy and the queue is full.
         """
         with self._lock:
             self._prune()
+            self._check_owner(owner)
             waiting = sum(1 for j in self._jobs if not self.started(j))
             running = len(self._jobs) - waiting
             if len(self._jobs) >= self.settings.workers + self.settings.queue:
@@ -321,7 +353,7 @@ class JobPool:
                 except cf.BrokenExecutor:
                     self._executor = None
                     future = self._pool().submit(*args)
-            job = _Job(number, future)
+            job = _Job(number, future, owner)
             self._jobs.append(job)
         future.add_done_callback(self._idle_soon)
         return job
@@ -398,12 +430,48 @@ def job_pool() -> JobPool:
         return _POOL
 
 
+def check_probe_pool(pool_bytes: int, device: str, *, total_bytes: int | None = None,
+                     settings: JobSettings | None = None) -> None:
+    """Refuse a web visitor's CPU probe whose pool passes :attr:`JobSettings.probe_host_share` of the host's
+    memory (``total_bytes``: default ``planner.probe.memory.host_memory().total``). A GPU pool is bounded by the
+    probe's own share of free device memory.
+
+    Raises:
+        PlanInputError: ``tokens``, naming the pool's bytes and the limit.
+    """
+    from planner.errors import PlanInputError
+    from planner.probe.memory import host_memory
+    from planner.units import format_bytes
+
+    if device != "cpu":
+        return
+    settings = settings or job_pool().settings
+    total = host_memory().total if total_bytes is None else total_bytes
+    limit = int(settings.probe_host_share * total)
+    if pool_bytes > limit:
+        raise PlanInputError("tokens", format_bytes(pool_bytes), msg(
+            "a CPU pool of at most {limit} here ({share:.1%} of this server's {total} memory, "
+            "KVPLAN_PROBE_HOST_SHARE): fewer tokens, or run kvplan probe on your own machine",
+            limit=format_bytes(limit), share=settings.probe_host_share, total=format_bytes(total)))
+
+
+def session_owner() -> str | None:
+    """The running Streamlit session's id (a job's owner), or None outside a Streamlit script run."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+    except ImportError:
+        return None
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return None if ctx is None else str(ctx.session_id)
+
+
 def run_job(fn: Callable, kwargs: dict, *, with_progress: bool = False, imports: tuple[str, ...] = (),
-            on_update: Callable[[float, str, int], None] | None = None) -> Any:
+            on_update: Callable[[float, str, int], None] | None = None, owner: str | None = None) -> Any:
     """Run ``fn(**kwargs)`` in the server's pool and wait for it (see :meth:`JobPool.result`). When the wait is
-    interrupted (Streamlit stops the script of a session that ended or reran), the job is cancelled."""
+    interrupted (Streamlit stops the script of a session that ended or reran), the job is cancelled. ``owner``:
+    the browser session (:func:`session_owner`), held to its share of the pool."""
     pool = job_pool()
-    job = pool.submit(fn, kwargs, with_progress=with_progress, imports=imports)
+    job = pool.submit(fn, kwargs, with_progress=with_progress, imports=imports, owner=owner)
     try:
         return pool.result(job, on_update=on_update)
     except BaseException:

@@ -235,12 +235,16 @@ def remove_spooled(path: str, _future=None) -> None:
         pass
 
 
-def _submit(pool, kwargs: dict, upload):
+def _submit(pool, kwargs: dict, upload, owner: str | None = None):
     if upload is None:
-        return pool.submit(analyze_trace, kwargs, with_progress=True)
+        return pool.submit(analyze_trace, kwargs, with_progress=True, owner=owner)
+    from planner.traces.budget import check_upload_cost
+
+    # what the job would cost, from the file's metadata: refused here, before a worker is taken
+    check_upload_cost(upload, name=kwargs.get("name") or None, memory_bytes=pool.settings.memory_bytes)
     path = spool_upload(upload)
     try:
-        job = pool.submit(analyze_trace, {**kwargs, "path": path}, with_progress=True)
+        job = pool.submit(analyze_trace, {**kwargs, "path": path}, with_progress=True, owner=owner)
     except BaseException:
         remove_spooled(path)
         raise
@@ -249,12 +253,15 @@ def _submit(pool, kwargs: dict, upload):
 
 
 def shared_analysis(key: tuple, kwargs: dict, *, upload=None,
-                    on_update: Callable[[float, str, int], None] | None = None, pool=None) -> TraceAnalysis:
+                    on_update: Callable[[float, str, int], None] | None = None, pool=None,
+                    owner: str | None = None) -> TraceAnalysis:
     """:func:`analyze_trace` (``kwargs``) in the server's pool, shared by ``key`` (module docstring). ``upload``:
-    the uploaded trace's bytes, written to a file for the job only when no job for ``key`` runs or is cached.
+    the uploaded trace's bytes, written to a file for the job only when no job for ``key`` runs or is cached,
+    and only when its rows and references fit (``planner.traces.budget.check_upload_cost``). ``owner``: the
+    browser session asking (``kvplan_app.jobs.session_owner``), held to its share of the pool.
 
     Raises:
-        JobError, JobsBusyError: from ``kvplan_app.jobs``; PlanInputError: from the job.
+        JobError, JobsBusyError: from ``kvplan_app.jobs``; PlanInputError: over the upload limits, or from the job.
     """
     from kvplan_app.jobs import job_pool
 
@@ -265,7 +272,7 @@ def shared_analysis(key: tuple, kwargs: dict, *, upload=None,
             del _RESULTS[k]
         entry = _RESULTS.get(key)
         if entry is None:
-            entry = _Entry(job=_submit(pool, kwargs, upload), waiters=0, used=now)
+            entry = _Entry(job=_submit(pool, kwargs, upload, owner), waiters=0, used=now)
             _RESULTS[key] = entry
         _RESULTS.move_to_end(key)
         entry.waiters += 1

@@ -33,7 +33,7 @@ from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_table
 from kvplan_app.i18n import num, planner_message, t, token_text
 from planner.messages import msg
-from kvplan_app.jobs import JobError, JobsBusyError, run_job
+from kvplan_app.jobs import JobError, JobsBusyError, check_probe_pool, run_job, session_owner
 from kvplan_app.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
 
 UI_TIME_LIMIT_S = 60.0
@@ -115,13 +115,14 @@ with run_tab:
                 bar = st.progress(0.0, text="queued")
                 try:
                     tokens = parse_tokens(tokens_text, field="tokens", maximum=MAX_PROBE_TOKENS)
-                    plan_pool(model_id, tokens, kv_format, int(block_size))  # bad input refused before queueing
+                    layout = plan_pool(model_id, tokens, kv_format, int(block_size))  # refused before queueing
+                    check_probe_pool(layout.pool_bytes, device)   # a CPU pool: at most a share of host memory
                     # in a worker process of the server's bounded pool (kvplan_app/jobs.py): its memory cap and
                     # time limit bound the probe, and this server's interpreter stays free for other sessions
                     result = run_job(run_probe, dict(
                         model_id=model_id, num_tokens=tokens, kv_format=kv_format, device=device,
                         block_size=int(block_size), max_fraction=float(fraction), time_limit_s=UI_TIME_LIMIT_S,
-                        lock_timeout_s=0), with_progress=True, imports=("torch",), on_update=lambda f, stage, queued: bar.progress(
+                        lock_timeout_s=0), with_progress=True, imports=("torch",), owner=session_owner(), on_update=lambda f, stage, queued: bar.progress(
                             min(1.0, max(0.0, f)), text=num(t("Jobs ahead in the queue: {ahead}", ahead=queued))
                             if queued else t(stage)))
                     st.session_state["probe_result"] = (result, t("measured here on {device}", device=result.device))

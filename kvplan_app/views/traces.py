@@ -9,7 +9,7 @@ with ``t_``.
 
 import streamlit as st
 
-from kvplan_app.jobs import JobError, JobsBusyError
+from kvplan_app.jobs import JobError, JobsBusyError, session_owner
 from kvplan_app.trace_jobs import shared_analysis, upload_digest
 
 from planner.plan import format_sessions, make_inputs, plan
@@ -216,7 +216,7 @@ job_inputs = {"model_id": inputs.model_id, "kv_format": inputs.kv_format,
 bar = st.progress(0.0, text=t("Queued..."))
 try:
     analysis = shared_analysis((*source_key, *sorted(job_inputs.items())), {**source, **job_inputs},
-                               upload=upload_bytes, on_update=lambda f, stage, ahead: bar.progress(
+                               upload=upload_bytes, owner=session_owner(), on_update=lambda f, stage, ahead: bar.progress(
                                    min(1.0, max(0.0, f)), text=num(t("Jobs ahead in the queue: {ahead}", ahead=ahead)) if ahead
                                    else t(stage) + "..."))
 except PlanInputError as exc:  # names the file and quotes its content: shown as text
