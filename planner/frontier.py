@@ -435,7 +435,7 @@ def kv_context_frame(model_list: Sequence[ModelSpec], contexts: Sequence[int] | 
     ctx = np.asarray(contexts, dtype=np.int64).ravel()
     parts = []
     for m in model_list:
-        kv = growing_bytes_array(m, ctx, kv_format) + per_length(m, ctx, kv_format, "capped_bytes")
+        kv = growing_bytes_array(m, ctx, kv_format) + per_length(m.capped_bytes, ctx, kv_format)
         parts.append(pd.DataFrame({"model_id": m.id, "model": m.name, "context_tokens": ctx, "kv_bytes": kv}))
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["model_id", "model",
                                                                                      "context_tokens", "kv_bytes"])

@@ -71,6 +71,22 @@ class KVFormat:
             return data_bytes
         return data_bytes + cdiv(num_elements, self.block_size) * self.scale_bits // 8
 
+    def vector_formula(self, num_elements: int) -> str:
+        """How :meth:`vector_bytes` prices ``num_elements``, in words.
+
+        >>> get_format("nvfp4").vector_formula(512)
+        '512 x 4 bit / 8 + ceil(512 / 16) x 8 bit / 8 = 256 + 32 = 288 B'
+        >>> get_format("bf16").vector_formula(128)
+        '128 x 16 bit / 8 = 256 B'
+        """
+        data = cdiv(num_elements * self.element_bits, 8)
+        head = f"{num_elements} x {self.element_bits} bit / 8"
+        if self.block_size is None:
+            return f"{head} = {data} B"
+        scales = cdiv(num_elements, self.block_size) * self.scale_bits // 8
+        return (f"{head} + ceil({num_elements} / {self.block_size}) x {self.scale_bits} bit / 8 "
+                f"= {data} + {scales} = {data + scales} B")
+
     @property
     def bits_per_element(self) -> float:
         """Average bits per element with block scales: nvfp4 -> 4.5, q8_0 -> 8.5."""

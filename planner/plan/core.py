@@ -153,7 +153,7 @@ def replay_window_tokens(model: ModelSpec, kv_format: str | None = None) -> int:
 
     DeepSeek V4.1-Flash: 128 (the per-layer SWA ring kept in host RAM).
     """
-    windows = [int(getattr(g, "window_tokens", 0) or 0) for g in model.layout(kv_format) if not g.in_pool]
+    windows = [g.cap_tokens or 0 for g in model.layout(kv_format) if not g.in_pool]
     return max(windows, default=0)
 
 
@@ -268,8 +268,8 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
     prefix = np.floor(h * n).astype(np.int64)
     shared = growing_bytes_array(model, prefix, fmt, tp, pp)
     growing_total = growing_bytes_array(model, total, fmt, tp, pp)
-    capped = per_length(model, total, fmt, "capped_bytes", tp, pp)
-    state = per_length(model, total, fmt, "state_bytes", tp, pp)
+    capped = per_length(model.capped_bytes, total, fmt, tp, pp)
+    state = per_length(model.state_bytes_outside_pool, total, fmt, tp, pp)
     per = growing_total - shared + capped + (state if inputs.state_in_hbm else 0)
     sessions = sessions_that_fit(usable, shared, per, k)
     per_gpu = sessions / np.float64(split.domain_gpus)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.catalog.entries import get_model
 from planner.errors import PlanInputError
+from planner.kv.formats import cdiv
 from planner.kv.notes import past_maximum_note
 from planner.kv.models import NATIVE, ModelSpec, with_pool_state
 from planner.plan.core import evaluate, kv_split
@@ -149,10 +150,10 @@ def _tp_kv_words(model: ModelSpec | None, fmt: str | None, tp: int) -> str:
     """What TP does to this model's KV, in words: heads split (or repeated when TP passes them), one-head
     entries (MLA latents, indexer keys, rings) replicated on every rank."""
     groups = [g for g in model.layout(fmt) if g.in_pool and g.role != "state"] if model is not None else []
-    heads = max((g.num_kv_heads for g in groups if not g.replicated_on_tp and hasattr(g, "num_kv_heads")), default=0)
+    heads = max((g.kv_heads_per_gpu(1) or 0 for g in groups if not g.replicated_on_tp), default=0)
     parts = []
     if heads:
-        per_gpu = -(-heads // tp)
+        per_gpu = cdiv(heads, tp)
         if heads >= tp:
             parts.append(msg("split the {heads:,} KV heads ({per_gpu} per GPU)" if heads != 1 else
                              "split the {heads:,} KV head ({per_gpu} per GPU)", heads=heads, per_gpu=per_gpu))
