@@ -77,6 +77,7 @@ from planner.engines.vllm_paging import (  # re-exported: the engine's settings 
     paging,
 )
 from planner.messages import msg
+from planner.monotone import largest_fitting
 
 __all__ = [
     "BUDGET_MOVES", "DEFAULT_BLOCK_SIZE", "DEFAULT_MAX_NUM_BATCHED_TOKENS", "ENGINE_COLUMNS", "EngineTypeBytes",
@@ -414,16 +415,7 @@ def vllm_max_model_len(model: ModelSpec, kv_budget_bytes: int, kv_format: str | 
     def fits(m: int) -> bool:
         return _needed_bytes(p, m, s.max_num_batched_tokens) <= budget
 
-    best = 0
-    lo = 1
-    if fits(1):
-        best, top = 1, hi
-        while lo <= top:
-            mid = (lo + top) // 2
-            if fits(mid):
-                best, lo = mid, mid + 1
-            else:
-                top = mid - 1
+    best = largest_fitting(fits, 1, hi)  # needed bytes never fall as max_model_len grows
     return MaxModelLenFit(model_id=model.id, kv_budget_bytes=budget, max_model_len=best, upper_bound=hi,
                           needed_bytes=_needed_bytes(p, best, s.max_num_batched_tokens) if best else 0)
 

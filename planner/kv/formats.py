@@ -28,11 +28,9 @@ from dataclasses import dataclass
 
 from planner.errors import PlanInputError
 from planner.messages import msg
+from planner.units import cdiv
 
-
-def cdiv(a: int, b: int) -> int:
-    """Ceiling division of non-negative integers: ``cdiv(33, 16) == 3``."""
-    return -(-a // b)
+__all__ = ["FORMATS", "KVFormat", "cdiv", "get_format"]
 
 
 @dataclass(frozen=True, kw_only=True)

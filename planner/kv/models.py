@@ -18,6 +18,7 @@ from planner.errors import PlanInputError
 from planner.kv.formats import get_format
 from planner.kv.kinds import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, group_bytes
 from planner.messages import msg
+from planner.units import EiB
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` never loads it
     import pandas as pd
@@ -241,7 +242,7 @@ class ModelSpec:
                 msg("at most about {fits:,} tokens for this model at TP {tp}, PP {pp}: its KV ({largest:.3g} B) "
                     "passes 2^63 B = {value:.0f} EiB, more than any machine holds (check num_hidden_layers, "
                     "num_key_value_heads and head_dim)", fits=fits, tp=tp, pp=pp, largest=largest,
-                    value=MAX_KV_BYTES / 2**60))
+                    value=MAX_KV_BYTES / EiB))
         return KVEstimate(
             model_id=self.id,
             context_tokens=n,

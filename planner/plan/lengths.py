@@ -7,7 +7,7 @@ per distinct length, or use a closed form checked against them first.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -33,6 +33,20 @@ def _growing_closed_form(model: ModelSpec, x: np.ndarray, kv_format: str, tp: in
         r = int(g.tokens_per_entry)
         out += (x // r) * np.int64(g.bytes_for(r, tp, pp))
     return out
+
+
+def log_token_grid(max_tokens: int, num_points: int, *, min_tokens: int = 1_000,
+                   include: Sequence[int] = ()) -> np.ndarray:
+    """Log-spaced whole token counts from ``min_tokens`` to ``max_tokens`` (both in; at least
+    ``min_tokens + 1`` at the top), at least two points, plus ``include``: unique, sorted, int64.
+    The one context grid of the curves, the frontier and the charts.
+
+    >>> log_token_grid(100_000, 3, include=[4_096]).tolist()
+    [1000, 4096, 10000, 100000]
+    """
+    hi = max(int(max_tokens), min_tokens + 1)
+    grid = np.round(np.geomspace(min_tokens, hi, max(num_points, 2))).astype(np.int64)
+    return np.unique(np.concatenate([grid, np.asarray([int(x) for x in include], dtype=np.int64)]))
 
 
 def growing_bytes_array(model: ModelSpec, tokens, kv_format: str, tp: int = 1, pp: int = 1) -> np.ndarray:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import functools
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -10,7 +11,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.catalog.entries import get_model
 from planner.errors import PlanInputError
-from planner.kv.formats import cdiv
 from planner.kv.notes import past_maximum_note
 from planner.kv.models import NATIVE, ModelSpec, with_pool_state
 from planner.plan.core import evaluate, kv_split
@@ -18,7 +18,7 @@ from planner.plan.hardware import hardware_arrays, hbm_override_note, resolve_ha
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
 from planner.plan.placement import TierPlacement, place_sessions
-from planner.units import format_figure, to_gib
+from planner.units import cdiv, format_figure, to_gib
 from planner.message_field import Text
 from planner.messages import Figure, msg
 
@@ -194,21 +194,28 @@ def _f(x) -> float:
     return float(x)
 
 
-_SLOPES: dict[tuple, tuple[ModelSpec, float]] = {}
-"""(id(model), tokens, format, TP, PP) -> (model, growing bytes per token); the model is kept so its id stays its own."""
+@dataclass(frozen=True, eq=False)
+class _Same:
+    """A model as an ``lru_cache`` key, by identity: two equal specs stay apart, and the cache
+    keeps the model alive so its id stays its own."""
+
+    model: ModelSpec
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.model is self.model
+
+    def __hash__(self) -> int:
+        return id(self.model)
+
+
+@functools.lru_cache(maxsize=4096)
+def _slope(key: _Same, n: int, fmt: str, tp: int, pp: int) -> float:
+    return key.model.estimate(n, fmt, tp, pp).kv_bytes_per_token
 
 
 def _kv_bytes_per_token(model: ModelSpec, n: int, fmt: str, tp: int, pp: int) -> float:
-    """``model.estimate(n, fmt, tp, pp).kv_bytes_per_token``, remembered for the last few thousand calls."""
-    key = (id(model), n, fmt, tp, pp)
-    hit = _SLOPES.get(key)
-    if hit is not None and hit[0] is model:
-        return hit[1]
-    if len(_SLOPES) >= 4096:
-        _SLOPES.clear()
-    slope = model.estimate(n, fmt, tp, pp).kv_bytes_per_token
-    _SLOPES[key] = (model, slope)
-    return slope
+    """``model.estimate(n, fmt, tp, pp).kv_bytes_per_token`` (B/token), remembered for the last few thousand calls."""
+    return _slope(_Same(model), n, fmt, tp, pp)
 
 
 def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
