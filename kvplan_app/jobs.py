@@ -45,8 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from planner.messages import msg
-
-GiB = 2**30
+from planner.units import GiB
 
 
 class JobError(RuntimeError):

@@ -20,7 +20,7 @@ from planner.engines.logs import MAX_LOG_BYTES
 from planner.probe.result import MAX_RESULT_FILE_BYTES
 from planner.traces import MAX_TRACE_BYTES
 from planner.traces.curvefile import MAX_CURVE_FILE_BYTES
-from planner.units import MB
+from planner.units import MB, cdiv
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class Upload:
 
 
 def _mb(limit_bytes: int) -> int:
-    return max(1, -(-limit_bytes // MB))
+    return max(1, cdiv(limit_bytes, MB))
 
 
 UPLOADS: dict[str, Upload] = {

@@ -37,7 +37,7 @@ from planner.errors import PlanInputError
 from planner.kv.models import ModelSpec
 from planner.monotone import largest_fitting
 from planner.plan.core import PlanArrays, evaluate, miss_probability
-from planner.plan.lengths import growing_bytes_array, per_length
+from planner.plan.lengths import growing_bytes_array, log_token_grid, per_length
 from planner.plan.hardware import hardware_arrays, resolve_hardware, resolve_hbm, user_accelerator
 from planner.plan.inputs import MAX_CONTEXT_TOKENS, PlanInputs, make_inputs
 from planner.plan.rebase import rebase
@@ -405,10 +405,8 @@ def with_points(grid_values: np.ndarray, *points: float) -> np.ndarray:
 
 
 def context_axis(max_tokens: int, num_points: int = 60, *, min_tokens: int = 1_000, include: Sequence[int] = ()) -> np.ndarray:
-    """Log-spaced whole token counts from ``min_tokens`` to ``max_tokens`` (plus ``include``)."""
-    hi = max(int(max_tokens), min_tokens + 1)
-    grid = np.unique(np.round(np.geomspace(min_tokens, hi, max(num_points, 2))).astype(np.int64))
-    return with_points(grid, *[int(x) for x in include]) if include else grid
+    """Log-spaced whole token counts from ``min_tokens`` to ``max_tokens`` (plus ``include``): :func:`log_token_grid`."""
+    return log_token_grid(max_tokens, num_points, min_tokens=min_tokens, include=include)
 
 
 def hit_rate_axis(num_points: int = 101, *, include: Sequence[float] = ()) -> np.ndarray:
@@ -435,7 +433,7 @@ def kv_context_frame(model_list: Sequence[ModelSpec], contexts: Sequence[int] | 
     ctx = np.asarray(contexts, dtype=np.int64).ravel()
     parts = []
     for m in model_list:
-        kv = growing_bytes_array(m, ctx, kv_format) + per_length(m, ctx, kv_format, "capped_bytes")
+        kv = growing_bytes_array(m, ctx, kv_format) + per_length(m.capped_bytes, ctx, kv_format)
         parts.append(pd.DataFrame({"model_id": m.id, "model": m.name, "context_tokens": ctx, "kv_bytes": kv}))
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["model_id", "model",
                                                                                      "context_tokens", "kv_bytes"])

@@ -32,6 +32,15 @@ TiB: int = 2**40
 """Tebibyte, 2**40 B (IEC)."""
 
 
+EiB: int = 2**60
+"""Exbibyte, 2**60 B (IEC)."""
+
+
+def cdiv(a: int, b: int) -> int:
+    """Ceiling division of non-negative integers, exact at any size: ``cdiv(33, 16) == 3``."""
+    return -(-a // b)
+
+
 def to_gb(num_bytes: float) -> float:
     """Bytes -> GB (10**9 B). ``to_gb(890_000_000) == 0.89``."""
     return num_bytes / GB
@@ -51,17 +60,6 @@ def gib_to_bytes(gib: float) -> int:
     if not math.isfinite(gib):
         raise ValueError(f"gib: {gib!r} is not a finite number")
     return int(round(gib * GiB))
-
-
-def gb_to_bytes(gb: float) -> int:
-    """GB -> whole bytes, rounded to the nearest byte.
-
-    Raises:
-        ValueError: ``gb`` is NaN or infinite.
-    """
-    if not math.isfinite(gb):
-        raise ValueError(f"gb: {gb!r} is not a finite number")
-    return int(round(gb * GB))
 
 
 def format_number(value: float) -> str:

@@ -54,8 +54,8 @@ def test_block_formats_priced_per_element_not_per_block():
     # per head 136 B (above) x (K + V) x 8 heads x 32 layers = 136 x 2 x 8 x 32 = 69,632 B/token.
     layer = FullAttentionGroup(name="full", num_layers=32, kv_format=get_format("q8_0"),
                                num_kv_heads=8, k_head_dim=128, v_head_dim=128)
-    assert layer.bytes_per_token(1) == 69_632
-    assert layer.bytes_per_token(1) != 2 * 32 * 8 * 128 * 34  # the per-element fault: 2,228,224
+    assert layer.growing_bytes_per_token(1) == 69_632
+    assert layer.growing_bytes_per_token(1) != 2 * 32 * 8 * 128 * 34  # the per-element fault: 2,228,224
 
 
 def test_vector_formula_shows_the_numbers():

@@ -90,7 +90,7 @@ def test_per_token_and_state_equal_the_engine(key):
     per_token, state = GOLDEN[key]
     e = est(model_id, 300_000, fmt, tp)  # past every window
     assert e.kv_bytes_per_token == per_token
-    assert e.pool_state_bytes == state
+    assert e.state_bytes_in_pool == state
 
 
 def test_deepseek_v32_native_is_vllms_auto_fp8_ds_mla():
@@ -336,10 +336,10 @@ def test_layers_block_type_with_granite_style_mamba_fields():
            "mamba_n_heads": 8, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128, "mamba_d_conv": 4,
            "mamba_expand": 2}
     e = model_from_config(cfg).estimate(1_000)
-    assert e.kv_bytes_per_token == 1_024 and e.pool_state_bytes == 407_040
+    assert e.kv_bytes_per_token == 1_024 and e.state_bytes_in_pool == 407_040
     # TP 2: the single group does not divide by 2, so vLLM raises it to 2 groups: conv (512 + 2 x 2 x 128) / 2
     # = 512 channels x 3 x 2 B = 3,072 B; SSM 4 x 64 x 128 x 2 = 65,536 B; 3 x 68,608 = 205,824 B.
-    assert model_from_config(cfg).estimate(1_000, tp=2).pool_state_bytes == 205_824
+    assert model_from_config(cfg).estimate(1_000, tp=2).state_bytes_in_pool == 205_824
 
 
 def test_shared_kv_layers_store_none():
@@ -400,7 +400,7 @@ def test_garbage_in_hybrid_dialects_raises_only_plan_input_errors(change):
         except PlanInputError as exc:
             assert exc.field == "tp"
             continue
-        assert e.kv_bytes >= e.pool_state_bytes >= 0
+        assert e.kv_bytes >= e.state_bytes_in_pool >= 0
 
 
 def test_cli_mamba_ssm_cache_dtype_as_vllms_flag(capsys):

@@ -247,7 +247,7 @@ def test_v41_flash_one_million_tokens_and_window_state():
     est = get_model("deepseek-v4.1-flash").estimate(1_000_000)
     assert est.kv_bytes == 890_000_000
     assert format_bytes(est.kv_bytes) == "0.89 GB (0.829 GiB)"
-    assert est.state_bytes == 2_703_360
+    assert est.state_bytes_outside_pool == 2_703_360
     assert est.basis == "reported coefficient"
 
 
@@ -288,7 +288,7 @@ def test_coefficient_model_state_outside_pool():
     # 890 B/token x 1,000 = 890,000 B in the pool; 2,703,360 B of state outside
     m = coefficient_model(890, state_bytes=2_703_360)
     est = m.estimate(1_000)
-    assert est.kv_bytes == 890_000 and est.state_bytes == 2_703_360
+    assert est.kv_bytes == 890_000 and est.state_bytes_outside_pool == 2_703_360
 
 
 # ---------------------------------------------------------------------------
@@ -352,7 +352,7 @@ def test_bad_coefficient(coef):
 def test_zero_tokens_hold_nothing():
     for m in models().values():
         est = m.estimate(0)
-        assert est.kv_bytes == 0 and est.state_bytes == 0
+        assert est.kv_bytes == 0 and est.state_bytes_outside_pool == 0
 
 
 def test_check_tokens_accepts_whole_floats():

@@ -71,7 +71,7 @@ def test_breakdown_explains_the_coefficient():
     assert arch.kv_bytes == 890_000_000
     by_role = {}
     for g in arch.groups:
-        by_role[g.role] = by_role.get(g.role, 0) + g.bytes_per_token
+        by_role[g.role] = by_role.get(g.role, 0) + g.growing_bytes_per_token
     assert by_role["main"] == 720.0     # 3 x 288 / 2 + 288 = 432 + 288
     assert by_role["indexer"] == 170.0  # 3 x 68 / 2 + 68 = 102 + 68
 
@@ -79,4 +79,4 @@ def test_breakdown_explains_the_coefficient():
 def test_window_state_per_session():
     # docs/sources.md: 40 layers x 128 tokens x 528 B (512 FP8 + 16 E8M0 scales) = 2,703,360 B, outside the pool
     est = get_model(V41).estimate(1_000_000)
-    assert est.state_bytes == 2_703_360
+    assert est.state_bytes_outside_pool == 2_703_360

@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from planner.kv.models import NATIVE, ModelSpec
+from planner.plan.lengths import log_token_grid
 from planner.plan.result import format_sessions
 from kvplan_app.charts.style import LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, PLAN_MARKER, english, label_plan, mark_x
 from planner.units import GB, GiB
@@ -24,9 +25,7 @@ SESSIONS_HOVER = ("%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %
 
 def context_grid(max_tokens: int, num_points: int = 60) -> np.ndarray:
     """Log-spaced whole token counts from 1k to ``max_tokens`` (inclusive), unique, sorted."""
-    hi = max(int(max_tokens), MIN_CURVE_TOKENS + 1)
-    grid = np.unique(np.round(np.geomspace(MIN_CURVE_TOKENS, hi, num_points)).astype(np.int64))
-    return grid
+    return log_token_grid(max_tokens, num_points, min_tokens=MIN_CURVE_TOKENS)
 
 
 def kv_vs_context_figure(

@@ -197,8 +197,10 @@ def resolve_links(gpu_id: str, host_link: str = AUTO, ssd_link: str = AUTO) -> t
     return host, ssd
 
 
-def reload_seconds(num_bytes: float, bytes_per_s: float) -> float:
-    """Seconds to move ``num_bytes`` over a link of ``bytes_per_s`` (per direction)."""
+def reload_seconds(num_bytes, bytes_per_s):
+    """Seconds to move ``num_bytes`` (bytes) over a link of ``bytes_per_s`` (bytes/s, per direction):
+    ``num_bytes / bytes_per_s``. Numbers or numpy arrays (the plan's array core prices every
+    reload with it)."""
     return num_bytes / bytes_per_s
 
 

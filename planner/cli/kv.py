@@ -128,13 +128,13 @@ def run(args: argparse.Namespace) -> int:
         "kv_gb": to_gb(est.kv_bytes),
         "kv_gib": to_gib(est.kv_bytes),
         "kv_bytes_per_replica": est.kv_bytes_per_replica,
-        "state_bytes": est.pool_state_bytes + est.state_bytes,
-        "state_bytes_in_pool": est.pool_state_bytes,
-        "state_bytes_outside_pool": est.state_bytes,
+        "state_bytes": est.state_bytes_per_sequence,
+        "state_bytes_in_pool": est.state_bytes_in_pool,
+        "state_bytes_outside_pool": est.state_bytes_outside_pool,
         "layer_pattern": model.layer_pattern,
         "per": est.per,
         "basis": est.basis,
-        "groups": [asdict(g) for g in est.groups],
+        "groups": [g.as_json() for g in est.groups],
     }
     engine = None
     if args.engine == "vllm":
@@ -178,18 +178,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"  KV bytes per token: {est.kv_bytes_per_token:,.6g} B per GPU at this length ({est.basis})")
     if cap_w is not None:
         print(f"  sliding window:     {cap_w.sentence}, per GPU")
-    if est.pool_state_bytes:
-        print(f"  state per sequence: {est.pool_state_bytes:,} B = {format_bytes(est.pool_state_bytes)} per GPU, "
+    if est.state_bytes_in_pool:
+        print(f"  state per sequence: {est.state_bytes_in_pool:,} B = {format_bytes(est.state_bytes_in_pool)} per GPU, "
               "in the pool, constant in length (counted once per session)")
     print(f"  KV pool bytes:      {est.kv_bytes:,} B = {format_bytes(est.kv_bytes)} per {est.per}"
-          + (" (state included)" if est.pool_state_bytes else ""))
+          + (" (state included)" if est.state_bytes_in_pool else ""))
     if model.layer_pattern:
         print(f"  layer pattern:      {model.layer_pattern}  ({pattern_legend(model.layer_pattern)})")
     if est.tp * est.pp > 1:
         print(f"  per replica:        {est.kv_bytes_per_replica:,} B = {format_bytes(est.kv_bytes_per_replica)} "
               f"on {est.tp * est.pp} GPUs")
-    if est.state_bytes:
-        print(f"  state outside pool: {est.state_bytes:,} B = {format_bytes(est.state_bytes)} per session")
+    if est.state_bytes_outside_pool:
+        print(f"  state outside pool: {est.state_bytes_outside_pool:,} B = {format_bytes(est.state_bytes_outside_pool)} per session")
     if engine is not None:
         same = " (same as theory)" if not engine.differs and not engine.unmodelled else ""
         print(f"  vLLM allocates:     {engine.engine_bytes:,} B = {format_bytes(engine.engine_bytes)} per GPU" + same)

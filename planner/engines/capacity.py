@@ -63,7 +63,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from planner.errors import PlanInputError
-from planner.kv.kinds import check_tokens, check_tp
+from planner.kv.kinds import PageUse, check_tokens, check_tp
 from planner.kv.models import ModelSpec
 from planner.engines.vllm_paging import (  # re-exported: the engine's settings and defaults
     DEFAULT_BLOCK_SIZE,
@@ -77,6 +77,7 @@ from planner.engines.vllm_paging import (  # re-exported: the engine's settings 
     paging,
 )
 from planner.messages import msg
+from planner.monotone import largest_fitting
 
 __all__ = [
     "BUDGET_MOVES", "DEFAULT_BLOCK_SIZE", "DEFAULT_MAX_NUM_BATCHED_TOKENS", "ENGINE_COLUMNS", "EngineTypeBytes",
@@ -220,31 +221,10 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
         engine = layers * blocks * t.page_size_bytes
         why = ""
         if engine != theory:
-            if t.kind == "mamba":
-                why = (msg("{names}: one Mamba page per layer and sequence, {blocks} x {page_size_bytes:,} B (the "
-                           "state, {value:,} B per layer, padded to the attention page)", names=', '.join(t.names),
-                           blocks=blocks, page_size_bytes=t.page_size_bytes, value=theory // max(t.layers, 1)))
-            elif t.kind == "full" and t.converted:
-                why = (msg("{names}: stored as full attention (hybrid manager off): ceil({n:,} / {block_size}) = "
-                           "{blocks:,} blocks per layer instead of a capped window", names=', '.join(t.names), n=n,
-                           block_size=t.block_size, blocks=blocks))
-            elif t.kind == "full":
-                why = (msg("{names}: block rounding, ceil({n:,} / {block_size}) = {blocks:,} blocks = {value:,} token "
-                           "slots per layer", names=', '.join(t.names), n=n, block_size=t.block_size, blocks=blocks,
-                           value=blocks * t.block_size))
-            elif t.kind == "sliding":
-                why = (msg("{names}: theory keeps min(n, W) = {kept:,} tokens; vLLM holds min(ceil({n:,} / "
-                           "{block_size}), cdiv(min({cap_tokens:,} - 1 + {max_num_batched_tokens:,}, {max_len:,}), "
-                           "{block_size}) + 1) = {blocks:,} blocks per layer (window plus one prefill chunk, +1 for a "
-                           "window not aligned to a block)", names=', '.join(t.names), kept=min(n, t.cap_tokens), n=n,
-                           block_size=t.block_size, cap_tokens=t.cap_tokens,
-                           max_num_batched_tokens=s.max_num_batched_tokens, max_len=max_len, blocks=blocks))
-            else:
-                why = (msg("{names}: theory keeps one chunk of {cap_tokens:,}; vLLM holds min(ceil({n:,} / "
-                           "{block_size}), cdiv(min({cap_tokens:,} + {max_num_batched_tokens:,}, {max_len:,}), "
-                           "{block_size})) = {blocks:,} blocks per layer", names=', '.join(t.names),
-                           cap_tokens=t.cap_tokens, n=n, block_size=t.block_size,
-                           max_num_batched_tokens=s.max_num_batched_tokens, max_len=max_len, blocks=blocks))
+            why = t.reason(PageUse(names=", ".join(t.names), num_tokens=n, block_size=t.block_size, blocks=blocks,
+                                   page_size_bytes=t.page_size_bytes,
+                                   max_num_batched_tokens=s.max_num_batched_tokens, max_model_len=max_len,
+                                   theory_bytes=theory, layers=t.layers, converted=t.converted))
             if layers != t.layers:
                 why = msg("{why}; plus {pad} padding layer(s)", why=why, pad=layers - t.layers)
             reasons.append(why)
@@ -435,16 +415,7 @@ def vllm_max_model_len(model: ModelSpec, kv_budget_bytes: int, kv_format: str | 
     def fits(m: int) -> bool:
         return _needed_bytes(p, m, s.max_num_batched_tokens) <= budget
 
-    best = 0
-    lo = 1
-    if fits(1):
-        best, top = 1, hi
-        while lo <= top:
-            mid = (lo + top) // 2
-            if fits(mid):
-                best, lo = mid, mid + 1
-            else:
-                top = mid - 1
+    best = largest_fitting(fits, 1, hi)  # needed bytes never fall as max_model_len grows
     return MaxModelLenFit(model_id=model.id, kv_budget_bytes=budget, max_model_len=best, upper_bound=hi,
                           needed_bytes=_needed_bytes(p, best, s.max_num_batched_tokens) if best else 0)
 

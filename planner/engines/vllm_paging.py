@@ -3,8 +3,10 @@
 Reproduces vLLM V1's arithmetic (``vllm/v1/core/kv_cache_utils.py``,
 ``vllm/v1/kv_cache_interface.py``, ``vllm/model_executor/models/config.py``); the
 rules, each with its source, are listed in :mod:`planner.engines.capacity`. Each layer
-group says how vLLM pages it (:attr:`planner.kv.kinds.KVGroup.vllm_kind`); this module
-turns those into specs, unifies page sizes and forms the groups.
+kind carries its own vLLM rule (:class:`planner.kv.kinds.KVGroup`: ``vllm_kind``,
+``vllm_max_blocks``, ``vllm_blocks_for``, ``vllm_as_full``, ``vllm_per_sequence``,
+``vllm_reason``); this module loops over the groups, unifies page sizes and forms
+vLLM's KV-cache groups, never asking which kind a group is.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Literal
 
 from planner.errors import PlanInputError
 from planner.kv.formats import cdiv
-from planner.kv.kinds import KVGroup
+from planner.kv.kinds import KVGroup, PageUse
 from planner.kv.models import ModelSpec
 from planner.messages import msg
 
@@ -30,7 +32,6 @@ MAX_BLOCK_SIZE = 4096
 MAX_BATCHED_TOKENS = 10**8
 MAX_MODEL_LEN = 10**9
 
-Kind = Literal["full", "sliding", "chunked", "mamba"]
 MAMBA_BLOCK_MULTIPLE = 16
 """vLLM rounds the attention block size of a Mamba hybrid to a multiple of 16
 tokens (``HybridAttentionMambaModelConfig``: some attention backends need it)."""
@@ -85,34 +86,48 @@ class VLLMSettings:
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PagedType:
-    """One vLLM KV-cache spec (a set of layers with identical paging) on one GPU."""
+    """One vLLM KV-cache spec (a set of layers with identical paging) on one GPU.
 
-    kind: Kind
-    cap_tokens: int | None  # window W or chunk C
-    page_size_bytes: int  # one layer, one block
+    Attributes:
+        spec: the layer kind whose rule pages these layers (the first of them,
+            as vLLM stores it: full attention when ``converted``).
+        page_size_bytes: one layer, one block, bytes.
+        block_size: tokens per block.
+        layers: real layers on this GPU.
+        names: the kvplan groups paged here.
+        converted: sliding / chunked stored as full (hybrid manager off).
+    """
+
+    spec: KVGroup
+    page_size_bytes: int
     block_size: int
-    layers: int  # real layers on this GPU
+    layers: int
     names: tuple[str, ...]
-    converted: bool  # sliding / chunked stored as full (hybrid manager off)
+    converted: bool = False
+
+    @property
+    def kind(self) -> str | None:
+        """The vLLM spec, in words ("full", "sliding", "chunked", "mamba")."""
+        return self.spec.vllm_kind
+
+    @property
+    def cap_tokens(self) -> int | None:
+        """The window or chunk, tokens (None for full attention and state)."""
+        return self.spec.cap_tokens
 
     def max_memory_blocks(self, max_model_len: int, max_batched: int) -> int:
         """Blocks one request of ``max_model_len`` tokens may hold per layer (``max_memory_usage_bytes / page``)."""
-        b = self.block_size
-        if self.kind == "mamba":
-            return 1
-        if self.kind == "sliding":
-            return cdiv(min(self.cap_tokens - 1 + max_batched, max_model_len), b) + 1
-        if self.kind == "chunked":
-            return cdiv(min(self.cap_tokens + max_batched, max_model_len), b)
-        return cdiv(max_model_len, b)
+        return self.spec.vllm_max_blocks(max_model_len, max_batched, self.block_size)
 
     def blocks_for(self, num_tokens: int, max_model_len: int, max_batched: int) -> int:
         """Blocks per layer a sequence of ``num_tokens`` tokens holds (at most the reservation)."""
-        if self.kind == "mamba":
-            return 1 if num_tokens else 0
-        return min(cdiv(num_tokens, self.block_size), self.max_memory_blocks(max_model_len, max_batched))
+        return self.spec.vllm_blocks_for(num_tokens, max_model_len, max_batched, self.block_size)
+
+    def reason(self, use: PageUse) -> str:
+        """Why vLLM's bytes differ from the theory, in the kind's words."""
+        return self.spec.vllm_reason(use)
 
 
 @dataclass(frozen=True)
@@ -140,8 +155,9 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
     """vLLM's KV-cache groups for this model on one GPU (largest PP stage)."""
     groups = model.layout(kv_format)
     pooled = [g for g in groups if g.in_pool]
-    attention = [g for g in pooled if g.vllm_kind is not None and g.vllm_kind[0] != "mamba"]
-    states = [g for g in pooled if g.vllm_kind is not None and g.vllm_kind[0] == "mamba"]
+    modelled = [g for g in pooled if g.vllm_kind is not None]
+    attention = [g for g in modelled if not g.vllm_per_sequence]
+    states = [g for g in modelled if g.vllm_per_sequence]
     unmodelled = [g for g in pooled if g.vllm_kind is None]
     notes: list[str] = []
     state = state_type(states, tp, pp) if states else None
@@ -174,30 +190,28 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
     elif state is not None:
         mamba_page = state[1]
 
-    has_full = any(g.vllm_kind[0] == "full" for g in attention)
-    convert = (not s.hybrid_kv_cache_manager) and has_full and any(g.vllm_kind[0] != "full" for g in attention)
+    # Hybrid manager off: windowed layers of a model that also has full layers store full KV.
+    full_layers = any(g.vllm_as_full() is g for g in attention)
+    convert = (not s.hybrid_kv_cache_manager) and full_layers and any(g.vllm_as_full() is not g for g in attention)
     if convert:
         notes.append(msg("hybrid KV cache manager off (e.g. with a KV connector): vLLM stores full KV on sliding and "
                          "chunked layers too (unify_hybrid_kv_cache_specs)"))
-    raw: dict[tuple[Kind, int | None, int], list[KVGroup]] = {}
+    raw: dict[tuple[str, int | None, int], list[tuple[KVGroup, KVGroup]]] = {}
     for g in attention:
-        kind, cap = g.vllm_kind
-        if convert and kind != "full":
-            kind, cap = "full", None
-        raw.setdefault((kind, cap, block * g.entry_bytes(tp)), []).append(g)
+        stored = g.vllm_as_full() if convert else g
+        raw.setdefault((stored.vllm_kind, stored.cap_tokens, block * g.entry_bytes(tp)), []).append((g, stored))
     if not raw and state is None:
         return Paging((), "none", 0, 0, (), tuple(unmodelled), tuple(notes))
 
-    def make(key, gs, blk, page) -> _Type:
-        kind, cap, _ = key
-        converted = convert and any(g.vllm_kind[0] != "full" for g in gs)
-        return PagedType(kind, cap, page, blk, sum(g.layers_per_gpu(pp) for g in gs), tuple(g.name for g in gs),
-                     converted)
+    def make(pairs: list[tuple[KVGroup, KVGroup]], blk: int, page: int) -> PagedType:
+        return PagedType(spec=pairs[0][1], page_size_bytes=page, block_size=blk,
+                         layers=sum(g.layers_per_gpu(pp) for g, _ in pairs), names=tuple(g.name for g, _ in pairs),
+                         converted=any(stored is not g for g, stored in pairs))
 
     kinds = {(k[0], k[1]) for k in raw}
     if state is None and (len(raw) == 1 or len(kinds) == 1):
         # One spec, or one type with several page sizes (UniformTypeKVCacheSpecs): one KV-cache group.
-        types = tuple(make(k, gs, block, k[2]) for k, gs in raw.items())
+        types = tuple(make(pairs, block, k[2]) for k, pairs in raw.items())
         layout = "uniform" if len(raw) == 1 else "uniform type"
         layers = sum(t.layers for t in types)
         return Paging(types, layout, layers, 1, (1,) * len(types), tuple(unmodelled), tuple(notes))
@@ -205,7 +219,7 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
     # Hybrid: unify page sizes by growing the block size of smaller pages (unify_kv_cache_spec_page_size).
     max_page = max([k[2] for k in raw] + [mamba_page])
     types_list = []
-    for key, gs in raw.items():
+    for key, pairs in raw.items():
         page = key[2]
         if max_page % page:
             raise PlanInputError("engine", model.id, msg("a layout whose page sizes divide each other: vLLM cannot "
@@ -214,15 +228,16 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
         ratio = max_page // page
         if ratio > 1:
             notes.append(msg("{names}: page size {page:,} B grown to {max_page:,} B by a block size of {value} tokens "
-                             "(unify_kv_cache_spec_page_size)", names=', '.join(g.name for g in gs), page=page,
+                             "(unify_kv_cache_spec_page_size)", names=', '.join(g.name for g, _ in pairs), page=page,
                              max_page=max_page, value=block * ratio))
-        types_list.append(make(key, gs, block * ratio, max_page))
+        types_list.append(make(pairs, block * ratio, max_page))
     if state is not None:
         if mamba_page != max_page:
             raise PlanInputError("engine", model.id, msg("a Mamba page ({mamba_page:,} B) equal to the attention page "
                                                          "({max_page:,} B): vLLM pads one to the other",
                                                          mamba_page=mamba_page, max_page=max_page))
-        types_list.append(PagedType("mamba", None, max_page, block, state[0], state[2], False))
+        types_list.append(PagedType(spec=states[0], page_size_bytes=max_page, block_size=block, layers=state[0],
+                                    names=state[2]))
     counts = [t.layers for t in types_list]
     group_size = min(counts)
     if max(counts) < min(counts) * HYBRID_GROUP_RATIO:

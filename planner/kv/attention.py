@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from planner.kv.formats import KVFormat, cdiv
-from planner.kv.group import KVGroup, vector_formula
+from planner.kv.group import KVGroup, PageUse, vector_formula
 from planner.messages import msg
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,9 +47,15 @@ class FullAttentionGroup(KVGroup):
         return self.kv_heads_per_gpu(tp) * (fmt.vector_bytes(self.k_head_dim) + fmt.vector_bytes(self.v_head_dim))
 
     @property
-    def vllm_kind(self) -> tuple[str, int | None] | None:
-        return ("full", None)
+    def vllm_kind(self) -> str | None:
+        return "full"
 
+    def full_attention(self) -> "FullAttentionGroup":
+        """The same heads as plain full attention (no window or chunk)."""
+        return FullAttentionGroup(name=self.name, num_layers=self.num_layers, kv_format=self.kv_format,
+                                  role=self.role, in_pool=self.in_pool, layer_ids=self.layer_ids,
+                                  num_kv_heads=self.num_kv_heads, k_head_dim=self.k_head_dim,
+                                  v_head_dim=self.v_head_dim)
 
     def entry_formula(self, tp: int = 1) -> str:
         heads = self.kv_heads_per_gpu(tp)
@@ -68,7 +74,13 @@ class FullAttentionGroup(KVGroup):
 
 @dataclass(frozen=True, kw_only=True)
 class SlidingWindowGroup(FullAttentionGroup):
-    """Sliding-window layers: a sequence holds its last ``window_tokens`` tokens."""
+    """Sliding-window layers: a sequence holds its last ``window_tokens`` tokens.
+
+    vLLM pages them as a ``SlidingWindowSpec``: a request of ``max_model_len``
+    tokens may hold ``cdiv(min(W - 1 + max_num_batched_tokens, max_model_len),
+    block_size) + 1`` blocks per layer (the last ``W - 1`` tokens plus one
+    scheduled chunk, +1 because the window need not start on a block boundary).
+    """
 
     window_tokens: int
 
@@ -80,14 +92,36 @@ class SlidingWindowGroup(FullAttentionGroup):
         return True
 
     @property
-    def vllm_kind(self) -> tuple[str, int | None] | None:
-        return ("sliding", self.window_tokens)
+    def cap_tokens(self) -> int | None:
+        return self.window_tokens
 
+    @property
+    def vllm_kind(self) -> str | None:
+        return "sliding"
+
+    def vllm_as_full(self) -> KVGroup:
+        return self.full_attention()
+
+    def vllm_max_blocks(self, max_model_len: int, max_num_batched_tokens: int, block_size: int) -> int:
+        return cdiv(min(self.window_tokens - 1 + max_num_batched_tokens, max_model_len), block_size) + 1
+
+    def vllm_reason(self, use: PageUse) -> str:
+        return msg("{names}: theory keeps min(n, W) = {kept:,} tokens; vLLM holds min(ceil({n:,} / "
+                   "{block_size}), cdiv(min({cap_tokens:,} - 1 + {max_num_batched_tokens:,}, {max_len:,}), "
+                   "{block_size}) + 1) = {blocks:,} blocks per layer (window plus one prefill chunk, +1 for a "
+                   "window not aligned to a block)", names=use.names, kept=min(use.num_tokens, self.window_tokens),
+                   n=use.num_tokens, block_size=use.block_size, cap_tokens=self.window_tokens,
+                   max_num_batched_tokens=use.max_num_batched_tokens, max_len=use.max_model_len, blocks=use.blocks)
 
 
 @dataclass(frozen=True, kw_only=True)
 class ChunkedLocalGroup(FullAttentionGroup):
-    """Chunked local attention (Llama 4 ``attention_chunk_size``): at most one chunk."""
+    """Chunked local attention (Llama 4 ``attention_chunk_size``): at most one chunk.
+
+    vLLM pages it as a ``ChunkedLocalAttentionSpec``: at most
+    ``cdiv(min(C + max_num_batched_tokens, max_model_len), block_size)`` blocks
+    per layer for one request.
+    """
 
     chunk_tokens: int
 
@@ -99,9 +133,25 @@ class ChunkedLocalGroup(FullAttentionGroup):
         return True
 
     @property
-    def vllm_kind(self) -> tuple[str, int | None] | None:
-        return ("chunked", self.chunk_tokens)
+    def cap_tokens(self) -> int | None:
+        return self.chunk_tokens
 
+    @property
+    def vllm_kind(self) -> str | None:
+        return "chunked"
+
+    def vllm_as_full(self) -> KVGroup:
+        return self.full_attention()
+
+    def vllm_max_blocks(self, max_model_len: int, max_num_batched_tokens: int, block_size: int) -> int:
+        return cdiv(min(self.chunk_tokens + max_num_batched_tokens, max_model_len), block_size)
+
+    def vllm_reason(self, use: PageUse) -> str:
+        return msg("{names}: theory keeps one chunk of {cap_tokens:,}; vLLM holds min(ceil({n:,} / "
+                   "{block_size}), cdiv(min({cap_tokens:,} + {max_num_batched_tokens:,}, {max_len:,}), "
+                   "{block_size})) = {blocks:,} blocks per layer", names=use.names, cap_tokens=self.chunk_tokens,
+                   n=use.num_tokens, block_size=use.block_size, max_num_batched_tokens=use.max_num_batched_tokens,
+                   max_len=use.max_model_len, blocks=use.blocks)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,9 +174,8 @@ class MLAGroup(KVGroup):
         return replace(self, kv_format=kv_format)
 
     @property
-    def vllm_kind(self) -> tuple[str, int | None] | None:
-        return ("full", None)
-
+    def vllm_kind(self) -> str | None:
+        return "full"  # MLAAttentionSpec: the full-attention rule, one latent per token
 
     @property
     def width(self) -> str:

@@ -31,6 +31,12 @@ class RopeTailFormat(KVFormat):
                                                                    tail_channels=self.tail_channels))
         return super().vector_bytes(num_elements - self.tail_channels) + cdiv(self.tail_channels * self.tail_bits, 8)
 
+    def vector_formula(self, num_elements: int) -> str:
+        """:meth:`vector_bytes` in words: the scaled part, then the unscaled tail."""
+        scaled = num_elements - self.tail_channels
+        return (f"{scaled} x {self.element_bits} bit / 8 + ceil({scaled} / {self.block_size}) x {self.scale_bits} bit / 8"
+                f" + {self.tail_channels} x {self.tail_bits} bit / 8 (unscaled tail) = {self.vector_bytes(num_elements)} B")
+
 
 _VLLM_DSA = "vLLM vllm/model_executor/models/deepseek_v2.py (Indexer, DeepseekV32IndexerCache)"
 
@@ -97,8 +103,8 @@ class IndexerKeyGroup(KVGroup):
         return self.kv_format.vector_bytes(self.entry_dim)
 
     @property
-    def vllm_kind(self) -> tuple[str, int | None] | None:
-        return ("full", None)
+    def vllm_kind(self) -> str | None:
+        return "full"  # an MLAAttentionSpec of uint8: the full-attention rule
 
     def entry_formula(self, tp: int = 1) -> str:
         return (msg("one indexer key of {entry_dim} channels per token, replicated on TP: {vector_formula}",
@@ -126,6 +132,10 @@ class WindowRingGroup(KVGroup):
     @property
     def capped(self) -> bool:
         return True
+
+    @property
+    def cap_tokens(self) -> int | None:
+        return self.window_tokens
 
     def entry_formula(self, tp: int = 1) -> str:
         return (msg("ring of the last {window_tokens} tokens x {entry_dim} channels, replicated on TP: "

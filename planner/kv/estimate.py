@@ -7,7 +7,7 @@ The layer kinds that produce these figures live in :mod:`planner.kv.kinds`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from planner.errors import PlanInputError
 from planner.messages import msg
@@ -26,7 +26,9 @@ class GroupBytes:
         entry_bytes: bytes of one entry in one layer (per GPU).
         entries: entries per layer for the sequence.
         bytes: ``num_layers_per_gpu * entries * entry_bytes``.
-        bytes_per_token: marginal bytes per extra token (0 when capped).
+        growing_bytes_per_token: marginal bytes per extra token at this
+            length, B/token (0 once a capped group stops growing); written as
+            ``bytes_per_token`` in the CLI's JSON (:meth:`as_json`).
         capped: True if it stops growing.
         in_pool: True if it lives in the HBM pool.
         num_layers_per_gpu: ``ceil(num_layers / PP)``.
@@ -36,6 +38,9 @@ class GroupBytes:
         replicated_on_tp: True when every TP rank holds the whole entry.
         formula: how ``entry_bytes`` was computed, numbers plugged in.
         layer_ids: the model's layers this group stores, as ranges ("4, 12, 20, 28"); "" when not known.
+        entry_bytes_per_token: bytes per token while the group grows
+            (``num_layers_per_gpu * entry_bytes / tokens_per_entry``, B/token;
+            inside a window, not 0 past it): the breakdown's ``bytes_per_token`` column.
     """
 
     name: str
@@ -46,7 +51,7 @@ class GroupBytes:
     entry_bytes: int
     entries: int
     bytes: int
-    bytes_per_token: float
+    growing_bytes_per_token: float
     capped: bool
     in_pool: bool
     num_layers_per_gpu: int = 0
@@ -56,6 +61,18 @@ class GroupBytes:
     replicated_on_tp: bool = False
     formula: str = ""
     layer_ids: str = ""
+    entry_bytes_per_token: float = 0.0
+
+    def as_json(self) -> dict:
+        """The row as the CLI's JSON writes it: every field in order, the marginal
+        figure under its published key ``bytes_per_token``, ``entry_bytes_per_token`` left out."""
+        out: dict = {}
+        for key, value in asdict(self).items():
+            if key == "growing_bytes_per_token":
+                out["bytes_per_token"] = value
+            elif key != "entry_bytes_per_token":
+                out[key] = value
+        return out
 
 
 @dataclass(frozen=True)
@@ -69,7 +86,8 @@ class KVEstimate:
         tp: tensor-parallel degree the per-GPU figures assume.
         kv_bytes: bytes in the engine's KV pool on one GPU (window-capped
             groups included, out-of-pool state excluded).
-        state_bytes: per-session state kept outside the pool, per GPU.
+        state_bytes_outside_pool: per-sequence state kept outside the HBM pool
+            (e.g. a host-RAM window ring), bytes per GPU.
         kv_bytes_per_token: marginal pool bytes per extra token at this
             length, per GPU.
         basis: "reported coefficient" or "architecture".
@@ -79,8 +97,8 @@ class KVEstimate:
         kv_bytes_per_replica: pool bytes on all ``tp x pp`` GPUs of one
             replica (replicated heads and latents counted on every rank).
         per: what the per-GPU figures mean, in words.
-        pool_state_bytes: per-sequence state in the pool (Mamba / linear
-            attention), per GPU; included in ``kv_bytes``, constant in length.
+        state_bytes_in_pool: per-sequence state in the pool (Mamba / linear
+            attention), bytes per GPU; included in ``kv_bytes``, constant in length.
     """
 
     model_id: str
@@ -88,14 +106,29 @@ class KVEstimate:
     kv_format: str
     tp: int
     kv_bytes: int
-    state_bytes: int
+    state_bytes_outside_pool: int
     kv_bytes_per_token: float
     basis: str
     groups: tuple[GroupBytes, ...] = field(default_factory=tuple)
     pp: int = 1
     kv_bytes_per_replica: int = 0
     per: str = "GPU"
-    pool_state_bytes: int = 0
+    state_bytes_in_pool: int = 0
+
+    @property
+    def state_bytes_per_sequence(self) -> int:
+        """All per-sequence state, in the pool and outside it, bytes per GPU (the CLI's ``state_bytes``)."""
+        return self.state_bytes_in_pool + self.state_bytes_outside_pool
+
+    @property
+    def state_bytes(self) -> int:
+        """Alias of :attr:`state_bytes_outside_pool`, kept for the dashboard's Model page."""
+        return self.state_bytes_outside_pool
+
+    @property
+    def pool_state_bytes(self) -> int:
+        """Alias of :attr:`state_bytes_in_pool`, kept for the dashboard's Model page."""
+        return self.state_bytes_in_pool
 
 
 def check_tokens(name: str, value: object, *, maximum: int = 10**12) -> int:

@@ -28,11 +28,9 @@ from dataclasses import dataclass
 
 from planner.errors import PlanInputError
 from planner.messages import msg
+from planner.units import cdiv
 
-
-def cdiv(a: int, b: int) -> int:
-    """Ceiling division of non-negative integers: ``cdiv(33, 16) == 3``."""
-    return -(-a // b)
+__all__ = ["FORMATS", "KVFormat", "cdiv", "get_format"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,6 +68,22 @@ class KVFormat:
         if self.block_size is None:
             return data_bytes
         return data_bytes + cdiv(num_elements, self.block_size) * self.scale_bits // 8
+
+    def vector_formula(self, num_elements: int) -> str:
+        """How :meth:`vector_bytes` prices ``num_elements``, in words.
+
+        >>> get_format("nvfp4").vector_formula(512)
+        '512 x 4 bit / 8 + ceil(512 / 16) x 8 bit / 8 = 256 + 32 = 288 B'
+        >>> get_format("bf16").vector_formula(128)
+        '128 x 16 bit / 8 = 256 B'
+        """
+        data = cdiv(num_elements * self.element_bits, 8)
+        head = f"{num_elements} x {self.element_bits} bit / 8"
+        if self.block_size is None:
+            return f"{head} = {data} B"
+        scales = cdiv(num_elements, self.block_size) * self.scale_bits // 8
+        return (f"{head} + ceil({num_elements} / {self.block_size}) x {self.scale_bits} bit / 8 "
+                f"= {data} + {scales} = {data + scales} B")
 
     @property
     def bits_per_element(self) -> float:

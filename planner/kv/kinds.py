@@ -8,9 +8,15 @@ breakdown row (:func:`group_bytes`).
 A model's KV cache is a tuple of layer groups, derived from its per-layer
 pattern (layers of equal kind and geometry). Each group is a frozen spec with
 one number format; each variant overrides only what differs: how many entries
-a layer stores for a sequence of ``n`` tokens (``entries``), how wide one entry
-is (``entry_bytes``), how vLLM pages it (``vllm_kind``) and the sentence that
-explains it (``entry_formula``):
+a layer stores for a sequence of ``n`` tokens (``entries``), where they stop
+(``cap_tokens``: a window or chunk), how wide one entry is (``entry_bytes``), the
+sentence that explains it (``entry_formula``) and its vLLM rule, after
+``vllm/v1/kv_cache_interface.py`` (``vllm_kind``, ``vllm_max_blocks``,
+``vllm_blocks_for``, ``vllm_as_full``, ``vllm_per_sequence``, ``vllm_reason``).
+Bytes per token have one formula, :meth:`KVGroup.entry_bytes_per_token`
+(``layers_per_gpu * entry_bytes / tokens_per_entry``, B/token while the group
+grows); :meth:`KVGroup.growing_bytes_per_token` is the marginal figure (0 past
+a window):
 
 ==========================  ======================================  =====================
 group                       entry bytes (per layer, per GPU)         entries for n tokens
@@ -65,12 +71,12 @@ from planner.kv.deepseek import (
     WindowRingGroup,
 )
 from planner.kv.estimate import MAX_PARALLEL, GroupBytes, KVEstimate, check_tokens, check_tp
-from planner.kv.group import KVGroup, Role, vector_formula
+from planner.kv.group import KVGroup, PageUse, Role, vector_formula
 from planner.kv.state import Mamba2ConvStateGroup, StateGroup
 
 __all__ = [
     "ChunkedLocalGroup", "CompressedGroup", "DSA_INDEXER_FP8", "FP8_DS_MLA", "FullAttentionGroup", "GroupBytes",
-    "IndexerKeyGroup", "KVEstimate", "KVGroup", "MAX_PARALLEL", "MLAGroup", "Mamba2ConvStateGroup", "Role",
+    "IndexerKeyGroup", "KVEstimate", "KVGroup", "MAX_PARALLEL", "MLAGroup", "Mamba2ConvStateGroup", "PageUse", "Role",
     "RopeTailFormat", "SlidingWindowGroup", "StateGroup", "WindowRingGroup", "check_tokens", "check_tp",
     "group_bytes", "layer_ranges", "vector_formula",
 ]
@@ -111,7 +117,8 @@ def group_bytes(group: KVGroup, num_tokens: int, tp: int = 1, pp: int = 1) -> Gr
         entry_bytes=entry,
         entries=entries,
         bytes=layers * entries * entry,
-        bytes_per_token=group.bytes_per_token(num_tokens, tp, pp),
+        growing_bytes_per_token=group.growing_bytes_per_token(num_tokens, tp, pp),
+        entry_bytes_per_token=group.entry_bytes_per_token(tp, pp),
         capped=group.capped,
         in_pool=group.in_pool,
         num_layers_per_gpu=layers,

@@ -18,6 +18,7 @@ from planner.errors import PlanInputError
 from planner.kv.formats import get_format
 from planner.kv.kinds import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, group_bytes
 from planner.messages import msg
+from planner.units import EiB
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` never loads it
     import pandas as pd
@@ -153,9 +154,18 @@ class ModelSpec:
         if pp == 1:
             return 1.0
         growing = [g for g in self.groups if not g.capped and g.in_pool]
-        whole = sum(g.num_layers * g.entry_bytes(1) / g.tokens_per_entry for g in growing)
-        stage = sum(g.layers_per_gpu(pp) * g.entry_bytes(1) / g.tokens_per_entry for g in growing)
+        whole = sum(g.entry_bytes_per_token() for g in growing)
+        stage = sum(g.entry_bytes_per_token(1, pp) for g in growing)
         return stage / whole if whole else 1.0
+
+    def coefficient_bytes_per_token(self, pp: int = 1) -> float:
+        """The reported coefficient on the GPU of the largest PP stage, B/token:
+        ``reported_kv_bytes_per_token * _coefficient_scale(pp)``.
+
+        Raises:
+            TypeError: no reported coefficient (check :meth:`uses_coefficient` first).
+        """
+        return float(self.reported_kv_bytes_per_token) * self._coefficient_scale(pp)
 
     def growing_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
         """Pool bytes of the groups that grow with length (full, MLA, compressed), per GPU.
@@ -165,18 +175,19 @@ class ModelSpec:
         architecture's share on the largest stage.
         """
         if self.uses_coefficient(kv_format):
-            return math.ceil(self.reported_kv_bytes_per_token * self._coefficient_scale(pp) * num_tokens)
+            return math.ceil(self.coefficient_bytes_per_token(pp) * num_tokens)
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if not g.capped and g.in_pool)
 
     def capped_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
         """Pool bytes of capped groups (windows, chunks, fixed state) in HBM, per GPU."""
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if g.capped and g.in_pool)
 
-    def state_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
+    def state_bytes_outside_pool(self, num_tokens: int, kv_format: str | None = None, tp: int = 1,
+                                 pp: int = 1) -> int:
         """Per-session bytes kept outside the HBM pool (e.g. host-RAM window rings), per GPU."""
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if not g.in_pool)
 
-    def pool_state_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
+    def state_bytes_in_pool(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
         """Per-sequence state in the HBM pool (Mamba / linear-attention state), per GPU:
         constant once a sequence has a token, counted once per session. Part of
         :meth:`capped_bytes`."""
@@ -209,20 +220,20 @@ class ModelSpec:
         pp = self.check_pp(pp, kv_format)
         rows = tuple(group_bytes(g, n, tp, pp) for g in groups)
         if self.uses_coefficient(kv_format):
-            slope = float(self.reported_kv_bytes_per_token) * self._coefficient_scale(pp)
-            slope += sum(r.bytes_per_token for r, g in zip(rows, groups) if g.capped and g.in_pool)
+            slope = self.coefficient_bytes_per_token(pp)
+            slope += sum(r.growing_bytes_per_token for r, g in zip(rows, groups) if g.capped and g.in_pool)
             basis = "reported coefficient"
         else:
-            slope = sum(r.bytes_per_token for r in rows if r.in_pool)
+            slope = sum(r.growing_bytes_per_token for r in rows if r.in_pool)
             basis = "architecture"
         per = "GPU"
         if tp > 1 or pp > 1:
             per = f"GPU (TP {tp}, PP {pp}: one GPU of the largest pipeline stage)"
         kv_bytes = self.growing_bytes(n, kv_format, tp, pp) + self.capped_bytes(n, kv_format, tp, pp)
         replica_bytes = self.replica_bytes(n, kv_format, tp)
-        state_bytes = self.state_bytes(n, kv_format, tp, pp)
-        pool_state = self.pool_state_bytes(n, kv_format, tp, pp)
-        largest = max(kv_bytes, replica_bytes, state_bytes, pool_state, *(r.bytes for r in rows))
+        outside = self.state_bytes_outside_pool(n, kv_format, tp, pp)
+        in_pool = self.state_bytes_in_pool(n, kv_format, tp, pp)
+        largest = max(kv_bytes, replica_bytes, outside, in_pool, *(r.bytes for r in rows))
         if largest > MAX_KV_BYTES:
             per_token = max(largest / n, 1) if n else largest
             fits = max(int(MAX_KV_BYTES // per_token), 0)
@@ -231,21 +242,21 @@ class ModelSpec:
                 msg("at most about {fits:,} tokens for this model at TP {tp}, PP {pp}: its KV ({largest:.3g} B) "
                     "passes 2^63 B = {value:.0f} EiB, more than any machine holds (check num_hidden_layers, "
                     "num_key_value_heads and head_dim)", fits=fits, tp=tp, pp=pp, largest=largest,
-                    value=MAX_KV_BYTES / 2**60))
+                    value=MAX_KV_BYTES / EiB))
         return KVEstimate(
             model_id=self.id,
             context_tokens=n,
             kv_format=kv_format or NATIVE,
             tp=tp,
             kv_bytes=kv_bytes,
-            state_bytes=state_bytes,
+            state_bytes_outside_pool=outside,
             kv_bytes_per_token=slope,
             basis=basis,
             groups=rows,
             pp=pp,
             kv_bytes_per_replica=replica_bytes,
             per=per,
-            pool_state_bytes=pool_state,
+            state_bytes_in_pool=in_pool,
         )
 
     def weights_bytes(self, weight_format: str | None = None) -> int:
@@ -262,10 +273,6 @@ class ModelSpec:
             raise PlanInputError("weights", self.id, msg("a model with a known parameter count, or weights given in "
                                                          "GiB"))
         return math.ceil(self.total_params * WEIGHT_BYTES_PER_PARAM[fmt])
-
-    def with_reported(self, kv_bytes_per_token: float | None) -> "ModelSpec":
-        """A copy with another reported coefficient (e.g. a measured one)."""
-        return replace(self, reported_kv_bytes_per_token=kv_bytes_per_token)
 
 
 def coefficient_model(kv_bytes_per_token: float, *, state_bytes: int = 0, name: str = "custom",
@@ -288,7 +295,7 @@ def coefficient_model(kv_bytes_per_token: float, *, state_bytes: int = 0, name: 
     groups: tuple[KVGroup, ...] = ()
     if state_bytes:
         groups = (StateGroup(name="fixed session state", num_layers=1, kv_format=get_format("bf16"),
-                             role="state", in_pool=state_in_pool, state_bytes=state_bytes),)
+                             role="state", in_pool=state_in_pool, fixed_bytes_per_layer=state_bytes),)
     return ModelSpec(id="custom", name=name, groups=groups, reported_kv_bytes_per_token=float(kv_bytes_per_token),
                      native_format_label="as reported", source="user-supplied coefficient")
 
@@ -305,7 +312,7 @@ def with_pool_state(model: ModelSpec, state_bytes: int) -> ModelSpec:
     groups = tuple(g for g in model.groups if not (g.in_pool and g.role == "state"))
     if state_bytes:
         groups += (StateGroup(name="reported state per sequence", num_layers=1, kv_format=get_format("bf16"),
-                              role="state", state_bytes=state_bytes),)
+                              role="state", fixed_bytes_per_layer=state_bytes),)
     return replace(model, groups=groups)
 
 
@@ -326,7 +333,9 @@ BREAKDOWN_COLUMNS: tuple[str, ...] = (
 * ``channels``: width of one entry, in words;
 * ``entry_bytes``: one entry of one layer in ``kv_format``, scales included;
 * ``bytes_per_token``: ``layers_per_gpu * entry_bytes / tokens_per_entry``
-  while the group grows (a capped group stops at its window / state);
+  while the group grows (a capped group stops at its window / state), B/token:
+  :attr:`GroupBytes.entry_bytes_per_token`, not the marginal
+  :attr:`GroupBytes.growing_bytes_per_token` (0 past a window);
 * ``entries`` and ``bytes``: what one sequence of the chosen context holds;
 * ``growth``: "growing" or "capped"; ``in_pool``: in the HBM KV pool or not;
 * ``layer_ids``: the model's layers the group stores, as ranges ("" when not known).
@@ -350,7 +359,7 @@ def breakdown_frame(model: ModelSpec, context_tokens: int, kv_format: str | None
             "layers_per_gpu": g.num_layers_per_gpu, "kv_heads_per_gpu": g.kv_heads_per_gpu,
             "channels": g.width, "kv_format": g.kv_format, "entry_bytes": g.entry_bytes,
             "tokens_per_entry": g.tokens_per_entry,
-            "bytes_per_token": g.num_layers_per_gpu * g.entry_bytes / g.tokens_per_entry,
+            "bytes_per_token": g.entry_bytes_per_token,
             "entries": g.entries, "bytes": g.bytes, "growth": "capped" if g.capped else "growing",
             "in_pool": g.in_pool, "replicated_on_tp": g.replicated_on_tp, "layer_ids": g.layer_ids,
         })
@@ -385,7 +394,7 @@ def coefficient_check(model: ModelSpec) -> CoefficientCheck:
     growing = [g for g in model.groups if not g.capped and g.in_pool]
     terms = [msg("{num_layers} x {entry_bytes} B / {tokens_per_entry} ({name})", num_layers=g.num_layers,
                  entry_bytes=g.entry_bytes(1), tokens_per_entry=g.tokens_per_entry, name=g.name) for g in growing]
-    arch = sum(g.num_layers * g.entry_bytes(1) / g.tokens_per_entry for g in growing)
+    arch = sum(g.entry_bytes_per_token() for g in growing)
     reported = model.reported_kv_bytes_per_token
     total = terms[0] if terms else None
     for term in terms[1:]:
@@ -435,5 +444,5 @@ def how_computed(model: ModelSpec, context_tokens: int, kv_format: str | None = 
                      "{kv_bytes_per_replica:,} B; outside the pool: {state_bytes:,} B per session." if tp * pp == 1 else
                      "Total in the pool per GPU: {kv_bytes:,} B; per replica ({gpus:,} GPUs): "
                      "{kv_bytes_per_replica:,} B; outside the pool: {state_bytes:,} B per session.", kv_bytes=est.kv_bytes, gpus=tp * pp,
-                     kv_bytes_per_replica=est.kv_bytes_per_replica, state_bytes=est.state_bytes))
+                     kv_bytes_per_replica=est.kv_bytes_per_replica, state_bytes=est.state_bytes_outside_pool))
     return lines

@@ -50,9 +50,8 @@ def window_cap(model: ModelSpec, kv_format: str | None = None, tp: int = 1, pp: 
     Raises:
         PlanInputError: as :meth:`ModelSpec.estimate` (bad format, TP or PP).
     """
-    windows = [getattr(g, "window_tokens", None) or getattr(g, "chunk_tokens", None)
-               for g in model.layout(kv_format) if g.capped and g.in_pool and g.role != "state"]
-    windows = [w for w in windows if w]
+    windows = [g.cap_tokens for g in model.layout(kv_format)
+               if g.capped and g.in_pool and g.role != "state" and g.cap_tokens]
     if not windows:
         return None
     w = max(windows)

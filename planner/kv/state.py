@@ -7,10 +7,11 @@ layers: fixed once a sequence has a token, split over TP as vLLM's
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from planner.errors import PlanInputError
 from planner.kv.formats import cdiv
-from planner.kv.group import KVGroup, vector_formula
+from planner.kv.group import KVGroup, PageUse, vector_formula
 from planner.messages import msg
 
 @dataclass(frozen=True, kw_only=True)
@@ -18,14 +19,14 @@ class StateGroup(KVGroup):
     """Fixed per-sequence state (SSM / linear attention), independent of length
     once the sequence has a token.
 
-    Either a fixed ``state_bytes`` per layer (a reported figure; not split by
-    TP), or ``num_units`` TP-split units (heads or channels) of
+    Either ``fixed_bytes_per_layer``, bytes per layer and sequence (a reported
+    figure; not split by TP), or ``num_units`` TP-split units (heads or channels) of
     ``elements_per_unit`` elements each in ``kv_format``: a GPU holds
     ``ceil(num_units / TP)`` units (vLLM divides the state's head / channel
     dimension by TP, ``MambaStateShapeCalculator``).
     """
 
-    state_bytes: int = 0
+    fixed_bytes_per_layer: int = 0
     num_units: int = 0
     elements_per_unit: int = 0
     shape_note: str = ""
@@ -52,10 +53,25 @@ class StateGroup(KVGroup):
                                                units=units, name=self.name))
 
     @property
-    def vllm_kind(self) -> tuple[str, int | None] | None:
+    def vllm_kind(self) -> str | None:
         # vLLM pages SSM / linear-attention state as a MambaSpec, one page per
         # sequence; a fixed reported figure has no shapes to page.
-        return ("mamba", None) if self.num_units else None
+        return "mamba" if self.num_units else None
+
+    vllm_per_sequence: ClassVar[bool] = True
+
+    def vllm_max_blocks(self, max_model_len: int, max_num_batched_tokens: int, block_size: int) -> int:
+        """One page per layer and sequence (``MambaSpec.max_memory_usage_bytes``; prefix caching off)."""
+        return 1
+
+    def vllm_blocks_for(self, num_tokens: int, max_model_len: int, max_num_batched_tokens: int,
+                        block_size: int) -> int:
+        return 1 if num_tokens else 0
+
+    def vllm_reason(self, use: PageUse) -> str:
+        return msg("{names}: one Mamba page per layer and sequence, {blocks} x {page_size_bytes:,} B (the "
+                   "state, {value:,} B per layer, padded to the attention page)", names=use.names, blocks=use.blocks,
+                   page_size_bytes=use.page_size_bytes, value=use.theory_bytes // max(use.layers, 1))
 
     @property
     def replicated_on_tp(self) -> bool:
@@ -70,7 +86,7 @@ class StateGroup(KVGroup):
 
     def entry_bytes(self, tp: int = 1) -> int:
         if not self.num_units:
-            return self.state_bytes
+            return self.fixed_bytes_per_layer
         return self.kv_format.vector_bytes(self.units_per_gpu(tp) * self.elements_per_unit)
 
     def entries(self, num_tokens: int) -> int:
@@ -82,7 +98,8 @@ class StateGroup(KVGroup):
 
     def entry_formula(self, tp: int = 1) -> str:
         if not self.num_units:
-            return msg("fixed {state_bytes:,} B per layer and sequence (reported)", state_bytes=self.state_bytes)
+            return msg("fixed {state_bytes:,} B per layer and sequence (reported)",
+                       state_bytes=self.fixed_bytes_per_layer)
         units = self.units_per_gpu(tp)
         n = units * self.elements_per_unit
         return (msg("{shape_note}: {split_formula} = {units:,} units x {elements_per_unit} elements = {n:,} elements; "

@@ -30,16 +30,16 @@ shared prefixes:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from planner.catalog.tiers import reload_seconds
 from planner.kv.models import ModelSpec
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, PlanInputs
 from planner.plan.lengths import growing_bytes_array, per_length
 from planner.plan.placement import PlacementCounts, place_counts
-from planner.units import gib_to_bytes
+from planner.units import cdiv, gib_to_bytes
 
 
 # ---------------------------------------------------------------------------
@@ -153,7 +153,7 @@ def replay_window_tokens(model: ModelSpec, kv_format: str | None = None) -> int:
 
     DeepSeek V4.1-Flash: 128 (the per-layer SWA ring kept in host RAM).
     """
-    windows = [int(getattr(g, "window_tokens", 0) or 0) for g in model.layout(kv_format) if not g.in_pool]
+    windows = [g.cap_tokens or 0 for g in model.layout(kv_format) if not g.in_pool]
     return max(windows, default=0)
 
 
@@ -163,7 +163,7 @@ def weights_per_gpu(inputs: PlanInputs, model: ModelSpec) -> int:
     The catalog prices total parameters (all experts), never active ones.
     """
     total = gib_to_bytes(inputs.weights_gib) if inputs.weights_gib is not None else model.weights_bytes(inputs.weight_format)
-    return math.ceil(total / inputs.gpus_per_replica)
+    return cdiv(total, inputs.gpus_per_replica)
 
 
 @dataclass(frozen=True)
@@ -268,8 +268,8 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
     prefix = np.floor(h * n).astype(np.int64)
     shared = growing_bytes_array(model, prefix, fmt, tp, pp)
     growing_total = growing_bytes_array(model, total, fmt, tp, pp)
-    capped = per_length(model, total, fmt, "capped_bytes", tp, pp)
-    state = per_length(model, total, fmt, "state_bytes", tp, pp)
+    capped = per_length(model.capped_bytes, total, fmt, tp, pp)
+    state = per_length(model.state_bytes_outside_pool, total, fmt, tp, pp)
     per = growing_total - shared + capped + (state if inputs.state_in_hbm else 0)
     sessions = sessions_that_fit(usable, shared, per, k)
     per_gpu = sessions / np.float64(split.domain_gpus)
@@ -287,15 +287,15 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
     replay_s_miss = replay_per_miss / prefill
     replay_s_turn = np.where(p_miss > 0, p_miss * replay_s_miss, 0.0)  # no miss, no replay (never 0 x a huge figure)
     host_bw = np.asarray(hw.host_link_bytes_per_s, dtype=np.float64)
-    state_reload = np.where(parked_state, state / host_bw, 0.0)
+    state_reload = np.where(parked_state, reload_seconds(state, host_bw), 0.0)
     ring_restore = np.where(parked_state & (pause > 0), (1.0 - p_miss) * state_reload + replay_s_turn, 0.0)
     decode_s = t / inputs.session_decode_tokens_per_s
     turn = ring_restore + decode_s
     active = turn / (turn + pause) if pause > 0 else np.ones_like(turn)
 
     # -- 3. tiers ------------------------------------------------------------------
-    reload_host = per / host_bw
-    reload_ssd = per / np.minimum(host_bw, np.asarray(hw.ssd_link_bytes_per_s, dtype=np.float64))
+    reload_host = reload_seconds(per, host_bw)
+    reload_ssd = reload_seconds(per, np.minimum(host_bw, np.asarray(hw.ssd_link_bytes_per_s, dtype=np.float64)))
     tail_recompute_tokens = n - prefix + t
     recompute = tail_recompute_tokens / prefill
     counts = None

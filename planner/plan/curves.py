@@ -18,6 +18,7 @@ import pandas as pd
 
 from planner.plan import MAX_CONTEXT_TOKENS, PlanInputs, PlanResult, plan
 from planner.errors import PlanInputError
+from planner.plan.lengths import log_token_grid
 from planner.messages import msg
 
 CURVE_COLUMNS: tuple[str, ...] = ("context_tokens", "sessions_per_gpu", "sessions_per_replica", "per_session_bytes",
@@ -35,9 +36,7 @@ def curve_contexts(max_tokens: int, *, min_tokens: int = 1_000, num_points: int 
     >>> curve_contexts(100_000, num_points=3).tolist()
     [1000, 10000, 100000]
     """
-    hi = max(int(max_tokens), min_tokens + 1)
-    grid = np.round(np.geomspace(min_tokens, hi, max(num_points, 2))).astype(np.int64)
-    return np.unique(np.concatenate([grid, np.asarray(list(include), dtype=np.int64)]))
+    return log_token_grid(max_tokens, num_points, min_tokens=min_tokens, include=include)
 
 
 def sessions_by_context(inputs: PlanInputs, contexts: Sequence[int] | np.ndarray) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from planner.plan.core import HardwareArrays
 from planner.plan.inputs import PlanInputs
 from planner.plan.rebase import usable_binding_mismatch
 from planner.catalog.tiers import AUTO, Link, node_for, resolve_links
-from planner.units import format_bytes, gib_to_bytes
+from planner.units import format_bytes, gib_to_bytes, to_gib
 from planner.messages import Figure, msg
 
 _KEEP = object()
@@ -128,7 +128,7 @@ def resolve_hardware(inputs: PlanInputs, gpu_id: str | None = None, hbm_gib=_KEE
         measured = gib_to_bytes(inputs.measured_usable_kv_gib)
         if measured > hbm:
             raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
-                                 msg("at most the GPU's HBM ({value:,.4g} GiB)", value=hbm / 2**30))
+                                 msg("at most the GPU's HBM ({value:,.4g} GiB)", value=to_gib(hbm)))
     host_link, ssd_link = resolve_links(inputs.gpu_id, inputs.host_link, inputs.ssd_link)
     if user is not None and inputs.host_link == AUTO:
         host_link = user_host_link(user) or host_link  # its own host link, when it gives one

@@ -1,11 +1,13 @@
 """A model's KV bytes at many lengths at once (numpy int64), for the plan's array core.
 
 The model's own methods (:meth:`planner.kv.models.ModelSpec.growing_bytes`,
-``capped_bytes``, ``state_bytes``) are the truth; these helpers call them once
+``capped_bytes``, ``state_bytes_outside_pool``) are the truth; these helpers call them once
 per distinct length, or use a closed form checked against them first.
 """
 
 from __future__ import annotations
+
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -22,8 +24,7 @@ _DIRECT_SIZE = 64
 def _growing_closed_form(model: ModelSpec, x: np.ndarray, kv_format: str, tp: int, pp: int) -> np.ndarray | None:
     """``model.growing_bytes`` in closed form over int64 ``x``, or None when no closed form is known."""
     if model.uses_coefficient(kv_format):
-        scale = model._coefficient_scale(pp) if pp > 1 else 1.0
-        coef = float(model.reported_kv_bytes_per_token) * scale
+        coef = model.coefficient_bytes_per_token(pp)
         return np.ceil(coef * x.astype(np.float64)).astype(np.int64)
     out = np.zeros(x.shape, dtype=np.int64)
     for g in model.layout(kv_format):
@@ -32,6 +33,20 @@ def _growing_closed_form(model: ModelSpec, x: np.ndarray, kv_format: str, tp: in
         r = int(g.tokens_per_entry)
         out += (x // r) * np.int64(g.bytes_for(r, tp, pp))
     return out
+
+
+def log_token_grid(max_tokens: int, num_points: int, *, min_tokens: int = 1_000,
+                   include: Sequence[int] = ()) -> np.ndarray:
+    """Log-spaced whole token counts from ``min_tokens`` to ``max_tokens`` (both in; at least
+    ``min_tokens + 1`` at the top), at least two points, plus ``include``: unique, sorted, int64.
+    The one context grid of the curves, the frontier and the charts.
+
+    >>> log_token_grid(100_000, 3, include=[4_096]).tolist()
+    [1000, 4096, 10000, 100000]
+    """
+    hi = max(int(max_tokens), min_tokens + 1)
+    grid = np.round(np.geomspace(min_tokens, hi, max(num_points, 2))).astype(np.int64)
+    return np.unique(np.concatenate([grid, np.asarray([int(x) for x in include], dtype=np.int64)]))
 
 
 def growing_bytes_array(model: ModelSpec, tokens, kv_format: str, tp: int = 1, pp: int = 1) -> np.ndarray:
@@ -46,20 +61,22 @@ def growing_bytes_array(model: ModelSpec, tokens, kv_format: str, tp: int = 1, p
     """
     x = np.asarray(tokens, dtype=np.int64)
     if x.size <= _DIRECT_SIZE:  # a few lengths: the model's own arithmetic, one call each
-        return per_length(model, x, kv_format, "growing_bytes", tp, pp)
+        return per_length(model.growing_bytes, x, kv_format, tp, pp)
     probe = np.array(_PROBE_TOKENS, dtype=np.int64)
     closed = _growing_closed_form(model, probe, kv_format, tp, pp)
     if closed is not None and all(int(c) == model.growing_bytes(int(p), kv_format, tp, pp)
                                   for c, p in zip(closed, probe)):
         return _growing_closed_form(model, x, kv_format, tp, pp)
-    return per_length(model, x, kv_format, "growing_bytes", tp, pp)
+    return per_length(model.growing_bytes, x, kv_format, tp, pp)
 
 
-def per_length(model: ModelSpec, tokens, kv_format: str, fn: str, tp: int = 1, pp: int = 1) -> np.ndarray:
-    """``getattr(model, fn)(n, kv_format, tp, pp)`` for every ``n`` in ``tokens``: one call per distinct length."""
+def per_length(fn: Callable[[int, str, int, int], int], tokens, kv_format: str, tp: int = 1,
+               pp: int = 1) -> np.ndarray:
+    """``fn(n, kv_format, tp, pp)`` (a model's bytes method, e.g. ``model.capped_bytes``) for every
+    ``n`` in ``tokens`` (int64 bytes): one call per distinct length."""
     x = np.asarray(tokens, dtype=np.int64)
     if x.ndim == 0:
-        return np.int64(getattr(model, fn)(int(x), kv_format, tp, pp))
+        return np.int64(fn(int(x), kv_format, tp, pp))
     uniq, inv = np.unique(x, return_inverse=True)
-    vals = np.array([getattr(model, fn)(int(u), kv_format, tp, pp) for u in uniq], dtype=np.int64)
+    vals = np.array([fn(int(u), kv_format, tp, pp) for u in uniq], dtype=np.int64)
     return vals[inv].reshape(x.shape)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import functools
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -17,7 +18,7 @@ from planner.plan.hardware import hardware_arrays, hbm_override_note, resolve_ha
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
 from planner.plan.placement import TierPlacement, place_sessions
-from planner.units import format_figure, to_gib
+from planner.units import cdiv, format_figure, to_gib
 from planner.message_field import Text
 from planner.messages import Figure, msg
 
@@ -149,10 +150,10 @@ def _tp_kv_words(model: ModelSpec | None, fmt: str | None, tp: int) -> str:
     """What TP does to this model's KV, in words: heads split (or repeated when TP passes them), one-head
     entries (MLA latents, indexer keys, rings) replicated on every rank."""
     groups = [g for g in model.layout(fmt) if g.in_pool and g.role != "state"] if model is not None else []
-    heads = max((g.num_kv_heads for g in groups if not g.replicated_on_tp and hasattr(g, "num_kv_heads")), default=0)
+    heads = max((g.kv_heads_per_gpu(1) or 0 for g in groups if not g.replicated_on_tp), default=0)
     parts = []
     if heads:
-        per_gpu = -(-heads // tp)
+        per_gpu = cdiv(heads, tp)
         if heads >= tp:
             parts.append(msg("split the {heads:,} KV heads ({per_gpu} per GPU)" if heads != 1 else
                              "split the {heads:,} KV head ({per_gpu} per GPU)", heads=heads, per_gpu=per_gpu))
@@ -193,21 +194,28 @@ def _f(x) -> float:
     return float(x)
 
 
-_SLOPES: dict[tuple, tuple[ModelSpec, float]] = {}
-"""(id(model), tokens, format, TP, PP) -> (model, growing bytes per token); the model is kept so its id stays its own."""
+@dataclass(frozen=True, eq=False)
+class _Same:
+    """A model as an ``lru_cache`` key, by identity: two equal specs stay apart, and the cache
+    keeps the model alive so its id stays its own."""
+
+    model: ModelSpec
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.model is self.model
+
+    def __hash__(self) -> int:
+        return id(self.model)
+
+
+@functools.lru_cache(maxsize=4096)
+def _slope(key: _Same, n: int, fmt: str, tp: int, pp: int) -> float:
+    return key.model.estimate(n, fmt, tp, pp).kv_bytes_per_token
 
 
 def _kv_bytes_per_token(model: ModelSpec, n: int, fmt: str, tp: int, pp: int) -> float:
-    """``model.estimate(n, fmt, tp, pp).kv_bytes_per_token``, remembered for the last few thousand calls."""
-    key = (id(model), n, fmt, tp, pp)
-    hit = _SLOPES.get(key)
-    if hit is not None and hit[0] is model:
-        return hit[1]
-    if len(_SLOPES) >= 4096:
-        _SLOPES.clear()
-    slope = model.estimate(n, fmt, tp, pp).kv_bytes_per_token
-    _SLOPES[key] = (model, slope)
-    return slope
+    """``model.estimate(n, fmt, tp, pp).kv_bytes_per_token`` (B/token), remembered for the last few thousand calls."""
+    return _slope(_Same(model), n, fmt, tp, pp)
 
 
 def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:

@@ -81,5 +81,5 @@ def context_table(model: ModelSpec, contexts=SEED_CONTEXTS, kv_format: str = NAT
     for n in contexts:
         e = model.estimate(int(n), kv_format)
         rows.append({"context_tokens": e.context_tokens, "kv_bytes": e.kv_bytes, "kv_gb": to_gb(e.kv_bytes),
-                     "kv_gib": to_gib(e.kv_bytes), "state_bytes": e.state_bytes})
+                     "kv_gib": to_gib(e.kv_bytes), "state_bytes": e.state_bytes_outside_pool})
     return pd.DataFrame(rows, columns=["context_tokens", "kv_bytes", "kv_gb", "kv_gib", "state_bytes"])

@@ -38,6 +38,7 @@ from planner.probe.quant import (
     tensor_scale_for,
 )
 from planner.probe.result import FormatQuality, FormatThroughput
+from planner.units import GB
 
 torch = require_torch()
 
@@ -307,7 +308,7 @@ def measure_throughput(format_id: str, num_channels: int, *, device, seed: int, 
                            device, repeats)
     t_deq = _best_time_s(lambda: dequantize_rows(data, format_id, num_channels, out=back, tensor_scale=scale),
                          device, repeats)
-    copy_gbps, q_gbps, d_gbps = nbytes / t_copy / 1e9, nbytes / t_quant / 1e9, nbytes / t_deq / 1e9
+    copy_gbps, q_gbps, d_gbps = nbytes / t_copy / GB, nbytes / t_quant / GB, nbytes / t_deq / GB
     return FormatThroughput(kv_format=format_id, num_channels=num_channels,
                             source_dtype=str(source_dtype).removeprefix("torch."), source_bytes=nbytes,
                             repeats=repeats, quantize_gbps=q_gbps, dequantize_gbps=d_gbps, copy_gbps=copy_gbps,
