@@ -295,6 +295,40 @@ RULES: dict[str, str] = {
     "at most {max_refs:,} for an exact curve; sample it (--sample-rate)":
         "como máximo {max_refs:,} para una curva exacta; muestréela (--sample-rate)",
     "ids in [0, id_space = {id_space:,})": "ids en [0, id_space = {id_space:,})",
+    'Fields ignored: {fields}.':
+        'Campos ignorados: {fields}.',
+    'Prompts tokenized with {tokenizer}; full {block_tokens}-token blocks hashed, each chained on its parent (a partial last block is not cached). Ignored: LoRA adapters, multimodal inputs and cache salts, which the engine also mixes into block hashes.':
+        'Prompts tokenizados con {tokenizer}; bloques completos de {block_tokens} tokens con hash, cada uno encadenado al de su padre (un último bloque parcial no se guarda en caché). Se ignoran: adaptadores LoRA, entradas multimodales y sales de caché, que el motor también mezcla en los hashes de bloque.',
+    'a readable JSON object ({error})':
+        'un objeto JSON legible ({error})',
+    'a readable Jinja file ({error})':
+        'un archivo Jinja legible ({error})',
+    'a Jinja template ({error})':
+        'una plantilla Jinja ({error})',
+    "the tokenizers package (pip install 'kvplan[prompts]')":
+        "el paquete tokenizers (pip install 'kvplan[prompts]')",
+    'a tokenizer.json the tokenizers library reads ({error})':
+        'un tokenizer.json que la biblioteca tokenizers pueda leer ({error})',
+    "tokens per block (the engine's block size), with a tokenizer":
+        'tokens por bloque (el tamaño de bloque del motor), con un tokenizador',
+    '{key} = {value!r} is not a number':
+        '{key} = {value!r} no es un número',
+    '{key} = {value} is outside [{lo}, {hi}]':
+        '{key} = {value} está fuera de [{lo}, {hi}]',
+    'both prompt and messages (one or the other)':
+        'prompt y messages a la vez (uno u otro)',
+    'prompt is a {kind}, not text':
+        'prompt es un {kind}, no texto',
+    'missing prompt or messages':
+        'falta prompt o messages',
+    'messages is not a JSON list':
+        'messages no es una lista JSON',
+    'messages is not a list of {{role, content}} objects':
+        'messages no es una lista de objetos {{role, content}}',
+    'messages without a chat template (--chat-template, or tokenizer_config.json beside the tokenizer)':
+        'messages sin plantilla de chat (--chat-template, o tokenizer_config.json junto al tokenizador)',
+    'chat template failed ({error})':
+        'la plantilla de chat falló ({error})',
     "vllm for a sampled trace (radix-tree nodes need every block of each prefix)":
         "vllm para una traza muestreada (los nodos del árbol radix necesitan cada bloque de cada prefijo)",
     "no TTL for a profile computed without ages (reuse_profile(trace, with_ages=True))":

@@ -84,6 +84,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--session-decode-tokens-per-s", type=bounded_float(MIN_TOKENS_PER_S, 1e7),
                    default=DEFAULT_SESSION_DECODE_TOKENS_PER_S,
                    help="decode speed of one request, for the concurrency estimate (default 50)")
+    p.add_argument("--tokenizer", metavar="TOKENIZER.json", default=None,
+                   help="FILE holds prompts (timestamp, prompt or messages, optional session_id, output_length): "
+                        "tokenize them offline with this tokenizer.json and hash full --block-tokens blocks as the "
+                        "engine does (docs/traces.md, 'Prompts')")
+    p.add_argument("--chat-template", metavar="TEMPLATE.jinja", default=None,
+                   help="Jinja chat template for messages rows (default: tokenizer_config.json beside --tokenizer)")
     p.add_argument("--eviction-policy", choices=EVICTION_POLICIES, default=DEFAULT_EVICTION_POLICY,
                    help="the engine's eviction order: vllm (LRU, a request's tail blocks evicted first; default) "
                         "or sglang (LRU over radix-tree leaves)")
@@ -140,8 +146,22 @@ def run(args: argparse.Namespace) -> int:
     if not str(args.file).startswith("sample:"):
         require_regular_file(args.file, "trace")  # a device, FIFO or directory is refused before any read
     started = time.perf_counter()
-    trace = _staged("reading", read_trace, args.file, format=args.format, block_tokens=args.block_tokens,
-                    max_bytes=None, sample_rate=args.sample_rate)
+    if args.chat_template is not None and args.tokenizer is None:
+        raise PlanInputError("--tokenizer", None, "a tokenizer.json when --chat-template is given")
+    if args.tokenizer is not None:
+        from planner.traces.prompts import read_prompts
+
+        if args.block_tokens is None:
+            raise PlanInputError("--block-tokens", None, "the engine's tokens per block (e.g. 16), with --tokenizer")
+        if args.format is not None or args.sample_rate < 1.0 or str(args.file).startswith("sample:"):
+            raise PlanInputError("--tokenizer", args.tokenizer,
+                                 "a prompts file of your own, without --format or --sample-rate")
+        require_regular_file(args.tokenizer, "tokenizer")
+        trace = _staged("reading", read_prompts, args.file, tokenizer=args.tokenizer, block_tokens=args.block_tokens,
+                        chat_template=args.chat_template)
+    else:
+        trace = _staged("reading", read_trace, args.file, format=args.format, block_tokens=args.block_tokens,
+                        max_bytes=None, sample_rate=args.sample_rate)
     per_token = None
     if args.model is not None:
         per_token = kv_bytes_per_token_for(args.model, typical_context_tokens(trace), args.kv_format)
