@@ -329,6 +329,14 @@ RULES: dict[str, str] = {
         'messages sin plantilla de chat (--chat-template, o tokenizer_config.json junto al tokenizador)',
     'chat template failed ({error})':
         'la plantilla de chat falló ({error})',
+    'a whole number of worker processes in [1, {max_workers}]':
+        'un número entero de procesos de trabajo en [1, {max_workers}]',
+    'a worker count or a scheduler address (one of the two)':
+        'un número de procesos o una dirección de planificador (uno de los dos)',
+    "dask.distributed installed (pip install 'kvplan[fleet]')":
+        "dask.distributed instalado (pip install 'kvplan[fleet]')",
+    'the address of a running Dask scheduler ({error})':
+        'la dirección de un planificador Dask en marcha ({error})',
     "vllm for a sampled trace (radix-tree nodes need every block of each prefix)":
         "vllm para una traza muestreada (los nodos del árbol radix necesitan cada bloque de cada prefijo)",
     "no TTL for a profile computed without ages (reuse_profile(trace, with_ages=True))":

@@ -101,6 +101,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="fleet sizes to replay, e.g. 1,2,4,8,16 (each replica has the cache capacity)")
     p.add_argument("--routing", type=_routing_list, default=None,
                    help="routing policies for --replicas: " + ", ".join(ROUTING_POLICIES) + " (default: all)")
+    dist = p.add_mutually_exclusive_group()
+    dist.add_argument("--workers", type=positive_int(256, "worker processes"), default=None,
+                      help="run the fleet replay (--replicas) on a local Dask cluster of N worker processes "
+                           "(127.0.0.1 only; pip install 'kvplan[fleet]')")
+    dist.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                      help="run the fleet replay on an existing Dask scheduler (tcp://host:8786)")
     p.add_argument("--save", metavar="CURVE.json", default=None,
                    help="write the curve (with the trace summary, settings and sampling) for the Traces page")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -139,6 +145,10 @@ def run(args: argparse.Namespace) -> int:
     """Read, measure, print."""
     if args.routing is not None and args.replicas is None:
         raise PlanInputError("--replicas", None, "a list of fleet sizes (e.g. 1,4,16) when --routing is given")
+    if (args.workers is not None or args.scheduler is not None) and args.replicas is None:
+        raise PlanInputError("--workers" if args.workers is not None else "--scheduler",
+                             args.workers if args.workers is not None else args.scheduler,
+                             "used with --replicas (it runs the fleet replay)")
     if args.save is not None and not args.sweep:
         raise PlanInputError("--save", args.save, "used with --sweep (it saves the curve)")
     if args.save is not None and os.path.isdir(args.save):
@@ -202,9 +212,16 @@ def run(args: argparse.Namespace) -> int:
             "capacity_gb": _num(r.capacity_gb), "capacity_gib": _num(r.capacity_gib),
             "block_hit_rate": float(r.block_hit_rate), "token_hit_rate": float(r.token_hit_rate),
         } for r in frame.itertuples()]
-    if args.replicas is not None and measurable:
+    if args.replicas is not None and measurable and (args.workers is not None or args.scheduler is not None):
+        from planner.traces.fleet_dask import fleet_table_dask
+
+        table, _ = _staged("fleet", fleet_table_dask, trace, args.replicas, args.routing or list(ROUTING_POLICIES),
+                           capacity_blocks=capacity_blocks, ttl_s=args.ttl_s, eviction_policy=args.eviction_policy,
+                           workers=args.workers, scheduler=args.scheduler)
+    elif args.replicas is not None and measurable:
         table, _ = _staged("fleet", fleet_table, trace, args.replicas, args.routing or list(ROUTING_POLICIES),
                            capacity_blocks=capacity_blocks, ttl_s=args.ttl_s, eviction_policy=args.eviction_policy)
+    if args.replicas is not None and measurable:
         fleet = [{k: (None if isinstance(v, float) and not math.isfinite(v) else
                       v.item() if hasattr(v, "item") else v) for k, v in row.items()}
                  for row in table.to_dict(orient="records")]
