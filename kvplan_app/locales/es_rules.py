@@ -337,6 +337,30 @@ RULES: dict[str, str] = {
         "dask.distributed instalado (pip install 'kvplan[fleet]')",
     'the address of a running Dask scheduler ({error})':
         'la dirección de un planificador Dask en marcha ({error})',
+    'unknown event {tag!r}':
+        'evento desconocido {tag!r}',
+    "an event is an array starting with its type, or an object with 'type'":
+        "un evento es un array que empieza por su tipo, o un objeto con 'type'",
+    'a batch [ts, events, data_parallel_rank] or {{ts, events}}':
+        'un lote [ts, events, data_parallel_rank] o {{ts, events}}',
+    'ts = {value!r} is not a finite number of seconds':
+        'ts = {value!r} no es un número finito de segundos',
+    'events is not a list':
+        'events no es una lista',
+    'block_size = {value!r} is not a whole number of tokens >= 1':
+        'block_size = {value!r} no es un número entero de tokens >= 1',
+    '{expected} in every BlockStored event (line {line})':
+        '{expected} en cada evento BlockStored (línea {line})',
+    'block_hashes is not a non-empty list':
+        'block_hashes no es una lista no vacía',
+    'Requests rebuilt from BlockStored events (each: the stored blocks after their ancestors). Requests that hit on every block store nothing and are absent; a prefill in chunks counts once per chunk.':
+        'Solicitudes reconstruidas a partir de los eventos BlockStored (cada una: los bloques guardados tras sus antepasados). Las solicitudes que aciertan en todos sus bloques no guardan nada y no aparecen; un prellenado por partes cuenta una vez por parte.',
+    'The engine removed {removed:,} blocks and cleared its cache {cleared:,} times; the replay evicts by its own capacity and policy.':
+        'El motor eliminó {removed:,} bloques y vació su caché {cleared:,} veces; la repetición desaloja según su propia capacidad y política.',
+    'a readable file ({error})':
+        'un archivo legible ({error})',
+    'a Prometheus snapshot with vllm:prefix_cache_queries and vllm:prefix_cache_hits':
+        'una instantánea de Prometheus con vllm:prefix_cache_queries y vllm:prefix_cache_hits',
     "vllm for a sampled trace (radix-tree nodes need every block of each prefix)":
         "vllm para una traza muestreada (los nodos del árbol radix necesitan cada bloque de cada prefijo)",
     "no TTL for a profile computed without ages (reuse_profile(trace, with_ages=True))":

@@ -90,6 +90,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "engine does (docs/traces.md, 'Prompts')")
     p.add_argument("--chat-template", metavar="TEMPLATE.jinja", default=None,
                    help="Jinja chat template for messages rows (default: tokenizer_config.json beside --tokenizer)")
+    p.add_argument("--kv-events", action="store_true",
+                   help="FILE is a recorded vLLM KV-event stream (JSONL of KVEventBatch; docs/traces.md, "
+                        "'The engine's record')")
+    p.add_argument("--metrics", metavar="METRICS.txt", default=None,
+                   help="a Prometheus snapshot of the engine (/metrics): its prefix-cache counters' hit rate is "
+                        "shown beside the replay's")
     p.add_argument("--eviction-policy", choices=EVICTION_POLICIES, default=DEFAULT_EVICTION_POLICY,
                    help="the engine's eviction order: vllm (LRU, a request's tail blocks evicted first; default) "
                         "or sglang (LRU over radix-tree leaves)")
@@ -158,7 +164,19 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.chat_template is not None and args.tokenizer is None:
         raise PlanInputError("--tokenizer", None, "a tokenizer.json when --chat-template is given")
-    if args.tokenizer is not None:
+    if args.kv_events and (args.tokenizer is not None or args.format is not None or args.sample_rate < 1.0):
+        raise PlanInputError("--kv-events", True, "without --tokenizer, --format or --sample-rate")
+    counters = None
+    if args.metrics is not None:
+        from planner.traces.kv_events import read_prefix_cache_counters
+
+        require_regular_file(args.metrics, "metrics")
+        counters = read_prefix_cache_counters(args.metrics)
+    if args.kv_events:
+        from planner.traces.kv_events import read_kv_events
+
+        trace = _staged("reading", read_kv_events, args.file)
+    elif args.tokenizer is not None:
         from planner.traces.prompts import read_prompts
 
         if args.block_tokens is None:
@@ -248,6 +266,9 @@ def run(args: argparse.Namespace) -> int:
         "hit_blocks": hits.num_hit_blocks if hits else None, "hit_tokens": hits.num_hit_tokens if hits else None,
         "block_hit_rate": hits.block_hit_rate if hits else None,
         "token_hit_rate": hits.token_hit_rate if hits else None,
+        "engine_counters": None if counters is None else {
+            "source": counters.source, "prefix_cache_queries_tokens": counters.queries_tokens,
+            "prefix_cache_hits_tokens": counters.hits_tokens, "token_hit_rate": counters.token_hit_rate},
         "session_decode_tokens_per_s": conc.session_decode_tokens_per_s,
         "peak_concurrent_requests": conc.peak_concurrent_requests,
         "mean_concurrent_requests": conc.mean_concurrent_requests,
@@ -304,6 +325,12 @@ def _print_text(data, trace, summary, conc, hits, per_token, args) -> None:
         print(f"  block hit rate: {hits.block_hit_rate:.1%}   token hit rate: {hits.token_hit_rate:.1%}")
         if data["sampling"]:
             print(f"  {data['sampling']['note']}")
+    if data["engine_counters"] is not None:
+        ec = data["engine_counters"]
+        rate = "n/a" if ec["token_hit_rate"] is None else f"{ec['token_hit_rate']:.1%}"
+        replayed = "" if hits is None else f" (replay above: {hits.token_hit_rate:.1%})"
+        print(f"  engine's counters: token hit rate {rate}{replayed} = {ec['prefix_cache_hits_tokens']:,.0f} / "
+              f"{ec['prefix_cache_queries_tokens']:,.0f} tokens (vllm:prefix_cache_hits / queries)")
     print(f"  concurrency at {conc.session_decode_tokens_per_s:g} tokens/s per request: "
           f"peak {conc.peak_concurrent_requests:,}, mean {format_figure(conc.mean_concurrent_requests)}")
     if data.get("curve"):
