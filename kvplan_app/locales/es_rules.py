@@ -295,6 +295,72 @@ RULES: dict[str, str] = {
     "at most {max_refs:,} for an exact curve; sample it (--sample-rate)":
         "como máximo {max_refs:,} para una curva exacta; muestréela (--sample-rate)",
     "ids in [0, id_space = {id_space:,})": "ids en [0, id_space = {id_space:,})",
+    'Fields ignored: {fields}.':
+        'Campos ignorados: {fields}.',
+    'Prompts tokenized with {tokenizer}; full {block_tokens}-token blocks hashed, each chained on its parent (a partial last block is not cached). Ignored: LoRA adapters, multimodal inputs and cache salts, which the engine also mixes into block hashes.':
+        'Prompts tokenizados con {tokenizer}; bloques completos de {block_tokens} tokens con hash, cada uno encadenado al de su padre (un último bloque parcial no se guarda en caché). Se ignoran: adaptadores LoRA, entradas multimodales y sales de caché, que el motor también mezcla en los hashes de bloque.',
+    'a readable JSON object ({error})':
+        'un objeto JSON legible ({error})',
+    'a readable Jinja file ({error})':
+        'un archivo Jinja legible ({error})',
+    'a Jinja template ({error})':
+        'una plantilla Jinja ({error})',
+    "the tokenizers package (pip install 'kvplan[prompts]')":
+        "el paquete tokenizers (pip install 'kvplan[prompts]')",
+    'a tokenizer.json the tokenizers library reads ({error})':
+        'un tokenizer.json que la biblioteca tokenizers pueda leer ({error})',
+    "tokens per block (the engine's block size), with a tokenizer":
+        'tokens por bloque (el tamaño de bloque del motor), con un tokenizador',
+    '{key} = {value!r} is not a number':
+        '{key} = {value!r} no es un número',
+    '{key} = {value} is outside [{lo}, {hi}]':
+        '{key} = {value} está fuera de [{lo}, {hi}]',
+    'both prompt and messages (one or the other)':
+        'prompt y messages a la vez (uno u otro)',
+    'prompt is a {kind}, not text':
+        'prompt es un {kind}, no texto',
+    'missing prompt or messages':
+        'falta prompt o messages',
+    'messages is not a JSON list':
+        'messages no es una lista JSON',
+    'messages is not a list of {{role, content}} objects':
+        'messages no es una lista de objetos {{role, content}}',
+    'messages without a chat template (--chat-template, or tokenizer_config.json beside the tokenizer)':
+        'messages sin plantilla de chat (--chat-template, o tokenizer_config.json junto al tokenizador)',
+    'chat template failed ({error})':
+        'la plantilla de chat falló ({error})',
+    'a whole number of worker processes in [1, {max_workers}]':
+        'un número entero de procesos de trabajo en [1, {max_workers}]',
+    'a worker count or a scheduler address (one of the two)':
+        'un número de procesos o una dirección de planificador (uno de los dos)',
+    "dask.distributed installed (pip install 'kvplan[fleet]')":
+        "dask.distributed instalado (pip install 'kvplan[fleet]')",
+    'the address of a running Dask scheduler ({error})':
+        'la dirección de un planificador Dask en marcha ({error})',
+    'unknown event {tag!r}':
+        'evento desconocido {tag!r}',
+    "an event is an array starting with its type, or an object with 'type'":
+        "un evento es un array que empieza por su tipo, o un objeto con 'type'",
+    'a batch [ts, events, data_parallel_rank] or {{ts, events}}':
+        'un lote [ts, events, data_parallel_rank] o {{ts, events}}',
+    'ts = {value!r} is not a finite number of seconds':
+        'ts = {value!r} no es un número finito de segundos',
+    'events is not a list':
+        'events no es una lista',
+    'block_size = {value!r} is not a whole number of tokens >= 1':
+        'block_size = {value!r} no es un número entero de tokens >= 1',
+    '{expected} in every BlockStored event (line {line})':
+        '{expected} en cada evento BlockStored (línea {line})',
+    'block_hashes is not a non-empty list':
+        'block_hashes no es una lista no vacía',
+    'Requests rebuilt from BlockStored events (each: the stored blocks after their ancestors). Requests that hit on every block store nothing and are absent; a prefill in chunks counts once per chunk.':
+        'Solicitudes reconstruidas a partir de los eventos BlockStored (cada una: los bloques guardados tras sus antepasados). Las solicitudes que aciertan en todos sus bloques no guardan nada y no aparecen; un prellenado por partes cuenta una vez por parte.',
+    'The engine removed {removed:,} blocks and cleared its cache {cleared:,} times; the replay evicts by its own capacity and policy.':
+        'El motor eliminó {removed:,} bloques y vació su caché {cleared:,} veces; la repetición desaloja según su propia capacidad y política.',
+    'a readable file ({error})':
+        'un archivo legible ({error})',
+    'a Prometheus snapshot with vllm:prefix_cache_queries and vllm:prefix_cache_hits':
+        'una instantánea de Prometheus con vllm:prefix_cache_queries y vllm:prefix_cache_hits',
     "vllm for a sampled trace (radix-tree nodes need every block of each prefix)":
         "vllm para una traza muestreada (los nodos del árbol radix necesitan cada bloque de cada prefijo)",
     "no TTL for a profile computed without ages (reuse_profile(trace, with_ages=True))":

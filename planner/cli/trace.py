@@ -85,6 +85,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--session-decode-tokens-per-s", type=bounded_float(MIN_TOKENS_PER_S, 1e7),
                    default=DEFAULT_SESSION_DECODE_TOKENS_PER_S,
                    help="decode speed of one request, for the concurrency estimate (default 50)")
+    p.add_argument("--tokenizer", metavar="TOKENIZER.json", default=None,
+                   help="FILE holds prompts (timestamp, prompt or messages, optional session_id, output_length): "
+                        "tokenize them offline with this tokenizer.json and hash full --block-tokens blocks as the "
+                        "engine does (docs/traces.md, 'Prompts')")
+    p.add_argument("--chat-template", metavar="TEMPLATE.jinja", default=None,
+                   help="Jinja chat template for messages rows (default: tokenizer_config.json beside --tokenizer)")
+    p.add_argument("--kv-events", action="store_true",
+                   help="FILE is a recorded vLLM KV-event stream (JSONL of KVEventBatch; docs/traces.md, "
+                        "'The engine's record')")
+    p.add_argument("--metrics", metavar="METRICS.txt", default=None,
+                   help="a Prometheus snapshot of the engine (/metrics): its prefix-cache counters' hit rate is "
+                        "shown beside the replay's")
     p.add_argument("--eviction-policy", choices=EVICTION_POLICIES, default=DEFAULT_EVICTION_POLICY,
                    help="the engine's eviction order: vllm (LRU, a request's tail blocks evicted first; default) "
                         "or sglang (LRU over radix-tree leaves)")
@@ -96,6 +108,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="fleet sizes to replay, e.g. 1,2,4,8,16 (each replica has the cache capacity)")
     p.add_argument("--routing", type=_routing_list, default=None,
                    help="routing policies for --replicas: " + ", ".join(ROUTING_POLICIES) + " (default: all)")
+    dist = p.add_mutually_exclusive_group()
+    dist.add_argument("--workers", type=positive_int(256, "worker processes"), default=None,
+                      help="run the fleet replay (--replicas) on a local Dask cluster of N worker processes "
+                           "(127.0.0.1 only; pip install 'kvplan[fleet]')")
+    dist.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                      help="run the fleet replay on an existing Dask scheduler (tcp://host:8786)")
     p.add_argument("--save", metavar="CURVE.json", default=None,
                    help="write the curve (with the trace summary, settings and sampling) for the Traces page")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -134,6 +152,10 @@ def run(args: argparse.Namespace) -> int:
     """Read, measure, print."""
     if args.routing is not None and args.replicas is None:
         raise PlanInputError("--replicas", None, "a list of fleet sizes (e.g. 1,4,16) when --routing is given")
+    if (args.workers is not None or args.scheduler is not None) and args.replicas is None:
+        raise PlanInputError("--workers" if args.workers is not None else "--scheduler",
+                             args.workers if args.workers is not None else args.scheduler,
+                             "used with --replicas (it runs the fleet replay)")
     if args.save is not None and not args.sweep:
         raise PlanInputError("--save", args.save, "used with --sweep (it saves the curve)")
     if args.save is not None and os.path.isdir(args.save):
@@ -141,8 +163,34 @@ def run(args: argparse.Namespace) -> int:
     if not str(args.file).startswith("sample:"):
         require_regular_file(args.file, "trace")  # a device, FIFO or directory is refused before any read
     started = time.perf_counter()
-    trace = _staged("reading", read_trace, args.file, format=args.format, block_tokens=args.block_tokens,
-                    max_bytes=None, sample_rate=args.sample_rate)
+    if args.chat_template is not None and args.tokenizer is None:
+        raise PlanInputError("--tokenizer", None, "a tokenizer.json when --chat-template is given")
+    if args.kv_events and (args.tokenizer is not None or args.format is not None or args.sample_rate < 1.0):
+        raise PlanInputError("--kv-events", True, "without --tokenizer, --format or --sample-rate")
+    counters = None
+    if args.metrics is not None:
+        from planner.traces.kv_events import read_prefix_cache_counters
+
+        require_regular_file(args.metrics, "metrics")
+        counters = read_prefix_cache_counters(args.metrics)
+    if args.kv_events:
+        from planner.traces.kv_events import read_kv_events
+
+        trace = _staged("reading", read_kv_events, args.file)
+    elif args.tokenizer is not None:
+        from planner.traces.prompts import read_prompts
+
+        if args.block_tokens is None:
+            raise PlanInputError("--block-tokens", None, "the engine's tokens per block (e.g. 16), with --tokenizer")
+        if args.format is not None or args.sample_rate < 1.0 or str(args.file).startswith("sample:"):
+            raise PlanInputError("--tokenizer", args.tokenizer,
+                                 "a prompts file of your own, without --format or --sample-rate")
+        require_regular_file(args.tokenizer, "tokenizer")
+        trace = _staged("reading", read_prompts, args.file, tokenizer=args.tokenizer, block_tokens=args.block_tokens,
+                        chat_template=args.chat_template)
+    else:
+        trace = _staged("reading", read_trace, args.file, format=args.format, block_tokens=args.block_tokens,
+                        max_bytes=None, sample_rate=args.sample_rate)
     per_token = None
     if args.model is not None:
         per_token = kv_bytes_per_token_for(args.model, typical_context_tokens(trace), args.kv_format)
@@ -183,9 +231,16 @@ def run(args: argparse.Namespace) -> int:
             "capacity_gb": _num(r.capacity_gb), "capacity_gib": _num(r.capacity_gib),
             "block_hit_rate": float(r.block_hit_rate), "token_hit_rate": float(r.token_hit_rate),
         } for r in frame.itertuples()]
-    if args.replicas is not None and measurable:
+    if args.replicas is not None and measurable and (args.workers is not None or args.scheduler is not None):
+        from planner.traces.fleet_dask import fleet_table_dask
+
+        table, _ = _staged("fleet", fleet_table_dask, trace, args.replicas, args.routing or list(ROUTING_POLICIES),
+                           capacity_blocks=capacity_blocks, ttl_s=args.ttl_s, eviction_policy=args.eviction_policy,
+                           workers=args.workers, scheduler=args.scheduler)
+    elif args.replicas is not None and measurable:
         table, _ = _staged("fleet", fleet_table, trace, args.replicas, args.routing or list(ROUTING_POLICIES),
                            capacity_blocks=capacity_blocks, ttl_s=args.ttl_s, eviction_policy=args.eviction_policy)
+    if args.replicas is not None and measurable:
         fleet = [{k: (None if isinstance(v, float) and not math.isfinite(v) else
                       v.item() if hasattr(v, "item") else v) for k, v in row.items()}
                  for row in table.to_dict(orient="records")]
@@ -212,6 +267,9 @@ def run(args: argparse.Namespace) -> int:
         "hit_blocks": hits.num_hit_blocks if hits else None, "hit_tokens": hits.num_hit_tokens if hits else None,
         "block_hit_rate": hits.block_hit_rate if hits else None,
         "token_hit_rate": hits.token_hit_rate if hits else None,
+        "engine_counters": None if counters is None else {
+            "source": counters.source, "prefix_cache_queries_tokens": counters.queries_tokens,
+            "prefix_cache_hits_tokens": counters.hits_tokens, "token_hit_rate": counters.token_hit_rate},
         "session_decode_tokens_per_s": conc.session_decode_tokens_per_s,
         "peak_concurrent_requests": conc.peak_concurrent_requests,
         "mean_concurrent_requests": conc.mean_concurrent_requests,
@@ -268,6 +326,12 @@ def _print_text(data, trace, summary, conc, hits, per_token, args) -> None:
         print(f"  block hit rate: {hits.block_hit_rate:.1%}   token hit rate: {hits.token_hit_rate:.1%}")
         if data["sampling"]:
             print(f"  {data['sampling']['note']}")
+    if data["engine_counters"] is not None:
+        ec = data["engine_counters"]
+        rate = "n/a" if ec["token_hit_rate"] is None else f"{ec['token_hit_rate']:.1%}"
+        replayed = "" if hits is None else f" (replay above: {hits.token_hit_rate:.1%})"
+        print(f"  engine's counters: token hit rate {rate}{replayed} = {ec['prefix_cache_hits_tokens']:,.0f} / "
+              f"{ec['prefix_cache_queries_tokens']:,.0f} tokens (vllm:prefix_cache_hits / queries)")
     print(f"  concurrency at {conc.session_decode_tokens_per_s:g} tokens/s per request: "
           f"peak {conc.peak_concurrent_requests:,}, mean {format_figure(conc.mean_concurrent_requests)}")
     if data.get("curve"):
