@@ -19,7 +19,7 @@ group's name, a routing policy) are looked up whole, under the context :data:`DA
 (:data:`NAME_WORDS`, :func:`words`).
 
 The language comes from the link (``?lang=es``, kept in share links; English, the default, is left out of links)
-or the sidebar switch (:func:`language_switch`), and is remembered for the session.
+or the sidebar switch (``kvplan_app.router``), and is remembered for the session.
 """
 
 from __future__ import annotations
@@ -304,18 +304,3 @@ def localize_numbers(text: str, lang: str) -> str:
     if swap is None:
         return text
     return _NUMBER.sub(lambda m: m.group(0).translate(swap), text)
-
-
-def language_switch() -> None:
-    """The sidebar's language select; a language other than English goes into the link (``lang``)."""
-    from kvplan_app.state import set_link_param  # state holds the link; it never imports this module
-
-    current = language()
-
-    def _chosen() -> None:
-        st.session_state[SESSION_KEY] = st.session_state["ui_lang_choice"]
-
-    st.session_state.setdefault("ui_lang_choice", current)
-    st.selectbox("Language · Idioma", list(LANGUAGES), key="ui_lang_choice", format_func=LANGUAGES.get,
-                 on_change=_chosen)
-    set_link_param(LANG_PARAM, None if current == DEFAULT_LANGUAGE else current)

@@ -3,6 +3,7 @@ the .po, placeholders kept, numbers per locale."""
 
 from __future__ import annotations
 
+import ast
 import gettext
 import io
 import re
@@ -184,6 +185,25 @@ def test_bundled_trace_names_have_their_spanish():
 
     missing = [s.label for s in SAMPLES.values() if entry(s.label) is None]
     assert not missing, missing
+
+
+def _imports(path) -> set[str]:
+    """Modules ``path`` imports, at the top or inside functions."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+        elif isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+    return out
+
+
+def test_the_catalogue_module_imports_no_page_state():
+    """kvplan_app.i18n never imports kvplan_app.state (the language switch lives in the router), so state imports
+    i18n at its top."""
+    i18n = _imports(ROOT / "kvplan_app" / "i18n.py")
+    assert not {m for m in i18n if m.startswith("kvplan_app.") and m not in ("kvplan_app.pydantic_rules",)}, i18n
+    assert "kvplan_app.i18n" in _imports(ROOT / "kvplan_app" / "state.py")
 
 
 @pytest.mark.parametrize("path", ["kvplan_app/i18n.py", "kvplan_app/pydantic_rules.py", "kvplan_app/router.py"])
