@@ -1,32 +1,41 @@
-"""The dashboard's words in English and Spanish: one catalogue, a language per session, numbers per locale.
+"""The dashboard's words in the page's language: a gettext catalogue per language, numbers per locale.
 
-Strings are written in English in the page scripts and wrapped in :func:`t`;
-the Spanish catalogue (``kvplan_app/locales/es.py``) maps each English string
-to its translation. A string missing from the catalogue shows in English, and
-``tests/test_i18n.py`` lists every wrapped string that has no translation, so
-adding a page means wrapping its strings and adding lines to the catalogue.
+Strings are written in English in the page scripts and wrapped in :func:`t` (:func:`tn` for a sentence about a
+count). Their translations are a standard gettext catalogue whose message ids are the English strings:
+``kvplan_app/locales/es/LC_MESSAGES/kvplan.po``, compiled to the ``kvplan.mo`` beside it, which is committed
+and read with Python's :mod:`gettext` (after editing the ``.po``: ``pybabel compile -d kvplan_app/locales -D
+kvplan``). A string missing from the catalogue shows in English; ``tests/test_i18n.py`` lists every wrapped
+string without a translation and every entry nothing says any more, ``tests/test_i18n_messages.py`` every
+planner template without one.
 
-Placeholders use ``str.format`` names: ``t("KV at {tokens} tokens", tokens="1,000")``.
-Numbers shown in the UI go through :func:`num` (thousands and decimal
-separators of the language); CSV and plan files keep one machine format
-whatever the language.
+Placeholders use ``str.format`` names: ``t("KV at {tokens} tokens", tokens="1,000")``. Numbers shown in the UI
+go through :func:`num` (thousands and decimal separators of the language); CSV and plan files keep one machine
+format whatever the language.
 
-The language comes from the link (``?lang=es``, kept in share links; English,
-the default, is left out of links) or the sidebar switch, and is remembered
-for the session.
+The planner's sentences (:class:`planner.messages.Message`: an English template and its values) are looked up by
+their template and filled with their values, numbers in the language's format (:func:`planner_message`);
+pydantic's rules by their error type (:mod:`kvplan_app.pydantic_rules`). Values kept in English in data (a KV
+group's name, a routing policy) are looked up whole, under the context :data:`DATA`, and else word by word
+(:data:`NAME_WORDS`, :func:`words`).
+
+The language comes from the link (``?lang=es``, kept in share links; English, the default, is left out of links)
+or the sidebar switch (``kvplan_app.router``), and is remembered for the session.
 """
 
 from __future__ import annotations
 
+import gettext
 import re
 import string
-from typing import Any
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from kvplan_app.locales import es, es_words
-from planner.errors import MISSING, PlanInputError, short_repr
+from kvplan_app.pydantic_rules import rule_for
+from planner.errors import MISSING, PlanInputError, PydanticRule, short_repr
 from planner.messages import Figure, Message
 
 LANGUAGES: dict[str, str] = {"en": "English", "es": "Español"}
@@ -34,22 +43,68 @@ LANGUAGES: dict[str, str] = {"en": "English", "es": "Español"}
 DEFAULT_LANGUAGE = "en"
 LANG_PARAM = "lang"
 """Query key of the language in links."""
+SESSION_KEY = "ui_lang"
+"""Session-state key of this session's language."""
 
-CATALOGUES: dict[str, dict[str, str]] = {"en": {}, "es": es.STRINGS}
-"""Language -> English text -> translation (English maps to itself)."""
-MESSAGES: dict[str, dict[str, str]] = {"en": {}, "es": es.MESSAGES}
-"""Language -> planner's English message (a fixed sentence, or a template with ``{name}`` fields) -> translation."""
-PATTERNS: dict[str, dict[str, str]] = {"en": {}, "es": es.PATTERNS}
-"""Language -> English text shapes (``{name}`` fields) matched against plain text that carries no template."""
+DOMAIN = "kvplan"
+LOCALE_DIR = Path(__file__).resolve().parent / "locales"
+"""Where the catalogues are: ``<lang>/LC_MESSAGES/kvplan.po`` and its compiled ``kvplan.mo``."""
 
-WORDS: dict[str, tuple[dict[str, str], tuple[tuple[str, str], ...]]] = {
-    "es": (es_words.VALUES, es_words.GROUP_WORDS + es_words.VALUE_SHAPES)}
-"""Language -> (whole values -> translation, (regular expression, replacement) over words kept in data)."""
+DATA = "data value"
+"""Message context of whole values kept in English in data (``capped``, ``random``, ``native``): the same English
+may be worded otherwise in a sentence ("none": "nada" in a sentence, "ninguno" as a rate limit)."""
+NAME_WORDS_CONTEXT = "data name words"
+"""Message context of :data:`NAME_WORDS`."""
+NAME_WORDS: tuple[str, ...] = (
+    "compressed {ratio} main", "compressed {ratio} indexer keys", "DSA indexer keys", "MLA latent",
+    "{mamba} SSM state", "{mamba} conv state", "linear attention conv state", "linear attention recurrent state",
+    "fixed session state", "reported state per sequence", "full attention", "sliding window", "window ring",
+    "chunked local", "1 KV heads", "1 KV head", "{heads} KV heads",
+)
+"""The vocabulary of KV group names (``planner.hf.config``, ``config_state``, ``config_deepseek``,
+``models``): names are data (tables, CSV, probe results and links keep them in English) and are composed
+(``sliding window 1,024, 8 KV heads``), so a page translates the words inside them. Each is a message id (context
+:data:`NAME_WORDS_CONTEXT`) matched as whole words, in this order; a field matches :data:`NAME_FIELDS`. This is the
+catalogue's one lookup by the shape of a text."""
+NAME_FIELDS: dict[str, str] = {"ratio": r"1/\d+", "mamba": r"Mamba\d?", "heads": r"\d+"}
+"""What a field of :data:`NAME_WORDS` matches (regular expressions)."""
 
-_SESSION_KEY = "ui_lang"
 _NUMBER = re.compile(r"(?<![A-Za-z\d.,])\d(?:[\d,]*\d)?(?:\.\d+)?")
 """A number in English format, not part of a name (``V4.1`` and ``H200`` stay as they are); a comma after it
 separates a list (``128, 8``)."""
+_SEPARATORS: dict[str, dict[int, str]] = {"es": str.maketrans({",": ".", ".": ","})}
+"""Language -> how an English number's separators are written (Spanish, RAE: decimal comma, thousands point)."""
+
+
+class _Untranslated(gettext.NullTranslations):
+    """The end of a strict catalogue's fallback chain: a message the catalogue lacks raises :class:`LookupError`
+    (so that a planner message with any part missing stays whole in English)."""
+
+    def gettext(self, message):
+        raise LookupError(message)
+
+    def ngettext(self, msgid1, msgid2, n):
+        raise LookupError(msgid1)
+
+    def pgettext(self, context, message):
+        raise LookupError(message)
+
+    def npgettext(self, context, msgid1, msgid2, n):
+        raise LookupError(msgid1)
+
+
+@lru_cache(maxsize=None)
+def translations(lang: str) -> gettext.NullTranslations:
+    """The catalogue of ``lang`` (English, or a language without one: every message as it is)."""
+    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
+
+
+@lru_cache(maxsize=None)
+def _strict(lang: str) -> gettext.NullTranslations:
+    """The catalogue of ``lang`` that raises :class:`LookupError` for a message it lacks."""
+    catalogue = gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
+    catalogue.add_fallback(_Untranslated())
+    return catalogue
 
 
 def language() -> str:
@@ -61,11 +116,11 @@ def language() -> str:
     global _LAST_LANGUAGE
     if get_script_run_ctx(suppress_warning=True) is None:
         return _LAST_LANGUAGE
-    lang = st.session_state.get(_SESSION_KEY)
+    lang = st.session_state.get(SESSION_KEY)
     if lang not in LANGUAGES:
         lang = str(st.query_params.get(LANG_PARAM, DEFAULT_LANGUAGE))
         lang = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
-        st.session_state[_SESSION_KEY] = lang
+        st.session_state[SESSION_KEY] = lang
     _LAST_LANGUAGE = lang
     return lang
 
@@ -75,8 +130,26 @@ _LAST_LANGUAGE = DEFAULT_LANGUAGE
 
 def t(text: str, /, **values: Any) -> str:
     """``text`` in this session's language, with ``values`` put into its ``{name}`` placeholders."""
-    out = CATALOGUES.get(language(), {}).get(text, text)
+    return translate(text, language(), **values)
+
+
+def tn(singular: str, plural: str, n: int, /, **values: Any) -> str:
+    """The form of ``singular`` / ``plural`` for the count ``n`` in this session's language (gettext's plural
+    rule), with ``values`` put into its placeholders: ``tn("{n} line", "{n} lines", n, n=num(f"{n:,}"))``."""
+    out = translations(language()).ngettext(singular, plural, n)
     return out.format(**values) if values else out
+
+
+def translate(text: str, lang: str, /, **values: Any) -> str:
+    """See :func:`t`; pure (no session)."""
+    out = translations(lang).gettext(text) if text else text  # "" is the catalogue's header
+    return out.format(**values) if values else out
+
+
+def translator(lang: str) -> Callable[[str], str]:
+    """:func:`translate` for ``lang``, as the figure builders take it (``tr``)."""
+    catalogue = translations(lang)
+    return lambda text: catalogue.gettext(text) if text else text
 
 
 def planner_message(text: str | BaseException) -> str:
@@ -84,102 +157,67 @@ def planner_message(text: str | BaseException) -> str:
 
     A :class:`planner.messages.Message` is looked up by its template and filled with its values (nested messages
     translated, numbers per locale); a :class:`PlanInputError` by its parts (field and value as they are, the rule
-    translated). Plain text is looked up by its English: an exact sentence, or a template whose ``{name}`` fields
-    take the values in the message (a field named ``..._t`` holds words and matches only when the catalogue has
-    them). A message with any part missing from the catalogue stays whole in English, never half translated.
+    translated); a :class:`~planner.errors.PydanticRule` by its error type and context; plain text by itself. A
+    message with any part missing from the catalogue stays whole in English, never half translated.
     """
     return translate_message(text, language())
 
 
 def translate_message(text: str | BaseException, lang: str) -> str:
     """See :func:`planner_message`; pure (no session)."""
-    if lang not in MESSAGES or lang == DEFAULT_LANGUAGE:
+    if lang == DEFAULT_LANGUAGE:
         return str(text)
-    out = _translated(text, lang)
-    return str(text) if out is None else out
+    try:
+        return _translated(text, _strict(lang), lang)
+    except LookupError:
+        return str(text)
 
 
-def _translated(text: object, lang: str) -> str | None:
-    """``text`` in ``lang``, or None when the catalogue lacks any part of it."""
+def _translated(text: object, catalogue: gettext.NullTranslations, lang: str) -> str:
+    """``text`` in ``lang``; :class:`LookupError` when the catalogue lacks any part of it."""
     if isinstance(text, PlanInputError):
-        rule = _translated(text.allowed, lang)
-        if rule is None or not rule.isprintable():
-            return None
+        rule = _translated(text.allowed, catalogue, lang)
+        if not rule.isprintable():
+            raise LookupError(rule)
         value = text.value
         shown = short_repr(value)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             shown = localize_numbers(shown, lang)
         elif value is MISSING:
-            shown = MESSAGES[lang].get(shown, shown)
-        return MESSAGES[lang][_ERROR].format(field=text.field_text, value=shown, allowed=rule)
+            shown = catalogue.gettext(shown)
+        return catalogue.gettext(_ERROR).format(field=text.field_text, value=shown, allowed=rule)
+    if isinstance(text, PydanticRule):
+        rule, values = rule_for(text.error_type, text.ctx)
+        template = (catalogue.ngettext(rule.singular, rule.plural, int(text.ctx[rule.count])) if rule.plural
+                    else catalogue.gettext(rule.singular))
+        return _filled(template, values, catalogue, lang)
     if isinstance(text, Message):
-        template = MESSAGES[lang].get(text.template)
-        if template is None:
-            return _legacy(str(text), lang)
-        out = []
-        for literal, field, spec, conversion in _FORMATTER.parse(template):
-            out.append(literal)
-            if field is None:
-                continue
-            value = text.values[field]
-            if isinstance(value, (Message, PlanInputError)):
-                shown = _translated(value, lang)
-                if shown is None:
-                    return None
-                out.append(format(shown, spec or ""))
-                continue
-            shown = _FORMATTER.format_field(_FORMATTER.convert_field(value, conversion), spec or "")
-            numeric = isinstance(value, (int, float, Figure)) and not isinstance(value, bool) and not conversion
-            out.append(localize_numbers(shown, lang) if numeric else shown)
-        return "".join(out)
-    return _legacy(str(text), lang)
+        return _filled(catalogue.gettext(text.template), text.values, catalogue, lang)
+    if not text:
+        return str(text)
+    return catalogue.gettext(str(text))
+
+
+def _filled(template: str, values: dict[str, Any], catalogue: gettext.NullTranslations, lang: str) -> str:
+    """``template`` (a translation) with ``values``: messages translated, numbers in ``lang``'s format."""
+    out = []
+    for literal, field, spec, conversion in _FORMATTER.parse(template):
+        out.append(literal)
+        if field is None:
+            continue
+        value = values[field]
+        if isinstance(value, (Message, PlanInputError)):
+            out.append(format(_translated(value, catalogue, lang), spec or ""))
+            continue
+        shown = _FORMATTER.format_field(_FORMATTER.convert_field(value, conversion), spec or "")
+        numeric = isinstance(value, (int, float, Figure)) and not isinstance(value, bool) and not conversion
+        out.append(localize_numbers(shown, lang) if numeric else shown)
+    return "".join(out)
 
 
 _FORMATTER = string.Formatter()
 _ERROR = "{field}: {value} is not allowed; expected {allowed}"
-"""The English shape of every :class:`PlanInputError` (see ``planner.errors``); its translation is in MESSAGES."""
-
-
-def _legacy(text: str, lang: str) -> str | None:
-    """Plain English text looked up as an exact sentence or a ``{name}`` template; None when none matches."""
-    messages = MESSAGES.get(lang) or {}
-    if text in messages:
-        return messages[text]
-    words = CATALOGUES.get(lang, {})
-    for pattern, translation in _templates(lang):
-        match = pattern.fullmatch(text)
-        if match is None:
-            continue
-        values = match.groupdict()
-        if all(name[-2:] != "_t" or value in words for name, value in values.items()):
-            return translation.format(**{k: words[v] if k[-2:] == "_t" else _number_or_text(v, lang)
-                                         for k, v in values.items()})
-    return None
-
-
-def _number_or_text(value: str, lang: str) -> str:
-    """A matched value: a bare English number (``1,000``) in ``lang``'s format, anything else as it is."""
-    return localize_numbers(value, lang) if _NUMBER.fullmatch(value) else value
-
-
-_FIELD = re.compile(r"\{(\w+)\}")
-_COMPILED: dict[str, list[tuple[re.Pattern, str]]] = {}
-
-
-def _templates(lang: str) -> list[tuple[re.Pattern, str]]:
-    """The language's text shapes as regular expressions, longest first ("greater than or equal to {n}" before
-    "greater than {n}")."""
-    if lang not in _COMPILED:
-        out = []
-        for english, translation in sorted((PATTERNS.get(lang) or {}).items(), key=lambda kv: -len(kv[0])):
-            if _FIELD.search(english):
-                parts = _FIELD.split(english)  # text, field, text, field, ...
-                if english == _ERROR or len(set(parts[1::2])) < len(parts[1::2]):
-                    continue  # filled from a PlanInputError's parts, or a field used twice: a Message's values fill it
-                regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
-                out.append((re.compile(regex, re.DOTALL), translation))
-        _COMPILED[lang] = out
-    return _COMPILED[lang]
+"""The English shape of every :class:`PlanInputError` (see ``planner.errors``), a message id."""
 
 
 def words(value: object) -> str:
@@ -193,23 +231,45 @@ def words(value: object) -> str:
 
 
 def translate_words(value: object, lang: str) -> str:
-    """See :func:`words`; pure (no session). A value the word map does not know is shown as it is."""
+    """See :func:`words`; pure (no session). A planner message (``40 entries``) is translated as one
+    (:func:`translate_message`); a value the catalogue does not know is shown with the words of
+    :data:`NAME_WORDS` in it translated."""
+    if lang == DEFAULT_LANGUAGE:
+        return str(value)
+    if isinstance(value, Message):
+        return translate_message(value, lang)
     text = str(value)
-    if lang not in WORDS:
-        return text
-    whole, shapes = WORDS[lang]
-    if text in whole:
-        return whole[text]
-    for pattern, replacement in shapes:
-        text = re.sub(pattern, replacement, text)
+    catalogue = _strict(lang)
+    try:
+        return catalogue.pgettext(DATA, text)
+    except LookupError:
+        pass
+    for pattern, translation in _name_words(lang):
+        text = pattern.sub(lambda m, tr=translation: tr.format(**m.groupdict()), text)
     return localize_numbers(text, lang)
+
+
+@lru_cache(maxsize=None)
+def _name_words(lang: str) -> tuple[tuple[re.Pattern, str], ...]:
+    """:data:`NAME_WORDS` as (regular expression over whole words, translation), those ``lang`` has."""
+    out = []
+    catalogue = _strict(lang)
+    for shape in NAME_WORDS:
+        try:
+            translation = catalogue.pgettext(NAME_WORDS_CONTEXT, shape)
+        except LookupError:
+            continue
+        parts = re.split(r"\{(\w+)\}", shape)  # text, field, text, field, ...
+        regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>{NAME_FIELDS[p]})" for i, p in enumerate(parts))
+        out.append((re.compile(rf"\b{regex}\b"), translation))
+    return tuple(out)
 
 
 def group_names_in_words(message: object) -> object:
     """``message`` (a :class:`Message`, nested ones too) with its KV group names (``name``, ``names`` and ``what``
     values: plain text the planner writes group names into) in this session's
     language (:func:`words`), for :func:`planner_message`; anything else as it is."""
-    if not isinstance(message, Message):
+    if not isinstance(message, Message) or isinstance(message, PydanticRule):
         return message
     values = {k: words(v) if k in _GROUP_FIELDS and isinstance(v, str) else group_names_in_words(v)
               for k, v in message.values.items()}
@@ -240,24 +300,7 @@ def num(text: str) -> str:
 
 def localize_numbers(text: str, lang: str) -> str:
     """See :func:`num`; pure (no session)."""
-    if lang == "en":
+    swap = _SEPARATORS.get(lang)
+    if swap is None:
         return text
-    return _NUMBER.sub(lambda m: m.group(0).translate(_SWAP), text)
-
-
-_SWAP = str.maketrans({",": ".", ".": ","})
-
-
-def language_switch() -> None:
-    """The sidebar's language select; a language other than English goes into the link (``lang``)."""
-    from kvplan_app.state import set_link_param  # state holds the link; it never imports this module
-
-    current = language()
-
-    def _chosen() -> None:
-        st.session_state[_SESSION_KEY] = st.session_state["ui_lang_choice"]
-
-    st.session_state.setdefault("ui_lang_choice", current)
-    st.selectbox("Language · Idioma", list(LANGUAGES), key="ui_lang_choice", format_func=LANGUAGES.get,
-                 on_change=_chosen)
-    set_link_param(LANG_PARAM, None if current == DEFAULT_LANGUAGE else current)
+    return _NUMBER.sub(lambda m: m.group(0).translate(swap), text)

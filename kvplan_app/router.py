@@ -23,10 +23,12 @@ from importlib.resources import files
 
 import streamlit as st
 
-from kvplan_app.i18n import DEFAULT_LANGUAGE, language, language_switch, t
+from kvplan_app.i18n import DEFAULT_LANGUAGE, LANG_PARAM, LANGUAGES, SESSION_KEY, language, t
 from kvplan_app.share import render_share_link
 from kvplan_app.uploads import uploader_style
-from kvplan_app.state import pending_link_warnings, remember_query, restore_query, show_link_warnings
+from kvplan_app.state import (
+    pending_link_warnings, remember_query, restore_query, set_link_param, show_link_warnings,
+)
 
 LOG = logging.getLogger("kvplan_app")
 """Unexpected page errors go here, with their traceback and reference (the server log, never the page)."""
@@ -86,6 +88,19 @@ def main() -> None:
             show_link_warnings()
     with st.sidebar:
         render_share_link(nav.url_path)
+
+
+def language_switch() -> None:
+    """The sidebar's language select; a language other than English goes into the link (``lang``)."""
+    current = language()
+
+    def _chosen() -> None:
+        st.session_state[SESSION_KEY] = st.session_state["ui_lang_choice"]
+
+    st.session_state.setdefault("ui_lang_choice", current)
+    st.selectbox("Language · Idioma", list(LANGUAGES), key="ui_lang_choice", format_func=LANGUAGES.get,
+                 on_change=_chosen)
+    set_link_param(LANG_PARAM, None if current == DEFAULT_LANGUAGE else current)
 
 
 def run_page(nav) -> None:

@@ -27,6 +27,7 @@ from typing import Any, Callable, Collection, Mapping, Sequence, TypeVar, get_ar
 import streamlit as st
 from pydantic import BaseModel, ValidationError
 
+from kvplan_app.i18n import planner_message
 from planner.plan import PlanInputs, plan, plan_error, rebase
 from planner.errors import PlanInputError, number_text
 from planner.messages import Figure, Message, msg
@@ -515,8 +516,6 @@ def add_notices(notices: Sequence[str]) -> None:
 
 def show_notices() -> None:
     """Render pending rebase notices once, as ``st.info``, in the session's language (text, Markdown escaped)."""
-    from kvplan_app.i18n import planner_message  # the catalogue reads the link's language; it imports this module
-
     for note in st.session_state.pop(_NOTICES, []):
         st.info(escape_markdown(planner_message(note), keep="_"))
 
@@ -631,8 +630,6 @@ def _live_page_params() -> dict[str, str]:
 
 def show_link_warnings() -> None:
     """Render pending link warnings once, in the session's language (as text: Markdown escaped, never HTML)."""
-    from kvplan_app.i18n import planner_message  # the catalogue reads the link's language; it imports this module
-
     for w in link_warnings():
         st.warning(escape_markdown(planner_message(w)), icon="⚠️")
     st.session_state[_WARNINGS] = []
@@ -646,6 +643,4 @@ def pending_link_warnings() -> bool:
 
 def show_error(exc: PlanInputError) -> None:
     """Render an input error (text only) in the session's language."""
-    from kvplan_app.i18n import planner_message  # the catalogue reads the link's language; it imports this module
-
     st.error(escape_markdown(planner_message(exc)))

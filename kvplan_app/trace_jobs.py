@@ -107,12 +107,9 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
         lengths_figure, ttl_curve_figure,
     )
 
-    from kvplan_app.i18n import CATALOGUES
+    from kvplan_app.i18n import translator
 
-    catalogue = CATALOGUES.get(lang, {})
-
-    def tr(text: str) -> str:
-        return catalogue.get(text, text)
+    tr = translator(lang)
 
     def step(stage: str, lo: float, hi: float = 0.0):
         if progress is None:

@@ -6,6 +6,10 @@ can print it as one line (exit code 2) and the UI can show it in ``st.error``.
 
 from __future__ import annotations
 
+from typing import Any
+
+from planner.messages import Message
+
 
 class PlanInputError(ValueError):
     """Bad input: ``field`` had ``value``; ``allowed`` says what would do.
@@ -46,25 +50,46 @@ MISSING = _Missing()
 """A :class:`PlanInputError` value for a field that is missing from a file."""
 
 
+class PydanticRule(Message):
+    """What one pydantic error allows, in pydantic's own English (the CLI prints it as it is), carrying the error's
+    ``type`` and ``ctx``: a user interface says the rule by its type and context, never by its wording (pydantic
+    words one error differently in JSON and Python mode: "a valid array", "a valid list").
+
+    A :class:`~planner.messages.Message` whose template is the English text itself (no fields).
+
+    Attributes:
+        error_type: pydantic's error type (``greater_than``, ``int_parsing``, ``literal_error``).
+        ctx: the error's context (``{"gt": 0}``), plain values only.
+    """
+
+    error_type: str
+    ctx: dict[str, Any]
+
+    def __new__(cls, text: str, error_type: str, ctx: dict[str, Any] | None = None) -> "PydanticRule":
+        self = super().__new__(cls, text.replace("{", "{{").replace("}", "}}"))
+        self.error_type = error_type
+        self.ctx = {k: v for k, v in (ctx or {}).items() if isinstance(v, (str, int, float, bool)) or v is None}
+        return self
+
+    def __reduce__(self):
+        """Pickle by text, type and context (a worker process sends its errors back to the server)."""
+        return (type(self), (str(self), self.error_type, self.ctx))
+
+
 def validation_rule(err: dict, default: str = "a valid value") -> str:
     """What one pydantic error (an item of ``ValidationError.errors()``) allows, in words.
 
     A validator's ``ValueError`` keeps its own sentence (a :class:`planner.messages.Message` when built with
-    ``msg``); pydantic's own wording loses its "Value error, " and "Input should be " openings.
+    ``msg``); pydantic's own wording loses its "Value error, " and "Input should be " openings and becomes a
+    :class:`PydanticRule` (its type and context kept).
     """
-    from planner.messages import msg
-
     ctx = err.get("ctx") or {}
     error = ctx.get("error")
     if isinstance(error, BaseException) and error.args and isinstance(error.args[0], str) and len(error.args) == 1:
         return error.args[0]
     text = str(error) if error is not None else str(err.get("msg", default))
     text = text.removeprefix("Value error, ").removeprefix("Input should be ")
-    expected = str(ctx.get("expected", ""))
-    if err.get("type") == "literal_error" and text == expected and " or " in expected:
-        head, last = expected.rsplit(" or ", 1)
-        return msg("{head} or {last}", head=head, last=last)
-    return msg(text.replace("{", "{{").replace("}", "}}"))  # pydantic's own words: the catalogue has the usual ones
+    return PydanticRule(text, str(err.get("type", "")), ctx)
 
 
 def json_kind(value: object) -> str:

@@ -344,4 +344,4 @@ def _verify(frame: pd.DataFrame, inputs: Sequence[PlanInputs], kind: str, target
         fewer.append(msg(_ONE_FEWER[gpus == 1, reps == 1], gpus=gpus, replicas=reps,
                          capacity=Figure(format_figure(short, 6)), unit=msg(unit),
                          target=Figure(format_figure(target, 6))))
-    return verified, fewer
+    return verified, pd.Series(fewer, index=frame.index, dtype=object)  # the messages (a str column keeps only text)

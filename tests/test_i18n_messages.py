@@ -9,6 +9,7 @@ format the Model and Plan pages offer. A message may come back unchanged only wh
 from __future__ import annotations
 
 import ast
+import json
 import re
 import string
 from pathlib import Path
@@ -17,11 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import fuzz_surfaces as fs
+from catalogue import entry
 from kvplan_app.i18n import translate_message
-from kvplan_app.locales import es
 from planner.catalog.entries import models
 from planner.engines.capacity import VLLMSettings, theory_vs_engine, vllm_capacity
-from planner.errors import PlanInputError
+from planner.errors import PlanInputError, PydanticRule
 from planner.kv.formats import FORMATS
 from planner.kv.notes import past_maximum_note, window_cap
 from planner.messages import Message, msg
@@ -29,6 +30,7 @@ from planner.kv.models import NATIVE
 from planner.plan import make_inputs, plan
 from planner.plan.rebase import rebase
 from planner.units import GiB
+from test_probe_layout import result_dict  # the hand-written DeepSeek V4.1 ProbeResult at 1,000 tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 PLANNER = ROOT / "planner"
@@ -84,9 +86,8 @@ def source_templates() -> dict[str, str]:
                 if isinstance(arg, ast.Subscript):
                     arg = arg.value
                 found = _constants(arg) or (assigned.get(arg.id, []) if isinstance(arg, ast.Name) else [])
-                if not found and (isinstance(arg, ast.Name) and arg.id in ("noun", "unit")
-                                  or isinstance(arg, ast.Call) and path.name == "errors.py"):
-                    continue  # a word its caller names ("plan file"), pydantic's own text: checked where they are made
+                if not found and isinstance(arg, ast.Name) and arg.id in ("noun", "unit"):
+                    continue  # a word its caller names ("plan file"): checked where it is made
                 assert found, f"{path.relative_to(ROOT)}:{node.lineno}: msg() needs a constant template"
                 for text in found:
                     out.setdefault(text, f"{path.relative_to(ROOT)}:{node.lineno}")
@@ -97,18 +98,24 @@ def _fields(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
+def _spanish(template: str) -> str | None:
+    """The catalogue's translation of a template (None when it has none)."""
+    found = entry(template)
+    return found.string if found is not None and isinstance(found.id, str) and found.string else None
+
+
 def test_every_template_has_its_spanish():
     templates = source_templates()
     assert len(templates) > 250  # input rules, notes, warnings: the planner's sentences
-    missing = {t: where for t, where in templates.items() if t not in es.MESSAGES}
+    missing = {t: where for t, where in templates.items() if _spanish(t) is None}
     assert not missing, missing
-    bad = {t: es.MESSAGES[t] for t in templates if _fields(t) != _fields(es.MESSAGES[t])}
+    bad = {t: _spanish(t) for t in templates if _fields(t) != _fields(_spanish(t))}
     assert not bad, bad
 
 
 def test_spanish_templates_hold_no_english():
-    english = {es.MESSAGES[t]: sorted(english_words(es.MESSAGES[t])) for t in source_templates()
-               if english_words(es.MESSAGES[t])}
+    english = {_spanish(t): sorted(english_words(_spanish(t))) for t in source_templates()
+               if english_words(_spanish(t))}
     assert not english, english
 
 
@@ -140,7 +147,9 @@ def test_a_message_is_its_english_text_and_survives_pickling():
 
 def _neutral(text: object) -> object:
     """``text`` with every plain-``str`` value (a name, an id, a user's value, an OS error) replaced by "X", so
-    only the catalogue's own words remain."""
+    only the catalogue's own words remain (a pydantic rule is said from its type: kept as it is)."""
+    if isinstance(text, PydanticRule):
+        return text
     if isinstance(text, PlanInputError):
         return PlanInputError("field", "X", _neutral(text.allowed))
     if isinstance(text, Message):
@@ -218,6 +227,8 @@ DIRECTED = {
                                     '"num_key_value_heads": 2}'),
     "plan file": lambda: _planfile('{"kvplan_plan": 1}'),
     "probe result": lambda: _probe("{}"),
+    "probe result array": lambda: _probe(json.dumps({**result_dict(), "groups": 5})),  # JSON mode: "a valid array"
+    "probe result object": lambda: _probe(json.dumps({**result_dict(), "groups": [3]})),  # JSON mode: "an object"
     "trace": lambda: _trace(b'{"timestamp": 1}\n'),
     "engine max_model_len": lambda: vllm_capacity(models()["qwen2.5-72b"], 40 * GiB, 10**12),
     "format": lambda: models()["deepseek-v4-flash"].estimate(1_000, "no-such-format"),
@@ -359,3 +370,61 @@ def test_a_missing_schema_version_is_said_missing():
         assert "schema_version: (missing) is not allowed; expected 1 (the field is missing)" in str(info.value)
         shown = translate_message(info.value, "es")
         assert "schema_version: (falta)" in shown and "None" not in shown, shown
+
+
+PYDANTIC_CTX = {"gt": 0, "ge": 0.5, "lt": 1, "le": 1e16, "multiple_of": 2, "min_length": 2, "max_length": 1,
+                "actual_length": 3, "field_type": "Tuple", "expected": "'tp', 'dp' or 'ep'", "class_name": "PlanInputs",
+                "pattern": "^[a-z]+$", "error": "input is too short", "expected_plural": "s"}
+"""A context with every field the rules of :mod:`kvplan_app.pydantic_rules` read."""
+
+
+def _pydantic_text(kind: str, ctx: dict) -> str:
+    """pydantic's own English for an error of type ``kind`` (its Python-mode wording)."""
+    from pydantic_core import PydanticKnownError
+
+    try:
+        return PydanticKnownError(kind, ctx).message().removeprefix("Input should be ")
+    except Exception:  # noqa: BLE001 - a type whose context is not this one
+        return f"pydantic's own sentence for {kind}"
+
+
+@pytest.mark.parametrize("ctx", [PYDANTIC_CTX, {**PYDANTIC_CTX, "min_length": 1, "max_length": 2}, {}])
+def test_every_pydantic_error_type_says_its_rule_in_spanish(ctx):
+    """Every error type pydantic-core can emit is said by its type and context, never by pydantic's English: its
+    own sentence when kvplan_app.pydantic_rules lists it (and its context is there), else the generic one that
+    names the type, inside the usual "field: value ..." sentence."""
+    from typing import get_args
+
+    from pydantic_core import core_schema
+
+    from kvplan_app.pydantic_rules import RULES
+
+    kinds = get_args(core_schema.ErrorType)
+    assert len(kinds) > 90
+    generic = []
+    for kind in kinds:
+        english = _pydantic_text(kind, ctx)
+        error = PlanInputError("inputs.field", "X", PydanticRule(english, kind, ctx))
+        spanish = translate_message(error, "es")
+        assert spanish.startswith("inputs.field: 'X' no está permitido; se espera "), (kind, spanish)
+        assert not english_words(spanish) and (english not in spanish or not english_words(english)), (kind, spanish)
+        if "error de validación" in spanish:
+            assert kind in spanish, spanish
+            generic.append(kind)
+    known = {k.split(":")[0] for k in RULES}
+    assert not [k for k in generic if k in known and ctx], generic  # a listed type with its context: its own rule
+    assert {"greater_than", "int_parsing", "literal_error", "list_type", "too_long"} <= known
+
+
+def test_pydantic_rules_by_type_not_by_wording():
+    """JSON mode and Python mode word one error differently; the page says the same rule for both."""
+    array = PydanticRule("a valid array", "list_type", {})
+    listed = PydanticRule("a valid list", "list_type", {})
+    assert translate_message(array, "es") == translate_message(listed, "es") == "una lista válida"
+    assert translate_message(PydanticRule("greater than 0.000000001", "greater_than", {"gt": 1e-9}), "es") == \
+        "mayor que 0,000000001"
+    one = PydanticRule("x", "too_long", {"field_type": "Tuple", "max_length": 1, "actual_length": 3})
+    many = PydanticRule("x", "too_long", {"field_type": "Tuple", "max_length": 64, "actual_length": 65})
+    assert translate_message(one, "es") == "una tupla de 1 elemento como máximo tras la validación (tiene 3)"
+    assert translate_message(many, "es") == "una tupla de 64 elementos como máximo tras la validación (tiene 65)"
+    assert translate_message(one, "en") == "x"  # the English is pydantic's own

@@ -106,12 +106,12 @@ def test_spanish_axis_titles_get_spanish_numbers():
 def test_the_plan_chart_hover_is_in_the_page_language():
     import pandas as pd
 
+    from catalogue import spanish
     from kvplan_app.charts.figures import PLAN_FIGURE_TEXTS, plan_sessions_figure
-    from kvplan_app.locales import es as es_catalogue
 
     frame = pd.DataFrame({"context_tokens": [1_000, 1_000_000], "sessions_per_gpu": [100.0, 17.9],
                           "per_session_bytes": [10**6, 10**9]})
-    texts = {k: es_catalogue.STRINGS[v] for k, v in PLAN_FIGURE_TEXTS.items()}
+    texts = {k: spanish(v) for k, v in PLAN_FIGURE_TEXTS.items()}
     fig = plan_sessions_figure(frame, plan_context_tokens=1_000_000, plan_sessions=17.9, per_session_bytes=10**9,
                                texts=texts, localize=lambda s: s.replace(",", "."))
     hovers = " ".join(tr.hovertemplate for tr in fig.data)

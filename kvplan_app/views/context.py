@@ -16,10 +16,10 @@ from planner.errors import PlanInputError
 from planner.files.export import CSV_MIME, to_csv_bytes
 from kvplan_app.charts.figures import kv_vs_context_models_figure
 from planner.frontier import context_axis, kv_context_frame, longest_context_that_fits
-from planner.units import format_bytes, plural
+from planner.units import format_bytes
 from kvplan_app.state import current_inputs, escape_markdown
 from kvplan_app.render import show_chart, show_table
-from kvplan_app.i18n import num, planner_message, t
+from kvplan_app.i18n import num, planner_message, t, tn
 
 # The model whose published 890 B/token table (docs/sources.md) the page shows.
 PUBLISHED_MODEL = "deepseek-v4.1-flash"
@@ -120,7 +120,8 @@ with st.container():
                      "replica, the plan's reserve ({reserve} GiB) and utilization ({util}).", gpu=gpu.name,
                      bytes=format_bytes(gpu.hbm_bytes),
                      how=t("as the device reports it") if gpu.memory_reported else t("vendor figure"),
-                     gpus=plural(inputs.gpus_per_replica, t("GPU"), t("GPUs")), reserve=f"{inputs.reserve_gib:g}",
+                     gpus=tn("{n} GPU", "{n} GPUs", inputs.gpus_per_replica, n=f"{inputs.gpus_per_replica:,}"),
+                     reserve=f"{inputs.reserve_gib:g}",
                      util=f"{inputs.gpu_memory_utilization:g}")))
 with st.container():
     st.subheader(t("DeepSeek V4.1-Flash: KV by context"))

@@ -24,9 +24,9 @@ from kvplan_app.charts.figures import (
     sessions_vs_hit_rate_figure,
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
-from planner.units import format_bytes, format_duration, parse_tokens, plural
+from planner.units import format_bytes, format_duration, parse_tokens
 from kvplan_app.render import show_chart
-from kvplan_app.i18n import language, num, t, words
+from kvplan_app.i18n import language, num, t, tn, words
 from kvplan_app.state import (MAX_PARAM_CHARS, current_inputs, escape_markdown, register_page_keys, show_error,
                               shown)
 
@@ -126,9 +126,10 @@ model = get_model(inputs.model_id)
 st.title(t("Frontier: sessions and request rate"))
 st.caption(t("{model}, {gpus} per replica, output {output}, {prefixes}, pauses {pause} ({distribution}), TTL "
              "{ttl}: every other input comes from the Plan page.", model=model.name,  # names are never localized
-             gpus=num(plural(inputs.gpus_per_replica, t("GPU"), t("GPUs"))),
-             output=num(plural(inputs.output_tokens, t("token"), t("tokens"))),
-             prefixes=num(plural(inputs.shared_prefixes, t("shared prefix"), t("shared prefixes"))),
+             gpus=num(tn("{n} GPU", "{n} GPUs", inputs.gpus_per_replica, n=f"{inputs.gpus_per_replica:,}")),
+             output=num(tn("{n} token", "{n} tokens", inputs.output_tokens, n=f"{inputs.output_tokens:,}")),
+             prefixes=num(tn("{n} shared prefix", "{n} shared prefixes", inputs.shared_prefixes,
+                           n=f"{inputs.shared_prefixes:,}")),
              pause=num(format_duration(inputs.pause_mean_s)), distribution=t(inputs.pause_distribution),
              ttl=num(format_duration(inputs.ttl_s))))
 

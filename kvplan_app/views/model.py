@@ -27,10 +27,10 @@ from planner.kv.kinds import check_tp
 from planner.messages import Message
 from planner.kv.models import NATIVE, breakdown_frame, coefficient_check, how_computed
 from planner.plan import plan
-from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens, plural
+from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_table
-from kvplan_app.i18n import group_names_in_words, num, planner_message, t, token_text, words
+from kvplan_app.i18n import group_names_in_words, num, planner_message, t, tn, token_text, words
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, shown
 
 LINK_KEYS = {"model": "m_model", "fmt": "m_fmt", "tp": "m_tp", "pp": "m_pp", "ctx": "m_ctx"}
@@ -222,7 +222,8 @@ if model.max_context_tokens is not None and context > model.max_context_tokens:
                      "layout.", tokens=f"{context:,}", max=f"{model.max_context_tokens:,}")))
 m1, m2 = st.columns(2)
 m1.metric(t("KV per GPU (pool)"), num(format_bytes(est.kv_bytes)))
-m2.metric(t("KV per replica ({gpus})", gpus=plural(tp * pp, t("GPU"), t("GPUs"))), num(format_bytes(est.kv_bytes_per_replica)))
+m2.metric(t("KV per replica ({gpus})", gpus=tn("{n} GPU", "{n} GPUs", tp * pp, n=f"{tp * pp:,}")),
+          num(format_bytes(est.kv_bytes_per_replica)))
 m3, m4 = st.columns(2)
 m3.metric(t("KV bytes per token per GPU"), num(f"{est.kv_bytes_per_token:,.6g} B"))
 m4.metric(t("State per session"), num(format_bytes(est.pool_state_bytes + est.state_bytes)))

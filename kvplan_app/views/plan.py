@@ -23,13 +23,13 @@ from kvplan_app.charts.figures import PLAN_FIGURE_TEXTS, kv_vs_context_figure, p
 from planner.kv.formats import FORMATS
 from planner.kv.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.catalog.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
-from planner.units import GiB, format_bytes, format_duration, parse_tokens, plural, to_gb, to_gib
+from planner.units import GiB, format_bytes, format_duration, parse_tokens, to_gb, to_gib
 from planner.files.export import CSV_MIME, to_csv_bytes
 from planner.files.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import separators, show_chart, show_table
 from planner.messages import msg
-from kvplan_app.i18n import language, num, planner_message, t, token_text
+from kvplan_app.i18n import language, num, planner_message, t, tn, token_text
 from kvplan_app.state import (
     add_notices,
     current_inputs,
@@ -366,7 +366,8 @@ with headline:
     h1.metric(t("Sessions per GPU ({attention} attention)", attention=attention_label), num(format_sessions(result.sessions_per_gpu)),
               help=note)
     h2.metric(t("Sessions per replica ({attention} attention)", attention=attention_label), num(f"{result.sessions_per_replica:,}"),
-              help=t("{gpus} per replica.", gpus=plural(inputs.gpus_per_replica, t("GPU"), t("GPUs"))) + " " + note)
+              help=t("{gpus} per replica.", gpus=tn("{n} GPU", "{n} GPUs", inputs.gpus_per_replica,
+                                                   n=f"{inputs.gpus_per_replica:,}")) + " " + note)
     h3, h4 = numbers.columns(2)
     h3.metric(t("Request rate per GPU"), t("undefined (no output tokens)") if result.request_rate_per_s is None
               else num(f"{result.request_rate_per_s:,.3g} /s"), help=t("Limited by {limit}.", limit=t(result.request_rate_limit)))
@@ -396,8 +397,9 @@ m3.metric(t("Usable KV per GPU") + (t(" (measured)") if result.usable_kv_source 
           num(format_bytes(max(result.usable_kv_bytes, 0))))
 st.caption(num(
     t("Per session in HBM: {bytes} (uncached tail of {tail} + {output}",
-      bytes=format_bytes(result.per_session_bytes), tail=plural(result.tail_tokens, t("token"), t("tokens")),
-      output=plural(inputs.output_tokens, t("output token"), t("output tokens")))
+      bytes=format_bytes(result.per_session_bytes),
+      tail=tn("{n} token", "{n} tokens", result.tail_tokens, n=f"{result.tail_tokens:,}"),
+      output=tn("{n} output token", "{n} output tokens", inputs.output_tokens, n=f"{inputs.output_tokens:,}"))
     + (t(" + window state {bytes}", bytes=format_bytes(result.state_bytes_per_session))
        if inputs.state_in_hbm and result.state_bytes_per_session else "")
     + t("). KV bytes per token: {bpt} B. Weights per GPU: {weights}. HBM: {hbm} ({source}). Rate limited by {limit}.",
@@ -407,7 +409,8 @@ st.caption(num(
 if result.state_bytes_per_session and not inputs.state_in_hbm:
     st.caption(num(t("Window state in host RAM: {each} per session, {total} for {sessions}.",
                      each=format_bytes(result.state_bytes_per_session), total=format_bytes(result.host_state_bytes),
-                     sessions=plural(result.sessions_per_domain, t("session"), t("sessions")))))
+                     sessions=tn("{n} session", "{n} sessions", result.sessions_per_domain,
+                                 n=f"{result.sessions_per_domain:,}"))))
 
 n1, n2 = st.columns(2)  # two per row: the labels fit at 1280 px in every language
 n3, n4 = st.columns(2)
@@ -431,7 +434,8 @@ if result.tiers is not None:
     st.caption(num(t(
         "Bytes per tier for {sessions} ({running} running): HBM {hbm} · host RAM {host} of {host_total} · SSD {ssd} "
         "of {ssd_total} · evicted {evicted} · total {total}. Parked session back from SSD: {reload} ({link}); fastest "
-        "recovery: {fastest}.", sessions=plural(tiers.sessions, t("session"), t("sessions")),
+        "recovery: {fastest}.",
+        sessions=tn("{n} session", "{n} sessions", int(tiers.sessions), n=f"{tiers.sessions:,}"),
         running=f"{tiers.active_sessions:,}", hbm=format_bytes(tiers.hbm_bytes), host=format_bytes(tiers.host_ram_bytes),
         host_total=format_bytes(result.host_ram_bytes_per_gpu), ssd=format_bytes(tiers.ssd_bytes),
         ssd_total=format_bytes(result.ssd_bytes_per_gpu), evicted=format_bytes(tiers.evicted_bytes),

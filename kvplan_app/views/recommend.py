@@ -21,7 +21,7 @@ from planner.kv.models import WEIGHT_BYTES_PER_PARAM
 from planner.recommend import DEFAULT_GPUS_PER_REPLICA, recommend, trace_hit_rate_curve
 from planner.traces import load_sample
 from kvplan_app.render import show_chart, show_table
-from kvplan_app.i18n import num, planner_message, t, words
+from kvplan_app.i18n import num, planner_message, t, tn, words
 from kvplan_app.share import root_url, share_url
 from kvplan_app.state import current_inputs, escape_markdown, to_query
 
@@ -116,10 +116,10 @@ top["plan link"] = [share_url(root, to_query(i), "plan") for i in rec.inputs[:le
 top["cost_per_hour"] = top["cost_per_hour"].astype("float64")
 best = top.iloc[0]
 replicas = int(best.replicas)
-fewest = (t("Fewest GPUs: {gpus} x {accelerator} (1 replica of {per_replica}, KV {kv_format}), {capacity} against "
-            "{target}.") if replicas == 1 else
-          t("Fewest GPUs: {gpus} x {accelerator} ({replicas} replicas of {per_replica}, KV {kv_format}), {capacity} "
-            "against {target}."))
+fewest = tn("Fewest GPUs: {gpus} x {accelerator} (1 replica of {per_replica}, KV {kv_format}), {capacity} against "
+            "{target}.",
+            "Fewest GPUs: {gpus} x {accelerator} ({replicas} replicas of {per_replica}, KV {kv_format}), {capacity} "
+            "against {target}.", replicas)
 st.success(fewest.format(  # names as they are, numbers per locale
     gpus=num(f"{int(best.total_gpus):,}"), accelerator=best.accelerator, replicas=num(f"{replicas:,}"),
     per_replica=int(best.gpus_per_replica), kv_format=words(best.kv_format), capacity=num(f"{best.capacity:,.6g}"),

@@ -18,7 +18,7 @@ from planner.errors import PlanInputError
 from planner.engines.reconcile import pair_summary, reconcile
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_table
-from kvplan_app.i18n import num, planner_message, t
+from kvplan_app.i18n import num, planner_message, t, tn
 from kvplan_app.state import escape_markdown
 
 FROM_LOG = "(the model the log names)"
@@ -102,6 +102,7 @@ for n, rec in results:
     for why in rec.refusals:
         st.warning(t("Not computed: ") + escape_markdown(planner_message(why), keep="_"))
     if rec.unread:
-        with st.expander(t("1 line mentions KV or memory but was not read") if rec.num_unread == 1 else
-                         num(t("{n} lines mention KV or memory but were not read", n=f"{rec.num_unread:,}"))):
+        with st.expander(num(tn("1 line mentions KV or memory but was not read",
+                                "{n} lines mention KV or memory but were not read", rec.num_unread,
+                                n=f"{rec.num_unread:,}"))):
             st.code("\n".join(f"{no}: {text}" for no, text in rec.unread), language=None)

@@ -25,7 +25,7 @@ from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.units import MB, format_bytes, format_duration
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_chart
-from kvplan_app.i18n import language, num, planner_message, t, words
+from kvplan_app.i18n import language, num, planner_message, t, tn, words
 from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, shown, update_inputs
 
 LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
@@ -348,9 +348,9 @@ if analysis.fleet is not None:
     row = table[(table["replicas"] == pick_n) & (table["routing"] == pick_policy)].iloc[0]
     fleet_rate = round(float(row["token_hit_rate"]), 2)
     fleet_hit = num(f"{fleet_rate:.2f}")
-    if u3.button(t("Use this hit rate on the Plan page ({hit}: {replicas} replicas, {routing})", hit=fleet_hit,
-                   replicas=pick_n, routing=words(pick_policy)) if pick_n != 1 else
-                 t("Use this hit rate on the Plan page ({hit}: 1 replica, {routing})", hit=fleet_hit, routing=words(pick_policy)),
+    if u3.button(tn("Use this hit rate on the Plan page ({hit}: 1 replica, {routing})",
+                    "Use this hit rate on the Plan page ({hit}: {replicas} replicas, {routing})", pick_n, hit=fleet_hit,
+                    replicas=pick_n, routing=words(pick_policy)),
                  key="traces_fleet_use"):
         update_inputs(hit_rate=fleet_rate)
         st.success(t("The Plan page's prefix hit rate is now {hit} ({replicas} replicas, {routing}).", hit=fleet_hit,

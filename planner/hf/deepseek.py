@@ -99,7 +99,8 @@ def deepseek_v4(r: ConfigReader, cfg: dict, num_layers: int, formats: dict[str, 
     entry_dim = r.int_field("head_dim", maximum=1_000_000)
     if cfg.get("kv_source_layer_ids") is not None:
         sources = sorted(set(r.int_list("kv_source_layer_ids", None, minimum=0, maximum=num_layers - 1)))
-        r.note("kv sharing", f"{len(sources)} source layers serve {num_layers - len(sources)} others", "derived",
+        r.note("kv sharing", msg("{sources} source layers serve {others} others", sources=len(sources),
+                                 others=num_layers - len(sources)), "derived",
                msg("cross-layer sharing: only KV-source layers store entries"))
     else:
         sources = list(range(num_layers))

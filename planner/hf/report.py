@@ -78,7 +78,7 @@ class ConfigReader:
         if length is not None and len(value) != length:
             raise PlanInputError(f"config.{key}", f"{len(value)} entries", msg("{length} entries (one per layer)",
                                                                                length=length))
-        self.report.append(ConfigField(key, value if len(value) <= 8 else f"{len(value)} entries", "read"))
+        self.report.append(ConfigField(key, value if len(value) <= 8 else msg("{n} entries", n=len(value)), "read"))
         return value
 
     def note(self, key: str, value: object, how: str, note: str = "") -> None:
@@ -89,7 +89,7 @@ class ConfigReader:
 def text(value: object, limit: int) -> str:
     """``str(value)`` cut to ``limit`` characters; a value too deep or too long to print is named by its type."""
     if isinstance(value, str):
-        return value[:limit]
+        return value if len(value) <= limit else value[:limit]  # a planner message stays one
     try:
         return str(value)[:limit]
     except (RecursionError, ValueError):

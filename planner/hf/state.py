@@ -85,7 +85,7 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
         for key in ("expand", "mamba_expand"):
             if cfg.get(key) is not None:
                 r.note(key, cfg[key], "ignored", msg("Mamba2 inner size is mamba_num_heads x mamba_head_dim = {inner:,} (vLLM), not expand x hidden_size", inner=inner))
-        r.note("Mamba2 state", f"{num_layers} layers", "derived",
+        r.note("Mamba2 state", msg("{n} layers", n=num_layers), "derived",
                msg("conv (I + 2 G N) x (K-1) = ({inner:,} + 2 x {groups} x {state}) x {value}; temporal H x P x N = {heads} x {head_dim} x {state} (vLLM mamba2_state_shape, I = H x P)", inner=inner, groups=groups, state=state, value=kernel - 1, heads=heads, head_dim=head_dim))
         return [
             Mamba2ConvStateGroup(name="Mamba2 conv state", num_layers=num_layers, layer_ids=ids, kv_format=conv_fmt,
@@ -104,7 +104,7 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
     state = r.first_int(("mamba_d_state", "ssm_state_size"), maximum=1_000_000, need=need)
     kernel = r.first_int(("mamba_d_conv", "conv_kernel"), minimum=2, maximum=1_000, need=need)
     inner = expand * hidden
-    r.note("Mamba1 state", f"{num_layers} layers", "derived",
+    r.note("Mamba1 state", msg("{n} layers", n=num_layers), "derived",
            msg("conv I x (K-1) = {inner:,} x {value}; temporal I x N = {inner:,} x {state}, I = mamba_expand x hidden_size = {expand} x {hidden:,} (vLLM mamba1_state_shape)", inner=inner, value=kernel - 1, state=state, expand=expand, hidden=hidden))
     return [
         StateGroup(name="Mamba1 conv state", num_layers=num_layers, layer_ids=ids, kv_format=conv_fmt, role="state",
@@ -130,7 +130,7 @@ def linear_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], mod
     num_layers, ids = len(layer_ids), tuple(layer_ids)
     conv_fmt = _conv_format(r, state_format)
     ssm_fmt = _ssm_format(r, cfg, conv_fmt, model_type, ssm_state_format)
-    r.note("linear-attention state", f"{num_layers} layers", "derived",
+    r.note("linear-attention state", msg("{n} layers", n=num_layers), "derived",
            msg("conv (K-1) x (2 H_k d_k + H_v d_v) = {value} x {conv_dim:,}; recurrent H_v x d_v x d_k = {h_v} x {d_v} x {d_k} elements per layer and sequence (vLLM gated_delta_net_state_shape)", value=kernel - 1, conv_dim=conv_dim, h_v=h_v, d_v=d_v, d_k=d_k))
     return [
         StateGroup(name="linear attention conv state", num_layers=num_layers, layer_ids=ids, kv_format=conv_fmt,

@@ -1,1 +1,0 @@
-"""String catalogues of the dashboard, one module per language (English is the source text)."""
