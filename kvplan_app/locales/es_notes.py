@@ -321,6 +321,19 @@ NOTES: dict[str, str] = {
         "Los parámetros del enlace {keys} no forman juntos un plan válido: {why}; se usan los valores por defecto.",
     "Link parameter '{key}' = '{value}' names no page (pages: {pages}); this page is shown.":
         "El parámetro del enlace '{key}' = '{value}' no nombra ninguna página (páginas: {pages}); se muestra esta.",
+    # -- link warnings (kvplan_app.links: each page's own parameters, repeated keys) --------------------------------
+    "Link parameter '{key}' is too long ({chars:,} characters); default used.":
+        "El parámetro del enlace '{key}' es demasiado largo ({chars:,} caracteres); se usa el valor por defecto.",
+    "Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default used.":
+        "El parámetro del enlace '{key}' = '{value}' no es válido (se espera {allowed}); se usa el valor por defecto.",
+    "Link parameter '{key}' = '{value}' is invalid (expected {allowed}); left out.":
+        "El parámetro del enlace '{key}' = '{value}' no es válido (se espera {allowed}); se omite.",
+    "Link parameter '{key}' is given {n:,} times ({values}); the last one is used.":
+        "El parámetro del enlace '{key}' aparece {n:,} veces ({values}); se usa el último.",
+    "accelerator ids from kvplan gpus, comma-separated": "ids de aceleradores de kvplan gpus, separados por comas",
+    "an accelerator id from kvplan gpus, or custom": "un id de acelerador de kvplan gpus, o custom",
+    "0 (the plan's) or a whole number of tokens in [{lo:,}, {hi:,}]":
+        "0 (el del plan) o un número entero de tokens en [{lo:,}, {hi:,}]",
     # -- traces: what the read found; the server's job queue ---------------------------------------------------------
     "no malformed rows ({rows:,} rows read)": "ninguna fila mal formada ({rows:,} filas leídas)",
     "line {line}: {reason}": "línea {line}: {reason}",

@@ -30,16 +30,9 @@ from kvplan_app.uploads import file_uploader
 from kvplan_app.render import separators, show_chart, show_table
 from planner.messages import msg
 from kvplan_app.i18n import language, num, planner_message, t, token_text
-from kvplan_app.state import (
-    add_notices,
-    current_inputs,
-    escape_markdown,
-    load_inputs,
-    set_inputs,
-    show_link_warnings,
-    show_notices,
-    update_inputs,
-)
+from kvplan_app.markdown import escape_markdown
+from kvplan_app.notices import show_link_warnings, show_notices
+from kvplan_app.state import add_notices, current_inputs, load_inputs, set_inputs, update_inputs
 
 YOURS = "yours"  # the GPU choice that opens the user-defined accelerator form
 
