@@ -103,6 +103,38 @@ def plan_widget_keys(fields: Sequence[str]) -> list[str]:
     return [k for n in names for k in (f"{PLAN_WIDGET_PREFIX}{n}", f"{PLAN_WIDGET_PREFIX}{n}_typed")]
 
 
+def plan_widget_reset_notes(before: PlanInputs, after: PlanInputs, starts: Mapping[str, Any]) -> list[str]:
+    """One note per plan field the Plan page's widgets just moved to that widget's starting value.
+
+    A widget that Streamlit recreates (RELIABILITY.md, "lost slider steps") sends its starting value (first
+    option, minimum), not the plan's; the share link would then change without a word. The page cannot tell
+    that from a person choosing that value, so it says what changed, in the link's terms.
+
+    Args:
+        before: the plan before this run's widgets; after: the plan they make.
+        starts: PlanInputs field -> the value its widget starts at.
+
+    Returns:
+        Notes (messages), empty when no field moved to its starting value.
+    """
+    notes = []
+    for f, start in starts.items():
+        old, new = getattr(before, f), getattr(after, f)
+        if new != old and new == start:
+            notes.append(msg("Link parameter '{key}' is now '{value}' (was '{old}'), its control's starting value; "
+                             "the share link carries it. If you did not choose it, set it again.",
+                             key=QUERY_KEYS.get(f, f), value=_text(new), old=_text(old)))
+    return notes
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "none" if value is None else str(value)
+
+
 class ModelLink(BaseModel):
     """The Model page's link: catalog model, KV format, TP, PP, context (tokens). None: not in the link (the page
     follows the plan); an imported config cannot travel in a link, so its model is None."""

@@ -125,6 +125,14 @@ class LinkRead:
     given: dict[str, str]
     """The page parameters (not the plan's) the link gave and the codec accepted, as :func:`encode` writes them."""
     warnings: list[str]
+    """Warnings about the link as a whole, the plan and the language (shown on the page the link opens)."""
+    page_warnings: dict[str, list[str]]
+    """Page -> warnings about its own parameters (shown when that page first runs)."""
+
+    @property
+    def all_warnings(self) -> list[str]:
+        """Every warning: the link's, then each page's."""
+        return [*self.warnings, *(w for ws in self.page_warnings.values() for w in ws)]
 
 
 def single_values(params: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
@@ -160,7 +168,8 @@ def read_link(params: Mapping[str, Any]) -> LinkRead:
         params: query key -> value (a string, or the list of a repeated key's values).
 
     Returns:
-        :class:`LinkRead`; warnings in link order of concern: repeated keys, unknown keys, then each page's.
+        :class:`LinkRead`: the link's warnings (repeated keys, unknown keys, the plan's, the language's), and
+        each page's own, kept apart so that a page's warnings show on that page.
         The plan always makes a plan (:func:`planner.plan.plan` accepts it).
     """
     values, warnings = single_values(params)
@@ -169,6 +178,7 @@ def read_link(params: Mapping[str, Any]) -> LinkRead:
     inputs, plan_warnings = inputs_from_query(values, ignore_unknown=True)
     warnings += plan_warnings
     pages: dict[str, BaseModel] = {}
+    page_warnings_of: dict[str, list[str]] = {}
     given: dict[str, str] = {}
     for page, spec in LINKS.items():
         if page == "plan":
@@ -177,9 +187,12 @@ def read_link(params: Mapping[str, Any]) -> LinkRead:
         kept: set[str] = set()
         value, page_warnings = decode(spec, mine, kept)
         pages[page] = value
-        warnings += page_warnings
+        if page == "app":
+            warnings += page_warnings
+        else:
+            page_warnings_of[page] = page_warnings
         given.update({k: v for k, v in encode(page, value).items() if k in kept})
-    return LinkRead(inputs, pages, given, warnings)
+    return LinkRead(inputs, pages, given, warnings, page_warnings_of)
 
 
 def inputs_from_query(params: Mapping[str, Any], extra_keys: frozenset[str] | set[str] = frozenset(), *,

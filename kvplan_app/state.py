@@ -40,6 +40,7 @@ _WARNINGS = "plan_link_warnings"
 _PAGE_PARAMS = "url_page_params"
 _PAGE_STATE = "url_page_inputs_"
 _LAST_PAGE = "url_last_page"
+_PAGE_WARNINGS = "url_page_warnings_"
 
 
 def _read_link() -> None:
@@ -51,6 +52,7 @@ def _read_link() -> None:
     st.session_state[_WARNINGS] = read.warnings
     for page, value in read.pages.items():
         st.session_state[_PAGE_STATE + page] = value
+        st.session_state[_PAGE_WARNINGS + page] = read.page_warnings.get(page, [])
     st.session_state[_PAGE_PARAMS] = read.given
     _write_query(drop_unowned=True)
 
@@ -161,8 +163,12 @@ def load_inputs(inputs: PlanInputs) -> None:
 
 
 def page_link(page: str) -> BaseModel:
-    """A page's own link value (``kvplan_app.links.LINKS[page]``): as the link gave it, then as last set."""
+    """A page's own link value (``kvplan_app.links.LINKS[page]``): as the link gave it, then as last set.
+
+    The first call puts the warnings about the page's own parameters with the link's (shown on this page).
+    """
     current_inputs()
+    add_link_warnings(st.session_state.pop(_PAGE_WARNINGS + page, []))
     state = _PAGE_STATE + page
     if state not in st.session_state:  # a page value written by st.switch_page(query_params=...)
         spec = LINKS[page]

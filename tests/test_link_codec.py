@@ -54,7 +54,7 @@ def test_every_page_link_round_trips(page, data):
     params = encode(page, value)
     assert decode(LINKS[page], params) == (value, [])
     read = read_link(params)
-    assert read.pages[page] == value and read.warnings == []
+    assert read.pages[page] == value and read.all_warnings == []
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -68,7 +68,7 @@ def test_a_whole_link_round_trips(inputs, model, frontier, traces, app):
     values = {"model": model, "frontier": frontier, "traces": traces, "app": app}
     params = {**to_query(inputs), **{k: v for page, x in values.items() for k, v in encode(page, x).items()}}
     read = read_link(params)
-    assert read.warnings == []
+    assert read.all_warnings == []
     assert read.plan == inputs and read.pages == values
 
 
@@ -78,7 +78,7 @@ def test_a_whole_link_round_trips(inputs, model, frontier, traces, app):
 ])
 def test_counts_read_as_the_widgets_and_the_cli_read_them(key, value, expected):
     read = read_link({key: value})
-    assert read.warnings == []
+    assert read.all_warnings == []
     assert to_query(read.plan)[key] == str(expected)
 
 
@@ -88,8 +88,8 @@ def test_a_dot_before_three_digits_is_never_read_as_a_smaller_count(params):
     """128.000 is 128 in English and 128,000 in Spanish: refused, the warning naming both readings."""
     read = read_link(params)
     key, value = next(iter(params.items()))
-    assert len(read.warnings) == 1
-    w = read.warnings[0]
+    assert len(read.all_warnings) == 1
+    w = read.all_warnings[0]
     digits = value.replace(".", "")
     assert f"'{key}' = '{value}'" in w and digits in w and f"{int(digits):,}".replace(",", " ") in w
     assert read.plan.context_tokens == PlanInputs().context_tokens and read.plan.output_tokens == 1_000
@@ -100,35 +100,35 @@ def test_the_ttl_the_traces_page_writes_is_read_back():
         params = encode("traces", TracesLink(ttl_s=ttl))
         assert params["t_ttl"] == f"{ttl:g}"
         read = read_link(params)
-        assert read.warnings == [] and read.pages["traces"].ttl_s == ttl
+        assert read.all_warnings == [] and read.pages["traces"].ttl_s == ttl
     assert read_link({"t_ttl": "none"}).pages["traces"] == TracesLink()
     bad = read_link({"t_ttl": "61"})
-    assert len(bad.warnings) == 1 and "'t_ttl' = '61'" in bad.warnings[0] and "3600" in bad.warnings[0]
+    assert len(bad.all_warnings) == 1 and "'t_ttl' = '61'" in bad.all_warnings[0] and "3600" in bad.all_warnings[0]
 
 
 def test_a_repeated_parameter_warns_once_and_the_last_value_is_read():
     read = read_link({"ctx": ["1", "2"]})
     assert read.plan.context_tokens == 2
-    assert len(read.warnings) == 1 and "'ctx'" in read.warnings[0] and "2 times" in read.warnings[0]
+    assert len(read.all_warnings) == 1 and "'ctx'" in read.all_warnings[0] and "2 times" in read.all_warnings[0]
 
 
 def test_two_thousand_unknown_parameters_warn_once_and_are_counted():
     read = read_link({**{f"junk{i}": "1" for i in range(2_000)}, "hit": "0.3"})
     assert read.plan.hit_rate == 0.3
-    assert len(read.warnings) == 1 and "'junk0'" in read.warnings[0] and "1,995 more" in read.warnings[0]
+    assert len(read.all_warnings) == 1 and "'junk0'" in read.all_warnings[0] and "1,995 more" in read.all_warnings[0]
 
 
 @pytest.mark.parametrize("key", ["ctx", "m_model", "fgpus", "t_sample", "lang"])
 def test_an_over_long_value_warns_and_is_not_cut(key):
     read = read_link({key: "1" * (MAX_PARAM_CHARS + 1)})
-    assert len(read.warnings) == 1 and f"'{key}' is too long" in read.warnings[0]
+    assert len(read.all_warnings) == 1 and f"'{key}' is too long" in read.all_warnings[0]
     assert read.given == {}
 
 
 def test_an_unknown_language_warns():
     read = read_link({"lang": "xx"})
     assert read.pages["app"] == AppLink()
-    assert len(read.warnings) == 1 and "'lang' = 'xx'" in read.warnings[0] and "en, es" in read.warnings[0]
+    assert len(read.all_warnings) == 1 and "'lang' = 'xx'" in read.all_warnings[0] and "en, es" in read.all_warnings[0]
 
 
 @pytest.mark.parametrize("params, key", [({"fgpus": "h900"}, "fgpus"), ({"fhit": "7"}, "fhit"),
@@ -136,7 +136,7 @@ def test_an_unknown_language_warns():
                                          ({"m_model": "x"}, "m_model"), ({"t_sample": "x"}, "t_sample")])
 def test_each_page_value_refused_warns_by_name(params, key):
     read = read_link(params)
-    assert len(read.warnings) == 1 and f"'{key}'" in read.warnings[0]
+    assert len(read.all_warnings) == 1 and f"'{key}'" in read.all_warnings[0]
     assert key not in read.given or read.given[key] != params[key]
 
 

@@ -334,6 +334,10 @@ NOTES: dict[str, str] = {
     "an accelerator id from kvplan gpus, or custom": "un id de acelerador de kvplan gpus, o custom",
     "0 (the plan's) or a whole number of tokens in [{lo:,}, {hi:,}]":
         "0 (el del plan) o un número entero de tokens en [{lo:,}, {hi:,}]",
+    "Link parameter '{key}' is now '{value}' (was '{old}'), its control's starting value; the share link carries it. "
+    "If you did not choose it, set it again.":
+        "El parámetro del enlace '{key}' vale ahora '{value}' (antes '{old}'), el valor inicial de su control; el "
+        "enlace para compartir lo lleva. Si no lo eligió usted, vuelva a fijarlo.",
     # -- traces: what the read found; the server's job queue ---------------------------------------------------------
     "no malformed rows ({rows:,} rows read)": "ninguna fila mal formada ({rows:,} filas leídas)",
     "line {line}: {reason}": "línea {line}: {reason}",
