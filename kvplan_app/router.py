@@ -26,9 +26,8 @@ import streamlit as st
 from kvplan_app.i18n import DEFAULT_LANGUAGE, LANG_PARAM, LANGUAGES, SESSION_KEY, language, t
 from kvplan_app.share import render_share_link
 from kvplan_app.uploads import uploader_style
-from kvplan_app.state import (
-    pending_link_warnings, remember_query, restore_query, set_link_param, show_link_warnings,
-)
+from kvplan_app.notices import show_link_warnings
+from kvplan_app.state import pending_link_warnings, restore_query, set_link_param
 
 LOG = logging.getLogger("kvplan_app")
 """Unexpected page errors go here, with their traceback and reference (the server log, never the page)."""
@@ -82,7 +81,6 @@ def main() -> None:
         st.caption(t("GB = 10^9 B · GiB = 2^30 B. Figures are per GPU unless marked per replica."))
     notices = st.container()  # link warnings the page did not show itself go on top
     run_page(nav)
-    remember_query()  # what the page wrote under its own keys survives the next page switch
     if pending_link_warnings():
         with notices:
             show_link_warnings()

@@ -8,7 +8,7 @@ behind a reverse proxy too. Without it (``AppTest``) the link falls back to the
 Links name the page in the path (``/model?...``; the Plan page is the root,
 ``/?...``). The page scripts are not in a ``pages/`` folder, so every URL runs
 the router, which parses the link. Older links that name the page with
-``?page=<url_path>`` (:data:`kvplan_app.state.PAGE_PARAM`) still open it.
+``?page=<url_path>`` (:data:`kvplan_app.links.PAGE_PARAM`) still open it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 import streamlit as st
 
 from kvplan_app.i18n import t
-from kvplan_app.state import PAGE_PARAM, wanted_query
+from kvplan_app.links import PAGE_PARAM
+from kvplan_app.state import wanted_query
 
 
 def share_url(root: str | None, params: Mapping[str, str], page: str = "") -> str:

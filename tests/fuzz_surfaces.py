@@ -220,7 +220,7 @@ def check_plan_inputs(fields: dict) -> PlanResult | None:
 
 
 # ---------------------------------------------------------------------------
-# 2. Share links (kvplan_app.state.inputs_from_query)
+# 2. Share links (kvplan_app.links.inputs_from_query)
 # ---------------------------------------------------------------------------
 
 
@@ -233,7 +233,7 @@ def _encoded(value) -> str:
 @st.composite
 def link_params(draw) -> dict:
     """A query string as Streamlit hands it over: known, page and random keys; values of every kind."""
-    from kvplan_app.state import PAGE_PARAM, PAGE_QUERY_KEYS, query_keys
+    from kvplan_app.links import PAGE_PARAM, PAGE_QUERY_KEYS, query_keys
 
     by_key = {key: field for field, key in query_keys().items()}
     page_keys = [k for keys in PAGE_QUERY_KEYS.values() for k in keys]
@@ -254,14 +254,15 @@ def link_params(draw) -> dict:
 
 def check_link(params: dict) -> PlanResult:
     """A link always opens a plan: bad fields warn (text) and take defaults; the canonical link round-trips."""
-    from kvplan_app.state import MAX_PARAM_CHARS, PAGE_PARAM, PAGE_QUERY_KEYS, inputs_from_query, to_query
+    from kvplan_app.links import MAX_PARAM_CHARS, PAGE_PARAM, PAGE_QUERY_KEYS, inputs_from_query, to_query
 
     COUNTS["share links"] += 1
     others = frozenset({PAGE_PARAM, *(k for keys in PAGE_QUERY_KEYS.values() for k in keys)})
     inputs, warnings = inputs_from_query(params, others)
     assert isinstance(inputs, PlanInputs)
     assert all(isinstance(w, str) and "\n" not in w and len(w) < 1_000 for w in warnings), warnings
-    assert len(warnings) <= len(params) + 1
+    repeated = sum(isinstance(v, (list, tuple)) and len(v) > 1 for v in params.values())
+    assert len(warnings) <= len(params) + repeated + 1  # one per value, one per repeated key, one for the unknown
     result = plan(inputs)  # never raises: the link parser checked it
     assert_sane_plan(result)
     canonical = to_query(inputs)

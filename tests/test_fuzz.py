@@ -260,7 +260,7 @@ HOSTILE_LINKS = [
     {"page": "recommend", "gpu": "custom", "acc": "id:<b>x</b>~name:![x](http://example.invalid/x.png)~mem:1e999",
      "ctx": "1e308"},
     {"page": "reconcile", "gpu": "custom", "acc": "id:h20~name::red[x] <script>~mem:1~bw:nan~tf:1" + "~" * 500},
-    {"hit": "NaN", "ctx": "١٠٠٠", "prefixes": "1e6", "target": "-1", "<script>alert(1)</script>": "1",
+    {"hit": "NaN", "ctx": "١٠٠٠", "prefixes": "1e7", "target": "-1", "<script>alert(1)</script>": "1",
      "x" * 10_240: "<img src=x onerror=alert(1)>", "pause": "5e-324", "ttl": "1e308"},
 ]
 PAGE_KEYS = ["m_tp", "m_pp", "m_ctx", "m_fmt", "m_model", "fgpus", "fctx", "fhit", "fheat", "fscale", "t_sample",

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from kvplan_app.state import escape_markdown
+from kvplan_app.markdown import escape_markdown
 from markdown_text import outside_code_spans, shown, visible_autolinks
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -34,9 +34,10 @@ from test_probe_layout import result_dict  # the hand-written DeepSeek V4.1 Prob
 
 ROOT = Path(__file__).resolve().parents[1]
 PLANNER = ROOT / "planner"
-SOURCES = [*sorted(PLANNER.rglob("*.py")), ROOT / "kvplan_app" / "state.py", ROOT / "kvplan_app" / "jobs.py",
+SOURCES = [*sorted(PLANNER.rglob("*.py")), ROOT / "kvplan_app" / "state.py", ROOT / "kvplan_app" / "links.py",
+           ROOT / "kvplan_app" / "link_models.py", ROOT / "kvplan_app" / "jobs.py",
            ROOT / "kvplan_app" / "views" / "probe.py"]
-"""Where planner messages are written (and the link warnings of the dashboard's state module)."""
+"""Where planner messages are written (and the dashboard's link warnings: the codec and the session state)."""
 
 ENGLISH_WORDS = frozenset(
     "the is are not with of and per this for needs need only when an to at by from or be it its which would "
@@ -174,9 +175,9 @@ REFUSALS: list[PlanInputError] = []
 def record_refusals(monkeypatch):
     """Every refusal (and link warning) the fuzz checks meet, as the pages would get them."""
     import fuzz_cli
-    import kvplan_app.state as state
+    import kvplan_app.links as links
 
-    check, parse = fs.assert_clear, state.inputs_from_query
+    check, parse = fs.assert_clear, links.inputs_from_query
 
     def recording(exc):
         check(exc)
@@ -189,7 +190,7 @@ def record_refusals(monkeypatch):
 
     monkeypatch.setattr(fs, "assert_clear", recording)
     monkeypatch.setattr(fuzz_cli, "assert_clear", recording)
-    monkeypatch.setattr(state, "inputs_from_query", parse_recording)
+    monkeypatch.setattr(links, "inputs_from_query", parse_recording)
     REFUSALS.clear()
     yield REFUSALS
 

@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlsplit
 from streamlit.testing.v1 import AppTest
 
 from planner.plan import plan
-from kvplan_app.state import inputs_from_query
+from kvplan_app.links import inputs_from_query
 
 
 def _page(**query):

@@ -1,6 +1,6 @@
 """URL state: every plan input in the link, parsed by PlanInputs; tampered links warn and fall back per field.
 
-Pure codec tests first (kvplan_app.state without a session), then AppTests of the router
+Pure codec tests first (kvplan_app.links, no session), then AppTests of the router
 (app.py): share links, page switches, the HBM slider round trip, bad input.
 """
 
@@ -22,18 +22,18 @@ from planner.kv.formats import FORMATS
 from planner.kv.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.catalog.tiers import AUTO, HOST_LINKS, SSD_LINKS
 from kvplan_app.share import share_url
-from kvplan_app.state import (
+from kvplan_app.links import (
     FIELDS_BY_KEY,
     MAX_PARAM_CHARS,
     PAGE_PARAM,
     PAGE_QUERY_KEYS,
     QUERY_KEYS,
     encode_value,
-    escape_markdown,
     inputs_from_query,
     query_keys,
     to_query,
 )
+from kvplan_app.markdown import escape_markdown
 from markdown_text import outside_code_spans, shown, visible_autolinks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -393,15 +393,13 @@ def test_page_switches_keep_the_link():
     assert _metric(at, "Sessions per GPU") == f"{LINK_SESSIONS:,}"
 
 
-def test_every_key_a_page_registers_is_declared_in_page_query_keys():
-    """A key only registered when its page runs would be reported unknown on a link opened elsewhere."""
-    import kvplan_app.state
-
+def test_every_key_a_page_writes_is_declared_in_page_query_keys():
+    """A key only a page knew would be reported unknown on a link opened elsewhere."""
     at = _app()
+    declared = {k for keys in PAGE_QUERY_KEYS.values() for k in keys} | set(FIELDS_BY_KEY)
     for page in sorted(p.name for p in (ROOT / "kvplan_app" / "views").glob("*.py")):
         at.switch_page(f"kvplan_app/views/{page}").run()
-    declared = {k for keys in PAGE_QUERY_KEYS.values() for k in keys}
-    assert set(kvplan_app.state._RUNTIME_PAGE_KEYS) <= declared, "add the page's keys to kvplan_app.state.PAGE_QUERY_KEYS"
+        assert set(at.query_params) <= declared, (page, "add the page's link to kvplan_app.link_models.LINKS")
 
 
 def test_a_link_opens_the_page_it_names():

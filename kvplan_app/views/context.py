@@ -17,7 +17,8 @@ from planner.files.export import CSV_MIME, to_csv_bytes
 from kvplan_app.charts.figures import kv_vs_context_models_figure
 from planner.frontier import context_axis, kv_context_frame, longest_context_that_fits
 from planner.units import format_bytes
-from kvplan_app.state import current_inputs, escape_markdown
+from kvplan_app.markdown import escape_markdown
+from kvplan_app.state import current_inputs
 from kvplan_app.render import show_chart, show_table
 from kvplan_app.i18n import num, planner_message, t, tn
 

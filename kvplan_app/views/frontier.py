@@ -2,7 +2,7 @@
 
 Reads the shared plan (``kvplan_app.state.current_inputs``); its own widgets use
 ``frontier_`` keys and its own link parameters (``fgpus``, ``fctx``, ``fhit``,
-``fheat``, ``fscale``) are registered with ``kvplan_app.state.register_page_keys``.
+``fheat``, ``fscale``) are :class:`kvplan_app.link_models.FrontierLink`, read and written by the codec.
 All arithmetic is in ``planner.frontier`` (one vectorized grid per run).
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 from functools import partial
 
 import streamlit as st
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from planner.plan import format_sessions, plan
 from planner.catalog.entries import GPUS, get_model
@@ -24,16 +23,12 @@ from kvplan_app.charts.figures import (
     sessions_vs_hit_rate_figure,
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
-from planner.units import format_bytes, format_duration, parse_tokens
+from planner.units import format_bytes, format_duration
 from kvplan_app.render import show_chart
 from kvplan_app.i18n import language, num, t, tn, words
-from kvplan_app.state import (MAX_PARAM_CHARS, current_inputs, escape_markdown, register_page_keys, show_error,
-                              shown)
-
-FRONTIER_QUERY_KEYS = {"gpus": "fgpus", "max_context_tokens": "fctx", "hit_rate": "fhit",
-                       "heatmap_gpu": "fheat", "scale_throughput": "fscale"}
-# This page's own inputs -> link parameters.
-register_page_keys(*FRONTIER_QUERY_KEYS.values())
+from kvplan_app.link_models import FrontierLink
+from kvplan_app.notices import show_error
+from kvplan_app.state import current_inputs, page_link, set_page_link
 
 MAX_CONTEXT_CHOICES = (32_000, 128_000, 256_000, 512_000, 1_000_000, 2_000_000, 4_000_000, 10_000_000)
 # Right ends offered for the context axis (tokens).
@@ -42,83 +37,6 @@ CONTEXT_POINTS = 60
 HIT_RATE_POINTS = 101
 # Hit rates per line (0, 0.01, ..., 1, plus the plan's).
 DEFAULT_GPUS = ("h100-sxm", "h200", "b200")
-
-
-MIN_LINK_CONTEXT = 2_000
-# Shortest ``fctx`` a link may carry (tokens): the axis starts at 1,000.
-
-
-class FrontierView(BaseModel):
-    """This page's inputs as a link carries them (validated like the plan's)."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    gpus: tuple[str, ...] = ()
-    max_context_tokens: int = Field(0, ge=0, le=MAX_CONTEXT_CHOICES[-1])
-    hit_rate: float | None = Field(None, ge=0, le=1, allow_inf_nan=False)
-    heatmap_gpu: str | None = None
-    scale_throughput: bool = True
-
-    @field_validator("gpus", mode="before")
-    @classmethod
-    def _split(cls, v):
-        if isinstance(v, str):
-            v = [g for g in v.split(",") if g]
-        bad = [g for g in v if g not in GPUS]
-        if bad:
-            raise ValueError(f"accelerator ids from kvplan gpus, not {bad[0]!r}")
-        return tuple(v)
-
-    @field_validator("heatmap_gpu")
-    @classmethod
-    def _known(cls, v):
-        if v is not None and v not in GPUS and v != "custom":
-            raise ValueError("an accelerator id from kvplan gpus")
-        return v
-
-
-def _allowed(field: str) -> str:
-    """What a link field accepts, in words, in the page's language (for the warnings)."""
-    if field == "max_context_tokens":
-        return num(t("a token count in [{lo}, {hi}] (e.g. 131072, 128k, 1M)", lo=f"{MIN_LINK_CONTEXT:,}",
-                     hi=f"{MAX_CONTEXT_CHOICES[-1]:,}"))
-    return {"gpus": t("accelerator ids from kvplan gpus, comma-separated"), "hit_rate": t("a hit rate in [0, 1]"),
-            "heatmap_gpu": t("an accelerator id from kvplan gpus, or custom"), "scale_throughput": t("1 or 0")}[field]
-
-
-def _bad_link(key: str, value: object, field: str) -> None:
-    st.warning(escape_markdown(t("Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default used.",
-                                 key=key, value=shown(value), allowed=_allowed(field))), icon="⚠️")
-
-
-def _view_from_link() -> FrontierView:
-    """The page's inputs from the link, field by field (a bad field keeps its default, with a warning naming it)."""
-    raw = st.query_params.to_dict()
-    fields = {}
-    for field, key in FRONTIER_QUERY_KEYS.items():
-        if key not in raw:
-            continue
-        value = str(raw[key])[:MAX_PARAM_CHARS + 1]
-        if field == "scale_throughput":
-            value = value not in ("0", "false", "False")
-        elif field == "gpus":  # keep the known ids, warn about each other one
-            ids = [g.strip() for g in value.split(",") if g.strip()]
-            for g in (g for g in ids if g not in GPUS):
-                _bad_link(key, g, field)
-            value = [g for g in ids if g in GPUS]
-        elif field == "max_context_tokens":  # the one token parser (128k, 131072, 1M)
-            try:
-                value = parse_tokens(value, field=key, minimum=MIN_LINK_CONTEXT, maximum=MAX_CONTEXT_CHOICES[-1])
-            except PlanInputError:
-                _bad_link(key, value, field)
-                continue
-        try:
-            FrontierView(**{field: value})
-        except ValidationError:
-            _bad_link(key, value, field)
-            continue
-        fields[field] = value
-    return FrontierView(**fields)
 
 
 inputs = current_inputs()
@@ -134,7 +52,7 @@ st.caption(t("{model}, {gpus} per replica, output {output}, {prefixes}, pauses {
              ttl=num(format_duration(inputs.ttl_s))))
 
 if "frontier_gpus" not in st.session_state:
-    view = _view_from_link()
+    view = page_link("frontier")  # read by the codec (kvplan_app.links.FrontierLink)
     default_gpus = [g for g in dict.fromkeys([inputs.gpu_id, *DEFAULT_GPUS]) if g in GPUS]
     st.session_state["frontier_gpus"] = list(view.gpus) or default_gpus
     right = view.max_context_tokens or max(inputs.context_tokens, 1_000_000)
@@ -170,12 +88,8 @@ scale = w5.checkbox(t("Scale throughput"), key="frontier_scale",
                            "FLOP/s, relative to the plan's accelerator. Off: every accelerator gets the plan's figures."))
 
 # The page's own inputs go to the link.
-for field, value in (("gpus", ",".join(gpu_ids)), ("max_context_tokens", str(max_context)),
-                     ("hit_rate", repr(float(hit_rate))), ("heatmap_gpu", heat_gpu),
-                     ("scale_throughput", "1" if scale else "0")):
-    key = FRONTIER_QUERY_KEYS[field]
-    if st.query_params.get(key) != value:
-        st.query_params[key] = value
+set_page_link("frontier", FrontierLink(gpus=tuple(gpu_ids), max_context_tokens=int(max_context),
+                                       hit_rate=float(hit_rate), heatmap_gpu=heat_gpu, scale_throughput=bool(scale)))
 
 try:
     accs = accelerators_for(list(dict.fromkeys([*gpu_ids, inputs.gpu_id])), inputs)

@@ -22,8 +22,7 @@ from planner.engines.capacity import (
 )
 from planner.errors import PlanInputError
 from planner.files.export import CSV_MIME, to_csv_bytes
-from planner.kv.formats import FORMATS, get_format
-from planner.kv.kinds import check_tp
+from planner.kv.formats import FORMATS
 from planner.messages import Message
 from planner.kv.models import NATIVE, breakdown_frame, coefficient_check, how_computed
 from planner.plan import plan
@@ -31,10 +30,10 @@ from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_table
 from kvplan_app.i18n import group_names_in_words, num, planner_message, t, tn, token_text, words
-from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, shown
-
-LINK_KEYS = {"model": "m_model", "fmt": "m_fmt", "tp": "m_tp", "pp": "m_pp", "ctx": "m_ctx"}
-register_page_keys(*LINK_KEYS.values())
+from kvplan_app.link_models import ModelLink
+from kvplan_app.markdown import escape_markdown
+from kvplan_app.notices import show_link_warnings
+from kvplan_app.state import current_inputs, page_link, set_page_link
 IMPORTED = "__imported__"
 
 def _from_plan(inputs) -> dict:
@@ -80,29 +79,14 @@ st.caption(t("Every figure is per GPU unless marked per replica. GB = 10^9 B, Gi
 # ---------------------------------------------------------------------------
 if "model_link_read" not in st.session_state:
     st.session_state["model_link_read"] = True
-    params = st.query_params.to_dict()
-    warnings = []
-    def _whole(name, v):  # ASCII digits only: "²".isdigit() is True, but int("²") raises
-        return check_tp(name, int(v)) if str(v).isascii() and str(v).isdigit() else check_tp(name, v)
-
-    parsers = {
-        "model": ("model_catalog_id", lambda v: get_model(v).id),
-        "fmt": ("model_kv_format", lambda v: v if v == NATIVE else get_format(v).id),
-        "tp": ("model_tp", lambda v: _whole("tp", v)),
-        "pp": ("model_pp", lambda v: _whole("pp", v)),
-        "ctx": ("model_context", lambda v: f"{parse_tokens(v):,}"),
-    }
-    for name, (widget, parse) in parsers.items():
-        key = LINK_KEYS[name]
-        if key in params:
-            try:
-                st.session_state[widget] = parse(str(params[key])[:200])
-            except PlanInputError as err:
-                warnings.append(t("Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default used.",
-                                  key=key, value=shown(params[key]), allowed=planner_message(err.allowed)))
-    st.session_state["model_link_warnings"] = warnings
-for w in st.session_state.pop("model_link_warnings", []):
-    st.warning(escape_markdown(w))
+    link = page_link("model")  # read by the codec (kvplan_app.links.ModelLink): refused values warned about there
+    for name, widget in (("model_id", "model_catalog_id"), ("kv_format", "model_kv_format"), ("tp", "model_tp"),
+                         ("pp", "model_pp")):
+        if getattr(link, name) is not None:
+            st.session_state[widget] = getattr(link, name)
+    if link.context_tokens is not None:
+        st.session_state["model_context"] = f"{link.context_tokens:,}"
+show_link_warnings()
 
 plan_inputs = current_inputs()
 plan_seen = (plan_inputs.model_id, plan_inputs.kv_format, plan_inputs.gpus_per_replica, plan_inputs.context_tokens,
@@ -205,13 +189,8 @@ except PlanInputError as exc:
             continue
 tp, pp = est.tp, est.pp
 # The link carries the page's inputs; an imported config cannot travel in a link, so its model key is dropped.
-for name, value in (("model", model.id if source == "Catalog" else None), ("fmt", kv_format), ("tp", tp),
-                    ("pp", pp), ("ctx", context)):
-    if value is None:
-        if LINK_KEYS[name] in st.query_params:
-            del st.query_params[LINK_KEYS[name]]
-    elif st.query_params.get(LINK_KEYS[name]) != str(value):
-        st.query_params[LINK_KEYS[name]] = str(value)
+set_page_link("model", ModelLink(model_id=model.id if source == "Catalog" else None, kv_format=kv_format, tp=tp,
+                                  pp=pp, context_tokens=context))
 
 # ---------------------------------------------------------------------------
 # Totals

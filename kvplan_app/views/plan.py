@@ -30,16 +30,10 @@ from kvplan_app.uploads import file_uploader
 from kvplan_app.render import separators, show_chart, show_table
 from planner.messages import msg
 from kvplan_app.i18n import language, num, planner_message, t, tn, token_text
-from kvplan_app.state import (
-    add_notices,
-    current_inputs,
-    escape_markdown,
-    load_inputs,
-    set_inputs,
-    show_link_warnings,
-    show_notices,
-    update_inputs,
-)
+from kvplan_app.link_models import plan_widget_reset_notes
+from kvplan_app.markdown import escape_markdown
+from kvplan_app.notices import show_link_warnings, show_notices
+from kvplan_app.state import add_notices, current_inputs, load_inputs, set_inputs, update_inputs
 
 YOURS = "yours"  # the GPU choice that opens the user-defined accelerator form
 
@@ -333,6 +327,12 @@ try:
     result = plan(inputs)
     set_inputs(inputs)
     add_notices(notices)
+    # A widget Streamlit recreated sends its starting value, not the plan's: never a silent change of the link.
+    add_notices(plan_widget_reset_notes(last, inputs, {
+        "model_id": model_ids[0], "gpu_id": gpu_ids[0], "gpus_per_replica": 1, "attention_parallelism": "tp",
+        "output_tokens": 0, "kv_format": NATIVE, "hit_rate": 0.0, "hbm_gib": st.session_state["plan_hbm_gib_range"][0],
+        "pipeline_parallel_size": 1, "shared_prefixes": 1, "pause_mean_s": 0.0, "ttl_s": 0.0,
+        "state_in_hbm": False}))
 except PlanInputError as exc:  # may quote what the user typed: shown as text
     alerts.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan."), keep="_"))
     inputs = last

@@ -34,7 +34,9 @@ from kvplan_app.render import show_table
 from kvplan_app.i18n import num, planner_message, t, token_text
 from planner.messages import msg
 from kvplan_app.jobs import JobError, JobsBusyError, check_probe_pool, run_job, session_owner
-from kvplan_app.state import current_inputs, escape_markdown, show_error, show_link_warnings, update_inputs
+from kvplan_app.markdown import escape_markdown
+from kvplan_app.notices import show_error, show_link_warnings
+from kvplan_app.state import current_inputs, update_inputs
 
 UI_TIME_LIMIT_S = 60.0
 # A probe started from the page stops after this many seconds.

@@ -23,7 +23,9 @@ from planner.traces import load_sample
 from kvplan_app.render import show_chart, show_table
 from kvplan_app.i18n import num, planner_message, t, tn, words
 from kvplan_app.share import root_url, share_url
-from kvplan_app.state import current_inputs, escape_markdown, to_query
+from kvplan_app.links import to_query
+from kvplan_app.markdown import escape_markdown
+from kvplan_app.state import current_inputs
 
 VERIFY_ROWS = 50  # rows checked by the scalar plan and shown
 DEFAULT_GPUS = ("h100-sxm", "h200", "b200")

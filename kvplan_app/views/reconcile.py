@@ -19,7 +19,7 @@ from planner.engines.reconcile import pair_summary, reconcile
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_table
 from kvplan_app.i18n import num, planner_message, t, tn
-from kvplan_app.state import escape_markdown
+from kvplan_app.markdown import escape_markdown
 
 FROM_LOG = "(the model the log names)"
 EXAMPLE = ("vllm-21348-qwen3-235b-a22b-tp4.txt", "sglang-21348-qwen3-235b-a22b-tp4.txt")

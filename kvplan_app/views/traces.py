@@ -26,10 +26,10 @@ from planner.units import MB, format_bytes, format_duration
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_chart
 from kvplan_app.i18n import language, num, planner_message, t, tn, words
-from kvplan_app.state import current_inputs, escape_markdown, register_page_keys, show_error, show_link_warnings, shown, update_inputs
-
-LINK_KEYS = {"sample": "t_sample", "ttl": "t_ttl"}
-register_page_keys(*LINK_KEYS.values())
+from kvplan_app.link_models import TracesLink
+from kvplan_app.markdown import escape_markdown
+from kvplan_app.notices import show_error, show_link_warnings
+from kvplan_app.state import current_inputs, page_link, set_page_link, update_inputs
 UPLOAD = "Upload a trace"
 SAVED = "Load a saved curve"
 FLEET_REPLICAS = [1, 2, 4, 8, 16, 32]
@@ -53,25 +53,11 @@ inputs = current_inputs()
 # ---------------------------------------------------------------------------
 if "traces_link_read" not in st.session_state:
     st.session_state["traces_link_read"] = True
-    params = st.query_params.to_dict()
-    sample = str(params.get(LINK_KEYS["sample"], ""))[:200]
-    if sample:
-        if sample in SAMPLES:
-            st.session_state["traces_sample"] = sample
-        else:
-            st.warning(escape_markdown(t("Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default "
-                                         "used.", key=LINK_KEYS["sample"], value=shown(sample),
-                                         allowed=t("one of {choices}", choices=", ".join(SAMPLES)))))
-    ttl = str(params.get(LINK_KEYS["ttl"], ""))[:200]
-    if ttl:
-        match = [t for t in TTL_OPTIONS if str(t if t is not None else "none") == ttl]
-        if match:
-            st.session_state["traces_ttl"] = match[0]
-        else:
-            choices = ", ".join(str(v if v is not None else "none") for v in TTL_OPTIONS)
-            st.warning(escape_markdown(t("Link parameter '{key}' = '{value}' is invalid (expected {allowed}); default "
-                                         "used.", key=LINK_KEYS["ttl"], value=shown(ttl),
-                                         allowed=t("one of {choices}", choices=choices))))
+    link = page_link("traces")  # read by the codec (kvplan_app.links.TracesLink): refused values warned about there
+    if link.sample is not None:
+        st.session_state["traces_sample"] = link.sample
+    if link.ttl_s is not None:
+        st.session_state["traces_ttl"] = link.ttl_s
 
 for key, value in {"traces_sample": "conversation", "traces_ttl": None, "traces_format": "detect",
                    "traces_block_tokens": 16, "traces_model_id": inputs.model_id,
@@ -110,9 +96,7 @@ if (model_id, gpu_id) != (inputs.model_id, inputs.gpu_id):
         st.session_state["traces_plan_seen"] = (inputs.model_id, inputs.gpu_id)
     except PlanInputError as exc:
         st.error(escape_markdown(planner_message(exc) + ". " + t("Keeping the plan's model and GPU.")))
-if choice in SAMPLES:
-    st.query_params[LINK_KEYS["sample"]] = choice
-st.query_params[LINK_KEYS["ttl"]] = "none" if ttl_s is None else f"{ttl_s:g}"
+set_page_link("traces", TracesLink(sample=choice if choice in SAMPLES else page_link("traces").sample, ttl_s=ttl_s))
 
 
 def show_saved_curve():
