@@ -28,7 +28,7 @@ import gettext
 import re
 import string
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 from typing import Any, Callable
 
 import streamlit as st
@@ -47,7 +47,7 @@ SESSION_KEY = "ui_lang"
 """Session-state key of this session's language."""
 
 DOMAIN = "kvplan"
-LOCALE_DIR = Path(__file__).resolve().parent / "locales"
+LOCALE_DIR = str(resources.files("kvplan_app") / "locales")
 """Where the catalogues are: ``<lang>/LC_MESSAGES/kvplan.po`` and its compiled ``kvplan.mo``."""
 
 DATA = "data value"

@@ -199,11 +199,10 @@ def _imports(path) -> set[str]:
 
 
 def test_the_catalogue_module_imports_no_page_state():
-    """kvplan_app.i18n never imports kvplan_app.state (the language switch lives in the router), so state imports
-    i18n at its top."""
+    """kvplan_app.i18n never imports kvplan_app.state (the language switch lives in the router), so the two can never
+    form an import circle."""
     i18n = _imports(ROOT / "kvplan_app" / "i18n.py")
     assert not {m for m in i18n if m.startswith("kvplan_app.") and m not in ("kvplan_app.pydantic_rules",)}, i18n
-    assert "kvplan_app.i18n" in _imports(ROOT / "kvplan_app" / "state.py")
 
 
 @pytest.mark.parametrize("path", ["kvplan_app/i18n.py", "kvplan_app/pydantic_rules.py", "kvplan_app/router.py"])
