@@ -285,8 +285,8 @@ def test_longest_context_that_fits():
 def test_frontier_figures_are_pure_and_mark_the_plan():
     import plotly.graph_objects as go
 
-    from kvplan_app.charts.figures import (
-        kv_vs_context_models_figure,
+    from kvplan_app.charts.figures import kv_vs_context_models_figure
+    from kvplan_app.charts.frontier import (
         request_rate_figure,
         sessions_heatmap_figure,
         sessions_vs_context_figure,
