@@ -3,7 +3,7 @@
 Each session (its own chromium context) opens its own link (a plan with its own HBM) and moves the hit-rate
 slider with the keyboard; every figure it shows is checked against ``planner.plan.plan`` of its own
 inputs (tests/e2e/harness.py). Prints p50 / p95 update latency (key press to the expected figure) and the
-server's peak RSS (VmHWM of the streamlit process tree). The CI test (tests/test_many_users.py) runs 5.
+server's peak RSS (VmHWM of the streamlit process tree). The CI test (tests/e2e/test_many_users.py) runs 5.
 
 Run: ``python bench/bench_many_users.py [--sessions 20] [--steps 5]``. Prints figures; exits 1 only when a
 session saw a figure that was not its own.

@@ -8,7 +8,7 @@ carry no timings). Figures are best of N (least disturbed by other load on a sha
 
 Reading the quant/copy column: a copy is one pass over the data, and on the CPU every eager
 torch op is a pass of about the same cost, so quant/copy is at best about 1 / (passes per
-value). nvfp4 and mxfp4 make 15 passes (planner/probe/quant.py, ``_quantize_chunk_cpu``),
+value). nvfp4 and mxfp4 make 15 passes (planner/probe/quant_cpu.py, ``_quantize_chunk_cpu``),
 mxfp8 five, one of them a scalar fp8 cast: a copy that stays in the cache (the 8 MiB rows)
 runs 10-16x faster than the fp4 quantizers, a copy from DRAM (the 256 MiB rows) 5-9x.
 """
@@ -55,7 +55,9 @@ def quantize_over_copy_cpu_time(torch, fmt: str, channels: int, elements: int) -
     """quant/copy of :func:`planner.probe.pool.measure_throughput`'s setup, timed on this thread's
     CPU time (best of REPEATS, interleaved): what one thread gets done per CPU-second."""
     from planner.probe.pool import outlier_channels, synthetic_kv
-    from planner.probe.quant import QuantScratch, get_format, quantize_rows, tensor_scale_for
+    from planner.kv.formats import get_format
+    from planner.probe.quant import quantize_rows, tensor_scale_for
+    from planner.probe.quant_cpu import QuantScratch
 
     rows = elements // channels
     x = synthetic_kv((rows, channels), generator=torch.Generator().manual_seed(0), device=torch.device("cpu"),

@@ -499,6 +499,16 @@ def wait_in_steps(seconds: float, progress=None) -> float:
     return seconds
 
 
+def wait_until_released(started, release, progress=None) -> str:
+    """A job for tests: set ``started``, then wait for ``release`` (events of a ``multiprocessing`` manager,
+    which travel to a worker as proxies), reporting progress every 0.05 s (so it can be cancelled)."""
+    started.set()
+    while not release.wait(0.05):
+        if progress is not None:
+            progress("waiting", 0.0)
+    return "released"
+
+
 def worker_pid() -> int:
     """A job for tests: the worker's process id."""
     return os.getpid()

@@ -27,13 +27,17 @@ GOLDEN = dict(model_id="deepseek-v4.1-flash", gpu_id="custom", hbm_gib=100, gpu_
 
 
 def test_golden_v41_case_keeps_its_numbers():
-    # docs/capacity.md golden case: 100 GiB = 107,374,182,400 B usable; prefix 500,000 x 890 = 445,000,000 B stored once;
-    # per session 500,000 x 890 = 445,000,000 B; floor((107,374,182,400 - 445,000,000) / 445,000,000) = floor(240.29)
+    # docs/capacity.md golden case: 100 GiB = 107,374,182,400 B; utilization 1, no weights, no reserve -> all of it
+    # usable. 1M tokens, hit 0.5: prefix 500,000 x 890 = 445,000,000 B stored once; per session: tail 500,000 x 890 =
+    # 445,000,000 B (window state stays in host RAM; 0 output tokens);
+    # sessions = floor((107,374,182,400 - 445,000,000) / 445,000,000) = floor(240.29) = 240
     r = plan(make_inputs(**GOLDEN))
     assert r.usable_kv_bytes == 107_374_182_400
     assert r.shared_prefix_bytes == 445_000_000
     assert r.per_session_bytes == 445_000_000
     assert r.sessions_per_gpu == 240
+    assert r.request_rate_per_s is None  # no output tokens: no decode, rate undefined (said in message)
+    assert "undefined" in r.message
     assert r.prefix_copies == 1 and r.shared_prefixes_bytes == 445_000_000
     # the new inputs default to "no pauses": nothing expires, nothing is replayed, nothing is parked
     assert r.miss_probability == 0 and r.replay_tokens_per_turn == 0 and r.restore_s == 0

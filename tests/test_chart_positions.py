@@ -15,7 +15,8 @@ import math
 import pandas as pd
 import pytest
 
-from kvplan_app.charts.figures import plan_sessions_figure, request_rate_figure, sessions_vs_context_figure
+from kvplan_app.charts.figures import plan_sessions_figure
+from kvplan_app.charts.frontier import request_rate_figure, sessions_vs_context_figure
 from kvplan_app.charts.traces import capacity_curve_figure
 
 

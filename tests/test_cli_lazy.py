@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("pandas", "plotly", "pydantic", "numpy", "streamlit", "torch", "pyarrow")
 """Libraries `kvplan kv` must not load."""
 
-PLAN_SIDE = ("planner.capacity", "planner.frontier", "kvplan_app.charts.figures", "planner.files.planfile", "planner.catalog.tiers",
-             "planner.files.export", "planner.traces", "planner.probe")
+PLAN_SIDE = ("planner.capacity", "planner.frontier", "kvplan_app.charts.figures", "kvplan_app.charts.frontier",
+             "planner.files.planfile", "planner.catalog.tiers", "planner.files.export", "planner.traces", "planner.probe")
 """planner modules that only other subcommands need."""
 
 

@@ -1,4 +1,5 @@
-"""One plan along context (planner.plan.curves) and the charts that read at the plan (kvplan_app.charts.figures).
+"""One plan along context (planner.plan.curves) and the charts that read at the plan (kvplan_app.charts.figures,
+kvplan_app.charts.frontier).
 
 Golden values: DeepSeek V4.1-Flash stores 890 B per token (its model card). 100 GiB all for KV
 (107,374,182,400 B), hit rate 0.5, no output tokens, one GPU:
@@ -16,12 +17,8 @@ import pytest
 
 from planner.plan.curves import MAX_CURVE_POINTS, curve_contexts, sessions_by_context
 from planner.errors import PlanInputError
-from kvplan_app.charts.figures import (
-    kv_vs_context_models_figure,
-    plan_sessions_figure,
-    sessions_heatmap_figure,
-    sessions_vs_context_figure,
-)
+from kvplan_app.charts.figures import kv_vs_context_models_figure, plan_sessions_figure
+from kvplan_app.charts.frontier import sessions_heatmap_figure, sessions_vs_context_figure
 from planner.catalog.entries import get_model
 from planner.frontier import context_axis, frontier_grid, hit_rate_axis, kv_context_frame
 from planner.plan import make_inputs

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from planner.plan import PlanInputs, make_inputs, plan
+from planner.plan import PlanInputs, make_inputs, plan, rebase
+from planner.catalog.accelerators import accelerator_from_link
 from planner.catalog.entries import GPUS, get_model, models
 from planner.errors import PlanInputError
 from planner.frontier import (
@@ -35,9 +36,28 @@ _SAME = ("usable_kv_bytes", "shared_prefix_bytes", "per_session_bytes", "session
 """PlanResult fields that the grid holds too (same names in planner.plan.core.PlanArrays)."""
 
 
-def check_point(grid, gi, ci, hi):
-    """Every figure of the grid at one point equals the scalar plan there, to the bit."""
-    r = plan(grid.inputs_at(gi, ci, hi))
+def point_inputs(base, acc, context_tokens, hit_rate, scale):
+    """The scalar plan inputs of one grid point, built from the point itself, never from the grid: the base plan
+    moved onto ``acc`` with this context and hit rate (planner.plan.rebase, as the Plan page does), and with
+    ``scale`` its decode and prefill throughputs scaled by HBM bandwidth and dense BF16 FLOP/s relative to the
+    base plan's accelerator (the rule of planner/frontier.py's docstring; a bare custom size is unscaled)."""
+    decode, prefill = base.decode_tokens_per_s, base.prefill_tokens_per_s
+    ref = accelerator_from_link(base.accelerator).to_gpu_spec() if base.accelerator else GPUS.get(base.gpu_id)
+    spec = acc.user.to_gpu_spec() if acc.user is not None else GPUS.get(acc.gpu_id)
+    if scale and ref is not None and spec is not None:
+        decode = base.decode_tokens_per_s * (spec.hbm_bandwidth_bytes_per_s / ref.hbm_bandwidth_bytes_per_s)
+        prefill = base.prefill_tokens_per_s * (spec.bf16_dense_flops / ref.bf16_dense_flops)
+    return rebase(base, gpu_id=acc.gpu_id, hbm_gib=acc.hbm_gib,
+                  accelerator=acc.user.to_link() if acc.user is not None else None,
+                  context_tokens=int(context_tokens), hit_rate=float(hit_rate), decode_tokens_per_s=decode,
+                  prefill_tokens_per_s=prefill)[0]
+
+
+def check_point(grid, inputs, gi, ci, hi):
+    """Every figure of the grid at one point equals the scalar plan of ``inputs`` (:func:`point_inputs`), to the
+    bit; the grid's own ``inputs_at`` gives the same inputs."""
+    assert grid.inputs_at(gi, ci, hi) == inputs, (gi, ci, hi)
+    r = plan(inputs)
     a = grid.arrays
     shape = grid.shape
     for name in _SAME:
@@ -58,9 +78,11 @@ def check_point(grid, gi, ci, hi):
     assert bool(np.broadcast_to(a.usable_measured, shape)[gi, ci, hi]) == (r.usable_kv_source == "measured")
 
 
-def _check_points(grid, points):
+def _check_points(grid, points, base, accs, contexts, hits, scale=False):
+    """:func:`check_point` at ``points`` of ``frontier_grid(base, accs, contexts, hits, scale_throughput=scale)``,
+    each point's inputs built from these arguments."""
     for gi, ci, hi in points:
-        check_point(grid, gi, ci, hi)
+        check_point(grid, point_inputs(base, accs[gi], contexts[ci], hits[hi], scale), gi, ci, hi)
 
 
 def test_golden_point_on_the_grid():
@@ -81,10 +103,11 @@ def test_grid_equals_scalar_plan_on_samples(model_id):
                        shared_prefixes=rng.choice([1, 3, 50]), state_in_hbm=rng.random() < 0.3,
                        pause_distribution=rng.choice(["exponential", "fixed"]))
     accs = [Accelerator(g) for g in rng.sample(sorted(GPUS), 5)] + [Accelerator("custom", 96.0)]
-    grid = frontier_grid(base, accs, context_axis(4_000_000, 25), hit_rate_axis(21), scale_throughput=True)
+    contexts, hits = context_axis(4_000_000, 25), hit_rate_axis(21)
+    grid = frontier_grid(base, accs, contexts, hits, scale_throughput=True)
     points = [(rng.randrange(grid.shape[0]), rng.randrange(grid.shape[1]), rng.randrange(grid.shape[2]))
               for _ in range(40)]
-    _check_points(grid, points)
+    _check_points(grid, points, base, accs, contexts, hits, scale=True)
 
 
 @settings(max_examples=40, deadline=None)
@@ -94,9 +117,10 @@ def test_grid_equals_scalar_plan_on_samples(model_id):
        st.integers(0, 50_000), st.integers(1, 20), st.floats(0, 3_600), st.booleans())
 def test_grid_equals_scalar_plan_property(model_id, ctx, hits, out, k, pause, scale):
     base = make_inputs(model_id=model_id, output_tokens=out, shared_prefixes=k, pause_mean_s=pause, gpus_per_replica=8)
+    accs = [Accelerator("h100-sxm"), Accelerator("b200"), Accelerator("l4")]
     grid = frontier_grid(base, ["h100-sxm", "b200", "l4"], ctx, hits, scale_throughput=scale)
     _check_points(grid, [(g, c, h) for g in range(grid.shape[0]) for c in range(grid.shape[1])
-                         for h in range(grid.shape[2])][:60])
+                         for h in range(grid.shape[2])][:60], base, accs, ctx, hits, scale)
 
 
 def _every_field():
@@ -153,7 +177,8 @@ def test_the_property_test_draws_every_field():
 @given(_every_field(), st.lists(st.integers(1, 20_000_000), min_size=1, max_size=3),
        st.lists(st.floats(0, 1), min_size=1, max_size=3), st.booleans())
 def test_grid_equals_scalar_plan_for_every_field(fields, ctx, hits, scale):
-    """Every PlanInputs field drawn (measured ones too): the grid equals plan() at every point, to the bit."""
+    """Every PlanInputs field drawn (measured ones too): the grid equals plan() at every point, to the bit, each
+    point's inputs built from the test's own axes (:func:`point_inputs`), not read back from the grid."""
     if fields["accelerator"] is not None:
         fields["gpu_id"] = "custom"
     elif fields["gpu_id"] == "custom" and fields["hbm_gib"] is None:
@@ -167,12 +192,11 @@ def test_grid_equals_scalar_plan_for_every_field(fields, ctx, hits, scale):
         assume(False)  # a combination plan() refuses (format the model cannot take, PP on a coefficient, ...)
     own = accelerators_for([], base)[0] if base.gpu_id == "custom" else Accelerator(base.gpu_id, base.hbm_gib)
     accs = [own, Accelerator("b200"), Accelerator("custom", 64.0)]
-    grid = frontier_grid(base, accs, with_points(np.array(ctx), base.context_tokens),
-                         with_points(np.array(hits), base.hit_rate), scale_throughput=scale)
-    for gi in range(grid.shape[0]):
-        for ci in range(grid.shape[1]):
-            for hi in range(grid.shape[2]):
-                check_point(grid, gi, ci, hi)
+    contexts = with_points(np.array(ctx), base.context_tokens)
+    hit_rates = with_points(np.array(hits), base.hit_rate)
+    grid = frontier_grid(base, accs, contexts, hit_rates, scale_throughput=scale)
+    _check_points(grid, [(gi, ci, hi) for gi in range(len(accs)) for ci in range(len(contexts))
+                         for hi in range(len(hit_rates))], base, accs, contexts, hit_rates, scale)
 
 
 def test_growing_bytes_array_matches_the_model():
@@ -261,8 +285,8 @@ def test_longest_context_that_fits():
 def test_frontier_figures_are_pure_and_mark_the_plan():
     import plotly.graph_objects as go
 
-    from kvplan_app.charts.figures import (
-        kv_vs_context_models_figure,
+    from kvplan_app.charts.figures import kv_vs_context_models_figure
+    from kvplan_app.charts.frontier import (
         request_rate_figure,
         sessions_heatmap_figure,
         sessions_vs_context_figure,

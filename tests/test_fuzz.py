@@ -4,7 +4,8 @@ Each drawn input must give a valid result (finite figures, sorted arrivals, a li
 PlanInputError that names the field, the value and what is allowed, on one line; never another exception.
 The strategies and checks are in ``tests/fuzz_surfaces.py`` (shared with ``bench/fuzz_counts.py``, which runs
 them many more times); the directed cases below are the ones the issue names, with their expected messages.
-A few AppTest runs open every page with hostile links. Hypothesis runs the 'ci' profile (derandomized).
+A few AppTest runs open every page with hostile links. Under CI, Hypothesis runs the 'ci' profile (derandomized,
+tests/conftest.py); locally the 'dev' profile draws afresh.
 """
 
 from __future__ import annotations

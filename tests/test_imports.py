@@ -18,7 +18,7 @@ def test_planner_imports_without_torch_streamlit_or_plotly():
 
 
 def test_charts_import_without_streamlit():
-    code = ("import sys, kvplan_app.charts.figures, kvplan_app.charts.traces; "
+    code = ("import sys, kvplan_app.charts.figures, kvplan_app.charts.frontier, kvplan_app.charts.traces; "
             "bad = [m for m in ('torch', 'streamlit') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

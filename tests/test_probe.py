@@ -23,8 +23,10 @@ from planner.probe import (  # noqa: E402
     plan_pool,
     run_probe,
 )
+from planner.probe import minifloat as mf  # noqa: E402
 from planner.probe import pool as pool_mod  # noqa: E402
 from planner.probe import quant as q  # noqa: E402
+from planner.probe import quant_cpu as qc  # noqa: E402
 from planner.probe import run as run_mod  # noqa: E402
 from planner.probe.memory import HostMemory  # noqa: E402
 from planner.units import GiB  # noqa: E402
@@ -42,9 +44,9 @@ def test_e2m1_code_table_is_exact():
     # OCP MX v1.0 Table 4: E2M1 = 1 sign, 2 exponent (bias 1), 1 mantissa;
     # 0b0000..0b0111 = 0, 0.5 (subnormal), 1, 1.5, 2, 3, 4, 6; 0b1xxx the negatives
     expected = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
-    assert q.e2m1_code_table().tolist() == expected
-    assert q.e2m1_decode(torch.arange(16, dtype=torch.uint8)).tolist() == expected
-    assert torch.signbit(q.e2m1_code_table()[8])    # code 8 is -0
+    assert mf.e2m1_code_table().tolist() == expected
+    assert mf.e2m1_decode(torch.arange(16, dtype=torch.uint8)).tolist() == expected
+    assert torch.signbit(mf.e2m1_code_table()[8])    # code 8 is -0
 
 
 @pytest.mark.parametrize("value, code", [
@@ -61,7 +63,7 @@ def test_e2m1_code_table_is_exact():
     (-1.0, 10), (-6.5, 15), (-0.1, 8),      # sign in bit 3; -0.1 rounds to -0
 ])
 def test_e2m1_rounding_nearest_ties_to_even(value, code):
-    assert q.e2m1_encode(torch.tensor([value])).item() == code
+    assert mf.e2m1_encode(torch.tensor([value])).item() == code
 
 
 def test_e2m1_fast_path_matches_bucketize_reference():
@@ -69,39 +71,39 @@ def test_e2m1_fast_path_matches_bucketize_reference():
     mids = torch.tensor([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0])
     near = torch.cat([mids, torch.nextafter(mids, torch.zeros(7)), torch.nextafter(mids, torch.full((7,), 9.0))])
     values = torch.cat([torch.linspace(-8, 8, 200_001), torch.randn(200_000, generator=gen) * 3, near, -near])
-    assert torch.equal(q.e2m1_encode(values), q.e2m1_encode_reference(values))
+    assert torch.equal(mf.e2m1_encode(values), mf.e2m1_encode_reference(values))
 
 
 def test_e2m1_magic_addition_matches_reference_on_a_bit_sweep():
     # e2m1_encode (and the CPU quantize path) round with three float32 additions of 2**22-based
-    # constants (quant._e2m1_biased_codes); against bucketize on every bit pattern within 64 ulps
+    # constants (minifloat._e2m1_biased_codes); against bucketize on every bit pattern within 64 ulps
     # of each grid value and midpoint, every 977th pattern from 0 to 16, zero and the first
     # subnormals, and the largest floats, both signs (checked once offline: every pattern below 2**25)
-    points = torch.tensor(list(q.E2M1_VALUES) + [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 7.0, 8.0])
+    points = torch.tensor(list(mf.E2M1_VALUES) + [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 7.0, 8.0])
     near = (points.view(torch.int32).unsqueeze(1) + torch.arange(-64, 65, dtype=torch.int32)).flatten().clamp(min=0)
     sweep = torch.arange(0, 0x41800000, 977, dtype=torch.int32)
     tiny = torch.arange(0, 2000, dtype=torch.int32)
     big = torch.tensor([2.0**22, 2.0**23, 2.0**24 + 2, 1e30, torch.finfo(torch.float32).max]).view(torch.int32)
     mags = torch.cat([near, sweep, tiny, big]).view(torch.float32)
     values = torch.cat([mags, -mags])
-    assert torch.equal(q.e2m1_encode(values), q.e2m1_encode_reference(values))
+    assert torch.equal(mf.e2m1_encode(values), mf.e2m1_encode_reference(values))
 
 
 def test_pack_unpack_round_trip_low_nibble_first():
     # [1, 2, 15] -> byte 0 = 1 | 2 << 4 = 0x21 = 33; byte 1 = 15 (odd length: high nibble 0)
-    assert q.pack_fp4(torch.tensor([1, 2, 15], dtype=torch.uint8)).tolist() == [33, 15]
+    assert mf.pack_fp4(torch.tensor([1, 2, 15], dtype=torch.uint8)).tolist() == [33, 15]
     gen = torch.Generator().manual_seed(1)
     for n in (1, 2, 15, 16, 513):
         codes = torch.randint(0, 16, (7, n), generator=gen, dtype=torch.uint8)
-        packed = q.pack_fp4(codes)
+        packed = mf.pack_fp4(codes)
         assert packed.shape == (7, math.ceil(n / 2)) and packed.dtype == torch.uint8
-        assert torch.equal(q.unpack_fp4(packed, n), codes)
-        assert torch.equal(q.fp4_values(packed, n), q.e2m1_decode(codes))
+        assert torch.equal(mf.unpack_fp4(packed, n), codes)
+        assert torch.equal(mf.fp4_values(packed, n), mf.e2m1_decode(codes))
 
 
 def test_packed_bytes_view_as_float4_x2():
-    packed = q.pack_fp4(torch.tensor([1, 2, 3, 4], dtype=torch.uint8))
-    view = q.as_float4_x2(packed)
+    packed = mf.pack_fp4(torch.tensor([1, 2, 3, 4], dtype=torch.uint8))
+    view = mf.as_float4_x2(packed)
     if hasattr(torch, "float4_e2m1fn_x2"):   # torch >= 2.8
         assert view.dtype == torch.float4_e2m1fn_x2 and view.element_size() == 1
     assert view.data_ptr() == packed.data_ptr() and view.view(torch.uint8).tolist() == [0x21, 0x43]
@@ -114,7 +116,7 @@ def test_packed_bytes_view_as_float4_x2():
 def test_e4m3_scale_rounding():
     # 0.3 = 1.2 x 2**-2; E4M3 has 3 mantissa bits: neighbours 1.125 and 1.25 x 2**-2 = 0.28125, 0.3125;
     # 0.3 is 0.0125 from 0.3125 and 0.01875 from 0.28125 -> 0.3125, bits 0 0101 010 = 0x2A = 42
-    s = q.e4m3_round(torch.tensor([0.3, 500.0, 448.0, 2.0**-9]))
+    s = mf.e4m3_round(torch.tensor([0.3, 500.0, 448.0, 2.0**-9]))
     assert s.float().tolist() == [0.3125, 448.0, 448.0, 2.0**-9]   # 500 saturates; 2**-9 is the smallest subnormal
     assert s.view(torch.uint8).tolist()[0] == 42
 
@@ -144,16 +146,16 @@ def test_nvfp4_block_scale_is_e4m3_of_amax_over_6():
     (2.0**-140, 2, 0),  # below the range: clamped to code 0
 ])
 def test_e8m0_power_of_two_scales(amax, emax, code):
-    got = q.e8m0_encode(torch.tensor([amax]), emax)
+    got = mf.e8m0_encode(torch.tensor([amax]), emax)
     assert got.item() == code
-    value = q.e8m0_decode(got).item()
+    value = mf.e8m0_decode(got).item()
     assert value == 2.0 ** (code - 127)
     mantissa, _ = math.frexp(value)
     assert mantissa == 0.5       # an exact power of two
 
 
 def test_e8m0_decode_edges():
-    vals = q.e8m0_decode(torch.tensor([0, 127, 254, 255], dtype=torch.uint8)).tolist()
+    vals = mf.e8m0_decode(torch.tensor([0, 127, 254, 255], dtype=torch.uint8)).tolist()
     assert vals[:3] == [2.0**-127, 1.0, 2.0**127] and math.isnan(vals[3])
 
 
@@ -179,7 +181,7 @@ def test_golden_vector_bytes():
 
 def test_grid_values_round_trip_exactly():
     # E2M1 values times a power of two, block amax 6 x 2**-3: MXFP4 stores them exactly
-    grid = torch.tensor(q.E2M1_VALUES * 4) * 2.0**-3
+    grid = torch.tensor(mf.E2M1_VALUES * 4) * 2.0**-3
     x = torch.stack([grid, -grid])
     data, _ = q.quantize(x, "mxfp4")
     assert torch.equal(q.dequantize(data, "mxfp4", 32), x)
@@ -189,7 +191,7 @@ def test_e4m3_bytes_to_float_via_float16_is_exact():
     # the CPU path reads block scales back as float16 (byte << 7) x 256: every non-negative
     # E4M3 byte but NaN (0x7F), subnormals 0x01..0x07 included
     b = torch.arange(0, 0x7F, dtype=torch.uint8)
-    assert torch.equal(q._e4m3_values(b), b.view(torch.float8_e4m3fn).float())
+    assert torch.equal(qc._e4m3_values(b), b.view(torch.float8_e4m3fn).float())
 
 
 def reference_block_bytes(x, fmt_id, tensor_scale=None):
@@ -200,18 +202,18 @@ def reference_block_bytes(x, fmt_id, tensor_scale=None):
     amax = blocks.abs().amax(-1)
     if fmt_id == "nvfp4":
         ts = q.tensor_scale_for(x, "nvfp4") if tensor_scale is None else tensor_scale
-        scale_fp8 = q.e4m3_round(amax / 6 / ts)
+        scale_fp8 = mf.e4m3_round(amax / 6 / ts)
         scale = scale_fp8.float() * ts
         inv = torch.where(scale > 0, 1 / scale, torch.zeros_like(scale))
         scale_bytes = scale_fp8.view(torch.uint8)
     else:
-        scale_bytes = q.e8m0_encode(amax, 2 if fmt_id == "mxfp4" else 8)
-        inv = 1 / q.e8m0_decode(scale_bytes)      # 2**(127 - code): exact
+        scale_bytes = mf.e8m0_encode(amax, 2 if fmt_id == "mxfp4" else 8)
+        inv = 1 / mf.e8m0_decode(scale_bytes)      # 2**(127 - code): exact
     y = torch.copysign(blocks.abs() * inv.unsqueeze(-1), blocks).flatten(-2)
     if fmt_id == "mxfp8":
         codes = y.clamp(-448, 448).to(torch.float8_e4m3fn).view(torch.uint8)
     else:
-        codes = q.pack_fp4(q.e2m1_encode_reference(y))
+        codes = mf.pack_fp4(mf.e2m1_encode_reference(y))
     return torch.cat([codes, scale_bytes], dim=-1)
 
 
@@ -242,7 +244,7 @@ def test_cpu_block_path_equals_reference_bytes(fmt):
     # byte for byte what the reference pieces give, for every corner input, whole and in chunks
     # into a slice of wider entries; nvfp4 also with tensor scales from other data (block values
     # far above 6, or many zero block scales) and one outside the path's range (the generic path)
-    scratch = q.QuantScratch()
+    scratch = qc.QuantScratch()
     for x in hard_inputs(512):
         scales = [None]
         if fmt == "nvfp4":
@@ -254,7 +256,7 @@ def test_cpu_block_path_equals_reference_bytes(fmt):
             expected = reference_block_bytes(x, fmt, ts)
             data, used = q.quantize(x, fmt, tensor_scale=ts)
             assert torch.equal(data, expected)
-            assert q._cpu_fast_path(x, get_format(fmt), used) == (fmt != "nvfp4" or float(used) != 2.0**-101)
+            assert qc.cpu_fast_path(x, get_format(fmt), used) == (fmt != "nvfp4" or float(used) != 2.0**-101)
             width = expected.shape[1]
             wide = torch.zeros(x.shape[0], 3, width + 5, dtype=torch.uint8)
             q.quantize_rows(x, fmt, out=wide[:, 1, 2:2 + width], tensor_scale=used, rows_per_chunk=37, scratch=scratch)
@@ -509,5 +511,5 @@ def test_doctests():
 
     import planner.probe
 
-    for mod in (q, planner.probe):
+    for mod in (mf, q, qc, planner.probe):
         assert doctest.testmod(mod).failed == 0

@@ -5,17 +5,19 @@ Workers are real processes (spawn). No timing assertions.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import pickle
 import stat
 import sys
 import time
+from concurrent.futures.process import EXTRA_QUEUED_CALLS
 from pathlib import Path
 
 import pytest
 
 from kvplan_app import trace_jobs
-from kvplan_app.jobs import JobCancelled, JobPool, JobSettings, wait_in_steps
+from kvplan_app.jobs import JobCancelled, JobPool, JobSettings, wait_in_steps, wait_until_released
 from planner.errors import PlanInputError
 from planner.traces import load_sample, reuse_profile
 
@@ -54,18 +56,31 @@ def test_a_trace_analysed_in_a_worker_comes_back_small_and_identical_inputs_shar
 
 
 def test_a_job_nobody_waits_for_any_more_is_cancelled(pool):
-    job = pool.submit(wait_in_steps, {"seconds": 60.0}, with_progress=True)
-    while not pool.started(job):   # bounded by the job's own 60 s
-        time.sleep(0.05)
-    queued = pool.submit(wait_in_steps, {"seconds": 60.0}, with_progress=True)
-    pool.cancel(queued)                 # waiting: dropped
-    pool.cancel(job)                    # running: stops at its next progress report
-    with pytest.raises(JobCancelled):
-        pool.result(job)
-    if not queued.future.cancelled():  # the executor had already handed it to the worker's call queue (one
-        with pytest.raises(JobCancelled):  # extra call per worker): its cancel flag stops it at its first report
-            pool.result(queued)
-    assert pool.result(pool.submit(wait_in_steps, {"seconds": 0.1}, with_progress=True)) == 0.1  # worker goes on
+    manager = multiprocessing.get_context("spawn").Manager()
+    started, release = manager.Event(), manager.Event()
+    try:
+        job = pool.submit(wait_until_released, {"started": started, "release": release}, with_progress=True)
+        assert started.wait(timeout=60)     # the worker runs it (bounded; normally a second or two)
+        # The executor hands a free worker's next calls to its call queue (workers + EXTRA_QUEUED_CALLS of them;
+        # CPython, Lib/concurrent/futures/process.py): two short jobs fill it while the worker is held, so the
+        # next one waits in the pool until the worker is free again, whatever the threads' timing.
+        handed = [pool.submit(wait_in_steps, {"seconds": 0.1}, with_progress=True)
+                  for _ in range(pool.settings.workers + EXTRA_QUEUED_CALLS)]
+        queued = pool.submit(wait_in_steps, {"seconds": 60.0}, with_progress=True)
+        pool.cancel(queued)                 # waiting: dropped
+        pool.cancel(handed[-1])             # pending or in the call queue, never started
+        pool.cancel(job)                    # running: stops at its next progress report
+        assert queued.future.cancelled()
+        with pytest.raises(JobCancelled):
+            pool.result(job)
+        if not handed[-1].future.cancelled():  # already in the call queue: its cancel flag stops it at its
+            with pytest.raises(JobCancelled):   # first report, before its body runs
+                pool.result(handed[-1])
+        assert [pool.result(h) for h in handed[:-1]] == [0.1]   # the worker goes on with the jobs behind it
+        assert pool.result(pool.submit(wait_in_steps, {"seconds": 0.1}, with_progress=True)) == 0.1
+    finally:
+        release.set()
+        manager.shutdown()
 
 
 def test_a_session_that_stops_waiting_cancels_the_shared_job(pool, monkeypatch):
@@ -82,8 +97,8 @@ def test_a_session_that_stops_waiting_cancels_the_shared_job(pool, monkeypatch):
         trace_jobs.shared_analysis(("slow",), {}, pool=pool, on_update=stop)
     with pytest.raises(JobCancelled):    # after the grace period, nobody having asked again
         pool.result(entry_job)
-    time.sleep(0.1)
-    assert ("slow",) not in trace_jobs._RESULTS
+    with trace_jobs._LOCK:   # the timer cancels the job and drops its entry under this lock: once the job has
+        assert ("slow",) not in trace_jobs._RESULTS   # stopped, the entry is gone
 
 
 def test_a_rerun_that_asks_again_within_the_grace_period_keeps_the_job(pool, monkeypatch):

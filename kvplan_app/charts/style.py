@@ -1,6 +1,7 @@
 """How every chart reads at the plan: the plan's marker and label, log ticks, the legend's place.
 
-Shared by :mod:`kvplan_app.charts.figures` and :mod:`kvplan_app.charts.traces`; plotly only, no Streamlit.
+Shared by :mod:`kvplan_app.charts.figures`, :mod:`kvplan_app.charts.frontier` and :mod:`kvplan_app.charts.traces`;
+plotly only, no Streamlit.
 """
 
 from __future__ import annotations
@@ -74,3 +75,25 @@ def english(text: str) -> str:
     by the builder); plotly's ``%{...}`` hover fields are kept as they are.
     """
     return text
+
+
+def _plan_trace(x: float, y: float | None, text: str, name: str) -> list[go.Scatter]:
+    """The current plan as a one-point trace (none when ``y`` is undefined or not positive on a log axis)."""
+    if y is None or not np.isfinite(y) or y <= 0:
+        return []
+    return [go.Scatter(x=[x], y=[y], mode="markers", name=name, marker=PLAN_MARKER, cliponaxis=False,
+                       hovertemplate=text + "<extra></extra>")]
+
+
+def mark_plan(fig: go.Figure, x: float, y: float | None, hover: str, label: str, *, log_x: bool,
+              log_y: bool, x_range: tuple[float, float], below: bool = False, tr=english) -> go.Figure:
+    """Add the plan's diamond and its label (below it on falling curves; or, with no point on the chart, say so)."""
+    traces = _plan_trace(x, y, hover, tr("current plan"))
+    for trace in traces:
+        fig.add_trace(trace)
+    if traces:
+        label_plan(fig, x, y, label, x_log=log_x, y_log=log_y, x_range=x_range, below=below)
+    else:
+        fig.add_annotation(xref="paper", yref="paper", x=0.02, y=0.02, xanchor="left", showarrow=False,
+                           text=tr("{label} (not on this chart)").format(label=label), font=dict(size=12))
+    return fig

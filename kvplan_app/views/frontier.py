@@ -16,7 +16,7 @@ from planner.plan import format_sessions, plan
 from planner.catalog.entries import GPUS, get_model
 from planner.errors import PlanInputError
 from planner.files.export import CSV_MIME, to_csv_bytes
-from kvplan_app.charts.figures import (
+from kvplan_app.charts.frontier import (
     request_rate_figure,
     sessions_heatmap_figure,
     sessions_vs_context_figure,

@@ -2,7 +2,8 @@
 
 ``import planner.probe`` needs no torch: the result model, the pool layout and
 the memory readers are plain Python; :func:`run_probe` imports torch (and the
-modules that compute with it, :mod:`planner.probe.quant` and
+modules that compute with it, :mod:`planner.probe.quant` with
+:mod:`planner.probe.minifloat` and :mod:`planner.probe.quant_cpu`, and
 :mod:`planner.probe.pool`) when called, and raises
 :class:`ProbeUnavailableError` with the pip command when torch is missing.
 

@@ -31,12 +31,12 @@ from planner.probe.errors import ProbeTimeoutError
 from planner.probe.layout import PoolGroup, PoolLayout
 from planner.probe.quant import (
     CUDA_CHUNK_ELEMENTS,
-    QuantScratch,
     default_rows_per_chunk,
     dequantize,
     quantize,
     tensor_scale_for,
 )
+from planner.probe.quant_cpu import QuantScratch
 from planner.probe.result import FormatQuality, FormatThroughput
 from planner.units import GB
 

@@ -1,6 +1,6 @@
 """A ``streamlit run app.py`` server on loopback, Debian's chromium, and many users at once.
 
-Used by the e2e fixtures (``tests/e2e/conftest.py``), ``tests/test_many_users.py`` (5 sessions, CI) and
+Used by the e2e fixtures (``tests/e2e/conftest.py``), ``tests/e2e/test_many_users.py`` (5 sessions, CI) and
 ``bench/bench_many_users.py`` (20 sessions). Not a test module.
 
 Many users: N sessions, each a page in its own browser context (own cookies, own Streamlit session) of one

@@ -10,7 +10,7 @@ every 0.2 s and another samples the server's RSS (its process tree: the server a
 last slider session ends, if later).
 
 Everything is bounded: a step waits at most ``timeout_s``, a health poll ``health_timeout_s``; localhost only.
-Used by ``bench/bench_load.py`` (full scale) and ``tests/test_load.py`` (CI scale). Asserts nothing.
+Used by ``bench/bench_load.py`` (full scale) and ``tests/e2e/test_load.py`` (CI scale). Asserts nothing.
 """
 
 from __future__ import annotations

@@ -9,14 +9,10 @@ uploads): ``python bench/bench_load.py``, figures in RELIABILITY.md.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "e2e"))
-from harness import CHROMIUM, streamlit_server  # noqa: E402
-from load import run_load, write_mooncake_trace  # noqa: E402
+from harness import CHROMIUM, streamlit_server
+from load import run_load, write_mooncake_trace
 
 pytestmark = [
     pytest.mark.browser,

@@ -9,13 +9,9 @@ never asserted. Full scale (20 sessions): ``python bench/bench_many_users.py``; 
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "e2e"))
-from harness import CHROMIUM, many_users, session_hbm_gib, streamlit_server  # noqa: E402
+from harness import CHROMIUM, many_users, session_hbm_gib, streamlit_server
 
 pytestmark = [
     pytest.mark.browser,
