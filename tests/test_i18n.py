@@ -21,7 +21,7 @@ from kvplan_app.i18n import (
 
 APP = sorted((ROOT / "kvplan_app").rglob("*.py"))
 """The dashboard's modules: every ``t("...")`` and ``tn("...", "...")`` in them has its Spanish."""
-FIGURES = [ROOT / "kvplan_app" / "charts" / "figures.py", ROOT / "kvplan_app" / "charts" / "traces.py"]
+FIGURES = [ROOT / "kvplan_app" / "charts" / name for name in ("figures.py", "frontier.py", "style.py", "traces.py")]
 """Figure builders: every ``tr("...")`` (the page's translator, English by default) has its Spanish too."""
 
 
