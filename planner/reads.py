@@ -108,7 +108,31 @@ def read_capped(path: str | os.PathLike, cap_bytes: int, field: str, noun: str =
     return data
 
 
-__all__ = ["read_capped", "require_regular_file"]
+class DuplicateKey(Exception):
+    """Raised by :func:`unique_keys`; ``key`` is the key given twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """The one ``json.loads`` ``object_pairs_hook`` of every JSON reader (plan files, ``config.json``, JSONL trace
+    rows): a JSON object, refused when a key appears twice (``json`` would keep the last copy silently; RFC 8259
+    section 4 leaves duplicate names to the parser).
+
+    Raises:
+        DuplicateKey: a key given twice.
+    """
+    data: dict[str, object] = {}
+    for key, value in pairs:
+        if key in data:
+            raise DuplicateKey(key)
+        data[key] = value
+    return data
+
+
+__all__ = ["DuplicateKey", "read_capped", "require_regular_file", "unique_keys"]
 
 
 def json_text(data: str | bytes, field: str, source: str) -> str:

@@ -10,9 +10,8 @@ import time
 
 import pytest
 
-from kvplan_app.jobs import (
-    JobError, JobPool, JobsBusyError, JobSettings, allocate_bytes, modules_loaded, wait_seconds, worker_pid,
-)
+from kvplan_app.jobs import JobError, JobPool, JobsBusyError, JobSettings
+from kvplan_app.sample_jobs import allocate_bytes, modules_loaded, wait_seconds, worker_pid
 from planner.errors import PlanInputError
 from planner.units import GiB, MiB, parse_tokens
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kvplan_app.jobs import JobPool, JobSettings, wait_in_steps
+from kvplan_app.jobs import JobPool, JobSettings
+from kvplan_app.sample_jobs import wait_in_steps
 
 ROOT = Path(__file__).resolve().parents[1]
 

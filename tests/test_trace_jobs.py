@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from kvplan_app import trace_jobs
-from kvplan_app.jobs import JobCancelled, JobPool, JobSettings, wait_in_steps, wait_until_released
+from kvplan_app.jobs import JobCancelled, JobPool, JobSettings
+from kvplan_app.sample_jobs import wait_in_steps, wait_until_released
 from planner.errors import PlanInputError
 from planner.traces import load_sample, reuse_profile
 

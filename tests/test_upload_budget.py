@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from kvplan_app import trace_jobs
-from kvplan_app.jobs import JobPool, JobSettings, SessionBusyError, wait_in_steps
+from kvplan_app.jobs import JobPool, JobSettings, SessionBusyError
+from kvplan_app.sample_jobs import wait_in_steps
 from planner.errors import PlanInputError
 from planner.traces import budget
 

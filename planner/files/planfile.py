@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
-from planner.reads import json_error_text, json_text, read_capped
+from planner.reads import DuplicateKey, json_error_text, json_text, unique_keys, read_capped
 from planner.plan import PlanInputs, field_range
 from planner.plan.inputs import MEASURED_KV_BINDING, MEASURED_USABLE_BINDING
 from planner.errors import MISSING, PlanInputError, validation_rule
@@ -110,8 +110,8 @@ def loads(text: str | bytes, source: str = "plan.json") -> PlanFile:
                                                          max_plan_file_bytes=MAX_PLAN_FILE_BYTES))
     text = json_text(text, "plan file", source)
     try:
-        data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
-    except _DuplicateKey as exc:
+        data = json.loads(text, object_pairs_hook=unique_keys, parse_constant=_no_constant)
+    except DuplicateKey as exc:
         raise _error("duplicate key", exc.key, msg("each key once (JSON parsers disagree on which copy wins)")) from None
     except _NonFiniteNumber as exc:
         raise _error("json", exc.constant, msg("a finite number (NaN and Infinity are not JSON)")) from None
@@ -121,30 +121,9 @@ def loads(text: str | bytes, source: str = "plan.json") -> PlanFile:
     return from_dict(data)
 
 
-class _DuplicateKey(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
-
-
 class _NonFiniteNumber(Exception):
     def __init__(self, constant: str) -> None:
         self.constant = constant
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook``: a JSON object, refused when a key appears twice (``json`` keeps the last)."""
-    data: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in data:
-            raise _DuplicateKey(key)
-        data[key] = value
-    return data
-
-
-DuplicateKey = _DuplicateKey
-"""Raised by :func:`unique_keys` (``.key``: the repeated key); every JSON reader refuses duplicates with it."""
-unique_keys = _unique_keys
-"""The one ``object_pairs_hook`` refusing a key given twice: plan files, ``config.json`` and JSONL trace rows."""
 
 
 def _no_constant(constant: str) -> Any:

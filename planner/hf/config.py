@@ -44,7 +44,7 @@ from planner.hf.quant import checkpoint_kv_format
 from planner.hf.report import ConfigReader, report_rows, text
 from planner.hf.state import linear_attention_state, mamba_state
 from planner.errors import PlanInputError, json_kind
-from planner.reads import json_error_text, json_text
+from planner.reads import DuplicateKey, json_error_text, json_text, unique_keys
 from planner.kv.formats import KVFormat, get_format
 from planner.kv.kinds import FP8_DS_MLA, ChunkedLocalGroup, FullAttentionGroup, KVGroup, SlidingWindowGroup
 from planner.kv.models import ConfigField, ModelSpec
@@ -103,8 +103,6 @@ def parse_config_text(text_or_bytes: str | bytes, source: str = "config.json") -
         raise PlanInputError("config", f"{len(text_or_bytes):,} bytes",
                              msg("a config.json of at most {max_config_bytes:,} bytes",
                                  max_config_bytes=MAX_CONFIG_BYTES))
-    from planner.files.planfile import DuplicateKey, unique_keys   # here: planfile imports planner.plan
-
     text = json_text(text_or_bytes, "config", source)
     try:
         data = json.loads(text, object_pairs_hook=unique_keys)

@@ -71,6 +71,7 @@ import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
+from planner.reads import DuplicateKey, unique_keys
 from planner.errors import PlanInputError, json_kind, short_repr
 from planner.traces.azure import parse_timestamp_ns, read_azure
 from planner.traces.kernels import rows_with_repeats
@@ -155,8 +156,6 @@ def _add_checked(rows: Collector, line_no: int, obj: object, check: RowCheck) ->
 def _json_lines(text: str, first_line: int) -> Iterator[tuple[int, object]]:
     """(line number, parsed value or RowError) for each non-blank line; an object with a key twice is a RowError
     naming the key (the one ``object_pairs_hook`` of plan files and ``config.json``)."""
-    from planner.files.planfile import DuplicateKey, unique_keys
-
     for k, line in enumerate(text.split("\n")):
         if not line.strip():
             continue
