@@ -1,6 +1,8 @@
-"""Shared test setup: run from the repository root so AppTest finds app.py."""
+"""Shared test setup: run from the repository root so AppTest finds app.py; each test starts with pytest's own
+``__main__``."""
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,19 @@ ROOT = Path(__file__).resolve().parents[1]
 def _repo_root_cwd(monkeypatch):
     monkeypatch.chdir(ROOT)
     yield
+
+
+_PYTEST_MAIN = sys.modules.get("__main__")
+
+
+@pytest.fixture(autouse=True)
+def _pytest_main_module():
+    """Put pytest's ``__main__`` back after every test. AppTest runs app.py as ``__main__`` and leaves it in
+    ``sys.modules``; a process started later with ``spawn`` (the job pool's workers, a Dask nanny's worker) re-runs
+    the parent's main script, so it would start the whole app and die before its first job."""
+    yield
+    if _PYTEST_MAIN is not None:
+        sys.modules["__main__"] = _PYTEST_MAIN
 
 
 os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")

@@ -4,4 +4,5 @@ import sys
 
 from planner.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # a spawned worker re-imports this module as __mp_main__: it must not run kvplan
+    sys.exit(main())
