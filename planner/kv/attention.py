@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from planner.kv.formats import KVFormat, cdiv
-from planner.kv.group import KVGroup, PageUse, vector_formula
+from planner.kv.group import KVGroup, PageUse, WindowCapped, vector_formula
 from planner.messages import msg
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,7 +73,7 @@ class FullAttentionGroup(KVGroup):
 
 
 @dataclass(frozen=True, kw_only=True)
-class SlidingWindowGroup(FullAttentionGroup):
+class SlidingWindowGroup(WindowCapped, FullAttentionGroup):
     """Sliding-window layers: a sequence holds its last ``window_tokens`` tokens.
 
     vLLM pages them as a ``SlidingWindowSpec``: a request of ``max_model_len``
@@ -83,17 +83,6 @@ class SlidingWindowGroup(FullAttentionGroup):
     """
 
     window_tokens: int
-
-    def entries(self, num_tokens: int) -> int:
-        return min(num_tokens, self.window_tokens)
-
-    @property
-    def capped(self) -> bool:
-        return True
-
-    @property
-    def cap_tokens(self) -> int | None:
-        return self.window_tokens
 
     @property
     def vllm_kind(self) -> str | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from planner.errors import PlanInputError
 from planner.kv.formats import KVFormat, cdiv
-from planner.kv.group import KVGroup, vector_formula
+from planner.kv.group import KVGroup, WindowCapped, vector_formula
 from planner.messages import msg
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,7 +112,7 @@ class IndexerKeyGroup(KVGroup):
 
 
 @dataclass(frozen=True, kw_only=True)
-class WindowRingGroup(KVGroup):
+class WindowRingGroup(WindowCapped, KVGroup):
     """A per-layer ring of the last ``window_tokens`` tokens of ``entry_dim``
     channels, replicated on TP (DeepSeek V4 sliding-window branch)."""
 
@@ -125,17 +125,6 @@ class WindowRingGroup(KVGroup):
 
     def entry_bytes(self, tp: int = 1) -> int:
         return self.kv_format.vector_bytes(self.entry_dim)
-
-    def entries(self, num_tokens: int) -> int:
-        return min(num_tokens, self.window_tokens)
-
-    @property
-    def capped(self) -> bool:
-        return True
-
-    @property
-    def cap_tokens(self) -> int | None:
-        return self.window_tokens
 
     def entry_formula(self, tp: int = 1) -> str:
         return (msg("ring of the last {window_tokens} tokens x {entry_dim} channels, replicated on TP: "

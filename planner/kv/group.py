@@ -65,6 +65,23 @@ class PageUse:
     converted: bool = False
 
 
+class WindowCapped:
+    """The window rule, written once: a kind whose layers hold a sequence's last ``window_tokens`` tokens (a
+    sliding window; a DeepSeek V4 window ring). Listed before :class:`KVGroup` in the kind's bases; the kind
+    declares the ``window_tokens`` field itself (this mixin is no dataclass, so it adds no field)."""
+
+    def entries(self, num_tokens: int) -> int:
+        return min(num_tokens, self.window_tokens)
+
+    @property
+    def capped(self) -> bool:
+        return True
+
+    @property
+    def cap_tokens(self) -> int | None:
+        return self.window_tokens
+
+
 @dataclass(frozen=True, kw_only=True)
 class KVGroup:
     """Layers that store the same kind of KV entry in one format.
