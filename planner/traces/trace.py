@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 from planner.messages import msg
 
 TraceFormat = Literal["mooncake", "azure", "jsonl"]
@@ -188,13 +187,3 @@ class Trace:
         if self.sampled_ref_tokens is None:
             return int(self.input_tokens.sum())
         return int(self.sampled_ref_tokens.sum()) + round(self.sample_rate * self.unhashed_tokens)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per request: ``arrival_s`` (s since first arrival), ``input_tokens``,
-        ``output_tokens``, ``num_blocks`` (hashed blocks; 0 without hashes)."""
-        return pd.DataFrame({
-            "arrival_s": self.arrival_s,
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "num_blocks": self.num_blocks,
-        })
