@@ -166,6 +166,24 @@ def _ignored(name: str, ignore: list[str]) -> bool:
     return False
 
 
+TIED_DEFAULTS = {"llama": False, "mistral": False, "mixtral": False, "qwen2": False, "qwen2_moe": False, "qwen3": False,
+                 "qwen3_moe": False, "gpt_oss": False, "phi3": False, "gemma": True, "gemma2": True, "gemma3": True,
+                 "gemma3_text": True}
+"""``tie_word_embeddings`` when a config omits it: the default of that model type's transformers config class
+(``LlamaConfig``, ``Qwen2Config``, ... False; ``Gemma*Config`` True)."""
+
+
+def _tied(cfg: dict, config: dict, model_type: str) -> bool:
+    for c in (cfg, config):
+        if c.get("tie_word_embeddings") is not None:
+            return bool(c["tie_word_embeddings"])
+    if model_type in TIED_DEFAULTS:
+        return TIED_DEFAULTS[model_type]
+    raise PlanInputError("config.tie_word_embeddings", None,
+                         msg("true or false (not given, and the default of model_type {model_type} is not known)",
+                             model_type=model_type or "(none)"))
+
+
 def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_rank: int | None = None,
                        pad_mxfp4: bool = True) -> CheckpointWeights:
     """Weight bytes of one rank of a decoder checkpoint (``pp_rank`` None = the heaviest stage: the last).
@@ -212,7 +230,7 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
 
     classes: list[WeightClass] = []
     vpad = math.ceil(math.ceil(vocab / VOCAB_PADDING) * VOCAB_PADDING / tp)
-    tied = bool(cfg.get("tie_word_embeddings", config.get("tie_word_embeddings", True)))  # transformers PretrainedConfig default: True
+    tied = _tied(cfg, config, model_type)
     if first or pp == 1:
         classes.append(WeightClass("embeddings", vpad * hidden, vpad * hidden * wb,
                                    f"vocab {vocab:,} padded to 64, / TP {tp}, x hidden {hidden:,}, {wb} B"))
