@@ -180,6 +180,13 @@ class PlanInputs(BaseModel):
         None, gt=0, le=1, allow_inf_nan=False, description="the gpu_memory_utilization of that measurement")
     measured_usable_kv_weights: str | None = Field(
         None, max_length=400, description="the weights setting of that measurement (model, format or GiB, GPUs)")
+    engine: Literal["vllm", "sglang"] | None = Field(
+        None, description="the serving engine whose own KV budget replaces HBM x utilization - weights - reserve "
+                          "(vllm: its predicted 'Available KV cache memory' per GPU, the binding rank under PP; "
+                          "sglang: total x mem_fraction_static - weights); None = kvplan's generic budget")
+    engine_version: str | None = Field(
+        None, max_length=40, description="the engine release the budget is predicted for (vllm: 0.19.0); "
+                                         "None = the latest calibrated one")
     state_bytes_per_sequence: int | None = Field(
         None, ge=0, le=10**15,
         description="per-sequence state in the KV pool (a Mamba / linear-attention hybrid's), bytes per GPU, as "

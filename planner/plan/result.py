@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -50,8 +50,12 @@ class PlanResult(BaseModel):
     kv_source: Literal["reported", "architecture", "measured"] = Field(
         "architecture", description="what prices KV bytes per token: the publisher's coefficient, the layout, "
                                     "or a measurement (measured_kv_bytes_per_token)")
-    usable_kv_source: Literal["computed", "measured"] = Field(
-        "computed", description="computed from HBM, weights and reserve, or measured_usable_kv_gib")
+    usable_kv_source: Literal["computed", "measured", "engine"] = Field(
+        "computed", description="computed from HBM, weights and reserve, measured_usable_kv_gib, or the named "
+                                "engine's predicted budget (engine_budget)")
+    engine_budget: dict[str, Any] | None = Field(
+        None, description="with an engine: its predicted budget per GPU on the binding rank, every term with its "
+                          "bytes and source, and the assumptions behind them")
     weights_bytes_per_gpu: int
     reserve_bytes: int
     usable_kv_bytes: int
@@ -304,7 +308,9 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         attention_parallelism=inputs.attention_parallelism, tensor_parallel_size=split.tp,
         kv_domain_gpus=split.domain_gpus, parallelism_note=parallelism_note(inputs, model, fmt),
         hbm_bytes=hw.hbm_bytes, hbm_source=hw.hbm_source, kv_source=kv_source,
-        usable_kv_source="measured" if bool(a.usable_measured) else "computed",
+        usable_kv_source=("engine" if hw.engine_budget is not None else "measured") if bool(a.usable_measured)
+        else "computed",
+        engine_budget=None if hw.engine_budget is None else hw.engine_budget.to_dict(),
         weights_bytes_per_gpu=weights, reserve_bytes=a.reserve_bytes, usable_kv_bytes=usable,
         kv_bytes_per_token=slope, prefix_tokens=int(a.prefix_tokens),
         tail_tokens=n - int(a.prefix_tokens), session_kv_bytes=int(a.growing_total_bytes) + int(a.capped_bytes),

@@ -1,0 +1,66 @@
+"""A plan's engine budget: the named engine's own KV budget per GPU in place of kvplan's generic one.
+
+With ``engine`` set (``kvplan plan --engine vllm``), usable KV per GPU is
+:func:`planner.engines.budget.predict_vllm_budget` (or the SGLang rule) for the plan's model, accelerator,
+utilization and TP x PP split. What the user gives still wins: a measured usable KV
+(``measured_usable_kv_gib``) replaces the prediction, ``weights_gib`` replaces the checkpoint's weights and
+``hbm_gib`` the device memory. ``reserve_gib`` is not used with an engine: the engine's activation, non-torch
+and CUDA-graph terms take its place (said in the budget's assumptions).
+"""
+
+from __future__ import annotations
+
+from planner.catalog.entries import GPUS, catalog_config
+from planner.engines.budget import EngineBudget, predict_sglang_budget, predict_vllm_budget
+from planner.errors import PlanInputError
+from planner.messages import msg
+from planner.plan.inputs import PlanInputs
+from planner.units import cdiv, format_bytes, gib_to_bytes
+
+
+def _total(inputs: PlanInputs, gpu_id: str, hbm_bytes: int) -> tuple[int, str, str | None]:
+    """(device memory the engine multiplies, its source, a caveat or None)."""
+    if inputs.hbm_gib is not None:
+        return hbm_bytes, msg("HBM set by user ({hbm})", hbm=format_bytes(hbm_bytes)), None
+    gpu = GPUS.get(gpu_id)
+    if gpu is not None and gpu.cuda_total_bytes is not None:
+        return gpu.cuda_total_bytes, gpu.cuda_total_source, None
+    return hbm_bytes, msg("the device's total ({hbm})", hbm=format_bytes(hbm_bytes)), msg(
+        "CUDA's own total for this accelerator is not in the catalog: the device total is used (on H100 CUDA "
+        "reports 0.46 GiB less), so the budget may be that much high")
+
+
+def engine_budget_for(inputs: PlanInputs, gpu_id: str, hbm_bytes: int, config: dict | None = None) -> EngineBudget | None:
+    """The engine budget of a plan on one accelerator, or None without ``engine`` (or with a measured budget).
+
+    ``config``: the model's config.json when it is not a catalog model (an imported config).
+
+    Raises:
+        PlanInputError: an uncalibrated engine version, a weight format the checkpoint does not ship, or a
+            model whose weights or activations the budget cannot price.
+    """
+    if inputs.engine is None or inputs.measured_usable_kv_gib is not None:
+        return None
+    if inputs.weight_format is not None and inputs.weights_gib is None:
+        raise PlanInputError("weight_format", inputs.weight_format,
+                             msg("none with an engine budget (it prices the checkpoint's own weights; give "
+                                 "weights_gib for other weights)"))
+    cfg = config if config is not None else catalog_config(inputs.model_id)
+    tp = inputs.gpus_per_replica // inputs.pipeline_parallel_size
+    pp = inputs.pipeline_parallel_size
+    total, source, caveat = _total(inputs, gpu_id, hbm_bytes)
+    weights = None if inputs.weights_gib is None else cdiv(gib_to_bytes(inputs.weights_gib), inputs.gpus_per_replica)
+    if inputs.engine == "vllm":
+        budget = predict_vllm_budget(cfg, total_memory_bytes=total, total_source=source,
+                                     gpu_memory_utilization=inputs.gpu_memory_utilization, tp=tp, pp=pp,
+                                     version=inputs.engine_version, weights_bytes_per_gpu=weights)
+    else:
+        budget = predict_sglang_budget(cfg, total_memory_bytes=total, total_source=source,
+                                       mem_fraction_static=inputs.gpu_memory_utilization, tp=tp, pp=pp,
+                                       weights_bytes_per_gpu=weights)
+    extra = [msg("reserve_gib is not used: the engine's own terms replace it")]
+    if caveat:
+        extra.append(caveat)
+    return EngineBudget(engine=budget.engine, version=budget.version, available_kv_bytes=budget.available_kv_bytes,
+                        requested_bytes=budget.requested_bytes, terms=budget.terms, binding_rank=budget.binding_rank,
+                        assumptions=budget.assumptions + tuple(extra))
