@@ -151,7 +151,7 @@ def quant_scheme(cfg: dict) -> tuple[str, _Scheme | None, list[str], bool]:
     if method == "modelopt" or "nvfp4" in method:
         algo = str(q.get("quant_algo", method)).upper()
         if algo != "NVFP4":
-            raise PlanInputError("quantization_config.quant_algo", algo, "NVFP4")
+            raise PlanInputError("quantization_config.quant_algo", algo, msg("NVFP4 (the only ModelOpt format priced)"))
         return ("nvfp4", _Scheme("NVFP4 (E2M1 + E4M3 per 16)", 4, 1, group=int(q.get("group_size", 16))),
                 list(q.get("exclude_modules") or q.get("ignore") or []), False)
     raise PlanInputError("quantization_config.quant_method", method or None,
