@@ -273,7 +273,7 @@ GPUS: dict[str, GPUSpec] = {
 """Accelerators by id: vendor data sheets; reported totals from public nvidia-smi / rocm-smi output."""
 
 H100_CUDA_TOTAL_BYTES = round(79.19 * GiB)
-"""H100 SXM 80 GB as CUDA reports it: 79.19 GiB (85,030,071,255 B, to the log's 0.01 GiB), the
+"""H100 SXM 80 GB as CUDA reports it: 79.19 GiB (85,029,615,043 B; the logs give 0.01 GiB, so +-5.4 MB), the
 ``total_memory=79.19GiB`` of vLLM 0.19.0's "worker init memory snapshot" on every H100 start-up of llm-d-planner's
 accuracy campaign (https://github.com/llm-d-incubation/llm-d-planner/pull/205; bench/data/vllm-0.19.0-h100) and
 PyTorch's "GPU 0 has a total capacity of 79.19 GiB" out-of-memory message; nvidia-smi's 81,559 MiB is 79.65 GiB."""

@@ -21,8 +21,9 @@ Bytes per class from ``quantization_config``: none (``torch_dtype``), ``fp8`` (1
 scale per ``weight_block_size`` block), ``compressed-tensors`` (its ``config_groups``: 8-bit int / float per
 channel or tensor, 4-bit int with one 16-bit scale per ``group_size``; ``ignore`` stays 16-bit), ``gptq`` / ``awq``
 (``bits``, ``group_size``; the output head and embeddings stay 16-bit), ``mxfp4`` (MoE experts: E2M1 + one E8M0
-per 32; ``modules_to_not_convert`` and attention stay 16-bit) and ModelOpt ``NVFP4`` (E2M1 + one E4M3 per 16
-and FP32 per-tensor scales; ``exclude_modules`` stay 16-bit). A format outside these is refused by name.
+per 32; ``modules_to_not_convert`` and attention stay 16-bit) and ModelOpt ``NVFP4`` (E2M1 + one E4M3 per 16;
+its two FP32 per-tensor scales per linear, a few bytes in all, are left out; ``exclude_modules`` stay 16-bit).
+A format outside these is refused by name.
 """
 
 from __future__ import annotations
