@@ -120,9 +120,9 @@ def test_measured_budget_and_weights_override_win():
     # - 268,435,456 = 67,753,373,336 B
     r = plan(make_inputs(**base, weights_gib=10.0))
     assert r.usable_kv_bytes == 67_753_373_336
-    with pytest.raises(PlanInputError) as e:
-        plan(make_inputs(**base, weight_format="fp8"))
-    assert e.value.field == "weight_format"
+    # weight_format fp8 prices the catalog's 8,030,000,000 parameters (8.03B, model card) at 1 B (the generic plan's weights):
+    # 80,778,134,290 - 8,030,000,000 - 2,018,907,258 - 268,435,456 = 70,460,791,576 B
+    assert plan(make_inputs(**base, weight_format="fp8")).usable_kv_bytes == 70_460_791_576
 
 
 def test_cli_json_carries_the_terms():

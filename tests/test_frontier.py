@@ -75,7 +75,7 @@ def check_point(grid, inputs, gi, ci, hi):
     assert grid.ttft_s[gi, ci, hi] == r.ttft_s
     if r.request_rate_per_s is not None:
         assert bool(grid.limited_by_sessions[gi, ci, hi]) == (r.request_rate_limit == "sessions")
-    assert bool(np.broadcast_to(a.usable_measured, shape)[gi, ci, hi]) == (r.usable_kv_source == "measured")
+    assert bool(np.broadcast_to(a.usable_measured, shape)[gi, ci, hi]) == (r.usable_kv_source != "computed")  # measured, or the engine's budget
 
 
 def _check_points(grid, points, base, accs, contexts, hits, scale=False):
@@ -166,6 +166,8 @@ def _every_field():
         # a user-defined accelerator (a device reporting 97,871 MiB), which makes the GPU 'custom'
         "accelerator": st.sampled_from([None, None, "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~hl:64"]),
         "state_bytes_per_sequence": st.one_of(st.none(), st.integers(0, 10**9)),
+        "engine": st.sampled_from([None, None, "vllm", "sglang"]),
+        "engine_version": st.none(),
     })
 
 
@@ -185,6 +187,8 @@ def test_grid_equals_scalar_plan_for_every_field(fields, ctx, hits, scale):
         fields["hbm_gib"] = 96.0
     if fields["gpus_per_replica"] % fields["pipeline_parallel_size"]:
         fields["pipeline_parallel_size"] = 1
+    if fields["measured_usable_kv_gib"] is not None:
+        fields["engine"] = None  # else the other accelerators' engine budget may refuse what this GPU's measurement allows
     try:
         base = make_inputs(**fields)
         plan(base)

@@ -151,7 +151,7 @@ def _other_value(field: str, info):
     """A valid value for ``field`` other than its default, chosen without randomness (odd floats on purpose)."""
     choices = {"model_id": list(models()), "gpu_id": list(GPUS), "kv_format": [NATIVE, *FORMATS],
                "weight_format": list(WEIGHT_BYTES_PER_PARAM), "host_link": [AUTO, *HOST_LINKS],
-               "ssd_link": [AUTO, *SSD_LINKS]}
+               "ssd_link": [AUTO, *SSD_LINKS], "engine_version": ["0.19.0"]}
     if field in choices:
         return next(c for c in choices[field] if c != info.default)
     if field == "accelerator":  # a device reporting 97,871 MiB = 102,625,181,696 B

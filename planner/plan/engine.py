@@ -3,16 +3,15 @@
 With ``engine`` set (``kvplan plan --engine vllm``), usable KV per GPU is
 :func:`planner.engines.budget.predict_vllm_budget` (or the SGLang rule) for the plan's model, accelerator,
 utilization and TP x PP split. What the user gives still wins: a measured usable KV
-(``measured_usable_kv_gib``) replaces the prediction, ``weights_gib`` replaces the checkpoint's weights and
-``hbm_gib`` the device memory. ``reserve_gib`` is not used with an engine: the engine's activation, non-torch
+(``measured_usable_kv_gib``) replaces the prediction, ``weights_gib`` (or ``weight_format``: parameters x its
+bytes) replaces the checkpoint's weights and ``hbm_gib`` the device memory. ``reserve_gib`` is not used with an engine: the engine's activation, non-torch
 and CUDA-graph terms take its place (said in the budget's assumptions).
 """
 
 from __future__ import annotations
 
-from planner.catalog.entries import GPUS, catalog_config
+from planner.catalog.entries import GPUS, catalog_config, get_model
 from planner.engines.budget import EngineBudget, predict_sglang_budget, predict_vllm_budget
-from planner.errors import PlanInputError
 from planner.messages import msg
 from planner.plan.inputs import PlanInputs
 from planner.units import cdiv, format_bytes, gib_to_bytes
@@ -31,7 +30,8 @@ def _total(inputs: PlanInputs, gpu_id: str, hbm_bytes: int) -> tuple[int, str, s
 
 
 def engine_budget_for(inputs: PlanInputs, gpu_id: str, hbm_bytes: int, config: dict | None = None) -> EngineBudget | None:
-    """The engine budget of a plan on one accelerator, or None without ``engine`` (or with a measured budget).
+    """The engine budget of a plan on one accelerator, or None without ``engine``. The caller asks only where no
+    measured usable KV applies (a measured figure for this accelerator wins).
 
     ``config``: the model's config.json when it is not a catalog model (an imported config).
 
@@ -39,17 +39,17 @@ def engine_budget_for(inputs: PlanInputs, gpu_id: str, hbm_bytes: int, config: d
         PlanInputError: an uncalibrated engine version, a weight format the checkpoint does not ship, or a
             model whose weights or activations the budget cannot price.
     """
-    if inputs.engine is None or inputs.measured_usable_kv_gib is not None:
+    if inputs.engine is None:
         return None
-    if inputs.weight_format is not None and inputs.weights_gib is None:
-        raise PlanInputError("weight_format", inputs.weight_format,
-                             msg("none with an engine budget (it prices the checkpoint's own weights; give "
-                                 "weights_gib for other weights)"))
     cfg = config if config is not None else catalog_config(inputs.model_id)
     tp = inputs.gpus_per_replica // inputs.pipeline_parallel_size
     pp = inputs.pipeline_parallel_size
     total, source, caveat = _total(inputs, gpu_id, hbm_bytes)
-    weights = None if inputs.weights_gib is None else cdiv(gib_to_bytes(inputs.weights_gib), inputs.gpus_per_replica)
+    weights = None  # the checkpoint's own, class by class
+    if inputs.weights_gib is not None:
+        weights = cdiv(gib_to_bytes(inputs.weights_gib), inputs.gpus_per_replica)
+    elif inputs.weight_format is not None:  # the user's format: parameters x its bytes, as the generic plan
+        weights = cdiv(get_model(inputs.model_id).weights_bytes(inputs.weight_format), inputs.gpus_per_replica)
     if inputs.engine == "vllm":
         budget = predict_vllm_budget(cfg, total_memory_bytes=total, total_source=source,
                                      gpu_memory_utilization=inputs.gpu_memory_utilization, tp=tp, pp=pp,
