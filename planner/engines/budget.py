@@ -105,21 +105,30 @@ def _text_config(config: dict) -> dict:
     return config.get("text_config") or config
 
 
+def _need(cfg: dict, config: dict, key: str) -> int:
+    """A positive whole number from the text config (or the top level), else a PlanInputError naming it."""
+    value = cfg.get(key, config.get(key))
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise PlanInputError(f"config.{key}", value, msg("a whole number of at least 1 (needed to price the "
+                                                          "engine's activation peak)"))
+    return value
+
+
 def vllm_activation_bytes(config: dict, *, tp: int, last_stage: bool, pp: int, max_num_batched_tokens: int,
                           max_num_seqs: int) -> tuple[int, str]:
     """Peak activation of vLLM 0.19's profiling run on one rank, and how it was priced."""
     k = budget_constants()["vllm"]
     cfg = _text_config(config)
-    hidden = int(cfg["hidden_size"])
+    hidden = _need(cfg, config, "hidden_size")
     experts = cfg.get("num_local_experts") or cfg.get("num_experts") or cfg.get("n_routed_experts")
-    inter = int(cfg.get("moe_intermediate_size") or cfg.get("intermediate_size") or 0) if experts else int(
-        cfg.get("intermediate_size") or 0)
+    inter = _need(cfg, config, "moe_intermediate_size" if experts and cfg.get("moe_intermediate_size")
+                  else "intermediate_size")
     forward = k["forward_mlp_copies"] * max_num_batched_tokens * math.ceil(inter / tp) * 2 + k["forward_base_gib"] * GiB
     how = f"forward: {k['forward_mlp_copies']} x {max_num_batched_tokens:,} tokens x intermediate/TP x 2 B + " \
           f"{k['forward_base_gib']} GiB"
     peak = forward
     if last_stage:
-        vocab = int(cfg.get("vocab_size") or config.get("vocab_size"))
+        vocab = _need(cfg, config, "vocab_size")
         sampler = (k["sampler_bytes_per_logit"] * max_num_seqs * vocab
                    + k["retained_hidden_copies"] * max_num_batched_tokens * hidden * 2)
         if sampler >= forward:

@@ -100,6 +100,18 @@ class _Scheme:
         return b
 
 
+def _whole(d: dict, key: str, default: int | None = None, *, where: str = "config", minimum: int = 0) -> int:
+    """``d[key]`` as a whole number >= ``minimum`` (``default`` when absent or null), else a PlanInputError."""
+    value = d.get(key)
+    if value is None:
+        if default is None:
+            raise PlanInputError(f"{where}.{key}", None, msg("a value (needed to price the weights)"))
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise PlanInputError(f"{where}.{key}", value, msg("a whole number of at least {lo}", lo=minimum))
+    return value
+
+
 def _compressed_scheme(q: dict) -> tuple[_Scheme, list[str]]:
     groups = q.get("config_groups") or {}
     if len(groups) != 1:
@@ -115,10 +127,10 @@ def _compressed_scheme(q: dict) -> tuple[_Scheme, list[str]]:
             raise PlanInputError("quantization_config weights.strategy", strategy, msg("channel, tensor or block"))
         return _Scheme(f"{kind} 8-bit, {strategy} scales", 8, 4 if per == 0 else 4, group=per), list(q.get("ignore") or [])
     if bits == 4 and kind == "int" and strategy == "group":
-        return (_Scheme(f"int4 W4A16, one 16-bit scale per {w.get('group_size')}", 4, 2, group=int(w.get("group_size")),
+        return (_Scheme(f"int4 W4A16, one 16-bit scale per {w.get('group_size')}", 4, 2, group=_whole(w, "group_size", where="quantization_config", minimum=1),
                         zero_point=not w.get("symmetric", True)), list(q.get("ignore") or []))
     if bits == 4 and kind == "float":
-        return (_Scheme("NVFP4 (E2M1 + E4M3 per 16)", 4, 1, group=int(w.get("group_size") or 16)),
+        return (_Scheme("NVFP4 (E2M1 + E4M3 per 16)", 4, 1, group=_whole(w, "group_size", 16, where="quantization_config", minimum=1)),
                 list(q.get("ignore") or []))
     raise PlanInputError("quantization_config weights", f"{bits}-bit {kind} {strategy}",
                          msg("8-bit int/float, 4-bit int per group or 4-bit float"))
@@ -143,7 +155,8 @@ def quant_scheme(cfg: dict) -> tuple[str, _Scheme | None, list[str], bool]:
         s, ignore = _compressed_scheme(q)
         return method, s, ignore, False
     if method in ("gptq", "awq"):
-        bits, group = int(q.get("bits", 4)), int(q.get("group_size", 128))
+        bits = _whole(q, "bits", 4, where="quantization_config", minimum=1)
+        group = _whole(q, "group_size", 128, where="quantization_config", minimum=1)
         return (method, _Scheme(f"{method.upper()} int{bits}, one 16-bit scale per {group}", bits, 2, group=group,
                                 zero_point=method == "awq" or not q.get("sym", True)),
                 list(q.get("modules_to_not_convert") or []), False)
@@ -153,7 +166,7 @@ def quant_scheme(cfg: dict) -> tuple[str, _Scheme | None, list[str], bool]:
         algo = str(q.get("quant_algo", method)).upper()
         if algo != "NVFP4":
             raise PlanInputError("quantization_config.quant_algo", algo, msg("NVFP4 (the only ModelOpt format priced)"))
-        return ("nvfp4", _Scheme("NVFP4 (E2M1 + E4M3 per 16)", 4, 1, group=int(q.get("group_size", 16))),
+        return ("nvfp4", _Scheme("NVFP4 (E2M1 + E4M3 per 16)", 4, 1, group=_whole(q, "group_size", 16, where="quantization_config", minimum=1)),
                 list(q.get("exclude_modules") or q.get("ignore") or []), False)
     raise PlanInputError("quantization_config.quant_method", method or None,
                          msg("one of fp8, compressed-tensors, gptq, awq, mxfp4, modelopt NVFP4"))
@@ -193,31 +206,26 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
         PlanInputError: a field is missing, or the architecture (MLA, Mamba, non-gated MLP) is not priced here.
     """
     cfg = config.get("text_config") or config
-    def need(key, *alts):
-        for k in (key, *alts):
-            if cfg.get(k) is not None:
-                return cfg[k]
-        raise PlanInputError(f"config.{key}", None, msg("a value (needed to price the weights)"))
-
     if cfg.get("kv_lora_rank") or cfg.get("ssm_state_size") or cfg.get("mamba_d_state"):
         raise PlanInputError("config.model_type", cfg.get("model_type"),
                              msg("a decoder with GQA/MHA attention (MLA and Mamba weights are not priced yet)"))
-    hidden, layers = int(need("hidden_size")), int(need("num_hidden_layers"))
-    heads = int(need("num_attention_heads"))
-    kv_heads = int(cfg.get("num_key_value_heads") or heads)
-    head_dim = int(cfg.get("head_dim") or hidden // heads)
-    vocab = int(need("vocab_size"))
+    hidden, layers = _whole(cfg, "hidden_size", minimum=1), _whole(cfg, "num_hidden_layers", minimum=1)
+    heads = _whole(cfg, "num_attention_heads", minimum=1)
+    kv_heads = _whole(cfg, "num_key_value_heads", heads, minimum=1)
+    head_dim = _whole(cfg, "head_dim", hidden // heads, minimum=1)
+    vocab = _whole(cfg if cfg.get("vocab_size") is not None else config, "vocab_size", minimum=1)
     dtype = str(cfg.get("torch_dtype") or config.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
     wb = _DTYPE_BYTES.get(dtype.removeprefix("torch."), 2)
     method, scheme, ignore, experts_only = quant_scheme(config)
     model_type = str(cfg.get("model_type", ""))
 
-    experts = int(cfg.get("num_local_experts") or cfg.get("num_experts") or cfg.get("n_routed_experts") or 0)
-    if experts:
-        inter = int(cfg.get("moe_intermediate_size") or need("intermediate_size"))
+    expert_key = next((k for k in ("num_local_experts", "num_experts", "n_routed_experts") if cfg.get(k)), None)
+    experts = _whole(cfg, expert_key, minimum=1) if expert_key else 0
+    if experts and cfg.get("moe_intermediate_size") is not None:
+        inter = _whole(cfg, "moe_intermediate_size", minimum=1)
     else:
-        inter = int(need("intermediate_size"))
-    shared_inter = int(cfg.get("shared_expert_intermediate_size") or 0)
+        inter = _whole(cfg, "intermediate_size", minimum=1)
+    shared_inter = _whole(cfg, "shared_expert_intermediate_size", 0)
 
     # per-stage layer count: vLLM splits layers evenly, the last stage takes the remainder
     last = pp_rank is None or pp_rank == pp - 1
@@ -288,7 +296,7 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     if model_type in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"):
         norms += 2 * head_dim * stage_layers  # q_norm, k_norm
     classes.append(WeightClass("norms", norms, norms * wb, "per-layer and final RMSNorm weights (replicated)"))
-    max_pos = int(cfg.get("max_position_embeddings") or 0)
+    max_pos = _whole(cfg, "max_position_embeddings", 0)
     rot_dim = int(head_dim * float(cfg.get("partial_rotary_factor") or 1.0))
     classes.append(WeightClass("rotary cache", 0, max_pos * rot_dim * wb,
                                f"cos/sin cache: max_position_embeddings {max_pos:,} x rotary dim {rot_dim} x {wb} B"))
