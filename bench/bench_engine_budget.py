@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from planner.catalog.entries import catalog_config, get_gpu  # noqa: E402
 from planner.engines.budget import predict_vllm_budget  # noqa: E402
+from planner.plan import make_inputs, plan  # noqa: E402
 from planner.units import GiB  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "vllm-0.19.0-h100"
@@ -144,6 +145,31 @@ def rows() -> list[dict]:
     return out
 
 
+def plan_rows() -> list[dict]:
+    """The acceptance command on every run of a catalog model in its shipped (16-bit) weights:
+    ``kvplan plan --model M --gpu h100-sxm --gpus-per-replica TPxPP --pipeline-parallel-size PP
+    --gpu-memory-utilization U --context L --hit-rate 0 --output-tokens 0 --engine vllm --json``."""
+    ranks = list(csv.DictReader(open(DATA / "rank_budgets.csv")))
+    facts = {f["model"]: f for f in csv.DictReader(open(DATA / "models.csv"))}
+    out = []
+    for r in csv.DictReader(open(DATA / "results_raw.csv")):
+        if r["status"] != "ok":
+            continue
+        cat = facts[r["model"]]["catalog_id"]
+        if not cat or r["quantization"] not in ("None", "mxfp4") \
+                or r["dtype"] != "torch.bfloat16" or r["kv_cache_dtype"] != "auto":
+            continue
+        tp, pp = int(r["tp"]), int(r["pp"])
+        res = plan(make_inputs(model_id=cat, gpu_id="h100-sxm", gpus_per_replica=tp * pp, pipeline_parallel_size=pp,
+                               gpu_memory_utilization=float(r["gpu_memory_utilization"]),
+                               context_tokens=int(r["max_model_len"]), hit_rate=0, output_tokens=0, engine="vllm"))
+        measured = binding_measured(r["log_file"], pp, float(r["kv_cache_memory_gib"]), ranks)
+        out.append(dict(run=f"{cat} TP{tp} PP{pp} L{r['max_model_len']}", measured=measured,
+                        kvplan=res.usable_kv_bytes / GiB, concurrency=float(r["max_concurrency"]),
+                        sessions=res.sessions_per_replica))
+    return out
+
+
 def _err(pred, meas):
     return None if pred is None else (pred - meas) / meas * 100
 
@@ -183,5 +209,20 @@ def main() -> None:
               f"llm-d-planner: MAE {c[0]:.2f} % on {c[2]} (kvplan on those: {d[0]:.2f} %)")
 
 
+def main_plan() -> None:
+    print("\nkvplan plan ... --engine vllm --json on catalog models (16-bit weights from the shipped config.json):")
+    print(f"{'run':34} {'vLLM GiB':>8} {'kvplan':>8} {'error':>8} {'vLLM max conc.':>14} {'sessions':>8}")
+    errs = []
+    for r in plan_rows():
+        e = _err(r["kvplan"], r["measured"])
+        errs.append(e)
+        print(f"{r['run']:34} {r['measured']:8.2f} {r['kvplan']:8.2f} {e:+7.2f}% {r['concurrency']:14.2f} "
+              f"{r['sessions']:8,}")
+    m = _mae(errs)
+    print(f"usable_kv_bytes: MAE {m[0]:.2f} %, max {m[1]:.2f} % on {m[2]} runs")
+
+
 if __name__ == "__main__":
+    main()
+    main_plan()
     main()
