@@ -82,6 +82,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"{result.model_name} on {result.gpu_name} ({i.gpus_per_replica} GPUs per replica), "
               f"{i.context_tokens:,} tokens, hit rate {i.hit_rate:g}")
         print(f"  usable KV per GPU:   {format_bytes(max(result.usable_kv_bytes, 0))}")
+        if result.engine_budget is not None:
+            b = result.engine_budget
+            print(f"  engine budget:       {b['engine']} {b['engine_version']}, {b['binding_rank']}: "
+                  + "; ".join(f"{t['name']} {format_bytes(t['bytes'])}" for t in b["terms"]))
         print(f"  shared prefix:       {format_bytes(result.shared_prefix_bytes)}")
         print(f"  per session:         {format_bytes(result.per_session_bytes)}")
         print(f"  attention:           {result.parallelism_note}")
