@@ -142,6 +142,7 @@ TEXT_CHOICES = {
     "measured_usable_kv_weights": [None, "deepseek-v4.1-flash catalog weights / 8 GPUs", "0.0 GiB / 1 GPUs"],
     "accelerator": [None, "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~hl:64~price:1.8",
                     "id:tiny~name:t~mem:1~bw:0.001~tf:0.001", "id:x~name:y~mem:1e9~bw:1~tf:1"],
+    "engine": [None, "vllm", "sglang"], "engine_version": [None, "0.19.0", "0.18.0"],
 }
 
 
