@@ -225,4 +225,3 @@ def main_plan() -> None:
 if __name__ == "__main__":
     main()
     main_plan()
-    main()

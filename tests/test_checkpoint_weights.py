@@ -113,6 +113,16 @@ def test_nvfp4_linear_rule():
     assert w.weight_bytes == 6_061_301_760
 
 
+def test_ignored_modules_stay_16_bit():
+    # compressed-tensors W8A8 with attention left out by a regular expression (as checkpoints write
+    # "re:.*self_attn.*"): attention's 32 x (4,096 x 6,144 + 4,096 x 4,096) = 1,342,177,280 weights take 2 B instead
+    # of 1 B, and lose their 32 x (4,096 + 1,024 + 1,024 + 4,096) x 4 B = 1,310,720 B of channel scales:
+    # 9,120,260,096 + 1,342,177,280 - 1,310,720 = 10,461,126,656 B
+    q = {"quant_method": "compressed-tensors", "ignore": ["lm_head", "re:.*self_attn.*"],
+         "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "int", "strategy": "channel"}}}}
+    assert checkpoint_weights(_llama(q)).weight_bytes == 10_461_126_656
+
+
 def test_refusals_name_the_field():
     with pytest.raises(PlanInputError) as e:
         checkpoint_weights(_llama({"quant_method": "bitsandbytes"}))

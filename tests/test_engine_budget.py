@@ -133,6 +133,6 @@ def test_cli_json_carries_the_terms():
     d = json.loads(out.stdout)
     assert d["usable_kv_bytes"] == 68_472_499_537  # test_llama_8b_tp2_all_reduce_buffers
     assert {t["name"] for t in d["engine_budget"]["terms"]} >= {"weights", "non-torch memory"}
-    bad = subprocess.run([sys.executable, "-m", "planner.cli", "plan", "--model", "llama-3.1-8b", "--engine", "tgi"],
-                         capture_output=True, text=True)
+    bad = subprocess.run([sys.executable, "-m", "planner.cli", "plan", "--model", "llama-3.1-8b",
+                          "--engine", "tgi"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "engine" in bad.stderr

@@ -191,14 +191,17 @@ def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: 
     requested = math.floor(total_memory_bytes * gpu_memory_utilization)
     non_torch, nt_src, caveat = vllm_non_torch_bytes(tp, pp)
     best: tuple[int, tuple[BudgetTerm, ...], str] | None = None
-    stages = [(pp - 1, "last pipeline stage" if pp > 1 else "every rank")] + ([(0, "first pipeline stage")] if pp > 1 else [])
+    stages = [(pp - 1, "last pipeline stage" if pp > 1 else "every rank")]
+    if pp > 1:
+        stages.append((0, "first pipeline stage"))
     for rank, label in stages:
         if weights_bytes_per_gpu is not None:
             w, w_src = weights_bytes_per_gpu, "set by user"
         else:
             cw = checkpoint_weights(config, tp=tp, pp=pp, pp_rank=rank)
             w = cw.weight_bytes
-            w_src = "checkpoint: " + "; ".join(f"{c.name} {c.weight_bytes / GiB:.2f} GiB" for c in cw.classes if c.weight_bytes)
+            w_src = "checkpoint: " + "; ".join(f"{c.name} {c.weight_bytes / GiB:.2f} GiB ({c.rule})"
+                                               for c in cw.classes if c.weight_bytes)
         act, act_src = vllm_activation_bytes(config, tp=tp, pp=pp, last_stage=rank == pp - 1,
                                              max_num_batched_tokens=tokens, max_num_seqs=seqs)
         avail = requested - w - act - non_torch

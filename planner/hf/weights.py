@@ -29,7 +29,9 @@ A format outside these is refused by name.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
+from fnmatch import fnmatchcase as fnmatch
 from typing import Any
 
 from planner.errors import PlanInputError
@@ -125,13 +127,14 @@ def _compressed_scheme(q: dict) -> tuple[_Scheme, list[str]]:
             return _Scheme(f"{kind} 8-bit, block scales", 8, 4, block=block), list(q.get("ignore") or [])
         if per is None:
             raise PlanInputError("quantization_config weights.strategy", strategy, msg("channel, tensor or block"))
-        return _Scheme(f"{kind} 8-bit, {strategy} scales", 8, 4 if per == 0 else 4, group=per), list(q.get("ignore") or [])
+        return _Scheme(f"{kind} 8-bit, {strategy} FP32 scales", 8, 4, group=per), list(q.get("ignore") or [])
     if bits == 4 and kind == "int" and strategy == "group":
-        return (_Scheme(f"int4 W4A16, one 16-bit scale per {w.get('group_size')}", 4, 2, group=_whole(w, "group_size", where="quantization_config", minimum=1),
+        group = _whole(w, "group_size", where="quantization_config", minimum=1)
+        return (_Scheme(f"int4 W4A16, one 16-bit scale per {group}", 4, 2, group=group,
                         zero_point=not w.get("symmetric", True)), list(q.get("ignore") or []))
     if bits == 4 and kind == "float":
-        return (_Scheme("NVFP4 (E2M1 + E4M3 per 16)", 4, 1, group=_whole(w, "group_size", 16, where="quantization_config", minimum=1)),
-                list(q.get("ignore") or []))
+        group = _whole(w, "group_size", 16, where="quantization_config", minimum=1)
+        return _Scheme(f"NVFP4 (E2M1 + E4M3 per {group})", 4, 1, group=group), list(q.get("ignore") or [])
     raise PlanInputError("quantization_config weights", f"{bits}-bit {kind} {strategy}",
                          msg("8-bit int/float, 4-bit int per group or 4-bit float"))
 
@@ -161,28 +164,39 @@ def quant_scheme(cfg: dict) -> tuple[str, _Scheme | None, list[str], bool]:
                                 zero_point=method == "awq" or not q.get("sym", True)),
                 list(q.get("modules_to_not_convert") or []), False)
     if method == "mxfp4":
-        return method, _Scheme("MXFP4 (E2M1 + E8M0 per 32)", 4, 1, group=32), list(q.get("modules_to_not_convert") or []), True
+        return (method, _Scheme("MXFP4 (E2M1 + E8M0 per 32)", 4, 1, group=32),
+                list(q.get("modules_to_not_convert") or []), True)
     if method == "modelopt" or "nvfp4" in method:
         algo = str(q.get("quant_algo", method)).upper()
         if algo != "NVFP4":
             raise PlanInputError("quantization_config.quant_algo", algo, msg("NVFP4 (the only ModelOpt format priced)"))
-        return ("nvfp4", _Scheme("NVFP4 (E2M1 + E4M3 per 16)", 4, 1, group=_whole(q, "group_size", 16, where="quantization_config", minimum=1)),
+        group = _whole(q, "group_size", 16, where="quantization_config", minimum=1)
+        return ("nvfp4", _Scheme(f"NVFP4 (E2M1 + E4M3 per {group})", 4, 1, group=group),
                 list(q.get("exclude_modules") or q.get("ignore") or []), False)
     raise PlanInputError("quantization_config.quant_method", method or None,
                          msg("one of fp8, compressed-tensors, gptq, awq, mxfp4, modelopt NVFP4"))
 
 
 def _ignored(name: str, ignore: list[str]) -> bool:
+    """Whether a module (``lm_head`` or a layer's ``self_attn.q_proj``, ``mlp.experts``...) is left unquantized by
+    the config's ignore list: exact names, dotted prefixes and suffixes, ``*`` wildcards, ``re:`` expressions."""
+    full = name if name == "lm_head" else f"model.layers.0.{name}"
     for pat in ignore:
-        p = str(pat).removeprefix("re:")
-        if p == name or name in p or (p and name.endswith(p)):
+        p = str(pat)
+        if p.startswith("re:"):
+            try:
+                if re.search(p[3:], full):
+                    return True
+            except re.error:
+                raise PlanInputError("quantization_config.ignore", p, msg("a valid regular expression")) from None
+        elif full == p or full.endswith("." + p) or full.startswith(p + ".") or ("*" in p and fnmatch(full, p)):
             return True
     return False
 
 
-TIED_DEFAULTS = {"llama": False, "mistral": False, "mixtral": False, "qwen2": False, "qwen2_moe": False, "qwen3": False,
-                 "qwen3_moe": False, "gpt_oss": False, "phi3": False, "gemma": True, "gemma2": True, "gemma3": True,
-                 "gemma3_text": True}
+TIED_DEFAULTS = {"llama": False, "mistral": False, "mixtral": False, "qwen2": False, "qwen2_moe": False,
+                 "qwen3": False, "qwen3_moe": False, "gpt_oss": False, "phi3": False, "gemma": True, "gemma2": True,
+                 "gemma3": True, "gemma3_text": True}
 """``tie_word_embeddings`` when a config omits it: the default of that model type's transformers config class
 (``LlamaConfig``, ``Qwen2Config``, ... False; ``Gemma*Config`` True)."""
 
@@ -233,7 +247,7 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     stage_layers = layers // pp + (layers % pp if last else 0)
 
     def lin(name: str, rows: int, cols: int, quantizable: bool = True) -> int:
-        if scheme is None or not quantizable or _ignored(name, ignore) or (experts_only and name != "experts"):
+        if scheme is None or not quantizable or _ignored(name, ignore) or (experts_only and name != "mlp.experts"):
             return rows * cols * wb
         return scheme.linear_bytes(rows, cols)
 
@@ -254,12 +268,14 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     kv_out = max(1, kv_heads // tp) * head_dim
     bias = bool(cfg.get("attention_bias")) or model_type in ("qwen2", "qwen2_moe", "gpt_oss")
     attn_params = hidden * q_out * 2 + hidden * kv_out * 2
-    attn_bytes = lin("self_attn.q_proj", q_out, hidden) + 2 * lin("self_attn.k_proj", kv_out, hidden) + lin("self_attn.o_proj", hidden, q_out)
+    attn_bytes = (lin("self_attn.q_proj", q_out, hidden) + lin("self_attn.k_proj", kv_out, hidden)
+                  + lin("self_attn.v_proj", kv_out, hidden) + lin("self_attn.o_proj", hidden, q_out))
     if bias:
         attn_params += q_out + 2 * kv_out
         attn_bytes += (q_out + 2 * kv_out) * wb
     classes.append(WeightClass("attention", attn_params * stage_layers, attn_bytes * stage_layers,
-                               f"{stage_layers} layers x (q, o: {heads} heads; k, v: {kv_heads} KV heads) x {head_dim}, / TP {tp}"
+                               f"{stage_layers} layers x (q, o: {heads} heads; k, v: {kv_heads} KV heads) x "
+                               f"{head_dim}, / TP {tp}"
                                + (f", {scheme.label}" if scheme and not experts_only else "")))
     if experts:
         i_rank = math.ceil(inter / tp)
@@ -267,7 +283,7 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
         if experts_only and pad_mxfp4:
             i_rank = math.ceil(i_rank / MXFP4_HOPPER_PAD) * MXFP4_HOPPER_PAD
             h_rank = math.ceil(hidden / MXFP4_HOPPER_PAD) * MXFP4_HOPPER_PAD
-        per_expert = lin("experts", 2 * i_rank, h_rank) + lin("experts", h_rank, i_rank)
+        per_expert = lin("mlp.experts", 2 * i_rank, h_rank) + lin("mlp.experts", h_rank, i_rank)
         e_params = experts * 3 * h_rank * i_rank
         e_bytes = experts * per_expert
         if model_type == "gpt_oss":
@@ -282,7 +298,8 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
         if shared_inter:
             s_rank = math.ceil(shared_inter / tp)
             sb = lin("mlp.shared_expert", 2 * s_rank, hidden) + lin("mlp.shared_expert", hidden, s_rank) + hidden * wb
-            classes.append(WeightClass("shared expert", (3 * hidden * s_rank + hidden) * stage_layers, sb * stage_layers,
+            classes.append(WeightClass("shared expert", (3 * hidden * s_rank + hidden) * stage_layers,
+                                       sb * stage_layers,
                                        f"3 x hidden x {shared_inter:,} / TP {tp} + gate"))
     else:
         i_rank = math.ceil(inter / tp)

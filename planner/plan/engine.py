@@ -4,8 +4,8 @@ With ``engine`` set (``kvplan plan --engine vllm``), usable KV per GPU is
 :func:`planner.engines.budget.predict_vllm_budget` (or the SGLang rule) for the plan's model, accelerator,
 utilization and TP x PP split. What the user gives still wins: a measured usable KV
 (``measured_usable_kv_gib``) replaces the prediction, ``weights_gib`` (or ``weight_format``: parameters x its
-bytes) replaces the checkpoint's weights and ``hbm_gib`` the device memory. ``reserve_gib`` is not used with an engine: the engine's activation, non-torch
-and CUDA-graph terms take its place (said in the budget's assumptions).
+bytes) replaces the checkpoint's weights and ``hbm_gib`` the device memory. ``reserve_gib`` is not used with an
+engine: the engine's activation, non-torch and CUDA-graph terms take its place (said in the budget's assumptions).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ def _total(inputs: PlanInputs, gpu_id: str, hbm_bytes: int) -> tuple[int, str, s
         "reports 0.46 GiB less), so the budget may be that much high")
 
 
-def engine_budget_for(inputs: PlanInputs, gpu_id: str, hbm_bytes: int, config: dict | None = None) -> EngineBudget | None:
+def engine_budget_for(inputs: PlanInputs, gpu_id: str, hbm_bytes: int,
+                      config: dict | None = None) -> EngineBudget | None:
     """The engine budget of a plan on one accelerator, or None without ``engine``. The caller asks only where no
     measured usable KV applies (a measured figure for this accelerator wins).
 
