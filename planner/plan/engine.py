@@ -17,6 +17,10 @@ from planner.plan.inputs import PlanInputs
 from planner.units import cdiv, format_bytes, gib_to_bytes
 
 
+CALIBRATED_GPU = "h100-sxm"
+"""The accelerator the vLLM budget's constants were measured on (planner/data/engine_budget.toml)."""
+
+
 def _total(inputs: PlanInputs, gpu_id: str, hbm_bytes: int) -> tuple[int, str, str | None]:
     """(device memory the engine multiplies, its source, a caveat or None)."""
     if inputs.hbm_gib is not None:
@@ -62,6 +66,9 @@ def engine_budget_for(inputs: PlanInputs, gpu_id: str, hbm_bytes: int,
     extra = [msg("reserve_gib is not used: the engine's own terms replace it")]
     if caveat:
         extra.append(caveat)
+    if inputs.engine == "vllm" and gpu_id != CALIBRATED_GPU:
+        extra.append(msg("the activation and non-torch constants were measured on H100 80 GB; on {gpu} they are "
+                         "assumed to hold", gpu=gpu_id))
     return EngineBudget(engine=budget.engine, version=budget.version, available_kv_bytes=budget.available_kv_bytes,
                         requested_bytes=budget.requested_bytes, terms=budget.terms, binding_rank=budget.binding_rank,
                         assumptions=budget.assumptions + tuple(extra))
