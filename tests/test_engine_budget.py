@@ -136,3 +136,17 @@ def test_cli_json_carries_the_terms():
     bad = subprocess.run([sys.executable, "-m", "planner.cli", "plan", "--model", "llama-3.1-8b",
                           "--engine", "tgi"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "engine" in bad.stderr
+
+
+def test_sglang_rule():
+    # SGLang profile_max_num_token (python/sglang/srt/model_executor/model_runner.py): pool = free after loading -
+    # total x (1 - mem_fraction_static) = total x mem_fraction_static - weights - memory in use before loading
+    # (not modelled: 0, said in the assumptions). Qwen3-8B: 8,190,735,360 parameters (embeddings and head
+    # 2 x 151,936 x 4,096, attention 36 x 41,943,040, MLP 36 x 3 x 4,096 x 12,288, norms 299,008 + q/k norms 9,216)
+    # x 2 B + rotary 40,960 x 128 x 2 B = 16,391,956,480 B; floor(85,029,615,043 x 0.88) = 74,826,061,237;
+    # 74,826,061,237 - 16,391,956,480 = 58,434,104,757 B
+    r = plan(make_inputs(model_id="qwen3-8b", gpu_id="h100-sxm", gpus_per_replica=1, gpu_memory_utilization=0.88,
+                         engine="sglang", engine_version="0.5.3"))
+    assert r.usable_kv_bytes == 58_434_104_757
+    assert r.engine_budget["engine_version"] == "0.5.3"
+    assert any("not calibrated" in a for a in r.engine_budget["assumptions"])

@@ -225,7 +225,7 @@ def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: 
 
 def predict_sglang_budget(config: dict, *, total_memory_bytes: int, total_source: str, mem_fraction_static: float,
                           tp: int = 1, pp: int = 1, weights_bytes_per_gpu: int | None = None,
-                          before_load_bytes: int = 0) -> EngineBudget:
+                          before_load_bytes: int = 0, version: str | None = None) -> EngineBudget:
     """SGLang's KV pool per GPU: ``total x mem_fraction_static - weights - memory in use before loading``.
 
     ``before_load_bytes`` (CUDA context, NCCL) is not modelled: 0 unless given, said in the assumptions.
@@ -239,7 +239,7 @@ def predict_sglang_budget(config: dict, *, total_memory_bytes: int, total_source
              BudgetTerm("weights", w, "set by user" if weights_bytes_per_gpu is not None else "checkpoint"),
              BudgetTerm("memory in use before loading", before_load_bytes,
                         "not modelled (CUDA context, NCCL): 0" if not before_load_bytes else "set by user"))
-    return EngineBudget(engine="sglang", version="any", available_kv_bytes=int(avail), requested_bytes=requested,
+    return EngineBudget(engine="sglang", version=_check_version("sglang", version), available_kv_bytes=int(avail), requested_bytes=requested,
                         terms=terms, binding_rank="every rank",
                         assumptions=(msg("SGLang pool: total x mem_fraction_static - weights (profile_max_num_token); "
                                          "the CUDA context in use before loading is not subtracted, so the pool may "

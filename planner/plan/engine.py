@@ -62,7 +62,7 @@ def engine_budget_for(inputs: PlanInputs, gpu_id: str, hbm_bytes: int,
     else:
         budget = predict_sglang_budget(cfg, total_memory_bytes=total, total_source=source,
                                        mem_fraction_static=inputs.gpu_memory_utilization, tp=tp, pp=pp,
-                                       weights_bytes_per_gpu=weights)
+                                       weights_bytes_per_gpu=weights, version=inputs.engine_version)
     extra = [msg("reserve_gib is not used: the engine's own terms replace it")]
     if caveat:
         extra.append(caveat)
