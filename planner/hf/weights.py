@@ -42,12 +42,6 @@ VOCAB_PADDING = 64
 
 _DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
 
-MXFP4_HOPPER_PAD = 256
-"""MXFP4 MoE weights on Hopper (vLLM 0.19 'TRITON' backend): hidden and per-rank intermediate size taken as padded
-to a multiple of 256. Fitted, not read from the code: it reproduces gpt-oss-20b's logged 7.01 GiB per GPU at TP 2
-(unpadded: 6.50 GiB, -7 %); see planner/data/engine_budget.toml."""
-
-
 @dataclass(frozen=True)
 class WeightClass:
     """One tensor class on one rank: its parameters, its bytes and the rule that priced them."""
@@ -213,8 +207,12 @@ def _tied(cfg: dict, config: dict, model_type: str) -> bool:
 
 
 def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_rank: int | None = None,
-                       pad_mxfp4: bool = True) -> CheckpointWeights:
+                       mxfp4_pad: int = 1) -> CheckpointWeights:
     """Weight bytes of one rank of a decoder checkpoint (``pp_rank`` None = the heaviest stage: the last).
+
+    ``mxfp4_pad``: MXFP4 MoE weights' hidden and per-rank intermediate sizes are rounded up to this multiple, as
+    the engine's kernels lay them out (vLLM 0.19 on Hopper: ``mxfp4_moe_pad`` in planner/data/engine_budget.toml;
+    1 = as stored in the checkpoint).
 
     Raises:
         PlanInputError: a field is missing, or the architecture (MLA, Mamba, non-gated MLP) is not priced here.
@@ -280,9 +278,9 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     if experts:
         i_rank = math.ceil(inter / tp)
         h_rank = hidden
-        if experts_only and pad_mxfp4:
-            i_rank = math.ceil(i_rank / MXFP4_HOPPER_PAD) * MXFP4_HOPPER_PAD
-            h_rank = math.ceil(hidden / MXFP4_HOPPER_PAD) * MXFP4_HOPPER_PAD
+        if experts_only and mxfp4_pad > 1:
+            i_rank = math.ceil(i_rank / mxfp4_pad) * mxfp4_pad
+            h_rank = math.ceil(hidden / mxfp4_pad) * mxfp4_pad
         per_expert = lin("mlp.experts", 2 * i_rank, h_rank) + lin("mlp.experts", h_rank, i_rank)
         e_params = experts * 3 * h_rank * i_rank
         e_bytes = experts * per_expert
