@@ -173,21 +173,38 @@ def vllm_non_torch_bytes(tp: int, pp: int) -> tuple[int, str, str | None]:
     return int(k[key] * GiB), f"{k[key]} GiB measured at TP {2 if tp == 2 else 4} (all-reduce buffers)", caveat
 
 
+def vllm_server_batch(total_memory_bytes: int, gpu_name: str) -> tuple[int, int]:
+    """vLLM's default profiling batch for ``vllm serve`` (``max_num_batched_tokens``, ``max_num_seqs``).
+
+    ``vllm/engine/arg_utils.py`` (the usage-context defaults; checked by ``tests/engine/test_arg_utils.py``,
+    ``test_defaults_with_usage_context``): on a device of at least 70 GiB whose name does not contain "a100",
+    8,192 tokens and 1,024 sequences for the OpenAI server; otherwise 2,048 and 256.
+
+    >>> vllm_server_batch(85_029_615_043, "NVIDIA H100 SXM5"), vllm_server_batch(85_899_345_920, "NVIDIA A100 80GB")
+    ((8192, 1024), (2048, 256))
+    """
+    if total_memory_bytes >= 70 * GiB and "a100" not in gpu_name.lower():
+        return 8192, 1024
+    return 2048, 256
+
+
 def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: str, gpu_memory_utilization: float,
                         tp: int = 1, pp: int = 1, version: str | None = None,
                         max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None,
-                        weights_bytes_per_gpu: int | None = None) -> EngineBudget:
+                        weights_bytes_per_gpu: int | None = None, gpu_name: str = "") -> EngineBudget:
     """vLLM's "Available KV cache memory" on the binding rank of a TP x PP replica.
 
-    ``weights_bytes_per_gpu`` overrides the checkpoint's weights (all ranks alike).
+    ``weights_bytes_per_gpu`` overrides the checkpoint's weights (all ranks alike). Without a batch, the profiling
+    batch is ``vllm serve``'s default for the device (:func:`vllm_server_batch`; ``gpu_name`` as the driver names it).
 
     Raises:
         PlanInputError: an uncalibrated version, or a config whose weights or activations kvplan cannot price.
     """
     version = _check_version("vllm", version)
     k = budget_constants()["vllm"]
-    tokens = max_num_batched_tokens or k["default_max_num_batched_tokens"]
-    seqs = max_num_seqs or k["default_max_num_seqs"]
+    default_tokens, default_seqs = vllm_server_batch(total_memory_bytes, gpu_name)
+    tokens = max_num_batched_tokens or default_tokens
+    seqs = max_num_seqs or default_seqs
     requested = math.floor(total_memory_bytes * gpu_memory_utilization)
     non_torch, nt_src, caveat = vllm_non_torch_bytes(tp, pp)
     best: tuple[int, tuple[BudgetTerm, ...], str] | None = None

@@ -33,6 +33,16 @@ def _total(inputs: PlanInputs, gpu_id: str, hbm_bytes: int) -> tuple[int, str, s
         "reports 0.46 GiB less), so the budget may be that much high")
 
 
+def _gpu_name(inputs: PlanInputs, gpu_id: str) -> str:
+    """The accelerator's name as vLLM's batch defaults read it (a user-defined accelerator's, or the catalog's)."""
+    if inputs.accelerator is not None:
+        from planner.catalog.accelerators import accelerator_from_link
+
+        return accelerator_from_link(inputs.accelerator).name
+    gpu = GPUS.get(gpu_id)
+    return gpu.name if gpu is not None else gpu_id
+
+
 def engine_budget_for(inputs: PlanInputs, gpu_id: str, hbm_bytes: int,
                       config: dict | None = None) -> EngineBudget | None:
     """The engine budget of a plan on one accelerator, or None without ``engine``. The caller asks only where no
@@ -58,7 +68,8 @@ def engine_budget_for(inputs: PlanInputs, gpu_id: str, hbm_bytes: int,
     if inputs.engine == "vllm":
         budget = predict_vllm_budget(cfg, total_memory_bytes=total, total_source=source,
                                      gpu_memory_utilization=inputs.gpu_memory_utilization, tp=tp, pp=pp,
-                                     version=inputs.engine_version, weights_bytes_per_gpu=weights)
+                                     version=inputs.engine_version, weights_bytes_per_gpu=weights,
+                                     gpu_name=_gpu_name(inputs, gpu_id))
     else:
         budget = predict_sglang_budget(cfg, total_memory_bytes=total, total_source=source,
                                        mem_fraction_static=inputs.gpu_memory_utilization, tp=tp, pp=pp,
