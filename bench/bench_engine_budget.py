@@ -117,7 +117,8 @@ def rows() -> list[dict]:
         w_logged = float(r["weight_memory_gib"])
         measured = binding_measured(r["log_file"], pp, float(r["kv_cache_memory_gib"]), ranks)
         total = h100.cuda_total_bytes
-        b = predict_vllm_budget(cfg, total_memory_bytes=total, total_source="", gpu_memory_utilization=u, tp=tp, gpu_name="NVIDIA H100 80GB HBM3",
+        b = predict_vllm_budget(cfg, total_memory_bytes=total, total_source="", gpu_memory_utilization=u, tp=tp,
+                                gpu_name="NVIDIA H100 80GB HBM3",
                                 pp=pp, weights_bytes_per_gpu=int(w_logged * GiB))
         ckpt = None
         cat, quant = CHECKPOINTS.get(r["model"], (f["catalog_id"] or None, None))
