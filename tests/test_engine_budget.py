@@ -150,3 +150,15 @@ def test_sglang_rule():
     assert r.usable_kv_bytes == 58_434_104_757
     assert r.engine_budget["engine_version"] == "0.5.3"
     assert any("not calibrated" in a for a in r.engine_budget["assumptions"])
+
+
+def test_nothing_fits_says_the_engine_budget():
+    # gpt-oss-120b on one H100 at utilization 0.9: 71.27 GiB requested; its checkpoint alone is 68.6 GiB per GPU
+    # (36 layers x 128 MXFP4 experts), and the sampler peak (14.8 B x 1,024 x 201,088 + 1.12 x 8,192 x 2,880 x 2 B =
+    # 2.89 GiB) and 0.25 GiB non-torch leave less than nothing: the plan says so in the engine's terms
+    r = plan(make_inputs(model_id="gpt-oss-120b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=8192,
+                         hit_rate=0, output_tokens=0, engine="vllm"))
+    assert r.usable_kv_bytes == 0 and r.sessions_per_replica == 0
+    assert r.engine_budget["available_kv_bytes"] < 0
+    assert "predicted KV budget" in str(r.message)
+    assert any("MXFP4" in a for a in r.engine_budget["assumptions"])

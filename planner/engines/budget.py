@@ -158,6 +158,12 @@ def _mxfp4(config: dict) -> bool:
     return str(q.get("quant_method", "")).lower() == "mxfp4"
 
 
+def _mxfp4_padding_text(config: dict, tp: int, pp: int) -> str:
+    padded = checkpoint_weights(config, tp=tp, pp=pp, mxfp4_pad=budget_constants()["vllm"]["mxfp4_moe_pad"])
+    stored = checkpoint_weights(config, tp=tp, pp=pp)
+    return f"{(padded.weight_bytes - stored.weight_bytes) / GiB:.2f} GiB"
+
+
 def vllm_non_torch_bytes(tp: int, pp: int) -> tuple[int, str, str | None]:
     """Non-torch memory vLLM 0.19 adds during profiling on one rank, its source, and a caveat (or None)."""
     k = budget_constants()["vllm"]
@@ -236,6 +242,10 @@ def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: 
                        version=version, tokens=f"{tokens:,}", seqs=f"{seqs:,}")]
     if caveat:
         assumptions.append(caveat)
+    if weights_bytes_per_gpu is None and _mxfp4(config):
+        assumptions.append(msg("MXFP4 experts priced with the padding fitted on one public log (gpt-oss-20b at TP 2, "
+                               "+1.0 %); at other TP sizes vLLM's layout may differ by up to the padding "
+                               "({pad_bytes} per GPU here)", pad_bytes=_mxfp4_padding_text(config, tp, pp)))
     return EngineBudget(engine="vllm", version=version, available_kv_bytes=int(avail), requested_bytes=requested,
                         terms=terms, binding_rank=label, assumptions=tuple(assumptions))
 

@@ -254,7 +254,11 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
 
     where = (msg("one GPU") if split.domain_gpus == 1 else msg("the replica") if inputs.attention_parallelism == "tp"
              else msg("one pipeline of {gpus} GPUs", gpus=split.domain_gpus))
-    if usable <= 0:
+    if usable <= 0 and hw.engine_budget is not None:
+        message = msg("Nothing fits: {engine}'s predicted KV budget is {budget} GiB per GPU (its terms: engine_budget). "
+                      "Add GPUs per replica, more HBM or a smaller weight format.", engine=hw.engine_budget.engine,
+                      budget=Figure(format_figure(to_gib(hw.engine_budget.available_kv_bytes))))
+    elif usable <= 0:
         util_bytes = hw.hbm_bytes * inputs.gpu_memory_utilization
         message = msg("Nothing fits: weights ({weights} GiB per GPU) and reserve ({reserve:g} GiB) exceed HBM x "
                       "utilization ({usable} GiB). Add GPUs per replica, more HBM or a smaller weight format.",
