@@ -217,6 +217,9 @@ _PATTERNS: tuple[_Spec, ...] = (
     _p(r"'model(?:_tag)?':\s*'([^'\s]{1,300})'", "vllm", ("model", 1, "str")),
     _p(r"\bvllm serve\s+([^\s\\-][^\s\\]{0,299})", "vllm", ("model", 1, "str")),
     _p(r"--max-model-len[= ]\s*(\d+)", "vllm", ("max_model_len", 1, "int")),
+    # the offline API, LLM(model="...", max_model_len=N): settings only, shared by both engines' Python APIs
+    _p(r"^\s*model\s*=\s*[\"']([^\"'\s]{1,300})[\"']", "any", ("model", 1, "str")),
+    _p(r"^\s*max_model_len\s*=\s*(\d+)", "any", ("max_model_len", 1, "int")),
     _p(r"(?:--tensor-parallel-size|-tp)[= ]\s*(\d+)", "vllm", ("tp", 1, "int")),
     _p(r"(?:--pipeline-parallel-size|-pp)[= ]\s*(\d+)", "vllm", ("pp", 1, "int")),
     _p(r"--block-size[= ]\s*(\d+)", "vllm", ("block_size", 1, "int")),

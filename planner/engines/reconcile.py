@@ -335,8 +335,8 @@ def _first_rank(found: tuple[Reading, ...]) -> tuple[Reading, ...]:
 
 def _sglang_rows(log: EngineLog, sets: dict[str, int], page: int, causes: list[str]):
     rows: list[ReconcileRow] = []
-    allocs = []  # one per "KV Cache is allocated" line of the first rank: (tokens reading, lo, hi, shown)
-    tok_lines = {r.line_no: r for r in _first_rank(log.all("sglang_tokens"))}
+    allocs = []  # one per distinct "KV Cache is allocated" line (ranks print the same pools): (tokens, lo, hi, shown)
+    tok_lines = {r.line_no: r for r in log.all("sglang_tokens")}
     for line_no, tok in tok_lines.items():
         k = next((r for r in log.all("k_size") if r.line_no == line_no), None)
         v = next((r for r in log.all("v_size") if r.line_no == line_no), None)
@@ -506,7 +506,12 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
                                      "the blocks cannot be checked against one", tokens=int(blocks_r.value) * block,
                                      block=block)))
     elif tokens_r:
-        rows.append(ReconcileRow(msg("GPU KV cache size (tokens)"), tokens_r.printed, "", msg("engine only"), ""))
+        kv = ""
+        if per_token is not None:
+            kv = msg("{tokens:,} tokens x {per_token:,} B = {size} of KV per GPU", tokens=int(tokens_r.value),
+                     per_token=per_token, size=Figure(format_bytes(int(tokens_r.value) * per_token)))
+        rows.append(ReconcileRow(msg("GPU KV cache size (tokens)"), tokens_r.printed, kv, msg("engine only"),
+                                 msg("the log prints no budget, so the tokens cannot be checked against one")))
     if conc and conc_m:
         causes.append(NOT_A_HARD_CAP)
         kv, status = "", msg("engine only")
