@@ -272,7 +272,7 @@ FIGURE_KEYS = frozenset({
 settings lines (commands, engine config), never by words in prose around them."""
 
 _RANK = re.compile(
-    r"^\s*(?:\S+\s+)?\((?:Worker|VllmWorker)(?:_(?P<a>(?:TP|PP|DP|EP)\d+(?:_(?:TP|PP|DP|EP)\d+)*))?"
+    r"^[^()\[\]]{0,60}?\((?:Worker|VllmWorker)(?:_(?P<a>(?:TP|PP|DP|EP)\d+(?:_(?:TP|PP|DP|EP)\d+)*))?"
     r"(?:\s+rank=(?P<r>\d+))?\s+pid=\d+\)"
     r"|^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?P<s>(?:\s+(?:TP|PP|DP|EP)\d+)+)\]")
 """A rank prefix in the engine's own format: vLLM ``(Worker_PP1 pid=42)``, ``(Worker_TP0_PP1 pid=42)``,

@@ -434,8 +434,10 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
     m_len = int(mml) if mml is not None else None
     cap_of = None
     if model is not None:
+        probe_len = m_len or model.max_context_tokens or block  # blocks and tokens do not depend on it
+
         def cap_of(budget_bytes: int):
-            return vllm_capacity(model, budget_bytes, m_len, fmt, tp, pp, s)
+            return vllm_capacity(model, budget_bytes, probe_len, fmt, tp, pp, s)
         try:
             probe = cap_of(0)
         except PlanInputError as exc:
@@ -461,9 +463,7 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
         causes.append(BUDGET_MOVES)
         rows.append(ReconcileRow(msg("KV budget per GPU"), _gib(budget), msg("taken from the log"), msg("engine only"),
                                  msg("what profiling left after weights, activation peak and CUDA graphs")))
-    caps = [cap_of(b) for b in pool] if (cap_of is not None and pool and m_len) else None
-    if caps is None and cap_of is not None and pool and m_len is None:
-        caps = [vllm_capacity(model, b, None, fmt, tp, pp, s) for b in pool] if model.max_context_tokens else None
+    caps = [cap_of(b) for b in pool] if (cap_of is not None and pool) else None
     groups = caps[0].num_kv_groups if caps else None
     if caps:
         b_lo, b_hi = caps[0].num_blocks, caps[1].num_blocks
