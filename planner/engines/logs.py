@@ -251,6 +251,7 @@ _PATTERNS: tuple[_Spec, ...] = (
     _p(r"--enable-dp-attention|\benable_dp_attention=True", "sglang", ("dp_attention", 0, "flag")),
     _p(r"\bcontext_len=(\d+)", "sglang", ("context_len", 1, "int")),
     _p(r"\bavailable_gpu_mem=" + _DEC + r"\s*GB", "sglang", ("available_gpu_mem", 1, "size")),
+    _p(r"Memory pool end\.\s*avail mem=" + _DEC + r"\s*GB", "sglang", ("available_gpu_mem", 1, "size")),
     _p(r"Load weight end\..*?mem usage=" + _DEC + r"\s*GB", "sglang", ("weights", 1, "size")),
     _p(r"\bmem_fraction_static[=:\s]\s*" + _DEC, "sglang", ("mem_fraction_static", 1, "float")),
     _p(r"--mem-fraction-static[= ]\s*" + _DEC, "sglang", ("mem_fraction_static", 1, "float")),

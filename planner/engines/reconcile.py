@@ -281,7 +281,8 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
     per_token = None
     if model is None:
         refusals.append(msg("no model: kvplan's prediction needs one (--model)"))
-    elif all(isinstance(g, (FullAttentionGroup, MLAGroup)) for g in model.layout(fmt) if g.in_pool):
+    elif all(isinstance(g, (FullAttentionGroup, MLAGroup)) and g.cap_tokens is None
+             for g in model.layout(fmt) if g.in_pool):  # windows, state, indexer keys: pooled per engine
         per_token = _pool_token_bytes(model, fmt, attn_tp, int(pp_s.value))
     if log.engine == "sglang":
         page = log.first("page_size")
