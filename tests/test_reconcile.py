@@ -405,3 +405,15 @@ def test_binding_pipeline_rank_mechanics():
     binding = _row(rec, "binding rank")
     assert binding.engine.startswith("PP0") and PP_BINDING in rec.causes
     assert _row(rec, "KV budget per GPU").engine.startswith("18.02 GiB")
+
+
+def test_mimo_v2_flash_swa_pool_with_page_64_18039():
+    rec = reconcile(_log("sglang-18039-mimo-v2-flash-swa-page64.txt"))
+    # MiMo-V2-Flash at TP 4 (--tp-size 4), --page-size 64: the sliding-window pool holds 300,288 tokens in
+    # 300,288 + 64 rows of 39 x 2 x (192 + 128) x 2 = 49,920 B: K 39 x 2 x 192 x 2 = 29,952 B x 300,352
+    # = 8.378 GiB ("8.38 GB"), V 19,968 B x 300,352 = 5.586 GiB ("5.59 GB"; without the page's rows it would be
+    # 5.584, printed "5.58"). The line is the sliding-window layers' pool, not all layers (55,680 B would be 15.6 GiB)
+    assert next(s for s in rec.settings if s.name == "page_size").value == 64
+    pool = _row(rec, "KV pool per GPU (sliding-window layers)")
+    assert pool.status == "match" and "(300,288 + 64) tokens x 49,920 B" in pool.kvplan
+    assert _row(rec, "tokens in the full-attention layers' pool").engine == "375,360"
