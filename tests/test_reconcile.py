@@ -417,3 +417,44 @@ def test_mimo_v2_flash_swa_pool_with_page_64_18039():
     pool = _row(rec, "KV pool per GPU (sliding-window layers)")
     assert pool.status == "match" and "(300,288 + 64) tokens x 49,920 B" in pool.kvplan
     assert _row(rec, "tokens in the full-attention layers' pool").engine == "375,360"
+
+
+def test_v0_negative_budget_and_cpu_blocks_13882():
+    rec = reconcile(_log("vllm-13882-qwen2.5-7b-negative-budget.txt"), get_model("qwen2.5-7b"))
+    # Qwen2.5-7B (issue title), V0: 28 layers x 4 KV heads x 128 x 2 x 2 = 57,344 B/token; block 917,504 B.
+    # The budget printed is -1.05 GiB: V0 keeps max(blocks, 0) = 0 GPU blocks, so 0.00x.
+    # CPU blocks: the default swap_space 4 GiB // 917,504 B = 4,294,967,296 / 917,504 = 4,681.1 -> 4,681 (printed)
+    assert _row(rec, "GPU blocks").status == "match" and _row(rec, "GPU blocks").kvplan == "0"
+    cpu = _row(rec, "CPU blocks")
+    assert cpu.status == "match" and "4,681" in cpu.kvplan
+    assert _row(rec, "Maximum concurrency").status == "match"
+
+
+def test_v0_cpu_blocks_10517():
+    rec = reconcile(_log("vllm-10517-llama-3.1-8b-20k.txt"), get_model("llama-3.1-8b"))
+    # 4 GiB of swap // (16 x 131,072 B = 2,097,152 B) = 2,048 CPU blocks, as printed
+    assert _row(rec, "CPU blocks").status == "match" and "2,048" in _row(rec, "CPU blocks").kvplan
+
+
+def test_v0_tp2_mha_cpu_blocks_5248():
+    rec = reconcile(_log("vllm-5248-deepseek-coder-6.7b-tp2.txt"), _config("deepseek-coder-6.7b-instruct"))
+    # deepseek-coder-6.7b-instruct: Llama layout, 32 layers, 32 KV heads (no GQA), 128; TP 2 -> 16 heads per GPU:
+    # 2 x 32 x 16 x 128 x 2 = 262,144 B/token; block 4,194,304 B. CPU: 4 GiB // 4 MiB = 1,024 (printed 1024).
+    # GPU: 507 blocks x 4 MiB = 2,126,512,128 B = 1.98 GiB of KV per GPU (no budget printed to check against)
+    assert rec.kv_bytes_per_token_per_gpu == 262_144
+    assert _row(rec, "CPU blocks").status == "match"
+    assert "1.98 GiB" in _row(rec, "GPU blocks").kvplan
+
+
+def test_qwen3_vl_235b_tp8_ep_qwen3vl_1684():
+    rec = reconcile(_log("vllm-qwen3vl-1684-qwen3-vl-235b-tp8.txt"), get_model("qwen3-235b-a22b"), tp=8)
+    # Qwen3-VL-235B-A22B's text model: 94 layers, 4 KV heads, head_dim 128 (its config.json, vendored in
+    # ai-dynamo/aiconfigurator), the catalog's Qwen3-235B-A22B geometry. TP 8 (Worker_TP7_EP7): one head per GPU,
+    # replicated: 2 x 94 x 1 x 128 x 2 = 48,128 B/token, block 770,048 B. "35.68 GiB" = [35.675, 35.685] GiB
+    # -> 49,744.6 .. 49,758.6 blocks -> 795,904 to 796,128 tokens; printed 796,000 (49,750 blocks);
+    # 49,750 / (100,000 / 16 = 6,250) = 7.96 -> "7.96x"
+    assert rec.kv_bytes_per_token_per_gpu == 48_128
+    tokens = _row(rec, "GPU KV cache size")
+    assert tokens.kvplan == "795,904 to 796,128" and tokens.status == "match"
+    assert _row(rec, "Maximum concurrency").status == "match"
+    assert parse_engine_log((LOGS / "vllm-qwen3vl-1684-qwen3-vl-235b-tp8.txt").read_text()).readings[0].rank == "TP7 EP7"

@@ -141,6 +141,7 @@ KEYS: dict[str, str] = {
     "pp": "pipeline-parallel size",
     "kv_cache_dtype": "KV cache dtype setting",
     "block_size": "vLLM --block-size",
+    "swap_space": "vLLM V0 --swap-space (GiB of CPU swap per GPU)",
     "gpu_memory_utilization": "vLLM gpu_memory_utilization",
 }
 """Every key a :class:`Reading` may have, with what it means."""
@@ -155,7 +156,7 @@ def _size(value_text: str) -> tuple[float, int, int]:
     value = float(value_text)
     decimals = len(value_text.split(".")[1]) if "." in value_text else 0
     half = 0.5 * 10.0 ** (-decimals)
-    return value, max(0, math.floor((value - half) * GiB)), math.ceil((value + half) * GiB)
+    return value, math.floor((value - half) * GiB), math.ceil((value + half) * GiB)
 
 
 # (regex, engine, [(key, group, kind)]) with kind "int", "float", "size" (GiB, any label), "str", "flag".
@@ -175,7 +176,7 @@ _PATTERNS: tuple[_Spec, ...] = (
     _p(r"# CPU blocks:\s*" + _NUM, "vllm", ("num_cpu_blocks", 1, "int")),
     _p(r"Available KV cache memory:\s*" + _DEC + r"\s*Gi?B", "vllm", ("kv_budget", 1, "size")),
     _p(r"kv_cache_size=" + _DEC + r"\s*GiB", "vllm", ("kv_budget", 1, "size")),
-    _p(r"reserved for KV Cache is\s*" + _DEC + r"\s*GiB", "vllm", ("kv_budget", 1, "size")),
+    _p(r"reserved for KV Cache is\s*(-?\d+(?:\.\d+)?)\s*GiB", "vllm", ("kv_budget", 1, "size")),
     _p(r"Loading model weights took\s*" + _DEC + r"\s*Gi?B", "vllm", ("weights", 1, "size")),
     _p(r"total_gpu_memory\s*[=(]\s*" + _DEC + r"\s*GiB", "vllm", ("total_gpu_memory", 1, "size")),
     _p(r"max seq len \(" + _NUM + r"\) is larger than the maximum number of tokens that can be stored in KV "
@@ -223,6 +224,8 @@ _PATTERNS: tuple[_Spec, ...] = (
     _p(r"(?:--tensor-parallel-size|-tp)[= ]\s*(\d+)", "vllm", ("tp", 1, "int")),
     _p(r"(?:--pipeline-parallel-size|-pp)[= ]\s*(\d+)", "vllm", ("pp", 1, "int")),
     _p(r"--block-size[= ]\s*(\d+)", "vllm", ("block_size", 1, "int")),
+    _p(r"--swap-space[= ]\s*" + _DEC, "vllm", ("swap_space", 1, "float")),
+    _p(r"\bswap_space[=:]\s*" + _DEC, "vllm", ("swap_space", 1, "float")),
     _p(r"--gpu-memory-utilization[= ]\s*" + _DEC, "vllm", ("gpu_memory_utilization", 1, "float")),
     _p(r"--kv-cache-dtype[= ]\s*([A-Za-z0-9_]+)", "any", ("kv_cache_dtype", 1, "str")),
     # SGLang figures

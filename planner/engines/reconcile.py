@@ -61,7 +61,7 @@ from planner.engines.logs import EngineLog, Reading
 from planner.errors import PlanInputError
 from planner.kv.kinds import FullAttentionGroup, MLAGroup
 from planner.kv.models import ModelSpec
-from planner.units import format_bytes
+from planner.units import GiB, format_bytes
 from planner.messages import Figure, msg
 
 KV_DTYPES: dict[str, str | None] = {
@@ -464,7 +464,28 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
         causes.append(BUDGET_MOVES)
         rows.append(ReconcileRow(msg("KV budget per GPU"), _gib(budget), msg("taken from the log"), msg("engine only"),
                                  msg("what profiling left after weights, activation peak and CUDA graphs")))
+    negative = budget is not None and budget.bytes_hi < 0
+    if negative and cap_of is not None:
+        # V0 (vllm/worker/worker.py, determine_num_available_blocks): a negative budget gives max(n, 0) = 0 blocks
+        rows.append(ReconcileRow(msg("GPU blocks"), blocks_r.printed if blocks_r else "—", "0",
+                                 _status(bool(blocks_r) and int(blocks_r.value) == 0),
+                                 msg("a negative budget: profiling left no memory for the KV cache; vLLM keeps "
+                                     "max(blocks, 0) = 0 and cannot serve")))
+        pool = None
     caps = [cap_of(b) for b in pool] if (cap_of is not None and pool) else None
+    cpu_r = log.first("num_cpu_blocks")
+    if cpu_r and cap_of is not None:
+        swap = log.first("swap_space")
+        swap_gib = float(swap.value) if swap else 4.0
+        block_bytes = cap_of(0).bytes_per_block
+        pred_cpu = int(swap_gib * GiB) // block_bytes
+        rows.append(ReconcileRow(msg("CPU blocks (swap space)"), cpu_r.printed,
+                                 msg("{swap} GiB // {block_bytes:,} B per block = {blocks:,}", swap=f"{swap_gib:g}",
+                                     block_bytes=block_bytes, blocks=pred_cpu),
+                                 _status(pred_cpu == int(cpu_r.value)),
+                                 msg("V0 sizes the CPU swap pool as swap_space // bytes per block (swap_space: {why})",
+                                     why=msg("log line {line_no}", line_no=swap.line_no) if swap else
+                                     msg("vLLM's default, 4 GiB"))))
     groups = caps[0].num_kv_groups if caps else None
     if caps:
         b_lo, b_hi = caps[0].num_blocks, caps[1].num_blocks
@@ -496,7 +517,7 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
                             gap=Figure(format_bytes(gap)), share=gap / max(budget.bytes_mid, 1))
             rows.append(ReconcileRow(msg("GPU KV cache size (tokens)"), tokens_r.printed, _range(t_lo, t_hi),
                                      _status(ok), cause))
-    elif blocks_r and tokens_r is None:
+    elif blocks_r and tokens_r is None and not negative:
         kv = ""
         if cap_of is not None:
             c = cap_of(0)
