@@ -458,3 +458,21 @@ def test_qwen3_vl_235b_tp8_ep_qwen3vl_1684():
     assert tokens.kvplan == "795,904 to 796,128" and tokens.status == "match"
     assert _row(rec, "Maximum concurrency").status == "match"
     assert parse_engine_log((LOGS / "vllm-qwen3vl-1684-qwen3-vl-235b-tp8.txt").read_text()).readings[0].rank == "TP7 EP7"
+
+
+def test_gemma3_4b_hybrid_groups_and_concurrency_kvcached_215():
+    rec = reconcile(_log("vllm-kvcached-215-gemma-3-4b-hybrid.txt"), _config("gemma-3-4b"))
+    # Gemma-3-4B: 34 layers, pattern (5 sliding-window 1,024, 1 global) -> 29 sliding + 5 full; 4 KV heads x 256:
+    # 2 x 4 x 256 x 2 = 4,096 B per layer per token, page 16 x 4,096 = 65,536 B for both types.
+    # KV-cache groups: 29 >= 1.5 x 5, so groups of 5 layers: sliding fills cdiv(29, 5) = 6 groups (30 slots: 1
+    # padding layer, printed "Add 1 padding layers"), full 1 group: 7 groups.
+    # This release prints tokens = num_blocks // 7 x 16 = 317,136 -> num_blocks in 138,747 .. 138,753.
+    # Blocks per 3,072-token request: full cdiv(3,072, 16) = 192; each sliding group
+    # cdiv(min(1,023 + max_num_batched_tokens, 3,072), 16) + 1 = 193 (the cap is 3,072 for any batch size >= 2,049);
+    # 192 + 6 x 193 = 1,350. 138,747 / 1,350 = 102.776 .. 138,753 / 1,350 = 102.780, printed "102.78x".
+    # 317,136 / 3,072 = 103.23 is the release's token formula for a hybrid, not a difference.
+    conc = _row(rec, "Maximum concurrency")
+    assert conc.status == "match" and "138,747 to 138,753" in conc.kvplan and "1,350" in conc.kvplan
+    assert _row(rec, "padding layers").status == "match"
+    assert _row(rec, "GPU KV cache size / max_model_len").status == "engine formula"
+    assert not rec.refusals

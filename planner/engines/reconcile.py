@@ -58,6 +58,7 @@ from planner.catalog.entries import models
 from planner.engines.capacity import (BUDGET_MOVES, NOT_A_HARD_CAP, VLLMSettings, vllm_capacity,
                                       vllm_max_model_len)
 from planner.engines.logs import EngineLog, Reading
+from planner.engines.vllm_paging import paging
 from planner.errors import PlanInputError
 from planner.kv.kinds import FullAttentionGroup, MLAGroup
 from planner.kv.models import ModelSpec
@@ -539,11 +540,23 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
         kv, status = "", msg("engine only")
         c_len = int(conc_m.value)
         engine_blocks = int(blocks_r.value) if blocks_r else None
+        blocks_range = None
         if cap_of is not None and engine_blocks is None and tokens_r:
             c0 = vllm_capacity(model, 0, c_len, fmt, tp, pp, s)
             if c0.num_kv_groups == 1:
                 engine_blocks = int(tokens_r.value) // c0.block_size
-        if cap_of is not None and engine_blocks is not None:
+            elif not _tokens_from_concurrency(tokens_r, conc, conc_m):
+                # the release printed num_blocks // groups x block: num_blocks is one of `groups` values
+                lo_b = int(tokens_r.value) // c0.block_size * c0.num_kv_groups
+                blocks_range = (lo_b, lo_b + c0.num_kv_groups - 1)
+        if cap_of is not None and blocks_range is not None:
+            c0 = vllm_capacity(model, 0, c_len, fmt, tp, pp, s)
+            lo, hi = (b / c0.blocks_per_request for b in blocks_range)
+            kv = msg("{lo_b:,} to {hi_b:,} blocks (tokens // {block} x {groups} groups) / {per_request:,} blocks per "
+                     "request = {lo:.2f}x to {hi:.2f}x", lo_b=blocks_range[0], hi_b=blocks_range[1],
+                     block=c0.block_size, groups=c0.num_kv_groups, per_request=c0.blocks_per_request, lo=lo, hi=hi)
+            status = _status(lo - 0.0051 <= float(conc.value) <= hi + 0.0051)
+        elif cap_of is not None and engine_blocks is not None:
             c0 = vllm_capacity(model, 0, c_len, fmt, tp, pp, s)
             if _older_concurrency(log):
                 pred = engine_blocks * block / c_len
@@ -606,6 +619,17 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
         rows.append(ReconcileRow(msg("estimated maximum model length (start-up error)"), est_r.printed, kv, status,
                                  msg("the largest max_model_len whose one request fits the printed budget "
                                      "(binary search, as vLLM's estimate_max_model_len)")))
+    pad_r = log.first("padding_layers")
+    if pad_r and cap_of is not None:
+        pg = paging(model, fmt, tp, pp, s)
+        pad = (sum(n * pg.group_size - t.layers for t, n in zip(pg.types, pg.groups_per_type))
+               if pg.layout == "hybrid" else 0)
+        rows.append(ReconcileRow(msg("padding layers (KV-cache groups)"), pad_r.printed,
+                                 msg("{pad} ({groups} groups of {size} layers)", pad=pad, groups=pg.num_kv_groups,
+                                     size=pg.group_size),
+                                 _status(pad == int(pad_r.value)),
+                                 msg("each layer type fills whole KV-cache groups; the last one is padded "
+                                     "(_get_kv_cache_groups_uniform_page_size)")))
     weights = log.first("weights")
     if weights:
         if weights.printed.endswith(" GB"):
