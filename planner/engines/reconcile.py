@@ -441,7 +441,7 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
         def cap_of(budget_bytes: int):
             return vllm_capacity(model, budget_bytes, probe_len, fmt, tp, pp, s)
         try:
-            probe = cap_of(0)
+            cap_of(0)  # refuses a layout vLLM paging is not modelled for
         except PlanInputError as exc:
             refusals.append(msg("{error}", error=exc))
             cap_of = None
