@@ -41,6 +41,7 @@ from typing import Any
 from planner.hf.deepseek import deepseek_v4, mla
 from planner.hf.layers import layer_kinds, pattern_string
 from planner.hf.quant import checkpoint_kv_format
+from planner.hf.registry import Family, TrackedConfig, resolve, unread_layout_fields
 from planner.hf.report import ConfigReader, report_rows, text
 from planner.hf.state import linear_attention_state, mamba_state
 from planner.errors import PlanInputError, json_kind
@@ -127,6 +128,7 @@ def layout_from_config(
     ring_in_pool: bool = True,
     state_format: KVFormat | None = None,
     ssm_state_format: KVFormat | None = None,
+    ignore_fields: tuple[str, ...] = (),
 ) -> ImportedLayout:
     """KV layer groups of a Hugging Face config.
 
@@ -144,6 +146,8 @@ def layout_from_config(
             None = BF16, reported as defaulted (vLLM ``--mamba-cache-dtype``).
         ssm_state_format: temporal (SSM / recurrent) state format; None = the
             config's, else the engine's default (vLLM ``--mamba-ssm-cache-dtype``).
+        ignore_fields: layout fields the user accepts leaving unread (``--ignore-field``); each is
+            reported as ignored at the user's request.
 
     Returns:
         ImportedLayout with per-group specs (per replica, TP applied later).
@@ -154,12 +158,15 @@ def layout_from_config(
     """
     if not isinstance(config, dict):
         raise PlanInputError("config", json_kind(config), msg("a JSON object"))
-    merged = dict(config)
+    merged = TrackedConfig(config)
     if isinstance(config.get("text_config"), dict):
         merged.update(config["text_config"])
+    family, chosen = resolve({"architectures": config.get("architectures"), "model_type": merged.get("model_type")})
     r = ConfigReader(merged)
+    r.note("architecture", family.id, "read", chosen)
     if isinstance(config.get("text_config"), dict):
         r.note("text_config", "merged", "read", msg("language-model fields read from text_config"))
+    _legacy_names(r, merged, family)
     for key in ("torch_dtype", "dtype"):
         if isinstance(merged.get(key), str):
             r.note(key, merged[key][:32], "ignored", msg("the weights' dtype; never used as the KV dtype"))
@@ -181,8 +188,39 @@ def layout_from_config(
         groups, pattern = mla(r, merged, num_layers, fmt)
     else:
         groups, pattern = _attention(r, merged, num_layers, fmt, model_type, max_ctx, (state_format, ssm_state_format))
+    _no_field_unread(r, merged, family, ignore_fields)
     return ImportedLayout(groups=tuple(groups), report=tuple(r.report), max_context_tokens=max_ctx,
                           model_type=model_type, layer_pattern=pattern)
+
+
+def _legacy_names(r: ConfigReader, cfg: TrackedConfig, family: Family) -> None:
+    """Legacy field names the engine's config class maps (``n_layer`` -> ``num_hidden_layers``, ...), then the
+    family's own derivations (nested ``attn_config``, ``multi_query``, ``block_configs``)."""
+    notes: list[tuple] = []
+    for legacy, canonical in family.aliases:
+        if cfg.get(canonical) is None and cfg.get(legacy) is not None:
+            dict.__setitem__(cfg, canonical, dict.__getitem__(cfg, legacy))
+            notes.append((legacy, dict.__getitem__(cfg, legacy), "read",
+                          msg("read as {canonical} (the engine's config class maps it)", canonical=canonical)))
+    if family.prepare is not None:
+        family.prepare(cfg, notes)
+    for note in notes:
+        r.note(*note)
+
+
+def _no_field_unread(r: ConfigReader, cfg: TrackedConfig, family: Family, ignore_fields: tuple[str, ...]) -> None:
+    """Refuse a layout field the reader did not consult, unless the user accepted it by name."""
+    unread = unread_layout_fields(cfg, family)
+    for key in unread:
+        if key not in ignore_fields:
+            raise PlanInputError(f"config.{key}", text(dict.__getitem__(cfg, key), 60),
+                                 msg("a field the '{family}' reader reads or knows does not change KV: its name "
+                                     "speaks of the KV layout and kvplan would price the model without it (accept "
+                                     "it with --ignore-field {key})", family=family.id, key=key))
+    for key in ignore_fields:
+        state = msg("present and not modelled") if key in unread else msg("not a field kvplan would refuse")
+        r.note(key, state, "ignored", msg("accepted at your request (--ignore-field): the figure does not account "
+                                          "for it"))
 
 
 _IGNORED_BUT_RELEVANT = {
@@ -394,7 +432,8 @@ def _windows(r: ConfigReader, cfg: dict, kinds: list[str], max_ctx: int | None) 
 
 def model_from_config(config: dict[str, Any], *, name: str = "imported config", model_id: str = "custom",
                       main_format: KVFormat | None = None, source: str = "uploaded config.json",
-                      state_format: KVFormat | None = None, ssm_state_format: KVFormat | None = None) -> ModelSpec:
+                      state_format: KVFormat | None = None, ssm_state_format: KVFormat | None = None,
+                      ignore_fields: tuple[str, ...] = ()) -> ModelSpec:
     """A :class:`planner.kv.models.ModelSpec` from a parsed config.json (architecture
     basis, no reported coefficient), carrying the import report and layer pattern.
 
@@ -402,10 +441,12 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
         PlanInputError: from :func:`layout_from_config`.
     """
     layout = layout_from_config(config, main_format=main_format, state_format=state_format,
-                                ssm_state_format=ssm_state_format)
+                                ssm_state_format=ssm_state_format, ignore_fields=ignore_fields)
     main = next((g.kv_format.id for g in layout.groups if g.role == "main"), None)
     label = main_format.id if main_format is not None else msg("{main} (the checkpoint's or the engine's 'auto')",
                                                                   main=main)
     return ModelSpec(id=model_id, name=str(name)[:80], groups=layout.groups,
                      max_context_tokens=layout.max_context_tokens, source=source,
-                     native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern)
+                     native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern,
+                     notes=tuple(msg("config field {key} ignored at your request (--ignore-field): this figure does "
+                                     "not account for it", key=k) for k in ignore_fields))
