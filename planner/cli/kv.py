@@ -17,7 +17,8 @@ from pathlib import Path
 
 from planner.catalog.entries import get_model, model_with_state_formats
 from planner.cli.args import bounded_float, context_tokens_arg, nonneg_int, positive_int
-from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, parse_config_text, pattern_legend
+from planner.hf.checkpoint import read_checkpoint
+from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, pattern_legend
 from planner.engines.capacity import (
     DEFAULT_BLOCK_SIZE,
     DEFAULT_MAX_NUM_BATCHED_TOKENS,
@@ -29,7 +30,6 @@ from planner.engines.capacity import (
 )
 from planner.kv.formats import FORMATS, get_format
 from planner.errors import PlanInputError
-from planner.reads import read_capped
 from planner.kv.notes import past_maximum_note, window_cap
 from planner.messages import msg
 from planner.kv.models import NATIVE, ModelSpec, coefficient_model
@@ -45,7 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="KV-cache bytes of one sequence, per GPU.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", help="catalog model id (kvplan models)")
-    src.add_argument("--config", type=Path, help="path to a Hugging Face config.json")
+    src.add_argument("--config", type=Path, help="a Hugging Face config.json, or a checkpoint directory (config.json "
+                                                 "and the sidecars the engine reads, e.g. hf_quant_config.json)")
+    p.add_argument("--ignore-field", action="append", default=[], metavar="NAME",
+                   help="accept a config field kvplan does not model (repeatable); the result says so")
     src.add_argument("--bytes-per-token", type=bounded_float(0, 1e9, lo_open=True),
                      help="a reported KV coefficient, bytes per token")
     p.add_argument("--mamba-cache-dtype", choices=sorted(STATE_DTYPES), default="auto",
@@ -92,10 +95,10 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec:
     if args.model is not None:
         return model_with_state_formats(args.model, conv, ssm) if conv or ssm else get_model(args.model)
     if args.config is not None:
-        text = read_capped(args.config, MAX_CONFIG_BYTES, "config", "config.json")
+        config, name = read_checkpoint(args.config, MAX_CONFIG_BYTES)
         fmt = None if args.kv_format == NATIVE else get_format(args.kv_format)
-        return model_from_config(parse_config_text(text, str(args.config)), name=args.config.name, main_format=fmt,
-                                 source=str(args.config), state_format=conv, ssm_state_format=ssm)
+        return model_from_config(config, name=name, main_format=fmt, source=str(args.config), state_format=conv,
+                                 ssm_state_format=ssm, ignore_fields=tuple(args.ignore_field))
     if conv or ssm:
         flag, value = (("mamba_cache_dtype", args.mamba_cache_dtype) if conv
                        else ("mamba_ssm_cache_dtype", args.mamba_ssm_cache_dtype))
@@ -167,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
                     "kv_bytes_per_token_past_window": cap_w.kv_bytes_per_token_past_window,
                     "window_note": cap_w.sentence})
     notes = [n for n in (past_maximum_note(model, est.context_tokens, msg("Context")),) if n]
+    notes.extend(model.notes if args.config is not None else ())
     if cap is not None and args.max_model_len is None and cap.max_model_len != est.context_tokens:
         notes.append(f"vLLM's capacity figures are for {cap.max_model_len:,}-token requests (the model's maximum "
                      f"context; set --max-model-len), not {est.context_tokens:,}.")

@@ -40,6 +40,7 @@ from typing import Any
 
 from planner.hf.deepseek import deepseek_v4, mla
 from planner.hf.layers import layer_kinds, pattern_string
+from planner.hf.checkpoint import SIDECAR_KEY
 from planner.hf.quant import checkpoint_kv_format
 from planner.hf.registry import Family, TrackedConfig, resolve, unread_layout_fields
 from planner.hf.report import ConfigReader, report_rows, text
@@ -166,6 +167,8 @@ def layout_from_config(
     r.note("architecture", family.id, "read", chosen)
     if isinstance(config.get("text_config"), dict):
         r.note("text_config", "merged", "read", msg("language-model fields read from text_config"))
+    for used in config.get(SIDECAR_KEY) or ():
+        r.note("checkpoint sidecar", used, "read")
     _legacy_names(r, merged, family)
     for key in ("torch_dtype", "dtype"):
         if isinstance(merged.get(key), str):

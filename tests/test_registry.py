@@ -1,0 +1,264 @@
+"""The architecture registry: every vendored vLLM name has a status, the generated doc is current, unknown
+architectures and unread layout fields are refused, legacy field names read, and golden values of real public
+configs (tests/data/configs, SOURCES.md) derived by hand from the vLLM source each reader cites.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.errors import PlanInputError
+from planner.hf import registry
+from planner.hf.checkpoint import read_checkpoint, with_sidecars
+from planner.hf.config import layout_from_config, model_from_config
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "tests" / "data" / "configs"
+
+
+def load(name):
+    return json.loads((CONFIGS / f"{name}.config.json").read_text())
+
+
+def per_token(config, **kw):
+    """Growing bytes per token at TP 1, past every window (architecture basis)."""
+    return model_from_config(config, **kw).estimate(10**6).kv_bytes_per_token
+
+
+# ---------------------------------------------------------------------------
+# Coverage and the generated doc
+# ---------------------------------------------------------------------------
+
+def test_every_vendored_name_has_a_status():
+    data = registry.vendored()
+    assert data["source"]["commit"] == registry.VLLM_COMMIT
+    names = data["architectures"]
+    assert len(names) == 119  # _TEXT_GENERATION_MODELS at 0002bff
+    missing = [n for n in names if registry.status(n)[0] == "unknown"]
+    assert not missing, missing
+
+
+def test_every_family_names_its_source_and_golden_test():
+    for fam in registry.FAMILIES.values():
+        assert "vllm" in fam.source.lower() or "deepseek" in fam.source.lower(), fam.id
+        assert fam.golden, fam.id
+    used = set(registry.ARCHITECTURES.values())
+    assert used == set(registry.FAMILIES), set(registry.FAMILIES) - used
+
+
+def test_architectures_doc_is_current():
+    doc = (ROOT / "docs" / "architectures.md").read_text(encoding="utf-8")
+    assert doc == registry.markdown(), "regenerate: python -m planner.hf.registry --markdown > docs/architectures.md"
+    for name in registry.vendored()["architectures"]:
+        assert f"| `{name}` |" in doc
+
+
+def test_markdown_command_line():
+    out = subprocess.run([sys.executable, "-m", "planner.hf.registry", "--markdown"], capture_output=True, text=True,
+                         cwd=ROOT, check=True)
+    assert out.stdout == registry.markdown()
+
+
+# ---------------------------------------------------------------------------
+# Refusals
+# ---------------------------------------------------------------------------
+
+LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "num_hidden_layers": 32,
+         "num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096, "max_position_embeddings": 8192}
+
+
+def test_unknown_architecture_names_the_nearest():
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**LLAMA, "architectures": ["LlamaForCausalLMX"]})
+    assert exc.value.field == "config.architectures"
+    assert "nearest supported: LlamaForCausalLM" in str(exc.value)
+
+
+def test_refused_architecture_says_why():
+    with pytest.raises(PlanInputError, match="short-convolution") as exc:
+        layout_from_config({**LLAMA, "architectures": ["Lfm2ForCausalLM"]})
+    assert exc.value.field == "config.architectures"
+    with pytest.raises(PlanInputError, match="encoder only"):
+        layout_from_config({**LLAMA, "architectures": ["BertModel"]})
+
+
+def test_refused_model_type_without_architectures():
+    cfg = {k: v for k, v in LLAMA.items() if k != "architectures"}
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**cfg, "model_type": "kimi_linear"})
+    assert exc.value.field == "config.model_type"
+
+
+@pytest.mark.parametrize("field, value", [
+    ("cross_attention_layers", [3, 8, 13]),        # Mllama: cross-attention layers
+    ("full_attn_idxs", [2, 5, 8]),                  # LFM2: attention layers by index
+    ("linear_attn_config", {"kda_layers": [1, 2]}),  # Kimi-Linear: KDA layers in a nested config
+    ("attn_layer_indices", [4, 12]),                # Bamba
+    ("kv_sharing_layers", 4),                       # some layer-sharing scheme
+])
+def test_unknown_layout_field_is_refused_by_name(field, value):
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**LLAMA, field: value})
+    assert field in str(exc.value)  # one line naming the field
+    if field != "linear_attn_config":  # a state field with no layer mix: the layer-mix rule refuses it first
+        assert exc.value.field == f"config.{field}"
+        assert f"--ignore-field {field}" in str(exc.value)
+
+
+def test_ignore_field_accepts_and_says_so():
+    model = model_from_config({**LLAMA, "full_attn_idxs": [2, 5]}, ignore_fields=("full_attn_idxs",))
+    assert any("full_attn_idxs" in n for n in model.notes)
+    rows = {(f.field, f.how) for f in model.config_report}
+    assert ("full_attn_idxs", "ignored") in rows
+    # 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B/token: the figure of the plain decoder, said to ignore the field
+    assert model.estimate(10**6).kv_bytes_per_token == 131_072
+
+
+def test_layout_field_set_off_passes():
+    # a null, false or empty layout field turns the feature off: nothing to refuse
+    assert per_token({**LLAMA, "cross_attention_layers": None, "use_cla": False, "full_attn_idxs": []}) == 131_072
+
+
+def test_benign_fields_pass():
+    cfg = {**LLAMA, "attention_dropout": 0.0, "attention_bias": False, "layer_norm_eps": 1e-5, "head_dim": 128,
+           "rope_scaling": {"type": "linear"}, "num_experts_per_tok": 2, "output_router_logits": False,
+           "router_aux_loss_coef": 0.01, "mlp_bias": False}
+    assert per_token(cfg) == 131_072
+
+
+# ---------------------------------------------------------------------------
+# Golden values from real public configs (tests/data/configs/SOURCES.md)
+# ---------------------------------------------------------------------------
+
+def test_gpt2_legacy_names():
+    # openai-community/gpt2: n_layer 12, n_head 12, n_embd 768 (HF GPT2Config.attribute_map maps them to
+    # num_hidden_layers / num_attention_heads / hidden_size). vLLM GPT2Attention: MHA, head_dim = 768 / 12 = 64.
+    # 2 (K, V) x 12 layers x 12 heads x 64 x 2 B (BF16) = 36,864 B/token; n_positions 1024 is the context.
+    model = model_from_config(load("gpt2"))
+    assert model.estimate(1024).kv_bytes_per_token == 36_864
+    assert model.max_context_tokens == 1024
+    rows = {(f.field, f.how) for f in model.config_report}
+    assert ("n_layer", "read") in rows and ("n_embd", "read") in rows
+
+
+def test_chatglm3_6b():
+    # THUDM/chatglm3-6b: num_layers 28, 32 heads, hidden 4096; vLLM GLMAttention: multi_query_attention true ->
+    # multi_query_group_num = 2 KV heads; head_dim = hidden_size // num_attention_heads = 128.
+    # 2 x 28 x 2 x 128 x 2 B = 28,672 B/token (FP16 model dtype, 2 B like BF16); seq_length 8192 the context.
+    model = model_from_config(load("chatglm3-6b"))
+    assert model.estimate(8192).kv_bytes_per_token == 28_672
+    assert model.max_context_tokens == 8192
+
+
+def test_falcon_7b_multi_query():
+    # tiiuae/falcon-7b-instruct: 32 layers, 71 heads, hidden 4544 -> head_dim 64; new_decoder_architecture false and
+    # multi_query true -> vLLM FalconAttention keeps ONE KV head (num_kv_heads 71 in the config is not read).
+    # 2 x 32 x 1 x 64 x 2 B = 8,192 B/token.
+    assert per_token(load("falcon-7b-instruct")) == 8_192
+
+
+def test_falcon_new_decoder_architecture():
+    # Falcon-40B shape (tiiuae/falcon-40b config.json: 60 layers, 128 heads, hidden 8192, num_kv_heads 8,
+    # new_decoder_architecture true): 2 x 60 x 8 x 64 x 2 B = 122,880 B/token.
+    cfg = {"architectures": ["FalconForCausalLM"], "model_type": "falcon", "num_hidden_layers": 60,
+           "num_attention_heads": 128, "num_kv_heads": 8, "hidden_size": 8192, "new_decoder_architecture": True,
+           "parallel_attn": True, "alibi": False, "bias": False}
+    assert per_token(cfg) == 122_880
+
+
+def test_nemotron_nas_block_configs():
+    # nvidia/Llama-3_3-Nemotron-Super-49B-v1: 80 blocks; vLLM DeciLMDecoderLayer builds attention unless
+    # attention.no_op: 49 blocks have attention with n_heads_in_group 8 -> 64 // 8 = 8 KV heads; 31 are no-op.
+    # head_dim = 8192 / 64 = 128. 2 x 49 x 8 x 128 x 2 B = 200,704 B/token
+    # (priced as 80 uniform MHA layers it would be 2 x 80 x 64 x 128 x 2 = 2,621,440: +1,206 %).
+    model = model_from_config(load("llama-3_3-nemotron-super-49b-v1"))
+    assert model.estimate(10**5).kv_bytes_per_token == 200_704
+    assert model.layer_pattern.count("F") == 49 and model.layer_pattern.count("-") == 31
+    assert model.layer_pattern[:12] == "FFFFFF--FFF-"
+
+
+def test_nemotron_nas_replace_with_linear_is_refused():
+    cfg = load("llama-3_3-nemotron-super-49b-v1")
+    cfg["block_configs"][6]["attention"].update(no_op=False, replace_with_linear=True)
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config(cfg)
+    assert exc.value.field == "config.block_configs[6].attention.replace_with_linear"
+
+
+def test_mpt_legacy_names():
+    # mosaicml/mpt-7b shape: n_layers 32, n_heads 32, d_model 4096, max_seq_len 2048, attn_config without
+    # kv_n_heads -> vLLM MPTAttention keeps one KV head per attention head. 2 x 32 x 32 x 128 x 2 = 524,288 B/token.
+    cfg = {"architectures": ["MPTForCausalLM"], "model_type": "mpt", "n_layers": 32, "n_heads": 32, "d_model": 4096,
+           "max_seq_len": 2048, "attn_config": {"alibi": True, "attn_type": "multihead_attention", "clip_qkv": None}}
+    assert per_token(cfg) == 524_288
+    # DBRX (databricks/dbrx-base shape): 40 layers, 48 heads, d_model 6144, attn_config.kv_n_heads 8 ->
+    # 2 x 40 x 8 x 128 x 2 = 163,840 B/token.
+    dbrx = {"architectures": ["DbrxForCausalLM"], "model_type": "dbrx", "n_layers": 40, "n_heads": 48,
+            "d_model": 6144, "max_seq_len": 32768, "attn_config": {"kv_n_heads": 8, "clip_qkv": 8, "rope_theta": 5e5}}
+    assert per_token(dbrx) == 163_840
+
+
+def test_bloom_legacy_names():
+    # bigscience/bloom-560m shape: n_layer 24, n_head 16, hidden_size 1024 -> MHA 64-wide heads (vLLM
+    # BloomAttention). 2 x 24 x 16 x 64 x 2 = 98,304 B/token.
+    cfg = {"architectures": ["BloomForCausalLM"], "model_type": "bloom", "n_layer": 24, "n_head": 16,
+           "hidden_size": 1024, "apply_residual_connection_post_layernorm": False, "slow_but_exact": False}
+    assert per_token(cfg) == 98_304
+
+
+def test_gpt_bigcode_multi_query():
+    # bigcode/starcoder shape: n_layer 40, n_head 48, n_embd 6144, multi_query true -> one KV head of 128
+    # (vLLM GPTBigCodeAttention). 2 x 40 x 1 x 128 x 2 = 20,480 B/token.
+    cfg = {"architectures": ["GPTBigCodeForCausalLM"], "model_type": "gpt_bigcode", "n_layer": 40, "n_head": 48,
+           "n_embd": 6144, "n_positions": 8192, "multi_query": True}
+    assert per_token(cfg) == 20_480
+
+
+def test_qwen1_mha():
+    # Qwen/Qwen-7B shape: 32 layers, 32 heads, hidden 4096, kv_channels 128, seq_length 8192 (QWenAttention MHA):
+    # 2 x 32 x 32 x 128 x 2 = 524,288 B/token.
+    cfg = {"architectures": ["QWenLMHeadModel"], "model_type": "qwen", "num_hidden_layers": 32,
+           "num_attention_heads": 32, "hidden_size": 4096, "kv_channels": 128, "seq_length": 8192}
+    model = model_from_config(cfg)
+    assert model.estimate(8192).kv_bytes_per_token == 524_288
+    assert model.max_context_tokens == 8192
+
+
+def test_minicpm3_is_refused_not_priced_as_mla():
+    cfg = {"architectures": ["MiniCPM3ForCausalLM"], "num_hidden_layers": 62, "kv_lora_rank": 256,
+           "qk_rope_head_dim": 32, "num_attention_heads": 40, "hidden_size": 2560}
+    with pytest.raises(PlanInputError, match="MiniCPM3"):
+        layout_from_config(cfg)
+
+
+# ---------------------------------------------------------------------------
+# Checkpoint directories and sidecars
+# ---------------------------------------------------------------------------
+
+def test_checkpoint_directory_reads_older_modelopt_sidecar(tmp_path):
+    # ModelOpt <= 0.29 keeps quantization in hf_quant_config.json; vLLM get_config uses it as quantization_config,
+    # and its 'auto' KV dtype follows kv_cache_quant_algo FP8: 1 B per element.
+    # Llama shape above: 2 x 32 x 8 x 128 x 1 B = 65,536 B/token (131,072 in BF16).
+    (tmp_path / "config.json").write_text(json.dumps(LLAMA))
+    (tmp_path / "hf_quant_config.json").write_text(json.dumps(
+        {"producer": {"name": "modelopt", "version": "0.19.0"},
+         "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}}))
+    config, name = read_checkpoint(tmp_path, 10**6)
+    assert name == tmp_path.name
+    assert per_token(config) == 65_536
+    assert per_token(read_checkpoint(tmp_path / "config.json", 10**6)[0]) == 131_072
+
+
+def test_config_quantization_wins_over_sidecar():
+    cfg = {**LLAMA, "quantization_config": {"quant_method": "fp8"}}
+    merged = with_sidecars(cfg, {"hf_quant_config.json": {"quantization": {"kv_cache_quant_algo": "FP8"}}})
+    assert merged["quantization_config"] == {"quant_method": "fp8"}
+    assert per_token(merged) == 131_072
+
+
+def test_unknown_sidecar_refused():
+    with pytest.raises(PlanInputError):
+        with_sidecars(LLAMA, {"tokenizer.json": {}})
