@@ -262,3 +262,58 @@ def test_config_quantization_wins_over_sidecar():
 def test_unknown_sidecar_refused():
     with pytest.raises(PlanInputError):
         with_sidecars(LLAMA, {"tokenizer.json": {}})
+
+
+# ---------------------------------------------------------------------------
+# Parallelism the engine's way (vllm/distributed/utils.py get_pp_indices; vllm/config/model.py)
+# ---------------------------------------------------------------------------
+
+def test_vllm_pp_partition():
+    from planner.kv.pipeline import vllm_pp_partition
+    # get_pp_indices: L // PP each, the remainder one each to partitions[-2], [-3], ...
+    assert vllm_pp_partition(80, 2) == (40, 40)
+    assert vllm_pp_partition(62, 4) == (15, 16, 16, 15)  # 62 = 4 x 15 + 2: stages 1 and 2 get one more
+    assert vllm_pp_partition(61, 3) == (20, 21, 20)
+    assert vllm_pp_partition(10, 4) == (2, 3, 3, 2)      # remainder 2 -> partitions[-2] and [-3]
+    with pytest.raises(PlanInputError):
+        vllm_pp_partition(80, 2, (30, 40))                 # VLLM_PP_LAYER_PARTITION must sum to the layers
+
+
+def test_pp_binds_on_the_stage_with_the_most_attention():
+    # Nemotron Super 49B at PP 2: get_pp_indices gives layers 0-39 and 40-79. Attention layers (block_configs not
+    # no_op): 0-5, 8-10, 12-41, 52, 71-79. Stage 0 holds 6 + 3 + 28 = 37 of them, stage 1 holds 40, 41, 52 and
+    # 71-79 = 12. Stage 0 binds: 37 x 2 x 8 x 128 x 2 B = 151,552 B/token (splitting each group evenly, ceil(49/2)
+    # = 25 layers, would say 102,400: the engine's stage 0 holds 48 % more).
+    model = model_from_config(load("llama-3_3-nemotron-super-49b-v1"))
+    est = model.estimate(1000, pp=2)
+    assert est.kv_bytes_per_token == 151_552
+    assert est.binding_stage == 0 and est.stage_layers == (0, 40)
+    assert est.stage_bytes == (151_552_000, 12 * 4096 * 1000)
+    # VLLM_PP_LAYER_PARTITION 52,28: stage 0 = layers 0-51 holds 6 + 3 + 30 = 39 attention layers
+    # (12-41) -> 39 x 4,096 = 159,744; stage 1 holds 52 and 71-79 = 10.
+    from dataclasses import replace
+    est = replace(model, pp_layer_partition=(52, 28)).estimate(1000, pp=2)
+    assert est.kv_bytes_per_token == 159_744
+    assert est.stage_bytes == (159_744_000, 10 * 4096 * 1000)
+
+
+def test_tp_the_engine_refuses():
+    # Falcon-7B: 71 attention heads; vLLM: "Total number of attention heads (71) must be divisible by tensor
+    # parallel size (2)" (ModelConfig.verify_with_parallel_config).
+    falcon = model_from_config(load("falcon-7b-instruct"))
+    with pytest.raises(PlanInputError, match=r"attention heads \(71\)"):
+        falcon.estimate(1000, tp=2)
+    assert falcon.estimate(1000, tp=71).kv_bytes_per_token == 8_192  # one KV head, replicated on every rank
+    # ChatGLM3-6B: 32 heads, 2 KV heads. TP 4: 4 % 2 == 0, heads replicated (1 per GPU):
+    # 2 x 28 x 1 x 128 x 2 = 14,336 B/token.
+    glm = model_from_config(load("chatglm3-6b"))
+    assert glm.estimate(1000, tp=4).kv_bytes_per_token == 14_336
+    # 12 KV heads (GPT-2) at TP 8: 12 % 8 != 0 and 8 < 12 -> QKVParallelLinear's divide() fails. But GPT-2's
+    # 12 attention heads are refused first (12 % 8).
+    with pytest.raises(PlanInputError):
+        model_from_config(load("gpt2")).estimate(100, tp=8)
+    # KV heads alone: 32 query heads, 12 KV heads is not a valid GQA (32 % 12); take 48 heads, 12 KV heads, TP 8:
+    # 48 % 8 == 0 but 12 % 8 != 0 -> refused.
+    cfg = {**LLAMA, "num_attention_heads": 48, "num_key_value_heads": 12, "hidden_size": 6144}
+    with pytest.raises(PlanInputError, match="12 KV heads"):
+        model_from_config(cfg).estimate(100, tp=8)

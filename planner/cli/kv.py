@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from planner.catalog.entries import get_model, model_with_state_formats
@@ -29,6 +29,7 @@ from planner.engines.capacity import (
     vllm_max_model_len,
 )
 from planner.kv.formats import FORMATS, get_format
+from planner.kv.pipeline import parse_partition
 from planner.errors import PlanInputError
 from planner.kv.notes import past_maximum_note, window_cap
 from planner.messages import msg
@@ -64,6 +65,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tp", type=positive_int(1024, "GPUs"), default=1, help="tensor-parallel degree (per-GPU figures)")
     p.add_argument("--pp", type=positive_int(1024, "pipeline stages"), default=1,
                    help="pipeline-parallel degree (per GPU of the largest stage: ceil(layers / PP) per group)")
+    p.add_argument("--pp-layer-partition", metavar="N,N,...",
+                   help="layers per pipeline stage, as vLLM's VLLM_PP_LAYER_PARTITION (default: vLLM's get_pp_indices)")
     p.add_argument("--engine", choices=["vllm"], help="add the engine's allocation next to the theory")
     p.add_argument("--block-size", type=positive_int(MAX_BLOCK_SIZE, "tokens"), default=DEFAULT_BLOCK_SIZE,
                    help="engine tokens per KV block (vLLM default 16)")
@@ -92,6 +95,9 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec:
     """
     conv, ssm = (get_format(STATE_DTYPES[v]) if STATE_DTYPES[v] else None
                  for v in (args.mamba_cache_dtype, args.mamba_ssm_cache_dtype))
+    if args.ignore_field and args.config is None:
+        raise PlanInputError("ignore_field", args.ignore_field[0], "only with --config (a catalog model reads "
+                             "its own fields)")
     if args.model is not None:
         return model_with_state_formats(args.model, conv, ssm) if conv or ssm else get_model(args.model)
     if args.config is not None:
@@ -113,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
         raise PlanInputError("state_bytes", args.state_bytes, "0 unless --bytes-per-token is given (a catalog model "
                              "or config.json brings its own state)")
     model = model_from_args(args)
+    if args.pp_layer_partition is not None:
+        model = replace(model, pp_layer_partition=parse_partition(args.pp_layer_partition))
     fmt = args.kv_format
     if args.config is not None:
         fmt = NATIVE  # the format was applied when importing
@@ -135,6 +143,9 @@ def run(args: argparse.Namespace) -> int:
         "state_bytes_in_pool": est.state_bytes_in_pool,
         "state_bytes_outside_pool": est.state_bytes_outside_pool,
         "layer_pattern": model.layer_pattern,
+        "ignored_fields": list(args.ignore_field) if args.config is not None else [],
+        "pp_stage_bytes": list(est.stage_bytes),
+        "pp_binding_stage": est.binding_stage,
         "per": est.per,
         "basis": est.basis,
         "groups": [g.as_json() for g in est.groups],
@@ -179,7 +190,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(out, allow_nan=False))
         return 0
     print(f"{model.name}: {est.context_tokens:,} tokens, KV format {args.kv_format}, TP {est.tp}, PP {est.pp}")
-    print(f"  KV bytes per token: {est.kv_bytes_per_token:,.6g} B per GPU at this length ({est.basis})")
+    ignored = f"; ignoring config field {', '.join(args.ignore_field)} (--ignore-field)" if args.ignore_field else ""
+    print(f"  KV bytes per token: {est.kv_bytes_per_token:,.6g} B per GPU at this length ({est.basis}{ignored})")
     if cap_w is not None:
         print(f"  sliding window:     {cap_w.sentence}, per GPU")
     if est.state_bytes_in_pool:
@@ -187,6 +199,11 @@ def run(args: argparse.Namespace) -> int:
               "in the pool, constant in length (counted once per session)")
     print(f"  KV pool bytes:      {est.kv_bytes:,} B = {format_bytes(est.kv_bytes)} per {est.per}"
           + (" (state included)" if est.state_bytes_in_pool else ""))
+    if est.stage_bytes:
+        start, end = est.stage_layers
+        print(f"  pipeline stages:    {', '.join(f'{b:,}' for b in est.stage_bytes)} B per GPU (vLLM get_pp_indices"
+              f"{' with --pp-layer-partition' if model.pp_layer_partition else ''}); the figures above are stage "
+              f"{est.binding_stage} (layers {start}-{end - 1}), the one that binds")
     if model.layer_pattern:
         print(f"  layer pattern:      {model.layer_pattern}  ({pattern_legend(model.layer_pattern)})")
     if est.tp * est.pp > 1:

@@ -69,6 +69,7 @@ class ImportedLayout:
     max_context_tokens: int | None
     model_type: str
     layer_pattern: str = ""
+    num_attention_heads: int | None = None
 
 
 PATTERN_LEGEND = {
@@ -192,8 +193,10 @@ def layout_from_config(
     else:
         groups, pattern = _attention(r, merged, num_layers, fmt, model_type, max_ctx, (state_format, ssm_state_format))
     _no_field_unread(r, merged, family, ignore_fields)
+    heads = dict.get(merged, "num_attention_heads")
+    heads = heads if isinstance(heads, int) and not isinstance(heads, bool) and heads > 0 else None
     return ImportedLayout(groups=tuple(groups), report=tuple(r.report), max_context_tokens=max_ctx,
-                          model_type=model_type, layer_pattern=pattern)
+                          model_type=model_type, layer_pattern=pattern, num_attention_heads=heads)
 
 
 def _legacy_names(r: ConfigReader, cfg: TrackedConfig, family: Family) -> None:
@@ -451,5 +454,6 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
     return ModelSpec(id=model_id, name=str(name)[:80], groups=layout.groups,
                      max_context_tokens=layout.max_context_tokens, source=source,
                      native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern,
+                     num_attention_heads=layout.num_attention_heads,
                      notes=tuple(msg("config field {key} ignored at your request (--ignore-field): this figure does "
                                      "not account for it", key=k) for k in ignore_fields))
