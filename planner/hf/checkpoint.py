@@ -85,3 +85,27 @@ def read_checkpoint(path: str | os.PathLike, max_bytes: int) -> tuple[dict[str, 
         if side.is_file():
             sidecars[name] = parse_config_text(read_capped(side, max_bytes, "config", name), str(side))
     return with_sidecars(config, sidecars), p.name
+
+
+def config_from_files(files: list[tuple[str, bytes | str]]) -> tuple[dict[str, Any], str]:
+    """The config of several uploaded files: one config.json and the sidecars vLLM reads beside it.
+
+    Args:
+        files: (file name, contents) pairs; a name in :data:`SIDECARS` is a sidecar, any other the config.
+
+    Returns:
+        (config with the sidecars merged, the config file's name).
+
+    Raises:
+        PlanInputError: not exactly one config file, or a file that is not a JSON object.
+    """
+    from planner.hf.config import parse_config_text
+
+    configs = [(n, data) for n, data in files if n not in SIDECARS]
+    if len(configs) != 1:
+        shown = ", ".join(n for n, _ in files)[:120] or msg("no file")
+        raise PlanInputError("config", shown, msg("one config.json, with at most the sidecars {choices}",
+                                                  choices=", ".join(SIDECARS)))
+    name, data = configs[0]
+    sidecars = {n: parse_config_text(d, n) for n, d in files if n in SIDECARS}
+    return with_sidecars(parse_config_text(data, name), sidecars), name
