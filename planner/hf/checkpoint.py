@@ -77,7 +77,7 @@ def read_checkpoint(path: str | os.PathLike, max_bytes: int) -> tuple[dict[str, 
         return parse_config_text(read_capped(p, max_bytes, "config", "config.json"), str(p)), p.name
     cfg_path = p / "config.json"
     if not cfg_path.is_file():
-        raise PlanInputError("config", str(p), msg("a config.json or a checkpoint directory holding config.json"))
+        raise PlanInputError("config", str(p), msg("a config.json (a regular file) or a checkpoint directory holding config.json"))
     config = parse_config_text(read_capped(cfg_path, max_bytes, "config", "config.json"), str(cfg_path))
     sidecars = {}
     for name in SIDECARS:
