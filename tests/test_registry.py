@@ -78,8 +78,8 @@ def test_unknown_architecture_names_the_nearest():
 
 
 def test_refused_architecture_says_why():
-    with pytest.raises(PlanInputError, match="short-convolution") as exc:
-        layout_from_config({**LLAMA, "architectures": ["Lfm2ForCausalLM"]})
+    with pytest.raises(PlanInputError, match="shared attention") as exc:
+        layout_from_config({**LLAMA, "architectures": ["Zamba2ForCausalLM"]})
     assert exc.value.field == "config.architectures"
     with pytest.raises(PlanInputError, match="encoder only"):
         layout_from_config({**LLAMA, "architectures": ["BertModel"]})
@@ -317,3 +317,25 @@ def test_tp_the_engine_refuses():
     cfg = {**LLAMA, "num_attention_heads": 48, "num_key_value_heads": 12, "hidden_size": 6144}
     with pytest.raises(PlanInputError, match="12 KV heads"):
         model_from_config(cfg).estimate(100, tp=8)
+
+
+
+def test_lfm2_short_conv():
+    # LiquidAI/LFM2-1.2B shape: 16 layers, attention at full_attn_idxs [2, 5, 8, 10, 12, 14], 32 heads, 8 KV heads,
+    # hidden 2048 (head_dim 64), conv_L_cache 3. Attention: 6 x 2 x 8 x 64 x 2 B = 12,288 B/token.
+    # Short convolutions (vLLM short_conv_state_shape: (L_cache - 1) x dim): 10 layers x 2 x 2,048 x 2 B = 81,920 B
+    # per sequence.
+    cfg = {"architectures": ["Lfm2ForCausalLM"], "model_type": "lfm2", "num_hidden_layers": 16, "hidden_size": 2048,
+           "num_attention_heads": 32, "num_heads": 32, "num_key_value_heads": 8, "conv_L_cache": 3, "conv_bias": False,
+           "conv_dim": 2048, "conv_dim_out": 2048, "block_dim": 2048, "block_ff_dim": 12288,
+           "full_attn_idxs": [2, 5, 8, 10, 12, 14], "max_position_embeddings": 128000, "norm_eps": 1e-5}
+    est = model_from_config(cfg).estimate(1000)
+    assert est.kv_bytes_per_token == 12_288
+    assert est.state_bytes_in_pool == 81_920
+    assert est.kv_bytes == 12_288 * 1000 + 81_920
+    # the newer spelling, layer_types, names the same layers
+    types = ["full_attention" if i in (2, 5, 8, 10, 12, 14) else "conv" for i in range(16)]
+    assert model_from_config({**cfg, "layer_types": types}).estimate(1000).kv_bytes == est.kv_bytes
+    # TP 2: the conv state splits (2,048 / 2 channels), attention 4 KV heads per GPU: 6,144 B/token + 40,960 B
+    est2 = model_from_config(cfg).estimate(1000, tp=2)
+    assert est2.kv_bytes_per_token == 6_144 and est2.state_bytes_in_pool == 40_960

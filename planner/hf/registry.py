@@ -284,6 +284,16 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            ("tests/test_registry.py::test_nemotron_nas_block_configs",),
            ("num_hidden_layers", "num_attention_heads", "hidden_size", "block_configs", "max_position_embeddings"),
            prepare=_block_configs),
+    Family("lfm2", "LFM2: attention layers by layer_types / full_attn_idxs, short-convolution state elsewhere",
+           _V + "lfm2.py Lfm2Model (attention at full_attn_idxs), layers/mamba/short_conv.py ShortConv.get_state_shape; "
+           "layers/mamba/mamba_utils.py short_conv_state_shape",
+           ("tests/test_registry.py::test_lfm2_short_conv",),
+           _DECODER_READS + ("conv_L_cache", "conv_dim", "full_attn_idxs"),
+           aliases=(("num_heads", "num_attention_heads"),),
+           irrelevant=("conv_bias", "block_dim", "block_ff_dim", "block_multiple_of", "block_ffn_dim_multiplier",
+                       "block_auto_adjust_ff_dim", "block_mlp_init_scale", "block_out_init_scale",
+                       "block_use_swiglu", "block_use_xavier_init", "block_norm_eps", "conv_dim_out",
+                       "conv_use_xavier_init", "num_dense_layers", "use_expert_bias")),
     Family("gpt2", "GPT-2 / GPT-J / JAIS: n_layer, n_head, n_embd, n_positions (Hugging Face attribute_map); MHA",
            _V + "gpt2.py GPT2Attention, gpt_j.py GPTJAttention, jais.py JAISAttention",
            ("tests/test_registry.py::test_gpt2_legacy_names",),
@@ -350,8 +360,6 @@ REFUSALS: dict[str, str] = {
     "Mamba2ForCausalLM": _NOT_MODELLED + "attention-free Mamba2 state",
     "HCXVisionForCausalLM": _NOT_MODELLED + "multimodal wrapper (language model in a nested config)",
     "KimiLinearForCausalLM": _NOT_MODELLED + "KDA linear attention (linear_attn_config) beside MLA layers",
-    "Lfm2ForCausalLM": _NOT_MODELLED + "short-convolution state (full_attn_idxs / conv layers)",
-    "Lfm2MoeForCausalLM": _NOT_MODELLED + "short-convolution state (full_attn_idxs / conv layers)",
     "LongcatFlashForCausalLM": _NOT_MODELLED + "two MLA blocks per layer",
     "MiniCPM3ForCausalLM": _NOT_MODELLED + "MiniCPM3 caches per-head K and V (MiniCPM3Attention), not an MLA latent",
     "MiniMaxForCausalLM": _NOT_MODELLED + "lightning (linear) attention state",
@@ -401,6 +409,7 @@ _FAMILY_OF: dict[str, tuple[str, ...]] = {
     "qwen3_next": ("Qwen3NextForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM",
                    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"),
     "nemotron_nas": ("DeciLMForCausalLM",),
+    "lfm2": ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM"),
     "gpt2": ("GPT2LMHeadModel", "GPTJForCausalLM", "JAISLMHeadModel"),
     "gpt_bigcode": ("GPTBigCodeForCausalLM",),
     "bloom": ("BloomForCausalLM",),
@@ -423,12 +432,12 @@ MODEL_TYPES: dict[str, str] = {
     "llama4_text": "llama4", "deepseek_v2": "mla", "deepseek_v3": "mla", "deepseek_v32": "mla",
     "deepseek_v4": "deepseek_v4", "deepseek_v41": "deepseek_v4", "jamba": "jamba", "nemotron_h": "nemotron_h",
     "mimo_v2_flash": "mimo_v2", "qwen3_next": "qwen3_next", "qwen3_5": "qwen3_next", "qwen3_5_moe": "qwen3_next",
-    "qwen3_5_text": "qwen3_next", "qwen3_5_moe_text": "qwen3_next",
+    "qwen3_5_text": "qwen3_next", "qwen3_5_moe_text": "qwen3_next", "lfm2": "lfm2", "lfm2_moe": "lfm2",
 }
 """``model_type`` -> family, for configs without ``architectures`` (other model types read as ``decoder``)."""
 
 MODEL_TYPE_REFUSALS: dict[str, str] = {
-    "kimi_linear": "KimiLinearForCausalLM", "lfm2": "Lfm2ForCausalLM", "lfm2_moe": "Lfm2MoeForCausalLM",
+    "kimi_linear": "KimiLinearForCausalLM",
     "minimax": "MiniMaxText01ForCausalLM", "minimax_text_01": "MiniMaxText01ForCausalLM",
     "zamba2": "Zamba2ForCausalLM", "falcon_h1": "FalconH1ForCausalLM", "mamba": "MambaForCausalLM",
     "falcon_mamba": "FalconMambaForCausalLM", "mamba2": "Mamba2ForCausalLM", "bamba": "BambaForCausalLM",
