@@ -339,3 +339,20 @@ def test_lfm2_short_conv():
     # TP 2: the conv state splits (2,048 / 2 channels), attention 4 KV heads per GPU: 6,144 B/token + 40,960 B
     est2 = model_from_config(cfg).estimate(1000, tp=2)
     assert est2.kv_bytes_per_token == 6_144 and est2.state_bytes_in_pool == 40_960
+
+
+def test_falcon_40b_rw_config():
+    # tiiuae/falcon-40b's original RW config: model_type RefinedWeb, n_layer 60, n_head 128, n_head_kv 8,
+    # hidden_size 8192 -> 8 KV heads of 64: 2 x 60 x 8 x 64 x 2 B = 122,880 B/token (as the new decoder above).
+    cfg = {"architectures": ["RWForCausalLM"], "model_type": "RefinedWeb", "n_layer": 60, "n_head": 128,
+           "n_head_kv": 8, "hidden_size": 8192, "parallel_attn": True, "alibi": False, "bias": False}
+    assert per_token(cfg) == 122_880
+
+
+@pytest.mark.parametrize("extra", [
+    {"order_of_interleaved_layers": "local_attn_first", "sliding_window_pattern": 4, "sliding_window": 4096},
+    {"layerdrop": 0.0, "do_layer_norm_before": True, "word_embed_proj_dim": 4096},
+    {"mamba_chunk_size": 256},
+])
+def test_known_harmless_fields_pass(extra):
+    assert per_token({**LLAMA, **extra}) > 0

@@ -76,7 +76,7 @@ class Refusal:
 
 _DECODER_READS = ("num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "hidden_size",
                   "max_position_embeddings", "sliding_window", "use_sliding_window", "max_window_layers",
-                  "layer_types", "quantization_config")
+                  "layer_types", "sliding_window_pattern", "quantization_config")
 
 
 def _attn_config(cfg: dict, notes: list) -> None:
@@ -122,6 +122,12 @@ def _falcon(cfg: dict, notes: list) -> None:
     ``new_decoder_architecture`` false, ``num_kv_heads`` = the attention heads, by default)."""
     if cfg.get("num_key_value_heads") is not None:
         return
+    if cfg.get("num_kv_heads") is None and cfg.get("n_head_kv") is not None:
+        cfg["num_kv_heads"] = cfg["n_head_kv"]  # RW configs spell it n_head_kv (vLLM RWConfig)
+    if cfg.get("new_decoder_architecture") is None and cfg.get("model_type") == "RefinedWeb":
+        cfg["new_decoder_architecture"] = True  # Falcon-40B's RW config: the new decoder (vLLM RWConfig)
+        notes.append(("new_decoder_architecture", True, "derived", msg("model_type RefinedWeb (Falcon-40B's RW "
+                                                                       "config): the new decoder architecture")))
     new = cfg.get("new_decoder_architecture", False)
     mq = cfg.get("multi_query", True)
     for key, value in (("new_decoder_architecture", new), ("multi_query", mq)):
@@ -316,7 +322,7 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            _V + "falcon.py FalconAttention.__init__",
            ("tests/test_registry.py::test_falcon_7b_multi_query",),
            ("num_hidden_layers", "n_layer", "num_attention_heads", "n_head", "hidden_size", "num_kv_heads",
-            "multi_query", "new_decoder_architecture"),
+            "n_head_kv", "multi_query", "new_decoder_architecture"),
            aliases=(("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads")),
            irrelevant=("parallel_attn", "apply_residual_connection_post_layernorm", "num_ln_in_parallel_attn"),
            prepare=_falcon),
@@ -487,6 +493,10 @@ COMMON_IRRELEVANT = frozenset({
     "mm_tokens_per_image", "boi_token_index", "eoi_token_index", "vision_start_token_id", "vision_end_token_id",
     "use_qk_norm", "qk_layernorm", "attention_out_bias", "head_dim_kv_override_none",
     "num_global_layers_none", "use_kernels", "rms_norm_eps",
+    # kernel and training knobs whose names sound like layout: chunked Mamba scans, layer drop-out
+    "mamba_chunk_size", "chunk_size", "layerdrop",
+    # Cohere2: vLLM's commandr.py slides every layer but each sliding_window_pattern-th, whatever this says
+    "order_of_interleaved_layers",
 })
 """Fields every family knows do not change KV (or that every reader reads)."""
 
