@@ -623,6 +623,9 @@ def markdown() -> str:
         state, value = status(n)
         lines.append(f"| `{n}` | `{module}` | {state} | {value or '(none)'} |")
     extra = sorted(set(ARCHITECTURES) - set(names))
+    lines += ["", "SGLang's own model list (`sgl-project/sglang`, `python/sglang/srt/models/`) is not vendored yet: an "
+              "architecture only SGLang serves is read only if its name is in the tables here, else refused as "
+              "unknown.", ""]
     lines += ["", "## Also read (not in the vendored list: newer than its commit, or multimodal wrappers)", "",
               "| architecture | reader |", "|---|---|"]
     lines += [f"| `{n}` | {ARCHITECTURES[n]} |" for n in extra]
