@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         "state_bytes_in_pool": est.state_bytes_in_pool,
         "state_bytes_outside_pool": est.state_bytes_outside_pool,
         "layer_pattern": model.layer_pattern,
-        "ignored_fields": list(args.ignore_field) if args.config is not None else [],
+        "ignored_fields": list(model.ignored_fields),
         "pp_stage_bytes": list(est.stage_bytes),
         "pp_binding_stage": est.binding_stage,
         "per": est.per,
@@ -190,7 +190,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(out, allow_nan=False))
         return 0
     print(f"{model.name}: {est.context_tokens:,} tokens, KV format {args.kv_format}, TP {est.tp}, PP {est.pp}")
-    ignored = f"; ignoring config field {', '.join(args.ignore_field)} (--ignore-field)" if args.ignore_field else ""
+    ignored = (f"; ignoring config field {', '.join(model.ignored_fields)} (--ignore-field)"
+               if model.ignored_fields else "")
     print(f"  KV bytes per token: {est.kv_bytes_per_token:,.6g} B per GPU at this length ({est.basis}{ignored})")
     if cap_w is not None:
         print(f"  sliding window:     {cap_w.sentence}, per GPU")

@@ -70,6 +70,7 @@ class ImportedLayout:
     model_type: str
     layer_pattern: str = ""
     num_attention_heads: int | None = None
+    ignored_fields: tuple[str, ...] = ()
 
 
 PATTERN_LEGEND = {
@@ -192,11 +193,12 @@ def layout_from_config(
         groups, pattern = mla(r, merged, num_layers, fmt)
     else:
         groups, pattern = _attention(r, merged, num_layers, fmt, model_type, max_ctx, (state_format, ssm_state_format))
-    _no_field_unread(r, merged, family, ignore_fields)
+    ignored = _no_field_unread(r, merged, family, ignore_fields)
     heads = dict.get(merged, "num_attention_heads")
     heads = heads if isinstance(heads, int) and not isinstance(heads, bool) and heads > 0 else None
     return ImportedLayout(groups=tuple(groups), report=tuple(r.report), max_context_tokens=max_ctx,
-                          model_type=model_type, layer_pattern=pattern, num_attention_heads=heads)
+                          model_type=model_type, layer_pattern=pattern, num_attention_heads=heads,
+                          ignored_fields=ignored)
 
 
 def _legacy_names(r: ConfigReader, cfg: TrackedConfig, family: Family) -> None:
@@ -214,8 +216,10 @@ def _legacy_names(r: ConfigReader, cfg: TrackedConfig, family: Family) -> None:
         r.note(*note)
 
 
-def _no_field_unread(r: ConfigReader, cfg: TrackedConfig, family: Family, ignore_fields: tuple[str, ...]) -> None:
-    """Refuse a layout field the reader did not consult, unless the user accepted it by name."""
+def _no_field_unread(r: ConfigReader, cfg: TrackedConfig, family: Family,
+                     ignore_fields: tuple[str, ...]) -> tuple[str, ...]:
+    """Refuse a layout field the reader did not consult, unless the user accepted it by name; returns the
+    accepted fields that were present and unread (those the figure does not account for)."""
     unread = unread_layout_fields(cfg, family)
     for key in unread:
         if key not in ignore_fields:
@@ -227,6 +231,7 @@ def _no_field_unread(r: ConfigReader, cfg: TrackedConfig, family: Family, ignore
         state = msg("present and not modelled") if key in unread else msg("not a field kvplan would refuse")
         r.note(key, state, "ignored", msg("accepted at your request (--ignore-field): the figure does not account "
                                           "for it"))
+    return tuple(k for k in ignore_fields if k in unread)
 
 
 _IGNORED_BUT_RELEVANT = {
@@ -455,5 +460,6 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
                      max_context_tokens=layout.max_context_tokens, source=source,
                      native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern,
                      num_attention_heads=layout.num_attention_heads,
+                     ignored_fields=layout.ignored_fields,
                      notes=tuple(msg("config field {key} ignored at your request (--ignore-field): this figure does "
-                                     "not account for it", key=k) for k in ignore_fields))
+                                     "not account for it", key=k) for k in layout.ignored_fields))

@@ -84,6 +84,8 @@ class ModelSpec:
             ``planner.hf.config.PATTERN_LEGEND``); "" when not known.
         num_attention_heads: the query heads, when known from a config: TP sizes vLLM refuses are then
             refused (:func:`planner.kv.pipeline.check_tp_heads`).
+        ignored_fields: config fields the user accepted leaving unread (``--ignore-field``); the figures do
+            not account for them.
         pp_layer_partition: layers per pipeline stage chosen by the user (vLLM's
             ``VLLM_PP_LAYER_PARTITION``); None = vLLM's ``get_pp_indices`` split.
     """
@@ -102,6 +104,7 @@ class ModelSpec:
     layer_pattern: str = ""
     num_attention_heads: int | None = None
     pp_layer_partition: tuple[int, ...] | None = None
+    ignored_fields: tuple[str, ...] = ()
 
     # -- layout -------------------------------------------------------------
     def layout(self, kv_format: str | None = None) -> tuple[KVGroup, ...]:
