@@ -356,3 +356,15 @@ def test_falcon_40b_rw_config():
 ])
 def test_known_harmless_fields_pass(extra):
     assert per_token({**LLAMA, **extra}) > 0
+
+
+def test_minimax_m2_attn_type_list():
+    # MiniMaxAI/MiniMax-M2 shape: 62 layers, 48 heads, 8 KV heads, head_dim 128, attn_type_list all 1 (softmax):
+    # vLLM MiniMaxM2Attention on every layer: 2 x 62 x 8 x 128 x 2 B = 253,952 B/token.
+    cfg = {"architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2", "num_hidden_layers": 62,
+           "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 3072,
+           "attn_type_list": [1] * 62, "mtp_transformer_layers": 1, "max_position_embeddings": 196608}
+    assert per_token(cfg) == 253_952
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**cfg, "attn_type_list": [0] + [1] * 61})
+    assert exc.value.field == "config.attn_type_list"

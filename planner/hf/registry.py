@@ -213,6 +213,21 @@ def _block_configs(cfg: dict, notes: list) -> None:
                       msg("not read by vLLM's DeciLMDecoderLayer: its attention layers are full attention")))
 
 
+def _minimax_m2(cfg: dict, notes: list) -> None:
+    """MiniMax-M2 keeps MiniMax-Text-01's ``attn_type_list`` (0 lightning, 1 softmax attention); vLLM's
+    ``MiniMaxM2ForCausalLM`` (minimax_m2.py) builds softmax attention on every layer, so kvplan accepts the list
+    only when every entry is 1, and refuses it otherwise."""
+    types = cfg.get("attn_type_list")
+    if types is None:
+        return
+    if not isinstance(types, list) or any(t != 1 or isinstance(t, bool) for t in types):
+        raise PlanInputError("config.attn_type_list", str(types)[:60],
+                             msg("every entry 1 (softmax attention): vLLM's MiniMax-M2 has no lightning-attention "
+                                 "layers"))
+    notes.append(("attn_type_list", msg("{n} entries", n=len(types)), "read",
+                  msg("every layer softmax attention (vLLM MiniMaxM2ForCausalLM)")))
+
+
 _GPT2_ALIASES = (("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads"), ("n_embd", "hidden_size"),
                  ("n_positions", "max_position_embeddings"))
 
@@ -300,6 +315,12 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                        "block_auto_adjust_ff_dim", "block_mlp_init_scale", "block_out_init_scale",
                        "block_use_swiglu", "block_use_xavier_init", "block_norm_eps", "conv_dim_out",
                        "conv_use_xavier_init", "num_dense_layers", "use_expert_bias")),
+    Family("minimax_m2", "MiniMax-M2: the decoder, with attn_type_list all softmax attention",
+           _V + "minimax_m2.py MiniMaxM2DecoderLayer (MiniMaxM2Attention on every layer)",
+           ("tests/test_registry.py::test_minimax_m2_attn_type_list",),
+           _DECODER_READS + ("attn_type_list",),
+           irrelevant=("mtp_transformer_layers", "num_mtp_modules", "use_mtp", "qk_norm_type", "rotary_dim"),
+           prepare=_minimax_m2),
     Family("gpt2", "GPT-2 / GPT-J / JAIS: n_layer, n_head, n_embd, n_positions (Hugging Face attribute_map); MHA",
            _V + "gpt2.py GPT2Attention, gpt_j.py GPTJAttention, jais.py JAISAttention",
            ("tests/test_registry.py::test_gpt2_legacy_names",),
@@ -393,7 +414,7 @@ _FAMILY_OF: dict[str, tuple[str, ...]] = {
         "GraniteMoeSharedForCausalLM", "GritLM", "Grok1ModelForCausalLM", "HunYuanMoEV1ForCausalLM",
         "HunYuanDenseV1ForCausalLM", "InternLMForCausalLM", "InternLM2ForCausalLM", "InternLM2VEForCausalLM",
         "InternLM3ForCausalLM", "Jais2ForCausalLM", "LlamaForCausalLM", "LLaMAForCausalLM", "MiniCPMForCausalLM",
-        "MiniMaxM2ForCausalLM", "MistralForCausalLM", "MixtralForCausalLM", "MiMoForCausalLM",
+        "MistralForCausalLM", "MixtralForCausalLM", "MiMoForCausalLM",
         "NemotronForCausalLM", "OlmoForCausalLM", "Olmo2ForCausalLM", "Olmo3ForCausalLM", "OlmoeForCausalLM",
         "OPTForCausalLM", "OrionForCausalLM", "PanguEmbeddedForCausalLM", "PersimmonForCausalLM", "PhiForCausalLM",
         "Phi3ForCausalLM", "PhiMoEForCausalLM", "Qwen2ForCausalLM", "Qwen2MoeForCausalLM", "Qwen3ForCausalLM",
@@ -416,6 +437,7 @@ _FAMILY_OF: dict[str, tuple[str, ...]] = {
                    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"),
     "nemotron_nas": ("DeciLMForCausalLM",),
     "lfm2": ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM"),
+    "minimax_m2": ("MiniMaxM2ForCausalLM",),
     "gpt2": ("GPT2LMHeadModel", "GPTJForCausalLM", "JAISLMHeadModel"),
     "gpt_bigcode": ("GPTBigCodeForCausalLM",),
     "bloom": ("BloomForCausalLM",),
@@ -439,6 +461,7 @@ MODEL_TYPES: dict[str, str] = {
     "deepseek_v4": "deepseek_v4", "deepseek_v41": "deepseek_v4", "jamba": "jamba", "nemotron_h": "nemotron_h",
     "mimo_v2_flash": "mimo_v2", "qwen3_next": "qwen3_next", "qwen3_5": "qwen3_next", "qwen3_5_moe": "qwen3_next",
     "qwen3_5_text": "qwen3_next", "qwen3_5_moe_text": "qwen3_next", "lfm2": "lfm2", "lfm2_moe": "lfm2",
+    "minimax_m2": "minimax_m2",
 }
 """``model_type`` -> family, for configs without ``architectures`` (other model types read as ``decoder``)."""
 
