@@ -96,7 +96,7 @@ def test_refused_model_type_without_architectures():
     ("cross_attention_layers", [3, 8, 13]),        # Mllama: cross-attention layers
     ("full_attn_idxs", [2, 5, 8]),                  # LFM2: attention layers by index
     ("linear_attn_config", {"kda_layers": [1, 2]}),  # Kimi-Linear: KDA layers in a nested config
-    ("attn_layer_indices", [4, 12]),                # Bamba
+    ("global_attn_layers", [4, 12]),                # an unknown per-layer list
     ("kv_sharing_layers", 4),                       # some layer-sharing scheme
 ])
 def test_unknown_layout_field_is_refused_by_name(field, value):
@@ -368,3 +368,20 @@ def test_minimax_m2_attn_type_list():
     with pytest.raises(PlanInputError) as exc:
         layout_from_config({**cfg, "attn_type_list": [0] + [1] * 61})
     assert exc.value.field == "config.attn_type_list"
+
+
+def test_bamba_attn_layer_indices():
+    # ibm-ai-platform/Bamba-9B shape: 32 layers, attention at attn_layer_indices [9, 18, 27] (32 heads, 8 KV heads,
+    # head_dim 128), Mamba2 elsewhere: 128 heads x 64, 1 group, state 128, conv kernel 4 (vLLM mamba2_state_shape;
+    # SSM dtype 'auto' = the conv dtype, BF16).
+    # Attention: 3 x 2 x 8 x 128 x 2 B = 12,288 B/token.
+    # Per Mamba layer: conv 3 x (8,192 + 2 x 1 x 128) x 2 B = 50,688 B; SSM 128 x 64 x 128 x 2 B = 2,097,152 B;
+    # 29 layers x 2,147,840 B = 62,287,360 B per sequence.
+    cfg = {"architectures": ["BambaForCausalLM"], "model_type": "bamba", "num_hidden_layers": 32,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096, "attn_layer_indices": [9, 18, 27],
+           "mamba_n_heads": 128, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128, "mamba_d_conv": 4,
+           "mamba_expand": 2, "mamba_chunk_size": 256, "mamba_conv_bias": True, "mamba_proj_bias": False,
+           "max_position_embeddings": 262144}
+    est = model_from_config(cfg).estimate(1000)
+    assert est.kv_bytes_per_token == 12_288
+    assert est.state_bytes_in_pool == 62_287_360

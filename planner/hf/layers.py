@@ -107,6 +107,13 @@ def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
         r.note("layer kinds", _counts(kinds), "derived",
                msg("hybrid_layer_pattern: 0 full attention, 1 sliding window (MiMo-V2)"))
         return kinds
+    if cfg.get("attn_layer_indices") is not None:
+        attn = set(r.int_list("attn_layer_indices", None, minimum=0, maximum=num_layers - 1))
+        kinds = ["full" if i in attn else "mamba" for i in range(num_layers)]
+        r.note("layer kinds", _counts(kinds), "derived",
+               msg("attn_layer_indices are attention, every other layer Mamba2 (Hugging Face BambaConfig."
+                   "layers_block_type, read by vLLM's BambaModel)"))
+        return kinds
     for key in _STATE_HINTS:
         if cfg.get(key) is not None:
             raise PlanInputError("config.layer_types", None,

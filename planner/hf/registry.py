@@ -321,6 +321,14 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            _DECODER_READS + ("attn_type_list",),
            irrelevant=("mtp_transformer_layers", "num_mtp_modules", "use_mtp", "qk_norm_type", "rotary_dim"),
            prepare=_minimax_m2),
+    Family("bamba", "Bamba: attention at attn_layer_indices, Mamba2 state elsewhere",
+           _V + "bamba.py BambaModel (config.layers_block_type), BambaMixerDecoderLayer; "
+           "layers/mamba/mamba_utils.py mamba2_state_shape",
+           ("tests/test_registry.py::test_bamba_attn_layer_indices",),
+           _DECODER_READS + ("attn_layer_indices", "mamba_n_heads", "mamba_d_head", "mamba_n_groups",
+                             "mamba_d_state", "mamba_d_conv", "mamba_expand"),
+           irrelevant=("mamba_conv_bias", "mamba_proj_bias", "mamba_chunk_size", "mamba_dt_rank",
+                       "num_logits_to_keep", "z_loss_coefficient")),
     Family("gpt2", "GPT-2 / GPT-J / JAIS: n_layer, n_head, n_embd, n_positions (Hugging Face attribute_map); MHA",
            _V + "gpt2.py GPT2Attention, gpt_j.py GPTJAttention, jais.py JAISAttention",
            ("tests/test_registry.py::test_gpt2_legacy_names",),
@@ -380,7 +388,6 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
 _NOT_MODELLED = "not modelled yet: "
 
 REFUSALS: dict[str, str] = {
-    "BambaForCausalLM": _NOT_MODELLED + "attention layers by attn_layer_indices with Mamba2 state",
     "FalconH1ForCausalLM": _NOT_MODELLED + "parallel attention and Mamba2 in every layer",
     "FalconMambaForCausalLM": _NOT_MODELLED + "attention-free Mamba1 state (intermediate_size, state_size)",
     "MambaForCausalLM": _NOT_MODELLED + "attention-free Mamba1 state (intermediate_size, state_size)",
@@ -438,6 +445,7 @@ _FAMILY_OF: dict[str, tuple[str, ...]] = {
     "nemotron_nas": ("DeciLMForCausalLM",),
     "lfm2": ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM"),
     "minimax_m2": ("MiniMaxM2ForCausalLM",),
+    "bamba": ("BambaForCausalLM",),
     "gpt2": ("GPT2LMHeadModel", "GPTJForCausalLM", "JAISLMHeadModel"),
     "gpt_bigcode": ("GPTBigCodeForCausalLM",),
     "bloom": ("BloomForCausalLM",),
@@ -461,7 +469,7 @@ MODEL_TYPES: dict[str, str] = {
     "deepseek_v4": "deepseek_v4", "deepseek_v41": "deepseek_v4", "jamba": "jamba", "nemotron_h": "nemotron_h",
     "mimo_v2_flash": "mimo_v2", "qwen3_next": "qwen3_next", "qwen3_5": "qwen3_next", "qwen3_5_moe": "qwen3_next",
     "qwen3_5_text": "qwen3_next", "qwen3_5_moe_text": "qwen3_next", "lfm2": "lfm2", "lfm2_moe": "lfm2",
-    "minimax_m2": "minimax_m2",
+    "minimax_m2": "minimax_m2", "bamba": "bamba",
 }
 """``model_type`` -> family, for configs without ``architectures`` (other model types read as ``decoder``)."""
 
@@ -469,7 +477,7 @@ MODEL_TYPE_REFUSALS: dict[str, str] = {
     "kimi_linear": "KimiLinearForCausalLM",
     "minimax": "MiniMaxText01ForCausalLM", "minimax_text_01": "MiniMaxText01ForCausalLM",
     "zamba2": "Zamba2ForCausalLM", "falcon_h1": "FalconH1ForCausalLM", "mamba": "MambaForCausalLM",
-    "falcon_mamba": "FalconMambaForCausalLM", "mamba2": "Mamba2ForCausalLM", "bamba": "BambaForCausalLM",
+    "falcon_mamba": "FalconMambaForCausalLM", "mamba2": "Mamba2ForCausalLM",
     "minicpm3": "MiniCPM3ForCausalLM", "longcat_flash": "LongcatFlashForCausalLM", "plamo2": "Plamo2ForCausalLM",
     "step3_text": "Step3TextForCausalLM",
 }
