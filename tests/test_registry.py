@@ -385,3 +385,12 @@ def test_bamba_attn_layer_indices():
     est = model_from_config(cfg).estimate(1000)
     assert est.kv_bytes_per_token == 12_288
     assert est.state_bytes_in_pool == 62_287_360
+
+
+def test_hunyuan_cross_layer_attention():
+    # use_cla false: every layer stores its KV (2 x 32 x 8 x 128 x 2 = 131,072 B/token); true: refused, not priced
+    cfg = {**LLAMA, "architectures": ["HunYuanDenseV1ForCausalLM"], "use_cla": False, "cla_share_factor": 2}
+    assert per_token(cfg) == 131_072
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**cfg, "use_cla": True})
+    assert exc.value.field == "config.use_cla"

@@ -79,6 +79,17 @@ _DECODER_READS = ("num_hidden_layers", "num_attention_heads", "num_key_value_hea
                   "layer_types", "sliding_window_pattern", "quantization_config")
 
 
+def _decoder(cfg: dict, notes: list) -> None:
+    """HunYuan's cross-layer attention (``use_cla``, ``cla_share_factor``): vLLM ``HunYuanDecoderLayer``
+    (hunyuan_v1.py) lets layers reuse an earlier layer's KV when ``use_cla`` is set; kvplan does not model that
+    sharing, so it refuses ``use_cla`` true, and reads ``cla_share_factor`` as unused when it is false."""
+    if cfg.get("use_cla") is True:
+        raise PlanInputError("config.use_cla", True, msg("false: cross-layer attention (layers reusing another "
+                                                         "layer's KV) is not modelled yet"))
+    if cfg.get("use_cla") is False and cfg.get("cla_share_factor") is not None:
+        notes.append(("cla_share_factor", cfg["cla_share_factor"], "ignored", msg("use_cla is false")))
+
+
 def _attn_config(cfg: dict, notes: list) -> None:
     """MPT / DBRX keep their KV heads in ``attn_config.kv_n_heads`` (vLLM ``MPTAttention.__init__``:
     ``kv_n_heads`` if present else the attention heads; ``DbrxAttention.__init__``: ``attn_config.kv_n_heads``)."""
@@ -238,7 +249,8 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            _V + "llama.py LlamaAttention.__init__ (and qwen2.py, qwen3.py, mixtral.py, gpt_oss.py, granitemoehybrid.py)",
            ("tests/test_kv.py (llama-3.1-8b/70b/405b, qwen2.5, qwen3-8b, mistral-7b, mixtral, gpt-oss)",
             "tests/test_config_import.py"),
-           _DECODER_READS, aliases=(("num_layers", "num_hidden_layers"),)),
+           _DECODER_READS + ("use_cla", "cla_share_factor"), aliases=(("num_layers", "num_hidden_layers"),),
+           prepare=_decoder),
     Family("gemma", "Gemma 1-4: alternating local / global layers, global geometry, shared KV layers",
            _V + "gemma2.py Gemma2Attention, gemma3.py Gemma3Attention, gemma3n.py Gemma3nAttention, gemma4.py Gemma4DecoderLayer",
            ("tests/test_kv.py (gemma-2-9b, gemma-3-27b)", "tests/test_hybrids.py (gemma-4-26b-a4b)"),
