@@ -476,3 +476,36 @@ def test_gemma3_4b_hybrid_groups_and_concurrency_kvcached_215():
     assert _row(rec, "padding layers").status == "match"
     assert _row(rec, "GPU KV cache size / max_model_len").status == "engine formula"
     assert not rec.refusals
+
+
+def test_qwen35_397b_sglang_mamba_pool_ktransformers_1870():
+    log = _log("sglang-ktransformers-1870-qwen3.5-397b-mamba.txt")
+    # the command is continued with backslashes: "--tp-size 2" is read from its second line
+    assert log.first("tp").value == 2 and log.first("max_model_len").value == 8192
+    rec = reconcile(log, _config("qwen3.5-397b-a17b"))
+    # Qwen3.5-397B-A17B (model card): 60 layers, 15 x (3 Gated DeltaNet + 1 gated attention); attention 2 KV heads
+    # x 256, DeltaNet 16 QK heads and 64 V heads of 128, conv kernel 4. TP 2 -> one KV head per GPU.
+    # KV pool: the 15 full-attention layers only, K = 15 x 1 x 256 x 2 B = 7,680 B per token;
+    # (580,364 + 1) x 7,680 = 4,457,203,200 B = 4.151 GiB per K and per V: printed "4.15 GB" each.
+    # (All 60 layers would be 16.6 GiB.)
+    pool = _row(rec, "KV pool per GPU (full-attention layers)")
+    assert pool.status == "match" and "15,360 B" in pool.kvplan
+    # Mamba pool: 45 DeltaNet layers, 82 + 1 slots (MambaPool allocates size + 1).
+    # conv: (2 x 16 x 128 + 64 x 128) / 2 = 6,144 channels x 3 x 2 B = 36,864 B per layer; x 45 = 1,658,880 B;
+    #   x 83 = 137,687,040 B = 0.128 GiB, printed "0.13GB".
+    # SSM: 64 / 2 = 32 heads x 128 x 128 x 4 B (float32, SGLang's default --mamba-ssm-dtype) = 2,097,152 B per
+    #   layer; x 45 = 94,371,840 B; x 83 = 7,832,862,720 B = 7.295 GiB, printed "7.29GB" (BF16 would be 3.65 GiB,
+    #   82 slots 7.21 GiB).
+    conv, ssm = _row(rec, "Mamba conv state per GPU"), _row(rec, "Mamba SSM state per GPU")
+    assert conv.status == "match" and "1,658,880 B" in conv.kvplan
+    assert ssm.status == "match" and "94,371,840 B" in ssm.kvplan and "float32" in ssm.kvplan
+    assert not rec.refusals
+
+
+def test_sglang_mamba_ssm_dtype_flag_changes_the_prediction():
+    text = (LOGS / "sglang-ktransformers-1870-qwen3.5-397b-mamba.txt").read_text(encoding="utf-8")
+    log = parse_engine_log(text.replace("--tp-size 2 \\", "--tp-size 2 --mamba-ssm-dtype bfloat16 \\"))
+    rec = reconcile(log, _config("qwen3.5-397b-a17b"))
+    # with a BF16 SSM state the same 83 slots would hold 47,185,920 B each = 3.65 GiB, not the 7.29 printed
+    ssm = _row(rec, "Mamba SSM state per GPU")
+    assert ssm.status == "differs" and "47,185,920 B" in ssm.kvplan and "bfloat16" in ssm.kvplan

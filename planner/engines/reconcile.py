@@ -89,6 +89,9 @@ SGLANG_SWA = msg("SGLang keeps two pools for a sliding-window model (SWAKVPool):
 PP_BINDING = msg("One 'Available KV cache memory' line per pipeline stage: vLLM keeps the smallest block count of "
                  "all workers, so the rank with the fewest blocks binds the pool (each rank is priced with the "
                  "largest stage's layers, ceil(L / PP)).")
+SGLANG_MAMBA = msg("SGLang's Mamba pool holds max_mamba_cache_size + 1 slots per state layer (MambaPool): the conv "
+                   "state in the model dtype and the SSM state in --mamba-ssm-dtype (float32 by default), split over "
+                   "TP like the layer's heads.")
 HYBRID_QUIRK = msg("For hybrid models vLLM reports 'GPU KV cache size' as num_blocks // num_kv_cache_groups x the "
                 "smallest block size, while 'Maximum concurrency' counts the blocks one full-length request needs "
                 "across all groups; the two need not agree (vLLM, https://github.com/vllm-project/vllm/issues/40691).")
@@ -192,6 +195,8 @@ def token_layer_sets(model: ModelSpec, fmt: str | None, tp: int, pp: int) -> dic
         return {}
     full = sum(g.entry_bytes(tp) * g.layers_per_gpu(pp) for g in per_token if g.cap_tokens is None)
     windowed = sum(g.entry_bytes(tp) * g.layers_per_gpu(pp) for g in per_token if g.cap_tokens is not None)
+    if full and not windowed and any(g.in_pool and g.role == "state" for g in model.layout(fmt)):
+        return {"full-attention layers": full}  # Mamba / linear-attention hybrid: state lives in its own pool
     sets = {"all layers": full + windowed}
     if windowed and full:
         sets["full-attention layers"] = full
@@ -293,7 +298,8 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
         if model is not None and not sets:
             refusals.append(msg("{model}: no layer of this model stores one entry per token; SGLang's pools of it "
                                 "are not predicted", model=model.id))
-        rows, pool, tokens = _sglang_rows(log, sets, int(page_s.value), causes)
+        state = sglang_state_bytes(model, fmt, attn_tp, int(pp_s.value), log) if model is not None else None
+        rows, pool, tokens = _sglang_rows(log, sets, int(page_s.value), causes, state)
         block = 1
     else:
         bs = _setting("block_size", block_size, log.first("block_size"), 16, msg("vLLM's default"))
@@ -335,7 +341,32 @@ def _first_rank(found: tuple[Reading, ...]) -> tuple[Reading, ...]:
     return tuple(r for r in found if r.rank == keep)
 
 
-def _sglang_rows(log: EngineLog, sets: dict[str, int], page: int, causes: list[str]):
+SGLANG_SSM_DTYPES = {"float32": 4, "bfloat16": 2, "float16": 2}
+"""SGLang's ``--mamba-ssm-dtype`` choices and their bytes (default float32: sgl-project/sglang docs, Qwen3-Next
+usage, https://github.com/sgl-project/sglang/pull/15337)."""
+
+
+def sglang_state_bytes(model: ModelSpec, fmt: str | None, tp: int, pp: int, log: EngineLog):
+    """Bytes of one SGLang Mamba slot on one GPU: ``(conv, ssm, ssm dtype, its source)``, or None without state layers.
+
+    SGLang's ``MambaPool`` (``python/sglang/srt/mem_cache/memory_pool.py``) allocates, per state layer of the
+    rank, ``size + 1`` slots of the conv state (model dtype) and of the temporal (SSM) state in
+    ``--mamba-ssm-dtype`` (default float32), with the same TP split as vLLM's state shapes.
+    """
+    groups = [g for g in model.layout(fmt) if g.in_pool and g.role == "state" and getattr(g, "num_units", 0)]
+    if not groups:
+        return None
+    found = log.first("sglang_mamba_ssm_dtype")
+    dtype = str(found.value) if found and str(found.value) in SGLANG_SSM_DTYPES else "float32"
+    source = msg("log line {line_no}", line_no=found.line_no) if found and str(found.value) in SGLANG_SSM_DTYPES else msg(
+        "SGLang's default --mamba-ssm-dtype")
+    conv = sum(g.layers_per_gpu(pp) * g.entry_bytes(tp) for g in groups if "conv" in g.name)
+    ssm = sum(g.layers_per_gpu(pp) * g.units_per_gpu(tp) * g.elements_per_unit * SGLANG_SSM_DTYPES[dtype]
+              for g in groups if "conv" not in g.name)
+    return conv, ssm, dtype, source
+
+
+def _sglang_rows(log: EngineLog, sets: dict[str, int], page: int, causes: list[str], state=None):
     rows: list[ReconcileRow] = []
     allocs = []  # one per distinct "KV Cache is allocated" line (ranks print the same pools): (tokens, lo, hi, shown)
     tok_lines = {r.line_no: r for r in log.all("sglang_tokens")}
@@ -374,7 +405,7 @@ def _sglang_rows(log: EngineLog, sets: dict[str, int], page: int, causes: list[s
                     size=Figure(format_bytes(pred))), msg("match"),
                 msg("equal within the printed rounding: the pool of the {layers}", layers=_set_word(name))))
         elif sets:
-            name = "all layers" if len(allocs) == 1 else min(sets, key=lambda x: abs((n + page) * sets[x] - (lo + hi) / 2))
+            name = next(iter(sets)) if len(allocs) == 1 else min(sets, key=lambda x: abs((n + page) * sets[x] - (lo + hi) / 2))
             pred = (n + page) * sets[name]
             rows.append(ReconcileRow(
                 msg("KV pool per GPU ({layers})", layers=_set_word(name)), msg("{shown}; #tokens {n:,}", shown=shown, n=n),
@@ -407,6 +438,23 @@ def _sglang_rows(log: EngineLog, sets: dict[str, int], page: int, causes: list[s
                                  msg("one slot per running request: a per-sequence state pool, not per-token KV; "
                                      "conv {conv}, SSM {ssm}", conv=_gib(conv) if conv else "—",
                                      ssm=_gib(ssm) if ssm else "—")))
+        if state is not None:
+            n = int(slots.value)
+            causes.append(SGLANG_MAMBA)
+            for r, per_slot, label, how in (
+                    (conv, state[0], msg("Mamba conv state per GPU"), msg("model dtype")),
+                    (ssm, state[1], msg("Mamba SSM state per GPU"),
+                     msg("{dtype}, {source}", dtype=state[2], source=state[3]))):
+                if r is None:
+                    continue
+                pred = (n + 1) * per_slot
+                ok = r.bytes_lo <= pred <= r.bytes_hi
+                rows.append(ReconcileRow(
+                    label, _gib(r),
+                    msg("({n:,} + 1) slots x {per_slot:,} B ({how}) = {size}", n=n, per_slot=per_slot, how=how,
+                        size=Figure(format_bytes(pred))),
+                    _status(ok), SGLANG_MAMBA if ok else msg("differs by {size}: not explained by the state shapes",
+                                                             size=Figure(format_bytes(abs(pred - r.bytes_mid))))))
     for key, label in (("available_gpu_mem", msg("free GPU memory after the pool")), ("weights", msg("weights per GPU"))):
         r = log.first(key)
         if r:
