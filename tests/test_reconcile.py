@@ -14,8 +14,9 @@ import pytest
 from planner.catalog.entries import get_model
 from planner.cli import main
 from planner.engines.logs import MAX_LOG_BYTES, parse_engine_log
+from planner.engines.vllm_paging import pp_partition
 from planner.errors import PlanInputError
-from planner.engines.reconcile import HYBRID_QUIRK, PP_BINDING, SGLANG_SWA, pair_summary, reconcile
+from planner.engines.reconcile import HYBRID_QUIRK, PP_BINDING, PP_STAGES, SGLANG_SWA, pair_summary, reconcile
 from planner.hf.config import model_from_config, parse_config_text
 
 MODELS = Path(__file__).parent / "data" / "models"
@@ -395,8 +396,8 @@ def test_qwen3_30b_a3b_sglang_18263_predicted():
 
 def test_binding_pipeline_rank_mechanics():
     # three per-stage budget lines as printed in https://github.com/vllm-project/vllm/issues/25650 (PP 4); the
-    # thread's model is not named in them, so this checks the mechanics only: with every rank priced at the
-    # largest stage, the smallest budget (PP0, 18.02 GiB) binds
+    # thread's model is not named in them, so this checks the mechanics only: 80 layers split 20 / 20 / 20 / 20,
+    # so the smallest budget (PP0, 18.02 GiB) binds
     log = parse_engine_log(
         "(Worker_PP2 pid=2729459) INFO 09-25 00:15:14 [gpu_worker.py:298] Available KV cache memory: 18.22 GiB\n"
         "(Worker_PP0 pid=2729457) INFO 09-25 00:15:14 [gpu_worker.py:298] Available KV cache memory: 18.02 GiB\n"
@@ -509,3 +510,46 @@ def test_sglang_mamba_ssm_dtype_flag_changes_the_prediction():
     # with a BF16 SSM state the same 83 slots would hold 47,185,920 B each = 3.65 GiB, not the 7.29 printed
     ssm = _row(rec, "Mamba SSM state per GPU")
     assert ssm.status == "differs" and "47,185,920 B" in ssm.kvplan and "bfloat16" in ssm.kvplan
+
+
+def test_pp_partition_follows_vllm_get_pp_indices():
+    # vllm/distributed/utils.py get_pp_indices: L // PP layers each, then partitions[-i] += 1 for i in
+    # 2 .. L % PP + 1 (the remainder goes to the stages before the last, counted back from the second-to-last)
+    assert pp_partition(80, 4) == (20, 20, 20, 20)
+    assert pp_partition(61, 4) == (15, 15, 16, 15)  # 61 = 4 x 15 + 1: partitions[-2] += 1
+    assert pp_partition(60, 8) == (7, 7, 7, 8, 8, 8, 8, 7)  # 60 = 8 x 7 + 4: partitions[-2..-5] += 1
+    assert pp_partition(48, 2, (16, 32)) == (16, 32)  # VLLM_PP_LAYER_PARTITION, as given
+    with pytest.raises(PlanInputError):
+        pp_partition(48, 2, (16, 31))  # does not sum to 48
+
+
+def test_binding_stage_priced_with_its_own_layers():
+    # The three per-stage budgets of vllm-project/vllm#25650 (mechanics only, see above), priced for DeepSeek V3:
+    # 61 layers at PP 4 split 15 / 15 / 16 / 15 (get_pp_indices). MLA: 576 x 2 B = 1,152 B per layer per token,
+    # 16-token block 18,432 B per layer.
+    # PP0 "18.02 GiB" (lower end 18.015 GiB = 19,343,458,959 B) / (15 x 18,432 = 276,480 B) = 69,963 blocks;
+    # PP2 "18.22 GiB" (18.215 GiB = 19,558,207,324 B) / (16 x 18,432 = 294,912 B) = 66,318 blocks: PP2 binds,
+    # although its budget is larger (pricing every rank with 16 layers would have chosen PP0: 65,590 blocks).
+    log = parse_engine_log(
+        "(Worker_PP2 pid=2729459) INFO 09-25 00:15:14 [gpu_worker.py:298] Available KV cache memory: 18.22 GiB\n"
+        "(Worker_PP0 pid=2729457) INFO 09-25 00:15:14 [gpu_worker.py:298] Available KV cache memory: 18.02 GiB\n"
+        "(Worker_PP1 pid=2729458) INFO 09-25 00:15:14 [gpu_worker.py:298] Available KV cache memory: 18.25 GiB\n")
+    rec = reconcile(log, get_model("deepseek-v3"), pp=4)
+    assert _row(rec, "binding rank").engine.startswith("PP2")
+    assert _row(rec, "pipeline stages' layers").kvplan == "PP0 15, PP1 15, PP2 16, PP3 15"
+    assert PP_STAGES in rec.causes and rec.kv_bytes_per_token_per_gpu == 16 * 1_152
+
+
+def test_pp_layer_partition_read_from_the_log():
+    # VLLM_PP_LAYER_PARTITION as in the command of vllm-project/vllm#34076 (that thread's error figures are an
+    # engine bug and are not used): 48 layers as 16 + 32, so each stage is priced with its own layer count
+    log = parse_engine_log(
+        "VLLM_PP_LAYER_PARTITION=16,32 vllm serve ./Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8 --pipeline-parallel-size 2\n"
+        "(Worker_PP0 pid=1) INFO [gpu_worker.py:298] Available KV cache memory: 3.18 GiB\n"
+        "(Worker_PP1 pid=2) INFO [gpu_worker.py:298] Available KV cache memory: 9.00 GiB\n")
+    assert log.first("pp_partition").value == "16,32"
+    rec = reconcile(log, _config("qwen3-30b-a3b"))
+    # 48 x 4 KV heads x 128 x 2 x 2 B: 2,048 B per layer per token. PP0: 3.18 GiB / (16 x 2,048 B) = 104,202
+    # tokens; PP1: 9.00 GiB / (32 x 2,048 B) = 147,456 tokens: PP0 binds, priced with 16 layers
+    assert _row(rec, "pipeline stages' layers").kvplan == "PP0 16, PP1 32"
+    assert _row(rec, "binding rank").engine.startswith("PP0") and rec.kv_bytes_per_token_per_gpu == 16 * 2_048

@@ -128,6 +128,7 @@ KEYS: dict[str, str] = {
     "mamba_slots": "SGLang Mamba cache: state slots (max_mamba_cache_size)",
     "mamba_conv_size": "SGLang Mamba cache: conv state size (printed GB = GiB)",
     "mamba_ssm_size": "SGLang Mamba cache: SSM state size (printed GB = GiB)",
+    "pp_partition": "vLLM pipeline stages' layer counts (VLLM_PP_LAYER_PARTITION, 'unevenly partitioned' line)",
     "sglang_mamba_ssm_dtype": "SGLang --mamba-ssm-dtype (SSM state dtype; default float32)",
     "page_size": "SGLang page size (tokens)",
     "dp": "SGLang data-parallel size",
@@ -248,6 +249,8 @@ _PATTERNS: tuple[_Spec, ...] = (
     _p(r"Mamba Cache is allocated\.\s*max_mamba_cache_size:\s*(\d+),\s*conv_state size:\s*" + _DEC
        + r"\s*GB,\s*ssm_state size:\s*" + _DEC + r"\s*GB", "sglang", ("mamba_slots", 1, "int"),
        ("mamba_conv_size", 2, "size"), ("mamba_ssm_size", 3, "size")),
+    _p(r"Hidden layers were unevenly partitioned:\s*\[([\d,\s]{1,400})\]", "vllm", ("pp_partition", 1, "str")),
+    _p(r"VLLM_PP_LAYER_PARTITION=\s*([\d,]{1,400})", "vllm", ("pp_partition", 1, "str")),
     _p(r"\bmamba_ssm_dtype='(\w{1,20})'", "sglang", ("sglang_mamba_ssm_dtype", 1, "str")),
     _p(r"--mamba-ssm-dtype[= ]\s*(\w{1,20})", "sglang", ("sglang_mamba_ssm_dtype", 1, "str")),
     _p(r"\bpage_size=(\d+)", "sglang", ("page_size", 1, "int")),

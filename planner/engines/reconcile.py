@@ -52,13 +52,13 @@ A residual kvplan cannot explain is reported as such, with its size.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from planner.catalog.entries import models
 from planner.engines.capacity import (BUDGET_MOVES, NOT_A_HARD_CAP, VLLMSettings, vllm_capacity,
                                       vllm_max_model_len)
 from planner.engines.logs import EngineLog, Reading
-from planner.engines.vllm_paging import paging
+from planner.engines.vllm_paging import paging, pp_partition
 from planner.errors import PlanInputError
 from planner.kv.kinds import FullAttentionGroup, MLAGroup
 from planner.kv.models import ModelSpec
@@ -86,9 +86,12 @@ SGLANG_PADDING = msg("SGLang allocates size + page_size rows per pool (slot 0 ta
 SGLANG_SWA = msg("SGLang keeps two pools for a sliding-window model (SWAKVPool): the sliding-window layers' pool and "
                  "the full-attention layers' pool; each 'KV Cache is allocated' line is one of them, attributed here by "
                  "its bytes per token.")
+PP_STAGES = msg("vLLM splits the layers over pipeline stages with get_pp_indices (vllm/distributed/utils.py): "
+                "L // PP each, the remainder one each to the stages before the last, or VLLM_PP_LAYER_PARTITION; "
+                "each stage's budget is priced with its own layers.")
 PP_BINDING = msg("One 'Available KV cache memory' line per pipeline stage: vLLM keeps the smallest block count of "
-                 "all workers, so the rank with the fewest blocks binds the pool (each rank is priced with the "
-                 "largest stage's layers, ceil(L / PP)).")
+                 "all workers, so the rank with the fewest blocks binds the pool (each rank is priced with its "
+                 "stage's layers when the model's layers are known, else with the largest stage's, ceil(L / PP)).")
 SGLANG_MAMBA = msg("SGLang's Mamba pool holds max_mamba_cache_size + 1 slots per state layer (MambaPool): the conv "
                    "state in the model dtype and the SSM state in --mamba-ssm-dtype (float32 by default), split over "
                    "TP like the layer's heads.")
@@ -300,7 +303,7 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
                                 "are not predicted", model=model.id))
         state = sglang_state_bytes(model, fmt, attn_tp, int(pp_s.value), log) if model is not None else None
         rows, pool, tokens = _sglang_rows(log, sets, int(page_s.value), causes, state)
-        block = 1
+        block, stage_pp = 1, int(pp_s.value)
     else:
         bs = _setting("block_size", block_size, log.first("block_size"), 16, msg("vLLM's default"))
         mml = _setting("max_model_len", max_model_len,
@@ -310,14 +313,14 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
                         msg("vLLM's default on large GPUs (it only matters for sliding windows)"))
         settings += [bs, mml, mnbt]
         block = int(bs.value)
-        rows, pool, tokens = _vllm_rows(log, model, fmt, attn_tp, int(pp_s.value), block, mml.value,
-                                        int(mnbt.value), per_token, causes, refusals)
+        rows, pool, tokens, (model, stage_pp, per_token) = _vllm_rows(
+            log, model, fmt, attn_tp, int(pp_s.value), block, mml.value, int(mnbt.value), per_token, causes, refusals)
     implied = None
     if pool and tokens:
         implied = (pool[0] / (tokens + block), pool[1] / tokens)
     best = None
     if implied and model is not None and per_token is not None:
-        best, fit_rows = _best_fit(model, fmt, attn_tp, int(pp_s.value), implied, per_token)
+        best, fit_rows = _best_fit(model, fmt, attn_tp, stage_pp, implied, per_token)
         rows += fit_rows
     binding = log.engine == "vllm" and len({r.rank for r in log.all("kv_budget")}) > 1
     causes += [msg("{key} is printed {times} times with different values ({values}): typically one line per rank; the "
@@ -493,14 +496,31 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
         except PlanInputError as exc:
             refusals.append(msg("{error}", error=exc))
             cap_of = None
-    # the binding rank: the budget line whose block count is smallest (one line per PP stage / rank)
+    # the binding rank: the budget line whose block count is smallest (one line per PP stage / rank), each
+    # stage priced with its own layers (vLLM's get_pp_indices split) when the model's layers are known
     budget = budgets[0] if budgets else None
     if cap_of is not None and len({r.rank for r in budgets}) > 1:
         by_rank = {}
         for r in budgets:
             by_rank.setdefault(r.rank, r)
-        budget = min(by_rank.values(), key=lambda r: cap_of(r.bytes_lo).num_blocks)
+        stages = _stage_models(log, model, pp, refusals) if pp > 1 else None
+
+        def blocks_of(r):
+            k = _pp_index(r.rank)
+            if stages is not None and k is not None and k < len(stages):
+                return vllm_capacity(stages[k][0], r.bytes_lo, probe_len, fmt, tp, 1, s).num_blocks
+            return cap_of(r.bytes_lo).num_blocks
+        budget = min(by_rank.values(), key=blocks_of)
         causes.append(PP_BINDING)
+        k = _pp_index(budget.rank)
+        if stages is not None and k is not None and k < len(stages):
+            causes.append(PP_STAGES)
+            rows.append(ReconcileRow(msg("pipeline stages' layers"), msg("{n} stages", n=len(stages)),
+                                     ", ".join(f"PP{i} {n}" for i, (_, n) in enumerate(stages)), msg("engine only"),
+                                     PP_STAGES))
+            model, pp = stages[k][0], 1  # the binding stage's own layers price everything below
+            if per_token is not None:
+                per_token = _pool_token_bytes(model, fmt, tp, 1)
         rows.append(ReconcileRow(msg("binding rank"), msg("{rank}: {printed}", rank=budget.rank or "—",
                                                           printed=budget.printed),
                                  msg("{n} ranks' budgets: {values}", n=len(by_rank),
@@ -691,7 +711,47 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
                   msg("; no effect on a full-attention model") if model is not None else "")
         causes.append(msg("vLLM's hybrid KV cache manager is off ({why}): sliding-window and chunked layers store full "
                           "KV{effect}", why=why, effect=effect))
-    return rows, pool, tokens
+    return rows, pool, tokens, (model, pp, per_token)
+
+
+def _pp_index(rank: str) -> int | None:
+    """The pipeline stage of a rank prefix ("PP1", "TP0 PP1"), or None."""
+    m = re.search(r"\bPP(\d+)\b", rank or "")
+    return int(m.group(1)) if m else None
+
+
+def _stage_models(log: EngineLog, model: ModelSpec, pp: int, refusals: list[str]):
+    """``(model restricted to the stage's layers, its layer count)`` for each pipeline stage, or None when the
+    layers a group holds are not known (then every rank is priced with the largest stage, ceil(L / PP))."""
+    total = model.num_hidden_layers
+    if not total or pp > total:
+        return None
+    found = log.first("pp_partition")
+    given = None
+    if found is not None:
+        try:
+            given = tuple(int(x) for x in str(found.value).replace(" ", "").split(",") if x)
+        except ValueError:
+            given = None
+    try:
+        parts = pp_partition(total, pp, given)
+    except PlanInputError as exc:
+        refusals.append(msg("{error}", error=exc))
+        return None
+    stages, start = [], 0
+    for n in parts:
+        groups = []
+        for g in model.groups:
+            if g.layer_ids:
+                ids = tuple(i for i in g.layer_ids if start <= i < start + n)
+                groups.append(replace(g, num_layers=len(ids), layer_ids=ids))
+            elif g.num_layers == total:
+                groups.append(replace(g, num_layers=n))
+            else:
+                return None  # a group over some layers, not known which: not split by stage
+        stages.append((replace(model, groups=tuple(g for g in groups if g.num_layers)), n))
+        start += n
+    return stages
 
 
 def _tokens_from_concurrency(tokens_r: Reading, conc: Reading | None, conc_m: Reading | None) -> bool:

@@ -257,3 +257,26 @@ def engine_layers(p: Paging, i: int) -> int:
     if p.layout == "hybrid":
         return p.groups_per_type[i] * p.group_size
     return p.types[i].layers
+
+
+def pp_partition(num_layers: int, pp: int, given: tuple[int, ...] | None = None) -> tuple[int, ...]:
+    """Layers of each pipeline stage, as vLLM splits them (``get_pp_indices`` in ``vllm/distributed/utils.py``).
+
+    ``num_layers // pp`` each; the ``num_layers % pp`` remaining layers go one each to the stages before the last,
+    counted back from the second-to-last (``partitions[-i] += 1`` for ``i`` in ``2 .. remaining + 1``: the last
+    stage also holds the norm and the output head). ``given`` is a ``VLLM_PP_LAYER_PARTITION`` the log shows,
+    used as is when it has ``pp`` stages summing to ``num_layers``.
+
+    Raises:
+        PlanInputError: ``pp`` above ``num_layers``, or a given partition of the wrong length or sum.
+    """
+    check_int("pp", pp, 1, max(1, num_layers))
+    if given is not None:
+        if len(given) != pp or sum(given) != num_layers or min(given) < 0:
+            raise PlanInputError("VLLM_PP_LAYER_PARTITION", ",".join(map(str, given)),
+                                 msg("{pp} stages summing to {layers} layers", pp=pp, layers=num_layers))
+        return tuple(given)
+    parts = [num_layers // pp] * pp
+    for i in range(2, num_layers % pp + 2):
+        parts[-i] += 1
+    return tuple(parts)
