@@ -553,3 +553,39 @@ def test_pp_layer_partition_read_from_the_log():
     # tokens; PP1: 9.00 GiB / (32 x 2,048 B) = 147,456 tokens: PP0 binds, priced with 16 layers
     assert _row(rec, "pipeline stages' layers").kvplan == "PP0 16, PP1 32"
     assert _row(rec, "binding rank").engine.startswith("PP0") and rec.kv_bytes_per_token_per_gpu == 16 * 2_048
+
+
+@pytest.mark.parametrize("name, tokens, blocks", [("612", "567,978", "298 to 299 blocks"), ("652", "569,878", "300 blocks")])
+def test_qwen36_35b_hybrid_prefix_caching_align_club3090(name, tokens, blocks):
+    rec = reconcile(_log(f"vllm-club3090-{name}-qwen3.6-35b-a3b-hybrid.txt"), _config("qwen3.6-35b-a3b"))
+    # Qwen3.6-35B-A3B (model card): 40 layers, 10 x (3 Gated DeltaNet + 1 gated attention); attention 2 KV heads
+    # x 256, FP8 KV ('kv_cache_dtype': 'fp8'): 2 x 2 x 256 x 1 B = 1,024 B per layer per token. DeltaNet state per
+    # layer: conv (2 x 16 x 128 + 32 x 128 = 8,192) x 3 x 2 B = 49,152 B; recurrent 32 x 128 x 128 x 4 B (the
+    # config's mamba_ssm_dtype float32) = 2,097,152 B; page 2,146,304 B. Attention block = 16 x cdiv(2,146,304,
+    # 16 x 1,024) = 16 x 131 = 2,096 tokens (no padding). Groups of 10 layers: 1 full + 3 DeltaNet = 4 groups;
+    # num_blocks = budget // 2,146,304 // 10.
+    # 612: "5.98 GiB" = [5.975, 5.985] GiB -> 298.9 .. 299.4 -> 298 or 299 blocks.
+    # 652: "6.01 GiB" = [6.005, 6.015] GiB -> 300.4 .. 300.9 -> 300 blocks.
+    # Blocks per 131,072-token request: cdiv(131,072, 2,096) = 63 + 3 groups x 2 pages ('enable_prefix_caching':
+    # True -> mamba_cache_mode 'align': MambaSpec.max_memory_usage_bytes = 2 pages) = 69.
+    # 299 / 69 = 4.333 -> "4.33x", int(299 / 69 x 131,072) = 567,978; 300 / 69 = 4.348 -> "4.35x",
+    # int(300 / 69 x 131,072) = 569,878 (v0.24.0 prints int(concurrency x max_model_len) as the token count).
+    # One page per request would give 66 (4.53x), a BF16 recurrent state 1,072-token blocks and 129 (4.53x).
+    assert next(s for s in rec.settings if s.name == "mamba_cache_mode").value == "align"
+    conc, toks = _row(rec, "Maximum concurrency"), _row(rec, "GPU KV cache size")
+    assert conc.status == "match" and blocks in conc.kvplan and "69 blocks per request" in conc.kvplan
+    assert toks.status == "match" and toks.engine == tokens
+    assert not rec.refusals
+
+
+def test_hybrid_without_prefix_caching_holds_one_state_page():
+    text = (LOGS / "vllm-club3090-612-qwen3.6-35b-a3b-hybrid.txt").read_text(encoding="utf-8")
+    rec = reconcile(parse_engine_log(text.replace("'enable_prefix_caching': True", "'enable_prefix_caching': False")),
+                    _config("qwen3.6-35b-a3b"))
+    # mode 'none': 63 + 3 x 1 = 66 blocks per request, 299 / 66 = 4.53x: not the 4.33x printed
+    assert next(s for s in rec.settings if s.name == "mamba_cache_mode").value == "none"
+    conc = _row(rec, "Maximum concurrency")
+    assert conc.status == "differs" and "66 blocks per request" in conc.kvplan
+    rec = reconcile(parse_engine_log(text.replace("'enable_prefix_caching': True", "'mamba_cache_mode': 'all'")),
+                    _config("qwen3.6-35b-a3b"))
+    assert any("mamba_cache_mode 'all'" in r for r in rec.refusals)

@@ -58,7 +58,7 @@ from planner.catalog.entries import models
 from planner.engines.capacity import (BUDGET_MOVES, NOT_A_HARD_CAP, VLLMSettings, vllm_capacity,
                                       vllm_max_model_len)
 from planner.engines.logs import EngineLog, Reading
-from planner.engines.vllm_paging import paging, pp_partition
+from planner.engines.vllm_paging import MAMBA_CACHE_MODES, paging, pp_partition
 from planner.errors import PlanInputError
 from planner.kv.kinds import FullAttentionGroup, MLAGroup
 from planner.kv.models import ModelSpec
@@ -312,9 +312,18 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
         mnbt = _setting("max_num_batched_tokens", None, log.first("max_num_batched_tokens"), 8192,
                         msg("vLLM's default on large GPUs (it only matters for sliding windows)"))
         settings += [bs, mml, mnbt]
+        mamba = _mamba_cache_mode(log) if model is not None and any(
+            g.in_pool and g.role == "state" for g in model.layout(fmt)) else None
+        if mamba is not None:
+            settings.append(mamba)
+            if mamba.value not in MAMBA_CACHE_MODES:
+                refusals.append(msg("vLLM mamba_cache_mode {mode!r} (a state page per block of the sequence) is not "
+                                    "modelled", mode=mamba.value))
+                model, per_token, mamba = None, None, None
         block = int(bs.value)
         rows, pool, tokens, (model, stage_pp, per_token) = _vllm_rows(
-            log, model, fmt, attn_tp, int(pp_s.value), block, mml.value, int(mnbt.value), per_token, causes, refusals)
+            log, model, fmt, attn_tp, int(pp_s.value), block, mml.value, int(mnbt.value), per_token, causes, refusals,
+            mamba.value if mamba is not None else "none")
     implied = None
     if pool and tokens:
         implied = (pool[0] / (tokens + block), pool[1] / tokens)
@@ -475,7 +484,23 @@ def _older_concurrency(log: EngineLog) -> bool:
     return bool(log.first("num_gpu_blocks") or log.first("num_cpu_blocks"))
 
 
-def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, causes, refusals):
+def _mamba_cache_mode(log: EngineLog) -> Setting:
+    """vLLM's ``mamba_cache_mode`` for a Mamba / linear-attention hybrid: as printed, else ``"align"`` when the
+    log turns prefix caching on (vLLM's mode for hybrids with prefix caching), else ``"none"``."""
+    found = log.first("mamba_cache_mode")
+    if found is not None:
+        return Setting("mamba_cache_mode", str(found.value), msg("log line {line_no}", line_no=found.line_no))
+    on = log.first("prefix_caching")
+    flag = log.first("prefix_caching_flag")
+    if (on is not None and on.value == "True") or (flag is not None and not str(flag.value).startswith("--no-")):
+        where = on if on is not None and on.value == "True" else flag
+        return Setting("mamba_cache_mode", "align",
+                       msg("derived: prefix caching on (log line {line_no}): vLLM's 'align' mode, 2 state pages "
+                           "per request", line_no=where.line_no))
+    return Setting("mamba_cache_mode", "none", msg("assumed: prefix caching not turned on in the log"))
+
+
+def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, causes, refusals, mamba_mode="none"):
     rows: list[ReconcileRow] = []
     budgets = log.all("kv_budget")
     err_budget = log.first("error_budget")
@@ -483,7 +508,8 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
     conc, conc_m = log.first("max_concurrency"), log.first("concurrency_tokens")
     tokens = int(tokens_r.value) if tokens_r else (int(blocks_r.value) * block if blocks_r else None)
     hybrid_on = not (log.first("hybrid_manager_off") or log.first("kv_connector"))
-    s = VLLMSettings(block_size=block, max_num_batched_tokens=max_batched, hybrid_kv_cache_manager=hybrid_on)
+    s = VLLMSettings(block_size=block, max_num_batched_tokens=max_batched, hybrid_kv_cache_manager=hybrid_on,
+                     mamba_cache_mode=mamba_mode)
     m_len = int(mml) if mml is not None else None
     cap_of = None
     if model is not None:
