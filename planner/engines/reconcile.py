@@ -610,6 +610,18 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
                             "explain this residual (the printed budget may come from another rank or step than the pool "
                             "size)", tokens=t_lo, per_token=per_token, reported=int(tokens_r.value),
                             gap=Figure(format_bytes(gap)), share=gap / max(budget.bytes_mid, 1))
+                if tp > 1 and groups == 1 and len({r.rank for r in budgets}) <= 1 and not budget.rank:
+                    # V1 prints both lines once per worker and keeps the smallest worker's blocks
+                    # (get_kv_cache_config per worker, then unify_kv_cache_configs); a quoted pair may mix workers
+                    b = int(tokens_r.value) // caps[0].block_size
+                    lo_b, hi_b = b * caps[0].bytes_per_block, (b + 1) * caps[0].bytes_per_block
+                    cause = msg("{cause}. With TP {tp} every worker prints its own 'Available KV cache memory' and, in "
+                                "V1 releases that size each worker's pool separately, its own 'GPU KV cache size'; "
+                                "the engine keeps the smallest worker's blocks. {reported:,} tokens = {blocks:,} blocks "
+                                "of {block_bytes:,} B fit a budget of {lo:.4f} to {hi:.4f} GiB: a worker printing "
+                                "that budget would explain the line exactly, but the log quotes one budget line, so "
+                                "this stays unexplained.", cause=cause, tp=tp, reported=int(tokens_r.value), blocks=b,
+                                block_bytes=caps[0].bytes_per_block, lo=lo_b / GiB, hi=hi_b / GiB)
             rows.append(ReconcileRow(msg("GPU KV cache size (tokens)"), tokens_r.printed, _range(t_lo, t_hi),
                                      _status(ok), cause))
     elif blocks_r and tokens_r is None and not negative:
