@@ -594,3 +594,21 @@ def test_hybrid_without_prefix_caching_holds_one_state_page():
     rec = reconcile(parse_engine_log(text.replace("'enable_prefix_caching': True", "'mamba_cache_mode': 'all'")),
                     _config("qwen3.6-35b-a3b"))
     assert any("mamba_cache_mode 'all'" in r for r in rec.refusals)
+
+
+def test_qwen35_35b_hybrid_tp4_vllm_36861():
+    rec = reconcile(_log("vllm-36861-qwen3.5-35b-a3b-tp4-hybrid.txt"), _config("qwen3.5-35b-a3b"))
+    # The thread's working TP 4 run (its subject is a later PP failure). Qwen3.5-35B-A3B: 10 gated-attention
+    # layers of 2 KV heads x 256 (one per GPU at TP 4, BF16): 1 x 256 x 2 x 2 B = 1,024 B per layer per token.
+    # DeltaNet state per layer at TP 4: conv 8,192 / 4 = 2,048 channels x 3 x 2 B = 12,288 B; recurrent 32 / 4 = 8
+    # heads x 128 x 128 x 4 B (float32) = 524,288 B; 536,576 B. Block 16 x cdiv(536,576, 16,384) = 16 x 33 = 528
+    # tokens, page 528 x 1,024 = 540,672 B (the state padded to it). 4 groups of 10 layers.
+    # "2.09 GiB" = [2,238,751,703, 2,249,489,121] B // 540,672 // 10 = 414 to 416 blocks.
+    # This release prints num_blocks // 4 x 528: 414 or 415 -> 103 x 528 = 54,384 tokens, as printed (416 -> 54,912).
+    # Per 160,000-token request: cdiv(160,000, 528) = 304 + 3 groups x 2 pages (--enable-prefix-caching: 'align')
+    # = 310; 414 / 310 = 1.335 and 415 / 310 = 1.339: "1.34x".
+    assert next(s for s in rec.settings if s.name == "tp").value == 4
+    toks, conc = _row(rec, "GPU KV cache size (tokens)"), _row(rec, "Maximum concurrency")
+    assert toks.status == "match" and toks.kvplan == "54,384 to 54,912" and "528 tokens" in toks.cause
+    assert conc.status == "match" and "310 blocks per request" in conc.kvplan
+    assert _row(rec, "GPU KV cache size / max_model_len").status == "engine formula"
