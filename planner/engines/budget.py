@@ -215,8 +215,7 @@ def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: 
     non_torch, nt_src, caveat = vllm_non_torch_bytes(tp, pp)
     best: tuple[int, tuple[BudgetTerm, ...], str] | None = None
     stages = [(pp - 1, "last pipeline stage" if pp > 1 else "every rank")]
-    if pp > 1:
-        stages.append((0, "first pipeline stage"))
+    stages += [(r, "first pipeline stage" if r == 0 else f"pipeline stage {r}") for r in range(pp - 1)]
     for rank, label in stages:
         if weights_bytes_per_gpu is not None:
             w, w_src = weights_bytes_per_gpu, "set by user"

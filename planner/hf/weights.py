@@ -35,6 +35,7 @@ from fnmatch import fnmatchcase as fnmatch
 from typing import Any
 
 from planner.errors import PlanInputError
+from planner.kv.pipeline import vllm_pp_partition
 from planner.messages import msg
 
 VOCAB_PADDING = 64
@@ -208,7 +209,8 @@ def _tied(cfg: dict, config: dict, model_type: str) -> bool:
 
 def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_rank: int | None = None,
                        mxfp4_pad: int = 1) -> CheckpointWeights:
-    """Weight bytes of one rank of a decoder checkpoint (``pp_rank`` None = the heaviest stage: the last).
+    """Weight bytes of one rank of a decoder checkpoint (``pp_rank`` None = the last stage, which holds the output
+    head; stages hold vLLM's split of the layers, :func:`planner.kv.pipeline.vllm_pp_partition`).
 
     ``mxfp4_pad``: MXFP4 MoE weights' hidden and per-rank intermediate sizes are rounded up to this multiple, as
     the engine's kernels lay them out (vLLM 0.19 on Hopper: ``mxfp4_moe_pad`` in planner/data/engine_budget.toml;
@@ -239,10 +241,9 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
         inter = _whole(cfg, "intermediate_size", minimum=1)
     shared_inter = _whole(cfg, "shared_expert_intermediate_size", 0)
 
-    # per-stage layer count: vLLM splits layers evenly, the last stage takes the remainder
-    last = pp_rank is None or pp_rank == pp - 1
-    first = pp_rank == 0 if pp_rank is not None else pp == 1
-    stage_layers = layers // pp + (layers % pp if last else 0)
+    rank = pp - 1 if pp_rank is None else pp_rank
+    last, first = rank == pp - 1, rank == 0
+    stage_layers = vllm_pp_partition(layers, pp)[rank]  # vLLM's get_pp_indices split
 
     def lin(name: str, rows: int, cols: int, quantizable: bool = True) -> int:
         if scheme is None or not quantizable or _ignored(name, ignore) or (experts_only and name != "mlp.experts"):
