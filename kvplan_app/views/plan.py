@@ -89,6 +89,7 @@ defaults = {
     **_acc_defaults(accelerator_from_link(last.accelerator) if last.accelerator else None),
     "plan_gpus_per_replica": last.gpus_per_replica,
     "plan_attention_parallelism": last.attention_parallelism,
+    "plan_engine": last.engine or "none",
     "plan_pipeline_parallel_size": last.pipeline_parallel_size,
     "plan_context_tokens": token_text(last.context_tokens),
     "plan_output_tokens": last.output_tokens,
@@ -274,6 +275,11 @@ with st.expander(t("Parallelism, memory and throughput assumptions")):
                                help=t("Keep window state in HBM (not host RAM)"))
     pp = b1.number_input(t("Pipeline stages (split layers)"), min_value=1, max_value=1024, step=1,
                          key="plan_pipeline_parallel_size", help=t("Must divide the GPUs per replica; TP = GPUs / stages."))
+    ENGINE_WORDS = {"none": t("kvplan (steady state)"), "vllm": "vLLM", "sglang": "SGLang"}
+    engine = b2.selectbox(t("Serving engine"), list(ENGINE_WORDS), key="plan_engine", format_func=ENGINE_WORDS.get,
+                          help=t("With an engine, the headline is the sessions it would admit at full length and the "
+                                 "page prints its launch flags; kvplan's steady state stays beside it as the upper "
+                                 "bound."))
 
 with st.expander(t("Misses, replay and tiers")):
     node = node_for(gpu_id)
@@ -312,7 +318,7 @@ try:
         raise user_acc_error
     inputs, notices = rebase(
         last, model_id=model_id, gpu_id=gpu_id, accelerator=user_acc.to_link() if user_acc else None,
-        gpus_per_replica=int(gpus), attention_parallelism=attention,
+        gpus_per_replica=int(gpus), attention_parallelism=attention, engine=None if engine == "none" else engine,
         pipeline_parallel_size=int(pp), hbm_gib=hbm_choice,
         gpu_memory_utilization=float(util), reserve_gib=float(reserve),
         weight_format=None if weight_format == "catalog" else weight_format,
@@ -330,6 +336,7 @@ try:
     # A widget Streamlit recreated sends its starting value, not the plan's: never a silent change of the link.
     add_notices(plan_widget_reset_notes(last, inputs, {
         "model_id": model_ids[0], "gpu_id": gpu_ids[0], "gpus_per_replica": 1, "attention_parallelism": "tp",
+        "engine": None,
         "output_tokens": 0, "kv_format": NATIVE, "hit_rate": 0.0, "hbm_gib": st.session_state["plan_hbm_gib_range"][0],
         "pipeline_parallel_size": 1, "shared_prefixes": 1, "pause_mean_s": 0.0, "ttl_s": 0.0,
         "state_in_hbm": False}))
