@@ -386,6 +386,8 @@ with headline:
                    help=t("Per GPU: the uncached tail plus output tokens")
                         + (t(" plus window state") if inputs.state_in_hbm and result.state_bytes_per_session else "")
                         + t("; the shared prefix is stored once."))
+    if result.sessions_note:  # which figure the headline is (engine admission or steady state), said once
+        numbers.caption(planner_message(result.sessions_note))
     with chart:
         show_chart(plan_figure(inputs, result.sessions_per_gpu, result.per_session_bytes,
                           model.max_context_tokens, language()), key="plan_chart")

@@ -87,6 +87,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"  attention:           {result.parallelism_note}")
         print(f"  sessions per replica: {result.sessions_per_replica:,}")
         print(f"  sessions per GPU:    {format_sessions(result.sessions_per_gpu)}")
+        if result.sessions_basis != "steady state" or i.engine is not None:
+            print(f"  steady state:        {result.steady_state_sessions_per_replica:,} per replica, "
+                  f"{format_sessions(result.steady_state_sessions_per_gpu)} per GPU (upper bound)")
+            print(f"  sessions basis:      {result.sessions_note}")
         rate = "undefined" if result.request_rate_per_s is None else f"{format_figure(result.request_rate_per_s, 4)} /s"
         print(f"  request rate per GPU: {rate} (limited by {result.request_rate_limit})")
         print(f"  miss probability:    {format_figure(result.miss_probability, 4)} (pause {i.pause_mean_s:g} s {i.pause_distribution}, "

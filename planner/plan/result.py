@@ -13,7 +13,7 @@ from planner.catalog.entries import get_model
 from planner.errors import PlanInputError
 from planner.kv.notes import past_maximum_note
 from planner.kv.models import NATIVE, ModelSpec, with_pool_state
-from planner.plan.core import evaluate, kv_split
+from planner.plan.core import Admission, evaluate, kv_split
 from planner.plan.hardware import hardware_arrays, hbm_override_note, resolve_hardware
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
@@ -66,6 +66,20 @@ class PlanResult(BaseModel):
     sessions_per_domain: int
     sessions_per_gpu: int | float
     sessions_per_replica: int
+    sessions_basis: Literal["steady state", "engine admission"] = Field(
+        "steady state", description="what sessions_per_replica (and the rate, tiers, frontier, recommend and the CSV) "
+                                    "follow: kvplan's steady state (windows only) or the named engine's admission "
+                                    "of full-length requests")
+    steady_state_sessions_per_replica: int = Field(
+        0, description="kvplan's steady state: windows only, each shared prefix once (the upper bound)")
+    steady_state_sessions_per_gpu: int | float = Field(0, description="steady_state_sessions_per_replica / GPUs")
+    engine_num_blocks: int | None = Field(None, description="the engine's KV blocks per GPU for usable_kv_bytes "
+                                                            "(vLLM num_gpu_blocks); None without an engine model")
+    engine_blocks_per_request: int | None = Field(
+        None, description="blocks one full-length request (context + output tokens) takes (vLLM)")
+    engine_max_concurrency: float | None = Field(
+        None, description="vLLM's 'Maximum concurrency' per KV domain: engine_num_blocks / engine_blocks_per_request")
+    sessions_note: Text = Field("", description="both session figures in words, and which one drives the plan")
     time_per_request_s: float | None
     request_rate_per_s: float | None
     request_rate_limit: Literal["decode throughput", "sessions", "none"]
@@ -256,6 +270,13 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
                       "utilization ({usable} GiB). Add GPUs per replica, more HBM or a smaller weight format.",
                       weights=Figure(format_figure(to_gib(weights))), reserve=inputs.reserve_gib,
                       usable=Figure(format_figure(to_gib(util_bytes))))
+    elif sessions == 0 and a.admission.vllm is not None and int(a.steady_sessions) > 0:
+        adm = a.admission.vllm
+        message = msg("vLLM would not admit one request of {tokens:,} tokens {where}: it reserves {need} GiB per GPU "
+                      "for it ({blocks:,} blocks), usable KV is {usable} GiB per GPU, so it refuses to start. Lower "
+                      "the context, or add GPUs or HBM.", tokens=n + t, where=where,
+                      need=Figure(format_figure(to_gib(adm.blocks_per_request(n + t) * adm.bytes_per_block))),
+                      blocks=adm.blocks_per_request(n + t), usable=Figure(format_figure(to_gib(usable))))
     elif sessions == 0:
         message = msg("Not one session fits {where}: the shared prefix plus one session need {need} GiB per GPU, "
                       "usable KV is {usable} GiB per GPU.", where=where,
@@ -298,6 +319,15 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         if note:
             message = msg("{note} {message}", note=note, message=message) if message else note
 
+    steady = int(a.steady_sessions)
+    steady_gpu = steady if split.domain_gpus == 1 else steady / split.domain_gpus
+    steady_replica = steady * split.domains_per_replica
+    engine_blocks = per_request = concurrency = None
+    if a.admission.vllm is not None:
+        adm = a.admission.vllm
+        engine_blocks, per_request = adm.num_blocks(usable), adm.blocks_per_request(n + t)
+        concurrency = engine_blocks / per_request
+    note = sessions_note(inputs, a.admission, where, sessions, steady, engine_blocks, per_request, concurrency)
     copies = min(k, sessions)
     return PlanResult(
         inputs=inputs, model_name=model.name, gpu_name=hw.gpu_name,
@@ -311,6 +341,9 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         shared_prefix_bytes=shared, per_session_bytes=per, state_bytes_per_session=state,
         host_state_bytes=0 if inputs.state_in_hbm else state * sessions,
         sessions_per_domain=sessions, sessions_per_gpu=per_gpu, sessions_per_replica=int(a.sessions_per_replica),
+        sessions_basis=a.admission.basis, steady_state_sessions_per_replica=steady_replica,
+        steady_state_sessions_per_gpu=steady_gpu, engine_num_blocks=engine_blocks,
+        engine_blocks_per_request=per_request, engine_max_concurrency=concurrency, sessions_note=note,
         time_per_request_s=time_per_request, request_rate_per_s=rate, request_rate_limit=limit, message=message,
         prefix_copies=copies, shared_prefixes_bytes=copies * shared, state_parked=parked_state,
         miss_probability=_f(a.miss_probability), state_alive_fraction=_f(a.state_alive_fraction),
@@ -325,6 +358,34 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         reload_from_host_s=reload_host, reload_from_ssd_s=reload_ssd, recompute_s=recompute, fastest_recovery=fastest,
         tiers=placement, overflow_action=placement.action, overflow_message=placement.message,
     )
+
+
+def sessions_note(inputs: PlanInputs, admission: Admission, where: str, sessions: int, steady: int,
+                  num_blocks: int | None, per_request: int | None, concurrency: float | None) -> str:
+    """Both session figures in words, and which one the plan follows (said once, here).
+
+    ``where`` is the KV domain in words; counts are per domain.
+    """
+    n = inputs.context_tokens + inputs.output_tokens
+    if admission.vllm is not None:
+        s = admission.vllm.settings
+        note = msg("Sessions are vLLM's admission figure: {sessions:,} full-length requests of {tokens:,} tokens at "
+                   "once on {where} (its maximum concurrency, {num_blocks:,} blocks / {per_request:,} per request = "
+                   "{concurrency:.2f}x; a sliding-window layer holds its window plus one prefill chunk of "
+                   "{batched:,} tokens, in blocks of {block} tokens). kvplan's steady state (windows only) holds "
+                   "{steady:,}: the upper bound. The headline, the frontier, recommend and the CSV use the admission "
+                   "figure.", sessions=sessions, tokens=n, where=where, num_blocks=num_blocks,
+                   per_request=per_request, concurrency=concurrency, batched=s.max_num_batched_tokens,
+                   block=s.block_size, steady=steady)
+        if inputs.hit_rate > 0:
+            note = msg("{note} vLLM's figure reserves every request's whole prefix; requests that share a cached "
+                       "prefix take fewer new blocks, so more may run.", note=note)
+        return note
+    if inputs.engine is not None:
+        return msg("Sessions are kvplan's steady state (windows only), the upper bound of what {engine} admits: "
+                   "{reason}. The headline, the frontier, recommend and the CSV use it.",
+                   engine={"vllm": "vLLM", "sglang": "SGLang"}[inputs.engine], reason=admission.reason)
+    return ""
 
 
 def format_sessions(value: int | float) -> str:
