@@ -409,3 +409,20 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
     return ModelSpec(id=model_id, name=str(name)[:80], groups=layout.groups,
                      max_context_tokens=layout.max_context_tokens, source=source,
                      native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern)
+
+
+CONFIG_MODEL_PREFIX = "config:"
+"""Model ids of imported configs in a plan (``config:<file name>``): never a catalog id, so a plan file or link
+naming one says that the config itself must come with it."""
+
+
+def plan_model_from_config(text: str | bytes, name: str, source: str | None = None) -> ModelSpec:
+    """An imported config.json as the model of a plan (``kvplan plan --config``, the Plan page's upload): the
+    same import as ``kvplan kv --config``, its KV format left to the plan, id ``config:<name>``.
+
+    Raises:
+        PlanInputError: the config cannot be read (named field).
+    """
+    name = str(name)[:80]
+    return model_from_config(parse_config_text(text, name), name=name, model_id=CONFIG_MODEL_PREFIX + name,
+                             source=source or f"imported: {name}")

@@ -171,8 +171,13 @@ def replay_window_tokens(model: ModelSpec, kv_format: str | None = None) -> int:
 def weights_per_gpu(inputs: PlanInputs, model: ModelSpec) -> int:
     """Weight bytes on each GPU: one replica's weights / gpus_per_replica (rounded up).
 
-    The catalog prices total parameters (all experts), never active ones.
+    The catalog prices total parameters (all experts), never active ones. A model without a parameter
+    count (an imported config.json) needs ``weights_gib``: refused, naming it, otherwise.
     """
+    if inputs.weights_gib is None and model.total_params is None:
+        raise PlanInputError("weights_gib", None, msg("the weights of one replica in GiB (--weights-gib): {id} carries "
+                                                      "no parameter count (a config.json gives none), so its weights "
+                                                      "cannot be derived", id=model.id))
     total = gib_to_bytes(inputs.weights_gib) if inputs.weights_gib is not None else model.weights_bytes(inputs.weight_format)
     return cdiv(total, inputs.gpus_per_replica)
 
