@@ -1,5 +1,6 @@
 """Plan page: a model on an accelerator, sliders for HBM and prefix hit rate."""
 
+import hashlib
 import math
 
 import streamlit as st
@@ -18,6 +19,7 @@ from planner.plan import (
 from planner.catalog.accelerators import accelerator_from_dict, accelerator_from_link
 from planner.catalog.entries import GPUS, get_gpu, models
 from planner.errors import PlanInputError
+from planner.hf.config import MAX_CONFIG_BYTES, plan_model_from_config
 from planner.plan.curves import curve_contexts, sessions_by_context
 from kvplan_app.charts.figures import PLAN_FIGURE_TEXTS, kv_vs_context_figure, plan_sessions_figure
 from planner.kv.formats import FORMATS
@@ -120,10 +122,13 @@ for key, value in defaults.items():
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def plan_figure(inputs, sessions: float, per_session_bytes: int, max_context_tokens: int | None, lang: str):
-    """The headline chart: sessions per GPU along context for this plan (cached: a slider step redraws once)."""
+def plan_figure(inputs, sessions: float, per_session_bytes: int, max_context_tokens: int | None, lang: str,
+                config_key: str = "", _model=None):
+    """The headline chart: sessions per GPU along context for this plan (cached: a slider step redraws once).
+
+    ``_model``: an imported config's model (not hashed; ``config_key``, its text's digest, stands for it)."""
     right = max(max_context_tokens or 1_000_000, inputs.context_tokens)
-    frame = sessions_by_context(inputs, curve_contexts(right, include=[inputs.context_tokens]))
+    frame = sessions_by_context(inputs, curve_contexts(right, include=[inputs.context_tokens]), _model)
     return plan_sessions_figure(frame, plan_context_tokens=inputs.context_tokens, plan_sessions=sessions,
                                 per_session_bytes=per_session_bytes, max_context_tokens=max_context_tokens,
                                 texts={k: t(v) for k, v in PLAN_FIGURE_TEXTS.items()},
@@ -199,6 +204,25 @@ attention = c3b.selectbox(t("Attention parallelism"), list(ATTENTION_WORDS), key
                           help=t("tp (vLLM, SGLang default): each session spans the replica's GPUs, which split its "
                                  "KV heads (MLA latents are replicated); sessions are counted per replica. dp (SGLang "
                                  "--enable-dp-attention): each GPU holds whole sessions."))
+
+with st.expander(t("Plan a config.json instead (not carried by the share link)"),
+                 expanded=st.session_state.get("plan_config_file") is not None):
+    f1, f2 = st.columns([2, 1])
+    config_upload = file_uploader(f1, t("Hugging Face config.json"), key="plan_config_file",
+                                  help=t("Read as `kvplan kv --config` reads it; the model above is set aside while "
+                                         "a config is loaded."))
+    config_weights = f2.number_input(t("Weights of one replica (GiB)"), min_value=0.0, max_value=10_000_000.0,
+                                     value=None, step=1.0, format="%g", key="plan_config_weights_gib",
+                                     placeholder=t("needed"),
+                                     help=t("A config.json gives no parameter count: the checkpoint's size in GiB."))
+config_model, config_key, config_error = None, "", None
+if config_upload is not None:
+    config_bytes = config_upload.getvalue()[: MAX_CONFIG_BYTES + 1]
+    try:
+        config_model = plan_model_from_config(config_bytes, config_upload.name)
+        config_key = hashlib.sha256(config_bytes).hexdigest()
+    except PlanInputError as exc:
+        config_error = exc
 
 user_acc, user_acc_error = _accelerator_form() if gpu_choice == YOURS else (None, None)
 # A user-defined accelerator plans as gpu 'custom' described by it (memory as reported, bandwidth, host link, price).
@@ -333,6 +357,12 @@ try:
     result = plan(inputs)
     set_inputs(inputs)
     add_notices(notices)
+    if config_error is not None:
+        raise config_error
+    if config_model is not None:  # the link keeps the catalog plan; the config's plan is shown
+        inputs, _ = rebase(inputs, model_id=config_model.id,
+                           weights_gib=None if config_weights is None else float(config_weights))
+        result = plan(inputs, config_model)
     # A widget Streamlit recreated sends its starting value, not the plan's: never a silent change of the link.
     add_notices(plan_widget_reset_notes(last, inputs, {
         "model_id": model_ids[0], "gpu_id": gpu_ids[0], "gpus_per_replica": 1, "attention_parallelism": "tp",
@@ -344,9 +374,13 @@ except PlanInputError as exc:  # may quote what the user typed: shown as text
     alerts.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan."), keep="_"))
     inputs = last
     result = plan(last)
+    config_model, config_key = None, ""
 show_notices()
+if config_model is not None:
+    st.info(escape_markdown(t("Planning the imported {name}; the share link carries the catalog model {model}, not "
+                              "the config.", name=config_model.name, model=models()[model_id].name)))
 
-model, priced_format, _ = effective_model(inputs)
+model, priced_format, _ = effective_model(inputs, config_model)
 if result.message:
     st.warning(planner_message(result.message))
 if result.kv_source == "measured" or result.usable_kv_source == "measured":
@@ -390,7 +424,7 @@ with headline:
         numbers.caption(planner_message(result.sessions_note))
     with chart:
         show_chart(plan_figure(inputs, result.sessions_per_gpu, result.per_session_bytes,
-                          model.max_context_tokens, language()), key="plan_chart")
+                          model.max_context_tokens, language(), config_key, config_model), key="plan_chart")
 
 context_kv = model.estimate(inputs.context_tokens, priced_format, result.tensor_parallel_size,
                             inputs.pipeline_parallel_size)
