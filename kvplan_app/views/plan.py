@@ -425,6 +425,21 @@ with headline:
     with chart:
         show_chart(plan_figure(inputs, result.sessions_per_gpu, result.per_session_bytes,
                           model.max_context_tokens, language(), config_key, config_model), key="plan_chart")
+    o = result.other_parallelism
+    if o is not None:  # the other attention parallelism holds a different count: say so and how to get it
+        st.info(num(t("Under {attention} attention this plan holds {per_gpu} sessions per GPU ({per_replica} per "
+                      "replica): {how}.", attention=o.attention_parallelism.upper(),
+                      per_gpu=format_sessions(o.sessions_per_gpu), per_replica=f"{o.sessions_per_replica:,}",
+                      how=planner_message(o.how))))
+    if result.launch_flags is not None:
+        st.caption(t("Launch flags that realise this plan ({engine}; MODEL is your checkpoint):",
+                     engine=ENGINE_WORDS[result.launch_flags.engine]))
+        st.code(result.launch_flags.text(multiline=True), language="bash")
+        for flag_note in result.launch_flags.notes:
+            st.caption(planner_message(flag_note))
+    else:
+        st.caption(t("Choose a serving engine (in the parallelism and memory assumptions) for the launch flags that "
+                     "realise this plan."))
 
 context_kv = model.estimate(inputs.context_tokens, priced_format, result.tensor_parallel_size,
                             inputs.pipeline_parallel_size)

@@ -121,6 +121,14 @@ def run(args: argparse.Namespace) -> int:
                   f"{format_bytes(t.evicted_bytes)}; overflow: {t.action}")
         print(f"  parked session back: host RAM {format_figure(result.reload_from_host_s, 4)} s ({result.host_link_id}), SSD "
               f"{format_figure(result.reload_from_ssd_s, 4)} s ({result.ssd_link_id}), recompute {format_figure(result.recompute_s, 4)} s")
+        o = result.other_parallelism
+        if o is not None:
+            print(f"  under {o.attention_parallelism.upper()} attention: {format_sessions(o.sessions_per_gpu)} sessions per GPU, "
+                  f"{o.sessions_per_replica:,} per replica ({o.how})")
+        if result.launch_flags is not None:
+            print(f"  launch:              {result.launch_flags.text()}")
+            for note in result.launch_flags.notes:
+                print(f"    ({note})")
         if result.message:
             print(f"  note: {result.message}")
         if result.overflow_message:

@@ -13,6 +13,7 @@ from planner.catalog.entries import get_model
 from planner.errors import PlanInputError
 from planner.kv.notes import past_maximum_note
 from planner.kv.models import NATIVE, ModelSpec, with_pool_state
+from planner.engines.launch import LaunchFlags, launch_flags
 from planner.plan.core import Admission, evaluate, kv_split
 from planner.plan.hardware import hardware_arrays, hbm_override_note, resolve_hardware
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
@@ -21,6 +22,26 @@ from planner.plan.placement import TierPlacement, place_sessions
 from planner.units import cdiv, format_figure, to_gib
 from planner.message_field import Text
 from planner.messages import Figure, msg
+
+
+class OtherParallelism(BaseModel):
+    """The same plan under the other attention parallelism, shown where its sessions per GPU differ.
+
+    Attributes:
+        attention_parallelism: "dp" when the plan is "tp", and back.
+        sessions_per_gpu, sessions_per_replica, sessions_basis: that plan's figures.
+        how: the flags that get it, in words (per engine when none is named).
+        launch_flags: the named engine's full command line for it (None without an engine).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    attention_parallelism: AttentionParallelism
+    sessions_per_gpu: int | float
+    sessions_per_replica: int
+    sessions_basis: Literal["steady state", "engine admission"]
+    how: Text
+    launch_flags: LaunchFlags | None = None
 
 
 class PlanResult(BaseModel):
@@ -80,6 +101,10 @@ class PlanResult(BaseModel):
     engine_max_concurrency: float | None = Field(
         None, description="vLLM's 'Maximum concurrency' per KV domain: engine_num_blocks / engine_blocks_per_request")
     sessions_note: Text = Field("", description="both session figures in words, and which one drives the plan")
+    launch_flags: LaunchFlags | None = Field(None, description="the named engine's command line that realises this "
+                                                               "plan (None without an engine)")
+    other_parallelism: OtherParallelism | None = Field(
+        None, description="the other attention parallelism's sessions and the flag that gets it, where they differ")
     time_per_request_s: float | None
     request_rate_per_s: float | None
     request_rate_limit: Literal["decode throughput", "sessions", "none"]
@@ -232,13 +257,14 @@ def _kv_bytes_per_token(model: ModelSpec, n: int, fmt: str, tp: int, pp: int) ->
     return _slope(_Same(model), n, fmt, tp, pp)
 
 
-def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
+def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = True) -> PlanResult:
     """Evaluate one plan: :func:`planner.plan.core.evaluate` on 0-d values, with its messages.
 
     Args:
         inputs: validated inputs.
         model: a model to use instead of the catalog's ``inputs.model_id``
             (an imported config or a measured coefficient).
+        compare: also plan the other attention parallelism (``other_parallelism``).
 
     Raises:
         PlanInputError: unknown model, GPU or format, a format the model cannot
@@ -248,6 +274,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     if (why := usable_binding_mismatch(inputs)) is not None:
         raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
                              msg("a figure measured with this plan's GPU and weights ({why})", why=why))
+    given_model = model
     model, fmt, kv_source = effective_model(inputs, model)
     hw = resolve_hardware(inputs)
     a = evaluate(inputs, model, fmt, hardware_arrays([hw], inputs.decode_tokens_per_s, inputs.prefill_tokens_per_s),
@@ -282,7 +309,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
                       "usable KV is {usable} GiB per GPU.", where=where,
                       need=Figure(format_figure(to_gib(shared + per))), usable=Figure(format_figure(to_gib(usable))))
         if inputs.attention_parallelism == "dp" and inputs.gpus_per_replica > split.pp and kv_source != "measured":
-            alt = plan(inputs.model_copy(update={"attention_parallelism": "tp"}), model)
+            alt = plan(inputs.model_copy(update={"attention_parallelism": "tp"}), model, compare=False)
             if alt.sessions_per_replica > 0:
                 message = msg("{message} Under tensor-parallel attention (attention_parallelism=tp) the replica's "
                               "{gpus} would split each session's KV heads and {sessions:,} sessions would fit per "
@@ -328,6 +355,18 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         engine_blocks, per_request = adm.num_blocks(usable), adm.blocks_per_request(n + t)
         concurrency = engine_blocks / per_request
     note = sessions_note(inputs, a.admission, where, sessions, steady, engine_blocks, per_request, concurrency)
+    replica = int(a.sessions_per_replica)
+    flags = None
+    if inputs.engine is not None:
+        flags = launch_flags(inputs.engine, attention_parallelism=inputs.attention_parallelism,
+                             gpus_per_replica=inputs.gpus_per_replica, pipeline_parallel_size=split.pp,
+                             request_tokens=n + t, kv_format=inputs.kv_format, hit_rate=inputs.hit_rate,
+                             gpu_memory_utilization=inputs.gpu_memory_utilization, usable_kv_bytes=usable,
+                             usable_measured=bool(a.usable_measured), weights_bytes_per_gpu=weights,
+                             hbm_bytes=hw.hbm_bytes, sessions_per_engine=sessions if inputs.attention_parallelism == "dp"
+                             else replica, sessions_per_replica=replica,
+                             engine_admission=a.admission.vllm is not None)
+    other = other_parallelism(inputs, given_model, per_gpu) if compare else None
     copies = min(k, sessions)
     return PlanResult(
         inputs=inputs, model_name=model.name, gpu_name=hw.gpu_name,
@@ -344,6 +383,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         sessions_basis=a.admission.basis, steady_state_sessions_per_replica=steady_replica,
         steady_state_sessions_per_gpu=steady_gpu, engine_num_blocks=engine_blocks,
         engine_blocks_per_request=per_request, engine_max_concurrency=concurrency, sessions_note=note,
+        launch_flags=flags, other_parallelism=other,
         time_per_request_s=time_per_request, request_rate_per_s=rate, request_rate_limit=limit, message=message,
         prefix_copies=copies, shared_prefixes_bytes=copies * shared, state_parked=parked_state,
         miss_probability=_f(a.miss_probability), state_alive_fraction=_f(a.state_alive_fraction),
@@ -358,6 +398,40 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         reload_from_host_s=reload_host, reload_from_ssd_s=reload_ssd, recompute_s=recompute, fastest_recovery=fastest,
         tiers=placement, overflow_action=placement.action, overflow_message=placement.message,
     )
+
+
+def _switch_words(engine: str | None, to: str, width: int) -> str:
+    """The flags that switch a replica of ``width`` GPUs per stage to attention parallelism ``to``, in words."""
+    if to == "dp":
+        vllm = msg("vLLM --data-parallel-size {width} --tensor-parallel-size 1 --enable-expert-parallel", width=width)
+        sglang = msg("SGLang --tp-size {width} --dp-size {width} --enable-dp-attention", width=width)
+    else:
+        vllm = msg("vLLM --tensor-parallel-size {width} (no --data-parallel-size)", width=width)
+        sglang = msg("SGLang --tp-size {width} without --enable-dp-attention", width=width)
+    if engine == "vllm":
+        return vllm
+    if engine == "sglang":
+        return sglang
+    return msg("{vllm}; or {sglang}", vllm=vllm, sglang=sglang)
+
+
+def other_parallelism(inputs: PlanInputs, model: ModelSpec | None, sessions_per_gpu: int | float) -> OtherParallelism | None:
+    """The plan under the other attention parallelism, when the replica's stages are wider than one GPU and its
+    sessions per GPU differ from ``sessions_per_gpu`` (None otherwise, or when that plan cannot be made, e.g. a
+    measured TP-1 figure under TP attention)."""
+    width = inputs.gpus_per_replica // inputs.pipeline_parallel_size
+    if width <= 1:
+        return None
+    to = "dp" if inputs.attention_parallelism == "tp" else "tp"
+    try:
+        alt = plan(inputs.model_copy(update={"attention_parallelism": to}), model, compare=False)
+    except PlanInputError:
+        return None
+    if alt.sessions_per_gpu == sessions_per_gpu:
+        return None
+    return OtherParallelism(attention_parallelism=to, sessions_per_gpu=alt.sessions_per_gpu,
+                            sessions_per_replica=alt.sessions_per_replica, sessions_basis=alt.sessions_basis,
+                            how=_switch_words(inputs.engine, to, width), launch_flags=alt.launch_flags)
 
 
 def sessions_note(inputs: PlanInputs, admission: Admission, where: str, sessions: int, steady: int,
