@@ -143,3 +143,14 @@ def test_v41_flash_on_8_h200_shows_dp_attention_holds_8x():
 def test_the_other_parallelism_is_left_out_where_it_does_not_differ():
     # one GPU per replica: TP and DP attention are the same layout
     assert plan(make_inputs(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus_per_replica=1)).other_parallelism is None
+
+
+def test_the_readme_shows_the_flags_the_cli_prints():
+    from pathlib import Path
+
+    readme = " ".join(Path(__file__).resolve().parents[1].joinpath("README.md").read_text().replace("\\\n", " ").split())
+    r = plan(make_inputs(model_id="gpt-oss-20b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=16_000,
+                         output_tokens=0, hit_rate=0, measured_usable_kv_gib=50.28, engine="vllm"))
+    s = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, context_tokens=128_000,
+                         hit_rate=0, kv_format="fp8", engine="sglang"))
+    assert r.launch_flags.text() in readme and s.launch_flags.text() in readme
