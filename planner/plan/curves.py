@@ -64,7 +64,8 @@ def sessions_by_context(inputs: PlanInputs, contexts: Sequence[int] | np.ndarray
     if ctx.min() < 1 or ctx.max() > MAX_CONTEXT_TOKENS:
         raise PlanInputError("contexts", int(ctx.max()), msg("token counts in [1, {max_context_tokens:,}]",
                                                              max_context_tokens=MAX_CONTEXT_TOKENS))
-    results: list[PlanResult] = [plan(inputs.model_copy(update={"context_tokens": int(n)}), model) for n in ctx]
+    results: list[PlanResult] = [plan(inputs.model_copy(update={"context_tokens": int(n)}), model, compare=False)
+                                  for n in ctx]
     return pd.DataFrame({
         "context_tokens": ctx,
         "sessions_per_gpu": np.array([r.sessions_per_gpu for r in results], dtype=np.float64),
