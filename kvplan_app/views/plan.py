@@ -205,25 +205,6 @@ attention = c3b.selectbox(t("Attention parallelism"), list(ATTENTION_WORDS), key
                                  "KV heads (MLA latents are replicated); sessions are counted per replica. dp (SGLang "
                                  "--enable-dp-attention): each GPU holds whole sessions."))
 
-with st.expander(t("Plan a config.json instead (not carried by the share link)"),
-                 expanded=st.session_state.get("plan_config_file") is not None):
-    f1, f2 = st.columns([2, 1])
-    config_upload = file_uploader(f1, t("Hugging Face config.json"), key="plan_config_file",
-                                  help=t("Read as `kvplan kv --config` reads it; the model above is set aside while "
-                                         "a config is loaded."))
-    config_weights = f2.number_input(t("Weights of one replica (GiB)"), min_value=0.0, max_value=10_000_000.0,
-                                     value=None, step=1.0, format="%g", key="plan_config_weights_gib",
-                                     placeholder=t("needed"),
-                                     help=t("A config.json gives no parameter count: the checkpoint's size in GiB."))
-config_model, config_key, config_error = None, "", None
-if config_upload is not None:
-    config_bytes = config_upload.getvalue()[: MAX_CONFIG_BYTES + 1]
-    try:
-        config_model = plan_model_from_config(config_bytes, config_upload.name)
-        config_key = hashlib.sha256(config_bytes).hexdigest()
-    except PlanInputError as exc:
-        config_error = exc
-
 user_acc, user_acc_error = _accelerator_form() if gpu_choice == YOURS else (None, None)
 # A user-defined accelerator plans as gpu 'custom' described by it (memory as reported, bandwidth, host link, price).
 gpu_id = "custom" if gpu_choice == YOURS else gpu_choice
@@ -334,6 +315,25 @@ with st.expander(t("Misses, replay and tiers")):
     ssd_link = l2.selectbox(t("SSD link"), [AUTO, *SSD_LINKS], key="plan_ssd_link",
                             format_func=lambda k: f"auto ({LINKS[node.ssd_link].name})" if k == AUTO else LINKS[k].name)
 
+with st.expander(t("Plan a config.json instead (not carried by the share link)"),
+                 expanded=st.session_state.get("plan_config_file") is not None):
+    f1, f2 = st.columns([2, 1])
+    config_upload = file_uploader(f1, t("Hugging Face config.json"), key="plan_config_file",
+                                  help=t("Read as `kvplan kv --config` reads it; the model above is set aside while "
+                                         "a config is loaded."))
+    config_weights = f2.number_input(t("Weights of one replica (GiB)"), min_value=0.0, max_value=10_000_000.0,
+                                     value=None, step=1.0, format="%g", key="plan_config_weights_gib",
+                                     placeholder=t("needed"),
+                                     help=t("A config.json gives no parameter count: the checkpoint's size in GiB."))
+config_model, config_key, config_error = None, "", None
+if config_upload is not None:
+    config_bytes = config_upload.getvalue()[: MAX_CONFIG_BYTES + 1]
+    try:
+        config_model = plan_model_from_config(config_bytes, config_upload.name)
+        config_key = hashlib.sha256(config_bytes).hexdigest()
+    except PlanInputError as exc:
+        config_error = exc
+
 # Untouched, the slider means "the device's reported total", to the byte (no hbm in the link).
 hbm_choice = float(hbm_gib) if hbm_set else None
 try:
@@ -376,8 +376,8 @@ except PlanInputError as exc:  # may quote what the user typed: shown as text
     result = plan(last)
     config_model, config_key = None, ""
 show_notices()
-if config_model is not None:
-    st.info(escape_markdown(t("Planning the imported {name}; the share link carries the catalog model {model}, not "
+if config_model is not None:  # above the headline: the figures are the config's, not the selected model's
+    alerts.info(escape_markdown(t("Planning the imported {name}; the share link carries the catalog model {model}, not "
                               "the config.", name=config_model.name, model=models()[model_id].name)))
 
 model, priced_format, _ = effective_model(inputs, config_model)
