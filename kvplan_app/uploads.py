@@ -49,6 +49,7 @@ UPLOADS: dict[str, Upload] = {
     "traces_curve_upload": Upload(_mb(MAX_CURVE_FILE_BYTES), ("json",)),
     "reconcile_file_a": Upload(_mb(MAX_LOG_BYTES), ("txt", "log")),
     "reconcile_file_b": Upload(_mb(MAX_LOG_BYTES), ("txt", "log")),
+    "reconcile_config_file": Upload(_mb(MAX_CONFIG_BYTES), ("json",)),
     "probe_upload": Upload(_mb(MAX_RESULT_FILE_BYTES), ("json",)),
 }
 """Widget key -> its limit and types. A page's uploader is made by :func:`file_uploader` with one of these keys."""

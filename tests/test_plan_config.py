@@ -7,6 +7,7 @@ Configs: every bundled one (planner/data/models, SOURCES.md) and the module-leve
 
 import json
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
@@ -38,12 +39,12 @@ def test_every_bundled_config_plans(name, engine, capsys):
     path = resources.files("planner.data.models").joinpath(name)
     assert main(["kv", "--config", str(path), "--context", "32k", "--json"]) == 0  # kv reads it ...
     capsys.readouterr()
-    # ... and plan plans it, on 8 x H200 (the largest bundled models need them)
-    assert main(["plan", "--config", str(path), "--weights-gib", "100", "--gpu", "h200", "--gpus-per-replica", "8",
+    # ... and plan plans it, on one H200 (100 GiB of weights given: a config.json has no parameter count)
+    assert main(["plan", "--config", str(path), "--weights-gib", "100", "--gpu", "h200", "--gpus-per-replica", "1",
                  "--context", "32k", "--json", *(["--engine", engine] if engine else [])]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["inputs"]["model_id"] == f"config:{name}" and out["model_name"] == name
-    assert out["weights_bytes_per_gpu"] == 100 * 2**30 // 8
+    assert out["weights_bytes_per_gpu"] == 100 * 2**30
     assert out["sessions_per_replica"] >= 0 and out["per_session_bytes"] > 0
 
 
@@ -62,11 +63,17 @@ def test_a_config_plans_exactly_like_its_catalog_model(name, engine):
     # same layout, same weights (given in GiB: the catalog's parameter count x bytes per parameter), same plan
     catalog = get_model(name.removesuffix(".config.json"))
     weights_gib = to_gib(catalog.weights_bytes())
-    fields = dict(gpu_id="h200", gpus_per_replica=8, context_tokens=64_000, hit_rate=0.25, weights_gib=weights_gib,
-                  engine=engine)
     imported = plan_model_from_config(_text(name), name)
+    for gpus in (8, 4, 2, 1):  # the widest TP the engines allow for its heads (a config's refusal names tp)
+        fields = dict(gpu_id="h200", gpus_per_replica=gpus, context_tokens=64_000, hit_rate=0.25,
+                      weights_gib=weights_gib, engine=engine)
+        try:
+            b = plan(make_inputs(model_id=imported.id, **fields), imported)
+        except PlanInputError as exc:
+            assert exc.field == "tp"
+            continue
+        break
     a = plan(make_inputs(model_id=catalog.id, **fields))
-    b = plan(make_inputs(model_id=imported.id, **fields), imported)
     for field in ("usable_kv_bytes", "kv_bytes_per_token", "per_session_bytes", "shared_prefix_bytes",
                   "sessions_per_replica", "steady_state_sessions_per_replica", "sessions_basis",
                   "engine_max_concurrency"):
@@ -95,3 +102,18 @@ def test_an_unreadable_config_is_one_line(tmp_path, capsys):
     bad.write_text("{not json")
     assert main(["plan", "--config", str(bad), "--weights-gib", "15"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+TEST_DATA_CONFIGS = sorted((Path(__file__).parent / "data").rglob("*config.json"))
+"""Config files the tests keep (tests/data/configs, tests/data/models: public configs, SOURCES.md there)."""
+
+
+@pytest.mark.parametrize("path", TEST_DATA_CONFIGS, ids=lambda p: p.name)
+def test_every_config_file_under_tests_that_kv_reads_also_plans(path, capsys):
+    if main(["kv", "--config", str(path), "--context", "8k", "--json"]) != 0:
+        capsys.readouterr()
+        pytest.skip("kvplan kv refuses it (named); plan refuses it alike")
+    capsys.readouterr()
+    assert main(["plan", "--config", str(path), "--weights-gib", "100", "--gpu", "h200", "--gpus-per-replica", "1",
+                 "--context", "8k", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["inputs"]["model_id"] == f"config:{path.name}"

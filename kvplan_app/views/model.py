@@ -8,7 +8,8 @@ and renders. Widget keys start with ``model_``; link keys with ``m_``.
 import streamlit as st
 
 from planner.catalog.entries import get_model, models
-from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, parse_config_text, pattern_legend, report_rows
+from planner.hf.checkpoint import config_from_files
+from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, pattern_legend, report_rows
 from planner.engines.capacity import (
     BUDGET_MOVES,
     DEFAULT_BLOCK_SIZE,
@@ -120,19 +121,22 @@ if source == "Catalog":
     st.session_state["model_current"] = model
 else:
     c1, c2 = st.columns(2)
-    upload = file_uploader(c1, t("Upload a config.json"), key="model_config_file")  # the uploader says the real limit
+    uploads = file_uploader(c1, t("Upload a config.json (with hf_quant_config.json if the checkpoint has one)"),
+                            key="model_config_file", accept_multiple_files=True)  # the uploader says the real limit
     pasted = c2.text_area(t("…or paste it"), key="model_config_text", height=150,
                           placeholder='{"num_hidden_layers": 32, "num_attention_heads": 32, ...}')
-    text = None
-    name = "pasted config.json"
-    if upload is not None:
-        text = upload.getvalue()[: MAX_CONFIG_BYTES + 1]
-        name = upload.name
-    elif pasted.strip():
-        text = pasted
-    if text is not None:
+    ignore_text = st.text_input(t("Accept config fields kvplan does not model (comma-separated)"),
+                                key="model_ignore_fields", placeholder="cross_attention_layers",
+                                help=t("A config field whose name speaks of the KV layout and that kvplan does not "
+                                       "read is refused; name it here to accept it. The result then says so."))
+    ignore_fields = tuple(f.strip() for f in ignore_text.split(",") if f.strip())[:20]
+    files = [(u.name, u.getvalue()[: MAX_CONFIG_BYTES + 1]) for u in (uploads or [])]
+    if not files and pasted.strip():
+        files = [("pasted config.json", pasted)]
+    if files:
         try:
-            imported = model_from_config(parse_config_text(text, name), name=name, source=f"imported: {name}")
+            config, name = config_from_files(files)
+            imported = model_from_config(config, name=name, source=f"imported: {name}", ignore_fields=ignore_fields)
             st.session_state["model_current"] = imported
             st.session_state["model_import_report"] = imported.config_report
             model = imported
@@ -196,6 +200,8 @@ set_page_link("model", ModelLink(model_id=model.id if source == "Catalog" else N
 # Totals
 # ---------------------------------------------------------------------------
 st.subheader(escape_markdown(t("{model} at {tokens} tokens", model=model.name, tokens=num(f"{context:,}"))))
+for note in model.notes if source != "Catalog" else ():
+    st.warning(planner_message(note))  # an accepted --ignore-field, beside the figures
 if model.max_context_tokens is not None and context > model.max_context_tokens:
     st.warning(num(t("{tokens} tokens is more than this model's maximum context ({max}): the figures extrapolate its "
                      "layout.", tokens=f"{context:,}", max=f"{model.max_context_tokens:,}")))

@@ -15,6 +15,7 @@ import streamlit as st
 from planner.catalog.entries import models
 from planner.engines.logs import MAX_LOG_BYTES, parse_engine_log
 from planner.errors import PlanInputError
+from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, parse_config_text
 from planner.engines.reconcile import pair_summary, reconcile
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_table
@@ -56,15 +57,28 @@ for col, key, label in ((c1, "a", t("Log 1")), (c2, "b", t("Log 2 (optional, e.g
             text = data.decode("utf-8", errors="replace") or text
         texts.append(text)
 
-m1, m2, m3 = st.columns(3)
+m1, m2, m4, m3 = st.columns([2, 1, 1, 1])
 model_ids = [FROM_LOG, *models()]
 model_id = m1.selectbox(t("Model"), model_ids, key="reconcile_model",
                         format_func=lambda m: t(m) if m == FROM_LOG else models()[m].name)
 tp = m2.number_input(t("TP size (0 = from the log, else 1)"), min_value=0, max_value=1024, value=0, step=1,
                      key="reconcile_tp")
+pp = m4.number_input(t("PP size (0 = from the log, else 1)"), min_value=0, max_value=1024, value=0, step=1,
+                     key="reconcile_pp")
 kv_format = m3.selectbox(t("KV format"), ["from the log", "native", "bf16", "fp16", "fp8", "fp8-e5m2"],
                          key="reconcile_kv_format",
                          format_func=lambda f: t(f) if f in ("from the log", "native") else f)
+
+chosen = None if model_id == FROM_LOG else models()[model_id]
+config_up = file_uploader(st, t("Or a model config.json (replaces the model above)"), key="reconcile_config_file")
+if config_up is not None:
+    try:
+        data = config_up.getvalue()[: MAX_CONFIG_BYTES + 1]  # parse_config_text refuses more, naming the limit
+        chosen = model_from_config(parse_config_text(data, config_up.name), name=config_up.name,
+                                   source=f"imported: {config_up.name}")
+    except PlanInputError as exc:
+        st.error(t("This config cannot be read: {error}. The model above is used.",
+                   error=escape_markdown(planner_message(exc), keep="_")))
 
 results = []
 for i, text in enumerate(texts):
@@ -72,7 +86,7 @@ for i, text in enumerate(texts):
         continue
     try:
         log = parse_engine_log(text)
-        rec = reconcile(log, None if model_id == FROM_LOG else models()[model_id], tp=int(tp) or None,
+        rec = reconcile(log, chosen, tp=int(tp) or None, pp=int(pp) or None,
                         kv_format=None if kv_format == "from the log" else kv_format)
     except PlanInputError as exc:
         st.error(t("Log {n}", n=i + 1) + ": " + escape_markdown(planner_message(exc), keep="_"))

@@ -31,7 +31,7 @@ from planner.cli.plan_inputs import add_input_flags, inputs_from_args
 from planner.errors import PlanInputError
 from planner.files.export import to_csv_bytes
 from planner.hf.config import MAX_CONFIG_BYTES, plan_model_from_config
-from planner.reads import read_capped
+from planner.hf.checkpoint import read_checkpoint
 from planner.plan import format_sessions, plan, plan_frame
 from planner.files.planfile import save as save_plan_file
 from planner.units import format_bytes, format_figure
@@ -44,7 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "parallelism they assume is printed with them).")
     add_input_flags(p)
     p.add_argument("--config", type=Path, default=None,
-                   help="plan a Hugging Face config.json (read as `kvplan kv --config` reads it) instead of --model; "
+                   help="plan a Hugging Face config.json or checkpoint directory (read as `kvplan kv --config` reads "
+                        "it) instead of --model; "
                         "its weights come from --weights-gib (a config.json gives no parameter count)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--csv", type=Path, help="write the plan CSV here ('-' for stdout)")
@@ -83,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "config", None) is not None:
         if args.model_id is not None:
             raise PlanInputError("config", str(args.config), "a config.json or --model, not both")
-        text = read_capped(args.config, MAX_CONFIG_BYTES, "config", "config.json")
-        model = plan_model_from_config(text, args.config.name, source=str(args.config))
+        config, name = read_checkpoint(args.config, MAX_CONFIG_BYTES)  # a config.json or a checkpoint directory
+        model = plan_model_from_config(config, name, source=str(args.config))
         args.model_id = model.id
     result = plan(inputs_from_args(args), model)
     if getattr(args, "save_file", None) is not None:

@@ -1,7 +1,7 @@
 """``kvplan reconcile``: an engine's start-up log beside kvplan's prediction for the same settings.
 
 ``kvplan reconcile LOGFILE [LOGFILE ...] [--model ID] [--config config.json]
-[--tp N] [--kv-format F] [--block-size N] [--max-model-len N] [--json]``.
+[--tp N] [--pp N] [--kv-format F] [--block-size N] [--max-model-len N] [--json]``.
 Each log is read as text (at most :data:`planner.engines.logs.MAX_LOG_BYTES`),
 never executed. With two logs of the same model, one line says whether both
 engines store the same bytes per token per GPU and only their budgets differ.
@@ -30,6 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="catalog model id (default: the model the log names, when in the catalog)")
     p.add_argument("--config", type=Path, help="a config.json instead of a catalog model")
     p.add_argument("--tp", type=positive_int(1024, "GPUs"), help="tensor-parallel size (default: the log's, else 1)")
+    p.add_argument("--pp", type=positive_int(1024, "pipeline stages"),
+                   help="pipeline-parallel size (default: the log's, else 1)")
     p.add_argument("--kv-format", help="KV format id or 'native' (default: the log's kv_cache_dtype)")
     p.add_argument("--block-size", type=positive_int(4096, "tokens"), help="vLLM block size (default: the log's, else 16)")
     p.add_argument("--max-model-len", type=positive_int(10**9, "tokens"), help="tokens per request for the concurrency figure")
@@ -53,12 +55,11 @@ def _read(path: Path) -> str:
 
 def _model(args: argparse.Namespace):
     if args.config is not None:
-        from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, parse_config_text
+        from planner.hf.checkpoint import read_checkpoint
+        from planner.hf.config import MAX_CONFIG_BYTES, model_from_config
 
-        from planner.reads import read_capped
-
-        text = read_capped(args.config, MAX_CONFIG_BYTES, "config", "config.json")
-        return model_from_config(parse_config_text(text, str(args.config)), name=args.config.name, source=str(args.config))
+        config, name = read_checkpoint(args.config, MAX_CONFIG_BYTES)
+        return model_from_config(config, name=name, source=str(args.config))
     return get_model(args.model) if args.model else None
 
 
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for path in args.logs:
         log = parse_engine_log(_read(path))
-        results.append((str(path), reconcile(log, model, tp=args.tp, kv_format=args.kv_format,
+        results.append((str(path), reconcile(log, model, tp=args.tp, pp=args.pp, kv_format=args.kv_format,
                                              block_size=args.block_size, max_model_len=args.max_model_len)))
     summary = pair_summary(results[0][1], results[1][1]) if len(results) == 2 else None
     if args.json:

@@ -47,8 +47,9 @@ in ``vllm/model_executor/models/config.py``): a layer's state tensors form one
 grows the attention block size to ``16 * cdiv(mamba_page, 16 * attention_page_per_token)``
 tokens so that an attention page is at least a Mamba page, then pads the Mamba
 page to the attention page (``mamba_page_size_padded``). A sequence holds one
-Mamba page per state layer (``MambaSpec.max_memory_usage_bytes``, prefix
-caching off for hybrid models, as ``MambaModelConfig`` sets it). The groups
+Mamba page per state layer with prefix caching off (``MambaSpec.max_memory_usage_bytes``,
+``mamba_cache_mode`` "none"), two in "align" mode, which recent releases use for
+hybrids with prefix caching on (``VLLMSettings.mamba_cache_mode``). The groups
 then follow the hybrid rule above.
 
 Not modelled (theory shown, with the reason): DeepSeek V4 compressed entries

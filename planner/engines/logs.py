@@ -70,6 +70,9 @@ class Reading:
         engine: "vllm", "sglang" or "any" (a flag both engines share).
         bytes_lo, bytes_hi: for sizes, the bytes the printed figure may stand
             for (it is rounded to the digits shown); None otherwise.
+        rank: the rank tag the line was printed under, normalised ("PP1", "TP0", "PP1 TP2"; "" when the
+            line carries none), read from the engine's own prefix (vLLM ``(Worker_PP1 pid=..)``,
+            ``(Worker_TP0_PP1 ..)``; SGLang ``[2026-01-31 13:50:39 TP2]``, ``[... DP0 TP0]``, ``[... PP1 TP0]``).
     """
 
     key: str
@@ -79,6 +82,13 @@ class Reading:
     engine: str
     bytes_lo: int | None = None
     bytes_hi: int | None = None
+    rank: str = ""
+
+    @property
+    def pp_rank(self) -> int | None:
+        """The pipeline stage of :attr:`rank` (None when the line names none)."""
+        m = re.search(r"PP(\d+)", self.rank)
+        return int(m.group(1)) if m else None
 
     @property
     def bytes_mid(self) -> int | None:
@@ -98,7 +108,12 @@ KEYS: dict[str, str] = {
     "weights": "weights per GPU as logged (GiB, even where labelled GB)",
     "total_gpu_memory": "vLLM total_gpu_memory (GiB)",
     "error_max_seq_len": "vLLM start-up error: the model's max seq len",
-    "error_kv_tokens": "vLLM start-up error: tokens the KV cache can store",
+    "error_kv_tokens": "vLLM start-up error: tokens the KV cache can store (V0)",
+    "error_needed": "vLLM V1 start-up error: KV cache one max-length request needs (GiB)",
+    "error_budget": "vLLM V1 start-up error: the available KV cache memory (GiB)",
+    "error_estimated_max_len": "vLLM V1 start-up error: the estimated maximum model length",
+    "vllm_version": "vLLM version as printed",
+    "max_num_batched_tokens": "vLLM max_num_batched_tokens",
     "hybrid_manager_off": "vLLM warning: hybrid KV cache manager disabled",
     "padding_layers": "vLLM warning: padding layers added to KV-cache groups",
     "kv_connector": "vLLM KV connector (--kv-transfer-config)",
@@ -107,6 +122,20 @@ KEYS: dict[str, str] = {
     "v_size": "SGLang V size per GPU (printed GB = GiB)",
     "kv_size": "SGLang KV size per GPU, MLA (printed GB = GiB)",
     "sglang_kv_dtype": "SGLang KV dtype",
+    "sglang_full_tokens": "SGLang sliding-window pool: tokens of the full-attention layers' pool",
+    "sglang_swa_tokens": "SGLang sliding-window pool: tokens of the sliding-window layers' pool",
+    "swa_pool_mem": "SGLang SWAKVPool mem usage, both pools (printed GB = GiB)",
+    "mamba_slots": "SGLang Mamba cache: state slots (max_mamba_cache_size)",
+    "mamba_conv_size": "SGLang Mamba cache: conv state size (printed GB = GiB)",
+    "mamba_ssm_size": "SGLang Mamba cache: SSM state size (printed GB = GiB)",
+    "prefix_caching": "vLLM enable_prefix_caching (engine args / config)",
+    "prefix_caching_flag": "vLLM --enable-prefix-caching / --no-enable-prefix-caching",
+    "mamba_cache_mode": "vLLM mamba_cache_mode (none, align, all)",
+    "pp_partition": "vLLM pipeline stages' layer counts (VLLM_PP_LAYER_PARTITION, 'unevenly partitioned' line)",
+    "sglang_mamba_ssm_dtype": "SGLang --mamba-ssm-dtype (SSM state dtype; default float32)",
+    "page_size": "SGLang page size (tokens)",
+    "dp": "SGLang data-parallel size",
+    "dp_attention": "SGLang --enable-dp-attention",
     "max_total_num_tokens": "SGLang max_total_num_tokens",
     "context_len": "SGLang context_len",
     "available_gpu_mem": "SGLang available_gpu_mem after allocation (printed GB = GiB)",
@@ -117,6 +146,7 @@ KEYS: dict[str, str] = {
     "pp": "pipeline-parallel size",
     "kv_cache_dtype": "KV cache dtype setting",
     "block_size": "vLLM --block-size",
+    "swap_space": "vLLM V0 --swap-space (GiB of CPU swap per GPU)",
     "gpu_memory_utilization": "vLLM gpu_memory_utilization",
 }
 """Every key a :class:`Reading` may have, with what it means."""
@@ -131,7 +161,7 @@ def _size(value_text: str) -> tuple[float, int, int]:
     value = float(value_text)
     decimals = len(value_text.split(".")[1]) if "." in value_text else 0
     half = 0.5 * 10.0 ** (-decimals)
-    return value, max(0, math.floor((value - half) * GiB)), math.ceil((value + half) * GiB)
+    return value, math.floor((value - half) * GiB), math.ceil((value + half) * GiB)
 
 
 # (regex, engine, [(key, group, kind)]) with kind "int", "float", "size" (GiB, any label), "str", "flag".
@@ -151,11 +181,29 @@ _PATTERNS: tuple[_Spec, ...] = (
     _p(r"# CPU blocks:\s*" + _NUM, "vllm", ("num_cpu_blocks", 1, "int")),
     _p(r"Available KV cache memory:\s*" + _DEC + r"\s*Gi?B", "vllm", ("kv_budget", 1, "size")),
     _p(r"kv_cache_size=" + _DEC + r"\s*GiB", "vllm", ("kv_budget", 1, "size")),
-    _p(r"reserved for KV Cache is\s*" + _DEC + r"\s*GiB", "vllm", ("kv_budget", 1, "size")),
+    _p(r"reserved for KV Cache is\s*(-?\d+(?:\.\d+)?)\s*GiB", "vllm", ("kv_budget", 1, "size")),
     _p(r"Loading model weights took\s*" + _DEC + r"\s*Gi?B", "vllm", ("weights", 1, "size")),
     _p(r"total_gpu_memory\s*[=(]\s*" + _DEC + r"\s*GiB", "vllm", ("total_gpu_memory", 1, "size")),
     _p(r"max seq len \(" + _NUM + r"\) is larger than the maximum number of tokens that can be stored in KV "
        r"cache \(" + _NUM + r"\)", "vllm", ("error_max_seq_len", 1, "int"), ("error_kv_tokens", 2, "int")),
+    # V1 (vllm/v1/core/kv_cache_utils.py, check_enough_kv_cache_memory / _check_enough_kv_cache_memory):
+    # "To serve at least one request with the models's max seq len (X), (Y GiB KV cache is needed, which is larger
+    # than the available KV cache memory (Z GiB). [Based on the available memory, the estimated maximum model
+    # length is M.]" ("models's" before 2026, "model's" after; "24.0 GiB" or "24.00 GiB")
+    _p(r"max seq len \(" + _NUM + r"\),?\s*\(?" + _DEC + r"\s*GiB KV cache is needed, which is larger than the "
+       r"available KV cache memory \(" + _DEC + r"\s*GiB\)", "vllm", ("error_max_seq_len", 1, "int"),
+       ("error_needed", 2, "size"), ("error_budget", 3, "size")),
+    _p(r"estimated maximum model length is\s*" + _NUM, "vllm", ("error_estimated_max_len", 1, "int")),
+    _p(r"Model loading took\s*" + _DEC + r"\s*Gi?B", "vllm", ("weights", 1, "size")),
+    _p(r"model weights take\s*" + _DEC + r"\s*GiB", "vllm", ("weights", 1, "size")),
+    _p(r"total_gpu_memory \(" + _DEC + r"\s*GiB\) x gpu_memory_utilization \(" + _DEC + r"\)", "vllm",
+       ("total_gpu_memory", 1, "size"), ("gpu_memory_utilization", 2, "float")),
+    _p(r"vLLM API server version\s+v?(\d+\.\d+\.\d+[\w.+-]{0,40})", "vllm", ("vllm_version", 1, "str")),
+    _p(r"LLM engine \(v(\d+\.\d+\.\d+[\w.+-]{0,40})\)", "vllm", ("vllm_version", 1, "str")),
+    _p(r"[█▀▄ ]\s+version\s+(\d+\.\d+\.\d+[\w.+-]{0,40})", "vllm", ("vllm_version", 1, "str")),
+    _p(r"--max-num-batched-tokens?[= ]\s*(\d+)", "vllm", ("max_num_batched_tokens", 1, "int")),
+    _p(r"'max_num_batched_tokens':\s*(\d+)", "vllm", ("max_num_batched_tokens", 1, "int")),
+    _p(r"\bmax_num_batched_tokens=(\d+)", "vllm", ("max_num_batched_tokens", 1, "int")),
     _p(r"Hybrid KV cache manager is disabled", "vllm", ("hybrid_manager_off", 0, "flag")),
     _p(r"Add (\d+) padding layers", "vllm", ("padding_layers", 1, "int")),
     _p(r"\"?kv_connector\"?\s*[:=]\s*[\"']?([A-Za-z0-9_]+)", "vllm", ("kv_connector", 1, "str")),
@@ -175,9 +223,14 @@ _PATTERNS: tuple[_Spec, ...] = (
     _p(r"'model(?:_tag)?':\s*'([^'\s]{1,300})'", "vllm", ("model", 1, "str")),
     _p(r"\bvllm serve\s+([^\s\\-][^\s\\]{0,299})", "vllm", ("model", 1, "str")),
     _p(r"--max-model-len[= ]\s*(\d+)", "vllm", ("max_model_len", 1, "int")),
+    # the offline API, LLM(model="...", max_model_len=N): settings only, shared by both engines' Python APIs
+    _p(r"^\s*model\s*=\s*[\"']([^\"'\s]{1,300})[\"']", "any", ("model", 1, "str")),
+    _p(r"^\s*max_model_len\s*=\s*(\d+)", "any", ("max_model_len", 1, "int")),
     _p(r"(?:--tensor-parallel-size|-tp)[= ]\s*(\d+)", "vllm", ("tp", 1, "int")),
     _p(r"(?:--pipeline-parallel-size|-pp)[= ]\s*(\d+)", "vllm", ("pp", 1, "int")),
     _p(r"--block-size[= ]\s*(\d+)", "vllm", ("block_size", 1, "int")),
+    _p(r"--swap-space[= ]\s*" + _DEC, "vllm", ("swap_space", 1, "float")),
+    _p(r"\bswap_space[=:]\s*" + _DEC, "vllm", ("swap_space", 1, "float")),
     _p(r"--gpu-memory-utilization[= ]\s*" + _DEC, "vllm", ("gpu_memory_utilization", 1, "float")),
     _p(r"--kv-cache-dtype[= ]\s*([A-Za-z0-9_]+)", "any", ("kv_cache_dtype", 1, "str")),
     # SGLang figures
@@ -187,9 +240,35 @@ _PATTERNS: tuple[_Spec, ...] = (
     _p(r"KV Cache is allocated\.\s*(?:dtype:\s*(?:torch\.)?([A-Za-z0-9_]+),\s*)?#tokens:\s*" + _NUM
        + r",\s*KV size:\s*" + _DEC + r"\s*GB", "sglang",
        ("sglang_kv_dtype", 1, "str"), ("sglang_tokens", 2, "int"), ("kv_size", 3, "size")),
-    _p(r"\bmax_total_num_tokens=(\d+)", "sglang", ("max_total_num_tokens", 1, "int")),
+    _p(r"(?<![_a-z])max_total_num_tokens=(\d+)", "sglang", ("max_total_num_tokens", 1, "int")),
+    # sliding-window pools (python/sglang/srt/mem_cache/memory_pool.py SWAKVPool, model_runner.py)
+    _p(r"Use sliding window memory pool\.\s*full_layer_tokens=(\d+),\s*swa_layer_tokens=(\d+)", "sglang",
+       ("sglang_full_tokens", 1, "int"), ("sglang_swa_tokens", 2, "int")),
+    _p(r"SWAKVPool mem usage:\s*" + _DEC + r"\s*GB,\s*swa size:\s*(\d+),\s*full size:\s*(\d+)", "sglang",
+       ("swa_pool_mem", 1, "size"), ("sglang_swa_tokens", 2, "int"), ("sglang_full_tokens", 3, "int")),
+    _p(r"\bfull_max_total_num_tokens=(\d+)", "sglang", ("sglang_full_tokens", 1, "int")),
+    _p(r"\bswa_max_total_num_tokens=(\d+)", "sglang", ("sglang_swa_tokens", 1, "int")),
+    # Mamba / linear-attention state pool (memory_pool.py MambaPool)
+    _p(r"Mamba Cache is allocated\.\s*max_mamba_cache_size:\s*(\d+),\s*conv_state size:\s*" + _DEC
+       + r"\s*GB,\s*ssm_state size:\s*" + _DEC + r"\s*GB", "sglang", ("mamba_slots", 1, "int"),
+       ("mamba_conv_size", 2, "size"), ("mamba_ssm_size", 3, "size")),
+    _p(r"'enable_prefix_caching':\s*(True|False)|\benable_prefix_caching=(True|False)", "vllm",
+       ("prefix_caching", 1, "str"), ("prefix_caching", 2, "str")),
+    _p(r"--(no-)?enable-prefix-caching\b", "vllm", ("prefix_caching_flag", 0, "str")),
+    _p(r"'mamba_cache_mode':\s*'(\w{1,10})'|\bmamba_cache_mode=(\w{1,10})|--mamba-cache-mode[= ]\s*(\w{1,10})",
+       "vllm", ("mamba_cache_mode", 1, "str"), ("mamba_cache_mode", 2, "str"), ("mamba_cache_mode", 3, "str")),
+    _p(r"Hidden layers were unevenly partitioned:\s*\[([\d,\s]{1,400})\]", "vllm", ("pp_partition", 1, "str")),
+    _p(r"VLLM_PP_LAYER_PARTITION=\s*([\d,]{1,400})", "vllm", ("pp_partition", 1, "str")),
+    _p(r"\bmamba_ssm_dtype='(\w{1,20})'", "sglang", ("sglang_mamba_ssm_dtype", 1, "str")),
+    _p(r"--mamba-ssm-dtype[= ]\s*(\w{1,20})", "sglang", ("sglang_mamba_ssm_dtype", 1, "str")),
+    _p(r"\bpage_size=(\d+)", "sglang", ("page_size", 1, "int")),
+    _p(r"--page-size[= ]\s*(\d+)", "sglang", ("page_size", 1, "int")),
+    _p(r"\bdp_size=(\d+)", "sglang", ("dp", 1, "int")),
+    _p(r"sglang\.launch_server.*?--dp(?:-size)?[= ]\s*(\d+)", "sglang", ("dp", 1, "int")),
+    _p(r"--enable-dp-attention|\benable_dp_attention=True", "sglang", ("dp_attention", 0, "flag")),
     _p(r"\bcontext_len=(\d+)", "sglang", ("context_len", 1, "int")),
     _p(r"\bavailable_gpu_mem=" + _DEC + r"\s*GB", "sglang", ("available_gpu_mem", 1, "size")),
+    _p(r"Memory pool end\.\s*avail mem=" + _DEC + r"\s*GB", "sglang", ("available_gpu_mem", 1, "size")),
     _p(r"Load weight end\..*?mem usage=" + _DEC + r"\s*GB", "sglang", ("weights", 1, "size")),
     _p(r"\bmem_fraction_static[=:\s]\s*" + _DEC, "sglang", ("mem_fraction_static", 1, "float")),
     _p(r"--mem-fraction-static[= ]\s*" + _DEC, "sglang", ("mem_fraction_static", 1, "float")),
@@ -202,12 +281,35 @@ _PATTERNS: tuple[_Spec, ...] = (
     _p(r"--context-length[= ]\s*(\d+)", "sglang", ("max_model_len", 1, "int")),
 )
 
-_MARKERS: dict[str, re.Pattern] = {
-    "vllm": re.compile(r"vllm|GPU KV cache size|Maximum concurrency for|GPU blocks|Available KV cache memory|"
-                       r"kv_cache_size=|kv_cache_utils|gpu_worker", re.I),
-    "sglang": re.compile(r"sglang|KV Cache is allocated|max_total_num_tokens|mem_fraction_static|"
-                         r"mem-fraction-static", re.I),
-}
+FIGURE_KEYS = frozenset({
+    "gpu_kv_cache_tokens", "num_gpu_blocks", "max_concurrency", "kv_budget", "error_kv_tokens", "error_needed",
+    "error_budget", "error_estimated_max_len", "sglang_tokens", "k_size", "kv_size", "max_total_num_tokens",
+    "available_gpu_mem", "sglang_full_tokens", "sglang_swa_tokens", "swa_pool_mem", "mamba_slots",
+})
+"""Readings that are an engine's own KV figures: the engine a log is from is told by these lines, then by its
+settings lines (commands, engine config), never by words in prose around them."""
+
+_RANK = re.compile(
+    r"^[^()\[\]]{0,60}?\((?:Worker|VllmWorker)(?:_(?P<a>(?:TP|PP|DP|EP)\d+(?:_(?:TP|PP|DP|EP)\d+)*))?"
+    r"(?:\s+rank=(?P<r>\d+))?\s+pid=\d+\)"
+    r"|^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?P<s>(?:\s+(?:TP|PP|DP|EP)\d+)+)\]")
+"""A rank prefix in the engine's own format: vLLM ``(Worker_PP1 pid=42)``, ``(Worker_TP0_PP1 pid=42)``,
+``(VllmWorker rank=1 pid=42)``; SGLang ``[2026-01-31 13:50:39 TP2]``, ``[... DP0 TP0]``, ``[... PP1 TP3]``."""
+
+
+def _rank_of(line: str) -> str:
+    m = _RANK.match(line)
+    if not m:
+        return ""
+    if m.group("a"):
+        return m.group("a").replace("_", " ")
+    if m.group("r"):
+        return f"rank {m.group('r')}"
+    if m.group("s"):
+        return " ".join(m.group("s").split())
+    return ""
+
+
 _UNIT = re.compile(r"\s*(GiB|GB)")
 _KV_WORDS = re.compile(r"kv|cache|block|token|concurren|memory|\bmem\b|GiB|\bGB\b", re.I)
 
@@ -270,13 +372,10 @@ def parse_engine_log(text: str) -> EngineLog:
     readings: list[Reading] = []
     unread: list[tuple[int, str]] = []
     num_unread = 0
-    seen: set[str] = set()
     lines = text.splitlines()
-    for no, raw in enumerate(lines, start=1):
+    for no, raw in _logical_lines(lines):
         line = raw[:MAX_LINE_CHARS]
-        for name, marker in _MARKERS.items():
-            if marker.search(line):
-                seen.add(name)
+        rank = _rank_of(line)
         matched = False
         for pattern, engine, fields in _PATTERNS:
             m = pattern.search(line)
@@ -284,31 +383,62 @@ def parse_engine_log(text: str) -> EngineLog:
                 continue
             matched = True
             for key, group, kind in fields:
-                for r in _reading(key, m, group, kind, no, engine):
+                for r in _reading(key, m, group, kind, no, engine, rank):
                     if not any(o.line_no == no and o.key == r.key and o.value == r.value for o in readings[-8:]):
                         readings.append(r)
         if not matched and _KV_WORDS.search(line):
             num_unread += 1
             if len(unread) < MAX_UNREAD:
                 unread.append((no, "".join(c if c.isprintable() else " " for c in line).strip()))
-    engine: Engine = "mixed" if len(seen) == 2 else (next(iter(seen)) if seen else "unknown")
     first = next((line.strip() for line in lines if line.strip()), "")[:60]
-    return EngineLog(engine=engine, readings=tuple(readings), unread=tuple(unread), num_unread=num_unread,
-                     num_lines=len(lines), first_line="".join(c if c.isprintable() else " " for c in first))
+    return EngineLog(engine=_engine_of(readings), readings=tuple(readings), unread=tuple(unread),
+                     num_unread=num_unread, num_lines=len(lines),
+                     first_line="".join(c if c.isprintable() else " " for c in first))
 
 
-def _reading(key: str, m: re.Match, group: int, kind: str, line_no: int, engine: str) -> list[Reading]:
+def _logical_lines(lines: list[str]):
+    """``(line number, text)`` for each line, a shell command continued with a trailing backslash joined into
+    one line (numbered by its first line) so that its flags are read together (``--tp-size 2`` on the line after
+    ``sglang.launch_server \\``); joining stops at :data:`MAX_LINE_CHARS`."""
+    i = 0
+    while i < len(lines):
+        no, parts, size = i + 1, [lines[i]], len(lines[i])
+        while parts[-1].rstrip().endswith("\\") and i + 1 < len(lines) and size < MAX_LINE_CHARS:
+            parts[-1] = parts[-1].rstrip()[:-1]
+            i += 1
+            parts.append(lines[i])
+            size += len(lines[i])
+        yield no, parts[0] if len(parts) == 1 else " ".join(x.strip() for x in parts)
+        i += 1
+
+
+def _engine_of(readings: list[Reading]) -> Engine:
+    """The engine whose own KV lines the log holds; "mixed" when it holds figure lines of both engines.
+
+    Settings lines (a ``vllm serve`` or ``sglang.launch_server`` command, an engine config) decide only when
+    no figure line does; a line of prose matches no pattern and so decides nothing.
+    """
+    for keys in (FIGURE_KEYS, None):
+        found = {r.engine for r in readings if r.engine != "any" and (keys is None or r.key in keys)}
+        if len(found) == 2:
+            return "mixed"
+        if found:
+            return next(iter(found))  # type: ignore[return-value]
+    return "unknown"
+
+
+def _reading(key: str, m: re.Match, group: int, kind: str, line_no: int, engine: str, rank: str = "") -> list[Reading]:
     if kind == "flag":
-        return [Reading(key, 1, m.group(0), line_no, engine)]
+        return [Reading(key, 1, m.group(0), line_no, engine, rank=rank)]
     text = m.group(group)
     if text is None:
         return []
     if kind == "int":
-        return [Reading(key, _int(text), text, line_no, engine)]
+        return [Reading(key, _int(text), text, line_no, engine, rank=rank)]
     if kind == "float":
-        return [Reading(key, float(text), text, line_no, engine)]
+        return [Reading(key, float(text), text, line_no, engine, rank=rank)]
     if kind == "size":
         value, lo, hi = _size(text)
         label = _UNIT.match(m.string, m.end(group))
-        return [Reading(key, value, f"{text} {label.group(1) if label else 'GiB'}", line_no, engine, lo, hi)]
-    return [Reading(key, text, text, line_no, engine)]
+        return [Reading(key, value, f"{text} {label.group(1) if label else 'GiB'}", line_no, engine, lo, hi, rank)]
+    return [Reading(key, text, text, line_no, engine, rank=rank)]

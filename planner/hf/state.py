@@ -142,3 +142,31 @@ def linear_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], mod
                    num_units=h_v, elements_per_unit=d_v * d_k,
                    shape_note=f"recurrent {h_v} heads x {d_v} x {d_k}"),
     ]
+
+
+def short_conv_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: str,
+                     state_format: KVFormat | None, ssm_state_format: KVFormat | None = None) -> list[KVGroup]:
+    """Short-convolution state of LFM2's conv layers: vLLM ``ShortConv.get_state_shape`` ->
+    ``MambaStateShapeCalculator.short_conv_state_shape``: ``(conv_L_cache - 1) x dim / TP`` per layer and sequence,
+    ``dim`` the conv width (``conv_dim`` when the config gives it, else ``hidden_size``), in the conv-state dtype.
+
+    Raises:
+        PlanInputError: a state field missing or out of range, or ``conv_dim`` and ``hidden_size`` disagreeing.
+    """
+    kernel = r.int_field("conv_L_cache", minimum=2, maximum=1_000)
+    hidden = r.int_field("hidden_size", maximum=10**7)
+    dim = hidden
+    if cfg.get("conv_dim") is not None:
+        dim = r.int_field("conv_dim", maximum=10**7)
+        if dim != hidden:
+            raise PlanInputError("config.conv_dim", dim, msg("hidden_size ({hidden:,}): kvplan does not know which "
+                                                             "width vLLM gives the short convolution otherwise",
+                                                             hidden=hidden))
+    conv_fmt = _conv_format(r, state_format)
+    ids = tuple(layer_ids)
+    r.note("short-convolution state", msg("{n} layers", n=len(ids)), "derived",
+           msg("conv (K-1) x dim = {value} x {dim:,} elements per layer and sequence (vLLM short_conv_state_shape)",
+               value=kernel - 1, dim=dim))
+    return [StateGroup(name="short convolution state", num_layers=len(ids), layer_ids=ids, kv_format=conv_fmt,
+                       role="state", num_units=dim, elements_per_unit=kernel - 1,
+                       shape_note=f"conv {kernel - 1} x {dim:,} channels")]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from planner.errors import PlanInputError
 from planner.kv.formats import get_format
 from planner.kv.kinds import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, group_bytes
+from planner.kv.pipeline import check_tp_heads, stage_ranges, vllm_pp_partition
 from planner.messages import msg
 from planner.units import EiB
 
@@ -81,6 +82,12 @@ class ModelSpec:
         config_report: what the config import read, derived and defaulted.
         layer_pattern: one character per layer, its kind (legend:
             ``planner.hf.config.PATTERN_LEGEND``); "" when not known.
+        num_attention_heads: the query heads, when known from a config: TP sizes vLLM refuses are then
+            refused (:func:`planner.kv.pipeline.check_tp_heads`).
+        ignored_fields: config fields the user accepted leaving unread (``--ignore-field``); the figures do
+            not account for them.
+        pp_layer_partition: layers per pipeline stage chosen by the user (vLLM's
+            ``VLLM_PP_LAYER_PARTITION``); None = vLLM's ``get_pp_indices`` split.
     """
 
     id: str
@@ -95,6 +102,9 @@ class ModelSpec:
     notes: tuple[str, ...] = ()
     config_report: tuple[ConfigField, ...] = field(default=(), repr=False)
     layer_pattern: str = ""
+    num_attention_heads: int | None = None
+    pp_layer_partition: tuple[int, ...] | None = None
+    ignored_fields: tuple[str, ...] = ()
 
     # -- layout -------------------------------------------------------------
     def layout(self, kv_format: str | None = None) -> tuple[KVGroup, ...]:
@@ -217,7 +227,12 @@ class ModelSpec:
         groups = self.layout(kv_format)
         for g in groups:
             g.check_split(tp)
+        if self.num_attention_heads is not None:
+            check_tp_heads(tp, self.num_attention_heads,
+                           [h for g in groups if g.role == "main" and (h := getattr(g, "num_kv_heads", None))])
         pp = self.check_pp(pp, kv_format)
+        if pp > 1 and self._stages_known(kv_format):
+            return self._binding_stage_estimate(n, kv_format, tp, pp)
         rows = tuple(group_bytes(g, n, tp, pp) for g in groups)
         if self.uses_coefficient(kv_format):
             slope = self.coefficient_bytes_per_token(pp)
@@ -258,6 +273,42 @@ class ModelSpec:
             per=per,
             state_bytes_in_pool=in_pool,
         )
+
+    # -- pipeline stages (vLLM get_pp_indices) ------------------------------
+    def _stages_known(self, kv_format: str | None) -> bool:
+        """True when every group knows its layers, so stages can be split by layer as vLLM splits them."""
+        groups = [g for g in self.layout(kv_format) if g.num_layers]
+        return (not self.uses_coefficient(kv_format) and bool(groups) and self.num_hidden_layers is not None
+                and all(len(g.layer_ids) == g.num_layers for g in groups))
+
+    def stage_models(self, pp: int, kv_format: str | None = None) -> tuple[tuple[tuple[int, int], "ModelSpec"], ...]:
+        """Each pipeline stage's layer range and the model restricted to it (vLLM's ``get_pp_indices``, or
+        :attr:`pp_layer_partition`).
+
+        Raises:
+            PlanInputError: a partition of the wrong length or sum.
+        """
+        ranges = stage_ranges(vllm_pp_partition(self.num_hidden_layers, pp, self.pp_layer_partition))
+        out = []
+        for start, end in ranges:
+            groups = []
+            for g in self.layout(kv_format):
+                ids = tuple(i for i in g.layer_ids if start <= i < end)
+                groups.append(replace(g, num_layers=len(ids), layer_ids=ids) if g.num_layers else g)
+            out.append(((start, end), replace(self, groups=tuple(groups), reported_kv_bytes_per_token=None,
+                                              pp_layer_partition=None, num_attention_heads=None)))
+        return tuple(out)
+
+    def _binding_stage_estimate(self, n: int, kv_format: str | None, tp: int, pp: int) -> KVEstimate:
+        """The estimate on the stage that holds the most bytes at ``n`` tokens (the one that binds)."""
+        stages = [(rng, m.estimate(n, None, tp, 1)) for rng, m in self.stage_models(pp, kv_format)]
+        index = max(range(len(stages)), key=lambda i: stages[i][1].kv_bytes)
+        (start, end), est = stages[index]
+        per = f"GPU (TP {tp}, PP {pp}: one GPU of the largest pipeline stage)"
+        return replace(est, model_id=self.id, kv_format=kv_format or NATIVE, pp=pp, per=per,
+                       kv_bytes_per_replica=self.replica_bytes(n, kv_format, tp),
+                       stage_bytes=tuple(e.kv_bytes for _, e in stages), binding_stage=index,
+                       stage_layers=(start, end))
 
     def weights_bytes(self, weight_format: str | None = None) -> int:
         """Weight bytes of one replica: total parameters x bytes per parameter.
