@@ -44,6 +44,7 @@ def _mb(limit_bytes: int) -> int:
 UPLOADS: dict[str, Upload] = {
     "plan_upload_json": Upload(1, ("json",)),  # plan files: planner.files.planfile.MAX_PLAN_FILE_BYTES = 64 KiB
     "model_config_file": Upload(_mb(MAX_CONFIG_BYTES), ("json",)),
+    "plan_config_file": Upload(_mb(MAX_CONFIG_BYTES), ("json",)),
     "traces_upload": Upload(_mb(MAX_TRACE_BYTES), ("jsonl", "json", "csv", "parquet", "gz", "zst"), server_limit=True),
     "traces_curve_upload": Upload(_mb(MAX_CURVE_FILE_BYTES), ("json",)),
     "reconcile_file_a": Upload(_mb(MAX_LOG_BYTES), ("txt", "log")),

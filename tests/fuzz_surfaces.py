@@ -137,7 +137,7 @@ TEXT_CHOICES = {
     "model_id": MODEL_IDS, "gpu_id": [*GPUS, "custom"], "kv_format": [NATIVE, *FORMATS],
     "weight_format": [None, *WEIGHT_BYTES_PER_PARAM], "host_link": [AUTO, *HOST_LINKS],
     "ssd_link": [AUTO, *SSD_LINKS], "pause_distribution": ["exponential", "fixed"],
-    "attention_parallelism": ["tp", "dp"], "measured_kv_model_id": [None, *MODEL_IDS],
+    "attention_parallelism": ["tp", "dp"], "engine": [None, "vllm", "sglang"], "measured_kv_model_id": [None, *MODEL_IDS],
     "measured_kv_format": [None, NATIVE, *FORMATS], "measured_usable_kv_gpu_id": [None, *GPUS, "custom"],
     "measured_usable_kv_weights": [None, "deepseek-v4.1-flash catalog weights / 8 GPUs", "0.0 GiB / 1 GPUs"],
     "accelerator": [None, "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~hl:64~price:1.8",

@@ -101,7 +101,7 @@ def test_grid_equals_scalar_plan_on_samples(model_id):
     base = make_inputs(model_id=model_id, gpus_per_replica=16, output_tokens=rng.choice([0, 300, 2_000]),
                        pause_mean_s=rng.choice([0.0, 20.0, 90.0]), ttl_s=rng.choice([0.0, 60.0]),
                        shared_prefixes=rng.choice([1, 3, 50]), state_in_hbm=rng.random() < 0.3,
-                       pause_distribution=rng.choice(["exponential", "fixed"]))
+                       pause_distribution=rng.choice(["exponential", "fixed"]), engine=rng.choice([None, "vllm"]))
     accs = [Accelerator(g) for g in rng.sample(sorted(GPUS), 5)] + [Accelerator("custom", 96.0)]
     contexts, hits = context_axis(4_000_000, 25), hit_rate_axis(21)
     grid = frontier_grid(base, accs, contexts, hits, scale_throughput=True)
@@ -114,9 +114,11 @@ def test_grid_equals_scalar_plan_on_samples(model_id):
 @given(st.sampled_from(["deepseek-v4.1-flash", "deepseek-v4-pro", "llama-3.1-70b", "gemma-3-27b", "gpt-oss-20b"]),
        st.lists(st.integers(1, 100_000_000), min_size=1, max_size=6),
        st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=6),
-       st.integers(0, 50_000), st.integers(1, 20), st.floats(0, 3_600), st.booleans())
-def test_grid_equals_scalar_plan_property(model_id, ctx, hits, out, k, pause, scale):
-    base = make_inputs(model_id=model_id, output_tokens=out, shared_prefixes=k, pause_mean_s=pause, gpus_per_replica=8)
+       st.integers(0, 50_000), st.integers(1, 20), st.floats(0, 3_600), st.booleans(),
+       st.sampled_from([None, "vllm", "sglang"]))
+def test_grid_equals_scalar_plan_property(model_id, ctx, hits, out, k, pause, scale, engine):
+    base = make_inputs(model_id=model_id, output_tokens=out, shared_prefixes=k, pause_mean_s=pause, gpus_per_replica=8,
+                       engine=engine)
     accs = [Accelerator("h100-sxm"), Accelerator("b200"), Accelerator("l4")]
     grid = frontier_grid(base, ["h100-sxm", "b200", "l4"], ctx, hits, scale_throughput=scale)
     _check_points(grid, [(g, c, h) for g in range(grid.shape[0]) for c in range(grid.shape[1])
@@ -132,6 +134,7 @@ def _every_field():
         "gpu_id": st.sampled_from(["h200", "h100-sxm", "b200", "l4", "mi300x", "custom"]),
         "gpus_per_replica": st.sampled_from([1, 2, 4, 8, 16]),
         "attention_parallelism": st.sampled_from(["tp", "dp"]),
+        "engine": st.sampled_from([None, "vllm", "sglang"]),
         "pipeline_parallel_size": st.sampled_from([1, 1, 2]),
         "hbm_gib": st.one_of(st.none(), st.floats(1, 2_000)),
         "gpu_memory_utilization": st.floats(0.05, 1),

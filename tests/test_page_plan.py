@@ -74,3 +74,20 @@ def test_switching_model_drops_a_measured_figure_with_a_notice():
     assert any("not applied" in i.value and "deepseek-v4.1-flash" in i.value.replace("\\", "") for i in at.info)
     assert all("(measured)" not in m.label for m in at.metric)
     assert at.session_state["plan_inputs"].measured_kv_bytes_per_token is None
+
+
+def test_engine_choice_shows_admission_flags_and_the_other_parallelism():
+    at = _app()
+    # the defaults (V4.1-Flash on 8 x H200): 17.9 per GPU under TP attention, 143 under DP attention
+    # (test_launch_flags.py derives both); the page says so with the flag that gets it
+    assert any("Under DP attention this plan holds 143 sessions per GPU (1,144 per replica)" in i.value for i in at.info)
+    assert any("Choose a serving engine" in c.value for c in at.caption)  # (the sidebar's share link is a code block)
+    assert not any(c.value.startswith(("vllm serve", "python -m sglang")) for c in at.code)
+    at.selectbox(key="plan_model_id").set_value("gpt-oss-20b").run()
+    at.selectbox(key="plan_engine").set_value("vllm").run()
+    assert not at.exception
+    code = [c.value for c in at.code if c.value.startswith("vllm serve MODEL")]
+    assert code and "--tensor-parallel-size 8" in code[0] and "--max-num-seqs" in code[0]
+    assert any("vLLM's admission figure" in c.value for c in at.caption)
+    at.selectbox(key="plan_engine").set_value("sglang").run()
+    assert any(c.value.startswith("python -m sglang.launch_server") for c in at.code)

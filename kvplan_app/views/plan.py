@@ -1,5 +1,6 @@
 """Plan page: a model on an accelerator, sliders for HBM and prefix hit rate."""
 
+import hashlib
 import math
 
 import streamlit as st
@@ -18,6 +19,7 @@ from planner.plan import (
 from planner.catalog.accelerators import accelerator_from_dict, accelerator_from_link
 from planner.catalog.entries import GPUS, get_gpu, models
 from planner.errors import PlanInputError
+from planner.hf.config import MAX_CONFIG_BYTES, plan_model_from_config
 from planner.plan.curves import curve_contexts, sessions_by_context
 from kvplan_app.charts.figures import PLAN_FIGURE_TEXTS, kv_vs_context_figure, plan_sessions_figure
 from planner.kv.formats import FORMATS
@@ -89,6 +91,7 @@ defaults = {
     **_acc_defaults(accelerator_from_link(last.accelerator) if last.accelerator else None),
     "plan_gpus_per_replica": last.gpus_per_replica,
     "plan_attention_parallelism": last.attention_parallelism,
+    "plan_engine": last.engine or "none",
     "plan_pipeline_parallel_size": last.pipeline_parallel_size,
     "plan_context_tokens": token_text(last.context_tokens),
     "plan_output_tokens": last.output_tokens,
@@ -119,10 +122,13 @@ for key, value in defaults.items():
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def plan_figure(inputs, sessions: float, per_session_bytes: int, max_context_tokens: int | None, lang: str):
-    """The headline chart: sessions per GPU along context for this plan (cached: a slider step redraws once)."""
+def plan_figure(inputs, sessions: float, per_session_bytes: int, max_context_tokens: int | None, lang: str,
+                config_key: str = "", _model=None):
+    """The headline chart: sessions per GPU along context for this plan (cached: a slider step redraws once).
+
+    ``_model``: an imported config's model (not hashed; ``config_key``, its text's digest, stands for it)."""
     right = max(max_context_tokens or 1_000_000, inputs.context_tokens)
-    frame = sessions_by_context(inputs, curve_contexts(right, include=[inputs.context_tokens]))
+    frame = sessions_by_context(inputs, curve_contexts(right, include=[inputs.context_tokens]), _model)
     return plan_sessions_figure(frame, plan_context_tokens=inputs.context_tokens, plan_sessions=sessions,
                                 per_session_bytes=per_session_bytes, max_context_tokens=max_context_tokens,
                                 texts={k: t(v) for k, v in PLAN_FIGURE_TEXTS.items()},
@@ -274,6 +280,11 @@ with st.expander(t("Parallelism, memory and throughput assumptions")):
                                help=t("Keep window state in HBM (not host RAM)"))
     pp = b1.number_input(t("Pipeline stages (split layers)"), min_value=1, max_value=1024, step=1,
                          key="plan_pipeline_parallel_size", help=t("Must divide the GPUs per replica; TP = GPUs / stages."))
+    ENGINE_WORDS = {"none": t("kvplan (steady state)"), "vllm": "vLLM", "sglang": "SGLang"}
+    engine = b2.selectbox(t("Serving engine"), list(ENGINE_WORDS), key="plan_engine", format_func=ENGINE_WORDS.get,
+                          help=t("With an engine, the headline is the sessions it would admit at full length and the "
+                                 "page prints its launch flags; kvplan's steady state stays beside it as the upper "
+                                 "bound."))
 
 with st.expander(t("Misses, replay and tiers")):
     node = node_for(gpu_id)
@@ -304,6 +315,25 @@ with st.expander(t("Misses, replay and tiers")):
     ssd_link = l2.selectbox(t("SSD link"), [AUTO, *SSD_LINKS], key="plan_ssd_link",
                             format_func=lambda k: f"auto ({LINKS[node.ssd_link].name})" if k == AUTO else LINKS[k].name)
 
+with st.expander(t("Plan a config.json instead (not carried by the share link)"),
+                 expanded=st.session_state.get("plan_config_file") is not None):
+    f1, f2 = st.columns([2, 1])
+    config_upload = file_uploader(f1, t("Hugging Face config.json"), key="plan_config_file",
+                                  help=t("Read as `kvplan kv --config` reads it; the model above is set aside while "
+                                         "a config is loaded."))
+    config_weights = f2.number_input(t("Weights of one replica (GiB)"), min_value=0.0, max_value=10_000_000.0,
+                                     value=None, step=1.0, format="%g", key="plan_config_weights_gib",
+                                     placeholder=t("needed"),
+                                     help=t("A config.json gives no parameter count: the checkpoint's size in GiB."))
+config_model, config_key, config_error = None, "", None
+if config_upload is not None:
+    config_bytes = config_upload.getvalue()[: MAX_CONFIG_BYTES + 1]
+    try:
+        config_model = plan_model_from_config(config_bytes, config_upload.name)
+        config_key = hashlib.sha256(config_bytes).hexdigest()
+    except PlanInputError as exc:
+        config_error = exc
+
 # Untouched, the slider means "the device's reported total", to the byte (no hbm in the link).
 hbm_choice = float(hbm_gib) if hbm_set else None
 try:
@@ -312,7 +342,7 @@ try:
         raise user_acc_error
     inputs, notices = rebase(
         last, model_id=model_id, gpu_id=gpu_id, accelerator=user_acc.to_link() if user_acc else None,
-        gpus_per_replica=int(gpus), attention_parallelism=attention,
+        gpus_per_replica=int(gpus), attention_parallelism=attention, engine=None if engine == "none" else engine,
         pipeline_parallel_size=int(pp), hbm_gib=hbm_choice,
         gpu_memory_utilization=float(util), reserve_gib=float(reserve),
         weight_format=None if weight_format == "catalog" else weight_format,
@@ -327,9 +357,16 @@ try:
     result = plan(inputs)
     set_inputs(inputs)
     add_notices(notices)
+    if config_error is not None:
+        raise config_error
+    if config_model is not None:  # the link keeps the catalog plan; the config's plan is shown
+        inputs, _ = rebase(inputs, model_id=config_model.id,
+                           weights_gib=None if config_weights is None else float(config_weights))
+        result = plan(inputs, config_model)
     # A widget Streamlit recreated sends its starting value, not the plan's: never a silent change of the link.
     add_notices(plan_widget_reset_notes(last, inputs, {
         "model_id": model_ids[0], "gpu_id": gpu_ids[0], "gpus_per_replica": 1, "attention_parallelism": "tp",
+        "engine": None,
         "output_tokens": 0, "kv_format": NATIVE, "hit_rate": 0.0, "hbm_gib": st.session_state["plan_hbm_gib_range"][0],
         "pipeline_parallel_size": 1, "shared_prefixes": 1, "pause_mean_s": 0.0, "ttl_s": 0.0,
         "state_in_hbm": False}))
@@ -337,9 +374,13 @@ except PlanInputError as exc:  # may quote what the user typed: shown as text
     alerts.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan."), keep="_"))
     inputs = last
     result = plan(last)
+    config_model, config_key = None, ""
 show_notices()
+if config_model is not None:  # above the headline: the figures are the config's, not the selected model's
+    alerts.info(escape_markdown(t("Planning the imported {name}; the share link carries the catalog model {model}, not "
+                              "the config.", name=config_model.name, model=models()[model_id].name)))
 
-model, priced_format, _ = effective_model(inputs)
+model, priced_format, _ = effective_model(inputs, config_model)
 if result.message:
     st.warning(planner_message(result.message))
 if result.kv_source == "measured" or result.usable_kv_source == "measured":
@@ -379,9 +420,26 @@ with headline:
                    help=t("Per GPU: the uncached tail plus output tokens")
                         + (t(" plus window state") if inputs.state_in_hbm and result.state_bytes_per_session else "")
                         + t("; the shared prefix is stored once."))
+    if result.sessions_note:  # which figure the headline is (engine admission or steady state), said once
+        numbers.caption(planner_message(result.sessions_note))
     with chart:
         show_chart(plan_figure(inputs, result.sessions_per_gpu, result.per_session_bytes,
-                          model.max_context_tokens, language()), key="plan_chart")
+                          model.max_context_tokens, language(), config_key, config_model), key="plan_chart")
+    o = result.other_parallelism
+    if o is not None:  # the other attention parallelism holds a different count: say so and how to get it
+        st.info(num(t("Under {attention} attention this plan holds {per_gpu} sessions per GPU ({per_replica} per "
+                      "replica): {how}.", attention=o.attention_parallelism.upper(),
+                      per_gpu=format_sessions(o.sessions_per_gpu), per_replica=f"{o.sessions_per_replica:,}",
+                      how=planner_message(o.how))))
+    if result.launch_flags is not None:
+        st.caption(t("Launch flags that realise this plan ({engine}; MODEL is your checkpoint):",
+                     engine=ENGINE_WORDS[result.launch_flags.engine]))
+        st.code(result.launch_flags.text(multiline=True), language="bash")
+        for flag_note in result.launch_flags.notes:
+            st.caption(planner_message(flag_note))
+    else:
+        st.caption(t("Choose a serving engine (in the parallelism and memory assumptions) for the launch flags that "
+                     "realise this plan."))
 
 context_kv = model.estimate(inputs.context_tokens, priced_format, result.tensor_parallel_size,
                             inputs.pipeline_parallel_size)

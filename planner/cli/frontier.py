@@ -121,6 +121,10 @@ def run(args: argparse.Namespace) -> int:
         width = max(12, *(len(n) for n in names))
         print(f"{base.model_id}: sessions per GPU (request rate per GPU, /s); output {base.output_tokens:,} tokens, "
               f"{base.gpus_per_replica} GPUs per replica, {base.attention_parallelism} attention")
+        if base.engine is not None:  # which session figure the grid follows (PlanResult.sessions_basis)
+            basis = grid.arrays.admission.basis if grid.arrays.admission is not None else "steady state"
+            print(f"sessions: {'the engine admission figure' if basis == 'engine admission' else 'the steady state'} "
+                  f"({base.engine}; `kvplan plan` prints both)")
         for hi, h in enumerate(grid.hit_rates):
             print(f"\nhit rate {h:g}")
             print(f"{'context':>12}  " + "  ".join(f"{n:>{width}}" for n in names))

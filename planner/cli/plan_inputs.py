@@ -76,8 +76,10 @@ def _help(field: str) -> str:
     parts = [info.description or field]
     if (rng := field_range(PlanInputs, field)) is not None:
         parts.append(rng)
-    if typing.get_origin(info.annotation) is typing.Literal:
-        parts.append("one of " + ", ".join(map(str, typing.get_args(info.annotation))))
+    literal = _base_type(info)
+    if typing.get_origin(literal) is typing.Literal:
+        choices = [*map(str, typing.get_args(literal)), *(["none"] if _optional(info) else [])]
+        parts.append("one of " + ", ".join(choices))
     parts.append(f"default {info.default}")
     return "; ".join(parts).replace("%", "%%")
 

@@ -83,8 +83,8 @@ from planner.monotone import largest_fitting
 __all__ = [
     "BUDGET_MOVES", "DEFAULT_BLOCK_SIZE", "DEFAULT_MAX_NUM_BATCHED_TOKENS", "ENGINE_COLUMNS", "EngineTypeBytes",
     "MAX_BLOCK_SIZE", "MAX_BUDGET_BYTES", "MaxModelLenFit", "NOT_A_HARD_CAP", "TheoryVsEngine", "VLLMCapacity",
-    "VLLMSettings", "VLLM_SOURCE", "check_budget_bytes", "engine_frame", "theory_vs_engine", "vllm_capacity",
-    "vllm_max_model_len",
+    "VLLMAdmission", "VLLMSettings", "VLLM_SOURCE", "check_budget_bytes", "engine_frame", "theory_vs_engine", "vllm_capacity",
+    "vllm_admission", "vllm_max_model_len",
 ]
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` never loads it
@@ -317,6 +317,63 @@ def _needed_bytes(p: Paging, max_model_len: int, max_batched: int) -> int:
     return p.group_size * page * blocks
 
 
+@dataclass(frozen=True)
+class VLLMAdmission:
+    """vLLM's admission arithmetic for one layout on one GPU, written once.
+
+    ``num_blocks = budget // bytes_per_block`` (``get_num_blocks``); a request of
+    ``M`` tokens takes :meth:`blocks_per_request` block ids (the sum over KV-cache
+    groups of ``cdiv(max_memory_usage_bytes, page_size_bytes)``: a sliding-window
+    group reserves its window plus one prefill chunk of ``max_num_batched_tokens``,
+    +1 block, per :class:`planner.kv.kinds.KVGroup` ``vllm_max_blocks``); "maximum
+    concurrency" is ``num_blocks / blocks_per_request``
+    (``get_max_concurrency_for_kv_cache_config``, vllm-project/vllm@001cabc
+    ``vllm/v1/core/kv_cache_utils.py``). :func:`vllm_capacity` reports it for one
+    budget; :func:`planner.plan.core.evaluate` takes its floor as the plan's
+    admission figure.
+
+    Attributes:
+        paging: vLLM's KV-cache types and groups for this layout.
+        settings: block size, ``max_num_batched_tokens``, hybrid manager.
+        bytes_per_block: bytes one block id takes on this GPU (every layer).
+    """
+
+    paging: Paging
+    settings: VLLMSettings
+    bytes_per_block: int
+
+    def blocks_per_request(self, max_model_len: int) -> int:
+        """Block ids one request of ``max_model_len`` tokens may hold."""
+        p, batched = self.paging, self.settings.max_num_batched_tokens
+        if p.layout == "uniform type":
+            return p.types[0].max_memory_blocks(max_model_len, batched)
+        return sum(n * t.max_memory_blocks(max_model_len, batched) for t, n in zip(p.types, p.groups_per_type))
+
+    def num_blocks(self, kv_budget_bytes: int) -> int:
+        """vLLM's ``num_gpu_blocks`` for a budget (0 for a negative one)."""
+        return max(kv_budget_bytes, 0) // self.bytes_per_block
+
+    def admitted(self, kv_budget_bytes: int, max_model_len: int) -> int:
+        """Full-length requests admitted at once: ``floor(num_blocks / blocks_per_request)``."""
+        return self.num_blocks(kv_budget_bytes) // self.blocks_per_request(max_model_len)
+
+
+def vllm_admission(model: ModelSpec, kv_format: str | None = None, tp: int = 1, pp: int = 1,
+                   settings: VLLMSettings | None = None) -> VLLMAdmission:
+    """vLLM's admission arithmetic for this model on one GPU.
+
+    Raises:
+        PlanInputError: a layout vLLM's paging is not modelled for (named).
+    """
+    s = settings or VLLMSettings()
+    p = _pageable(model, kv_format, tp, pp, s)
+    if p.layout == "uniform type":
+        bytes_per_block = sum(t.layers * t.page_size_bytes for t in p.types)
+    else:
+        bytes_per_block = p.types[0].page_size_bytes * p.group_size
+    return VLLMAdmission(paging=p, settings=s, bytes_per_block=bytes_per_block)
+
+
 def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | None = None,
                   kv_format: str | None = None, tp: int = 1, pp: int = 1,
                   settings: VLLMSettings | None = None) -> VLLMCapacity:
@@ -341,20 +398,16 @@ def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | N
     if m is None:
         raise PlanInputError("max_model_len", None, msg("a whole number of tokens (the model's maximum is not known)"))
     m = check_int("max_model_len", m, 1, MAX_MODEL_LEN)
-    p = _pageable(model, kv_format, tp, pp, s)
+    a = vllm_admission(model, kv_format, tp, pp, s)
+    p = a.paging
     min_block = min(t.block_size for t in p.types)
+    page = p.types[0].page_size_bytes
+    bytes_per_block = a.bytes_per_block
+    num_blocks = a.num_blocks(budget)
+    blocks_per_request = a.blocks_per_request(m)
     if p.layout == "uniform type":
-        bytes_per_block = sum(t.layers * t.page_size_bytes for t in p.types)
-        num_blocks = budget // bytes_per_block
-        page = p.types[0].page_size_bytes
-        blocks_per_request = p.types[0].max_memory_blocks(m, s.max_num_batched_tokens)
         how = f"{budget:,} // ({' + '.join(f'{t.layers} x {t.page_size_bytes:,}' for t in p.types)} B)"
     else:
-        page = p.types[0].page_size_bytes
-        bytes_per_block = page * p.group_size
-        num_blocks = budget // page // p.group_size
-        blocks_per_request = sum(n * t.max_memory_blocks(m, s.max_num_batched_tokens)
-                                 for t, n in zip(p.types, p.groups_per_type))
         how = f"{budget:,} // {page:,} // {p.group_size}"
     max_tokens = num_blocks // p.num_kv_groups * min_block
     concurrency = num_blocks / blocks_per_request if blocks_per_request else 0.0

@@ -52,11 +52,12 @@ LEGACY_FIELDS: dict[str, Any] = {
     "pipeline_parallel_size": 1,
     **dict.fromkeys(MEASURED_KV_BINDING + MEASURED_USABLE_BINDING),
     "accelerator": None,
+    "engine": None,
 }
 """Input fields added after schema version 1 was published, and what a file without them meant when written:
 data-parallel attention (what kvplan assumed then), no pipeline parallel, and measured figures bound to the
 file's own model, format and GPU (a missing binding binds to the plan's own inputs), and no user-defined
-accelerator."""
+accelerator, and no engine (kvplan's own steady-state model)."""
 """``$id`` of the published JSON Schema (a name, not a fetchable address)."""
 
 

@@ -463,3 +463,23 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
                      ignored_fields=layout.ignored_fields,
                      notes=tuple(msg("config field {key} ignored at your request (--ignore-field): this figure does "
                                      "not account for it", key=k) for k in layout.ignored_fields))
+
+
+CONFIG_MODEL_PREFIX = "config:"
+"""Model ids of imported configs in a plan (``config:<file name>``): never a catalog id, so a plan file or link
+naming one says that the config itself must come with it."""
+
+
+def plan_model_from_config(config: dict[str, Any] | str | bytes, name: str, source: str | None = None) -> ModelSpec:
+    """An imported config.json (its text, or the config :func:`planner.hf.checkpoint.read_checkpoint` read) as
+    the model of a plan (``kvplan plan --config``, the Plan page's upload): the same import as ``kvplan kv
+    --config``, its KV format left to the plan, id ``config:<name>``.
+
+    Raises:
+        PlanInputError: the config cannot be read (named field).
+    """
+    name = str(name)[:80]
+    if not isinstance(config, dict):
+        config = parse_config_text(config, name)
+    return model_from_config(config, name=name, model_id=CONFIG_MODEL_PREFIX + name,
+                             source=source or f"imported: {name}")

@@ -20,7 +20,14 @@ shared prefixes:
   (weights: total parameters / GPUs per replica), or the measured figure;
 * ``per_session_bytes = growing(N+T) - growing(floor(h*N)) + capped(N+T) + state_in_hbm * state(N+T)``;
 * sessions per domain ``= floor((usable - K * shared) / per_session)`` when at
-  least ``K`` sessions fit, else ``floor(usable / (shared + per_session))``;
+  least ``K`` sessions fit, else ``floor(usable / (shared + per_session))``:
+  the *steady state* (windows only, the upper bound);
+* with ``engine="vllm"`` the sessions are vLLM's *admission figure* instead:
+  ``floor(num_blocks / blocks_per_request(N+T))``, full-length requests it admits at
+  once (:class:`planner.engines.capacity.VLLMAdmission`; a sliding-window layer
+  reserves its window plus one prefill chunk); the steady state stays beside it
+  (``steady_sessions``). Every figure after this line (rates, tiers, the frontier,
+  recommend, the CSV) follows the sessions chosen here;
 * ``miss_probability = P(pause > TTL)``; a miss replays ``min(W, N)`` tokens
   at ``prefill_tokens_per_s``; a hit reloads the window state over the host link;
 * tiers: :func:`planner.catalog.tiers.place_counts`;
@@ -31,10 +38,14 @@ shared prefixes:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from planner.catalog.tiers import reload_seconds
+from planner.engines.capacity import VLLMAdmission, vllm_admission
+from planner.errors import PlanInputError
+from planner.messages import msg
 from planner.kv.models import ModelSpec
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, PlanInputs
 from planner.plan.lengths import growing_bytes_array, per_length
@@ -160,8 +171,13 @@ def replay_window_tokens(model: ModelSpec, kv_format: str | None = None) -> int:
 def weights_per_gpu(inputs: PlanInputs, model: ModelSpec) -> int:
     """Weight bytes on each GPU: one replica's weights / gpus_per_replica (rounded up).
 
-    The catalog prices total parameters (all experts), never active ones.
+    The catalog prices total parameters (all experts), never active ones. A model without a parameter
+    count (an imported config.json) needs ``weights_gib``: refused, naming it, otherwise.
     """
+    if inputs.weights_gib is None and model.total_params is None:
+        raise PlanInputError("weights_gib", None, msg("the weights of one replica in GiB (--weights-gib): {id} carries "
+                                                      "no parameter count (a config.json gives none), so its weights "
+                                                      "cannot be derived", id=model.id))
     total = gib_to_bytes(inputs.weights_gib) if inputs.weights_gib is not None else model.weights_bytes(inputs.weight_format)
     return cdiv(total, inputs.gpus_per_replica)
 
@@ -234,6 +250,52 @@ class PlanArrays:
     weights_bytes_per_gpu: int
     reserve_bytes: int
     placement: PlacementCounts | None
+    steady_sessions: np.ndarray | None = None
+    admission: Admission | None = None
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Which figure a plan's sessions follow, and the engine arithmetic behind it.
+
+    Attributes:
+        basis: "steady state" (kvplan's windows-only model) or "engine admission".
+        vllm: vLLM's admission arithmetic when it drives the sessions, else None.
+        reason: why the steady state drives them with an engine named ("" otherwise).
+    """
+
+    basis: Literal["steady state", "engine admission"]
+    vllm: VLLMAdmission | None = None
+    reason: str = ""
+
+
+def engine_admission(inputs: PlanInputs, model: ModelSpec, kv_format: str, split: KVSplit) -> Admission:
+    """The admission model of ``inputs.engine`` for this layout (per KV domain, at TP ``split.tp``).
+
+    vLLM: :func:`planner.engines.capacity.vllm_admission` at its defaults (block
+    size 16, ``max_num_batched_tokens`` 8192; the launch flags set both). SGLang's
+    admission and layouts vLLM's paging is not modelled for keep the steady state,
+    with the reason.
+    """
+    if inputs.engine is None:
+        return Admission("steady state")
+    if inputs.engine == "sglang":
+        return Admission("steady state", reason=msg("SGLang's admission accounting is not modelled"))
+    try:
+        return Admission("engine admission", vllm=vllm_admission(model, kv_format, split.tp, split.pp))
+    except PlanInputError as exc:
+        return Admission("steady state", reason=msg("vLLM's admission is modelled for {what}",
+                                                     what=exc.allowed))
+
+
+def admitted_sessions(adm: VLLMAdmission, usable_bytes, request_tokens):
+    """``floor(num_blocks / blocks_per_request(request_tokens))`` over numpy values (int64)."""
+    usable = np.asarray(usable_bytes, dtype=np.int64)
+    tokens = np.asarray(request_tokens, dtype=np.int64)
+    uniq, inverse = np.unique(tokens, return_inverse=True)
+    per_request = np.array([adm.blocks_per_request(int(m)) for m in uniq], dtype=np.int64)[inverse].reshape(tokens.shape)
+    num_blocks = np.maximum(usable, 0) // np.int64(adm.bytes_per_block)
+    return (num_blocks // per_request).astype(np.int64)
 
 
 def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareArrays, context_tokens,
@@ -271,7 +333,12 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
     capped = per_length(model.capped_bytes, total, fmt, tp, pp)
     state = per_length(model.state_bytes_outside_pool, total, fmt, tp, pp)
     per = growing_total - shared + capped + (state if inputs.state_in_hbm else 0)
-    sessions = sessions_that_fit(usable, shared, per, k)
+    steady = sessions_that_fit(usable, shared, per, k)
+    admission = engine_admission(inputs, model, fmt, split)
+    if admission.vllm is not None:
+        sessions = np.minimum(admitted_sessions(admission.vllm, usable, total), MAX_SESSIONS_PER_GPU)
+    else:
+        sessions = steady
     per_gpu = sessions / np.float64(split.domain_gpus)
     per_replica = sessions * np.int64(split.domains_per_replica)
 
@@ -349,5 +416,5 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
         time_per_request_s=time_per_request, gpu_seconds_per_request=gpu_seconds,
         replay_share_of_gpu_time=replay_share, new_session_prefill_s=(n - prefix) / prefill,
         request_rate_per_s=rate, limited_by_sessions=by_sessions_limit, weights_bytes_per_gpu=weights,
-        reserve_bytes=reserve, placement=counts,
+        reserve_bytes=reserve, placement=counts, steady_sessions=steady, admission=admission,
     )

@@ -48,6 +48,9 @@ bounded below as well as above."""
 Tokens = Annotated[int, Field(ge=MIN_CONTEXT_TOKENS, le=MAX_CONTEXT_TOKENS)]
 PauseDistribution = Literal["exponential", "fixed"]
 """How pauses between turns are spread: exponential with the given mean, or always the mean."""
+Engine = Literal["vllm", "sglang"]
+"""A serving engine a plan can follow (``engine``): its admission figure is the headline and its launch flags
+are printed."""
 AttentionParallelism = Literal["tp", "dp"]
 """How a replica's GPUs hold attention KV.
 
@@ -110,6 +113,9 @@ class PlanInputs(BaseModel):
     attention_parallelism: AttentionParallelism = Field(
         "tp", description="tp: the replica's TP ranks split KV heads, sessions counted per replica (vLLM, SGLang "
                           "default); dp: each GPU holds whole sessions at TP 1 (DP attention)")
+    engine: Engine | None = Field(
+        None, description="serving engine: vllm or sglang (the headline is its admission figure and its launch flags "
+                          "are printed); None = kvplan's own model (steady state)")
     pipeline_parallel_size: int = Field(1, ge=1, le=MAX_GPUS_PER_REPLICA,
                                         description="pipeline stages per replica (splits layers); divides "
                                                     "gpus_per_replica, TP = gpus_per_replica / this")

@@ -22,11 +22,14 @@ PLAN_CSV_COLUMNS: tuple[str, ...] = (
     "tier_hbm_bytes", "tier_host_ram_bytes", "tier_ssd_bytes", "tier_evicted_bytes", "tier_total_bytes",
     "reload_from_host_s", "reload_from_ssd_s", "recompute_s", "overflow_action",
     "attention_parallelism", "tensor_parallel_size", "pipeline_parallel_size",
+    "engine", "sessions_basis", "steady_state_sessions_per_replica",
 )
 """Column contract of the plan CSV (one header row, one row per plan); later columns appended at the end.
 
 ``sessions_per_gpu`` is ``sessions_per_replica / gpus_per_replica`` (a share
-under ``attention_parallelism = tp``, where a session spans the replica)."""
+under ``attention_parallelism = tp``, where a session spans the replica); both follow
+``sessions_basis`` (the named engine's admission figure, or kvplan's steady state, whose
+count is ``steady_state_sessions_per_replica`` either way)."""
 
 
 def plan_frame(result: PlanResult) -> pd.DataFrame:
@@ -64,6 +67,8 @@ def plan_frame(result: PlanResult) -> pd.DataFrame:
         "recompute_s": result.recompute_s, "overflow_action": result.overflow_action,
         "attention_parallelism": result.attention_parallelism, "tensor_parallel_size": result.tensor_parallel_size,
         "pipeline_parallel_size": i.pipeline_parallel_size,
+        "engine": i.engine or "", "sessions_basis": result.sessions_basis,
+        "steady_state_sessions_per_replica": result.steady_state_sessions_per_replica,
     }
     return pd.DataFrame([row], columns=list(PLAN_CSV_COLUMNS))
 
