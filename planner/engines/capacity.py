@@ -304,6 +304,10 @@ def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLM
         raise PlanInputError("engine", model.id, msg("a model whose KV vLLM pages as full, sliding, chunked or MLA "
                                                      "attention (not modelled here: {what}{hint})", what=what,
                                                      hint=hint))
+    if all(t.kind == "mamba" for t in p.types):
+        raise PlanInputError("engine", model.id, msg("a model with attention layers: for an attention-free model vLLM "
+                                                     "sizes a block as max_model_len tokens (one Mamba page per "
+                                                     "sequence), and kvplan does not model its token capacity yet"))
     return p
 
 
