@@ -145,9 +145,12 @@ def test_pp_per_group_on_gemma_3():
 
 
 def test_pp_on_reported_coefficient_uses_the_largest_stage_share():
-    # V4.1 at PP 2: per group ceil(1/2) = 1 and ceil(3/2) = 2 source layers:
-    # 1 x 356 + 2 x 356 / 2 = 712 B/token = 890 x 712/890 (an upper bound: the real stage 0 holds 534)
-    assert per_token("deepseek-v4.1-flash", pp=2) == 712
+    # V4.1 (40 layers) at PP 2: vLLM get_pp_indices gives layers 0-19 and 20-39. The growing layers are the
+    # ratio-2 compressed layers 2, 8, 14 (178 B/token each: 144 main + 34 indexer keys) and the ratio-1 layer 20
+    # (356 B/token). Stage 0: 3 x 178 = 534 B/token; stage 1: 356. The binding stage holds 534 of the
+    # architecture's 890, so the reported 890 B/token scales to 890 x 534/890 = 534 B/token per GPU.
+    # (Per-group ceilings, ceil(1/2) + ceil(3/2) layers = 712, overstated it by a third.)
+    assert per_token("deepseek-v4.1-flash", pp=2) == 534
 
 
 def test_tp_pp_together():
@@ -385,8 +388,9 @@ def test_sliding_window_group_is_capped():
 
 
 def test_pp_limit_is_the_model_layers_not_a_group():
-    # V4.1 has 40 layers (4 KV sources): PP 4 is valid. Per group ceil(1/4) = 1 and ceil(3/4) = 1 source layer:
-    # 1 x 356 + 1 x 356 / 2 = 534 B/token on the largest stage
-    assert per_token("deepseek-v4.1-flash", pp=4) == 534
+    # V4.1 has 40 layers (4 KV sources): PP 4 is valid. vLLM get_pp_indices: layers 0-9, 10-19, 20-29, 30-39;
+    # stage 0 holds ratio-2 layers 2 and 8 (2 x 178 = 356 B/token), stage 1 layer 14 (178), stage 2 the ratio-1
+    # layer 20 (356), stage 3 none: the binding stage holds 356 of 890, so 890 x 356/890 = 356 B/token
+    assert per_token("deepseek-v4.1-flash", pp=4) == 356
     with pytest.raises(PlanInputError):
         get_model("deepseek-v4.1-flash").estimate(1, pp=41)

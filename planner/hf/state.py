@@ -115,15 +115,17 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
         ]
     why = msg("{need} (Mamba1: mamba_expand x hidden_size channels; Mamba2: mamba_num_heads, mamba_head_dim, "
               "n_groups)", need=need)
+    engine_inner = cfg.get(MAMBA_INNER)
+    if engine_inner is None:
+        expand = r.int_field("mamba_expand", maximum=1_000, need=why)
+        hidden = r.int_field("hidden_size", maximum=10**7)
     state = r.first_int(("mamba_d_state", "ssm_state_size", "state_size"), maximum=1_000_000, need=need)
     kernel = r.first_int(("mamba_d_conv", "conv_kernel"), minimum=2, maximum=1_000, need=need)
-    if cfg.get(MAMBA_INNER) is not None:
-        inner, _field_name, how = cfg[MAMBA_INNER]
+    if engine_inner is not None:
+        inner, _field_name, how = engine_inner
         r.note("Mamba1 state", msg("{n} layers", n=num_layers), "derived",
                msg("conv I x (K-1) = {inner:,} x {value}; temporal I x N = {inner:,} x {state}, I = {how} (vLLM mamba1_state_shape)", inner=inner, value=kernel - 1, state=state, how=how))
     else:
-        expand = r.int_field("mamba_expand", maximum=1_000, need=why)
-        hidden = r.int_field("hidden_size", maximum=10**7)
         inner = expand * hidden
         r.note("Mamba1 state", msg("{n} layers", n=num_layers), "derived",
                msg("conv I x (K-1) = {inner:,} x {value}; temporal I x N = {inner:,} x {state}, I = mamba_expand x hidden_size = {expand} x {hidden:,} (vLLM mamba1_state_shape)", inner=inner, value=kernel - 1, state=state, expand=expand, hidden=hidden))
