@@ -481,3 +481,25 @@ def test_falcon_h1_0_5b():
     est = model_from_config({**quoted, "mamba_d_ssm": 1536}).estimate(1000)
     assert est.kv_bytes_per_token == 18_432
     assert est.state_bytes_in_pool == 14_542_848
+
+
+def test_bamba_pp2_binding_stage_everywhere():
+    # The Bamba-9B shape above (32 layers, attention at 9, 18, 27) at PP 2: vLLM get_pp_indices(32, 2) gives layers
+    # 0-15 (attention 9; 15 Mamba layers) and 16-31 (attention 18, 27; 14 Mamba layers). At 100,000 tokens stage 1
+    # binds: 2 x (2 x 8 x 128 x 2 B) = 8,192 B/token x 100,000 = 819,200,000 B + 14 x 2,147,840 = 30,069,760 B state,
+    # against stage 0's 409,600,000 + 32,217,600. Per-group ceilings (2 attention + 15 Mamba layers) would say
+    # 819,200,000 + 32,217,600: a GPU vLLM never builds.
+    from planner.engines.capacity import theory_vs_engine
+    cfg = {"architectures": ["BambaForCausalLM"], "model_type": "bamba", "num_hidden_layers": 32,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096, "attn_layer_indices": [9, 18, 27],
+           "mamba_n_heads": 128, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128, "mamba_d_conv": 4,
+           "mamba_expand": 2, "max_position_embeddings": 262144}
+    model = model_from_config(cfg)
+    est = model.estimate(100_000, pp=2)
+    assert est.binding_stage == 1
+    assert est.state_bytes_in_pool == 30_069_760
+    assert est.kv_bytes == 819_200_000 + 30_069_760
+    assert model.growing_bytes(100_000, pp=2) == 819_200_000  # the plan's byte methods: the same stage
+    assert model.state_bytes_in_pool(100_000, pp=2) == 30_069_760
+    view = theory_vs_engine(model, 100_000, pp=2)  # vLLM pages the same stage: 2 attention, 14 Mamba layers
+    assert {t.kind: t.layers for t in view.types} == {"full": 2, "mamba": 14}

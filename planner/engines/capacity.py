@@ -208,7 +208,7 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
         raise PlanInputError("context_tokens", n, msg("at most max_model_len ({max_len:,})", max_len=max_len))
     s = VLLMSettings(block_size=s.block_size, max_num_batched_tokens=s.max_num_batched_tokens,
                      max_model_len=max_len, hybrid_kv_cache_manager=s.hybrid_kv_cache_manager)
-    p = paging(model, kv_format, tp, pp, s)
+    p = _staged_paging(model, n, kv_format, tp, pp, s)
     by_name = {g.name: g for g in est.groups}
     reasons: list[str] = list(p.notes)
     rows: list[EngineTypeBytes] = []
@@ -296,8 +296,21 @@ class VLLMCapacity:
     per: str = "GPU"
 
 
-def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings) -> Paging:
-    p = paging(model, kv_format, tp, pp, s)
+def _staged_paging(model: ModelSpec, num_tokens: int, kv_format: str | None, tp: int, pp: int,
+                   s: VLLMSettings) -> Paging:
+    """vLLM's paging on the GPU of the binding pipeline stage (:meth:`ModelSpec.binding_stage` at ``num_tokens``,
+    vLLM ``get_pp_indices``); each group's ``ceil(layers / PP)`` share when a group's layers are not known."""
+    stage = model.binding_stage(num_tokens, kv_format, tp, pp)
+    if stage is None:
+        return paging(model, kv_format, tp, pp, s)
+    return paging(stage, None, tp, 1, s)
+
+
+def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings,
+              num_tokens: int = 1) -> Paging:
+    """:func:`_staged_paging` at ``num_tokens`` (the request length whose binding stage is paged), refused when
+    vLLM's paging of it is not modelled."""
+    p = _staged_paging(model, num_tokens, kv_format, tp, pp, s)
     if model.uses_coefficient(kv_format) or p.unmodelled or not p.types:
         what = ", ".join(g.name for g in p.unmodelled) or "a reported bytes-per-token coefficient"
         hint = msg("; choose a KV format to page its architecture") if model.uses_coefficient(kv_format) and p.types else ""
@@ -344,7 +357,7 @@ def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | N
     if m is None:
         raise PlanInputError("max_model_len", None, msg("a whole number of tokens (the model's maximum is not known)"))
     m = check_int("max_model_len", m, 1, MAX_MODEL_LEN)
-    p = _pageable(model, kv_format, tp, pp, s)
+    p = _pageable(model, kv_format, tp, pp, s, m)
     min_block = min(t.block_size for t in p.types)
     if p.layout == "uniform type":
         bytes_per_block = sum(t.layers * t.page_size_bytes for t in p.types)
@@ -414,7 +427,7 @@ def vllm_max_model_len(model: ModelSpec, kv_budget_bytes: int, kv_format: str | 
     pp = model.check_pp(pp, kv_format)
     hi = upper_bound if upper_bound is not None else (model.max_context_tokens or MAX_MODEL_LEN)
     hi = check_int("upper_bound", hi, 1, MAX_MODEL_LEN)
-    p = _pageable(model, kv_format, tp, pp, s)
+    p = _pageable(model, kv_format, tp, pp, s, hi)  # the stage that binds at the search's upper bound
 
     def fits(m: int) -> bool:
         return _needed_bytes(p, m, s.max_num_batched_tokens) <= budget

@@ -173,11 +173,12 @@ class ModelSpec:
             stage = sum(g.entry_bytes_per_token(1, pp) for g in growing)
         return stage / whole if whole else 1.0
 
-    def _binding(self, num_tokens: int, kv_format: str | None, tp: int, pp: int) -> "ModelSpec | None":
+    def binding_stage(self, num_tokens: int, kv_format: str | None, tp: int, pp: int) -> "ModelSpec | None":
         """The stage model that binds at ``num_tokens`` (the most pool bytes per GPU, vLLM ``get_pp_indices``
         stages), or None when PP is 1 or the layers of a group are not known (then each group's
         ``ceil(layers / PP)`` share is used). The one place the binding stage is chosen: :meth:`estimate`, the
-        plan's byte methods and the coefficient's share all use it."""
+        plan's byte methods, the coefficient's share and vLLM's paging (``planner.engines``) all use it. The
+        stage model's groups already carry ``kv_format``: price it with ``kv_format=None`` and ``pp=1``."""
         if pp == 1 or not self._stages_known(kv_format):
             return None
         stages = [m for _, m in self.stage_models(pp, kv_format)]
@@ -206,14 +207,14 @@ class ModelSpec:
         """
         if self.uses_coefficient(kv_format):
             return math.ceil(self.coefficient_bytes_per_token(pp) * num_tokens)
-        stage = self._binding(num_tokens, kv_format, tp, pp)
+        stage = self.binding_stage(num_tokens, kv_format, tp, pp)
         if stage is not None:
             return stage.growing_bytes(num_tokens, None, tp)
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if not g.capped and g.in_pool)
 
     def capped_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
         """Pool bytes of capped groups (windows, chunks, fixed state) in HBM, per GPU (binding stage at PP > 1)."""
-        stage = self._binding(num_tokens, kv_format, tp, pp)
+        stage = self.binding_stage(num_tokens, kv_format, tp, pp)
         if stage is not None:
             return stage.capped_bytes(num_tokens, None, tp)
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if g.capped and g.in_pool)
@@ -221,7 +222,7 @@ class ModelSpec:
     def state_bytes_outside_pool(self, num_tokens: int, kv_format: str | None = None, tp: int = 1,
                                  pp: int = 1) -> int:
         """Per-session bytes kept outside the HBM pool (e.g. host-RAM window rings), per GPU (binding stage)."""
-        stage = self._binding(num_tokens, kv_format, tp, pp)
+        stage = self.binding_stage(num_tokens, kv_format, tp, pp)
         if stage is not None:
             return stage.state_bytes_outside_pool(num_tokens, None, tp)
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if not g.in_pool)
@@ -230,7 +231,7 @@ class ModelSpec:
         """Per-sequence state in the HBM pool (Mamba / linear-attention state), per GPU:
         constant once a sequence has a token, counted once per session. Part of
         :meth:`capped_bytes`."""
-        stage = self._binding(num_tokens, kv_format, tp, pp)
+        stage = self.binding_stage(num_tokens, kv_format, tp, pp)
         if stage is not None:
             return stage.state_bytes_in_pool(num_tokens, None, tp)
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format)
