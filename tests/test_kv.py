@@ -107,12 +107,21 @@ def test_llama_3_70b_on_32_tp_ranks():
 @pytest.mark.parametrize("tp, expected", [
     (1, 327_680),   # 8 heads x 512 B x 80
     (2, 163_840),   # 4 heads
-    (3, 122_880),   # ceil(8/3) = 3 heads x 512 x 80
     (8, 40_960),    # 1 head
     (16, 40_960),   # TP 16 > 8 heads: still 1 head, not 0.5 (§8: TP dividing heads below one)
 ])
 def test_tp_heads_per_gpu(tp, expected):
     assert per_token("llama-3.1-70b", tp=tp) == expected
+
+
+def test_tp_vllm_refuses_is_refused_for_catalog_models():
+    # Llama-3.1-70B has 64 attention heads: vLLM's ModelConfig.verify_with_parallel_config refuses TP 3
+    # ("Total number of attention heads (64) must be divisible by tensor parallel size (3)"); Qwen2.5-7B's 28
+    # heads refuse TP 8. The catalog now carries the head counts of its config.json, so kvplan refuses them too.
+    for model_id, tp in (("llama-3.1-70b", 3), ("qwen2.5-7b", 8)):
+        with pytest.raises(PlanInputError) as exc:
+            get_model(model_id).estimate(1, tp=tp)
+        assert exc.value.field == "tp"
 
 
 def test_mla_replicated_not_divided_by_tp():
