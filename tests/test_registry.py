@@ -503,3 +503,21 @@ def test_bamba_pp2_binding_stage_everywhere():
     assert model.state_bytes_in_pool(100_000, pp=2) == 30_069_760
     view = theory_vs_engine(model, 100_000, pp=2)  # vLLM pages the same stage: 2 attention, 14 Mamba layers
     assert {t.kind: t.layers for t in view.types} == {"full": 2, "mamba": 14}
+
+
+def test_kv_channels_and_max_attn_value_not_false_refusals():
+    # Nemotron / Minitron exports carry Megatron's kv_channels beside head_dim; vLLM's NemotronAttention takes the
+    # head size from head_dim (else hidden_size // heads). Equal: read, no change (32 layers x 2 x 8 x 128 x 2 B =
+    # 131,072 B/token); different: refused by name, since kvplan cannot tell which the weights follow.
+    cfg = {"architectures": ["NemotronForCausalLM"], "num_hidden_layers": 32, "num_attention_heads": 48,
+           "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 4096, "kv_channels": 128,
+           "max_position_embeddings": 4096}
+    assert per_token(cfg) == 131_072
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**cfg, "kv_channels": 96})
+    assert exc.value.field == "config.kv_channels"
+    # Grok-1's max_attn_value caps attention scores (vLLM grok1.py); 64 layers x 2 x 8 x 128 x 2 B = 262,144 B/token
+    grok = {"architectures": ["Grok1ModelForCausalLM"], "num_hidden_layers": 64, "num_attention_heads": 48,
+            "num_key_value_heads": 8, "hidden_size": 6144, "head_dim": 128, "max_attn_value": 30.0,
+            "attn_output_multiplier": 0.08838834764831845, "max_position_embeddings": 8192}
+    assert per_token(grok) == 262_144

@@ -88,6 +88,25 @@ def _decoder(cfg: dict, notes: list) -> None:
                                                          "layer's KV) is not modelled yet"))
     if cfg.get("use_cla") is False and cfg.get("cla_share_factor") is not None:
         notes.append(("cla_share_factor", cfg["cla_share_factor"], "ignored", msg("use_cla is false")))
+    _kv_channels(cfg, notes)
+
+
+def _kv_channels(cfg: dict, notes: list) -> None:
+    """``kv_channels`` (Megatron / NeMo exports, e.g. Nemotron and Minitron configs): vLLM's attention takes its
+    head size from ``head_dim``, else ``hidden_size // num_attention_heads`` (``LlamaAttention``,
+    ``NemotronAttention``); kvplan accepts ``kv_channels`` when it equals that head size and refuses it otherwise,
+    as it cannot tell which the checkpoint's weights follow."""
+    kvc = cfg.get("kv_channels")
+    if kvc is None:
+        return
+    head, hidden, heads = cfg.get("head_dim"), cfg.get("hidden_size"), cfg.get("num_attention_heads")
+    if head is None and isinstance(hidden, int) and isinstance(heads, int) and heads > 0:
+        head = hidden // heads
+    if kvc != head:
+        raise PlanInputError("config.kv_channels", kvc, msg("the head size vLLM uses (head_dim, else hidden_size // "
+                                                            "num_attention_heads = {head}): kvplan cannot tell which "
+                                                            "one the weights follow", head=head))
+    notes.append(("kv_channels", kvc, "read", msg("equals the head size vLLM uses ({head})", head=head)))
 
 
 def _attn_config(cfg: dict, notes: list) -> None:
@@ -317,7 +336,9 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            _V + "llama.py LlamaAttention.__init__ (and qwen2.py, qwen3.py, mixtral.py, gpt_oss.py, granitemoehybrid.py)",
            ("tests/test_kv.py (llama-3.1-8b/70b/405b, qwen2.5, qwen3-8b, mistral-7b, mixtral, gpt-oss)",
             "tests/test_config_import.py"),
-           _DECODER_READS + ("use_cla", "cla_share_factor"), aliases=(("num_layers", "num_hidden_layers"),),
+           _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels"), aliases=(("num_layers", "num_hidden_layers"),),
+           # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
+           irrelevant=("max_attn_value",),
            prepare=_decoder),
     Family("gemma", "Gemma 1-4: alternating local / global layers, global geometry, shared KV layers",
            _V + "gemma2.py Gemma2Attention, gemma3.py Gemma3Attention, gemma3n.py Gemma3nAttention, gemma4.py Gemma4DecoderLayer",
