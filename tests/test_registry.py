@@ -521,3 +521,13 @@ def test_kv_channels_and_max_attn_value_not_false_refusals():
             "num_key_value_heads": 8, "hidden_size": 6144, "head_dim": 128, "max_attn_value": 30.0,
             "attn_output_multiplier": 0.08838834764831845, "max_position_embeddings": 8192}
     assert per_token(grok) == 262_144
+
+
+def test_phi3_mini_4k_sliding_window_every_layer():
+    # microsoft/Phi-3-mini-4k-instruct: vLLM Phi3ForCausalLM is its LlamaForCausalLM; with no layer_types,
+    # LlamaAttention passes no per-layer window and vLLM's Attention takes cache_config.sliding_window (the config's
+    # 2,047) on every layer. 32 layers x 2 x 32 KV heads x 96 (3,072 / 32) x 2 B = 393,216 B/token up to 2,047 tokens;
+    # past it each layer keeps 2,047 tokens: 32 x 2,047 x 12,288 B = 804,913,152 B.
+    model = model_from_config(load("phi-3-mini-4k-instruct"))
+    assert model.estimate(1_000).kv_bytes == 393_216_000
+    assert model.estimate(4_096).kv_bytes == 804_913_152

@@ -335,7 +335,8 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            "layer_types, layers_block_type, hybrid_override_pattern or attn_layer_period",
            _V + "llama.py LlamaAttention.__init__ (and qwen2.py, qwen3.py, mixtral.py, gpt_oss.py, granitemoehybrid.py)",
            ("tests/test_kv.py (llama-3.1-8b/70b/405b, qwen2.5, qwen3-8b, mistral-7b, mixtral, gpt-oss)",
-            "tests/test_config_import.py"),
+            "tests/test_config_import.py", "tests/test_registry.py::test_phi3_mini_4k_sliding_window_every_layer",
+            "tests/test_registry.py::test_kv_channels_and_max_attn_value_not_false_refusals (shapes)"),
            _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels"), aliases=(("num_layers", "num_hidden_layers"),),
            # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
            irrelevant=("max_attn_value",),
