@@ -380,6 +380,8 @@ def test_check_tokens_accepts_whole_floats():
        tp=st.sampled_from([1, 2, 4, 8, 16, 64]), pp=st.sampled_from([1, 2, 4]))
 def test_properties(model_id, n, extra, tp, pp):
     m = get_model(model_id)
+    if m.num_attention_heads % tp:
+        return  # a TP size vLLM refuses for this model (test_tp_vllm_refuses_is_refused_for_catalog_models)
     a = m.estimate(n, None, tp, pp)
     b = m.estimate(n + extra, None, tp, pp)
     assert b.kv_bytes >= a.kv_bytes                  # more tokens never cost less
