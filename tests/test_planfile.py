@@ -34,7 +34,7 @@ STAMP = datetime(2026, 11, 29, 9, 0, 0, tzinfo=timezone.utc)
 
 # Every field away from its default, floats that do not survive a short decimal print.
 ODD = PlanInputs(
-    model_id="llama-3.1-70b", gpu_id="custom", gpus_per_replica=3, hbm_gib=77.123456789012345,
+    model_id="llama-3.1-70b", gpu_id="custom", gpus_per_replica=2, hbm_gib=77.123456789012345,
     gpu_memory_utilization=0.1 + 0.2, weights_gib=140.40129852294922, weight_format="fp8", reserve_gib=1 / 3,
     context_tokens=123_457, output_tokens=789, hit_rate=2 / 3, kv_format="fp8", state_in_hbm=True,
     decode_tokens_per_s=1234.5678, session_decode_tokens_per_s=33.3, shared_prefixes=4, pause_mean_s=12.5,

@@ -394,3 +394,140 @@ def test_hunyuan_cross_layer_attention():
     with pytest.raises(PlanInputError) as exc:
         layout_from_config({**cfg, "use_cla": True})
     assert exc.value.field == "config.use_cla"
+
+
+# --- Attention-free Mamba and Falcon-H1 (vLLM mamba.py, mamba2.py, falcon_h1.py; layers/mamba/mamba_utils.py) ---
+# State dtypes: conv state in vLLM's mamba_cache_dtype 'auto' (the model dtype; kvplan assumes BF16, 2 B), SSM state
+# 'auto' = the conv dtype (MambaStateDtypeCalculator._mamba_state_dtype), so 2 B everywhere below.
+
+def test_falcon_mamba_7b():
+    # tiiuae/falcon-mamba-7b: vLLM MambaForCausalLM.get_mamba_state_shape_from_config -> mamba1_state_shape(
+    # intermediate_size=8,192, state_size=16, conv_kernel=4); expand (16) is not read.
+    # Per layer: conv 8,192 x 3 x 2 B = 49,152 B; SSM 8,192 x 16 x 2 B = 262,144 B; 311,296 B.
+    # 64 layers: 19,922,944 B per sequence; no attention, no KV per token.
+    est = model_from_config(load("falcon-mamba-7b")).estimate(1000)
+    assert est.kv_bytes_per_token == 0
+    assert est.state_bytes_in_pool == 19_922_944
+
+
+def test_mamba_2_8b():
+    # state-spaces/mamba-2.8b-hf: 64 layers, intermediate_size 5,120, state 16, conv 4 (n_layer is the same 64).
+    # Per layer: 5,120 x 3 x 2 B = 30,720 B conv + 5,120 x 16 x 2 B = 163,840 B SSM = 194,560 B; x 64 = 12,451,840 B.
+    est = model_from_config(load("mamba-2.8b-hf")).estimate(1000)
+    assert est.kv_bytes_per_token == 0
+    assert est.state_bytes_in_pool == 12_451_840
+
+
+def test_mamba_codestral_7b():
+    # mistralai/Mamba-Codestral-7B-v0.1: vLLM Mamba2ForCausalLM -> mamba2_state_shape(intermediate_size = expand x
+    # hidden_size = 2 x 4,096 = 8,192, n_groups 8, num_heads 128, head_dim 64, state_size 128, conv_kernel 4).
+    # Per layer: conv (8,192 + 2 x 8 x 128) x 3 x 2 B = 10,240 x 6 = 61,440 B; SSM 128 x 64 x 128 x 2 B = 2,097,152 B;
+    # 2,158,592 B x 64 layers = 138,149,888 B per sequence.
+    est = model_from_config(load("mamba-codestral-7b-v0.1")).estimate(1000)
+    assert est.kv_bytes_per_token == 0
+    assert est.state_bytes_in_pool == 138_149_888
+
+
+def test_mamba2_inner_size_must_match_heads():
+    # expand x hidden_size = 3 x 4,096 = 12,288 is not 128 heads x 64: kvplan refuses rather than guess.
+    cfg = {**load("mamba-codestral-7b-v0.1"), "expand": 3}
+    with pytest.raises(PlanInputError):
+        layout_from_config(cfg)
+
+
+# tiiuae/Falcon-H1-7B shape as quoted in public test code (fields that size the cache): 44 layers, 12 heads, 2 KV
+# heads of 128, Mamba2 24 heads x 128 (mamba_d_ssm 3,072), 1 group, state 256, conv 4, max 262,144 positions.
+FALCON_H1_7B = {"architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1", "hidden_size": 3072,
+                "num_hidden_layers": 44, "num_attention_heads": 12, "num_key_value_heads": 2, "head_dim": 128,
+                "intermediate_size": 12288, "vocab_size": 130048, "tie_word_embeddings": False,
+                "mamba_d_state": 256, "mamba_n_groups": 1, "mamba_n_heads": 24, "mamba_d_head": 128,
+                "mamba_d_ssm": 3072, "mamba_expand": 2, "mamba_d_conv": 4, "mamba_chunk_size": 128,
+                "max_position_embeddings": 262144}
+
+
+def test_falcon_h1_7b():
+    # vLLM FalconH1ParallelHybrid: attention AND Mamba2 in all 44 layers.
+    # KV: 44 x 2 (K, V) x 2 KV heads x 128 x 2 B = 45,056 B/token.
+    # State per layer: conv (3,072 + 2 x 1 x 256) x 3 x 2 B = 21,504 B; SSM 24 x 128 x 256 x 2 B = 1,572,864 B;
+    # 1,594,368 B x 44 = 70,152,192 B per sequence.
+    est = model_from_config(FALCON_H1_7B).estimate(1000)
+    assert est.kv_bytes_per_token == 45_056
+    assert est.state_bytes_in_pool == 70_152_192
+
+
+def test_falcon_h1_0_5b():
+    # tiiuae/Falcon-H1-0.5B as quoted in NVIDIA Megatron-Bridge's tests (Apache-2.0): 36 layers, 8 heads, 2 KV heads of
+    # 64; Mamba2 24 heads x 64, 1 group, state 128, conv 4; that quotation has no mamba_d_ssm, so vLLM's rule gives
+    # int(mamba_expand x hidden_size) = 2 x 1,024 = 2,048, which is not 24 x 64 = 1,536: refused, not guessed.
+    quoted = {"architectures": ["FalconH1ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
+              "attention_in_multiplier": 1.0, "attention_out_multiplier": 0.9375, "attn_layer_indices": None,
+              "embedding_multiplier": 5.656854249492381, "head_dim": 64, "hidden_act": "silu", "hidden_size": 1024,
+              "initializer_range": 0.02, "intermediate_size": 2048, "key_multiplier": 0.39062499999999994,
+              "lm_head_multiplier": 0.0390625, "mamba_chunk_size": 128, "mamba_conv_bias": True, "mamba_d_conv": 4,
+              "mamba_d_head": 64, "mamba_d_state": 128, "mamba_expand": 2, "mamba_n_groups": 1, "mamba_n_heads": 24,
+              "mamba_norm_before_gate": False, "mamba_proj_bias": False, "mamba_rms_norm": False,
+              "mamba_use_mlp": True, "max_position_embeddings": 16384, "mlp_bias": False,
+              "mlp_multipliers": [0.8838834764831844, 0.5859375], "model_type": "falcon_h1",
+              "num_attention_heads": 8, "num_hidden_layers": 36, "num_key_value_heads": 2, "projectors_bias": False,
+              "rms_norm_eps": 1e-5, "rope_scaling": None, "rope_theta": 100000000000.0, "ssm_in_multiplier": 1.25,
+              "ssm_multipliers": [0.3535533905932738, 0.25, 0.3535533905932738, 0.5, 0.3535533905932738],
+              "ssm_out_multiplier": 0.23570226039551587, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+              "vocab_size": 32784}
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config(quoted)
+    assert exc.value.field == "config.mamba_d_ssm"
+    # With mamba_d_ssm 1,536 (24 x 64): KV 36 x 2 x 2 x 64 x 2 B = 18,432 B/token; state per layer conv
+    # (1,536 + 2 x 128) x 3 x 2 B = 10,752 B + SSM 24 x 64 x 128 x 2 B = 393,216 B = 403,968 B; x 36 = 14,542,848 B.
+    est = model_from_config({**quoted, "mamba_d_ssm": 1536}).estimate(1000)
+    assert est.kv_bytes_per_token == 18_432
+    assert est.state_bytes_in_pool == 14_542_848
+
+
+def test_bamba_pp2_binding_stage_everywhere():
+    # The Bamba-9B shape above (32 layers, attention at 9, 18, 27) at PP 2: vLLM get_pp_indices(32, 2) gives layers
+    # 0-15 (attention 9; 15 Mamba layers) and 16-31 (attention 18, 27; 14 Mamba layers). At 100,000 tokens stage 1
+    # binds: 2 x (2 x 8 x 128 x 2 B) = 8,192 B/token x 100,000 = 819,200,000 B + 14 x 2,147,840 = 30,069,760 B state,
+    # against stage 0's 409,600,000 + 32,217,600. Per-group ceilings (2 attention + 15 Mamba layers) would say
+    # 819,200,000 + 32,217,600: a GPU vLLM never builds.
+    from planner.engines.capacity import theory_vs_engine
+    cfg = {"architectures": ["BambaForCausalLM"], "model_type": "bamba", "num_hidden_layers": 32,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096, "attn_layer_indices": [9, 18, 27],
+           "mamba_n_heads": 128, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128, "mamba_d_conv": 4,
+           "mamba_expand": 2, "max_position_embeddings": 262144}
+    model = model_from_config(cfg)
+    est = model.estimate(100_000, pp=2)
+    assert est.binding_stage == 1
+    assert est.state_bytes_in_pool == 30_069_760
+    assert est.kv_bytes == 819_200_000 + 30_069_760
+    assert model.growing_bytes(100_000, pp=2) == 819_200_000  # the plan's byte methods: the same stage
+    assert model.state_bytes_in_pool(100_000, pp=2) == 30_069_760
+    view = theory_vs_engine(model, 100_000, pp=2)  # vLLM pages the same stage: 2 attention, 14 Mamba layers
+    assert {t.kind: t.layers for t in view.types} == {"full": 2, "mamba": 14}
+
+
+def test_kv_channels_and_max_attn_value_not_false_refusals():
+    # Nemotron / Minitron exports carry Megatron's kv_channels beside head_dim; vLLM's NemotronAttention takes the
+    # head size from head_dim (else hidden_size // heads). Equal: read, no change (32 layers x 2 x 8 x 128 x 2 B =
+    # 131,072 B/token); different: refused by name, since kvplan cannot tell which the weights follow.
+    cfg = {"architectures": ["NemotronForCausalLM"], "num_hidden_layers": 32, "num_attention_heads": 48,
+           "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 4096, "kv_channels": 128,
+           "max_position_embeddings": 4096}
+    assert per_token(cfg) == 131_072
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**cfg, "kv_channels": 96})
+    assert exc.value.field == "config.kv_channels"
+    # Grok-1's max_attn_value caps attention scores (vLLM grok1.py); 64 layers x 2 x 8 x 128 x 2 B = 262,144 B/token
+    grok = {"architectures": ["Grok1ModelForCausalLM"], "num_hidden_layers": 64, "num_attention_heads": 48,
+            "num_key_value_heads": 8, "hidden_size": 6144, "head_dim": 128, "max_attn_value": 30.0,
+            "attn_output_multiplier": 0.08838834764831845, "max_position_embeddings": 8192}
+    assert per_token(grok) == 262_144
+
+
+def test_phi3_mini_4k_sliding_window_every_layer():
+    # microsoft/Phi-3-mini-4k-instruct: vLLM Phi3ForCausalLM is its LlamaForCausalLM; with no layer_types,
+    # LlamaAttention passes no per-layer window and vLLM's Attention takes cache_config.sliding_window (the config's
+    # 2,047) on every layer. 32 layers x 2 x 32 KV heads x 96 (3,072 / 32) x 2 B = 393,216 B/token up to 2,047 tokens;
+    # past it each layer keeps 2,047 tokens: 32 x 2,047 x 12,288 B = 804,913,152 B.
+    model = model_from_config(load("phi-3-mini-4k-instruct"))
+    assert model.estimate(1_000).kv_bytes == 393_216_000
+    assert model.estimate(4_096).kv_bytes == 804_913_152

@@ -162,6 +162,7 @@ def _build(model_id: str, e: _Entry, state_format: KVFormat | None = None,
         notes=e.notes,
         config_report=layout.report,
         layer_pattern=layout.layer_pattern,
+        num_attention_heads=layout.num_attention_heads,  # vLLM's TP rule (planner.kv.pipeline.check_tp_heads)
     )
 
 

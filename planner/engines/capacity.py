@@ -209,7 +209,7 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
         raise PlanInputError("context_tokens", n, msg("at most max_model_len ({max_len:,})", max_len=max_len))
     s = VLLMSettings(block_size=s.block_size, max_num_batched_tokens=s.max_num_batched_tokens,
                      max_model_len=max_len, hybrid_kv_cache_manager=s.hybrid_kv_cache_manager)
-    p = paging(model, kv_format, tp, pp, s)
+    p = _staged_paging(model, n, kv_format, tp, pp, s)
     by_name = {g.name: g for g in est.groups}
     reasons: list[str] = list(p.notes)
     rows: list[EngineTypeBytes] = []
@@ -297,14 +297,31 @@ class VLLMCapacity:
     per: str = "GPU"
 
 
-def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings) -> Paging:
-    p = paging(model, kv_format, tp, pp, s)
+def _staged_paging(model: ModelSpec, num_tokens: int, kv_format: str | None, tp: int, pp: int,
+                   s: VLLMSettings) -> Paging:
+    """vLLM's paging on the GPU of the binding pipeline stage (:meth:`ModelSpec.binding_stage` at ``num_tokens``,
+    vLLM ``get_pp_indices``); each group's ``ceil(layers / PP)`` share when a group's layers are not known."""
+    stage = model.binding_stage(num_tokens, kv_format, tp, pp)
+    if stage is None:
+        return paging(model, kv_format, tp, pp, s)
+    return paging(stage, None, tp, 1, s)
+
+
+def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings,
+              num_tokens: int = 1) -> Paging:
+    """:func:`_staged_paging` at ``num_tokens`` (the request length whose binding stage is paged), refused when
+    vLLM's paging of it is not modelled."""
+    p = _staged_paging(model, num_tokens, kv_format, tp, pp, s)
     if model.uses_coefficient(kv_format) or p.unmodelled or not p.types:
         what = ", ".join(g.name for g in p.unmodelled) or "a reported bytes-per-token coefficient"
         hint = msg("; choose a KV format to page its architecture") if model.uses_coefficient(kv_format) and p.types else ""
         raise PlanInputError("engine", model.id, msg("a model whose KV vLLM pages as full, sliding, chunked or MLA "
                                                      "attention (not modelled here: {what}{hint})", what=what,
                                                      hint=hint))
+    if all(t.kind == "mamba" for t in p.types):
+        raise PlanInputError("engine", model.id, msg("a model with attention layers: for an attention-free model vLLM "
+                                                     "sizes a block as max_model_len tokens (one Mamba page per "
+                                                     "sequence), and kvplan does not model its token capacity yet"))
     return p
 
 
@@ -359,14 +376,15 @@ class VLLMAdmission:
 
 
 def vllm_admission(model: ModelSpec, kv_format: str | None = None, tp: int = 1, pp: int = 1,
-                   settings: VLLMSettings | None = None) -> VLLMAdmission:
-    """vLLM's admission arithmetic for this model on one GPU.
+                   settings: VLLMSettings | None = None, num_tokens: int = 1) -> VLLMAdmission:
+    """vLLM's admission arithmetic for this model on one GPU, paging the pipeline stage that binds at
+    ``num_tokens`` tokens per request.
 
     Raises:
         PlanInputError: a layout vLLM's paging is not modelled for (named).
     """
     s = settings or VLLMSettings()
-    p = _pageable(model, kv_format, tp, pp, s)
+    p = _pageable(model, kv_format, tp, pp, s, num_tokens)
     if p.layout == "uniform type":
         bytes_per_block = sum(t.layers * t.page_size_bytes for t in p.types)
     else:
@@ -398,7 +416,7 @@ def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | N
     if m is None:
         raise PlanInputError("max_model_len", None, msg("a whole number of tokens (the model's maximum is not known)"))
     m = check_int("max_model_len", m, 1, MAX_MODEL_LEN)
-    a = vllm_admission(model, kv_format, tp, pp, s)
+    a = vllm_admission(model, kv_format, tp, pp, s, num_tokens=m)
     p = a.paging
     min_block = min(t.block_size for t in p.types)
     page = p.types[0].page_size_bytes
@@ -464,7 +482,7 @@ def vllm_max_model_len(model: ModelSpec, kv_budget_bytes: int, kv_format: str | 
     pp = model.check_pp(pp, kv_format)
     hi = upper_bound if upper_bound is not None else (model.max_context_tokens or MAX_MODEL_LEN)
     hi = check_int("upper_bound", hi, 1, MAX_MODEL_LEN)
-    p = _pageable(model, kv_format, tp, pp, s)
+    p = _pageable(model, kv_format, tp, pp, s, hi)  # the stage that binds at the search's upper bound
 
     def fits(m: int) -> bool:
         return _needed_bytes(p, m, s.max_num_batched_tokens) <= budget

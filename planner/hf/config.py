@@ -44,7 +44,7 @@ from planner.hf.checkpoint import SIDECAR_KEY
 from planner.hf.quant import checkpoint_kv_format
 from planner.hf.registry import Family, TrackedConfig, resolve, unread_layout_fields
 from planner.hf.report import ConfigReader, report_rows, text
-from planner.hf.state import linear_attention_state, mamba_state, short_conv_state
+from planner.hf.state import PARALLEL_MAMBA, linear_attention_state, mamba_state, short_conv_state
 from planner.errors import PlanInputError, json_kind
 from planner.reads import DuplicateKey, json_error_text, json_text, unique_keys
 from planner.kv.formats import KVFormat, get_format
@@ -397,6 +397,8 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
         ids = [i for i, k in enumerate(kinds) if k == kind]
         if ids:
             groups.extend(build(r, cfg, ids, model_type, *state_formats))
+    if cfg.get(PARALLEL_MAMBA):
+        groups.extend(mamba_state(r, cfg, list(range(num_layers)), model_type, *state_formats))
     if kinds.count("none"):
         r.note("layers without KV", kinds.count("none"), "derived", msg("MLP / MoE blocks store no KV"))
     if not groups:

@@ -83,7 +83,17 @@ def pattern_string(kinds: list[str]) -> str:
     return "".join(PATTERN_CODES[k] for k in kinds)
 
 
+SAME_KIND = "__kvplan_every_layer"
+"""Private config key a family's reader sets to ``(kind, why)`` when every layer has one kind by the engine's
+model class (``mamba`` for vLLM ``MambaForCausalLM`` / ``Mamba2ForCausalLM``; ``full`` for Falcon-H1, whose Mamba2
+mixer runs beside the attention in every layer)."""
+
+
 def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) -> list[str]:
+    if cfg.get(SAME_KIND) is not None:
+        kind, why = cfg[SAME_KIND]
+        r.note("layer kinds", f"{num_layers} {kind}", "derived", why)
+        return [kind] * num_layers
     if cfg.get("conv_L_cache") is not None:
         return _lfm2_kinds(r, cfg, num_layers)
     if cfg.get("layer_types") is not None:

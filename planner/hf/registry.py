@@ -88,6 +88,25 @@ def _decoder(cfg: dict, notes: list) -> None:
                                                          "layer's KV) is not modelled yet"))
     if cfg.get("use_cla") is False and cfg.get("cla_share_factor") is not None:
         notes.append(("cla_share_factor", cfg["cla_share_factor"], "ignored", msg("use_cla is false")))
+    _kv_channels(cfg, notes)
+
+
+def _kv_channels(cfg: dict, notes: list) -> None:
+    """``kv_channels`` (Megatron / NeMo exports, e.g. Nemotron and Minitron configs): vLLM's attention takes its
+    head size from ``head_dim``, else ``hidden_size // num_attention_heads`` (``LlamaAttention``,
+    ``NemotronAttention``); kvplan accepts ``kv_channels`` when it equals that head size and refuses it otherwise,
+    as it cannot tell which the checkpoint's weights follow."""
+    kvc = cfg.get("kv_channels")
+    if kvc is None:
+        return
+    head, hidden, heads = cfg.get("head_dim"), cfg.get("hidden_size"), cfg.get("num_attention_heads")
+    if head is None and isinstance(hidden, int) and isinstance(heads, int) and heads > 0:
+        head = hidden // heads
+    if kvc != head:
+        raise PlanInputError("config.kv_channels", kvc, msg("the head size vLLM uses (head_dim, else hidden_size // "
+                                                            "num_attention_heads = {head}): kvplan cannot tell which "
+                                                            "one the weights follow", head=head))
+    notes.append(("kv_channels", kvc, "read", msg("equals the head size vLLM uses ({head})", head=head)))
 
 
 def _attn_config(cfg: dict, notes: list) -> None:
@@ -239,6 +258,74 @@ def _minimax_m2(cfg: dict, notes: list) -> None:
                   msg("every layer softmax attention (vLLM MiniMaxM2ForCausalLM)")))
 
 
+def _int_or_none(cfg: dict, key: str) -> int | None:
+    value = cfg.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise PlanInputError(f"config.{key}", value, msg("an integer >= 1"))
+    return value
+
+
+def _mamba_only(cfg: dict, notes: list) -> None:
+    """Attention-free Mamba models, every layer a Mamba mixer and no KV (vLLM ``MambaForCausalLM`` and
+    ``FalconMambaForCausalLM`` in mamba.py, ``Mamba2ForCausalLM`` in mamba2.py, ``get_mamba_state_shape_from_config``):
+
+    * Mamba1: ``mamba1_state_shape(intermediate_size=config.intermediate_size, state_size=config.state_size,
+      conv_kernel=config.conv_kernel)``; ``expand`` is not read (Falcon-Mamba-7B says 16 beside 8,192 = 2 x 4,096);
+    * Mamba2: ``mamba2_state_shape(intermediate_size=config.expand * config.hidden_size, n_groups, num_heads,
+      head_dim, state_size, conv_kernel)``."""
+    from planner.hf.layers import SAME_KIND
+    from planner.hf.state import MAMBA_INNER
+    if cfg.get("num_heads") is not None:  # Mamba2Config
+        heads = _int_or_none(cfg, "num_heads")
+        cfg["mamba_num_heads"] = heads
+        if cfg.get("head_dim") is not None:
+            cfg["mamba_head_dim"] = cfg["head_dim"]
+        expand, hidden = _int_or_none(cfg, "expand"), _int_or_none(cfg, "hidden_size")
+        if expand is None or hidden is None:
+            raise PlanInputError("config.expand" if expand is None else "config.hidden_size", None,
+                                 msg("an integer >= 1: vLLM's Mamba2ForCausalLM sizes the mixer as expand x hidden_size"))
+        cfg[MAMBA_INNER] = (expand * hidden, "expand", msg("expand x hidden_size = {expand} x {hidden:,} (vLLM Mamba2ForCausalLM)",
+                                                 expand=expand, hidden=hidden))
+        notes.append(("num_heads", heads, "read", msg("Mamba2 heads (vLLM Mamba2ForCausalLM)")))
+    else:
+        inner = _int_or_none(cfg, "intermediate_size")
+        if inner is None:
+            raise PlanInputError("config.intermediate_size", None,
+                                 msg("an integer >= 1: vLLM's MambaForCausalLM sizes the Mamba1 state by it"))
+        cfg[MAMBA_INNER] = (inner, "intermediate_size", msg("intermediate_size = {inner:,} (vLLM MambaForCausalLM)", inner=inner))
+        if cfg.get("expand") is not None:
+            notes.append(("expand", cfg["expand"], "ignored",
+                          msg("vLLM's MambaForCausalLM reads intermediate_size, not expand")))
+    cfg[SAME_KIND] = ("mamba", msg("every layer a Mamba mixer, no attention and no KV (vLLM MambaForCausalLM / "
+                                   "Mamba2ForCausalLM)"))
+
+
+def _falcon_h1(cfg: dict, notes: list) -> None:
+    """Falcon-H1: every layer runs attention and a Mamba2 mixer in parallel (vLLM ``FalconH1ParallelHybrid``,
+    falcon_h1.py), so every layer holds KV and Mamba2 state; the state's inner size is ``mamba_d_ssm``, else
+    ``int(mamba_expand * hidden_size)`` (``FalconH1ForCausalLM.get_mamba_state_shape_from_config``)."""
+    from planner.hf.layers import SAME_KIND
+    from planner.hf.state import MAMBA_INNER, PARALLEL_MAMBA
+    if cfg.get("attn_layer_indices") is not None:
+        raise PlanInputError("config.attn_layer_indices", str(cfg["attn_layer_indices"])[:60],
+                             msg("null: vLLM's Falcon-H1 puts attention in every layer and does not read it"))
+    d_ssm = _int_or_none(cfg, "mamba_d_ssm")
+    if d_ssm is not None:
+        cfg[MAMBA_INNER] = (d_ssm, "mamba_d_ssm", msg("mamba_d_ssm = {value:,} (vLLM FalconH1ForCausalLM)", value=d_ssm))
+    else:
+        expand, hidden = cfg.get("mamba_expand"), _int_or_none(cfg, "hidden_size")
+        if isinstance(expand, bool) or not isinstance(expand, (int, float)) or expand <= 0 or hidden is None:
+            raise PlanInputError("config.mamba_d_ssm", None, msg("an integer >= 1, or mamba_expand and hidden_size "
+                                                                 "(vLLM FalconH1ForCausalLM)"))
+        cfg[MAMBA_INNER] = (int(expand * hidden), "mamba_d_ssm", msg("int(mamba_expand x hidden_size) = int({expand} x {hidden:,}) "
+                                                      "(vLLM FalconH1ForCausalLM, mamba_d_ssm absent)",
+                                                      expand=expand, hidden=hidden))
+    cfg[SAME_KIND] = ("full", msg("every layer attention with a Mamba2 mixer beside it (vLLM FalconH1ParallelHybrid)"))
+    cfg[PARALLEL_MAMBA] = True
+
+
 _GPT2_ALIASES = (("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads"), ("n_embd", "hidden_size"),
                  ("n_positions", "max_position_embeddings"))
 
@@ -248,8 +335,11 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            "layer_types, layers_block_type, hybrid_override_pattern or attn_layer_period",
            _V + "llama.py LlamaAttention.__init__ (and qwen2.py, qwen3.py, mixtral.py, gpt_oss.py, granitemoehybrid.py)",
            ("tests/test_kv.py (llama-3.1-8b/70b/405b, qwen2.5, qwen3-8b, mistral-7b, mixtral, gpt-oss)",
-            "tests/test_config_import.py"),
-           _DECODER_READS + ("use_cla", "cla_share_factor"), aliases=(("num_layers", "num_hidden_layers"),),
+            "tests/test_config_import.py", "tests/test_registry.py::test_phi3_mini_4k_sliding_window_every_layer",
+            "tests/test_registry.py::test_kv_channels_and_max_attn_value_not_false_refusals (shapes)"),
+           _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels"), aliases=(("num_layers", "num_hidden_layers"),),
+           # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
+           irrelevant=("max_attn_value",),
            prepare=_decoder),
     Family("gemma", "Gemma 1-4: alternating local / global layers, global geometry, shared KV layers",
            _V + "gemma2.py Gemma2Attention, gemma3.py Gemma3Attention, gemma3n.py Gemma3nAttention, gemma4.py Gemma4DecoderLayer",
@@ -341,6 +431,30 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                              "mamba_d_state", "mamba_d_conv", "mamba_expand"),
            irrelevant=("mamba_conv_bias", "mamba_proj_bias", "mamba_chunk_size", "mamba_dt_rank",
                        "num_logits_to_keep", "z_loss_coefficient")),
+    Family("mamba", "Mamba / Falcon-Mamba (Mamba1) and Mamba2: attention-free, Mamba state in every layer, no KV",
+           _V + "mamba.py MambaForCausalLM.get_mamba_state_shape_from_config (intermediate_size, state_size, "
+           "conv_kernel), mamba2.py Mamba2ForCausalLM.get_mamba_state_shape_from_config (expand x hidden_size, "
+           "n_groups, num_heads, head_dim); layers/mamba/mamba_utils.py mamba1_state_shape, mamba2_state_shape",
+           ("tests/test_registry.py::test_falcon_mamba_7b", "tests/test_registry.py::test_mamba_2_8b",
+            "tests/test_registry.py::test_mamba_codestral_7b"),
+           ("num_hidden_layers", "hidden_size", "intermediate_size", "state_size", "conv_kernel", "expand",
+            "num_heads", "head_dim", "n_groups"),
+           aliases=(("n_layer", "num_hidden_layers"),),
+           irrelevant=("time_step_rank", "time_step_limit", "time_step_min", "time_step_max", "time_step_floor",
+                       "time_step_init_scheme", "time_step_scale", "use_conv_bias", "rescale_prenorm_residual",
+                       "residual_in_fp32", "fused_add_norm", "rms_norm", "norm_before_gate", "d_inner", "d_model",
+                       "ssm_cfg", "pad_vocab_size_multiple", "chunk_size", "mixer_rms_eps"),
+           prepare=_mamba_only),
+    Family("falcon_h1", "Falcon-H1: attention and a Mamba2 mixer in parallel in every layer",
+           _V + "falcon_h1.py FalconH1ParallelHybrid, FalconH1ForCausalLM.get_mamba_state_shape_from_config "
+           "(mamba_d_ssm, else mamba_expand x hidden_size); layers/mamba/mamba_utils.py mamba2_state_shape",
+           ("tests/test_registry.py::test_falcon_h1_0_5b",),
+           _DECODER_READS + ("mamba_d_ssm", "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state",
+                             "mamba_d_conv", "mamba_expand", "attn_layer_indices"),
+           irrelevant=("mamba_conv_bias", "mamba_proj_bias", "mamba_chunk_size", "mamba_rms_norm",
+                       "mamba_norm_before_gate", "mamba_use_mlp", "ssm_multipliers", "ssm_in_multiplier",
+                       "ssm_out_multiplier", "projectors_bias", "attn_rotary_emb"),
+           prepare=_falcon_h1),
     Family("gpt2", "GPT-2 / GPT-J / JAIS: n_layer, n_head, n_embd, n_positions (Hugging Face attribute_map); MHA",
            _V + "gpt2.py GPT2Attention, gpt_j.py GPTJAttention, jais.py JAISAttention",
            ("tests/test_registry.py::test_gpt2_legacy_names",),
@@ -397,27 +511,21 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            aliases=(("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads"))),
 )}
 
-_NOT_MODELLED = "not modelled yet: "
-
-REFUSALS: dict[str, str] = {
-    "FalconH1ForCausalLM": _NOT_MODELLED + "parallel attention and Mamba2 in every layer",
-    "FalconMambaForCausalLM": _NOT_MODELLED + "attention-free Mamba1 state (intermediate_size, state_size)",
-    "MambaForCausalLM": _NOT_MODELLED + "attention-free Mamba1 state (intermediate_size, state_size)",
-    "Mamba2ForCausalLM": _NOT_MODELLED + "attention-free Mamba2 state",
-    "HCXVisionForCausalLM": _NOT_MODELLED + "multimodal wrapper (language model in a nested config)",
-    "KimiLinearForCausalLM": _NOT_MODELLED + "KDA linear attention (linear_attn_config) beside MLA layers",
-    "LongcatFlashForCausalLM": _NOT_MODELLED + "two MLA blocks per layer",
-    "MiniCPM3ForCausalLM": _NOT_MODELLED + "MiniCPM3 caches per-head K and V (MiniCPM3Attention), not an MLA latent",
-    "MiniMaxForCausalLM": _NOT_MODELLED + "lightning (linear) attention state",
-    "MiniMaxText01ForCausalLM": _NOT_MODELLED + "lightning (linear) attention state",
-    "MiniMaxM1ForCausalLM": _NOT_MODELLED + "lightning (linear) attention state",
-    "MistralLarge3ForCausalLM": _NOT_MODELLED + "Mistral Large 3 layout",
-    "OuroForCausalLM": _NOT_MODELLED + "looped layers (each recurrence step keeps its own KV)",
-    "PanguProMoEV2ForCausalLM": _NOT_MODELLED + "openPangu Pro MoE V2 attention layout",
-    "Plamo2ForCausalLM": _NOT_MODELLED + "Mamba hybrid layout of PLaMo 2",
-    "Plamo3ForCausalLM": _NOT_MODELLED + "PLaMo 3 sliding-window pattern",
-    "Step3TextForCausalLM": _NOT_MODELLED + "Step3 attention groups (num_attention_groups)",
-    "Zamba2ForCausalLM": _NOT_MODELLED + "shared attention blocks (Zamba2) with Mamba2 state",
+REFUSALS = {
+    "HCXVisionForCausalLM": "not modelled yet: multimodal wrapper (language model in a nested config)",
+    "KimiLinearForCausalLM": "not modelled yet: KDA linear attention (linear_attn_config) beside MLA layers",
+    "LongcatFlashForCausalLM": "not modelled yet: two MLA blocks per layer",
+    "MiniCPM3ForCausalLM": "not modelled yet: MiniCPM3 caches per-head K and V (MiniCPM3Attention), not an MLA latent",
+    "MiniMaxForCausalLM": "not modelled yet: lightning (linear) attention state",
+    "MiniMaxText01ForCausalLM": "not modelled yet: lightning (linear) attention state",
+    "MiniMaxM1ForCausalLM": "not modelled yet: lightning (linear) attention state",
+    "MistralLarge3ForCausalLM": "not modelled yet: Mistral Large 3 layout",
+    "OuroForCausalLM": "not modelled yet: looped layers (each recurrence step keeps its own KV)",
+    "PanguProMoEV2ForCausalLM": "not modelled yet: openPangu Pro MoE V2 attention layout",
+    "Plamo2ForCausalLM": "not modelled yet: Mamba hybrid layout of PLaMo 2",
+    "Plamo3ForCausalLM": "not modelled yet: PLaMo 3 sliding-window pattern",
+    "Step3TextForCausalLM": "not modelled yet: Step3 attention groups (num_attention_groups)",
+    "Zamba2ForCausalLM": "not modelled yet: shared attention blocks (Zamba2) with Mamba2 state",
 }
 """vLLM text-generation architectures kvplan refuses, and why."""
 
@@ -458,6 +566,8 @@ _FAMILY_OF: dict[str, tuple[str, ...]] = {
     "lfm2": ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM"),
     "minimax_m2": ("MiniMaxM2ForCausalLM",),
     "bamba": ("BambaForCausalLM",),
+    "mamba": ("MambaForCausalLM", "FalconMambaForCausalLM", "Mamba2ForCausalLM"),
+    "falcon_h1": ("FalconH1ForCausalLM",),
     "gpt2": ("GPT2LMHeadModel", "GPTJForCausalLM", "JAISLMHeadModel"),
     "gpt_bigcode": ("GPTBigCodeForCausalLM",),
     "bloom": ("BloomForCausalLM",),
@@ -481,22 +591,22 @@ MODEL_TYPES: dict[str, str] = {
     "deepseek_v4": "deepseek_v4", "deepseek_v41": "deepseek_v4", "jamba": "jamba", "nemotron_h": "nemotron_h",
     "mimo_v2_flash": "mimo_v2", "qwen3_next": "qwen3_next", "qwen3_5": "qwen3_next", "qwen3_5_moe": "qwen3_next",
     "qwen3_5_text": "qwen3_next", "qwen3_5_moe_text": "qwen3_next", "lfm2": "lfm2", "lfm2_moe": "lfm2",
-    "minimax_m2": "minimax_m2", "bamba": "bamba",
+    "minimax_m2": "minimax_m2", "bamba": "bamba", "mamba": "mamba", "falcon_mamba": "mamba", "mamba2": "mamba",
+    "falcon_h1": "falcon_h1",
 }
 """``model_type`` -> family, for configs without ``architectures`` (other model types read as ``decoder``)."""
 
 MODEL_TYPE_REFUSALS: dict[str, str] = {
     "kimi_linear": "KimiLinearForCausalLM",
     "minimax": "MiniMaxText01ForCausalLM", "minimax_text_01": "MiniMaxText01ForCausalLM",
-    "zamba2": "Zamba2ForCausalLM", "falcon_h1": "FalconH1ForCausalLM", "mamba": "MambaForCausalLM",
-    "falcon_mamba": "FalconMambaForCausalLM", "mamba2": "Mamba2ForCausalLM",
+    "zamba2": "Zamba2ForCausalLM",
     "minicpm3": "MiniCPM3ForCausalLM", "longcat_flash": "LongcatFlashForCausalLM", "plamo2": "Plamo2ForCausalLM",
     "step3_text": "Step3TextForCausalLM",
 }
 """``model_type`` of a refused architecture, for configs without ``architectures``."""
 
-OTHER_REFUSALS: dict[str, str] = {
-    "MllamaForConditionalGeneration": _NOT_MODELLED + "cross-attention layers (cross_attention_layers)",
+OTHER_REFUSALS = {
+    "MllamaForConditionalGeneration": "not modelled yet: cross-attention layers (cross_attention_layers)",
     "WhisperForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
     "BartForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
     "T5ForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
@@ -617,8 +727,9 @@ def resolve(config: dict) -> tuple[Family, str]:
         if state == "supported":
             return FAMILIES[value], msg("architectures {name}: reader '{family}'", name=name, family=value)
         if state == "refused":
+            reason = msg(REFUSALS[name]) if name in REFUSALS else msg(OTHER_REFUSALS[name])
             raise PlanInputError("config.architectures", name, msg("an architecture kvplan prices; {name} is refused: "
-                                                                   "{reason}", name=name, reason=value))
+                                                                   "{reason}", name=name, reason=reason))
         near = difflib.get_close_matches(name, list(ARCHITECTURES), n=1, cutoff=0.0)
         raise PlanInputError("config.architectures", name,
                              msg("an architecture kvplan knows (nearest supported: {near}); see docs/architectures.md",
@@ -627,7 +738,7 @@ def resolve(config: dict) -> tuple[Family, str]:
     if isinstance(model_type, str) and model_type in MODEL_TYPE_REFUSALS:
         arch = MODEL_TYPE_REFUSALS[model_type]
         raise PlanInputError("config.model_type", model_type, msg("a model type kvplan prices; {arch} is refused: "
-                                                                  "{reason}", arch=arch, reason=REFUSALS[arch]))
+                                                                  "{reason}", arch=arch, reason=msg(REFUSALS[arch])))
     if isinstance(model_type, str) and model_type in MODEL_TYPES:
         fid = MODEL_TYPES[model_type]
         return FAMILIES[fid], msg("no architectures; model_type {value}: reader '{family}'", value=model_type,

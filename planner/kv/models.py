@@ -159,14 +159,35 @@ class ModelSpec:
         return any(not g.capped and g.in_pool for g in self.groups)
 
     def _coefficient_scale(self, pp: int) -> float:
-        """Share of the reported coefficient on the largest PP stage: the
-        architecture's growing bytes per token at ``pp`` over those at PP 1."""
+        """Share of the reported coefficient on the binding PP stage: the architecture's growing bytes per token
+        on the stage that holds the most of them (vLLM ``get_pp_indices``, :meth:`stage_models`) over those at
+        PP 1; with layers not known per group, each group's ``ceil(layers / PP)`` share."""
         if pp == 1:
             return 1.0
         growing = [g for g in self.groups if not g.capped and g.in_pool]
         whole = sum(g.entry_bytes_per_token() for g in growing)
-        stage = sum(g.entry_bytes_per_token(1, pp) for g in growing)
+        if self._layers_known(self.groups):
+            stage = max(sum(g.entry_bytes_per_token() for g in m.groups if not g.capped and g.in_pool)
+                        for _, m in self._stages(pp, None, self.groups))
+        else:
+            stage = sum(g.entry_bytes_per_token(1, pp) for g in growing)
         return stage / whole if whole else 1.0
+
+    def binding_stage(self, num_tokens: int, kv_format: str | None, tp: int, pp: int) -> "ModelSpec | None":
+        """The stage model that binds at ``num_tokens`` (the most pool bytes per GPU, vLLM ``get_pp_indices``
+        stages), or None when PP is 1 or the layers of a group are not known (then each group's
+        ``ceil(layers / PP)`` share is used). The one place the binding stage is chosen: :meth:`estimate`, the
+        plan's byte methods, the coefficient's share and vLLM's paging (``planner.engines``) all use it. The
+        stage model's groups already carry ``kv_format``: price it with ``kv_format=None`` and ``pp=1``."""
+        if pp == 1 or not self._stages_known(kv_format):
+            return None
+        stages = [m for _, m in self.stage_models(pp, kv_format)]
+        return stages[self._binding_index(stages, num_tokens, tp)]
+
+    @staticmethod
+    def _binding_index(stages: list["ModelSpec"], num_tokens: int, tp: int) -> int:
+        pool = [m.growing_bytes(num_tokens, None, tp) + m.capped_bytes(num_tokens, None, tp) for m in stages]
+        return max(range(len(stages)), key=lambda i: pool[i])
 
     def coefficient_bytes_per_token(self, pp: int = 1) -> float:
         """The reported coefficient on the GPU of the largest PP stage, B/token:
@@ -186,21 +207,33 @@ class ModelSpec:
         """
         if self.uses_coefficient(kv_format):
             return math.ceil(self.coefficient_bytes_per_token(pp) * num_tokens)
+        stage = self.binding_stage(num_tokens, kv_format, tp, pp)
+        if stage is not None:
+            return stage.growing_bytes(num_tokens, None, tp)
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if not g.capped and g.in_pool)
 
     def capped_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
-        """Pool bytes of capped groups (windows, chunks, fixed state) in HBM, per GPU."""
+        """Pool bytes of capped groups (windows, chunks, fixed state) in HBM, per GPU (binding stage at PP > 1)."""
+        stage = self.binding_stage(num_tokens, kv_format, tp, pp)
+        if stage is not None:
+            return stage.capped_bytes(num_tokens, None, tp)
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if g.capped and g.in_pool)
 
     def state_bytes_outside_pool(self, num_tokens: int, kv_format: str | None = None, tp: int = 1,
                                  pp: int = 1) -> int:
-        """Per-session bytes kept outside the HBM pool (e.g. host-RAM window rings), per GPU."""
+        """Per-session bytes kept outside the HBM pool (e.g. host-RAM window rings), per GPU (binding stage)."""
+        stage = self.binding_stage(num_tokens, kv_format, tp, pp)
+        if stage is not None:
+            return stage.state_bytes_outside_pool(num_tokens, None, tp)
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if not g.in_pool)
 
     def state_bytes_in_pool(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
         """Per-sequence state in the HBM pool (Mamba / linear-attention state), per GPU:
         constant once a sequence has a token, counted once per session. Part of
         :meth:`capped_bytes`."""
+        stage = self.binding_stage(num_tokens, kv_format, tp, pp)
+        if stage is not None:
+            return stage.state_bytes_in_pool(num_tokens, None, tp)
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format)
                    if g.in_pool and g.role == "state")
 
@@ -277,9 +310,12 @@ class ModelSpec:
     # -- pipeline stages (vLLM get_pp_indices) ------------------------------
     def _stages_known(self, kv_format: str | None) -> bool:
         """True when every group knows its layers, so stages can be split by layer as vLLM splits them."""
-        groups = [g for g in self.layout(kv_format) if g.num_layers]
-        return (not self.uses_coefficient(kv_format) and bool(groups) and self.num_hidden_layers is not None
-                and all(len(g.layer_ids) == g.num_layers for g in groups))
+        return not self.uses_coefficient(kv_format) and self._layers_known(self.layout(kv_format))
+
+    def _layers_known(self, groups) -> bool:
+        groups = [g for g in groups if g.num_layers]
+        return bool(groups) and self.num_hidden_layers is not None and all(
+            len(g.layer_ids) == g.num_layers for g in groups)
 
     def stage_models(self, pp: int, kv_format: str | None = None) -> tuple[tuple[tuple[int, int], "ModelSpec"], ...]:
         """Each pipeline stage's layer range and the model restricted to it (vLLM's ``get_pp_indices``, or
@@ -288,21 +324,30 @@ class ModelSpec:
         Raises:
             PlanInputError: a partition of the wrong length or sum.
         """
+        return self._stages(pp, kv_format, self.layout(kv_format))
+
+    def _stages(self, pp: int, kv_format: str | None, layout) -> tuple[tuple[tuple[int, int], "ModelSpec"], ...]:
+        key = (pp, kv_format, id(layout) if layout is self.groups else None)
+        cache = self.__dict__.setdefault("_stage_cache", {})
+        if key in cache:
+            return cache[key]
         ranges = stage_ranges(vllm_pp_partition(self.num_hidden_layers, pp, self.pp_layer_partition))
         out = []
         for start, end in ranges:
             groups = []
-            for g in self.layout(kv_format):
+            for g in layout:
                 ids = tuple(i for i in g.layer_ids if start <= i < end)
                 groups.append(replace(g, num_layers=len(ids), layer_ids=ids) if g.num_layers else g)
             out.append(((start, end), replace(self, groups=tuple(groups), reported_kv_bytes_per_token=None,
                                               pp_layer_partition=None, num_attention_heads=None)))
-        return tuple(out)
+        cache[key] = tuple(out)
+        return cache[key]
 
     def _binding_stage_estimate(self, n: int, kv_format: str | None, tp: int, pp: int) -> KVEstimate:
         """The estimate on the stage that holds the most bytes at ``n`` tokens (the one that binds)."""
-        stages = [(rng, m.estimate(n, None, tp, 1)) for rng, m in self.stage_models(pp, kv_format)]
-        index = max(range(len(stages)), key=lambda i: stages[i][1].kv_bytes)
+        staged = self.stage_models(pp, kv_format)
+        index = self._binding_index([m for _, m in staged], n, tp)
+        stages = [(rng, m.estimate(n, None, tp, 1)) for rng, m in staged]
         (start, end), est = stages[index]
         per = f"GPU (TP {tp}, PP {pp}: one GPU of the largest pipeline stage)"
         return replace(est, model_id=self.id, kv_format=kv_format or NATIVE, pp=pp, per=per,

@@ -317,8 +317,11 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
                       "usable KV is {usable} GiB per GPU.", where=where,
                       need=Figure(format_figure(to_gib(shared + per))), usable=Figure(format_figure(to_gib(usable))))
         if inputs.attention_parallelism == "dp" and inputs.gpus_per_replica > split.pp and kv_source != "measured":
-            alt = plan(inputs.model_copy(update={"attention_parallelism": "tp"}), model, compare=False)
-            if alt.sessions_per_replica > 0:
+            try:
+                alt = plan(inputs.model_copy(update={"attention_parallelism": "tp"}), model, compare=False)
+            except PlanInputError:
+                alt = None  # a TP size vLLM refuses for this model (check_tp_heads): no suggestion
+            if alt is not None and alt.sessions_per_replica > 0:
                 message = msg("{message} Under tensor-parallel attention (attention_parallelism=tp) the replica's "
                               "{gpus} would split each session's KV heads and {sessions:,} sessions would fit per "
                               "replica.", message=message, sessions=alt.sessions_per_replica,
