@@ -47,6 +47,7 @@ QUERY_KEYS: dict[str, str] = {
     "context_tokens": "ctx",
     "output_tokens": "out",
     "hit_rate": "hit",
+    "shared_prefix": "shared",
     "kv_format": "fmt",
     "state_in_hbm": "state_hbm",
     "decode_tokens_per_s": "dtps",

@@ -180,7 +180,7 @@ def test_duplicate_keys_are_refused():
 
 
 def test_a_strict_plan_file_still_round_trips():
-    inputs = make_inputs(hbm_gib=80.5, context_tokens=131_072, state_in_hbm=True, hit_rate=0.5)
+    inputs = make_inputs(hbm_gib=80.5, context_tokens=131_072, state_in_hbm=True, hit_rate=0.5, shared_prefix=0.5)
     assert load_plan_file(dump_plan_file(inputs)).inputs == inputs
 
 
@@ -247,7 +247,7 @@ def _small_grid():
     from planner.frontier import frontier_grid, parse_accelerators
 
     # 2 accelerators x 5 contexts x 3 hit rates = 30 rows; no output tokens makes some rates undefined (null)
-    return frontier_grid(make_inputs(output_tokens=0, gpu_id="h200", context_tokens=1000, hit_rate=0.0),
+    return frontier_grid(make_inputs(output_tokens=0, gpu_id="h200", context_tokens=1000, hit_rate=0.0, shared_prefix=0.0),
                          parse_accelerators("h200,custom:64"),
                          [1000, 2000, 4000, 8000, 16000], [0.0, 0.5, 0.9])
 
@@ -271,7 +271,7 @@ def test_cli_csv_in_chunks_is_the_export_bytes_of_the_whole_grid(monkeypatch, ca
     monkeypatch.setattr(planner.frontier, "FRAME_CHUNK_ROWS", 4)  # 30 rows -> 8 chunks
     argv = ["frontier", "--gpus", "h200,custom:64", "--contexts", "1000,2000,4000,8000,16000",
             "--hit-rates", "0,0.5,0.9", "--output-tokens", "0", "--csv", "-",
-            "--gpu", "h200", "--context", "1000", "--hit-rate", "0"]  # the plan's own point is on the grid
+            "--gpu", "h200", "--context", "1000", "--hit-rate", "0", "--shared-prefix", "0"]  # the plan's own point is on the grid
     assert main(argv) == 0
     assert capfdbinary.readouterr().out == to_csv_bytes(_small_grid().frame())
 
@@ -285,7 +285,7 @@ def test_cli_json_in_chunks_parses_and_holds_every_row(monkeypatch, capsys):
     monkeypatch.setattr(planner.frontier, "FRAME_CHUNK_ROWS", 4)
     argv = ["frontier", "--gpus", "h200,custom:64", "--contexts", "1000,2000,4000,8000,16000",
             "--hit-rates", "0,0.5,0.9", "--output-tokens", "0", "--json",
-            "--gpu", "h200", "--context", "1000", "--hit-rate", "0"]
+            "--gpu", "h200", "--context", "1000", "--hit-rate", "0", "--shared-prefix", "0"]
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out, parse_constant=lambda c: pytest.fail(c))
     whole = _small_grid().frame()

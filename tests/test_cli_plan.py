@@ -75,16 +75,17 @@ def test_plan_bad_input_exit_2_one_line(capsys, argv):
 
 def test_frontier_json(capsys):
     code, out, _ = run(capsys, "frontier", "--model", "deepseek-v4.1-flash", "--gpus", "h100-sxm,h200,b200",
-                       "--contexts", "128k,1M", "--hit-rates", "0,0.5,0.9", "--attention-parallelism", "dp", "--json")
+                       "--contexts", "128k,1M", "--hit-rates", "0,0.5,0.9,1", "--attention-parallelism", "dp", "--json")
     assert code == 0
     data = json.loads(out)
-    assert len(data["rows"]) == 3 * 2 * 3
+    assert len(data["rows"]) == 3 * 2 * 4
     assert set(data["columns"]) == set(data["rows"][0])
-    # the default plan point, DP attention: H200, 1M tokens, hit 0.5 -> 143 sessions, 5 requests/s
-    # (test_plan_golden.py)
-    row = next(r for r in data["rows"] if r["gpu_id"] == "h200" and r["context_tokens"] == 1_000_000
-               and r["hit_rate"] == 0.5)
-    assert row["sessions_per_gpu"] == 143 and row["request_rate_per_s"] == pytest.approx(5.0)
+    # the default plan point, DP attention: H200, 1M tokens, shared prefix 0.5 -> 143 sessions at every hit rate;
+    # at hit rate 1 no prompt prefill: 5 requests/s (test_plan_golden.py)
+    rows = [r for r in data["rows"] if r["gpu_id"] == "h200" and r["context_tokens"] == 1_000_000]
+    assert {r["sessions_per_gpu"] for r in rows} == {143}
+    row = next(r for r in rows if r["hit_rate"] == 1)
+    assert row["request_rate_per_s"] == pytest.approx(5.0)
 
 
 def test_frontier_json_null_rate_without_output(capsys):

@@ -30,7 +30,7 @@ LINK_FLAGS = ["--model", "deepseek-v4.1-flash", "--gpu", "h200", "--gpus-per-rep
               "--output-tokens", "0", "--hit-rate", "0.5"]
 LINK_INPUTS = dict(model_id="deepseek-v4.1-flash", gpu_id="h200", gpus_per_replica=1, hbm_gib=100.0,
                    gpu_memory_utilization=1.0, reserve_gib=0.0, weights_gib=0.0, context_tokens=1_000_000,
-                   output_tokens=0, hit_rate=0.5)
+                   output_tokens=0, hit_rate=0.5, shared_prefix=0.5)
 
 
 @pytest.mark.parametrize("prefix", FORMULA_PREFIXES)

@@ -141,6 +141,7 @@ def _every_field():
         "context_tokens": st.integers(1, 20_000_000),
         "output_tokens": st.integers(0, 50_000),
         "hit_rate": st.floats(0, 1),
+        "shared_prefix": st.floats(0, 1),
         "kv_format": st.sampled_from(fmts),
         "state_in_hbm": st.booleans(),
         "decode_tokens_per_s": st.floats(1, 1e6),

@@ -113,7 +113,7 @@ def test_a_repeated_parameter_warns_once_and_the_last_value_is_read():
 
 
 def test_two_thousand_unknown_parameters_warn_once_and_are_counted():
-    read = read_link({**{f"junk{i}": "1" for i in range(2_000)}, "hit": "0.3"})
+    read = read_link({**{f"junk{i}": "1" for i in range(2_000)}, "hit": "0.3", "shared": "0.3"})
     assert read.plan.hit_rate == 0.3
     assert len(read.all_warnings) == 1 and "'junk0'" in read.all_warnings[0] and "1,995 more" in read.all_warnings[0]
 

@@ -1,4 +1,4 @@
-"""Plan page: a model on an accelerator, sliders for HBM and prefix hit rate."""
+"""Plan page: a model on an accelerator, sliders for HBM, prefix hit rate and shared prefix."""
 
 import math
 
@@ -94,6 +94,7 @@ defaults = {
     "plan_output_tokens": last.output_tokens,
     "plan_kv_format": last.kv_format,
     "plan_hit_rate": float(last.hit_rate),
+    "plan_shared_prefix": float(last.shared_prefix),
     "plan_gpu_memory_utilization": float(last.gpu_memory_utilization),
     "plan_reserve_gib": float(last.reserve_gib),
     "plan_weight_format": last.weight_format or "catalog",
@@ -138,7 +139,7 @@ def widened(key: str, lo: float, hi: float) -> tuple[float, float]:
     return st.session_state.setdefault(f"{key}_range", (min(lo, value), max(hi, value)))
 
 
-TYPED = ("plan_hbm_gib", "plan_hit_rate")
+TYPED = ("plan_hbm_gib", "plan_hit_rate", "plan_shared_prefix")
 # Sliders with a typed number box beside them (key ``<slider key>_typed``).
 
 
@@ -181,7 +182,8 @@ def _load_plan_file() -> None:
     load_inputs(loaded.inputs)
     st.session_state["plan_upload_message"] = (
         "success", t("Loaded {file} (schema {schema}, written by kvplan {version}).", file=up.name,
-                     schema=loaded.schema_version, version=loaded.kvplan_version))
+                     schema=loaded.schema_version, version=loaded.kvplan_version)
+        + (" " + planner_message(loaded.notice) if loaded.notice else ""))
 
 model_ids = list(models())
 gpu_ids = list(GPUS) + ["custom", YOURS]
@@ -251,7 +253,16 @@ hit_rate = s2.slider(t("Prefix hit rate"), min_value=0.0, max_value=1.0, step=0.
                      on_change=_slider_moved, args=("plan_hit_rate",))
 s2n.number_input(t("Hit rate, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
                  key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
-st.caption(hbm_caption + " · " + t("hit rate 0 to 1: the share of each context already in the prefix cache."))
+p1, p1n, p2 = st.columns([2.6, 1.2, 3.8])
+shared_prefix = p1.slider(t("Shared prefix"), min_value=0.0, max_value=1.0, step=0.01, key="plan_shared_prefix",
+                          on_change=_slider_moved, args=("plan_shared_prefix",))
+p1n.number_input(t("Shared prefix, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
+                 key="plan_shared_prefix_typed", on_change=_typed, args=("plan_shared_prefix",))
+p2.caption(t("Hit rate: the share of each prompt read from cache, a session's own history included; it saves "
+             "prefill work and time to first token, never memory. Shared prefix: the share of the context common to "
+             "many concurrent sessions (system prompt, tool schemas), stored once per distinct prefix; it sets "
+             "memory, hence sessions."))
+st.caption(hbm_caption)
 
 alerts = st.container()  # a refused input, next to the inputs and above the answer (in the first viewport)
 headline = st.container()  # the answer, above the assumptions: filled once the plan is computed
@@ -317,6 +328,7 @@ try:
         gpu_memory_utilization=float(util), reserve_gib=float(reserve),
         weight_format=None if weight_format == "catalog" else weight_format,
         context_tokens=parse_tokens(context_text), output_tokens=int(output_tokens), hit_rate=float(hit_rate),
+        shared_prefix=float(shared_prefix),
         kv_format=kv_format, state_in_hbm=bool(state_in_hbm), decode_tokens_per_s=float(decode_tps),
         session_decode_tokens_per_s=float(session_tps),
         shared_prefixes=int(prefixes), pause_mean_s=float(pause), pause_distribution=pause_dist, ttl_s=float(ttl),
@@ -330,7 +342,7 @@ try:
     # A widget Streamlit recreated sends its starting value, not the plan's: never a silent change of the link.
     add_notices(plan_widget_reset_notes(last, inputs, {
         "model_id": model_ids[0], "gpu_id": gpu_ids[0], "gpus_per_replica": 1, "attention_parallelism": "tp",
-        "output_tokens": 0, "kv_format": NATIVE, "hit_rate": 0.0, "hbm_gib": st.session_state["plan_hbm_gib_range"][0],
+        "output_tokens": 0, "kv_format": NATIVE, "hit_rate": 0.0, "shared_prefix": 0.0, "hbm_gib": st.session_state["plan_hbm_gib_range"][0],
         "pipeline_parallel_size": 1, "shared_prefixes": 1, "pause_mean_s": 0.0, "ttl_s": 0.0,
         "state_in_hbm": False}))
 except PlanInputError as exc:  # may quote what the user typed: shown as text
@@ -392,7 +404,8 @@ m2, m3 = st.columns(2)
 m0.metric(num(t("KV per GPU at {tokens} tokens", tokens=f"{inputs.context_tokens:,}"))
           + (t(" (measured)") if result.kv_source == "measured" else ""), num(format_bytes(context_kv.kv_bytes)))
 m1.metric(t("KV per session with output (no sharing)"), num(format_bytes(result.session_kv_bytes)))
-m2.metric(t("Shared prefix (stored once)"), num(format_bytes(result.shared_prefix_bytes)))
+m2.metric(num(t("Shared prefix (stored once): {tokens} tokens", tokens=f"{result.prefix_tokens:,}")),
+          num(format_bytes(result.shared_prefix_bytes)))
 m3.metric(t("Usable KV per GPU") + (t(" (measured)") if result.usable_kv_source == "measured" else ""),
           num(format_bytes(max(result.usable_kv_bytes, 0))))
 st.caption(num(
@@ -424,7 +437,9 @@ n2.metric(t("Replay per turn"), num(format_duration(result.replay_seconds_per_tu
                      expected=f"{result.replay_tokens_per_turn:,.3g}", per_miss=f"{result.replay_window_tokens:,}",
                      rate=f"{inputs.prefill_tokens_per_s:,.0f}")))
 n3.metric(t("Time to first token (resumed turn)"), num(format_duration(result.ttft_s)),
-          help=t("restore (state reload or replay, parked tail) + one decode step"))
+          help=num(t("prefill of the {tokens} prompt tokens the cache misses (hit rate {hit}) + restore (state "
+                     "reload or replay, parked tail) + one decode step",
+                     tokens=f"{result.prompt_prefill_tokens:,}", hit=f"{inputs.hit_rate:.2f}")))
 n4.metric(t("Parked session: reload from host RAM"), num(format_duration(result.reload_from_host_s)),
           help=num(t("{bytes} over {link}", bytes=format_bytes(result.parked_session_bytes), link=result.host_link_id)))
 n5.metric(t("Parked session: recompute"), num(format_duration(result.recompute_s)),

@@ -80,9 +80,11 @@ def run(args: argparse.Namespace) -> int:
     elif args.csv is None or str(args.csv) != "-":
         i = result.inputs
         print(f"{result.model_name} on {result.gpu_name} ({i.gpus_per_replica} GPUs per replica), "
-              f"{i.context_tokens:,} tokens, hit rate {i.hit_rate:g}")
+              f"{i.context_tokens:,} tokens, hit rate {i.hit_rate:g} (prefill), shared prefix {i.shared_prefix:g} "
+              f"(memory)")
         print(f"  usable KV per GPU:   {format_bytes(max(result.usable_kv_bytes, 0))}")
-        print(f"  shared prefix:       {format_bytes(result.shared_prefix_bytes)}")
+        print(f"  shared prefix:       {format_bytes(result.shared_prefix_bytes)} ({result.prefix_tokens:,} tokens, "
+              f"stored once per distinct prefix)")
         print(f"  per session:         {format_bytes(result.per_session_bytes)}")
         print(f"  attention:           {result.parallelism_note}")
         print(f"  sessions per replica: {result.sessions_per_replica:,}")
@@ -93,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
               f"TTL {i.ttl_s:g} s)")
         print(f"  replay per turn:     {format_figure(result.replay_tokens_per_turn, 4)} tokens, {format_figure(result.replay_seconds_per_turn, 4)} s "
               f"(window {result.replay_window_tokens} tokens at {i.prefill_tokens_per_s:,.0f} tokens/s)")
+        print(f"  prompt prefill:      {result.prompt_prefill_tokens:,} tokens the cache misses, "
+              f"{format_figure(result.prompt_prefill_s, 4)} s at {i.prefill_tokens_per_s:,.0f} tokens/s")
         print(f"  time to first token: {format_figure(result.ttft_s, 4)} s")
         t = result.tiers
         if t is not None:
