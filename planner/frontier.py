@@ -159,14 +159,14 @@ def parse_accelerators(text: str, user: Mapping[str, UserAccelerator] | None = N
 
 
 def parse_contexts(text: str) -> np.ndarray:
-    """Context lengths from "128k,1M,1e6" (sorted, unique).
+    """Context lengths from "128k,1m,1e6" (sorted, unique; suffixes as :func:`planner.units.parse_tokens`).
 
     Raises:
         PlanInputError: empty, or a length outside [1, MAX_CONTEXT_TOKENS].
     """
     values = [parse_tokens(x, field="contexts", maximum=MAX_CONTEXT_TOKENS) for x in str(text).split(",") if x.strip()]
     if not values:
-        raise PlanInputError("contexts", text, msg("a comma-separated list of token counts (e.g. 128k,1M)"))
+        raise PlanInputError("contexts", text, msg("a comma-separated list of token counts (e.g. 128k,1m)"))
     return np.unique(np.array(values, dtype=np.int64))
 
 

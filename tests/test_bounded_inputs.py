@@ -118,15 +118,16 @@ def test_a_config_over_its_cap_is_refused_from_the_cli(tmp_path):
 
 
 @pytest.mark.parametrize("text,tokens", [
-    ("1.5M", 1_500_000), ("1,500,000", 1_500_000), ("1_500_000", 1_500_000), ("128k", 128_000),
-    ("1e6", 1_000_000), ("131072", 131_072), ("1,000", 1_000), (" 2M ", 2_000_000), ("100,000,000", 100_000_000),
+    ("1.5m", 1_500_000), ("1,500,000", 1_500_000), ("1_500_000", 1_500_000), ("128k", 128_000),
+    ("1e6", 1_000_000), ("131072", 131_072), ("1,000", 1_000), (" 2m ", 2_000_000), ("100,000,000", 100_000_000),
 ])
 def test_token_counts_people_type(text, tokens):
     assert parse_tokens(text) == tokens
 
 
 @pytest.mark.parametrize("text", ["1,5M", "1,5", "15,00,000", "1,0000", ",100", "100,", "1__000", "_100", "1_k",
-                                  "1,500.5k", "1.5,000", "1e6,000", "1,000e3", "1,5k"])
+                                  "1,500.5k", "1.5,000", "1e6,000", "1,000e3", "1,5k", "1.5M", "1.5K", ".5k",
+                                  "1e3k", "5.k"])
 def test_ambiguous_token_counts_are_refused(text):
     with pytest.raises(PlanInputError, match="context_tokens"):
         parse_tokens(text)
@@ -171,7 +172,7 @@ def test_schema_version_must_be_the_integer_1(version):
 
 def test_duplicate_keys_are_refused():
     text = dump_plan_file(make_inputs())
-    dup_top = text.replace('"schema_version": 1,', '"schema_version": 1, "schema_version": 1,', 1)
+    dup_top = text.replace('"schema_version": 2,', '"schema_version": 2, "schema_version": 2,', 1)
     with pytest.raises(PlanInputError, match="plan file: .*schema_version.*once"):
         load_plan_file(dup_top)
     dup_inner = text.replace('"hit_rate": ', '"hit_rate": 0.1, "hit_rate": ', 1)

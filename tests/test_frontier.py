@@ -233,7 +233,7 @@ def test_accelerators_for_keeps_the_plans_hbm():
 
 def test_parsers():
     assert [a.gpu_id for a in parse_accelerators("h200, b200,custom:96")] == ["h200", "b200", "custom"]
-    assert parse_contexts("1M,128k,1e6").tolist() == [128_000, 1_000_000]
+    assert parse_contexts("1m,128k,1e6").tolist() == [128_000, 1_000_000]
     assert parse_hit_rates("0.9,0,0.5").tolist() == [0.0, 0.5, 0.9]
     for bad in ("h900", "custom:0", "custom:nan", "custom:x", ","):
         with pytest.raises(PlanInputError):

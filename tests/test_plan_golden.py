@@ -117,7 +117,8 @@ def test_measured_usable_memory_replaces_the_computed_one():
 
 def test_links_may_write_token_counts_with_suffixes():
     assert make_inputs(context_tokens="128k").context_tokens == 128_000
-    assert make_inputs(context_tokens="1M").context_tokens == 1_000_000
+    assert make_inputs(context_tokens="1m").context_tokens == 1_000_000
+    assert make_inputs(context_tokens="1M").context_tokens == 1_048_576  # vLLM's human_readable_int: M = 2**20
     with pytest.raises(PlanInputError, match="context_tokens"):
         make_inputs(context_tokens="1e99M")
 

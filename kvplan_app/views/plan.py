@@ -227,7 +227,7 @@ for key in TYPED:  # the typed box beside each slider shows the slider's value
 
 c4, c5, c6 = st.columns(3)
 context_text = c4.text_input(t("Context (tokens per session)"), key="plan_context_tokens",
-                             help=t("Prompt + history per session: 1,000,000, 1M, 128k or 1e6."))
+                             help=t("Prompt + history per session: 1,000,000, 1m, 128k or 1e6. Suffixes as vLLM reads them: lower case x 1,000 (32k = 32,000), upper case x 1,024 (32K = 32,768)."))
 output_tokens = c5.number_input(t("Output tokens per request"), min_value=0, max_value=100_000_000, step=100,
                                 key="plan_output_tokens")
 kv_format = c6.selectbox(t("KV format"), [NATIVE, *FORMATS], key="plan_kv_format",

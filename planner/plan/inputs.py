@@ -196,8 +196,8 @@ class PlanInputs(BaseModel):
     @field_validator("context_tokens", "output_tokens", mode="before")
     @classmethod
     def _token_suffixes(cls, v: object) -> object:
-        """Links and files may write counts as people do: "128k", "1M" (decimal)."""
-        if isinstance(v, str) and v.strip()[-1:].lower() in ("k", "m", "g"):
+        """Links and files may write counts as people and vLLM do: "128k" (128,000), "128K" (131,072)."""
+        if isinstance(v, str) and v.strip()[-1:].lower() in ("k", "m", "g", "t"):
             try:
                 return parse_tokens(v, minimum=0, maximum=10**12)
             except PlanInputError:
