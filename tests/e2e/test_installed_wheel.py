@@ -80,7 +80,7 @@ def test_wheel_installs_cli_and_package_data(installed):
                             "reconcile.py", "traces.py"])
     assert files[2] == "True"
     # 890 B/token x 1,000,000 tokens = 890,000,000 B (docs/sources.md)
-    out = _run([str(kvplan), "kv", "--model", "deepseek-v4.1-flash", "--context", "1M", "--json"], env, where, 60)
+    out = _run([str(kvplan), "kv", "--model", "deepseek-v4.1-flash", "--context", "1m", "--json"], env, where, 60)
     assert '"kv_bytes": 890000000' in out
     # the Reconcile page's example logs ship in the wheel: 2 x 94 x 1 x 128 x 2 = 48,128 B per token per GPU at TP 4
     out = _run([str(python), "-c", "from importlib import resources; from planner.engines.logs import parse_engine_log; "
