@@ -53,6 +53,7 @@ class PlanResult(BaseModel):
     usable_kv_source: Literal["computed", "measured"] = Field(
         "computed", description="computed from HBM, weights and reserve, or measured_usable_kv_gib")
     weights_bytes_per_gpu: int
+    weight_format: str = Field("", description="the weight format priced: weight_format, else the model's own")
     reserve_bytes: int
     usable_kv_bytes: int
     kv_bytes_per_token: float = Field(description="growing KV bytes per token per GPU at this parallelism")
@@ -309,7 +310,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         kv_domain_gpus=split.domain_gpus, parallelism_note=parallelism_note(inputs, model, fmt),
         hbm_bytes=hw.hbm_bytes, hbm_source=hw.hbm_source, kv_source=kv_source,
         usable_kv_source="measured" if bool(a.usable_measured) else "computed",
-        weights_bytes_per_gpu=weights, reserve_bytes=a.reserve_bytes, usable_kv_bytes=usable,
+        weights_bytes_per_gpu=weights, weight_format=inputs.weight_format or model.weight_format,
+        reserve_bytes=a.reserve_bytes, usable_kv_bytes=usable,
         kv_bytes_per_token=slope, prefix_tokens=int(a.prefix_tokens),
         tail_tokens=n - int(a.prefix_tokens), session_kv_bytes=int(a.growing_total_bytes) + int(a.capped_bytes),
         shared_prefix_bytes=shared, per_session_bytes=per, state_bytes_per_session=state,
