@@ -90,7 +90,8 @@ def streamlit_server(log_path: Path, extra_args: tuple[str, ...] = (), port: int
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none", *extra_args]
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        # its own process group: stopping the server stops what it started (job-pool workers) with it
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
         try:
@@ -99,12 +100,29 @@ def streamlit_server(log_path: Path, extra_args: tuple[str, ...] = (), port: int
             raise RuntimeError(f"streamlit did not start ({exc}); log:\n{log_path.read_text()[-3000:]}") from None
         yield Server(base=base, proc=proc, log_path=log_path)
     finally:
-        proc.terminate()
+        stop_group(proc)
+
+
+def stop_group(proc: subprocess.Popen, timeout_s: float = 10.0) -> None:
+    """Stop a process started with ``start_new_session=True`` and every process of its group (by the group's id:
+    the server's own pid): SIGTERM, then SIGKILL after ``timeout_s``."""
+    import signal
+
+    for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
-            proc.wait(timeout=10)
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            continue
+        try:  # the leader is gone: give what is left of its group a moment, then the next signal
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(1.0)
+    proc.wait()
 
 
 def process_tree(pid: int) -> list[int]:
