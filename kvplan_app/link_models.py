@@ -49,6 +49,7 @@ QUERY_KEYS: dict[str, str] = {
     "output_tokens": "out",
     "hit_rate": "hit",
     "shared_prefix": "shared",
+    "figures_measured_at_tokens": "measured_at",
     "kv_format": "fmt",
     "state_in_hbm": "state_hbm",
     "decode_tokens_per_s": "dtps",

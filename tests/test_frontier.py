@@ -142,6 +142,7 @@ def _every_field():
         "output_tokens": st.integers(0, 50_000),
         "hit_rate": st.floats(0, 1),
         "shared_prefix": st.floats(0, 1),
+        "figures_measured_at_tokens": st.none() | st.integers(1, 10**6),
         "kv_format": st.sampled_from(fmts),
         "state_in_hbm": st.booleans(),
         "decode_tokens_per_s": st.floats(1, 1e6),

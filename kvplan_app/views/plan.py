@@ -26,6 +26,7 @@ from planner.catalog.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
 from planner.units import GiB, format_bytes, format_duration, parse_tokens, to_gb, to_gib
 from planner.files.export import CSV_MIME, to_csv_bytes
 from planner.files.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
+from planner.plan.measured import context_mismatch
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import separators, show_chart, show_table
 from planner.messages import msg
@@ -329,6 +330,9 @@ try:
         weight_format=None if weight_format == "catalog" else weight_format,
         context_tokens=parse_tokens(context_text), output_tokens=int(output_tokens), hit_rate=float(hit_rate),
         shared_prefix=float(shared_prefix),
+        # measured figures keep the prompt length they were measured at until either is moved by hand
+        figures_measured_at_tokens=last.figures_measured_at_tokens
+        if (float(hit_rate), float(shared_prefix)) == (last.hit_rate, last.shared_prefix) else None,
         kv_format=kv_format, state_in_hbm=bool(state_in_hbm), decode_tokens_per_s=float(decode_tps),
         session_decode_tokens_per_s=float(session_tps),
         shared_prefixes=int(prefixes), pause_mean_s=float(pause), pause_distribution=pause_dist, ttl_s=float(ttl),
@@ -352,6 +356,8 @@ except PlanInputError as exc:  # may quote what the user typed: shown as text
 show_notices()
 
 model, priced_format, _ = effective_model(inputs)
+if (far := context_mismatch(inputs.figures_measured_at_tokens, inputs.context_tokens)):
+    st.warning(planner_message(far))
 if result.message:
     st.warning(planner_message(result.message))
 if result.kv_source == "measured" or result.usable_kv_source == "measured":

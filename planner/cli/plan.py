@@ -27,6 +27,7 @@ from planner.cli.plan_inputs import add_input_flags, inputs_from_args
 from planner.errors import PlanInputError
 from planner.files.export import to_csv_bytes
 from planner.plan import format_sessions, plan, plan_frame
+from planner.plan.measured import context_mismatch
 from planner.files.planfile import save as save_plan_file
 from planner.units import format_bytes, format_figure
 
@@ -107,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
               f"{format_figure(result.reload_from_ssd_s, 4)} s ({result.ssd_link_id}), recompute {format_figure(result.recompute_s, 4)} s")
         if result.message:
             print(f"  note: {result.message}")
+        if (far := context_mismatch(i.figures_measured_at_tokens, i.context_tokens)):
+            print(f"  note: {far}")
         if result.overflow_message:
             print(f"  tiers: {result.overflow_message}")
     return 0

@@ -59,6 +59,7 @@ LEGACY_FIELDS: dict[str, Any] = {
     "pipeline_parallel_size": 1,
     **dict.fromkeys(MEASURED_KV_BINDING + MEASURED_USABLE_BINDING),
     "accelerator": None,
+    "figures_measured_at_tokens": None,
 }
 """Input fields added after schema version 1 was published, and what a file without them meant when written:
 data-parallel attention (what kvplan assumed then), no pipeline parallel, and measured figures bound to the

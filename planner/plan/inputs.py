@@ -136,6 +136,10 @@ class PlanInputs(BaseModel):
                                  description="shared prefix: share of the context common to many concurrent sessions "
                                              "(system prompt, tool schemas), stored once per KV domain per distinct "
                                              "prefix; drives memory")
+    figures_measured_at_tokens: int | None = Field(
+        None, ge=1, le=MAX_CONTEXT_TOKENS,
+        description="mean prompt length (tokens) of the trace hit_rate and shared_prefix were measured on "
+                    "(the Traces page's 'Use these figures'); None = typed, not measured")
     kv_format: str = Field(NATIVE, description="KV format id, or 'native'")
     state_in_hbm: bool = Field(False, description="keep per-session out-of-pool state (window rings) in HBM")
     decode_tokens_per_s: float = Field(5_000.0, ge=MIN_TOKENS_PER_S, le=1e9, allow_inf_nan=False,
