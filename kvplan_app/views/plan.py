@@ -357,7 +357,7 @@ show_notices()
 
 model, priced_format, _ = effective_model(inputs)
 if (far := context_mismatch(inputs.figures_measured_at_tokens, inputs.context_tokens)):
-    st.warning(planner_message(far))
+    alerts.warning(planner_message(far))  # beside the inputs it is about, above the answer
 if result.message:
     st.warning(planner_message(result.message))
 if result.kv_source == "measured" or result.usable_kv_source == "measured":
