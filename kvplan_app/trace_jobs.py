@@ -53,6 +53,8 @@ class TraceAnalysis:
         kv_bytes_per_token, typical_context_tokens, capacity_blocks, block_bytes, saturation_blocks: sizing.
         hits, unlimited: ``planner.traces.HitRates`` at the usable KV and unlimited, at the TTL.
         curve: the capacity curve (``planner.traces.CURVE_COLUMNS``), for its CSV.
+        sharing: ``planner.traces.sharing.SharingMeasure`` (the shared prefix beside the hit rate), or None when
+            the trace cannot be measured that way (hash-sampled, too large); sharing_note says why.
         fleet: the fleet table (``planner.traces.FLEET_COLUMNS``), or None when no replicas or routing were asked.
         figures: name -> plotly figure (lengths, arrivals, concurrency; curve, ttl_curve, cache_bytes, fleet).
     """
@@ -78,6 +80,8 @@ class TraceAnalysis:
     unlimited: Any = None
     curve: pd.DataFrame | None = None
     fleet: pd.DataFrame | None = None
+    sharing: Any = None
+    sharing_note: str = ""
 
 
 def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_tokens: int, name: str,
@@ -161,7 +165,16 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
                                ttl_s=ttl_s, progress=step("fleet of replicas", 0.8, 1.0),
                                eviction_policy=eviction_policy)
         figures["fleet"] = fleet_figure(fleet, plan_hit_rate=plan_hit_rate, tr=tr)
-    return TraceAnalysis(**common, kv_bytes_per_token=kv_per_token, typical_context_tokens=typical,
+    from planner.errors import PlanInputError
+    from planner.traces.sharing import measure_sharing
+
+    sharing, sharing_note = None, ""
+    try:
+        sharing = measure_sharing(trace)
+    except PlanInputError as exc:
+        sharing_note = str(exc)
+    return TraceAnalysis(**common, sharing=sharing, sharing_note=sharing_note,
+                         kv_bytes_per_token=kv_per_token, typical_context_tokens=typical,
                          capacity_blocks=capacity_blocks, block_bytes=block_bytes,
                          saturation_blocks=profile.saturation_blocks, hits=profile.hits(capacity_blocks, ttl_s),
                          unlimited=profile.hits(None, ttl_s), curve=curve, fleet=fleet)

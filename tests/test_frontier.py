@@ -146,6 +146,8 @@ def _every_field():
         "context_tokens": st.integers(1, 20_000_000),
         "output_tokens": st.integers(0, 50_000),
         "hit_rate": st.floats(0, 1),
+        "shared_prefix": st.floats(0, 1),
+        "figures_measured_at_tokens": st.none() | st.integers(1, 10**6),
         "kv_format": st.sampled_from(fmts),
         "state_in_hbm": st.booleans(),
         "decode_tokens_per_s": st.floats(1, 1e6),
@@ -241,7 +243,7 @@ def test_accelerators_for_keeps_the_plans_hbm():
 
 def test_parsers():
     assert [a.gpu_id for a in parse_accelerators("h200, b200,custom:96")] == ["h200", "b200", "custom"]
-    assert parse_contexts("1M,128k,1e6").tolist() == [128_000, 1_000_000]
+    assert parse_contexts("1m,128k,1e6").tolist() == [128_000, 1_000_000]
     assert parse_hit_rates("0.9,0,0.5").tolist() == [0.0, 0.5, 0.9]
     for bad in ("h900", "custom:0", "custom:nan", "custom:x", ","):
         with pytest.raises(PlanInputError):

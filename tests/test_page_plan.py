@@ -1,4 +1,4 @@
-"""Plan page (AppTest): renders, reacts to the hit-rate slider, keeps the last valid plan."""
+"""Plan page (AppTest): renders, reacts to the shared-prefix and hit-rate sliders, keeps the last valid plan."""
 
 from streamlit.testing.v1 import AppTest
 
@@ -36,13 +36,20 @@ def test_data_parallel_attention_is_said_next_to_the_figures():
     assert any("data-parallel attention" in c.value for c in at.caption)
 
 
-def test_raising_hit_rate_raises_sessions():
+def test_raising_the_shared_prefix_raises_sessions_and_the_hit_rate_shortens_ttft():
     at = _app()
     before = int(_metric(at, "Sessions per replica").replace(",", ""))
-    at.slider(key="plan_hit_rate").set_value(0.9).run()
+    at.slider(key="plan_shared_prefix").set_value(0.9).run()
     assert not at.exception
     after = int(_metric(at, "Sessions per replica").replace(",", ""))
     assert after > before
+    ttft = at.session_state["plan_inputs"]
+    from planner.plan import plan
+
+    slow = plan(ttft).ttft_s
+    at.slider(key="plan_hit_rate").set_value(0.9).run()
+    assert int(_metric(at, "Sessions per replica").replace(",", "")) == after  # the hit rate holds no memory
+    assert plan(at.session_state["plan_inputs"]).ttft_s < slow
 
 
 def test_bad_context_shows_error_and_keeps_last_plan():

@@ -161,7 +161,7 @@ kv_format = i1.selectbox(t("KV format"), [NATIVE, *FORMATS], key="model_kv_forma
 i1.caption(t("native = {label}", label=planner_message(model.native_format_label)))
 tp = i2.number_input(t("Tensor parallel (TP)"), min_value=1, max_value=1024, step=1, key="model_tp")
 pp = i3.number_input(t("Pipeline parallel (PP)"), min_value=1, max_value=1024, step=1, key="model_pp")
-context_text = i4.text_input(t("Context tokens (e.g. 128k, 1M)"), key="model_context")
+context_text = i4.text_input(t("Context tokens (e.g. 128k, 128K, 1m)"), key="model_context")
 
 needs_max_len = model.max_context_tokens is None and not str(st.session_state.get("model_max_model_len", "")).strip()
 with st.expander(t("Engine settings (vLLM view) and KV budget"), expanded=needs_max_len):

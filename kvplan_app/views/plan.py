@@ -1,4 +1,4 @@
-"""Plan page: a model on an accelerator, sliders for HBM and prefix hit rate."""
+"""Plan page: a model on an accelerator, sliders for HBM, prefix hit rate and shared prefix."""
 
 import hashlib
 import math
@@ -28,6 +28,7 @@ from planner.catalog.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
 from planner.units import GiB, format_bytes, format_duration, parse_tokens, to_gb, to_gib
 from planner.files.export import CSV_MIME, to_csv_bytes
 from planner.files.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
+from planner.plan.measured import context_mismatch
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import separators, show_chart, show_table
 from planner.messages import msg
@@ -97,6 +98,7 @@ defaults = {
     "plan_output_tokens": last.output_tokens,
     "plan_kv_format": last.kv_format,
     "plan_hit_rate": float(last.hit_rate),
+    "plan_shared_prefix": float(last.shared_prefix),
     "plan_gpu_memory_utilization": float(last.gpu_memory_utilization),
     "plan_reserve_gib": float(last.reserve_gib),
     "plan_weight_format": last.weight_format or "catalog",
@@ -144,7 +146,7 @@ def widened(key: str, lo: float, hi: float) -> tuple[float, float]:
     return st.session_state.setdefault(f"{key}_range", (min(lo, value), max(hi, value)))
 
 
-TYPED = ("plan_hbm_gib", "plan_hit_rate")
+TYPED = ("plan_hbm_gib", "plan_hit_rate", "plan_shared_prefix")
 # Sliders with a typed number box beside them (key ``<slider key>_typed``).
 
 
@@ -187,7 +189,8 @@ def _load_plan_file() -> None:
     load_inputs(loaded.inputs)
     st.session_state["plan_upload_message"] = (
         "success", t("Loaded {file} (schema {schema}, written by kvplan {version}).", file=up.name,
-                     schema=loaded.schema_version, version=loaded.kvplan_version))
+                     schema=loaded.schema_version, version=loaded.kvplan_version)
+        + (" " + planner_message(loaded.notice) if loaded.notice else ""))
 
 model_ids = list(models())
 gpu_ids = list(GPUS) + ["custom", YOURS]
@@ -231,7 +234,7 @@ for key in TYPED:  # the typed box beside each slider shows the slider's value
 
 c4, c5, c6 = st.columns(3)
 context_text = c4.text_input(t("Context (tokens per session)"), key="plan_context_tokens",
-                             help=t("Prompt + history per session: 1,000,000, 1M, 128k or 1e6."))
+                             help=t("Prompt + history per session: 1,000,000, 1m, 128k or 1e6. Suffixes as vLLM reads them: lower case x 1,000 (32k = 32,000), upper case x 1,024 (32K = 32,768)."))
 output_tokens = c5.number_input(t("Output tokens per request"), min_value=0, max_value=100_000_000, step=100,
                                 key="plan_output_tokens")
 kv_format = c6.selectbox(t("KV format"), [NATIVE, *FORMATS], key="plan_kv_format",
@@ -257,7 +260,16 @@ hit_rate = s2.slider(t("Prefix hit rate"), min_value=0.0, max_value=1.0, step=0.
                      on_change=_slider_moved, args=("plan_hit_rate",))
 s2n.number_input(t("Hit rate, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
                  key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
-st.caption(hbm_caption + " · " + t("hit rate 0 to 1: the share of each context already in the prefix cache."))
+p1, p1n, p2 = st.columns([2.6, 1.2, 3.8])
+shared_prefix = p1.slider(t("Shared prefix"), min_value=0.0, max_value=1.0, step=0.01, key="plan_shared_prefix",
+                          on_change=_slider_moved, args=("plan_shared_prefix",))
+p1n.number_input(t("Shared prefix, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
+                 key="plan_shared_prefix_typed", on_change=_typed, args=("plan_shared_prefix",))
+p2.caption(t("Hit rate: the share of each prompt read from cache, a session's own history included; it saves "
+             "prefill work and time to first token, never memory. Shared prefix: the share of the context common to "
+             "many concurrent sessions (system prompt, tool schemas), stored once per distinct prefix; it sets "
+             "memory, hence sessions."))
+st.caption(hbm_caption)
 
 alerts = st.container()  # a refused input, next to the inputs and above the answer (in the first viewport)
 headline = st.container()  # the answer, above the assumptions: filled once the plan is computed
@@ -347,6 +359,10 @@ try:
         gpu_memory_utilization=float(util), reserve_gib=float(reserve),
         weight_format=None if weight_format == "catalog" else weight_format,
         context_tokens=parse_tokens(context_text), output_tokens=int(output_tokens), hit_rate=float(hit_rate),
+        shared_prefix=float(shared_prefix),
+        # measured figures keep the prompt length they were measured at until either is moved by hand
+        figures_measured_at_tokens=last.figures_measured_at_tokens
+        if (float(hit_rate), float(shared_prefix)) == (last.hit_rate, last.shared_prefix) else None,
         kv_format=kv_format, state_in_hbm=bool(state_in_hbm), decode_tokens_per_s=float(decode_tps),
         session_decode_tokens_per_s=float(session_tps),
         shared_prefixes=int(prefixes), pause_mean_s=float(pause), pause_distribution=pause_dist, ttl_s=float(ttl),
@@ -367,7 +383,7 @@ try:
     add_notices(plan_widget_reset_notes(last, inputs, {
         "model_id": model_ids[0], "gpu_id": gpu_ids[0], "gpus_per_replica": 1, "attention_parallelism": "tp",
         "engine": None,
-        "output_tokens": 0, "kv_format": NATIVE, "hit_rate": 0.0, "hbm_gib": st.session_state["plan_hbm_gib_range"][0],
+        "output_tokens": 0, "kv_format": NATIVE, "hit_rate": 0.0, "shared_prefix": 0.0, "hbm_gib": st.session_state["plan_hbm_gib_range"][0],
         "pipeline_parallel_size": 1, "shared_prefixes": 1, "pause_mean_s": 0.0, "ttl_s": 0.0,
         "state_in_hbm": False}))
 except PlanInputError as exc:  # may quote what the user typed: shown as text
@@ -381,6 +397,8 @@ if config_model is not None:  # above the headline: the figures are the config's
                               "the config.", name=config_model.name, model=models()[model_id].name)))
 
 model, priced_format, _ = effective_model(inputs, config_model)
+if (far := context_mismatch(inputs.figures_measured_at_tokens, inputs.context_tokens)):
+    alerts.warning(planner_message(far))  # beside the inputs it is about, above the answer
 if result.message:
     st.warning(planner_message(result.message))
 if result.kv_source == "measured" or result.usable_kv_source == "measured":
@@ -450,7 +468,8 @@ m2, m3 = st.columns(2)
 m0.metric(num(t("KV per GPU at {tokens} tokens", tokens=f"{inputs.context_tokens:,}"))
           + (t(" (measured)") if result.kv_source == "measured" else ""), num(format_bytes(context_kv.kv_bytes)))
 m1.metric(t("KV per session with output (no sharing)"), num(format_bytes(result.session_kv_bytes)))
-m2.metric(t("Shared prefix (stored once)"), num(format_bytes(result.shared_prefix_bytes)))
+m2.metric(num(t("Shared prefix (stored once): {tokens} tokens", tokens=f"{result.prefix_tokens:,}")),
+          num(format_bytes(result.shared_prefix_bytes)))
 m3.metric(t("Usable KV per GPU") + (t(" (measured)") if result.usable_kv_source == "measured" else ""),
           num(format_bytes(max(result.usable_kv_bytes, 0))))
 st.caption(num(
@@ -482,7 +501,9 @@ n2.metric(t("Replay per turn"), num(format_duration(result.replay_seconds_per_tu
                      expected=f"{result.replay_tokens_per_turn:,.3g}", per_miss=f"{result.replay_window_tokens:,}",
                      rate=f"{inputs.prefill_tokens_per_s:,.0f}")))
 n3.metric(t("Time to first token (resumed turn)"), num(format_duration(result.ttft_s)),
-          help=t("restore (state reload or replay, parked tail) + one decode step"))
+          help=num(t("prefill of the {tokens} prompt tokens the cache misses (hit rate {hit}) + restore (state "
+                     "reload or replay, parked tail) + one decode step",
+                     tokens=f"{result.prompt_prefill_tokens:,}", hit=f"{inputs.hit_rate:.2f}")))
 n4.metric(t("Parked session: reload from host RAM"), num(format_duration(result.reload_from_host_s)),
           help=num(t("{bytes} over {link}", bytes=format_bytes(result.parked_session_bytes), link=result.host_link_id)))
 n5.metric(t("Parked session: recompute"), num(format_duration(result.recompute_s)),

@@ -139,7 +139,7 @@ def show_saved_curve():
     use = round(token_rate, 2)
     if st.button(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=num(f"{use:.2f}")),
                  key="traces_saved_use"):
-        update_inputs(hit_rate=use)
+        update_inputs(hit_rate=use, figures_measured_at_tokens=None)
         st.success(t("The Plan page's prefix hit rate is now {hit}.", hit=num(f"{use:.2f}")))
     frame = saved.frame(per_token)
     show_chart(capacity_curve_figure(frame, usable_kv_bytes=blocks * per_token * saved.block_tokens,
@@ -282,10 +282,34 @@ if result.usable_kv_bytes <= 0:
                else t("No usable KV on this GPU: the cache holds nothing."))
 
 use_rate = round(hits.token_hit_rate, 2)
-if st.button(num(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=f"{use_rate:.2f}")),
-             key="traces_use_hit_rate"):
-    update_inputs(hit_rate=use_rate)
-    st.success(num(t("The Plan page's prefix hit rate is now {hit} (rounded to its 0.01 step).", hit=f"{use_rate:.2f}")))
+sharing = analysis.sharing
+if sharing is not None:
+    s1, s2 = st.columns(2)
+    s1.metric(t("Shared prefix (blocks other concurrent sessions hold too)"), num(f"{sharing.shared_prefix:.1%}"),
+              help=t("Share of each request's prompt tokens in blocks that another session also references, "
+                     "arriving within {window} s of it (another session: another session_id, or, without ids, a "
+                     "request whose blocks are not a prefix of this one's nor this one's of its). It sets memory "
+                     "on the Plan page; the hit rate counts own history too.", window=num(f"{sharing.window_s:g}")))
+    s2.metric(t("Measured at prompts of (mean)"), num(t("{tokens} tokens", tokens=f"{sharing.mean_prompt_tokens:,.0f}")))
+    use_shared = round(sharing.shared_prefix, 2)
+    label = num(t("Use these figures on the Plan page (hit rate {hit}, shared prefix {shared})", hit=f"{use_rate:.2f}",
+                  shared=f"{use_shared:.2f}"))
+else:
+    use_shared = None
+    if analysis.sharing_note:
+        st.caption(escape_markdown(t("Shared prefix not measured: {why}", why=planner_message(analysis.sharing_note))))
+    label = num(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=f"{use_rate:.2f}"))
+if st.button(label, key="traces_use_hit_rate"):
+    if use_shared is None:
+        update_inputs(hit_rate=use_rate, figures_measured_at_tokens=None)
+        st.success(num(t("The Plan page's prefix hit rate is now {hit} (rounded to its 0.01 step).",
+                         hit=f"{use_rate:.2f}")))
+    else:
+        update_inputs(hit_rate=use_rate, shared_prefix=use_shared,
+                      figures_measured_at_tokens=max(1, round(sharing.mean_prompt_tokens)))
+        st.success(num(t("The Plan page's prefix hit rate is now {hit} and its shared prefix {shared} (rounded to "
+                         "their 0.01 step), measured at prompts of {tokens} tokens.", hit=f"{use_rate:.2f}",
+                         shared=f"{use_shared:.2f}", tokens=f"{sharing.mean_prompt_tokens:,.0f}")))
 
 show_chart(analysis.figures["curve"], key="traces_curve")
 st.download_button(t("Download the curve (CSV)"), to_csv_bytes(analysis.curve), mime=CSV_MIME, key="traces_curve_csv",

@@ -33,6 +33,7 @@ from planner.files.export import to_csv_bytes
 from planner.hf.config import MAX_CONFIG_BYTES, plan_model_from_config
 from planner.hf.checkpoint import read_checkpoint
 from planner.plan import format_sessions, plan, plan_frame
+from planner.plan.measured import context_mismatch
 from planner.files.planfile import save as save_plan_file
 from planner.units import format_bytes, format_figure
 
@@ -97,13 +98,15 @@ def run(args: argparse.Namespace) -> int:
     elif args.csv is None or str(args.csv) != "-":
         i = result.inputs
         print(f"{result.model_name} on {result.gpu_name} ({i.gpus_per_replica} GPUs per replica), "
-              f"{i.context_tokens:,} tokens, hit rate {i.hit_rate:g}")
+              f"{i.context_tokens:,} tokens, hit rate {i.hit_rate:g} (prefill), shared prefix {i.shared_prefix:g} "
+              f"(memory)")
         print(f"  usable KV per GPU:   {format_bytes(max(result.usable_kv_bytes, 0))}")
         if result.engine_budget is not None:
             b = result.engine_budget
             print(f"  engine budget:       {b['engine']} {b['engine_version']}, {b['binding_rank']}: "
                   + "; ".join(f"{t['name']} {format_bytes(t['bytes'])}" for t in b["terms"]))
-        print(f"  shared prefix:       {format_bytes(result.shared_prefix_bytes)}")
+        print(f"  shared prefix:       {format_bytes(result.shared_prefix_bytes)} ({result.prefix_tokens:,} tokens, "
+              f"stored once per distinct prefix)")
         print(f"  per session:         {format_bytes(result.per_session_bytes)}")
         print(f"  attention:           {result.parallelism_note}")
         print(f"  sessions per replica: {result.sessions_per_replica:,}")
@@ -118,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
               f"TTL {i.ttl_s:g} s)")
         print(f"  replay per turn:     {format_figure(result.replay_tokens_per_turn, 4)} tokens, {format_figure(result.replay_seconds_per_turn, 4)} s "
               f"(window {result.replay_window_tokens} tokens at {i.prefill_tokens_per_s:,.0f} tokens/s)")
+        print(f"  prompt prefill:      {result.prompt_prefill_tokens:,} tokens the cache misses, "
+              f"{format_figure(result.prompt_prefill_s, 4)} s at {i.prefill_tokens_per_s:,.0f} tokens/s")
         print(f"  time to first token: {format_figure(result.ttft_s, 4)} s")
         t = result.tiers
         if t is not None:
@@ -136,6 +141,8 @@ def run(args: argparse.Namespace) -> int:
                 print(f"    ({note})")
         if result.message:
             print(f"  note: {result.message}")
+        if (far := context_mismatch(i.figures_measured_at_tokens, i.context_tokens)):
+            print(f"  note: {far}")
         if result.overflow_message:
             print(f"  tiers: {result.overflow_message}")
     return 0

@@ -117,7 +117,12 @@ def inputs_from_args(args: argparse.Namespace) -> PlanInputs:
     notice is printed as one line on stderr.
     """
     plan_path = getattr(args, "plan_file", None)
-    base = load_plan_file(plan_path).inputs if plan_path is not None else PlanInputs()
+    base = PlanInputs()
+    if plan_path is not None:
+        loaded = load_plan_file(plan_path)
+        base = loaded.inputs
+        if loaded.notice:
+            print(f"kvplan: note: {loaded.notice}", file=sys.stderr)
     fields = given_fields(args)
     if "gpu_id" in fields and "accelerator" not in fields:
         fields = {**fields, "accelerator": None}  # a new GPU replaces a user-defined one

@@ -221,6 +221,14 @@ def run(args: argparse.Namespace) -> int:
             sampling = {"sample_rate": profile.sample_rate,
                         "expected_error": _num(2 * standard_error(trace, profile, capacity_blocks)),
                         "note": sampling_note(trace, profile, capacity_blocks)}
+    sharing = sharing_note = None
+    if measurable:
+        from planner.traces.sharing import measure_sharing
+
+        try:
+            sharing = measure_sharing(trace)
+        except PlanInputError as exc:  # hash-sampled or too large: said, never guessed
+            sharing_note = str(exc)
     curve = None
     if args.sweep and measurable:
         print(f"kvplan trace: computing the hit-rate curve over {trace.num_block_refs:,} block references",
@@ -267,6 +275,12 @@ def run(args: argparse.Namespace) -> int:
         "hit_blocks": hits.num_hit_blocks if hits else None, "hit_tokens": hits.num_hit_tokens if hits else None,
         "block_hit_rate": hits.block_hit_rate if hits else None,
         "token_hit_rate": hits.token_hit_rate if hits else None,
+        "shared_prefix": None if sharing is None else {
+            "shared_prefix": sharing.shared_prefix, "unlimited_token_hit_rate": sharing.hit_rate,
+            "mean_prompt_tokens": sharing.mean_prompt_tokens, "window_s": sharing.window_s,
+            "shared_tokens": sharing.shared_tokens, "input_tokens": sharing.input_tokens,
+            "sessions_from": sharing.sessions_from},
+        "shared_prefix_note": sharing_note,
         "engine_counters": None if counters is None else {
             "source": counters.source, "prefix_cache_queries_tokens": counters.queries_tokens,
             "prefix_cache_hits_tokens": counters.hits_tokens, "token_hit_rate": counters.token_hit_rate},
@@ -324,6 +338,14 @@ def _print_text(data, trace, summary, conc, hits, per_token, args) -> None:
         ttl = "none" if args.ttl_s is None else f"{args.ttl_s:g} s"
         print(f"  cache: {size}; TTL {ttl}; eviction: {POLICY_LABELS[args.eviction_policy]}")
         print(f"  block hit rate: {hits.block_hit_rate:.1%}   token hit rate: {hits.token_hit_rate:.1%}")
+        sp = data["shared_prefix"]
+        if sp is not None:
+            print(f"  shared prefix: {sp['shared_prefix']:.1%} of prompt tokens in blocks another session also "
+                  f"references within {sp['window_s']:g} s (unlimited-cache token hit rate {sp['unlimited_token_hit_rate']:.1%}, "
+                  f"own history included); measured at prompts of {sp['mean_prompt_tokens']:,.0f} tokens on average: "
+                  f"kvplan plan --hit-rate {hits.token_hit_rate:.2f} --shared-prefix {sp['shared_prefix']:.2f}")
+        elif data["shared_prefix_note"]:
+            print(f"  shared prefix not measured: {data['shared_prefix_note']}")
         if data["sampling"]:
             print(f"  {data['sampling']['note']}")
     if data["engine_counters"] is not None:

@@ -134,7 +134,18 @@ class PlanInputs(BaseModel):
                                description="runtime reserve per GPU (activations, CUDA graphs), GiB")
     context_tokens: Tokens = Field(1_000_000, description="prompt + history tokens per session")
     output_tokens: int = Field(1_000, ge=0, le=MAX_CONTEXT_TOKENS, description="generated tokens per request")
-    hit_rate: float = Field(0.5, ge=0, le=1, allow_inf_nan=False, description="prefix hit rate")
+    hit_rate: float = Field(0.5, ge=0, le=1, allow_inf_nan=False,
+                            description="prefix hit rate: share of each prompt read from cache (every reused token, "
+                                        "a session's own history included); drives prefill work and time to first "
+                                        "token, never memory")
+    shared_prefix: float = Field(0.5, ge=0, le=1, allow_inf_nan=False,
+                                 description="shared prefix: share of the context common to many concurrent sessions "
+                                             "(system prompt, tool schemas), stored once per KV domain per distinct "
+                                             "prefix; drives memory")
+    figures_measured_at_tokens: int | None = Field(
+        None, ge=1, le=MAX_CONTEXT_TOKENS,
+        description="mean prompt length (tokens) of the trace hit_rate and shared_prefix were measured on "
+                    "(the Traces page's 'Use these figures'); None = typed, not measured")
     kv_format: str = Field(NATIVE, description="KV format id, or 'native'")
     state_in_hbm: bool = Field(False, description="keep per-session out-of-pool state (window rings) in HBM")
     decode_tokens_per_s: float = Field(5_000.0, ge=MIN_TOKENS_PER_S, le=1e9, allow_inf_nan=False,
@@ -202,8 +213,8 @@ class PlanInputs(BaseModel):
     @field_validator("context_tokens", "output_tokens", mode="before")
     @classmethod
     def _token_suffixes(cls, v: object) -> object:
-        """Links and files may write counts as people do: "128k", "1M" (decimal)."""
-        if isinstance(v, str) and v.strip()[-1:].lower() in ("k", "m", "g"):
+        """Links and files may write counts as people and vLLM do: "128k" (128,000), "128K" (131,072)."""
+        if isinstance(v, str) and v.strip()[-1:].lower() in ("k", "m", "g", "t"):
             try:
                 return parse_tokens(v, minimum=0, maximum=10**12)
             except PlanInputError:

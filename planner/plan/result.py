@@ -78,11 +78,12 @@ class PlanResult(BaseModel):
         None, description="with an engine: its predicted budget per GPU on the binding rank, every term with its "
                           "bytes and source, and the assumptions behind them")
     weights_bytes_per_gpu: int
+    weight_format: str = Field("", description="the weight format priced: weight_format, else the model's own")
     reserve_bytes: int
     usable_kv_bytes: int
     kv_bytes_per_token: float = Field(description="growing KV bytes per token per GPU at this parallelism")
-    prefix_tokens: int
-    tail_tokens: int
+    prefix_tokens: int = Field(description="shared prefix tokens: floor(shared_prefix x context_tokens)")
+    tail_tokens: int = Field(description="context tokens each session holds itself: context_tokens - prefix_tokens")
     session_kv_bytes: int = Field(description="one session's KV per GPU with no prefix sharing, N+T tokens")
     shared_prefix_bytes: int = Field(description="one shared prefix per GPU, stored once per distinct prefix")
     per_session_bytes: int
@@ -127,9 +128,13 @@ class PlanResult(BaseModel):
     replay_seconds_per_turn: float = Field(0.0, description="miss_probability x replay_seconds_per_miss")
     state_reload_s: float = Field(0.0, description="window state bytes / host link bandwidth")
     restore_s: float = Field(0.0, description="expected seconds to restore a resumed session before decoding")
-    ttft_s: float = Field(0.0, description="restore_s + one decode step (1 / session_decode_tokens_per_s)")
-    gpu_seconds_per_request: float | None = Field(None, description="T / decode_tokens_per_s + replay and "
-                                                  "recompute prefill per turn")
+    prompt_prefill_tokens: int = Field(0, description="prompt tokens no cache holds, prefilled per request: "
+                                                      "context_tokens - floor(hit_rate x context_tokens)")
+    prompt_prefill_s: float = Field(0.0, description="prompt_prefill_tokens / prefill_tokens_per_s")
+    ttft_s: float = Field(0.0, description="restore_s + prompt_prefill_s + one decode step "
+                                           "(1 / session_decode_tokens_per_s)")
+    gpu_seconds_per_request: float | None = Field(None, description="T / decode_tokens_per_s + prompt prefill, "
+                                                  "replay and recompute prefill per turn")
     replay_share_of_gpu_time: float = Field(0.0, description="share of GPU time per request spent replaying")
     new_session_prefill_s: float = Field(0.0, description="first turn of a new session: tail_tokens / prefill")
     active_fraction: float = Field(1.0, description="share of its time a session runs a turn")
@@ -282,7 +287,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
     model, fmt, kv_source = effective_model(inputs, model)
     hw = resolve_hardware(inputs)
     a = evaluate(inputs, model, fmt, hardware_arrays([hw], inputs.decode_tokens_per_s, inputs.prefill_tokens_per_s),
-                 inputs.context_tokens, inputs.hit_rate)
+                 inputs.context_tokens, inputs.shared_prefix, inputs.hit_rate)
     split = a.split
     weights = a.weights_bytes_per_gpu
     usable, shared, per = int(a.usable_kv_bytes), int(a.shared_prefix_bytes), int(a.per_session_bytes)
@@ -387,7 +392,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
         usable_kv_source=("engine" if hw.engine_budget is not None else "measured") if bool(a.usable_measured)
         else "computed",
         engine_budget=None if hw.engine_budget is None else hw.engine_budget.to_dict(),
-        weights_bytes_per_gpu=weights, reserve_bytes=a.reserve_bytes, usable_kv_bytes=usable,
+        weights_bytes_per_gpu=weights, weight_format=inputs.weight_format or model.weight_format,
+        reserve_bytes=a.reserve_bytes, usable_kv_bytes=usable,
         kv_bytes_per_token=slope, prefix_tokens=int(a.prefix_tokens),
         tail_tokens=n - int(a.prefix_tokens), session_kv_bytes=int(a.growing_total_bytes) + int(a.capped_bytes),
         shared_prefix_bytes=shared, per_session_bytes=per, state_bytes_per_session=state,
@@ -403,7 +409,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
         replay_window_tokens=a.replay_window_tokens, replay_tokens_per_miss=int(a.replay_tokens_per_miss),
         replay_tokens_per_turn=_f(a.replay_tokens_per_turn), replay_seconds_per_miss=_f(a.replay_seconds_per_miss),
         replay_seconds_per_turn=_f(a.replay_seconds_per_turn), state_reload_s=_f(a.state_reload_s),
-        restore_s=_f(a.restore_s), ttft_s=_f(a.ttft_s), gpu_seconds_per_request=gpu_seconds,
+        restore_s=_f(a.restore_s), prompt_prefill_tokens=int(a.prompt_prefill_tokens),
+        prompt_prefill_s=_f(a.prompt_prefill_s), ttft_s=_f(a.ttft_s), gpu_seconds_per_request=gpu_seconds,
         replay_share_of_gpu_time=_f(a.replay_share_of_gpu_time), new_session_prefill_s=_f(a.new_session_prefill_s),
         active_fraction=_f(a.active_fraction), host_link_id=host_link.id, host_link_bytes_per_s=host_link.bytes_per_s,
         ssd_link_id=ssd_link.id, ssd_link_bytes_per_s=ssd_link.bytes_per_s, host_ram_bytes_per_gpu=hw.host_ram_bytes,
