@@ -296,7 +296,7 @@ def _save(args, trace, summary, per_token, sampling, frame) -> None:
         block_tokens=int(trace.block_tokens), ttl_s=args.ttl_s, model=args.model, kv_bytes_per_token=per_token,
         sampling=None if sampling is None else {"sample_rate": sampling["sample_rate"],
                                                 "expected_error": sampling["expected_error"] or 0.0},
-        curve=frame)
+        curve=frame, eviction_policy=args.eviction_policy)
     try:
         with open(args.save, "w", encoding="utf-8") as fh:
             json.dump(doc, fh, allow_nan=False)
@@ -334,14 +334,17 @@ def _print_text(data, trace, summary, conc, hits, per_token, args) -> None:
               f"{ec['prefix_cache_queries_tokens']:,.0f} tokens (vllm:prefix_cache_hits / queries)")
     print(f"  concurrency at {conc.session_decode_tokens_per_s:g} tokens/s per request: "
           f"peak {conc.peak_concurrent_requests:,}, mean {format_figure(conc.mean_concurrent_requests)}")
+    policy = POLICY_LABELS[args.eviction_policy]
     if data.get("curve"):
-        print("\n  capacity_blocks   capacity                   block_hit  token_hit")
+        print(f"\n  hit rate vs capacity (eviction: {policy})")
+        print("  capacity_blocks   capacity                   block_hit  token_hit")
         for row in data["curve"]:
             shown = format_bytes(row["capacity_bytes"]) if row["capacity_bytes"] is not None else ""
             print(f"  {row['capacity_blocks']:>15,}   {shown:<25}  {row['block_hit_rate']:>8.1%}  "
                   f"{row['token_hit_rate']:>8.1%}")
     if data.get("fleet"):
-        print("\n  replicas  routing      method            block_hit  token_hit  replica range      imbalance")
+        print(f"\n  fleet, each replica's cache as above (eviction: {policy})")
+        print("  replicas  routing      method            block_hit  token_hit  replica range      imbalance")
         for row in data["fleet"]:
             print(f"  {row['replicas']:>8}  {row['routing']:<11}  {row['method']:<16}  {row['block_hit_rate']:>8.1%}  "
                   f"{row['token_hit_rate']:>8.1%}  {row['min_replica_block_hit_rate']:>6.1%} - "
