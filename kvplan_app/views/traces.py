@@ -350,7 +350,7 @@ counters = analysis.engine_counters
 if counters is not None:
     e1, e2, e3 = st.columns(3)
     e1.metric(t("Engine's token hit rate (its counters)"),
-              "n/a" if counters.token_hit_rate is None else num(f"{counters.token_hit_rate:.1%}"))
+              "–" if counters.token_hit_rate is None else num(f"{counters.token_hit_rate:.1%}"))
     e2.metric(t("Replay's token hit rate at the usable KV"), num(f"{hits.token_hit_rate:.1%}"))
     e3.metric(t("Replay's token hit rate, unlimited cache"), num(f"{unlimited.token_hit_rate:.1%}"))
     st.caption(t("The engine's counters: {hits} of {queries} prompt tokens hit its prefix cache "
