@@ -163,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
     if not str(args.file).startswith("sample:"):
         require_regular_file(args.file, "trace")  # a device, FIFO or directory is refused before any read
     started = time.perf_counter()
+    _compiled_loops()
     if args.chat_template is not None and args.tokenizer is None:
         raise PlanInputError("--tokenizer", None, "a tokenizer.json when --chat-template is given")
     if args.kv_events and (args.tokenizer is not None or args.format is not None or args.sample_rate < 1.0):
@@ -285,6 +286,20 @@ def run(args: argparse.Namespace) -> int:
         return 0
     _print_text(data, trace, summary, conc, hits, per_token, args)
     return 0
+
+
+def _compiled_loops() -> None:
+    """Build the trace loops ahead of time on first use (``planner.traces.kernels``), saying so on stderr."""
+    from planner.traces import kernels
+
+    if not kernels.aot_enabled() or kernels.aot_ready():
+        return
+    print(f"kvplan trace: compiling the trace loops ahead of time, once, into {kernels.aot_dir()} (numba and a C "
+          f"compiler; about 10 to 30 s); later runs load them without numba", file=sys.stderr)
+    reason = kernels.compile_ahead_of_time()
+    if reason is not None:
+        print(f"kvplan trace: not compiled ahead of time ({reason}); numba compiles and caches the loops instead "
+              f"(about 1 s of start-up per run)", file=sys.stderr)
 
 
 def _save(args, trace, summary, per_token, sampling, frame) -> None:
