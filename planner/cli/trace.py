@@ -24,8 +24,7 @@ from planner.cli.args import bounded_float, nonneg_int, positive_int
 from planner.errors import PlanInputError
 from planner.traces.rows import MIN_SAMPLE_RATE
 from planner.reads import require_regular_file
-from planner.plan import MIN_TOKENS_PER_S
-from planner.traces import capacity_curve, concurrency, kv_bytes_per_token_for, read_trace, reuse_profile, summarize
+from planner.traces import capacity_curve_columns, concurrency, kv_bytes_per_token_for, read_trace, reuse_profile, summarize
 from planner.traces import typical_context_tokens
 from planner.traces.curvefile import curve_document
 from planner.traces.fleet import MAX_REPLICAS, ROUTING_POLICIES, fleet_table
@@ -36,7 +35,7 @@ from planner.traces.samples import SAMPLES
 from planner.traces.sampling import sampling_note, standard_error
 from planner.traces.checks import MAX_CAPACITY_BLOCKS, blocks_for_bytes
 from planner.traces.trace import FORMATS
-from planner.units import GB, GiB, format_bytes, format_figure, gib_to_bytes
+from planner.units import GB, MIN_TOKENS_PER_S, GiB, format_bytes, format_figure, gib_to_bytes
 
 DEFAULT_SESSION_DECODE_TOKENS_PER_S = 50.0
 """Decode speed of one request for the concurrency estimate, tokens/s (the plan's default)."""
@@ -226,12 +225,13 @@ def run(args: argparse.Namespace) -> int:
     if args.sweep and measurable:
         print(f"kvplan trace: computing the hit-rate curve over {trace.num_block_refs:,} block references",
               file=sys.stderr)
-        frame = capacity_curve(profile, ttl_s=args.ttl_s, kv_bytes_per_token=per_token)
+        frame = capacity_curve_columns(profile, ttl_s=args.ttl_s, kv_bytes_per_token=per_token)   # no pandas
         curve = [{
-            "capacity_blocks": int(r.capacity_blocks), "capacity_bytes": _num(r.capacity_bytes),
-            "capacity_gb": _num(r.capacity_gb), "capacity_gib": _num(r.capacity_gib),
-            "block_hit_rate": float(r.block_hit_rate), "token_hit_rate": float(r.token_hit_rate),
-        } for r in frame.itertuples()]
+            "capacity_blocks": int(c), "capacity_bytes": _num(b), "capacity_gb": _num(gb), "capacity_gib": _num(gib),
+            "block_hit_rate": float(br), "token_hit_rate": float(tr),
+        } for c, b, gb, gib, br, tr in zip(*(frame[k] for k in ("capacity_blocks", "capacity_bytes", "capacity_gb",
+                                                                  "capacity_gib", "block_hit_rate",
+                                                                  "token_hit_rate")))]
     if args.replicas is not None and measurable and (args.workers is not None or args.scheduler is not None):
         from planner.traces.fleet_dask import fleet_table_dask
 

@@ -31,7 +31,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from planner.errors import PlanInputError
 from planner.traces.rows import MAX_BLOCK_TOKENS
@@ -90,6 +89,8 @@ class SavedCurve:
         caps = self.curve["capacity_blocks"].to_numpy()
         tokens = caps * self.block_tokens
         cap_bytes = tokens * float(kv_bytes_per_token) if kv_bytes_per_token is not None else np.full(caps.shape, np.nan)
+        import pandas as pd
+
         return pd.DataFrame({
             "capacity_blocks": caps, "capacity_tokens": tokens, "capacity_bytes": cap_bytes.astype(np.float64),
             "capacity_gb": cap_bytes / GB, "capacity_gib": cap_bytes / GiB,
@@ -109,17 +110,18 @@ class SavedCurve:
 
 
 def curve_document(*, trace: dict, block_tokens: int, ttl_s: float | None, model: str | None,
-                   kv_bytes_per_token: float | None, sampling: dict | None, curve: pd.DataFrame,
-                   eviction_policy: str) -> dict:
-    """The JSON object written by ``--save`` (version :data:`CURVE_FILE_VERSION`)."""
+                   kv_bytes_per_token: float | None, sampling: dict | None, curve, eviction_policy: str) -> dict:
+    """The JSON object written by ``--save`` (version :data:`CURVE_FILE_VERSION`). ``curve``: a mapping of
+    ``capacity_blocks``, ``block_hit_rate`` and ``token_hit_rate`` columns (a DataFrame with
+    ``planner.traces.stack.CURVE_COLUMNS``, or ``planner.traces.stack.capacity_curve_columns``)."""
     return {
         "kvplan_curve": CURVE_FILE_VERSION,
         "trace": {**trace, "block_tokens": block_tokens},
         "settings": {"ttl_s": ttl_s, "model": model, "kv_bytes_per_token": kv_bytes_per_token,
                      "eviction_policy": check_eviction_policy(eviction_policy)},
         "sampling": sampling,
-        "curve": [{"capacity_blocks": int(r.capacity_blocks), "block_hit_rate": float(r.block_hit_rate),
-                   "token_hit_rate": float(r.token_hit_rate)} for r in curve.itertuples()],
+        "curve": [{"capacity_blocks": int(c), "block_hit_rate": float(b), "token_hit_rate": float(t)}
+                  for c, b, t in zip(curve["capacity_blocks"], curve["block_hit_rate"], curve["token_hit_rate"])],
     }
 
 
@@ -187,6 +189,8 @@ def load_curve(data: bytes | str) -> SavedCurve:
         tokens.append(float(_number(_field(row, "token_hit_rate", f"curve[{k}]"), f"curve[{k}].token_hit_rate", 0, 1)))
     if any(b <= a for a, b in zip(caps, caps[1:])):
         raise PlanInputError("curve", "capacities out of order", msg("capacity_blocks strictly increasing"))
+    import pandas as pd
+
     frame = pd.DataFrame({"capacity_blocks": np.asarray(caps, dtype=np.int64), "block_hit_rate": blocks,
                           "token_hit_rate": tokens})
     return SavedCurve(trace=shown, block_tokens=block_tokens, ttl_s=ttl_s, sample_rate=rate, expected_error=err,
