@@ -18,8 +18,6 @@ import os
 import sys
 import time
 
-from tqdm import tqdm
-
 from planner.cli.args import bounded_float, nonneg_int, positive_int
 from planner.errors import PlanInputError
 from planner.traces.rows import MIN_SAMPLE_RATE
@@ -128,15 +126,21 @@ class _Bar:
     """A tqdm bar on stderr (shown on a terminal only) fed by ``(fraction, label)`` callbacks."""
 
     def __init__(self, what: str) -> None:
-        self.bar = tqdm(total=1000, desc=f"kvplan trace: {what}", file=sys.stderr, leave=False,
-                        disable=not sys.stderr.isatty(), bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
+        self.bar = None
+        if sys.stderr.isatty():   # tqdm imported only for a terminal
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=1000, desc=f"kvplan trace: {what}", file=sys.stderr, leave=False,
+                            bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
 
     def __call__(self, fraction: float, label: str) -> None:
-        self.bar.set_description_str(f"kvplan trace: {label}", refresh=False)
-        self.bar.update(max(0, round(fraction * 1000) - self.bar.n))
+        if self.bar is not None:
+            self.bar.set_description_str(f"kvplan trace: {label}", refresh=False)
+            self.bar.update(max(0, round(fraction * 1000) - self.bar.n))
 
     def close(self) -> None:
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
 
 
 def _staged(what: str, func, *args, **kwargs):
