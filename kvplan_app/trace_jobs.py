@@ -123,7 +123,7 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
     )
 
     from kvplan_app.i18n import translator
-    from planner.traces.policy import POLICY_LABELS
+    from planner.traces.policy import POLICY_ENGINES
 
     tr = translator(lang)
 
@@ -180,11 +180,11 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
     figures["curve"] = capacity_curve_figure(curve, usable_kv_bytes=capacity_blocks * block_bytes,
                                              usable_label=tr("this plan's usable KV on {gpu}").format(gpu=gpu_name),
                                              title=tr("Hit rate vs cache capacity (TTL: {ttl}; eviction: {policy})").format(
-                                                 ttl=ttl_label, policy=tr(POLICY_LABELS[eviction_policy])),
+                                                 ttl=ttl_label, policy=POLICY_ENGINES[eviction_policy]),
                                              tr=tr)
     figures["ttl_curve"] = ttl_curve_figure(ttl_curve(profile, DEFAULT_TTLS_S, capacity_blocks=capacity_blocks),
                                             title=tr("Hit rate vs TTL at the usable KV (eviction: {policy})").format(
-                                                policy=tr(POLICY_LABELS[eviction_policy])), tr=tr,
+                                                policy=POLICY_ENGINES[eviction_policy]), tr=tr,
                                             plan_ttl_s=float("inf") if ttl_s is None else ttl_s)
     timeline = replay(trace, capacity_blocks=capacity_blocks, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token,
                       progress=step("replay", 0.6, 0.8), eviction_policy=eviction_policy).timeline

@@ -76,8 +76,8 @@ def test_kv_events_beside_the_engines_counters():
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     # tests/test_trace_kv_events.py: the replay hits 4 of 9 blocks (16 of 36 tokens); the counters 40 of 100 tokens
-    assert _metric(at, "Engine's token hit rate") == "40.0%"
-    assert _metric(at, "Replay's token hit rate, unlimited") == "44.4%"
+    assert _metric(at, "Engine's counters") == "40.0%"
+    assert _metric(at, "Replay, unlimited cache") == "44.4%" == _metric(at, "Replay, usable KV")
     assert _metric(at, "Token hit rate") == "44.4%"
 
 

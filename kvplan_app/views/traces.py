@@ -348,11 +348,12 @@ st.caption(t("{model}: {per_token} B per token at the trace's mean prompt ({toke
              saturation_bytes=num(format_bytes(analysis.saturation_blocks * block_bytes))))
 counters = analysis.engine_counters
 if counters is not None:
+    st.subheader(t("Token hit rate: the engine's counters beside the replay"))
     e1, e2, e3 = st.columns(3)
-    e1.metric(t("Engine's token hit rate (its counters)"),
+    e1.metric(t("Engine's counters"),
               "–" if counters.token_hit_rate is None else num(f"{counters.token_hit_rate:.1%}"))
-    e2.metric(t("Replay's token hit rate at the usable KV"), num(f"{hits.token_hit_rate:.1%}"))
-    e3.metric(t("Replay's token hit rate, unlimited cache"), num(f"{unlimited.token_hit_rate:.1%}"))
+    e2.metric(t("Replay, usable KV"), num(f"{hits.token_hit_rate:.1%}"))
+    e3.metric(t("Replay, unlimited cache"), num(f"{unlimited.token_hit_rate:.1%}"))
     st.caption(t("The engine's counters: {hits} of {queries} prompt tokens hit its prefix cache "
                  "(vllm:prefix_cache_hits / vllm:prefix_cache_queries, summed over label sets). The replay: the "
                  "requests rebuilt from the events, eviction {policy}. They cover the same period when the "
