@@ -37,10 +37,10 @@ UPLOAD = "Upload a trace"
 SAVED = "Load a saved curve"
 FLEET_REPLICAS = [1, 2, 4, 8, 16, 32]
 TTL_OPTIONS = [None if t == float("inf") else t for t in DEFAULT_TTLS_S]
+# What an uploaded file holds -> its words; read as ``kvplan trace FILE``, ``--tokenizer``, ``--kv-events`` do.
 UPLOAD_KINDS = {"trace": "Block ids or lengths (Mooncake, generic JSONL, Azure CSV)",
                 "prompts": "Prompts or chat messages, with a tokenizer",
                 "kv-events": "vLLM KV events, with a metrics snapshot"}
-"""What an uploaded file holds -> its words; read as ``kvplan trace FILE``, ``--tokenizer``, ``--kv-events`` do."""
 
 
 def _digest(upload, state_key: str) -> str:
