@@ -166,7 +166,6 @@ def run(args: argparse.Namespace) -> int:
     if not str(args.file).startswith("sample:"):
         require_regular_file(args.file, "trace")  # a device, FIFO or directory is refused before any read
     started = time.perf_counter()
-    _compiled_loops()
     if args.chat_template is not None and args.tokenizer is None:
         raise PlanInputError("--tokenizer", None, "a tokenizer.json when --chat-template is given")
     if args.kv_events and (args.tokenizer is not None or args.format is not None or args.sample_rate < 1.0):
@@ -177,6 +176,9 @@ def run(args: argparse.Namespace) -> int:
 
         require_regular_file(args.metrics, "metrics")
         counters = read_prefix_cache_counters(args.metrics)
+    if args.tokenizer is not None and args.block_tokens is None:
+        raise PlanInputError("--block-tokens", None, "the engine's tokens per block (e.g. 16), with --tokenizer")
+    _compiled_loops()   # after the checks of the arguments, before the first loop runs
     if args.kv_events:
         from planner.traces.kv_events import read_kv_events
 
@@ -293,15 +295,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _compiled_loops() -> None:
-    """Build the trace loops ahead of time on first use (``planner.traces.kernels``), saying so on stderr."""
+    """Build the trace loops ahead of time on first use (``planner.traces.kernels``), saying so on a terminal
+    (as the progress bar: a script's stderr keeps its one line per error)."""
     from planner.traces import kernels
 
     if not kernels.aot_enabled() or kernels.aot_ready():
         return
-    print(f"kvplan trace: compiling the trace loops ahead of time, once, into {kernels.aot_dir()} (numba and a C "
-          f"compiler; about 10 to 30 s); later runs load them without numba", file=sys.stderr)
+    say = sys.stderr.isatty()
+    if say:
+        print(f"kvplan trace: compiling the trace loops ahead of time, once, into {kernels.aot_dir()} (numba and a "
+              f"C compiler; about 10 to 30 s); later runs load them without numba", file=sys.stderr)
     reason = kernels.compile_ahead_of_time()
-    if reason is not None:
+    if reason is not None and say:
         print(f"kvplan trace: not compiled ahead of time ({reason}); numba compiles and caches the loops instead "
               f"(about 1 s of start-up per run)", file=sys.stderr)
 
