@@ -140,9 +140,16 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
     elif kind == "prompts":
         from planner.traces.prompts import read_prompts
 
-        trace = read_prompts(path, tokenizer=os.path.join(extra_dir or "", TOKENIZER_FILE), block_tokens=block_tokens,
-                             name=name or "uploaded prompts", max_bytes=MAX_TRACE_BYTES, max_refs=max_refs,
-                             progress=reading)
+        from planner.errors import PlanInputError
+
+        try:
+            trace = read_prompts(path, tokenizer=os.path.join(extra_dir or "", TOKENIZER_FILE),
+                                 block_tokens=block_tokens, name=name or "uploaded prompts", max_bytes=MAX_TRACE_BYTES,
+                                 max_refs=max_refs, progress=reading)
+        except PlanInputError as exc:   # name the uploaded file, never the server's temporary copy
+            if extra_dir and isinstance(exc.value, str) and exc.value.startswith(extra_dir):
+                raise PlanInputError(exc.field, os.path.basename(exc.value), exc.allowed) from None
+            raise
     elif kind == "kv-events":
         from planner.traces.kv_events import read_kv_events, read_prefix_cache_counters
 

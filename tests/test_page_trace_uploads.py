@@ -100,3 +100,14 @@ def test_saved_curves_show_their_policy(tmp_path):
     at.file_uploader(key="traces_curve_upload").set_value(("old.json", json.dumps(old).encode(), "x")).run()
     assert not at.exception and not at.error
     assert any("not recorded (a version-1 curve file" in c.value for c in at.caption)
+
+
+def test_a_bad_tokenizer_is_one_error_naming_the_upload(tmp_path):
+    at = _upload_page("prompts")
+    rows = "\n".join(json.dumps(r) for r in PROMPTS).encode()
+    at.file_uploader(key="traces_upload").set_value(("prompts.jsonl", rows, "application/json")).run()
+    at.file_uploader(key="traces_tokenizer_upload").set_value(("tokenizer.json", b"{}", "application/json")).run()
+    assert not at.exception, at.exception
+    errors = [e.value.replace("\\", "") for e in at.error]    # shown as text: markdown escaped
+    assert len(errors) == 1 and "tokenizer" in errors[0] and "'tokenizer.json'" in errors[0], errors
+    assert "/" not in errors[0].split("is not allowed")[0]    # no server path
