@@ -153,9 +153,14 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
     elif kind == "kv-events":
         from planner.traces.kv_events import read_kv_events, read_prefix_cache_counters
 
+        from planner.errors import PlanInputError
+
         metrics = os.path.join(extra_dir, METRICS_FILE) if extra_dir else None
         if metrics is not None and os.path.isfile(metrics):
-            counters = read_prefix_cache_counters(metrics)
+            try:
+                counters = read_prefix_cache_counters(metrics)
+            except PlanInputError as exc:   # name the uploaded snapshot, never the server's temporary copy
+                raise PlanInputError(exc.field, "metrics snapshot", exc.allowed) from None
         trace = read_kv_events(path, name=name or "uploaded KV events", max_bytes=MAX_TRACE_BYTES, max_refs=max_refs,
                                progress=reading)
     else:
