@@ -305,7 +305,8 @@ def _submit(pool, kwargs: dict, upload, owner: str | None = None, extra: dict[st
     # what the job would cost, from the file's metadata: refused here, before a worker is taken
     kind = kwargs.get("kind", "trace")
     cost = check_upload_cost(upload, name=kwargs.get("name") or None, memory_bytes=pool.settings.memory_bytes,
-                             prompt_block_tokens=kwargs["block_tokens"] if kind == "prompts" else None)
+                             prompt_block_tokens=kwargs["block_tokens"] if kind == "prompts" else None,
+                             count_refs=kind != "kv-events")
     path = spool_upload(upload)
     folder = None
     try:

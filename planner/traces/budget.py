@@ -139,7 +139,8 @@ def upload_refs_limit(cost: TraceCost, memory_bytes: int | None = None, max_refs
 
 def check_upload_cost(source, *, name: str | None = None, memory_bytes: int | None = None,
                       max_rows: int | None = None, max_refs: int | None = None,
-                      sample_rate: float = 1.0, prompt_block_tokens: int | None = None) -> TraceCost:
+                      sample_rate: float = 1.0, prompt_block_tokens: int | None = None,
+                      count_refs: bool = True) -> TraceCost:
     """Refuse an upload whose job would pass the dashboard's limits, before any job runs.
 
     Args:
@@ -150,6 +151,9 @@ def check_upload_cost(source, *, name: str | None = None, memory_bytes: int | No
         sample_rate: the fraction of blocks the job keeps.
         prompt_block_tokens: the file holds prompts, hashed into blocks of this many tokens
             (:func:`estimate_prompt_cost`); None: a trace of lengths and block ids.
+        count_refs: False when the file's bytes do not bound its references (a KV-event stream, whose events
+            stand for their ancestors too): only rows are checked here, and the reader stops past
+            :func:`upload_refs_limit`.
 
     Raises:
         PlanInputError: ``trace``, naming the count, the limit and the way out.
@@ -158,6 +162,8 @@ def check_upload_cost(source, *, name: str | None = None, memory_bytes: int | No
     max_refs = MAX_UPLOAD_REFS if max_refs is None else max_refs
     cost = (estimate_cost(source, name=name) if prompt_block_tokens is None
             else estimate_prompt_cost(source, block_tokens=prompt_block_tokens, name=name))
+    if not count_refs:
+        cost = TraceCost(rows=cost.rows, refs=0, row_group_bytes=cost.row_group_bytes)
     shown = name or "uploaded trace"
     rows_limit = max_rows if memory_bytes is None else min(max_rows, memory_bytes // PEAK_BYTES_PER_ROW)
     if cost.rows > rows_limit:
