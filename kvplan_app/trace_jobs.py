@@ -43,7 +43,7 @@ TOKENIZER_FILE = "tokenizer.json"
 TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
 METRICS_FILE = "metrics.prom"
 EXTRA_FILES = (TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, METRICS_FILE)
-"""Names of the files an upload's job may get beside it (in one owner-only folder, ``extra_dir``)."""
+"""Names of the files an upload's job may get beside it (in one owner-only folder)."""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -95,7 +95,8 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
                   fleet_routings: tuple[str, ...] = (), plan_context_tokens: int | None = None,
                   plan_requests_per_min: float | None = None, plan_sessions: float | None = None,
                   plan_hit_rate: float | None = None, lang: str = "en", eviction_policy: str = "vllm",
-                  kind: str = "trace", extra_dir: str | None = None, max_refs: int | None = None,
+                  kind: str = "trace", tokenizer_path: str | None = None, metrics_path: str | None = None,
+                  max_refs: int | None = None,
                   progress: Callable[[str, float], None] | None = None) -> TraceAnalysis:
     """Read and replay one trace (in a worker; see the module docstring). ``sample`` names a bundled trace,
     else ``path`` holds the upload (read with ``fmt``, ``block_tokens`` for generic JSONL). The fleet
@@ -104,10 +105,10 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
     every chart; ``eviction_policy`` is the cache's (``planner.traces.policy``); chart text is in ``lang`` (the page's language, from the same catalogue as the page). ``path``: the
     upload's temporary file (:func:`shared_analysis` writes it; read here under the trace size cap).
     ``kind``: what the upload holds, as the CLI reads it: ``trace`` (``read_trace``), ``prompts``
-    (``planner.traces.prompts.read_prompts`` with ``extra_dir``'s ``tokenizer.json``, and its
-    ``tokenizer_config.json`` when uploaded; ``block_tokens`` is the engine's) or ``kv-events``
-    (``planner.traces.kv_events.read_kv_events``; ``extra_dir``'s ``metrics.prom``, when uploaded, gives the
-    engine's counters). ``max_refs``: the upload's reference limit for the last two (the reader stops past it).
+    (``planner.traces.prompts.read_prompts`` with ``tokenizer_path``, a ``tokenizer.json`` written beside the
+    uploaded ``tokenizer_config.json`` when there is one; ``block_tokens`` is the engine's) or ``kv-events``
+    (``planner.traces.kv_events.read_kv_events``; ``metrics_path``, when uploaded, gives the engine's
+    counters). ``max_refs``: the upload's reference limit for the last two (the reader stops past it).
 
     Raises:
         PlanInputError: the trace is unreadable, or the model has no KV figure at its typical context.
@@ -138,27 +139,25 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
     if sample is not None:
         trace = load_sample(sample)
     elif kind == "prompts":
+        from planner.errors import PlanInputError
         from planner.traces.prompts import read_prompts
 
-        from planner.errors import PlanInputError
-
         try:
-            trace = read_prompts(path, tokenizer=os.path.join(extra_dir or "", TOKENIZER_FILE),
-                                 block_tokens=block_tokens, name=name or "uploaded prompts", max_bytes=MAX_TRACE_BYTES,
-                                 max_refs=max_refs, progress=reading)
+            trace = read_prompts(path, tokenizer=tokenizer_path, block_tokens=block_tokens,
+                                 name=name or "uploaded prompts", max_bytes=MAX_TRACE_BYTES, max_refs=max_refs,
+                                 progress=reading)
         except PlanInputError as exc:   # name the uploaded file, never the server's temporary copy
-            if extra_dir and isinstance(exc.value, str) and exc.value.startswith(extra_dir):
-                raise PlanInputError(exc.field, os.path.basename(exc.value), exc.allowed) from None
+            folder = (tokenizer_path or "")[:-len(TOKENIZER_FILE)]   # the private folder of the job's files
+            if folder and isinstance(exc.value, str) and exc.value.startswith(folder):
+                raise PlanInputError(exc.field, exc.value[len(folder):], exc.allowed) from None
             raise
     elif kind == "kv-events":
+        from planner.errors import PlanInputError
         from planner.traces.kv_events import read_kv_events, read_prefix_cache_counters
 
-        from planner.errors import PlanInputError
-
-        metrics = os.path.join(extra_dir, METRICS_FILE) if extra_dir else None
-        if metrics is not None and os.path.isfile(metrics):
+        if metrics_path is not None:
             try:
-                counters = read_prefix_cache_counters(metrics)
+                counters = read_prefix_cache_counters(metrics_path)
             except PlanInputError as exc:   # name the uploaded snapshot, never the server's temporary copy
                 raise PlanInputError(exc.field, "metrics snapshot", exc.allowed) from None
         trace = read_kv_events(path, name=name or "uploaded KV events", max_bytes=MAX_TRACE_BYTES, max_refs=max_refs,
@@ -278,25 +277,6 @@ def remove_spooled(path: str, _future=None) -> None:
         pass
 
 
-def spool_extra(files: dict[str, bytes]) -> str:
-    """Write the files an upload's job needs beside it (``EXTRA_FILES`` names -> bytes) into a new owner-only
-    folder; returns the folder."""
-    folder = tempfile.mkdtemp(prefix="extra-", dir=spool_dir())
-    try:
-        for file_name, data in files.items():
-            if file_name not in EXTRA_FILES:
-                raise ValueError(f"not an extra file name: {file_name!r}")
-            fd = os.open(os.path.join(folder, file_name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            view = memoryview(data)
-            with os.fdopen(fd, "wb") as fh:
-                for start in range(0, len(view), SPOOL_CHUNK_BYTES):
-                    fh.write(view[start:start + SPOOL_CHUNK_BYTES])
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    return folder
-
-
 def _submit(pool, kwargs: dict, upload, owner: str | None = None, extra: dict[str, bytes] | None = None):
     if upload is None:
         return pool.submit(analyze_trace, kwargs, with_progress=True, owner=owner)
@@ -307,11 +287,14 @@ def _submit(pool, kwargs: dict, upload, owner: str | None = None, extra: dict[st
     cost = check_upload_cost(upload, name=kwargs.get("name") or None, memory_bytes=pool.settings.memory_bytes,
                              prompt_block_tokens=kwargs["block_tokens"] if kind == "prompts" else None,
                              count_refs=kind != "kv-events")
-    path = spool_upload(upload)
+    from planner.traces.sources import write_private_files
+
+    path = spool_upload(upload)   # the upload, and the files its job reads beside it (tokenizer, metrics)
     folder = None
     try:
-        folder = spool_extra(extra) if extra else None
-        job = pool.submit(analyze_trace, {**kwargs, "path": path, "extra_dir": folder,
+        folder, paths = write_private_files(spool_dir(), extra, SPOOL_CHUNK_BYTES) if extra else (None, {})
+        job = pool.submit(analyze_trace, {**kwargs, "path": path, "tokenizer_path": paths.get(TOKENIZER_FILE),
+                                          "metrics_path": paths.get(METRICS_FILE),
                                           "max_refs": upload_refs_limit(cost, pool.settings.memory_bytes)},
                           with_progress=True, owner=owner)
     except BaseException:
