@@ -122,6 +122,12 @@ MAX_TOKEN_TEXT_CHARS = 40
 
 MIN_CONTEXT_TOKENS = 1
 """Shortest context accepted anywhere (plan, frontier, ``kvplan kv``): one token."""
+MIN_TOKENS_PER_S = 0.001
+"""Slowest decode or prefill speed accepted, tokens/s (one token in 1,000 s).
+
+A speed is a divisor of seconds: a denormal such as 5e-324 tokens/s would turn
+one replayed token into infinite seconds (and 0 x inf into NaN), so speeds are
+bounded below as well as above."""
 MAX_CONTEXT_TOKENS = 100_000_000
 """Largest context accepted anywhere (1e8 tokens; the longest published window is 1e7)."""
 

@@ -23,7 +23,7 @@ from planner.errors import PlanInputError, number_text, validation_rule
 from planner.kv.formats import FORMATS
 from planner.kv.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.catalog.tiers import AUTO, HOST_LINKS, SSD_LINKS
-from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, parse_tokens, plural
+from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, MIN_TOKENS_PER_S, parse_tokens, plural
 from planner.messages import Figure, msg
 
 MAX_HBM_GIB = 100_000.0
@@ -38,12 +38,6 @@ MAX_SESSIONS_PER_GPU = 1_000_000_000
 """Sessions reported when memory does not bound them (every token in the shared prefix)."""
 MAX_SHARED_PREFIXES = 1_000_000
 """Most distinct shared prefixes accepted per KV domain (one GPU under ``dp``, the replica under ``tp``)."""
-MIN_TOKENS_PER_S = 0.001
-"""Slowest decode or prefill speed accepted, tokens/s (one token in 1,000 s).
-
-A speed is a divisor of seconds: a denormal such as 5e-324 tokens/s would turn
-one replayed token into infinite seconds (and 0 x inf into NaN), so speeds are
-bounded below as well as above."""
 
 Tokens = Annotated[int, Field(ge=MIN_CONTEXT_TOKENS, le=MAX_CONTEXT_TOKENS)]
 PauseDistribution = Literal["exponential", "fixed"]
