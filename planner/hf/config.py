@@ -462,7 +462,7 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
                      max_context_tokens=layout.max_context_tokens, source=source,
                      native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern,
                      num_attention_heads=layout.num_attention_heads,
-                     ignored_fields=layout.ignored_fields,
+                     ignored_fields=layout.ignored_fields, checkpoint_config=config,
                      notes=tuple(msg("config field {key} ignored at your request (--ignore-field): this figure does "
                                      "not account for it", key=k) for k in layout.ignored_fields))
 

@@ -44,7 +44,8 @@ import numpy as np
 
 from planner.catalog.tiers import reload_seconds
 from planner.engines.capacity import VLLMAdmission, vllm_admission
-from planner.errors import PlanInputError
+from planner.errors import MISSING, PlanInputError
+from planner.hf.weights import checkpoint_weights, weights_refusal_reason
 from planner.messages import msg
 from planner.kv.models import ModelSpec
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, PlanInputs
@@ -172,14 +173,28 @@ def weights_per_gpu(inputs: PlanInputs, model: ModelSpec) -> int:
     """Weight bytes on each GPU: one replica's weights / gpus_per_replica (rounded up).
 
     The catalog prices total parameters (all experts), never active ones. A model without a parameter
-    count (an imported config.json) needs ``weights_gib``: refused, naming it, otherwise.
+    count (an imported config.json) takes its checkpoint's weights, class by class
+    (:func:`planner.hf.weights.checkpoint_weights`, the whole model at TP 1); where they cannot be derived,
+    ``weights_gib`` is needed and its absence is refused, naming the field the config lacks.
     """
-    if inputs.weights_gib is None and model.total_params is None:
-        raise PlanInputError("weights_gib", None, msg("the weights of one replica in GiB (--weights-gib): {id} carries "
+    if inputs.weights_gib is not None:
+        return cdiv(gib_to_bytes(inputs.weights_gib), inputs.gpus_per_replica)
+    if model.total_params is None:
+        if inputs.weight_format is not None:
+            raise PlanInputError("weights_gib", MISSING, msg(
+                "the weights of one replica in GiB (--weights-gib): weight format {fmt} needs a parameter count, "
+                "and {id} carries none", fmt=inputs.weight_format, id=model.id))
+        if model.checkpoint_config is not None:
+            try:
+                return cdiv(checkpoint_weights(model.checkpoint_config).weight_bytes, inputs.gpus_per_replica)
+            except PlanInputError as exc:
+                raise PlanInputError("weights_gib", MISSING, msg(
+                    "the weights of one replica in GiB (--weights-gib): {id}'s checkpoint weights cannot be "
+                    "derived from its config ({why})", id=model.id, why=weights_refusal_reason(exc))) from None
+        raise PlanInputError("weights_gib", MISSING, msg("the weights of one replica in GiB (--weights-gib): {id} carries "
                                                       "no parameter count (a config.json gives none), so its weights "
                                                       "cannot be derived", id=model.id))
-    total = gib_to_bytes(inputs.weights_gib) if inputs.weights_gib is not None else model.weights_bytes(inputs.weight_format)
-    return cdiv(total, inputs.gpus_per_replica)
+    return cdiv(model.weights_bytes(inputs.weight_format), inputs.gpus_per_replica)
 
 
 @dataclass(frozen=True)

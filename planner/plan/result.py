@@ -280,7 +280,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
                              msg("a figure measured with this plan's GPU and weights ({why})", why=why))
     given_model = model
     model, fmt, kv_source = effective_model(inputs, model)
-    hw = resolve_hardware(inputs)
+    hw = resolve_hardware(inputs, model=given_model)
     a = evaluate(inputs, model, fmt, hardware_arrays([hw], inputs.decode_tokens_per_s, inputs.prefill_tokens_per_s),
                  inputs.context_tokens, inputs.hit_rate)
     split = a.split
