@@ -373,7 +373,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
                              gpus_per_replica=inputs.gpus_per_replica, pipeline_parallel_size=split.pp,
                              request_tokens=n + t, kv_format=inputs.kv_format, hit_rate=inputs.hit_rate,
                              gpu_memory_utilization=inputs.gpu_memory_utilization, usable_kv_bytes=usable,
-                             usable_measured=bool(a.usable_measured), weights_bytes_per_gpu=weights,
+                             usable_measured=bool(a.usable_measured) and hw.engine_budget is None,
+                             weights_bytes_per_gpu=weights, engine_budget=hw.engine_budget is not None,
                              hbm_bytes=hw.hbm_bytes, sessions_per_engine=sessions if inputs.attention_parallelism == "dp"
                              else replica, sessions_per_replica=replica,
                              engine_admission=a.admission.vllm is not None)
