@@ -151,3 +151,26 @@ def test_vllm_v0_19_concurrency_figures_reconstructed(case):
     # Gemma: 10 x 8,192 x 8,192 + 52 x 8,192 x 1,024 = 1,107,296,256 B -> 20,991,652,659 // that = 18;
     # gpt-oss: 12 x 1,024 x 8,192 + 12 x 1,024 x 128 = 102,236,160 B -> 63,780,264,346 // that = 623
     assert r.steady_state_sessions_per_replica == {"gemma-3-27b": 18, "gpt-oss-20b": 623}[case]
+
+
+def test_under_pp_the_binding_stage_is_chosen_at_the_plans_request_length():
+    # Gemma 3 27B (62 layers, every 6th full, the others sliding with window 1,024; 16 KV heads x 128, BF16) on
+    # 3 x H100 as PP 3 (TP 1), 100,000-token requests, 60 GiB = 64,424,509,440 B of KV per GPU.
+    # vLLM's get_pp_indices(62, r, 3): layers [0, 21), [21, 42), [42, 62). Full layers 5, 11, ..., 59:
+    # stage 0 holds 3 full + 18 sliding, stage 1 4 full + 17 sliding, stage 2 3 full + 17 sliding.
+    # One layer's block: 16 tokens x 2 x 16 x 128 x 2 B = 131,072 B; hybrid groups of the full-layer count:
+    #   stage 0: groups of 3 -> 393,216 B per block, 1 full group + 6 sliding groups;
+    #   stage 1: groups of 4 -> 524,288 B per block, 1 full group + 5 sliding groups.
+    # Blocks per request: full cdiv(100,000, 16) = 6,250; sliding cdiv(1,023 + 8,192, 16) + 1 = 577
+    # (SlidingWindowSpec.max_memory_usage_bytes): stage 0 6,250 + 6 x 577 = 9,712; stage 1 6,250 + 5 x 577 = 9,135.
+    # Sessions: stage 0 (64,424,509,440 // 393,216 = 163,840 blocks) // 9,712 = 16;
+    #           stage 1 (64,424,509,440 // 524,288 = 122,880 blocks) // 9,135 = 13: stage 1 binds at this length
+    # (at 1 token, as the admission was chosen before, stage 0 was paged and 16 shown).
+    inputs = make_inputs(model_id="gemma-3-27b", gpu_id="h100-sxm", gpus_per_replica=3, pipeline_parallel_size=3,
+                         context_tokens=100_000, output_tokens=0, hit_rate=0, measured_usable_kv_gib=60,
+                         engine="vllm")
+    r = plan(inputs)
+    assert r.engine_blocks_per_request == 9_135 and r.sessions_per_replica == 13
+    # the frontier grid chooses the stage per context length: the same 13 at 100,000 tokens
+    grid = frontier_grid(inputs, ["h100-sxm"], [100_000], [0.0])
+    assert grid.sessions_per_replica[0, 0, 0] == 13

@@ -136,7 +136,8 @@ def vllm_activation_bytes(config: dict, *, tp: int, last_stage: bool, pp: int, m
             how = (f"sampler: {k['sampler_bytes_per_logit']} B x {max_num_seqs:,} sequences x vocab {vocab:,} + "
                    f"{k['retained_hidden_copies']} x {max_num_batched_tokens:,} tokens x hidden {hidden:,} x 2 B")
     if experts and not _mxfp4(config):
-        topk = int(cfg.get("num_experts_per_tok") or cfg.get("moe_topk") or cfg.get("num_experts_per_token") or 0)
+        topk = int(cfg.get("num_experts_per_tok") or cfg.get("moe_topk") or cfg.get("num_experts_per_token")
+                   or cfg.get("top_k_experts") or 0)  # Gemma 4: top_k_experts
         if topk < 1:
             raise PlanInputError("config.num_experts_per_tok", topk or None, msg("at least 1 (experts per token)"))
         n = math.ceil(inter / tp)
