@@ -131,3 +131,25 @@ def test_every_config_file_under_tests_that_kv_reads_also_plans(path, capsys):
     assert main(["plan", "--config", str(path), "--weights-gib", "100", "--gpu", "h200", "--gpus-per-replica", "1",
                  "--context", "8k", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["inputs"]["model_id"] == f"config:{path.name}"
+
+
+def test_ignore_field_plans_a_config_kv_would_take_with_it(tmp_path, capsys):
+    # the same config kv refuses without --ignore-field (tests/test_cli_kv.py): plan refuses it alike, and takes
+    # it with the flag; 2 x 32 layers x 8 KV heads x 128 x 2 B = 131,072 B/token on one GPU
+    cfg = {"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 32, "num_attention_heads": 32,
+           "num_key_value_heads": 8, "hidden_size": 4096, "max_position_embeddings": 8192,
+           "cross_attention_layers": [3, 8]}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    args = ["plan", "--config", str(path), "--weights-gib", "15", "--gpu", "h100-sxm", "--gpus-per-replica", "1",
+            "--context", "4k", "--json"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "config.cross_attention_layers" in err and "--ignore-field" in err
+    assert main([*args, "--ignore-field", "cross_attention_layers"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["kv_bytes_per_token"] == 131_072
+    assert out["ignored_config_fields"] == ["cross_attention_layers"]
+    # a catalog model reads its own fields: the flag is refused there
+    assert main(["plan", "--model", "llama-3.1-8b", "--ignore-field", "x"]) == 2
+    assert "only with --config" in capsys.readouterr().err
