@@ -174,3 +174,16 @@ def test_under_pp_the_binding_stage_is_chosen_at_the_plans_request_length():
     # the frontier grid chooses the stage per context length: the same 13 at 100,000 tokens
     grid = frontier_grid(inputs, ["h100-sxm"], [100_000], [0.0])
     assert grid.sessions_per_replica[0, 0, 0] == 13
+
+
+def test_dp_attention_prices_the_budget_of_one_tp1_rank():
+    # a dense model under DP attention runs as W replicas at TP 1 (vLLM --data-parallel-size W
+    # --tensor-parallel-size 1): each GPU's budget is the one-GPU budget, weights whole on every GPU
+    one = plan(make_inputs(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=8_192,
+                           hit_rate=0, output_tokens=0, gpu_memory_utilization=0.95, engine="vllm"))
+    dp = plan(make_inputs(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus_per_replica=2, context_tokens=8_192,
+                          hit_rate=0, output_tokens=0, gpu_memory_utilization=0.95, engine="vllm",
+                          attention_parallelism="dp"))
+    assert one.usable_kv_bytes == 62_396_714_648  # tests/test_engine_budget.py: vLLM logged 58.11 GiB
+    assert dp.usable_kv_bytes == one.usable_kv_bytes and dp.sessions_per_gpu == one.sessions_per_gpu == 58
+    assert any("DP attention: the budget is one TP 1 rank's" in a for a in dp.engine_budget["assumptions"])

@@ -134,11 +134,17 @@ def test_v41_flash_on_8_h200_shows_dp_attention_holds_8x():
     # 890 B/token per GPU under both (its one-head entries are replicated on every TP rank):
     # prefix 500,000 x 890 = 445,000,000 B; per session (1,001,000 - 500,000) x 890 = 445,890,000 B;
     # (61,764,473,631 - 445,000,000) // 445,890,000 = 137 per KV domain.
-    # TP attention: the domain is the replica: 137 / 8 = 17.125 per GPU; DP attention: 137 per GPU, 1,096 per replica.
+    # TP attention: the domain is the replica: 137 / 8 = 17.125 per GPU.
+    # DP attention: vLLM runs 8 ranks at TP 1 (--enable-expert-parallel), so its budget is a TP 1 rank's: the same
+    # requested memory and weights (the catalog's 552e9 x 1 B / 8: its tensors are not priced), activation at TP 1:
+    # sampler 2,053,216,665.6 + MoE workspaces 8,192 x 6 x (max(2 x 2,304, 5,120) + 2,304) x 2 = 729,808,896
+    # -> 2,783,025,561; non-torch 0.25 GiB = 268,435,456 (TP 1):
+    # 135,679,338,086 - 69,000,000,000 - 2,783,025,561 - 268,435,456 = 63,627,877,069 B per GPU;
+    # (63,627,877,069 - 445,000,000) // 445,890,000 = 141 per GPU, 1,128 per replica.
     r = plan(make_inputs(engine="vllm"))
     assert r.sessions_per_gpu == 17.125 and r.sessions_per_replica == 137
     o = r.other_parallelism
-    assert o.attention_parallelism == "dp" and o.sessions_per_gpu == 137 and o.sessions_per_replica == 1_096
+    assert o.attention_parallelism == "dp" and o.sessions_per_gpu == 141 and o.sessions_per_replica == 1_128
     assert o.how == "vLLM --data-parallel-size 8 --tensor-parallel-size 1 --enable-expert-parallel"
     assert _pairs(o.launch_flags.flags)["--data-parallel-size"] == "8"
     # without an engine: usable = floor(150,754,820,096 x 0.9) - 552e9 x 1 B (FP8) / 8 - 2 GiB = 64,531,854,438 B,

@@ -76,6 +76,28 @@ def checkpoint_weights_or_none(config: dict, tp: int = 1, pp: int = 1) -> tuple[
         return None, weights_refusal_reason(exc)
 
 
+def _dp_attention_weights(config: dict, width: int, pp: int) -> tuple[int | None, str, str]:
+    """Weight bytes per GPU under DP attention with expert parallelism (vLLM ``--data-parallel-size W
+    --tensor-parallel-size 1 --enable-expert-parallel``): every class whole (TP 1) but the routed experts, split
+    over the W ranks; (None, "", why) where the checkpoint cannot be priced."""
+    from planner.engines.budget import budget_constants
+
+    try:
+        cw = checkpoint_weights(config, tp=1, pp=pp, mxfp4_pad=budget_constants()["vllm"]["mxfp4_moe_pad"])
+    except PlanInputError as exc:
+        return None, "", weights_refusal_reason(exc)
+    experts = sum(c.weight_bytes for c in cw.classes if c.name == "MoE experts")
+    rest = cw.weight_bytes - experts
+    if experts:
+        source = msg("checkpoint at TP 1 under DP attention: {rest} GiB whole on every GPU + MoE experts {experts} "
+                     "GiB / {width} ranks (expert parallelism)", rest=f"{rest / 2**30:.2f}",
+                     experts=f"{experts / 2**30:.2f}", width=width)
+    else:
+        source = msg("checkpoint at TP 1 under DP attention: {rest} GiB whole on every GPU (no routed experts)",
+                     rest=f"{rest / 2**30:.2f}")
+    return rest + cdiv(experts, width), source, ""
+
+
 def engine_budget_for(inputs: PlanInputs, gpu_id: str, hbm_bytes: int, config: dict | None = None,
                       model: ModelSpec | None = None) -> EngineBudget | None:
     """The engine budget of a plan on one accelerator, or None without ``engine``. The caller asks only where no
@@ -95,6 +117,9 @@ def engine_budget_for(inputs: PlanInputs, gpu_id: str, hbm_bytes: int, config: d
     cfg = _config_of(inputs, model, config)
     tp = inputs.gpus_per_replica // inputs.pipeline_parallel_size
     pp = inputs.pipeline_parallel_size
+    dp_width = 0  # DP attention: vLLM --data-parallel-size W --tensor-parallel-size 1 --enable-expert-parallel
+    if inputs.attention_parallelism == "dp" and tp > 1:
+        dp_width, tp = tp, 1
     total, source, caveat = _total(inputs, gpu_id, hbm_bytes)
     extra: list[str] = []
     weights, weights_source = None, "set by user"  # None: the checkpoint's own, class by class
@@ -109,6 +134,20 @@ def engine_budget_for(inputs: PlanInputs, gpu_id: str, hbm_bytes: int, config: d
         weights = cdiv(pm.weights_bytes(inputs.weight_format), inputs.gpus_per_replica)
         weights_source = msg("{params} parameters x {fmt} (set by user) / {gpus} GPUs", params=f"{pm.total_params:,}",
                              fmt=inputs.weight_format, gpus=inputs.gpus_per_replica)
+    elif dp_width > 1:  # DP attention: each rank at TP 1, experts split over the ranks (expert parallelism)
+        weights, weights_source, why = _dp_attention_weights(cfg, dp_width, pp)
+        if why:
+            pm = _params_model(inputs, model)
+            if pm is None:
+                raise PlanInputError("weights_gib", MISSING, msg(
+                    "the weights of one replica in GiB (--weights-gib): {id}'s checkpoint weights cannot be "
+                    "derived from its config ({why})", id=inputs.model_id, why=why))
+            weights = cdiv(pm.weights_bytes(None), inputs.gpus_per_replica)
+            weights_source = msg("catalog: {params} parameters x {fmt} / {gpus} GPUs", params=f"{pm.total_params:,}",
+                                 fmt=pm.weight_format, gpus=inputs.gpus_per_replica)
+            extra.append(msg("under DP attention vLLM keeps the attention and dense weights whole on every GPU; "
+                             "this parameter-count split (the checkpoint's tensors could not be priced: {why}) does "
+                             "not see it, so the budget may be high", why=why))
     else:
         _, why = checkpoint_weights_or_none(cfg, tp, pp)
         if why:
@@ -134,6 +173,9 @@ def engine_budget_for(inputs: PlanInputs, gpu_id: str, hbm_bytes: int, config: d
                                        mem_fraction_static=inputs.gpu_memory_utilization, tp=tp, pp=pp,
                                        weights_bytes_per_gpu=weights, version=inputs.engine_version,
                                        weights_source=weights_source)
+    if dp_width > 1 and inputs.engine == "vllm":
+        extra.append(msg("DP attention: the budget is one TP 1 rank's (activation and non-torch memory at TP 1; "
+                         "expert-parallel all-to-all buffers not measured)"))
     extra.append(msg("reserve_gib is not used: the engine's own terms replace it"))
     if caveat:
         extra.append(caveat)
