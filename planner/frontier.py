@@ -364,13 +364,15 @@ def frontier_grid(
                                      f"{len(accs) * ctx.size * hits.size:,} points",
                              msg("at most {max_grid_points:,} points (accelerators x contexts x hit rates)",
                                  max_grid_points=MAX_GRID_POINTS))
+    given_model = model
     model, fmt, _ = effective_model(base, model)
     model.layout(fmt)  # raises for a format the model cannot take
 
     # -- per accelerator (axis 0): the scalar plan's hardware resolution, once each --------
     for a in accs:
         a.hbm_bytes()
-    hardware = [resolve_hardware(base, a.gpu_id, a.hbm_gib, a.plan_fields["accelerator"]) for a in accs]
+    hardware = [resolve_hardware(base, a.gpu_id, a.hbm_gib, a.plan_fields["accelerator"], model=given_model)
+                for a in accs]
     decode = np.full(len(accs), base.decode_tokens_per_s, dtype=np.float64)
     prefill = np.full(len(accs), base.prefill_tokens_per_s, dtype=np.float64)
     base_user = user_accelerator(base)

@@ -83,7 +83,19 @@ def test_dp_attention_admits_per_gpu():
 def test_a_layout_vllm_does_not_page_keeps_the_steady_state_and_says_why():
     r = plan(make_inputs(engine="vllm"))  # DeepSeek V4.1-Flash: compressed entries
     assert r.sessions_basis == "steady state" and r.engine_max_concurrency is None
-    assert r.sessions_per_replica == r.steady_state_sessions_per_replica == 143
+    # The usable KV is vLLM 0.19.0's budget (planner/data/engine_budget.toml), by hand, per GPU of 8 x H200 at TP 8:
+    #   requested  floor(150,754,820,096 x 0.9)                                   = 135,679,338,086
+    #   weights    552,000,000,000 parameters x 1 B (fp8) / 8 (its checkpoint's tensors are not priced:
+    #              tie_word_embeddings not given, so the catalog's count x format) = 69,000,000,000
+    #   activation sampler 14.8 x 1,024 x 129,280 + 1.12 x 8,192 x 5,120 x 2 = 2,053,216,665.6,
+    #              + MoE workspaces 8,192 x 6 x (max(2 x 288, 5,120) + 288) x 2 = 531,628,032 -> 2,584,844,697
+    #   non-torch  2.17 GiB (the TP 4 figure)                                      = 2,330,019,758
+    #   usable     135,679,338,086 - 69,000,000,000 - 2,584,844,697 - 2,330,019,758 = 61,764,473,631
+    # steady state (per session 445,890,000 B beside one 445,000,000 B prefix, as the generic plan's 143):
+    #   (61,764,473,631 - 445,000,000) // 445,890,000 = 137
+    assert r.usable_kv_bytes == 61_764_473_631
+    assert r.sessions_per_replica == r.steady_state_sessions_per_replica == 137
+    assert any("the checkpoint's tensors could not be priced" in a for a in r.engine_budget["assumptions"])
     assert "not modelled here: compressed" in r.sessions_note and "upper bound" in r.sessions_note
 
 
@@ -139,3 +151,39 @@ def test_vllm_v0_19_concurrency_figures_reconstructed(case):
     # Gemma: 10 x 8,192 x 8,192 + 52 x 8,192 x 1,024 = 1,107,296,256 B -> 20,991,652,659 // that = 18;
     # gpt-oss: 12 x 1,024 x 8,192 + 12 x 1,024 x 128 = 102,236,160 B -> 63,780,264,346 // that = 623
     assert r.steady_state_sessions_per_replica == {"gemma-3-27b": 18, "gpt-oss-20b": 623}[case]
+
+
+def test_under_pp_the_binding_stage_is_chosen_at_the_plans_request_length():
+    # Gemma 3 27B (62 layers, every 6th full, the others sliding with window 1,024; 16 KV heads x 128, BF16) on
+    # 3 x H100 as PP 3 (TP 1), 100,000-token requests, 60 GiB = 64,424,509,440 B of KV per GPU.
+    # vLLM's get_pp_indices(62, r, 3): layers [0, 21), [21, 42), [42, 62). Full layers 5, 11, ..., 59:
+    # stage 0 holds 3 full + 18 sliding, stage 1 4 full + 17 sliding, stage 2 3 full + 17 sliding.
+    # One layer's block: 16 tokens x 2 x 16 x 128 x 2 B = 131,072 B; hybrid groups of the full-layer count:
+    #   stage 0: groups of 3 -> 393,216 B per block, 1 full group + 6 sliding groups;
+    #   stage 1: groups of 4 -> 524,288 B per block, 1 full group + 5 sliding groups.
+    # Blocks per request: full cdiv(100,000, 16) = 6,250; sliding cdiv(1,023 + 8,192, 16) + 1 = 577
+    # (SlidingWindowSpec.max_memory_usage_bytes): stage 0 6,250 + 6 x 577 = 9,712; stage 1 6,250 + 5 x 577 = 9,135.
+    # Sessions: stage 0 (64,424,509,440 // 393,216 = 163,840 blocks) // 9,712 = 16;
+    #           stage 1 (64,424,509,440 // 524,288 = 122,880 blocks) // 9,135 = 13: stage 1 binds at this length
+    # (at 1 token, as the admission was chosen before, stage 0 was paged and 16 shown).
+    inputs = make_inputs(model_id="gemma-3-27b", gpu_id="h100-sxm", gpus_per_replica=3, pipeline_parallel_size=3,
+                         context_tokens=100_000, output_tokens=0, hit_rate=0, measured_usable_kv_gib=60,
+                         engine="vllm")
+    r = plan(inputs)
+    assert r.engine_blocks_per_request == 9_135 and r.sessions_per_replica == 13
+    # the frontier grid chooses the stage per context length: the same 13 at 100,000 tokens
+    grid = frontier_grid(inputs, ["h100-sxm"], [100_000], [0.0])
+    assert grid.sessions_per_replica[0, 0, 0] == 13
+
+
+def test_dp_attention_prices_the_budget_of_one_tp1_rank():
+    # a dense model under DP attention runs as W replicas at TP 1 (vLLM --data-parallel-size W
+    # --tensor-parallel-size 1): each GPU's budget is the one-GPU budget, weights whole on every GPU
+    one = plan(make_inputs(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=8_192,
+                           hit_rate=0, output_tokens=0, gpu_memory_utilization=0.95, engine="vllm"))
+    dp = plan(make_inputs(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus_per_replica=2, context_tokens=8_192,
+                          hit_rate=0, output_tokens=0, gpu_memory_utilization=0.95, engine="vllm",
+                          attention_parallelism="dp"))
+    assert one.usable_kv_bytes == 62_396_714_648  # tests/test_engine_budget.py: vLLM logged 58.11 GiB
+    assert dp.usable_kv_bytes == one.usable_kv_bytes and dp.sessions_per_gpu == one.sessions_per_gpu == 58
+    assert any("DP attention: the budget is one TP 1 rank's" in a for a in dp.engine_budget["assumptions"])

@@ -85,16 +85,22 @@ def test_vllm_dp_attention_with_expert_parallel_and_seqs_per_rank():
 
 
 def test_sglang_flags_for_llama_70b_on_four_h100():
-    # Llama 3.1 70B, 4 x H100, FP8 KV, 128,000 + 1,000 tokens, hit rate 0 (test_attention_parallelism.py's case):
-    # weights 35,300,000,000 B and usable 39,521,245,337 B per GPU; HBM 85,520,809,984 B.
-    # --mem-fraction-static = (35,300,000,000 + 39,521,245,337) / 85,520,809,984 = 0.87489... -> 0.874
+    # Llama 3.1 70B, 4 x H100, FP8 KV, 128,000 + 1,000 tokens, hit rate 0, --engine sglang: the pool is SGLang's
+    # (profile_max_num_token): total x mem_fraction_static - weights, the total as CUDA reports it on H100
+    # (85,029,615,043 B): floor(85,029,615,043 x 0.9) = 76,526,653,538 B; weights per GPU at TP 4 from the
+    # checkpoint (config.json): embeddings and output head 128,256 x 8,192 / 4 x 2 B = 525,336,576 B each;
+    # attention 80 x (2 x 8,192 x 8,192 + 2 x 8,192 x 1,024) / 4 x 2 B = 6,039,797,760 B; MLP 80 x 3 x 8,192 x
+    # 28,672 / 4 x 2 B = 28,185,722,880 B; norms (80 x 2 + 1) x 8,192 x 2 B = 2,637,824 B; rotary cache
+    # 131,072 x 128 x 2 B = 33,554,432 B; total 35,312,386,048 B -> usable 41,214,267,490 B per GPU.
+    # The engine is given the fraction its pool was predicted at: --mem-fraction-static 0.9.
     # FP8 KV, TP 4: 80 x 2 heads x (128 + 128) x 1 B = 40,960 B/token; one session 129,000 x 40,960 =
-    # 5,283,840,000 B; 39,521,245,337 // 5,283,840,000 = 7 sessions -> --max-running-requests 7
+    # 5,283,840,000 B; 41,214,267,490 // 5,283,840,000 = 7 sessions -> --max-running-requests 7
     r = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, context_tokens=128_000,
                          hit_rate=0, kv_format="fp8", engine="sglang"))
     f = r.launch_flags
     assert f.command == "python -m sglang.launch_server --model-path MODEL"
-    assert f.flags == ["--tp-size", "4", "--context-length", "129000", "--mem-fraction-static", "0.874",
+    assert r.usable_kv_bytes == 41_214_267_490
+    assert f.flags == ["--tp-size", "4", "--context-length", "129000", "--mem-fraction-static", "0.9",
                        "--max-running-requests", "7", "--kv-cache-dtype", "fp8_e4m3"]
     assert set(_pairs(f.flags)) <= SGLANG_FLAGS
 
@@ -122,19 +128,27 @@ def test_no_engine_no_flags():
 
 
 def test_v41_flash_on_8_h200_shows_dp_attention_holds_8x():
-    # DeepSeek V4.1-Flash on 8 x H200, defaults (1,000,000 tokens, 1,000 output, hit rate 0.5):
-    # usable = floor(150,754,820,096 x 0.9) - 552e9 x 1 B (FP8) / 8 - 2 GiB
-    #        = 135,679,338,086 - 69,000,000,000 - 2,147,483,648 = 64,531,854,438 B per GPU.
+    # DeepSeek V4.1-Flash on 8 x H200, defaults (1,000,000 tokens, 1,000 output, hit rate 0.5), --engine vllm:
+    # usable = vLLM 0.19.0's budget per GPU (derived in test_engine_admission.py,
+    # test_a_layout_vllm_does_not_page_keeps_the_steady_state_and_says_why) = 61,764,473,631 B.
     # 890 B/token per GPU under both (its one-head entries are replicated on every TP rank):
     # prefix 500,000 x 890 = 445,000,000 B; per session (1,001,000 - 500,000) x 890 = 445,890,000 B;
-    # (64,531,854,438 - 445,000,000) // 445,890,000 = 143 per KV domain.
-    # TP attention: the domain is the replica: 143 / 8 = 17.875 per GPU; DP attention: 143 per GPU, 1,144 per replica.
+    # (61,764,473,631 - 445,000,000) // 445,890,000 = 137 per KV domain.
+    # TP attention: the domain is the replica: 137 / 8 = 17.125 per GPU.
+    # DP attention: vLLM runs 8 ranks at TP 1 (--enable-expert-parallel), so its budget is a TP 1 rank's: the same
+    # requested memory and weights (the catalog's 552e9 x 1 B / 8: its tensors are not priced), activation at TP 1:
+    # sampler 2,053,216,665.6 + MoE workspaces 8,192 x 6 x (max(2 x 2,304, 5,120) + 2,304) x 2 = 729,808,896
+    # -> 2,783,025,561; non-torch 0.25 GiB = 268,435,456 (TP 1):
+    # 135,679,338,086 - 69,000,000,000 - 2,783,025,561 - 268,435,456 = 63,627,877,069 B per GPU;
+    # (63,627,877,069 - 445,000,000) // 445,890,000 = 141 per GPU, 1,128 per replica.
     r = plan(make_inputs(engine="vllm"))
-    assert r.sessions_per_gpu == 17.875 and r.sessions_per_replica == 143
+    assert r.sessions_per_gpu == 17.125 and r.sessions_per_replica == 137
     o = r.other_parallelism
-    assert o.attention_parallelism == "dp" and o.sessions_per_gpu == 143 and o.sessions_per_replica == 1_144
+    assert o.attention_parallelism == "dp" and o.sessions_per_gpu == 141 and o.sessions_per_replica == 1_128
     assert o.how == "vLLM --data-parallel-size 8 --tensor-parallel-size 1 --enable-expert-parallel"
     assert _pairs(o.launch_flags.flags)["--data-parallel-size"] == "8"
+    # without an engine: usable = floor(150,754,820,096 x 0.9) - 552e9 x 1 B (FP8) / 8 - 2 GiB = 64,531,854,438 B,
+    # (64,531,854,438 - 445,000,000) // 445,890,000 = 143 per domain, 143 / 8 = 17.875 per GPU under TP
     back = plan(make_inputs(attention_parallelism="dp"))  # and from DP the plan points back to TP
     assert back.other_parallelism.attention_parallelism == "tp" and back.other_parallelism.sessions_per_gpu == 17.875
     assert "SGLang --tp-size 8 without --enable-dp-attention" in back.other_parallelism.how

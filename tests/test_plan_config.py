@@ -80,13 +80,27 @@ def test_a_config_plans_exactly_like_its_catalog_model(name, engine):
         assert getattr(a, field) == getattr(b, field), (name, field)
 
 
-def test_a_config_without_weights_is_refused_naming_the_field(capsys):
+def test_a_config_plans_with_its_checkpoint_weights(capsys):
+    # Llama 3.1 8B's config.json without --weights-gib: the weights are the checkpoint's, class by class (BF16):
+    # embeddings and untied output head 128,256 x 4,096 = 525,336,576 each; attention 32 x (2 x 4,096 x 4,096 +
+    # 2 x 4,096 x 1,024) = 1,342,177,280; MLP 32 x 3 x 4,096 x 14,336 = 5,637,144,576; norms (32 x 2 + 1) x 4,096
+    # = 266,240: 8,030,261,248 parameters x 2 B = 16,060,522,496 B, + vLLM's rotary cos/sin cache 131,072 x 128 x
+    # 2 B = 33,554,432 B -> 16,094,076,928 B on one GPU.
     path = resources.files("planner.data.models").joinpath("llama-3.1-8b.config.json")
-    assert main(["plan", "--config", str(path), "--gpu", "h100-sxm", "--gpus-per-replica", "1"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "weights_gib" in err and "--weights-gib" in err
+    assert main(["plan", "--config", str(path), "--gpu", "h100-sxm", "--gpus-per-replica", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["weights_bytes_per_gpu"] == 16_094_076_928
+
+
+def test_a_config_whose_weights_cannot_be_derived_is_refused_naming_the_field(capsys):
+    # DeepSeek V3 (MLA): kvplan does not price its checkpoint's tensors, so --weights-gib is needed
+    path = resources.files("planner.data.models").joinpath("deepseek-v3.config.json")
+    for engine in ([], ["--engine", "vllm"]):
+        assert main(["plan", "--config", str(path), "--gpu", "h200", "--gpus-per-replica", "8", *engine]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "weights_gib" in err and "--weights-gib" in err
+        assert "(missing)" in err and "None" not in err and "config.model_type" in err  # why, in words
     with pytest.raises(PlanInputError) as exc:
-        plan(make_inputs(model_id="config:x"), plan_model_from_config(_text("llama-3.1-8b.config.json"), "x"))
+        plan(make_inputs(model_id="config:x", gpu_id="h200"), plan_model_from_config(_text("deepseek-v3.config.json"), "x"))
     assert exc.value.field == "weights_gib"
 
 
@@ -117,3 +131,25 @@ def test_every_config_file_under_tests_that_kv_reads_also_plans(path, capsys):
     assert main(["plan", "--config", str(path), "--weights-gib", "100", "--gpu", "h200", "--gpus-per-replica", "1",
                  "--context", "8k", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["inputs"]["model_id"] == f"config:{path.name}"
+
+
+def test_ignore_field_plans_a_config_kv_would_take_with_it(tmp_path, capsys):
+    # the same config kv refuses without --ignore-field (tests/test_cli_kv.py): plan refuses it alike, and takes
+    # it with the flag; 2 x 32 layers x 8 KV heads x 128 x 2 B = 131,072 B/token on one GPU
+    cfg = {"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 32, "num_attention_heads": 32,
+           "num_key_value_heads": 8, "hidden_size": 4096, "max_position_embeddings": 8192,
+           "cross_attention_layers": [3, 8]}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    args = ["plan", "--config", str(path), "--weights-gib", "15", "--gpu", "h100-sxm", "--gpus-per-replica", "1",
+            "--context", "4k", "--json"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "config.cross_attention_layers" in err and "--ignore-field" in err
+    assert main([*args, "--ignore-field", "cross_attention_layers"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["kv_bytes_per_token"] == 131_072
+    assert out["ignored_config_fields"] == ["cross_attention_layers"]
+    # a catalog model reads its own fields: the flag is refused there
+    assert main(["plan", "--model", "llama-3.1-8b", "--ignore-field", "x"]) == 2
+    assert "only with --config" in capsys.readouterr().err

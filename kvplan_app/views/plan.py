@@ -335,8 +335,10 @@ with st.expander(t("Plan a config.json instead (not carried by the share link)")
                                          "a config is loaded."))
     config_weights = f2.number_input(t("Weights of one replica (GiB)"), min_value=0.0, max_value=10_000_000.0,
                                      value=None, step=1.0, format="%g", key="plan_config_weights_gib",
-                                     placeholder=t("needed"),
-                                     help=t("A config.json gives no parameter count: the checkpoint's size in GiB."))
+                                     placeholder=t("from the config"),
+                                     help=t("Empty: the weights come from the config (the checkpoint's tensors, class "
+                                            "by class, as the engine loads them); needed only where they cannot be "
+                                            "derived, and the plan then names the missing field."))
 config_model, config_key, config_error = None, "", None
 if config_upload is not None:
     config_bytes = config_upload.getvalue()[: MAX_CONFIG_BYTES + 1]

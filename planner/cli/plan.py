@@ -8,8 +8,11 @@ tier), ``miss_probability``, ``replay_tokens_per_turn``,
 ``replay_seconds_per_turn``, ``ttft_s`` and the inputs behind them.
 
 ``--config PATH`` plans a Hugging Face config.json instead of a catalog model
-(the import of ``kvplan kv --config``; model id ``config:<file name>``); its
-weights come from ``--weights-gib`` (a config.json gives no parameter count).
+(the import of ``kvplan kv --config``, ``--ignore-field`` included; model id
+``config:<file name>``); its weights come from the checkpoint's config
+(:func:`planner.hf.weights.checkpoint_weights`), ``--weights-gib`` where they
+cannot be derived (the refusal says which field is missing), and with
+``--engine`` the engine budget prices that config.
 
 ``--plan FILE`` starts from a plan file (``docs/plan-files.md``); flags given on
 the command line override its fields, through :func:`planner.plan.rebase`: a
@@ -47,7 +50,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", type=Path, default=None,
                    help="plan a Hugging Face config.json or checkpoint directory (read as `kvplan kv --config` reads "
                         "it) instead of --model; "
-                        "its weights come from --weights-gib (a config.json gives no parameter count)")
+                        "its weights come from the checkpoint's config (--weights-gib where they cannot be derived)")
+    p.add_argument("--ignore-field", action="append", default=[], metavar="NAME",
+                   help="with --config: accept a config field kvplan does not model (repeatable), as `kvplan kv` "
+                        "does; the plan says so")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--csv", type=Path, help="write the plan CSV here ('-' for stdout)")
     p.add_argument("--save", dest="save_file", type=Path, default=None, help="write the plan's inputs as a plan file")
@@ -82,11 +88,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json and args.csv is not None and str(args.csv) == "-":
         raise PlanInputError("csv", "-", "a file path when --json also writes to stdout")
     model = None
+    if getattr(args, "ignore_field", None) and getattr(args, "config", None) is None:
+        raise PlanInputError("ignore_field", args.ignore_field[0], "only with --config (a catalog model reads "
+                             "its own fields)")
     if getattr(args, "config", None) is not None:
         if args.model_id is not None:
             raise PlanInputError("config", str(args.config), "a config.json or --model, not both")
         config, name = read_checkpoint(args.config, MAX_CONFIG_BYTES)  # a config.json or a checkpoint directory
-        model = plan_model_from_config(config, name, source=str(args.config))
+        model = plan_model_from_config(config, name, source=str(args.config),
+                                       ignore_fields=tuple(getattr(args, "ignore_field", ()) or ()))
         args.model_id = model.id
     result = plan(inputs_from_args(args), model)
     if getattr(args, "save_file", None) is not None:
@@ -100,6 +110,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{result.model_name} on {result.gpu_name} ({i.gpus_per_replica} GPUs per replica), "
               f"{i.context_tokens:,} tokens, hit rate {i.hit_rate:g} (prefill), shared prefix {i.shared_prefix:g} "
               f"(memory)")
+        if result.ignored_config_fields:
+            print(f"  ignoring config field {', '.join(result.ignored_config_fields)} (--ignore-field): no figure "
+                  "accounts for it")
         print(f"  usable KV per GPU:   {format_bytes(max(result.usable_kv_bytes, 0))}")
         if result.engine_budget is not None:
             b = result.engine_budget

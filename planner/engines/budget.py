@@ -136,7 +136,8 @@ def vllm_activation_bytes(config: dict, *, tp: int, last_stage: bool, pp: int, m
             how = (f"sampler: {k['sampler_bytes_per_logit']} B x {max_num_seqs:,} sequences x vocab {vocab:,} + "
                    f"{k['retained_hidden_copies']} x {max_num_batched_tokens:,} tokens x hidden {hidden:,} x 2 B")
     if experts and not _mxfp4(config):
-        topk = int(cfg.get("num_experts_per_tok") or cfg.get("moe_topk") or cfg.get("num_experts_per_token") or 0)
+        topk = int(cfg.get("num_experts_per_tok") or cfg.get("moe_topk") or cfg.get("num_experts_per_token")
+                   or cfg.get("top_k_experts") or 0)  # Gemma 4: top_k_experts
         if topk < 1:
             raise PlanInputError("config.num_experts_per_tok", topk or None, msg("at least 1 (experts per token)"))
         n = math.ceil(inter / tp)
@@ -197,10 +198,12 @@ def vllm_server_batch(total_memory_bytes: int, gpu_name: str) -> tuple[int, int]
 def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: str, gpu_memory_utilization: float,
                         tp: int = 1, pp: int = 1, version: str | None = None,
                         max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None,
-                        weights_bytes_per_gpu: int | None = None, gpu_name: str = "") -> EngineBudget:
+                        weights_bytes_per_gpu: int | None = None, gpu_name: str = "",
+                        weights_source: str = "set by user") -> EngineBudget:
     """vLLM's "Available KV cache memory" on the binding rank of a TP x PP replica.
 
-    ``weights_bytes_per_gpu`` overrides the checkpoint's weights (all ranks alike). Without a batch, the profiling
+    ``weights_bytes_per_gpu`` overrides the checkpoint's weights (all ranks alike; ``weights_source`` says where it
+    comes from). Without a batch, the profiling
     batch is ``vllm serve``'s default for the device (:func:`vllm_server_batch`; ``gpu_name`` as the driver names it).
 
     Raises:
@@ -218,7 +221,7 @@ def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: 
     stages += [(r, "first pipeline stage" if r == 0 else f"pipeline stage {r}") for r in range(pp - 1)]
     for rank, label in stages:
         if weights_bytes_per_gpu is not None:
-            w, w_src = weights_bytes_per_gpu, "set by user"
+            w, w_src = weights_bytes_per_gpu, weights_source
         else:
             cw = checkpoint_weights(config, tp=tp, pp=pp, pp_rank=rank, mxfp4_pad=k["mxfp4_moe_pad"])
             w = cw.weight_bytes
@@ -251,7 +254,8 @@ def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: 
 
 def predict_sglang_budget(config: dict, *, total_memory_bytes: int, total_source: str, mem_fraction_static: float,
                           tp: int = 1, pp: int = 1, weights_bytes_per_gpu: int | None = None,
-                          before_load_bytes: int = 0, version: str | None = None) -> EngineBudget:
+                          before_load_bytes: int = 0, version: str | None = None,
+                          weights_source: str = "set by user") -> EngineBudget:
     """SGLang's KV pool per GPU: ``total x mem_fraction_static - weights - memory in use before loading``.
 
     ``before_load_bytes`` (CUDA context, NCCL) is not modelled: 0 unless given, said in the assumptions.
@@ -262,7 +266,7 @@ def predict_sglang_budget(config: dict, *, total_memory_bytes: int, total_source
     avail = requested - w - before_load_bytes
     terms = (BudgetTerm("static memory (total x mem_fraction_static)", requested,
                         f"{total_source} x {mem_fraction_static}"),
-             BudgetTerm("weights", w, "set by user" if weights_bytes_per_gpu is not None else "checkpoint"),
+             BudgetTerm("weights", w, weights_source if weights_bytes_per_gpu is not None else "checkpoint"),
              BudgetTerm("memory in use before loading", before_load_bytes,
                         "not modelled (CUDA context, NCCL): 0" if not before_load_bytes else "set by user"))
     return EngineBudget(engine="sglang", version=_check_version("sglang", version), available_kv_bytes=int(avail), requested_bytes=requested,

@@ -104,7 +104,7 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
                  pipeline_parallel_size: int, request_tokens: int, kv_format: str, hit_rate: float,
                  gpu_memory_utilization: float, usable_kv_bytes: int, usable_measured: bool, weights_bytes_per_gpu: int,
                  hbm_bytes: int, sessions_per_engine: int, sessions_per_replica: int,
-                 engine_admission: bool = False) -> LaunchFlags:
+                 engine_admission: bool = False, engine_budget: bool = False) -> LaunchFlags:
     """The flags that realise a plan on ``engine``.
 
     Args:
@@ -123,6 +123,9 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
         sessions_per_engine: sessions one vLLM engine holds (the replica under tp, one DP rank under dp).
         sessions_per_replica: sessions of the replica (SGLang's ``--max-running-requests`` is for the server).
         engine_admission: the sessions are vLLM's admission figure (its block size and chunk are then assumed).
+        engine_budget: ``usable_kv_bytes`` is the engine's own predicted budget at ``gpu_memory_utilization``
+            (``--engine``): the engine is then given that fraction (vLLM's ``--gpu-memory-utilization``, SGLang's
+            ``--mem-fraction-static``) and computes the same budget itself; ``usable_measured`` is then False.
     """
     pp = pipeline_parallel_size
     width = gpus_per_replica // pp  # GPUs per pipeline stage
@@ -170,11 +173,16 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
         if pp > 1:
             flags += ["--pp-size", str(pp)]
         flags += ["--context-length", str(request_tokens)]
-        static = (weights_bytes_per_gpu + max(usable_kv_bytes, 0)) / hbm_bytes
-        fraction = math.floor(static * 1000) / 1000
-        flags += ["--mem-fraction-static", f"{fraction:g}"]
-        notes.append(msg("--mem-fraction-static = (weights + usable KV per GPU) / HBM = {value:.4f}, rounded down: "
-                         "SGLang's static share holds weights and the KV pool, not activations", value=static))
+        if engine_budget:
+            flags += ["--mem-fraction-static", f"{gpu_memory_utilization:g}"]
+            notes.append(msg("--mem-fraction-static is the fraction SGLang's predicted pool was computed at"))
+        else:
+            static = (weights_bytes_per_gpu + max(usable_kv_bytes, 0)) / hbm_bytes
+            fraction = math.floor(static * 1000) / 1000
+            flags += ["--mem-fraction-static", f"{fraction:g}"]
+            notes.append(msg("--mem-fraction-static = (weights + usable KV per GPU) / HBM = {value:.4f}, rounded "
+                             "down: SGLang's static share holds weights and the KV pool, not activations",
+                             value=static))
         flags += ["--max-running-requests", str(max(sessions_per_replica, 1))]
         dtype, why = _kv_dtype(engine, kv_format)
         if dtype is not None:

@@ -462,7 +462,7 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
                      max_context_tokens=layout.max_context_tokens, source=source,
                      native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern,
                      num_attention_heads=layout.num_attention_heads,
-                     ignored_fields=layout.ignored_fields,
+                     ignored_fields=layout.ignored_fields, checkpoint_config=config,
                      notes=tuple(msg("config field {key} ignored at your request (--ignore-field): this figure does "
                                      "not account for it", key=k) for k in layout.ignored_fields))
 
@@ -472,10 +472,12 @@ CONFIG_MODEL_PREFIX = "config:"
 naming one says that the config itself must come with it."""
 
 
-def plan_model_from_config(config: dict[str, Any] | str | bytes, name: str, source: str | None = None) -> ModelSpec:
+def plan_model_from_config(config: dict[str, Any] | str | bytes, name: str, source: str | None = None,
+                           ignore_fields: tuple[str, ...] = ()) -> ModelSpec:
     """An imported config.json (its text, or the config :func:`planner.hf.checkpoint.read_checkpoint` read) as
     the model of a plan (``kvplan plan --config``, the Plan page's upload): the same import as ``kvplan kv
-    --config``, its KV format left to the plan, id ``config:<name>``.
+    --config``, its KV format left to the plan, id ``config:<name>``; ``ignore_fields`` as ``kvplan kv
+    --ignore-field``.
 
     Raises:
         PlanInputError: the config cannot be read (named field).
@@ -484,4 +486,4 @@ def plan_model_from_config(config: dict[str, Any] | str | bytes, name: str, sour
     if not isinstance(config, dict):
         config = parse_config_text(config, name)
     return model_from_config(config, name=name, model_id=CONFIG_MODEL_PREFIX + name,
-                             source=source or f"imported: {name}")
+                             source=source or f"imported: {name}", ignore_fields=tuple(ignore_fields))

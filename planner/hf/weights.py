@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase as fnmatch
 from typing import Any
 
-from planner.errors import PlanInputError
+from planner.errors import MISSING, PlanInputError
 from planner.kv.pipeline import vllm_pp_partition
 from planner.messages import msg
 
@@ -205,6 +205,13 @@ def _tied(cfg: dict, config: dict, model_type: str) -> bool:
     raise PlanInputError("config.tie_word_embeddings", None,
                          msg("true or false (not given, and the default of model_type {model_type} is not known)",
                              model_type=model_type or "(none)"))
+
+
+def weights_refusal_reason(exc: PlanInputError) -> str:
+    """Why a checkpoint's weights could not be derived, in words (the field, given or not, and what would do)."""
+    if exc.value is None or exc.value is MISSING:
+        return msg("{field} is not given; expected {allowed}", field=exc.field, allowed=exc.allowed)
+    return msg("{field} is {value}; expected {allowed}", field=exc.field, value=repr(exc.value), allowed=exc.allowed)
 
 
 def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_rank: int | None = None,

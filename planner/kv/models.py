@@ -88,6 +88,8 @@ class ModelSpec:
             not account for them.
         pp_layer_partition: layers per pipeline stage chosen by the user (vLLM's
             ``VLLM_PP_LAYER_PARTITION``); None = vLLM's ``get_pp_indices`` split.
+        checkpoint_config: the config.json an imported model was read from (its weights and the engine
+            budget are priced from it); None for catalog models (their shipped config is looked up by id).
     """
 
     id: str
@@ -105,6 +107,7 @@ class ModelSpec:
     num_attention_heads: int | None = None
     pp_layer_partition: tuple[int, ...] | None = None
     ignored_fields: tuple[str, ...] = ()
+    checkpoint_config: dict | None = field(default=None, repr=False, compare=False)
 
     # -- layout -------------------------------------------------------------
     def layout(self, kv_format: str | None = None) -> tuple[KVGroup, ...]:

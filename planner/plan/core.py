@@ -49,7 +49,8 @@ import numpy as np
 
 from planner.catalog.tiers import reload_seconds
 from planner.engines.capacity import VLLMAdmission, vllm_admission
-from planner.errors import PlanInputError
+from planner.errors import MISSING, PlanInputError
+from planner.hf.weights import checkpoint_weights, weights_refusal_reason
 from planner.messages import msg
 from planner.kv.models import ModelSpec
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, PlanInputs
@@ -177,14 +178,28 @@ def weights_per_gpu(inputs: PlanInputs, model: ModelSpec) -> int:
     """Weight bytes on each GPU: one replica's weights / gpus_per_replica (rounded up).
 
     The catalog prices total parameters (all experts), never active ones. A model without a parameter
-    count (an imported config.json) needs ``weights_gib``: refused, naming it, otherwise.
+    count (an imported config.json) takes its checkpoint's weights, class by class
+    (:func:`planner.hf.weights.checkpoint_weights`, the whole model at TP 1); where they cannot be derived,
+    ``weights_gib`` is needed and its absence is refused, naming the field the config lacks.
     """
-    if inputs.weights_gib is None and model.total_params is None:
-        raise PlanInputError("weights_gib", None, msg("the weights of one replica in GiB (--weights-gib): {id} carries "
+    if inputs.weights_gib is not None:
+        return cdiv(gib_to_bytes(inputs.weights_gib), inputs.gpus_per_replica)
+    if model.total_params is None:
+        if inputs.weight_format is not None:
+            raise PlanInputError("weights_gib", MISSING, msg(
+                "the weights of one replica in GiB (--weights-gib): weight format {fmt} needs a parameter count, "
+                "and {id} carries none", fmt=inputs.weight_format, id=model.id))
+        if model.checkpoint_config is not None:
+            try:
+                return cdiv(checkpoint_weights(model.checkpoint_config).weight_bytes, inputs.gpus_per_replica)
+            except PlanInputError as exc:
+                raise PlanInputError("weights_gib", MISSING, msg(
+                    "the weights of one replica in GiB (--weights-gib): {id}'s checkpoint weights cannot be "
+                    "derived from its config ({why})", id=model.id, why=weights_refusal_reason(exc))) from None
+        raise PlanInputError("weights_gib", MISSING, msg("the weights of one replica in GiB (--weights-gib): {id} carries "
                                                       "no parameter count (a config.json gives none), so its weights "
                                                       "cannot be derived", id=model.id))
-    total = gib_to_bytes(inputs.weights_gib) if inputs.weights_gib is not None else model.weights_bytes(inputs.weight_format)
-    return cdiv(total, inputs.gpus_per_replica)
+    return cdiv(model.weights_bytes(inputs.weight_format), inputs.gpus_per_replica)
 
 
 @dataclass(frozen=True)
@@ -276,8 +291,11 @@ class Admission:
     reason: str = ""
 
 
-def engine_admission(inputs: PlanInputs, model: ModelSpec, kv_format: str, split: KVSplit) -> Admission:
-    """The admission model of ``inputs.engine`` for this layout (per KV domain, at TP ``split.tp``).
+def engine_admission(inputs: PlanInputs, model: ModelSpec, kv_format: str, split: KVSplit,
+                     request_tokens: int = 1) -> Admission:
+    """The admission model of ``inputs.engine`` for this layout (per KV domain, at TP ``split.tp``), for requests
+    of ``request_tokens`` tokens (context + output): under PP the pipeline stage vLLM's paging binds on is chosen
+    at that length (:func:`planner.engines.capacity.vllm_admission`'s ``num_tokens``).
 
     vLLM: :func:`planner.engines.capacity.vllm_admission` at its defaults (block
     size 16, ``max_num_batched_tokens`` 8192; the launch flags set both). SGLang's
@@ -289,19 +307,27 @@ def engine_admission(inputs: PlanInputs, model: ModelSpec, kv_format: str, split
     if inputs.engine == "sglang":
         return Admission("steady state", reason=msg("SGLang's admission accounting is not modelled"))
     try:
-        return Admission("engine admission", vllm=vllm_admission(model, kv_format, split.tp, split.pp))
+        return Admission("engine admission", vllm=vllm_admission(model, kv_format, split.tp, split.pp,
+                                                                 num_tokens=max(int(request_tokens), 1)))
     except PlanInputError as exc:
         return Admission("steady state", reason=msg("vLLM's admission is modelled for {what}",
                                                      what=exc.allowed))
 
 
-def admitted_sessions(adm: VLLMAdmission, usable_bytes, request_tokens):
-    """``floor(num_blocks / blocks_per_request(request_tokens))`` over numpy values (int64)."""
+def admitted_sessions(adm, usable_bytes, request_tokens):
+    """``floor(num_blocks / blocks_per_request(request_tokens))`` over numpy values (int64).
+
+    ``adm``: one :class:`VLLMAdmission`, or a function of the request length giving the admission whose binding
+    pipeline stage is chosen at that length (a frontier grid's context axis: each length its own stage).
+    """
     usable = np.asarray(usable_bytes, dtype=np.int64)
     tokens = np.asarray(request_tokens, dtype=np.int64)
     uniq, inverse = np.unique(tokens, return_inverse=True)
-    per_request = np.array([adm.blocks_per_request(int(m)) for m in uniq], dtype=np.int64)[inverse].reshape(tokens.shape)
-    num_blocks = np.maximum(usable, 0) // np.int64(adm.bytes_per_block)
+    per_length = [adm(int(m)) if callable(adm) else adm for m in uniq]
+    per_request = np.array([a.blocks_per_request(int(m)) for a, m in zip(per_length, uniq)],
+                           dtype=np.int64)[inverse].reshape(tokens.shape)
+    per_block = np.array([a.bytes_per_block for a in per_length], dtype=np.int64)[inverse].reshape(tokens.shape)
+    num_blocks = np.maximum(usable, 0) // per_block
     return (num_blocks // per_request).astype(np.int64)
 
 
@@ -343,9 +369,14 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
     state = per_length(model.state_bytes_outside_pool, total, fmt, tp, pp)
     per = growing_total - shared + capped + (state if inputs.state_in_hbm else 0)
     steady = sessions_that_fit(usable, shared, per, k)
-    admission = engine_admission(inputs, model, fmt, split)
+    # the binding PP stage is chosen at the plan's request length (each length of a grid its own)
+    admission = engine_admission(inputs, model, fmt, split, int(total) if total.ndim == 0
+                                 else inputs.context_tokens + t)
     if admission.vllm is not None:
-        sessions = np.minimum(admitted_sessions(admission.vllm, usable, total), MAX_SESSIONS_PER_GPU)
+        def at_length(m: int) -> VLLMAdmission:
+            return admission.vllm if split.pp == 1 else vllm_admission(model, fmt, split.tp, split.pp, num_tokens=m)
+
+        sessions = np.minimum(admitted_sessions(at_length, usable, total), MAX_SESSIONS_PER_GPU)
     else:
         sessions = steady
     per_gpu = sessions / np.float64(split.domain_gpus)

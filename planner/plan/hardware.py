@@ -13,6 +13,7 @@ import numpy as np
 from planner.catalog.accelerators import UserAccelerator, accelerator_from_link, user_host_link
 from planner.catalog.entries import get_gpu
 from planner.errors import PlanInputError
+from planner.kv.models import ModelSpec
 from planner.plan.core import HardwareArrays
 from planner.plan.inputs import PlanInputs
 from planner.engines.budget import EngineBudget
@@ -113,9 +114,12 @@ def user_accelerator(inputs: PlanInputs) -> UserAccelerator | None:
     return None if inputs.accelerator is None else accelerator_from_link(inputs.accelerator)
 
 
-def resolve_hardware(inputs: PlanInputs, gpu_id: str | None = None, hbm_gib=_KEEP, accelerator=_KEEP) -> Hardware:
+def resolve_hardware(inputs: PlanInputs, gpu_id: str | None = None, hbm_gib=_KEEP, accelerator=_KEEP,
+                     model: ModelSpec | None = None) -> Hardware:
     """The accelerator ``gpu_id`` (default: the inputs') with HBM ``hbm_gib`` (default: the inputs') and the
     user-defined ``accelerator`` (compact form; default: the inputs'; with a new ``gpu_id``: none).
+    ``model``: the plan's model when it is not the catalog's ``inputs.model_id`` (an imported config: the engine
+    budget prices its own config.json).
 
     Raises:
         PlanInputError: unknown GPU, custom without HBM, or a measured usable
@@ -135,7 +139,7 @@ def resolve_hardware(inputs: PlanInputs, gpu_id: str | None = None, hbm_gib=_KEE
         if measured > hbm:
             raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
                                  msg("at most the GPU's HBM ({value:,.4g} GiB)", value=to_gib(hbm)))
-    budget = engine_budget_for(inputs, inputs.gpu_id, hbm) if measured is None else None
+    budget = engine_budget_for(inputs, inputs.gpu_id, hbm, model=model) if measured is None else None
     if budget is not None:
         measured = max(budget.available_kv_bytes, 0)
     host_link, ssd_link = resolve_links(inputs.gpu_id, inputs.host_link, inputs.ssd_link)

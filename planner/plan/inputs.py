@@ -108,8 +108,10 @@ class PlanInputs(BaseModel):
         "tp", description="tp: the replica's TP ranks split KV heads, sessions counted per replica (vLLM, SGLang "
                           "default); dp: each GPU holds whole sessions at TP 1 (DP attention)")
     engine: Engine | None = Field(
-        None, description="serving engine: vllm or sglang (the headline is its admission figure and its launch flags "
-                          "are printed); None = kvplan's own model (steady state)")
+        None, description="serving engine: vllm or sglang. Its own KV budget replaces HBM x utilization - weights - "
+                          "reserve (vllm: its predicted 'Available KV cache memory' per GPU, the binding rank under "
+                          "PP; sglang: total x mem_fraction_static - weights), the headline is its admission figure "
+                          "and its launch flags are printed; None = kvplan's generic budget and steady state")
     pipeline_parallel_size: int = Field(1, ge=1, le=MAX_GPUS_PER_REPLICA,
                                         description="pipeline stages per replica (splits layers); divides "
                                                     "gpus_per_replica, TP = gpus_per_replica / this")
@@ -191,10 +193,6 @@ class PlanInputs(BaseModel):
         None, gt=0, le=1, allow_inf_nan=False, description="the gpu_memory_utilization of that measurement")
     measured_usable_kv_weights: str | None = Field(
         None, max_length=400, description="the weights setting of that measurement (model, format or GiB, GPUs)")
-    engine: Literal["vllm", "sglang"] | None = Field(
-        None, description="the serving engine whose own KV budget replaces HBM x utilization - weights - reserve "
-                          "(vllm: its predicted 'Available KV cache memory' per GPU, the binding rank under PP; "
-                          "sglang: total x mem_fraction_static - weights); None = kvplan's generic budget")
     engine_version: str | None = Field(
         None, max_length=40, description="the engine release the budget is predicted for (vllm: 0.19.0); "
                                          "None = the latest calibrated one")

@@ -61,6 +61,9 @@ class PlanResult(BaseModel):
 
     inputs: PlanInputs
     model_name: str
+    ignored_config_fields: list[str] = Field(
+        default_factory=list, description="an imported config's fields accepted unread (--ignore-field): no figure "
+                                          "accounts for them")
     gpu_name: str
     attention_parallelism: AttentionParallelism = Field(description="the parallelism every figure assumes")
     tensor_parallel_size: int = Field(description="TP degree the KV is split at (1 under dp)")
@@ -285,7 +288,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
                              msg("a figure measured with this plan's GPU and weights ({why})", why=why))
     given_model = model
     model, fmt, kv_source = effective_model(inputs, model)
-    hw = resolve_hardware(inputs)
+    hw = resolve_hardware(inputs, model=given_model)
     a = evaluate(inputs, model, fmt, hardware_arrays([hw], inputs.decode_tokens_per_s, inputs.prefill_tokens_per_s),
                  inputs.context_tokens, inputs.shared_prefix, inputs.hit_rate)
     split = a.split
@@ -378,14 +381,15 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
                              gpus_per_replica=inputs.gpus_per_replica, pipeline_parallel_size=split.pp,
                              request_tokens=n + t, kv_format=inputs.kv_format, hit_rate=inputs.hit_rate,
                              gpu_memory_utilization=inputs.gpu_memory_utilization, usable_kv_bytes=usable,
-                             usable_measured=bool(a.usable_measured), weights_bytes_per_gpu=weights,
+                             usable_measured=bool(a.usable_measured) and hw.engine_budget is None,
+                             weights_bytes_per_gpu=weights, engine_budget=hw.engine_budget is not None,
                              hbm_bytes=hw.hbm_bytes, sessions_per_engine=sessions if inputs.attention_parallelism == "dp"
                              else replica, sessions_per_replica=replica,
                              engine_admission=a.admission.vllm is not None)
     other = other_parallelism(inputs, given_model, per_gpu) if compare else None
     copies = min(k, sessions)
     return PlanResult(
-        inputs=inputs, model_name=model.name, gpu_name=hw.gpu_name,
+        inputs=inputs, model_name=model.name, ignored_config_fields=list(model.ignored_fields), gpu_name=hw.gpu_name,
         attention_parallelism=inputs.attention_parallelism, tensor_parallel_size=split.tp,
         kv_domain_gpus=split.domain_gpus, parallelism_note=parallelism_note(inputs, model, fmt),
         hbm_bytes=hw.hbm_bytes, hbm_source=hw.hbm_source, kv_source=kv_source,
