@@ -29,6 +29,7 @@ from kvplan_app.i18n import language, num, t, tn, words
 from kvplan_app.link_models import FrontierLink
 from kvplan_app.notices import show_error
 from kvplan_app.state import current_inputs, page_link, set_page_link
+from kvplan_app.model_choices import model_label
 
 MAX_CONTEXT_CHOICES = (32_000, 128_000, 256_000, 512_000, 1_000_000, 2_000_000, 4_000_000, 10_000_000)
 # Right ends offered for the context axis (tokens).
@@ -40,10 +41,14 @@ DEFAULT_GPUS = ("h100-sxm", "h200", "b200")
 
 
 inputs = current_inputs()
-model = get_model(inputs.model_id)
+try:
+    model = get_model(inputs.model_id)  # a catalog model, or a config uploaded in this session
+except PlanInputError as exc:
+    show_error(exc)
+    st.stop()
 st.title(t("Frontier: sessions and request rate"))
 st.caption(t("{model}, {gpus} per replica, output {output}, {prefixes}, pauses {pause} ({distribution}), TTL "
-             "{ttl}: every other input comes from the Plan page.", model=model.name,  # names are never localized
+             "{ttl}: every other input comes from the Plan page.", model=model_label(inputs.model_id),  # names are never localized
              gpus=num(tn("{n} GPU", "{n} GPUs", inputs.gpus_per_replica, n=f"{inputs.gpus_per_replica:,}")),
              output=num(tn("{n} token", "{n} tokens", inputs.output_tokens, n=f"{inputs.output_tokens:,}")),
              prefixes=num(tn("{n} shared prefix", "{n} shared prefixes", inputs.shared_prefixes,

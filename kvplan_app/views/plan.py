@@ -8,6 +8,7 @@ from planner.plan import (
     MAX_HBM_GIB,
     MAX_SECONDS,
     MAX_TIER_GIB,
+    PlanInputs,
     context_table,
     effective_model,
     format_sessions,
@@ -16,7 +17,7 @@ from planner.plan import (
     rebase,
 )
 from planner.catalog.accelerators import accelerator_from_dict, accelerator_from_link
-from planner.catalog.entries import GPUS, get_gpu, models
+from planner.catalog.entries import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
 from planner.plan.curves import curve_contexts, sessions_by_context
 from kvplan_app.charts.figures import PLAN_FIGURE_TEXTS, kv_vs_context_figure, plan_sessions_figure
@@ -31,11 +32,20 @@ from kvplan_app.render import separators, show_chart, show_table
 from planner.messages import msg
 from kvplan_app.i18n import language, num, planner_message, t, tn, token_text
 from kvplan_app.link_models import plan_widget_reset_notes
+from kvplan_app.model_choices import model_ids as model_choice_ids, model_labels
 from kvplan_app.markdown import escape_markdown
 from kvplan_app.notices import show_link_warnings, show_notices
 from kvplan_app.state import add_notices, current_inputs, load_inputs, set_inputs, update_inputs
 
 YOURS = "yours"  # the GPU choice that opens the user-defined accelerator form
+
+
+def _model_or_none(model_id: str):
+    """The model for a widget's help text; an uploaded config no longer in this session gives the default's."""
+    try:
+        return get_model(model_id)
+    except PlanInputError:
+        return get_model(PlanInputs().model_id)
 
 
 def _acc_defaults(acc) -> dict:
@@ -183,10 +193,10 @@ def _load_plan_file() -> None:
         "success", t("Loaded {file} (schema {schema}, written by kvplan {version}).", file=up.name,
                      schema=loaded.schema_version, version=loaded.kvplan_version))
 
-model_ids = list(models())
+model_ids = model_choice_ids(st.session_state.get("plan_model_id", ""))  # the catalog, then configs uploaded here
 gpu_ids = list(GPUS) + ["custom", YOURS]
 c1, c2, c3, c3b = st.columns([1.2, 1.2, 0.8, 1])
-model_id = c1.selectbox(t("Model"), model_ids, key="plan_model_id", format_func=lambda m: models()[m].name)
+model_id = c1.selectbox(t("Model"), model_ids, key="plan_model_id", format_func=model_labels(model_ids).get)
 gpu_choice = c2.selectbox(t("GPU"), gpu_ids, key="plan_gpu_id",
                           format_func=lambda g: GPUS[g].name if g in GPUS else
                           t("Custom HBM size") if g == "custom" else t("Your own accelerator"))
@@ -230,7 +240,7 @@ output_tokens = c5.number_input(t("Output tokens per request"), min_value=0, max
                                 key="plan_output_tokens")
 kv_format = c6.selectbox(t("KV format"), [NATIVE, *FORMATS], key="plan_kv_format",
                          format_func=lambda f: t("native (the model's own)") if f == NATIVE else FORMATS[f].id,
-                         help=f"{t('native')}: {planner_message(models()[model_id].native_format_label)}. "
+                         help=f"{t('native')}: {planner_message(_model_or_none(model_id).native_format_label)}. "
                               + " · ".join(f"{f.id}: {planner_message(f.label)}" for f in FORMATS.values()))
 
 # HBM slider over this GPU's range (whole GiB; a custom size 1 to 1,024 GiB), the typed box for any exact value.
@@ -261,8 +271,9 @@ with st.expander(t("Parallelism, memory and throughput assumptions")):
                      key="plan_gpu_memory_utilization")
     reserve = a2.number_input(t("Runtime reserve per GPU (GiB)"), *widened("plan_reserve_gib", 0.0, 1024.0), step=0.5, format="%g",
                               key="plan_reserve_gib")
+    catalog_weights = _model_or_none(model_id).weight_format
     weight_format = a3.selectbox(t("Weight format"), ["catalog", *WEIGHT_BYTES_PER_PARAM], key="plan_weight_format",
-                                 format_func=lambda w: t("catalog ({format})", format=models()[model_id].weight_format)
+                                 format_func=lambda w: t("catalog ({format})", format=catalog_weights)
                                  if w == "catalog" else w)
     b1, b2, b3 = st.columns(3)
     decode_tps = b1.number_input(t("Decode throughput per GPU (tokens/s)"), *widened("plan_decode_tokens_per_s", 1.0, 1e9),
