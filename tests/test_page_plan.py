@@ -74,3 +74,15 @@ def test_switching_model_drops_a_measured_figure_with_a_notice():
     assert any("not applied" in i.value and "deepseek-v4.1-flash" in i.value.replace("\\", "") for i in at.info)
     assert all("(measured)" not in m.label for m in at.metric)
     assert at.session_state["plan_inputs"].measured_kv_bytes_per_token is None
+
+
+def test_hbm_caption_prints_the_bytes_the_plan_uses():
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.query_params["gpu"] = "h100-sxm"
+    at.run()
+    assert not at.exception
+    # nvidia-smi reports 81,559 MiB on an H100 SXM5 (catalog source); 81,559 x 1,048,576 = 85,520,809,984 B = 85.52 GB.
+    # The slider shows it rounded to 79.6 GiB (= 85.47 GB); the caption must print the plan's figure, not the slider's.
+    captions = " ".join(c.value for c in at.caption)
+    assert "HBM 85.52 GB" in captions, captions
+    assert "85.47" not in captions

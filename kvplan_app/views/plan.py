@@ -252,16 +252,25 @@ s1n.number_input(t("HBM (GiB), typed"), min_value=0.1, max_value=MAX_HBM_GIB, st
                  key="plan_hbm_gib_typed", on_change=_typed, args=("plan_hbm_gib",))
 hbm_set = (gpu_id not in GPUS and user_acc is None) or bool(st.session_state.get("plan_hbm_set"))
 lo_hbm, hi_hbm = st.session_state["plan_hbm_gib_range"]
-hbm_caption = num(t("HBM {gb} GB, slider {lo} to {hi} GiB", gb=f"{to_gb(hbm_gib * GiB):,.2f}", lo=f"{lo_hbm:,.0f}",
-                      hi=f"{hi_hbm:,.0f}") + " · "
-                   + (t("{capacity} on the data sheet", capacity=get_gpu(gpu_id).vendor_capacity) if gpu_id in GPUS
-                      else t("yours, as the device reports it") if user_acc else t("custom"))
-                   + ("" if hbm_set else t(", the device's reported total")))
+
+
+def _hbm_caption(hbm_bytes: float) -> str:
+    """The caption under the sliders, from the HBM bytes the plan itself uses (``PlanResult.hbm_bytes`` once the plan
+    is computed): the slider's rounded GiB would print another figure than the arithmetic."""
+    return (num(t("HBM {gb} GB, slider {lo} to {hi} GiB", gb=f"{to_gb(hbm_bytes):,.2f}", lo=f"{lo_hbm:,.0f}",
+                  hi=f"{hi_hbm:,.0f}") + " · "
+                + (t("{capacity} on the data sheet", capacity=get_gpu(gpu_id).vendor_capacity) if gpu_id in GPUS
+                   else t("yours, as the device reports it") if user_acc else t("custom"))
+                + ("" if hbm_set else t(", the device's reported total")))
+            + " · " + t("hit rate 0 to 1: the share of each context already in the prefix cache."))
+
+
 hit_rate = s2.slider(t("Prefix hit rate"), min_value=0.0, max_value=1.0, step=0.01, key="plan_hit_rate",
                      on_change=_slider_moved, args=("plan_hit_rate",))
 s2n.number_input(t("Hit rate, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
                  key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
-st.caption(hbm_caption + " · " + t("hit rate 0 to 1: the share of each context already in the prefix cache."))
+hbm_slot = st.empty()  # filled with the plan's own HBM bytes once the plan is computed
+hbm_slot.caption(_hbm_caption(hbm_gib * GiB if hbm_set else device_gib * GiB))
 
 alerts = st.container()  # a refused input, next to the inputs and above the answer (in the first viewport)
 headline = st.container()  # the answer, above the assumptions: filled once the plan is computed
@@ -336,6 +345,7 @@ try:
         target_sessions_per_gpu=None if target is None else int(target),
     )
     result = plan(inputs)
+    hbm_slot.caption(_hbm_caption(result.hbm_bytes))
     set_inputs(inputs)
     add_notices(notices)
     # A widget Streamlit recreated sends its starting value, not the plan's: never a silent change of the link.
