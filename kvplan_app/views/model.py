@@ -37,11 +37,11 @@ from kvplan_app.notices import show_link_warnings
 from kvplan_app.state import current_inputs, page_link, set_page_link, update_inputs
 IMPORTED = "__imported__"
 
+# This page's own KV budget per GPU: an example figure to replace with the engine's (vLLM logs it as
+# "Available KV cache memory").
 OWN_KV_BUDGET_GIB = 40.0
-"""This page's own KV budget per GPU (an example figure to replace with the engine's: vLLM logs it as
-"Available KV cache memory")."""
+# This page's own context for a model whose maximum context is not known.
 OWN_CONTEXT_TOKENS = 128_000
-"""This page's own context for a model whose maximum context is not known."""
 
 
 def _own_defaults(model) -> dict:
@@ -421,14 +421,14 @@ with st.expander(t("How this is computed")):
         st.text(t("Capacity: {formula}.", formula=planner_message(cap.formula)))
 
 with st.expander(t("Sources")):
-    st.text(t("Model: {source}", source=model.source))
+    st.text(t("Model: {source}", source=planner_message(model.source)))
     for note in model.notes:
         st.text(planner_message(note))
     layout_formats = {g.kv_format.id: g.kv_format for g in model.layout(kv_format)}  # engine-internal ones too
     for fmt_id in sorted({g.kv_format for g in est.groups}):
         fmt = layout_formats.get(fmt_id) or FORMATS.get(fmt_id)
         st.text(t("Format {format}: {source}", format=fmt_id, source=fmt.source if fmt is not None else "—"))
-    st.text(t("Engine view and capacity: {source}", source=VLLM_SOURCE))
+    st.text(t("Engine view and capacity: {source}", source=planner_message(VLLM_SOURCE)))
     if model.config_report:
         # an st.table: its notes are sentences, wrapped rather than cut
         show_table(_shown_report(report_rows(model.config_report)), hide_index=True, static=True)

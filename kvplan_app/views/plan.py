@@ -494,6 +494,6 @@ with right:
     if (upload_message := st.session_state.pop("plan_upload_message", None)) is not None:
         kind, text = upload_message
         (st.success if kind == "success" else st.error)(escape_markdown(text))
-    st.caption(t("Source: {source}", source=model.source))
+    st.caption(t("Source: {source}", source=planner_message(model.source)))
     for note in model.notes:
         st.caption(planner_message(note))

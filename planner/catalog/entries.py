@@ -159,8 +159,8 @@ def _build(model_id: str, e: _Entry, state_format: KVFormat | None = None,
         total_params=e.total_params,
         weight_format=e.weight_format,
         source=(V41_SOURCE if model_id == "deepseek-v4.1-flash"
-                else f"config.json: planner/data/models/{e.config}.config.json (see SOURCES.md); "
-                     f"parameters: {e.params_source}"),
+                else msg("config.json: planner/data/models/{config}.config.json (see SOURCES.md); parameters: {params}",
+                         config=e.config, params=msg(e.params_source))),
         notes=e.notes,
         config_report=layout.report,
         layer_pattern=layout.layer_pattern,
