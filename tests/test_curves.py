@@ -58,7 +58,7 @@ def test_plan_chart_is_log_log_and_labels_the_plan():
     assert not fig.layout.annotations
     assert "this plan: 240 at 1,000,000 tokens" in _legend(fig)
     assert fig.layout.legend.y > 1  # above the plot: never over an axis
-    diamond = [t for t in fig.data if t.x and t.x[0] is not None and t.marker.symbol == "diamond"]
+    diamond = [t for t in fig.data if t.mode == "markers" and t.x[0] is not None and t.marker.symbol == "diamond"]
     assert len(diamond) == 1 and diamond[0].cliponaxis is False  # the diamond is never half clipped
 
 
