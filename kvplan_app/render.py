@@ -133,3 +133,27 @@ def show_table(data, where=None, *, column_config: dict | None = None, static: b
         draw = partial(where.dataframe, column_config=config)
     return draw(styled, **kwargs)
 
+
+
+def number_slider(where, label: str, lo: float, hi: float, *, step: float, key: str, decimals: int = 2, **kwargs):
+    """A slider over [lo, hi] in steps of ``step`` whose shown value is written in the page's language.
+
+    Streamlit's ``st.slider`` prints its value with a printf-style ``format`` in the browser ("0.50" whatever the
+    language). In English that slider is used unchanged; in another language an ``st.select_slider`` over the same
+    steps (plus the current value, which a link or a typed box may set off the steps) shows each value through
+    :func:`kvplan_app.i18n.localize_numbers` ("0,50"). The value is the same float either way.
+
+    Args:
+        where: ``st`` or a column.
+        decimals: digits after the decimal mark shown.
+        kwargs: passed on (``on_change``, ``args``, ``help``).
+    """
+    if language() == DEFAULT_LANGUAGE:
+        return where.slider(label, min_value=lo, max_value=hi, step=step, key=key, **kwargs)
+    count = int(round((hi - lo) / step))
+    options = {round(lo + i * step, 10) for i in range(count + 1)}
+    if st.session_state.get(key) is not None:
+        options.add(float(st.session_state[key]))
+    lang = language()
+    return where.select_slider(label, sorted(options), key=key,
+                               format_func=lambda v: localize_numbers(f"{v:.{decimals}f}", lang), **kwargs)

@@ -24,7 +24,7 @@ from kvplan_app.charts.frontier import (
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
 from planner.units import format_bytes, format_duration
-from kvplan_app.render import show_chart
+from kvplan_app.render import number_slider, show_chart
 from kvplan_app.i18n import language, num, t, tn, words
 from kvplan_app.link_models import FrontierLink
 from kvplan_app.notices import show_error
@@ -82,7 +82,8 @@ context_choices = sorted({*MAX_CONTEXT_CHOICES, int(st.session_state["frontier_m
 max_context = w2.select_slider(t("Longest context"), context_choices, key="frontier_max_context",
                                format_func=_tokens)
 w3, w4, w5 = st.columns([2, 2, 1.3])
-hit_rate = w3.slider(t("Prefix hit rate (context and rate figures)"), 0.0, 1.0, step=0.01, key="frontier_hit_rate")
+hit_rate = number_slider(w3, t("Prefix hit rate (context and rate figures)"), 0.0, 1.0, step=0.01,
+                         key="frontier_hit_rate")  # "0,50" in Spanish
 heat_choices = list(dict.fromkeys([*gpu_ids, inputs.gpu_id]))
 if st.session_state.get("frontier_heatmap_gpu") not in heat_choices:
     st.session_state["frontier_heatmap_gpu"] = heat_choices[0]

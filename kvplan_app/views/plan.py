@@ -28,7 +28,7 @@ from planner.units import GiB, format_bytes, format_duration, parse_tokens, to_g
 from planner.files.export import CSV_MIME, to_csv_bytes
 from planner.files.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
 from kvplan_app.uploads import file_uploader
-from kvplan_app.render import separators, show_chart, show_table
+from kvplan_app.render import number_slider, separators, show_chart, show_table
 from planner.messages import msg
 from kvplan_app.i18n import language, num, planner_message, t, tn, token_text
 from kvplan_app.link_models import plan_widget_reset_notes
@@ -265,8 +265,8 @@ def _hbm_caption(hbm_bytes: float) -> str:
             + " · " + t("hit rate 0 to 1: the share of each context already in the prefix cache."))
 
 
-hit_rate = s2.slider(t("Prefix hit rate"), min_value=0.0, max_value=1.0, step=0.01, key="plan_hit_rate",
-                     on_change=_slider_moved, args=("plan_hit_rate",))
+hit_rate = number_slider(s2, t("Prefix hit rate"), 0.0, 1.0, step=0.01, key="plan_hit_rate",  # "0,50" in Spanish
+                         on_change=_slider_moved, args=("plan_hit_rate",))
 s2n.number_input(t("Hit rate, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
                  key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
 hbm_slot = st.empty()  # filled with the plan's own HBM bytes once the plan is computed
@@ -276,8 +276,8 @@ alerts = st.container()  # a refused input, next to the inputs and above the ans
 headline = st.container()  # the answer, above the assumptions: filled once the plan is computed
 with st.expander(t("Parallelism, memory and throughput assumptions")):
     a1, a2, a3 = st.columns(3)
-    util = a1.slider(t("GPU memory utilization"), *widened("plan_gpu_memory_utilization", 0.05, 1.0), step=0.01,
-                     key="plan_gpu_memory_utilization")
+    util = number_slider(a1, t("GPU memory utilization"), *widened("plan_gpu_memory_utilization", 0.05, 1.0),
+                         step=0.01, key="plan_gpu_memory_utilization")
     reserve = a2.number_input(t("Runtime reserve per GPU (GiB)"), *widened("plan_reserve_gib", 0.0, 1024.0), step=0.5, format="%g",
                               key="plan_reserve_gib")
     catalog_weights = _model_or_none(model_id).weight_format
