@@ -76,7 +76,7 @@ from planner.engines.vllm_paging import (  # re-exported: the engine's settings 
     engine_layers,
     paging,
 )
-from planner.messages import msg
+from planner.messages import Figure, msg
 from planner.monotone import largest_fitting
 
 __all__ = [
@@ -347,14 +347,15 @@ def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | N
         num_blocks = budget // bytes_per_block
         page = p.types[0].page_size_bytes
         blocks_per_request = p.types[0].max_memory_blocks(m, s.max_num_batched_tokens)
-        how = f"{budget:,} // ({' + '.join(f'{t.layers} x {t.page_size_bytes:,}' for t in p.types)} B)"
+        # a Figure: written in English form here, its digits take the page's separators (one number, one style)
+        how = Figure(f"{budget:,} // ({' + '.join(f'{t.layers} x {t.page_size_bytes:,}' for t in p.types)} B)")
     else:
         page = p.types[0].page_size_bytes
         bytes_per_block = page * p.group_size
         num_blocks = budget // page // p.group_size
         blocks_per_request = sum(n * t.max_memory_blocks(m, s.max_num_batched_tokens)
                                  for t, n in zip(p.types, p.groups_per_type))
-        how = f"{budget:,} // {page:,} // {p.group_size}"
+        how = Figure(f"{budget:,} // {page:,} // {p.group_size}")
     max_tokens = num_blocks // p.num_kv_groups * min_block
     concurrency = num_blocks / blocks_per_request if blocks_per_request else 0.0
     needed = _needed_bytes(p, m, s.max_num_batched_tokens)
