@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from kvplan_app.charts.style import LEGEND_LABEL
 from kvplan_app.i18n import DEFAULT_LANGUAGE, language, localize_numbers
 
 SEPARATORS: dict[str, str] = {"en": ".,", "es": ",."}
@@ -50,6 +51,12 @@ def localized_figure(fig, lang: str):
             note.text = localize_numbers(note.text, lang)
     if out.layout.title.text:
         out.layout.title.text = localize_numbers(out.layout.title.text, lang)
+    for trace in out.data:  # labels written in the legend (kvplan_app.charts.style.legend_label), not data names
+        if trace.meta == LEGEND_LABEL and trace.name:
+            trace.name = localize_numbers(trace.name, lang)
+    for shape in out.layout.shapes:  # a marked line's name in the legend ("model maximum 4,096 tokens")
+        if shape.name and shape.showlegend:
+            shape.name = localize_numbers(shape.name, lang)
     out.for_each_xaxis(lambda axis: _localize_axis(axis, lang))
     out.for_each_yaxis(lambda axis: _localize_axis(axis, lang))
     return out

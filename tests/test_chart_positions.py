@@ -155,3 +155,16 @@ def test_gb_vs_context_log_axis_shows_the_smallest_model():
     assert 10 ** lo < 0.131 < 150 < 10 ** hi
     lo2, hi2 = fig.layout.yaxis2.range  # the GiB axis spans the same bytes
     assert math.isclose(10 ** lo2 * 2**30, 10 ** lo * 1e9, rel_tol=1e-9)
+
+
+def test_recommend_log_axis_under_two_decades_has_more_than_one_tick():
+    # rows from 200 to 2,000 GPUs: a decade-only log axis labels 1,000 alone; 1-2-5 ticks label 200, 500, 1,000, 2,000
+    from kvplan_app.charts.figures import recommend_figure
+
+    rec = pd.DataFrame({"accelerator": ["B200", "B200"], "total_gpus": [200, 2_000], "replicas": [25, 250],
+                        "gpus_per_replica": [8, 8], "kv_format": ["fp8", "fp8"], "attention": ["tp", "tp"],
+                        "headroom": [0.0, 0.02], "pareto": [True, False], "cost_per_hour": [None, None]})
+    fig = recommend_figure(rec)
+    assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.dtick == "D2"
+    lo, hi = fig.layout.xaxis.range
+    assert 10 ** lo < 200 and 2_000 < 10 ** hi

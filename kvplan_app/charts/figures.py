@@ -279,7 +279,11 @@ def recommend_figure(frame, *, by_cost: bool = False, tr=english) -> go.Figure:
     ys = [float(v) * 100 for v in data["headroom"] if v == v]
     xaxis = dict(title=tr("Cost per hour") if by_cost else tr("Total GPUs"))
     if log_x:
-        xaxis.update(type="log", **LOG_COUNT_TICKS)
+        # under two decades a decade-only axis shows one tick (1,000 for rows from 200 to 2,000 GPUs): 1-2-5 then;
+        # a little room each side keeps the end markers off the plot's edge (a log range is in log10 units)
+        lo, hi = float(np.log10(xs[0])), float(np.log10(xs[-1]))
+        xaxis.update(type="log", range=[lo - 0.05 * max(hi - lo, 1), hi + 0.05 * max(hi - lo, 1)],
+                     **(dict(LOG_COUNT_TICKS, dtick="D2") if hi - lo < 2 else LOG_COUNT_TICKS))
     elif xs:
         # a few distinct values (often one: every row needs 8 GPUs): a tick at each, and room on both sides so that
         # no marker sits on the axis' edge and the one tick is not alone at the corner

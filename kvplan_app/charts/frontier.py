@@ -212,9 +212,11 @@ def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = Non
         hovertemplate=tr("hit rate %{x:.2f}<br>%{y:,} tokens<br>%{customdata:,.2~f} sessions per GPU") + "<extra></extra>",
     )]
     fig = go.Figure(data=traces, layout=dict(
-        title=dict(text=tr("Sessions per GPU") + (f": {accelerator}" if accelerator else ""), font=dict(size=14)),
+        # the title at the figure's top, the legend (the plan's label) between it and the plot: neither covers the other
+        title=dict(text=tr("Sessions per GPU") + (f": {accelerator}" if accelerator else ""), font=dict(size=14),
+                   yref="container", y=0.98, yanchor="top"),
         xaxis=dict(title=tr("Prefix hit rate")), yaxis=dict(title=tr("Context (tokens)"), type="log", **LOG_TICKS),
-        margin=dict(l=10, r=10, t=40, b=10), legend=LEGEND_ABOVE,
+        margin=dict(l=10, r=10, t=75, b=10), legend=LEGEND_ABOVE,
     ))
     if plan_point is not None and len(table.index) and plan_point[1] > table.index.max():
         _beyond(fig, plan_point[1], tr)

@@ -22,11 +22,16 @@ LOG_COUNT_TICKS = dict(dtick=1, tickformat=",~r")
 """Log axes of counts and rates: one tick per decade written in full (0.1, 1, 10, 1,000), never "100m"."""
 
 
+LEGEND_LABEL = "kvplan-legend-label"
+"""``meta`` of a legend-only trace that carries a label (its numbers are localized with the page's language)."""
+
+
 def legend_label(fig: go.Figure, text: str, *, marker: dict | None = None, line: dict | None = None) -> go.Figure:
     """Write ``text`` in the legend (above the plot area), never on the plot: a label drawn on the plot sits on an
     axis or a curve at some size. ``marker`` / ``line``: the symbol the legend shows beside it. Returns ``fig``."""
     mode = "markers" if marker else "lines" if line else "markers"
     fig.add_trace(go.Scatter(x=[None], y=[None], mode=mode, name=text, showlegend=True, hoverinfo="skip", hovertemplate="",
+                             meta=LEGEND_LABEL,
                              marker=marker or dict(size=1, color="rgba(0,0,0,0)"), line=line or {}))
     fig.update_layout(showlegend=True)
     return fig
@@ -95,6 +100,7 @@ def mark_plan(fig: go.Figure, x: float, y: float | None, hover: str, label: str,
     """Add the plan's diamond and its label (below it on falling curves; or, with no point on the chart, say so)."""
     traces = _plan_trace(x, y, hover, tr("current plan"))
     for trace in traces:
+        trace.showlegend = False  # the legend names it once, with its label (label_plan)
         fig.add_trace(trace)
     if traces:
         label_plan(fig, x, y, label, x_log=log_x, y_log=log_y, x_range=x_range, below=below)

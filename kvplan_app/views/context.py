@@ -93,10 +93,9 @@ except PlanInputError as exc:
 marker = None
 if inputs.model_id in model_ids and inputs.context_tokens <= max_context:
     marker = (inputs.context_tokens, get_model(inputs.model_id).estimate(inputs.context_tokens, "native").kv_bytes)
-o1, o2 = st.columns(2)
-past_max = o1.checkbox(t("Draw each curve past its model's maximum context (dashed)"), key="context_past_max")
+past_max = st.checkbox(t("Draw each curve past its model's maximum context (dashed)"), key="context_past_max")
 st.session_state.setdefault("context_y_scale", "log")
-y_scale = o2.radio(t("GB axis"), ["log", "linear"], key="context_y_scale", horizontal=True,
+y_scale = st.radio(t("GB axis"), ["log", "linear"], key="context_y_scale", horizontal=True,
                    format_func=lambda s: t("logarithmic") if s == "log" else t("linear"),
                    help=t("Logarithmic (the default): every model's curve shows its shape, even one a thousand times "
                           "smaller than another. Linear: distances in GB are in proportion, and a small model lies "
