@@ -218,16 +218,15 @@ origin = st.session_state.get("model_origin")
 if origin is not None:  # the inputs below came from the Plan page: say so, and offer this page's own
     o_model, o_gpu, o_gpus, o_context, o_tp, o_budget = origin
     o_gpu_name = GPUS[o_gpu].name if o_gpu in GPUS else t("a custom accelerator")
-    note = num(t("These inputs start from the Plan page: TP {tp} (its GPUs per replica: {gpus}), context {tokens} "
-                 "tokens, and a KV budget of {gib} GiB per GPU, the usable KV of {plan_model} on {gpu}.", tp=o_tp,
-                 gpus=o_gpus, tokens=f"{o_context:,}", gib=f"{o_budget:g}", plan_model=model_label(o_model),
-                 gpu=o_gpu_name))
+    note = t("These inputs start from the Plan page: TP {tp} (its GPUs per replica: {gpus}), context {tokens} "
+             "tokens, and a KV budget of {gib} GiB per GPU, the usable KV of {plan_model} on {gpu}.", tp=o_tp,
+             gpus=o_gpus, tokens=num(f"{o_context:,}"), gib=num(f"{o_budget:g}"), plan_model=model_label(o_model),
+             gpu=o_gpu_name)  # numbers localized one by one: a model name ("Llama 3.1 70B") is not a number
     if o_model != model.id:
         note += " " + t("That budget is what {plan_model}'s weights leave, not {model}'s.",
                         plan_model=model_label(o_model), model=model.name)
-    n1, n2 = st.columns([3, 1])
-    n1.info(escape_markdown(note))
-    n2.button(t("Use this page's own defaults"), key="model_own_defaults", on_click=_use_own_defaults,
+    st.info(escape_markdown(note))
+    st.button(t("Use this page's own defaults"), key="model_own_defaults", on_click=_use_own_defaults,
               help=num(t("Native KV format, TP 1, PP 1, the model's maximum context (else {tokens} tokens) and a KV "
                          "budget of {gib} GiB per GPU (an example: type your engine's figure).",
                          tokens=f"{OWN_CONTEXT_TOKENS:,}", gib=f"{OWN_KV_BUDGET_GIB:g}")))
@@ -369,7 +368,10 @@ try:
                    "blocks_per_layer": t("Blocks/layer"), "theory_bytes": t("Theory (B)"),
                    "engine_bytes": t("vLLM (B)"), "reason": t("Why")}
         # an st.table: eleven columns and a sentence per row wrap at 1280 px instead of scrolling out of view
-        show_table(engine_table.assign(name=engine_table["name"].map(words), reason=[
+        kinds = {"full": t("full attention"), "sliding": t("sliding window"), "chunked": t("chunked local attention"),
+                 "mamba": t("Mamba state")}  # vLLM's page kinds, in words
+        show_table(engine_table.assign(name=engine_table["name"].map(words),
+                                       kind=engine_table["kind"].map(lambda k: kinds.get(k, k)), reason=[
             planner_message(group_names_in_words(kind.reason)) for kind in tve.types]).rename(columns=headers),
             hide_index=True, static=True)
 except PlanInputError as exc:
