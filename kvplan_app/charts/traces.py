@@ -20,7 +20,13 @@ from planner.traces.binning import coarser_minutes, envelope, log_histogram
 from planner.plan.result import format_sessions
 from planner.units import GB, GiB, format_bytes, format_number
 
-_TOP_MARGIN = {"t": 90}
+_TOP_MARGIN = {"t": 100}
+
+
+def _top_title(text: str) -> dict:
+    """A title at the figure's top edge: the legend (above the plot) then fits between it and the plot, even on
+    two rows in a half-width column, instead of covering the title."""
+    return dict(text=text, yref="container", y=0.985, yanchor="top")
 """Room for a title and a legend row above the plot."""
 _BLOCK_COLOR = "#636EFA"
 _TOKEN_COLOR = "#EF553B"
@@ -81,7 +87,7 @@ def capacity_curve_figure(curve: pd.DataFrame, *, usable_kv_bytes: float | None 
             lo, hi = min(lo, usable_kv_bytes / GB), max(hi, usable_kv_bytes / GB)
         ticks = _nice_ticks(lo, hi)
         xaxis.update(tickvals=ticks, ticktext=[_gb_gib_ticktext(t) for t in ticks])
-    fig.update_layout(title=tr(title), xaxis=xaxis, yaxis={"title": tr("Hit rate"), "tickformat": ".0%", "range": [0, 1]},
+    fig.update_layout(title=_top_title(tr(title)), xaxis=xaxis, yaxis={"title": tr("Hit rate"), "tickformat": ".0%", "range": [0, 1]},
                       legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     if has_bytes and usable_kv_bytes is not None and usable_kv_bytes > 0:
         # The label sits high on the line's left: the curves rise with capacity, so above them left of the line
@@ -117,7 +123,7 @@ def ttl_curve_figure(ttl_df: pd.DataFrame, *, title: str = "Prefix-cache hit rat
     if plan_label in labels:
         mark_x(fig, labels.index(plan_label), log_x=False, text=tr("this plan: {ttl}").format(ttl=plan_label),
                line_dash="dash", line_color="#444")
-    fig.update_layout(title=tr(title), xaxis={"title": tr("TTL (entries unused this long expire)"), "type": "category"},
+    fig.update_layout(title=_top_title(tr(title)), xaxis={"title": tr("TTL (entries unused this long expire)"), "type": "category"},
                       yaxis={"title": tr("Hit rate"), "tickformat": ".0%", "range": [0, 1]},
                       legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     return fig
@@ -143,7 +149,7 @@ def concurrency_figure(conc: Concurrency, *, title: str = "Concurrent requests, 
         mark_y(fig, plan_sessions, tr("one replica of this plan ({gpus} GPUs): {sessions} sessions").format(
             gpus=f"{plan_gpus_per_replica:,}", sessions=format_sessions(plan_sessions)), line_dash="dash",
             line_color="#444")
-    fig.update_layout(title=tr(title), xaxis={"title": tr("Time since first arrival (min)")},
+    fig.update_layout(title=_top_title(tr(title)), xaxis={"title": tr("Time since first arrival (min)")},
                       yaxis={"title": tr("requests in flight")}, legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     return fig
 
@@ -177,7 +183,7 @@ def cache_bytes_figure(timeline: pd.DataFrame, *, capacity_bytes: float | None =
     if has_bytes and capacity_bytes is not None and math.isfinite(capacity_bytes):
         mark_y(fig, capacity_bytes / GB, tr("this plan's usable KV") + f": {format_bytes(capacity_bytes)}",
                line_dash="dash")
-    fig.update_layout(title=tr(title), xaxis={"title": tr("time since first arrival (min)")}, yaxis={"title": ytitle},
+    fig.update_layout(title=_top_title(tr(title)), xaxis={"title": tr("time since first arrival (min)")}, yaxis={"title": ytitle},
                       legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     return fig
 
@@ -206,7 +212,7 @@ def arrivals_figure(per_minute: pd.DataFrame, *, title: str = "Arrivals per minu
     if plan_requests_per_min is not None and math.isfinite(plan_requests_per_min):
         mark_y(fig, plan_requests_per_min * k, plan_text.format(rate=f"{plan_requests_per_min * k:,.4g}"),
                line_dash="dash", line_color="#444")
-    fig.update_layout(title=title, xaxis={"title": tr("minute since first arrival")}, yaxis={"title": y_title},
+    fig.update_layout(title=_top_title(title), xaxis={"title": tr("minute since first arrival")}, yaxis={"title": y_title},
                       legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     return fig
 
@@ -231,7 +237,7 @@ def lengths_figure(input_tokens: np.ndarray, output_tokens: np.ndarray, *,
                              hovertemplate=tr("%{customdata[0]:,.0f} to %{customdata[1]:,.0f} tokens: %{y:,} requests")
                                            + "<extra>%{fullData.name}</extra>"))
     ticks = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]
-    fig.update_layout(title=tr(title), barmode="overlay",
+    fig.update_layout(title=_top_title(tr(title)), barmode="overlay",
                       xaxis={"title": tr("Tokens per request (log scale)"), "tickvals": np.log10(ticks).tolist(),
                              "ticktext": [f"{t:,}" for t in ticks]},
                       yaxis={"title": tr("Requests")}, legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
@@ -272,7 +278,7 @@ def fleet_figure(table: pd.DataFrame, *, title: str = "Token hit rate vs replica
     if plan_hit_rate is not None:
         mark_y(fig, plan_hit_rate * 100, tr("this plan's hit rate: {hit_rate}").format(hit_rate=f"{plan_hit_rate:.2f}"),
                line_dash="dash", line_color="#444")
-    fig.update_layout(title=tr(title), xaxis_title=tr("Replicas (each with the cache size)"),
+    fig.update_layout(title=_top_title(tr(title)), xaxis_title=tr("Replicas (each with the cache size)"),
                       yaxis_title=tr("Token hit rate (%)"), legend_title=tr("routing"), hovermode="closest",
                       legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     fig.update_xaxes(type="log", dtick=math.log10(2), tickformat="d")
