@@ -367,3 +367,26 @@ def test_gb_vs_context_scale_choice_in_spanish():
     assert at.radio(key="context_y_scale").options == ["logarítmico", "lineal"]
     assert any("Eje de GB: logarítmico" in c.value for c in at.caption)
     _assert_spanish(at)
+
+
+def test_an_imported_config_goes_to_the_plan_in_spanish():
+    """A pasted config.json used on the plan pages: 'subido: config.json pegado' in the Plan page's model choice, the
+    sidebar's warning that a link cannot carry it, all in Spanish."""
+    config = ('{"model_type": "llama", "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, '
+              '"hidden_size": 4096, "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}')
+
+    def send(at):
+        at.session_state["model_source"] = "Import config.json"
+        at.run()
+        at.text_area(key="model_config_text").set_value(config).run()
+        at.number_input(key="model_weights_gib").set_value(15.0).run()
+        at.button(key="model_use_on_plan").click().run()
+
+    at = _open({}, "model", send)
+    assert any("subido: config.json pegado" in s.value.replace("\\", "") for s in at.success)
+    _assert_spanish(at)
+    at.switch_page("kvplan_app/views/plan.py").run()
+    assert not at.exception, at.exception
+    assert "subido: config.json pegado" in at.selectbox(key="plan_model_id").options
+    assert any("no puede llevar el config" in w.value for w in at.sidebar.warning)
+    _assert_spanish(at)

@@ -153,7 +153,7 @@ else:
     pasted = c2.text_area(t("…or paste it"), key="model_config_text", height=150,
                           placeholder='{"num_hidden_layers": 32, "num_attention_heads": 32, ...}')
     text = None
-    name = "pasted config.json"
+    name = t("pasted config.json")  # the name a pasted config goes by, in the page's language
     if upload is not None:
         text = upload.getvalue()[: MAX_CONFIG_BYTES + 1]
         name = upload.name
@@ -195,7 +195,7 @@ def _use_on_plan(imported) -> None:
 if source != "Catalog" and model.id.startswith(UPLOADED_PREFIX):
     with st.container(border=True):
         st.markdown(t("**Use {name} on the Plan, Frontier and Recommend pages**", name=escape_markdown(model.name)))
-        u1, u2 = st.columns([1, 1])
+        u1, u2 = st.columns([1, 1], vertical_alignment="bottom")
         st.session_state.setdefault("model_weights_gib", 0.0)
         u1.number_input(t("Weights of one replica (GiB)"), min_value=0.0, max_value=1_000_000.0, step=1.0,
                         format="%g", key="model_weights_gib",
