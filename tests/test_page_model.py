@@ -197,3 +197,13 @@ def test_imported_config_goes_to_plan_frontier_and_recommend():
     at.switch_page("kvplan_app/views/recommend.py").run()
     assert not at.exception, at.exception
     assert any("uploaded: pasted config.json" in c.value for c in at.caption)
+
+
+def test_a_link_naming_an_uploaded_config_is_refused_elsewhere():
+    # a fresh session has no upload: the link's model is refused with a warning naming it, the default is shown
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.query_params["model"] = "uploaded-0123456789ab"
+    at.run()
+    assert not at.exception, at.exception
+    assert any("uploaded-0123456789ab" in w.value.replace("\\", "") for w in at.warning)
+    assert at.selectbox(key="plan_model_id").value == "deepseek-v4.1-flash"
