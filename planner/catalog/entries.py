@@ -22,7 +22,7 @@ from planner.errors import PlanInputError
 from planner.kv.formats import KVFormat, get_format
 from planner.kv.models import ModelSpec
 from planner.units import GB, MiB
-from planner.messages import msg
+from planner.messages import Message, msg
 
 # ---------------------------------------------------------------------------
 # Models
@@ -160,7 +160,8 @@ def _build(model_id: str, e: _Entry, state_format: KVFormat | None = None,
         weight_format=e.weight_format,
         source=(V41_SOURCE if model_id == "deepseek-v4.1-flash"
                 else msg("config.json: planner/data/models/{config}.config.json (see SOURCES.md); parameters: {params}",
-                         config=e.config, params=msg(e.params_source))),
+                         # the citation is catalog data, translated like the notes (a catalogue entry of its own)
+                         config=e.config, params=Message(e.params_source))),
         notes=e.notes,
         config_report=layout.report,
         layer_pattern=layout.layer_pattern,
