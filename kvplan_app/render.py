@@ -156,7 +156,7 @@ def number_slider(where, label: str, lo: float, hi: float, *, step: float, key: 
         kwargs: passed on (``on_change``, ``args``, ``help``).
     """
     if language() == DEFAULT_LANGUAGE:
-        return where.slider(label, min_value=lo, max_value=hi, step=step, key=key, **kwargs)
+        return where.slider(label, min_value=lo, max_value=hi, step=step, key=key, format=f"%.{decimals}f", **kwargs)
     count = int(round((hi - lo) / step))
     options = {round(lo + i * step, 10) for i in range(count + 1)}
     if st.session_state.get(key) is not None:

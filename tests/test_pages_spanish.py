@@ -341,6 +341,8 @@ def test_sliders_write_their_values_in_spanish():
     hit = at.select_slider(key="plan_hit_rate")
     assert hit.value == 0.5 and "0,50" in hit.options and "0.50" not in hit.options
     assert at.select_slider(key="plan_gpu_memory_utilization").value == 0.9
+    # H200: nvidia-smi's 143,771 MiB = 140.4 GiB, shown '140,4' (the slider's own value read '140.4')
+    assert "140,4" in at.select_slider(key="plan_hbm_gib").options
     at.select_slider(key="plan_hit_rate").set_value(0.6).run()
     assert not at.exception and at.session_state["plan_hit_rate"] == 0.6
     assert "0,50" in _open({"hit": "0.5"}, "frontier").select_slider(key="frontier_hit_rate").options

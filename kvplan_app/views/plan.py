@@ -246,8 +246,8 @@ kv_format = c6.selectbox(t("KV format"), [NATIVE, *FORMATS], key="plan_kv_format
 # HBM slider over this GPU's range (whole GiB; a custom size 1 to 1,024 GiB), the typed box for any exact value.
 hbm_slider_max = float(max(math.ceil(device_gib), 2)) if gpu_id in GPUS or user_acc else 1024.0
 s1, s1n, s2, s2n = st.columns([2.6, 1.2, 2.6, 1.2])
-hbm_gib = s1.slider(t("HBM per GPU (GiB)"), *widened("plan_hbm_gib", 1.0, hbm_slider_max), step=0.1, key="plan_hbm_gib",
-                    format="%.1f", on_change=_slider_moved, args=("plan_hbm_gib",))
+hbm_gib = number_slider(s1, t("HBM per GPU (GiB)"), *widened("plan_hbm_gib", 1.0, hbm_slider_max), step=0.1,
+                        key="plan_hbm_gib", decimals=1, on_change=_slider_moved, args=("plan_hbm_gib",))
 s1n.number_input(t("HBM (GiB), typed"), min_value=0.1, max_value=MAX_HBM_GIB, step=1.0, format="%.1f",
                  key="plan_hbm_gib_typed", on_change=_typed, args=("plan_hbm_gib",))
 hbm_set = (gpu_id not in GPUS and user_acc is None) or bool(st.session_state.get("plan_hbm_set"))
