@@ -476,3 +476,13 @@ def test_gemma3_4b_hybrid_groups_and_concurrency_kvcached_215():
     assert _row(rec, "padding layers").status == "match"
     assert _row(rec, "GPU KV cache size / max_model_len").status == "engine formula"
     assert not rec.refusals
+
+
+def test_weights_in_gb_cause_quotes_what_a_v1_log_printed():
+    # vllm-project/vllm#12569: a V1 log (vllm/v1/worker/gpu_model_runner.py:848) prints "Loading model weights took
+    # 67.7229 GB", bytes / 2**30 as in V0's model runner: the cause names the printed figure, never "V0"
+    rec = reconcile(_log("vllm-12569-llama-3.1-70b-w8a8.txt"), get_model("llama-3.1-70b"))
+    weights = [c for c in rec.causes if "printed the weights" in c]
+    assert weights == ["vLLM printed the weights as '67.7229 GB': its model runner's load_model divides bytes by "
+                       "2**30, so the figure is GiB labelled GB."]
+    assert not [c for c in rec.causes if "V0" in c]
