@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-KV_ARGS = ["kv", "--model", "deepseek-v4.1-flash", "--context", "1M"]
+KV_ARGS = ["kv", "--model", "deepseek-v4.1-flash", "--context", "1m"]
 
 
 def kvplan_command() -> list[str]:

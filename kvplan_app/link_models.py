@@ -8,8 +8,9 @@ widget keys (:func:`plan_widget_keys`) live here too, beside its link keys.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field as dc_field
-from typing import Any, Callable, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -47,6 +48,8 @@ QUERY_KEYS: dict[str, str] = {
     "context_tokens": "ctx",
     "output_tokens": "out",
     "hit_rate": "hit",
+    "shared_prefix": "shared",
+    "figures_measured_at_tokens": "measured_at",
     "kv_format": "fmt",
     "state_in_hbm": "state_hbm",
     "decode_tokens_per_s": "dtps",
@@ -148,6 +151,10 @@ class ModelLink(BaseModel):
     context_tokens: int | None = Field(None, ge=1, le=10**9)
 
 
+def _bad_degree(text: str) -> int:
+    raise PlanInputError("gpus_per_replica", text, msg("whole numbers in [1, 1,024]"))
+
+
 def _model_id(text: str) -> str:
     return get_model(text).id
 
@@ -243,6 +250,97 @@ class TracesLink(BaseModel):
         return v
 
 
+def _items(v):
+    """A comma-separated link value as a tuple of stripped items (a sequence stays a tuple)."""
+    if isinstance(v, str):
+        return tuple(x.strip() for x in v.split(",") if x.strip())
+    return tuple(v)
+
+
+RECOMMEND_TRACE_SOURCES = ("plan", "conversation", "synthetic")
+"""Where the Recommend page takes its hit rate: the plan's, or a bundled sample trace measured per configuration."""
+_PRICE_ITEM = re.compile(r"[A-Za-z0-9._-]{1,64}=[0-9]+(?:\.[0-9]+)?")
+
+
+class RecommendLink(BaseModel):
+    """The Recommend page's link: its full inputs, so that the link reproduces the search after a restart.
+
+    Every field None: not in the link (the page's default). Ids are checked against the catalog (an id of the
+    plan's own accelerator is kept too, the page drops one it does not offer)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["sessions", "requests_per_s"] | None = None
+    target: float | None = Field(None, gt=0, le=1e12, allow_inf_nan=False)
+    headroom: float | None = Field(None, ge=0, le=10, allow_inf_nan=False)
+    attention: tuple[str, ...] | None = None
+    kv_formats: tuple[str, ...] | None = None
+    gpus: tuple[str, ...] | None = None
+    gpus_per_replica: tuple[int, ...] | None = None
+    weight_formats: tuple[str, ...] | None = None
+    hit_source: str | None = None
+    scale_throughput: bool | None = None
+    prices: tuple[str, ...] | None = None
+
+    @field_validator("attention", "kv_formats", "gpus", "gpus_per_replica", "weight_formats", "prices",
+                     mode="before")
+    @classmethod
+    def _split(cls, v):
+        return v if v is None else _items(v)
+
+    @field_validator("attention")
+    @classmethod
+    def _modes(cls, v):
+        if v is not None and any(a not in ("tp", "dp") for a in v):
+            raise ValueError(msg("tp, dp or both, comma-separated"))
+        return v
+
+    @field_validator("kv_formats")
+    @classmethod
+    def _formats(cls, v):
+        if v is not None:
+            for f in v:
+                _kv_format(f)
+        return v
+
+    @field_validator("gpus")
+    @classmethod
+    def _ids(cls, v):
+        if v is not None and any(not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", g) for g in v):
+            raise ValueError(msg("accelerator ids from kvplan gpus, comma-separated"))
+        return v
+
+    @field_validator("gpus_per_replica")
+    @classmethod
+    def _degrees(cls, v):
+        if v is not None and any(not 1 <= g <= 1024 for g in v):
+            raise ValueError(msg("whole numbers in [1, 1,024]"))
+        return v
+
+    @field_validator("weight_formats")
+    @classmethod
+    def _weights(cls, v):
+        from planner.kv.models import WEIGHT_BYTES_PER_PARAM
+
+        if v is not None and any(w != "catalog" and w not in WEIGHT_BYTES_PER_PARAM for w in v):
+            raise ValueError(msg("one of {choices}", choices=", ".join(["catalog", *WEIGHT_BYTES_PER_PARAM])))
+        return v
+
+    @field_validator("hit_source")
+    @classmethod
+    def _source(cls, v):
+        if v is not None and v not in RECOMMEND_TRACE_SOURCES:
+            raise ValueError(msg("one of {choices}", choices=", ".join(RECOMMEND_TRACE_SOURCES)))
+        return v
+
+    @field_validator("prices")
+    @classmethod
+    def _prices(cls, v):
+        if v is not None and any(not _PRICE_ITEM.fullmatch(p) for p in v):
+            raise ValueError(msg("id=price pairs with a finite price >= 0 per GPU-hour"))
+        return v
+
+
 class AppLink(BaseModel):
     """What every page shares beyond the plan: the language (None: English, the default, left out of links)."""
 
@@ -331,6 +429,12 @@ LINKS: dict[str, LinkSpec] = {
                                                     "heatmap_gpu": "fheat", "scale_throughput": "fscale"},
                          parsers={"gpus": _gpu_ids}),
     "traces": LinkSpec("traces", TracesLink, {"sample": "t_sample", "ttl_s": "t_ttl"}, write_none=frozenset({"ttl_s"})),
+    "recommend": LinkSpec("recommend", RecommendLink, {
+        "kind": "r_kind", "target": "r_target", "headroom": "r_head", "attention": "r_attn", "kv_formats": "r_kv",
+        "gpus": "r_gpus", "gpus_per_replica": "r_gprs", "weight_formats": "r_wfmt", "hit_source": "r_hit",
+        "scale_throughput": "r_scale", "prices": "r_prices"},
+        parsers={"gpus_per_replica": lambda text: tuple(int(x) if x.strip().isascii() and x.strip().isdigit()
+                                                        else _bad_degree(x) for x in text.split(",") if x.strip())}),
     "app": LinkSpec("app", AppLink, {"lang": "lang"}),
 }
 """Page -> its link parameters (the plan's first). Every key of every page is known wherever a link is opened:

@@ -209,15 +209,32 @@ def inputs_from_query(params: Mapping[str, Any], extra_keys: frozenset[str] | se
         yield one warning naming them; a measured figure bound to another model, format or GPU is dropped with
         one warning (:func:`planner.plan.rebase`). The inputs always make a plan.
 
-    A link without ``attn`` gets the default, tensor-parallel attention.
+    A link without ``attn`` gets the default, tensor-parallel attention. A link with ``hit`` and no ``shared``
+    was written when one hit rate meant a prefix shared by every session (it set memory): its ``hit`` is read
+    as both the shared prefix and the hit rate, so it still gives the sessions it gave, with one notice.
     """
     values, warnings = single_values(params)
     mine = {k: v for k, v in values.items() if k in FIELDS_BY_KEY}
+    hit_key, shared_key = QUERY_KEYS["hit_rate"], QUERY_KEYS["shared_prefix"]
+    if hit_key in mine and shared_key not in mine and _fraction(mine[hit_key]):
+        mine[shared_key] = mine[hit_key]
+        warnings.append(msg("This link was written before the shared prefix was an input of its own: its hit rate "
+                            "{hit} is read as the shared prefix too (the same sessions as before); time to first "
+                            "token and request rate now include the prefill of the prompt tokens the cache misses.",
+                            hit=shown(mine[hit_key])))
     if not ignore_unknown:
         warnings += unknown_warning([k for k in values if k not in FIELDS_BY_KEY and k not in extra_keys])
     inputs, more = decode(PLAN_LINK, mine)
     inputs, notices = rebase(inputs)
     return inputs, warnings + more + notices
+
+
+def _fraction(text: str) -> bool:
+    """``text`` is a number in [0, 1] (an old link's hit rate worth carrying over; a bad one only warns once)."""
+    try:
+        return 0.0 <= float(text) <= 1.0
+    except ValueError:
+        return False
 
 
 def decode(spec: LinkSpec, params: Mapping[str, str], accepted: set[str] | None = None) -> tuple[Any, list[str]]:

@@ -39,6 +39,11 @@ RESULT_TTL_S = 600.0
 """A result nobody asked for this long is computed again when next needed."""
 CANCEL_GRACE_S = 10.0
 """A running job nobody waits on is cancelled after this long."""
+TOKENIZER_FILE = "tokenizer.json"
+TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
+METRICS_FILE = "metrics.prom"
+EXTRA_FILES = (TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, METRICS_FILE)
+"""Names of the files an upload's job may get beside it (in one owner-only folder)."""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -53,7 +58,11 @@ class TraceAnalysis:
         kv_bytes_per_token, typical_context_tokens, capacity_blocks, block_bytes, saturation_blocks: sizing.
         hits, unlimited: ``planner.traces.HitRates`` at the usable KV and unlimited, at the TTL.
         curve: the capacity curve (``planner.traces.CURVE_COLUMNS``), for its CSV.
+        sharing: ``planner.traces.sharing.SharingMeasure`` (the shared prefix beside the hit rate), or None when
+            the trace cannot be measured that way (hash-sampled, too large); sharing_note says why.
         fleet: the fleet table (``planner.traces.FLEET_COLUMNS``), or None when no replicas or routing were asked.
+        eviction_policy: the cache's policy id (``planner.traces.policy``).
+        engine_counters: ``planner.traces.kv_events.EngineCounters`` of an uploaded metrics snapshot, or None.
         figures: name -> plotly figure (lengths, arrivals, concurrency; curve, ttl_curve, cache_bytes, fleet).
     """
 
@@ -78,6 +87,10 @@ class TraceAnalysis:
     unlimited: Any = None
     curve: pd.DataFrame | None = None
     fleet: pd.DataFrame | None = None
+    sharing: Any = None
+    sharing_note: str = ""
+    eviction_policy: str = "vllm"
+    engine_counters: Any = None
 
 
 def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_tokens: int, name: str,
@@ -87,6 +100,8 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
                   plan_requests_per_min: float | None = None, plan_sessions: float | None = None,
                   plan_gpus_per_replica: int = 1,
                   plan_hit_rate: float | None = None, lang: str = "en", eviction_policy: str = "vllm",
+                  kind: str = "trace", tokenizer_path: str | None = None, metrics_path: str | None = None,
+                  max_refs: int | None = None,
                   progress: Callable[[str, float], None] | None = None) -> TraceAnalysis:
     """Read and replay one trace (in a worker; see the module docstring). ``sample`` names a bundled trace,
     else ``path`` holds the upload (read with ``fmt``, ``block_tokens`` for generic JSONL). The fleet
@@ -94,12 +109,17 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
     (context per session, request rate per GPU per minute, sessions per GPU, prefix hit rate) mark the plan on
     every chart; ``eviction_policy`` is the cache's (``planner.traces.policy``); chart text is in ``lang`` (the page's language, from the same catalogue as the page). ``path``: the
     upload's temporary file (:func:`shared_analysis` writes it; read here under the trace size cap).
+    ``kind``: what the upload holds, as the CLI reads it: ``trace`` (``read_trace``), ``prompts``
+    (``planner.traces.prompts.read_prompts`` with ``tokenizer_path``, a ``tokenizer.json`` written beside the
+    uploaded ``tokenizer_config.json`` when there is one; ``block_tokens`` is the engine's) or ``kv-events``
+    (``planner.traces.kv_events.read_kv_events``; ``metrics_path``, when uploaded, gives the engine's
+    counters). ``max_refs``: the upload's reference limit for the last two (the reader stops past it).
 
     Raises:
         PlanInputError: the trace is unreadable, or the model has no KV figure at its typical context.
     """
     from planner.traces import (
-        DEFAULT_TTLS_S, arrivals_per_minute, blocks_for_bytes, capacity_curve, concurrency, default_capacities,
+        MAX_TRACE_BYTES, DEFAULT_TTLS_S, arrivals_per_minute, blocks_for_bytes, capacity_curve, concurrency, default_capacities,
         fleet_table, kv_bytes_per_token_for, load_sample, read_trace, replay, reuse_profile, summarize, ttl_curve,
         typical_context_tokens,
     )
@@ -109,6 +129,7 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
     )
 
     from kvplan_app.i18n import translator
+    from planner.traces.policy import POLICY_ENGINES
 
     tr = translator(lang)
 
@@ -119,8 +140,33 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
         return lambda f, label: progress(label, lo + (hi - lo) * min(max(f, 0.0), 1.0))
 
     reading = step("reading the trace", 0.0, 0.3)
+    counters = None
     if sample is not None:
         trace = load_sample(sample)
+    elif kind == "prompts":
+        from planner.errors import PlanInputError
+        from planner.traces.prompts import read_prompts
+
+        try:
+            trace = read_prompts(path, tokenizer=tokenizer_path, block_tokens=block_tokens,
+                                 name=name or "uploaded prompts", max_bytes=MAX_TRACE_BYTES, max_refs=max_refs,
+                                 progress=reading)
+        except PlanInputError as exc:   # name the uploaded file, never the server's temporary copy
+            folder = (tokenizer_path or "")[:-len(TOKENIZER_FILE)]   # the private folder of the job's files
+            if folder and isinstance(exc.value, str) and exc.value.startswith(folder):
+                raise PlanInputError(exc.field, exc.value[len(folder):], exc.allowed) from None
+            raise
+    elif kind == "kv-events":
+        from planner.errors import PlanInputError
+        from planner.traces.kv_events import read_kv_events, read_prefix_cache_counters
+
+        if metrics_path is not None:
+            try:
+                counters = read_prefix_cache_counters(metrics_path)
+            except PlanInputError as exc:   # name the uploaded snapshot, never the server's temporary copy
+                raise PlanInputError(exc.field, "metrics snapshot", exc.allowed) from None
+        trace = read_kv_events(path, name=name or "uploaded KV events", max_bytes=MAX_TRACE_BYTES, max_refs=max_refs,
+                               progress=reading)
     else:
         trace = read_trace(path, format=None if fmt == "detect" else fmt,   # streamed, under MAX_TRACE_BYTES
                            block_tokens=block_tokens if fmt in ("detect", "jsonl") else None,
@@ -136,7 +182,8 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
                   num_malformed=trace.malformed.num_malformed, malformed_summary=trace.malformed.summary(),
                   notes=tuple(trace.notes), source=trace.source, summary=summarize(trace),
                   has_prefix_hashes=trace.has_prefix_hashes, peak_concurrent_requests=conc.peak_concurrent_requests,
-                  mean_concurrent_requests=conc.mean_concurrent_requests, figures=figures)
+                  mean_concurrent_requests=conc.mean_concurrent_requests, figures=figures,
+                  eviction_policy=eviction_policy, engine_counters=counters)
     if not trace.has_prefix_hashes:
         return TraceAnalysis(**common)
 
@@ -149,10 +196,12 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
     curve = capacity_curve(profile, caps, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token)
     figures["curve"] = capacity_curve_figure(curve, usable_kv_bytes=capacity_blocks * block_bytes,
                                              usable_label=tr("this plan's usable KV on {gpu}").format(gpu=gpu_name),
-                                             title=tr("Hit rate vs cache capacity (TTL: {ttl})").format(ttl=ttl_label),
+                                             title=tr("Hit rate vs cache capacity (TTL: {ttl}; eviction: {policy})").format(
+                                                 ttl=ttl_label, policy=POLICY_ENGINES[eviction_policy]),
                                              tr=tr)
     figures["ttl_curve"] = ttl_curve_figure(ttl_curve(profile, DEFAULT_TTLS_S, capacity_blocks=capacity_blocks),
-                                            title="Hit rate vs TTL at the usable KV", tr=tr,
+                                            title=tr("Hit rate vs TTL at the usable KV (eviction: {policy})").format(
+                                                policy=POLICY_ENGINES[eviction_policy]), tr=tr,
                                             plan_ttl_s=float("inf") if ttl_s is None else ttl_s)
     timeline = replay(trace, capacity_blocks=capacity_blocks, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token,
                       progress=step("replay", 0.6, 0.8), eviction_policy=eviction_policy).timeline
@@ -163,7 +212,16 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
                                ttl_s=ttl_s, progress=step("fleet of replicas", 0.8, 1.0),
                                eviction_policy=eviction_policy)
         figures["fleet"] = fleet_figure(fleet, plan_hit_rate=plan_hit_rate, tr=tr)
-    return TraceAnalysis(**common, kv_bytes_per_token=kv_per_token, typical_context_tokens=typical,
+    from planner.errors import PlanInputError
+    from planner.traces.sharing import measure_sharing
+
+    sharing, sharing_note = None, ""
+    try:
+        sharing = measure_sharing(trace)
+    except PlanInputError as exc:
+        sharing_note = str(exc)
+    return TraceAnalysis(**common, sharing=sharing, sharing_note=sharing_note,
+                         kv_bytes_per_token=kv_per_token, typical_context_tokens=typical,
                          capacity_blocks=capacity_blocks, block_bytes=block_bytes,
                          saturation_blocks=profile.saturation_blocks, hits=profile.hits(capacity_blocks, ttl_s),
                          unlimited=profile.hits(None, ttl_s), curve=curve, fleet=fleet)
@@ -234,30 +292,50 @@ def remove_spooled(path: str, _future=None) -> None:
         pass
 
 
-def _submit(pool, kwargs: dict, upload, owner: str | None = None):
+def _submit(pool, kwargs: dict, upload, owner: str | None = None, extra: dict[str, bytes] | None = None):
     if upload is None:
         return pool.submit(analyze_trace, kwargs, with_progress=True, owner=owner)
-    from planner.traces.budget import check_upload_cost
+    from planner.traces.budget import check_upload_cost, upload_refs_limit
 
     # what the job would cost, from the file's metadata: refused here, before a worker is taken
-    check_upload_cost(upload, name=kwargs.get("name") or None, memory_bytes=pool.settings.memory_bytes)
-    path = spool_upload(upload)
+    kind = kwargs.get("kind", "trace")
+    cost = check_upload_cost(upload, name=kwargs.get("name") or None, memory_bytes=pool.settings.memory_bytes,
+                             prompt_block_tokens=kwargs["block_tokens"] if kind == "prompts" else None,
+                             count_refs=kind != "kv-events")
+    from planner.traces.sources import write_private_files
+
+    path = spool_upload(upload)   # the upload, and the files its job reads beside it (tokenizer, metrics)
+    folder = None
     try:
-        job = pool.submit(analyze_trace, {**kwargs, "path": path}, with_progress=True, owner=owner)
+        folder, paths = write_private_files(spool_dir(), extra, SPOOL_CHUNK_BYTES) if extra else (None, {})
+        job = pool.submit(analyze_trace, {**kwargs, "path": path, "tokenizer_path": paths.get(TOKENIZER_FILE),
+                                          "metrics_path": paths.get(METRICS_FILE),
+                                          "max_refs": upload_refs_limit(cost, pool.settings.memory_bytes)},
+                          with_progress=True, owner=owner)
     except BaseException:
         remove_spooled(path)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
         raise
-    job.future.add_done_callback(lambda future: remove_spooled(path))
+
+    def cleanup(future):
+        remove_spooled(path)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    job.future.add_done_callback(cleanup)
     return job
 
 
-def shared_analysis(key: tuple, kwargs: dict, *, upload=None,
+def shared_analysis(key: tuple, kwargs: dict, *, upload=None, extra: dict[str, bytes] | None = None,
                     on_update: Callable[[float, str, int], None] | None = None, pool=None,
                     owner: str | None = None) -> TraceAnalysis:
     """:func:`analyze_trace` (``kwargs``) in the server's pool, shared by ``key`` (module docstring). ``upload``:
     the uploaded trace's bytes, written to a file for the job only when no job for ``key`` runs or is cached,
     and only when its rows and references fit (``planner.traces.budget.check_upload_cost``). ``owner``: the
-    browser session asking (``kvplan_app.jobs.session_owner``), held to its share of the pool.
+    browser session asking (``kvplan_app.jobs.session_owner``), held to its share of the pool. ``extra``: files
+    the upload's job reads beside it (a tokenizer, its config, a metrics snapshot; :data:`EXTRA_FILES` names ->
+    bytes), written with it into one folder and deleted with it; ``key`` must include their digests.
 
     Raises:
         JobError, JobsBusyError: from ``kvplan_app.jobs``; PlanInputError: over the upload limits, or from the job.
@@ -271,7 +349,7 @@ def shared_analysis(key: tuple, kwargs: dict, *, upload=None,
             del _RESULTS[k]
         entry = _RESULTS.get(key)
         if entry is None:
-            entry = _Entry(job=_submit(pool, kwargs, upload, owner), waiters=0, used=now)
+            entry = _Entry(job=_submit(pool, kwargs, upload, owner, extra), waiters=0, used=now)
             _RESULTS[key] = entry
         _RESULTS.move_to_end(key)
         entry.waiters += 1

@@ -20,6 +20,8 @@ from planner.engines.logs import MAX_LOG_BYTES
 from planner.probe.result import MAX_RESULT_FILE_BYTES
 from planner.traces import MAX_TRACE_BYTES
 from planner.traces.curvefile import MAX_CURVE_FILE_BYTES
+from planner.traces.kv_events import MAX_METRICS_BYTES
+from planner.traces.prompts import MAX_TOKENIZER_BYTES, MAX_TOKENIZER_CONFIG_BYTES
 from planner.units import MB, cdiv
 
 
@@ -44,8 +46,12 @@ def _mb(limit_bytes: int) -> int:
 UPLOADS: dict[str, Upload] = {
     "plan_upload_json": Upload(1, ("json",)),  # plan files: planner.files.planfile.MAX_PLAN_FILE_BYTES = 64 KiB
     "model_config_file": Upload(_mb(MAX_CONFIG_BYTES), ("json",)),
+    "plan_config_file": Upload(_mb(MAX_CONFIG_BYTES), ("json",)),
     "traces_upload": Upload(_mb(MAX_TRACE_BYTES), ("jsonl", "json", "csv", "parquet", "gz", "zst"), server_limit=True),
     "traces_curve_upload": Upload(_mb(MAX_CURVE_FILE_BYTES), ("json",)),
+    "traces_tokenizer_upload": Upload(_mb(MAX_TOKENIZER_BYTES), ("json",)),
+    "traces_tokenizer_config_upload": Upload(_mb(MAX_TOKENIZER_CONFIG_BYTES), ("json",)),
+    "traces_metrics_upload": Upload(_mb(MAX_METRICS_BYTES), ("txt", "prom")),
     "reconcile_file_a": Upload(_mb(MAX_LOG_BYTES), ("txt", "log")),
     "reconcile_file_b": Upload(_mb(MAX_LOG_BYTES), ("txt", "log")),
     "reconcile_config_file": Upload(_mb(MAX_CONFIG_BYTES), ("json",)),

@@ -1,7 +1,10 @@
 """Frontiers: sessions per GPU and request rate over accelerators x contexts x hit rates, vectorized.
 
 One call evaluates the plan at every point of a grid (accelerators on axis
-0, context lengths on axis 1, prefix hit rates on axis 2) with the same code
+0, context lengths on axis 1, prefix hit rates on axis 2; the base plan's
+``shared_prefix`` throughout, so sessions do not change along the hit-rate
+axis: a hit rate saves prefill work and time to first token, never memory)
+with the same code
 as the scalar :func:`planner.plan.plan`: :func:`planner.plan.core.evaluate`
 over numpy arrays, never a Python loop per point. The grid keeps every other
 input of the base plan, measured figures included: a measured KV bytes per
@@ -156,14 +159,14 @@ def parse_accelerators(text: str, user: Mapping[str, UserAccelerator] | None = N
 
 
 def parse_contexts(text: str) -> np.ndarray:
-    """Context lengths from "128k,1M,1e6" (sorted, unique).
+    """Context lengths from "128k,1m,1e6" (sorted, unique; suffixes as :func:`planner.units.parse_tokens`).
 
     Raises:
         PlanInputError: empty, or a length outside [1, MAX_CONTEXT_TOKENS].
     """
     values = [parse_tokens(x, field="contexts", maximum=MAX_CONTEXT_TOKENS) for x in str(text).split(",") if x.strip()]
     if not values:
-        raise PlanInputError("contexts", text, msg("a comma-separated list of token counts (e.g. 128k,1M)"))
+        raise PlanInputError("contexts", text, msg("a comma-separated list of token counts (e.g. 128k,1m)"))
     return np.unique(np.array(values, dtype=np.int64))
 
 
@@ -380,7 +383,7 @@ def frontier_grid(
                 prefill[i] = base.prefill_tokens_per_s * (g.bf16_dense_flops / ref.bf16_dense_flops)
     hw = hardware_arrays(hardware, decode, prefill, shape=(len(accs), 1, 1))
 
-    a = evaluate(base, model, fmt, hw, ctx[None, :, None], hits[None, None, :])
+    a = evaluate(base, model, fmt, hw, ctx[None, :, None], base.shared_prefix, hits[None, None, :])
     shape = (len(accs), ctx.size, hits.size)
 
     def full(x: np.ndarray) -> np.ndarray:

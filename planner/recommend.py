@@ -15,16 +15,25 @@ Target, for a whole deployment of identical replicas:
   replica x the plan's request rate per GPU (decode throughput and Little's law
   at ``session_decode_tokens_per_s``).
 
-Replicas = ceil(target / capacity of one replica); total GPUs = replicas x GPUs
-per replica; cost per hour = total GPUs x the accelerator's price per
-GPU-hour (when given). Rows rank by total GPUs, then cost, then headroom
-(capacity / target - 1). The Pareto front keeps the rows no other row beats on
+A **headroom target** ``h`` (default :data:`DEFAULT_HEADROOM`, 20 %) asks for
+``required = target x (1 + h)``: replicas = ceil(required / capacity of one
+replica), so every row, the top one included, has at least that headroom
+(capacity / target - 1 >= h). Total GPUs = replicas x GPUs per replica; cost
+per hour = total GPUs x the accelerator's price per GPU-hour (when given).
+Rows rank by total GPUs, then cost, then headroom.
+
+Each checked row states its assumptions in words (``assumptions``: hit rate,
+shared prefix, attention parallelism, KV and weight formats) and carries the
+**no-sharing answer** beside it: the same configuration with no shared prefix
+(``shared_prefix = 0``), its replicas and total GPUs for the same required
+capacity (``replicas_no_sharing``, ``total_gpus_no_sharing``; empty when not
+one session fits). The Pareto front keeps the rows no other row beats on
 both GPUs (or cost) and headroom.
 
 Every returned row is verified by the scalar plan (:func:`planner.plan.plan`
 on that row's inputs gives the same sessions per replica and rate) and checked to
 be minimal: one GPU fewer (total - 1) leaves at most ``replicas - 1`` whole
-replicas, whose capacity is below the target; the row says so with the figure.
+replicas, whose capacity is below the required capacity; the row says so with the figure.
 
 Attention parallelism (``tp`` or ``dp``) and the figures per replica come from
 the plan itself (:mod:`planner.plan`): under ``tp`` a replica's GPUs split
@@ -65,13 +74,18 @@ MAX_CONFIGS = 200_000
 """Largest search accepted (accelerators x GPUs per replica x KV formats x weight formats)."""
 MAX_TARGET = 1e12
 MAX_REPLICAS = 10**9
+DEFAULT_HEADROOM = 0.2
+"""Headroom asked of every row by default: capacity at least 1.2 x the target."""
+MAX_HEADROOM = 10.0
+"""Largest headroom target accepted (capacity 11 x the target)."""
 
 COLUMNS: tuple[str, ...] = (
     "rank", "accelerator", "gpu_id", "gpus_per_replica", "attention", "kv_format", "weight_format", "hit_rate",
-    "replicas",
+    "shared_prefix", "replicas",
     "total_gpus", "sessions_per_replica", "sessions_per_gpu", "request_rate_per_gpu", "decode_tokens_per_s",
-    "prefill_tokens_per_s", "capacity", "target", "headroom",
-    "price_per_gpu_hour", "cost_per_hour", "pareto", "verified", "one_fewer",
+    "prefill_tokens_per_s", "capacity", "target", "required", "headroom",
+    "price_per_gpu_hour", "cost_per_hour", "pareto", "verified", "one_fewer", "assumptions",
+    "replicas_no_sharing", "total_gpus_no_sharing",
 )
 """Column contract of :attr:`Recommendation.frame` (capacity and target in the target's unit)."""
 
@@ -121,6 +135,7 @@ class Recommendation:
 
     target_kind: str
     target: float
+    headroom: float
     frame: pd.DataFrame
     inputs: tuple[PlanInputs, ...]
     searched: int
@@ -151,6 +166,7 @@ def recommend(
     verify: int | None = None,
     hit_rate_curve: HitRateCurve | None = None,
     scale_throughput: bool = False,
+    headroom: float = DEFAULT_HEADROOM,
 ) -> Recommendation:
     """Search configurations meeting ``target`` and rank them (fewest GPUs, then cost, then headroom).
 
@@ -168,12 +184,19 @@ def recommend(
         scale_throughput: scale the base plan's decode throughput by HBM bandwidth and its prefill
             throughput by dense BF16 FLOP/s per accelerator, relative to ``base``'s accelerator (as the
             frontier does); the row's inputs carry the scaled figures.
+        headroom: the headroom every row must have, a fraction in [0, :data:`MAX_HEADROOM`]: capacity at
+            least ``target x (1 + headroom)``.
 
     Raises:
         PlanInputError: a bad target, an empty axis, an out-of-range value, a search over
             :data:`MAX_CONFIGS`, or a row the scalar plan contradicts.
     """
     target = _check_target(target_kind, target)
+    if isinstance(headroom, bool) or not isinstance(headroom, (int, float)) or not math.isfinite(headroom) \
+            or not 0 <= headroom <= MAX_HEADROOM:
+        raise PlanInputError("headroom", headroom, msg("a fraction in [0, {most:g}] (0.2 = 20 %)", most=MAX_HEADROOM))
+    headroom = float(headroom)
+    required = target * (1.0 + headroom)
     gprs = sorted({int(g) for g in gpus_per_replica})
     if not gprs or gprs[0] < 1 or gprs[-1] > 1024:
         raise PlanInputError("gpus_per_replica", list(gpus_per_replica)[:5], msg("whole numbers in [1, 1,024]"))
@@ -213,16 +236,18 @@ def recommend(
                     except PlanInputError:
                         infeasible += len(accelerators)  # a format this model cannot take
                         continue
-                    parts.append(_rows(grid, pick, target_kind, target, g, mode, fmt, wfmt, price))
+                    parts.append(_rows(grid, pick, target_kind, required, g, mode, fmt, wfmt, price))
                     infeasible += len(accelerators) - len(parts[-1]["acc_index"])
     frame = pd.DataFrame({k: np.concatenate([p[k] for p in parts]) for k in parts[0]}) if parts else pd.DataFrame()
     if not frame.empty:
         frame.insert(1, "accelerator", np.array(names, dtype=object)[frame["acc_index"].to_numpy()])
         frame.insert(2, "gpu_id", np.array(ids, dtype=object)[frame["acc_index"].to_numpy()])
     if frame.empty:
-        return Recommendation(target_kind, target, pd.DataFrame(columns=list(COLUMNS)), (), n_configs,
+        return Recommendation(target_kind, target, headroom, pd.DataFrame(columns=list(COLUMNS)), (), n_configs,
                               infeasible, refused)
     frame["target"] = target
+    frame["required"] = required
+    frame["shared_prefix"] = base.shared_prefix
     frame["headroom"] = frame["capacity"] / target - 1.0
     frame["cost_per_hour"] = frame["total_gpus"] * frame["price_per_gpu_hour"]
     frame = frame.sort_values(["total_gpus", "cost_per_hour", "headroom"], ascending=[True, True, False],
@@ -232,8 +257,41 @@ def recommend(
                                   else frame["total_gpus"].to_numpy(dtype=np.float64), frame["headroom"].to_numpy())
     shown = len(frame) if verify is None else min(int(verify), len(frame))
     inputs = tuple(_row_inputs(base, accelerators[int(r.acc_index)], r) for r in frame.head(shown).itertuples())
-    frame["verified"], frame["one_fewer"] = _verify(frame, inputs, target_kind, target)
-    return Recommendation(target_kind, target, frame[list(COLUMNS)], inputs, n_configs, infeasible, refused)
+    frame["verified"], frame["one_fewer"] = _verify(frame, inputs, target_kind, required)
+    frame["assumptions"] = pd.Series([assumptions(i) for i in inputs] + [""] * (len(frame) - len(inputs)),
+                                     index=frame.index, dtype=object)
+    no_sharing = [_no_sharing(i, target_kind, required) for i in inputs] + [(None, None)] * (len(frame) - len(inputs))
+    frame["replicas_no_sharing"] = pd.array([r for r, _ in no_sharing], dtype="Int64")
+    frame["total_gpus_no_sharing"] = pd.array([g for _, g in no_sharing], dtype="Int64")
+    return Recommendation(target_kind, target, headroom, frame[list(COLUMNS)], inputs, n_configs, infeasible,
+                          refused)
+
+
+def assumptions(inputs: PlanInputs) -> str:
+    """What a row assumes, in words: hit rate, shared prefix, attention parallelism, KV and weight formats."""
+    attention = (msg("tensor-parallel attention (each session's KV heads split over the replica's {tp} GPUs)",
+                     tp=inputs.gpus_per_replica) if inputs.attention_parallelism == "tp" else
+                 msg("data-parallel attention (each GPU holds whole sessions; SGLang --enable-dp-attention)"))
+    return msg("hit rate {hit} (prefill and time to first token); shared prefix {shared} of the context, {tokens} "
+               "tokens stored once per KV domain; {attention}; KV format {kv}; weights {weights}",
+               hit=Figure(f"{inputs.hit_rate:g}"), shared=Figure(f"{inputs.shared_prefix:g}"),
+               tokens=Figure(f"{math.floor(inputs.shared_prefix * inputs.context_tokens):,}"), attention=attention,
+               kv=inputs.kv_format, weights=inputs.weight_format or msg("the catalogue's"))
+
+
+def _no_sharing(inputs: PlanInputs, kind: str, required: float) -> tuple[int | None, int | None]:
+    """Replicas and total GPUs of the same configuration with no shared prefix (None: not one session fits)."""
+    r = plan(inputs.model_copy(update={"shared_prefix": 0.0}))
+    per_replica = float(r.sessions_per_replica) if kind == "sessions" else \
+        float(r.request_rate_per_s or 0.0) * inputs.gpus_per_replica
+    if not per_replica > 0:
+        return None, None
+    replicas = math.ceil(required / per_replica)
+    if replicas * per_replica < required:
+        replicas += 1
+    if replicas > MAX_REPLICAS:
+        return None, None
+    return replicas, replicas * inputs.gpus_per_replica
 
 
 def _on_the_curve(grid, step: PlanInputs, accelerators, model, curve: HitRateCurve, scale: bool):

@@ -101,38 +101,60 @@ def format_bytes(num_bytes: float) -> str:
     return f"{format_number(to_gb(num_bytes))} GB ({format_number(to_gib(num_bytes))} GiB)"
 
 
-_TOKEN_SUFFIXES = {"k": 10**3, "m": 10**6, "g": 10**9}
+DECIMAL_SUFFIXES = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+"""Lower-case suffixes: powers of 1,000 (vLLM ``human_readable_int``: ``32k`` = 32,000)."""
+BINARY_SUFFIXES = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+"""Upper-case suffixes: powers of 1,024 (vLLM ``human_readable_int``: ``32K`` = 32,768), whole numbers only."""
+_TOKEN_SUFFIXES = {**DECIMAL_SUFFIXES, **BINARY_SUFFIXES}
+_SUFFIXED = re.compile(r"([0-9]+(?:\.[0-9]+)?)([kmgtKMGT])")
+"""A count with a suffix, as vLLM's ``human_readable_int`` reads it: digits, an optional decimal part, one letter."""
 _GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+")
 """An integer with thousands commas: 1,500,000 (commas only here, so 1,5M is never read as 15M)."""
 _SPACED = re.compile(r"[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+")
 """An integer grouped by spaces (the SI and RAE style: 1 500 000; a no-break or narrow no-break space too)."""
 _DOT_THOUSANDS = re.compile(r"[0-9]{1,3}(?:\.[0-9]{3})+")
 """128.000 or 1.000.000: a thousands separator in Spanish and German, a decimal point in English: refused."""
-_PLAIN = re.compile(r"(?:[0-9]+(?:_[0-9]+)*(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[kKmMgG]?")
-"""A decimal figure with optional underscores between digits, exponent and k/M/G suffix: 1.5M, 1_500_000, 1e6."""
+_PLAIN = re.compile(r"(?:[0-9]+(?:_[0-9]+)*(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A decimal figure with optional underscores between digits and an exponent: 1_500_000, 1e6, 1.5e6."""
 MAX_TOKEN_TEXT_CHARS = 40
 """Longest token-count text read (a longer one is refused before parsing)."""
 
 
 MIN_CONTEXT_TOKENS = 1
 """Shortest context accepted anywhere (plan, frontier, ``kvplan kv``): one token."""
+MIN_TOKENS_PER_S = 0.001
+"""Slowest decode or prefill speed accepted, tokens/s (one token in 1,000 s).
+
+A speed is a divisor of seconds: a denormal such as 5e-324 tokens/s would turn
+one replayed token into infinite seconds (and 0 x inf into NaN), so speeds are
+bounded below as well as above."""
 MAX_CONTEXT_TOKENS = 100_000_000
 """Largest context accepted anywhere (1e8 tokens; the longest published window is 1e7)."""
 
 
 def parse_tokens(text: str, *, field: str = "context_tokens", minimum: int = 1, maximum: int = 10**8,
                  noun: str = "tokens") -> int:
-    """A token count typed by a person: "1000000", "1,000,000", "1_000_000", "1e6", "128k", "1.5M".
+    """A token count typed by a person: "1000000", "1,000,000", "1_000_000", "1e6", "128k", "32K", "1.5m".
 
-    Suffixes are decimal (k = 10**3, M = 10**6, G = 10**9), as token counts are. Commas are thousands
+    Suffixes are read as vLLM reads ``--max-model-len`` (vLLM ``vllm/utils/argparse_utils.py``, function
+    ``human_readable_int``, formerly in ``vllm/engine/arg_utils.py``): lower case is decimal (``k`` 10**3,
+    ``m`` 10**6, ``g`` 10**9, ``t`` 10**12), upper case is binary (``K`` 2**10, ``M`` 2**20, ``G`` 2**30,
+    ``T`` 2**40), so ``32k`` is 32,000 and ``32K`` is 32,768, ``1m`` is 1,000,000 and ``1M`` is 1,048,576.
+    A suffix follows digits with an optional decimal part (``25.6k``); a decimal part with a binary suffix
+    is refused, as vLLM refuses it (``1.5K``), and so is anything else vLLM's pattern does not take before a
+    suffix (``.5k``, ``1e3k``, ``1,000k``). kvplan's arithmetic is exact (``Decimal``) and a count that is
+    not whole is refused (``1.0005k``), where vLLM truncates ``float(number) * 1000``. Without a suffix
+    kvplan also reads forms vLLM does not (``1e6``, ``1,000,000``), never differently. Commas are thousands
     separators only in a whole number written in groups of three (``1,500,000``); any other comma is
     ambiguous (``1,5M`` is 1.5M in much of Europe, 15M with the commas dropped) and refused. Spaces group
     thousands too (``1 500 000``, the SI style). A dot is a decimal point, and a dot before exactly three digits
     with no suffix (``128.000``, ``1.000.000``) is refused: in Spanish it groups thousands.
     Underscores go between digits, as in Python (``1_500_000``). Arithmetic is exact (``Decimal``).
 
-    >>> parse_tokens("128k"), parse_tokens("1.5M"), parse_tokens("1e6"), parse_tokens("1,500,000")
+    >>> parse_tokens("128k"), parse_tokens("1.5m"), parse_tokens("1e6"), parse_tokens("1,500,000")
     (128000, 1500000, 1000000, 1500000)
+    >>> parse_tokens("32k"), parse_tokens("32K"), parse_tokens("1M"), parse_tokens("25.6k")
+    (32000, 32768, 1048576, 25600)
     >>> parse_tokens("1 500 000")
     1500000
 
@@ -144,7 +166,7 @@ def parse_tokens(text: str, *, field: str = "context_tokens", minimum: int = 1, 
     """
     from planner.errors import PlanInputError
 
-    examples = "131072, 131,072, 128k, 1.5M, 1e6" if noun == "tokens" else "64, 1,000, 1k, 1e3"
+    examples = "131072, 131,072, 128k, 128K, 1.5m, 1e6" if noun == "tokens" else "64, 1,000, 1k, 1e3"
     from planner.messages import msg
 
     template = ("a whole number of tokens in [{minimum:,}, {maximum:,}] (e.g. {examples}; a comma only between groups "
@@ -168,9 +190,15 @@ def parse_tokens(text: str, *, field: str = "context_tokens", minimum: int = 1, 
         raw = raw.replace(",", "")
     elif _SPACED.fullmatch(raw):
         raw = re.sub(r"[ \u00a0\u202f]", "", raw)
+    elif (suffixed := _SUFFIXED.fullmatch(raw)) is not None:
+        raw, letter = suffixed.groups()
+        scale = _TOKEN_SUFFIXES[letter]
+        if letter in BINARY_SUFFIXES and "." in raw:
+            raise PlanInputError(field, text, msg("a whole number before a binary suffix ({letter} = {scale:,}), as "
+                                                  "vLLM reads it; for a decimal count use the decimal suffix: "
+                                                  "{decimal}", letter=letter, scale=scale,
+                                                  decimal=raw + letter.lower()))
     elif _PLAIN.fullmatch(raw):
-        if raw[-1].lower() in _TOKEN_SUFFIXES:
-            scale, raw = _TOKEN_SUFFIXES[raw[-1].lower()], raw[:-1]
         raw = raw.replace("_", "")
     else:
         raise PlanInputError(field, text, allowed)

@@ -37,7 +37,8 @@ token_texts = lambda: st.one_of(  # noqa: E731
     st.sampled_from(TOKEN_SPECIALS),
     st.text(alphabet="0123456789,._eEkKmMgG+- ", min_size=1, max_size=14),
 )
-_SUFFIX = {"k": 10**3, "m": 10**6, "g": 10**9}
+_SUFFIX = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+"""vLLM ``human_readable_int`` (vllm/utils/argparse_utils.py): lower case decimal, upper case binary."""
 _GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+")
 _DIGIT_UNDERSCORES = re.compile(r"[0-9]+(?:_[0-9]+)*")
 _SPACED = re.compile(r"[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+")
@@ -61,8 +62,11 @@ def check_token_text(text: str) -> None:
         assert _GROUPED.fullmatch(raw), f"{text!r} has a comma outside groups of three and was read as {value:,}"
         assert value == int(raw.replace(",", ""))
     else:
-        scale = _SUFFIX.get(raw[-1].lower(), 1)
+        scale = _SUFFIX.get(raw[-1], 1)
         number = raw[:-1] if scale != 1 else raw
+        if scale != 1:  # vLLM's pattern before a suffix: digits, an optional decimal part (whole before K, M, G, T)
+            assert re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", number), f"{text!r}: not vLLM's form before a suffix"
+            assert raw[-1].islower() or "." not in number, f"{text!r}: a decimal before a binary suffix"
         mantissa = re.split(r"[eE.]", number)[0]
         assert not mantissa or _DIGIT_UNDERSCORES.fullmatch(mantissa), f"{text!r}: underscores not between digits"
         assert Fraction(number.replace("_", "")) * scale == value, (text, value)

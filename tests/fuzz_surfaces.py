@@ -137,11 +137,12 @@ TEXT_CHOICES = {
     "model_id": MODEL_IDS, "gpu_id": [*GPUS, "custom"], "kv_format": [NATIVE, *FORMATS],
     "weight_format": [None, *WEIGHT_BYTES_PER_PARAM], "host_link": [AUTO, *HOST_LINKS],
     "ssd_link": [AUTO, *SSD_LINKS], "pause_distribution": ["exponential", "fixed"],
-    "attention_parallelism": ["tp", "dp"], "measured_kv_model_id": [None, *MODEL_IDS],
+    "attention_parallelism": ["tp", "dp"], "engine": [None, "vllm", "sglang"], "measured_kv_model_id": [None, *MODEL_IDS],
     "measured_kv_format": [None, NATIVE, *FORMATS], "measured_usable_kv_gpu_id": [None, *GPUS, "custom"],
     "measured_usable_kv_weights": [None, "deepseek-v4.1-flash catalog weights / 8 GPUs", "0.0 GiB / 1 GPUs"],
     "accelerator": [None, "id:h20~name:NVIDIA H20~mem:102625181696~bw:4000~tf:148~hl:64~price:1.8",
                     "id:tiny~name:t~mem:1~bw:0.001~tf:0.001", "id:x~name:y~mem:1e9~bw:1~tf:1"],
+    "engine": [None, "vllm", "sglang"], "engine_version": [None, "0.19.0", "0.18.0"],
 }
 
 

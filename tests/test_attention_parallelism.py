@@ -14,7 +14,7 @@ from planner.errors import PlanInputError
 
 def _llama70b(mode: str):
     return plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, context_tokens=128_000,
-                            hit_rate=0, attention_parallelism=mode))
+                            hit_rate=1, shared_prefix=0, attention_parallelism=mode))  # no sharing, no prefill
 
 
 def test_llama_70b_on_4_h100_at_128k_tensor_parallel():
@@ -46,7 +46,7 @@ def test_llama_70b_on_4_h100_at_128k_data_parallel_names_tp():
 
 def _v3(mode: str):
     return plan(make_inputs(model_id="deepseek-v3", gpu_id="h200", gpus_per_replica=8, context_tokens=128_000,
-                            hit_rate=0, attention_parallelism=mode))
+                            hit_rate=0, shared_prefix=0, attention_parallelism=mode))
 
 
 def test_deepseek_v3_mla_latent_is_replicated_under_tp():
@@ -69,10 +69,10 @@ def test_pipeline_parallel_splits_layers_in_both_modes():
     # Llama 3.1 70B, 4 GPUs as TP 2 x PP 2: 40 layers per stage.
     # tp: max(1, 8 // 2) = 4 heads: 40 x 4 x 256 x 2 = 81,920 B/token per GPU; dp: TP 1, 40 x 8 x 256 x 2 = 163,840
     tp = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, pipeline_parallel_size=2,
-                          context_tokens=128_000, hit_rate=0))
+                          context_tokens=128_000, hit_rate=0, shared_prefix=0))
     assert tp.kv_bytes_per_token == 81_920 and tp.sessions_per_replica == 3  # the same split as TP 4
     dp = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, pipeline_parallel_size=2,
-                          context_tokens=128_000, hit_rate=0, attention_parallelism="dp"))
+                          context_tokens=128_000, hit_rate=0, shared_prefix=0, attention_parallelism="dp"))
     # one pipeline of 2 GPUs holds 129,000 x 163,840 = 21,135,360,000 B per GPU: floor(39,521,245,337 / that) = 1
     # per pipeline; 2 pipelines per replica -> 2 per replica, 2 / 4 = 0.5 per GPU
     assert dp.kv_bytes_per_token == 163_840 and dp.per_session_bytes == 21_135_360_000
@@ -99,8 +99,8 @@ def test_a_measured_bytes_per_token_is_refused_where_tp_splits_heads():
                          measured_kv_bytes_per_token=327_680))
     # under dp, or for an MLA latent that TP replicates, it applies as measured
     d = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, context_tokens=128_000,
-                         hit_rate=0, attention_parallelism="dp", measured_kv_bytes_per_token=327_680))
+                         hit_rate=0, shared_prefix=0, attention_parallelism="dp", measured_kv_bytes_per_token=327_680))
     assert d.kv_source == "measured" and d.per_session_bytes == 42_270_720_000  # 129,000 x 327,680
     m = plan(make_inputs(model_id="deepseek-v3", gpu_id="h200", gpus_per_replica=8, context_tokens=128_000,
-                         hit_rate=0, measured_kv_bytes_per_token=70_272))
+                         hit_rate=0, shared_prefix=0, measured_kv_bytes_per_token=70_272))
     assert m.kv_source == "measured" and m.per_session_bytes == 9_065_088_000 and m.sessions_per_replica == 5

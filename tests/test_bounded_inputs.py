@@ -118,15 +118,16 @@ def test_a_config_over_its_cap_is_refused_from_the_cli(tmp_path):
 
 
 @pytest.mark.parametrize("text,tokens", [
-    ("1.5M", 1_500_000), ("1,500,000", 1_500_000), ("1_500_000", 1_500_000), ("128k", 128_000),
-    ("1e6", 1_000_000), ("131072", 131_072), ("1,000", 1_000), (" 2M ", 2_000_000), ("100,000,000", 100_000_000),
+    ("1.5m", 1_500_000), ("1,500,000", 1_500_000), ("1_500_000", 1_500_000), ("128k", 128_000),
+    ("1e6", 1_000_000), ("131072", 131_072), ("1,000", 1_000), (" 2m ", 2_000_000), ("100,000,000", 100_000_000),
 ])
 def test_token_counts_people_type(text, tokens):
     assert parse_tokens(text) == tokens
 
 
 @pytest.mark.parametrize("text", ["1,5M", "1,5", "15,00,000", "1,0000", ",100", "100,", "1__000", "_100", "1_k",
-                                  "1,500.5k", "1.5,000", "1e6,000", "1,000e3", "1,5k"])
+                                  "1,500.5k", "1.5,000", "1e6,000", "1,000e3", "1,5k", "1.5M", "1.5K", ".5k",
+                                  "1e3k", "5.k"])
 def test_ambiguous_token_counts_are_refused(text):
     with pytest.raises(PlanInputError, match="context_tokens"):
         parse_tokens(text)
@@ -171,7 +172,7 @@ def test_schema_version_must_be_the_integer_1(version):
 
 def test_duplicate_keys_are_refused():
     text = dump_plan_file(make_inputs())
-    dup_top = text.replace('"schema_version": 1,', '"schema_version": 1, "schema_version": 1,', 1)
+    dup_top = text.replace('"schema_version": 2,', '"schema_version": 2, "schema_version": 2,', 1)
     with pytest.raises(PlanInputError, match="plan file: .*schema_version.*once"):
         load_plan_file(dup_top)
     dup_inner = text.replace('"hit_rate": ', '"hit_rate": 0.1, "hit_rate": ', 1)
@@ -180,7 +181,7 @@ def test_duplicate_keys_are_refused():
 
 
 def test_a_strict_plan_file_still_round_trips():
-    inputs = make_inputs(hbm_gib=80.5, context_tokens=131_072, state_in_hbm=True, hit_rate=0.5)
+    inputs = make_inputs(hbm_gib=80.5, context_tokens=131_072, state_in_hbm=True, hit_rate=0.5, shared_prefix=0.5)
     assert load_plan_file(dump_plan_file(inputs)).inputs == inputs
 
 
@@ -247,7 +248,7 @@ def _small_grid():
     from planner.frontier import frontier_grid, parse_accelerators
 
     # 2 accelerators x 5 contexts x 3 hit rates = 30 rows; no output tokens makes some rates undefined (null)
-    return frontier_grid(make_inputs(output_tokens=0, gpu_id="h200", context_tokens=1000, hit_rate=0.0),
+    return frontier_grid(make_inputs(output_tokens=0, gpu_id="h200", context_tokens=1000, hit_rate=0.0, shared_prefix=0.0),
                          parse_accelerators("h200,custom:64"),
                          [1000, 2000, 4000, 8000, 16000], [0.0, 0.5, 0.9])
 
@@ -271,7 +272,7 @@ def test_cli_csv_in_chunks_is_the_export_bytes_of_the_whole_grid(monkeypatch, ca
     monkeypatch.setattr(planner.frontier, "FRAME_CHUNK_ROWS", 4)  # 30 rows -> 8 chunks
     argv = ["frontier", "--gpus", "h200,custom:64", "--contexts", "1000,2000,4000,8000,16000",
             "--hit-rates", "0,0.5,0.9", "--output-tokens", "0", "--csv", "-",
-            "--gpu", "h200", "--context", "1000", "--hit-rate", "0"]  # the plan's own point is on the grid
+            "--gpu", "h200", "--context", "1000", "--hit-rate", "0", "--shared-prefix", "0"]  # the plan's own point is on the grid
     assert main(argv) == 0
     assert capfdbinary.readouterr().out == to_csv_bytes(_small_grid().frame())
 
@@ -285,7 +286,7 @@ def test_cli_json_in_chunks_parses_and_holds_every_row(monkeypatch, capsys):
     monkeypatch.setattr(planner.frontier, "FRAME_CHUNK_ROWS", 4)
     argv = ["frontier", "--gpus", "h200,custom:64", "--contexts", "1000,2000,4000,8000,16000",
             "--hit-rates", "0,0.5,0.9", "--output-tokens", "0", "--json",
-            "--gpu", "h200", "--context", "1000", "--hit-rate", "0"]
+            "--gpu", "h200", "--context", "1000", "--hit-rate", "0", "--shared-prefix", "0"]
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out, parse_constant=lambda c: pytest.fail(c))
     whole = _small_grid().frame()

@@ -5,6 +5,7 @@ docs/sources.md (890 B/token, 2,703,360 B of window state, the 128-token window 
 minute-level TTL), public nvidia-smi output (H200 143,771 MiB).
 """
 
+import json
 import math
 
 import pytest
@@ -23,12 +24,43 @@ from planner.plan import (
 from planner.errors import PlanInputError
 
 GOLDEN = dict(model_id="deepseek-v4.1-flash", gpu_id="custom", hbm_gib=100, gpu_memory_utilization=1, weights_gib=0,
-              reserve_gib=0, context_tokens=1_000_000, hit_rate=0.5, output_tokens=0, gpus_per_replica=1)
+              reserve_gib=0, context_tokens=1_000_000, hit_rate=0.5, shared_prefix=0.5, output_tokens=0, gpus_per_replica=1)
+
+
+def test_a_hit_rate_without_a_shared_prefix_saves_prefill_not_memory():
+    # The golden case with no shared prefix: each session holds all 1,000,000 x 890 B = 890,000,000 B itself;
+    # sessions = floor(107,374,182,400 / 890,000,000) = floor(120.64) = 120 at any hit rate.
+    # Prompt prefill at 20,000 tokens/s: hit 0 -> 1,000,000 tokens, 50 s; hit 0.6 -> 1,000,000 - 600,000 =
+    # 400,000 tokens, 20 s. TTFT = prefill + one decode step 1/50 s: 50.02 s and 20.02 s.
+    zero = plan(make_inputs(**{**GOLDEN, "hit_rate": 0, "shared_prefix": 0}))
+    hit = plan(make_inputs(**{**GOLDEN, "hit_rate": 0.6, "shared_prefix": 0}))
+    assert zero.sessions_per_gpu == hit.sessions_per_gpu == 120
+    assert zero.per_session_bytes == hit.per_session_bytes == 890_000_000
+    assert (zero.prompt_prefill_tokens, hit.prompt_prefill_tokens) == (1_000_000, 400_000)
+    assert zero.ttft_s == pytest.approx(50.02) and hit.ttft_s == pytest.approx(20.02)
+
+
+def test_cli_hit_rate_and_shared_prefix_are_two_inputs(capsys):
+    from planner.cli import main
+
+    base = ["plan", "--model", "deepseek-v4.1-flash", "--gpu", "custom", "--hbm-gib", "100",
+            "--gpu-memory-utilization", "1", "--weights-gib", "0", "--reserve-gib", "0", "--context", "1000000",
+            "--output-tokens", "0", "--gpus-per-replica", "1", "--json"]
+    figures = {}
+    for extra in (["--hit-rate", "0", "--shared-prefix", "0"], ["--hit-rate", "0.6", "--shared-prefix", "0"],
+                  ["--shared-prefix", "0.5"]):
+        assert main(base + extra) == 0
+        out = json.loads(capsys.readouterr().out)
+        figures[" ".join(extra)] = (out["sessions_per_gpu"], out["ttft_s"])
+    # the same 120 sessions (above), TTFT 50.02 s -> 20.02 s; the shared half of the context: 240 (below)
+    assert figures["--hit-rate 0 --shared-prefix 0"] == (120, pytest.approx(50.02))
+    assert figures["--hit-rate 0.6 --shared-prefix 0"] == (120, pytest.approx(20.02))
+    assert figures["--shared-prefix 0.5"][0] == 240
 
 
 def test_golden_v41_case_keeps_its_numbers():
     # docs/capacity.md golden case: 100 GiB = 107,374,182,400 B; utilization 1, no weights, no reserve -> all of it
-    # usable. 1M tokens, hit 0.5: prefix 500,000 x 890 = 445,000,000 B stored once; per session: tail 500,000 x 890 =
+    # usable. 1M tokens, shared prefix 0.5: prefix 500,000 x 890 = 445,000,000 B stored once; per session: tail 500,000 x 890 =
     # 445,000,000 B (window state stays in host RAM; 0 output tokens);
     # sessions = floor((107,374,182,400 - 445,000,000) / 445,000,000) = floor(240.29) = 240
     r = plan(make_inputs(**GOLDEN))
@@ -71,7 +103,7 @@ def test_v41_on_h200_with_weights_and_reserve():
     # sessions = floor((94,719,354,438 - 712,000,000) / 179,780,000) = floor(522.90) = 522
     # rate: min(5,000 / 2,000 = 2.5, 522 / (2,000 / 50 = 40 s) = 13.05) = 2.5 /s (decode throughput)
     # data-parallel attention: each GPU holds whole sessions (with tp, the same 522 sessions per replica)
-    r = plan(make_inputs(gpu_id="h200", weight_format="nvfp4", context_tokens=1_000_000, hit_rate=0.8,
+    r = plan(make_inputs(gpu_id="h200", weight_format="nvfp4", context_tokens=1_000_000, hit_rate=1, shared_prefix=0.8,
                          output_tokens=2_000, attention_parallelism="dp"))
     assert r.hbm_bytes == 150_754_820_096
     assert r.weights_bytes_per_gpu == 38_812_500_000
@@ -91,7 +123,8 @@ def test_exponential_pause_miss_probability_and_replay():
     # a hit reloads 2,703,360 B of state over PCIe 5.0 x16 (64 GB/s): 2,703,360 / 64e9 = 0.00004224 s
     # restore = (1 - 0.1353352832) x 0.00004224 + 0.000866146 = 0.000902669 s; TTFT = + 1/50 s = 0.020902669 s
     # GPU time per request = 1,000 / 5,000 + 17.3229 / 20,000 = 0.200866146 s -> 4.97844 requests/s
-    r = plan(make_inputs(pause_mean_s=30, ttl_s=60, attention_parallelism="dp"))  # whole sessions per GPU
+    # (hit rate 1: every prompt token read from cache, so no prompt prefill adds to TTFT or GPU time)
+    r = plan(make_inputs(pause_mean_s=30, ttl_s=60, attention_parallelism="dp", hit_rate=1))  # whole sessions per GPU
     assert r.miss_probability == pytest.approx(0.1353352832)
     assert r.replay_window_tokens == 128
     assert r.replay_seconds_per_miss == pytest.approx(0.0064)
@@ -139,7 +172,7 @@ def test_reload_vs_recompute_of_a_parked_one_million_token_session():
     # host RAM over PCIe 5.0 x16 (64 GB/s per direction): 890,000,000 / 64e9 = 0.01390625 s
     # SSD (NVMe Gen4, 7 GB/s, slower than the host link): 890,000,000 / 7e9 = 0.127142857 s
     # recompute: 1,000,000 tokens / 20,000 tokens/s = 50 s
-    r = plan(make_inputs(hit_rate=0, output_tokens=0))
+    r = plan(make_inputs(hit_rate=0, shared_prefix=0, output_tokens=0))
     assert r.parked_session_bytes == 890_000_000
     assert r.host_link_id == "pcie5-x16" and r.ssd_link_id == "nvme-gen4"
     assert r.reload_from_host_s == pytest.approx(0.01390625)
@@ -147,7 +180,7 @@ def test_reload_vs_recompute_of_a_parked_one_million_token_session():
     assert r.recompute_s == pytest.approx(50.0)
     assert r.fastest_recovery == "host RAM reload"
     # GB200: NVLink-C2C 450 GB/s per direction -> 890,000,000 / 450e9 = 0.001977778 s; Gen5 SSD 14 GB/s -> 0.063571 s
-    g = plan(make_inputs(gpu_id="gb200", hit_rate=0, output_tokens=0))
+    g = plan(make_inputs(gpu_id="gb200", hit_rate=0, shared_prefix=0, output_tokens=0))
     assert g.reload_from_host_s == pytest.approx(0.001977778)
     assert g.reload_from_ssd_s == pytest.approx(0.063571429)
 
@@ -178,15 +211,15 @@ def test_tiers_evict_when_host_and_ssd_are_full():
 
 def test_plan_frame_has_the_new_columns():
     frame = plan_frame(plan(make_inputs(pause_mean_s=30)))
-    for col in ("miss_probability", "replay_seconds_per_turn", "ttft_s", "tier_hbm_bytes", "tier_host_ram_bytes",
-                "tier_ssd_bytes", "tier_total_bytes", "overflow_action"):
+    for col in ("miss_probability", "replay_seconds_per_turn", "ttft_s", "tier_hbm_bytes_per_gpu",
+                "tier_host_ram_bytes_per_gpu", "tier_ssd_bytes_per_gpu", "tier_total_bytes_per_gpu", "overflow_action"):
         assert col in frame.columns
-    assert frame.loc[0, "miss_probability"] == pytest.approx(math.exp(-2))
+    assert frame.loc[0, "miss_probability"] == 0.1353  # exp(-2) = 0.135335..., 4 significant digits
 
 
 def test_every_token_shared_is_not_zero_sessions():
     # hit 1, no output: a session owns nothing, memory does not bound sessions (reported as the cap)
-    r = plan(make_inputs(**{**GOLDEN, "hit_rate": 1.0}))
+    r = plan(make_inputs(**{**GOLDEN, "hit_rate": 1.0, "shared_prefix": 1.0}))
     assert r.sessions_per_gpu == MAX_SESSIONS_PER_GPU
     assert "does not bound" in r.message
 
@@ -216,7 +249,7 @@ K = st.integers(min_value=1, max_value=64)
 
 def _sessions(model_id, hbm, hit, ctx, out, k, state_in_hbm=False):
     return plan(make_inputs(model_id=model_id, gpu_id="custom", hbm_gib=hbm, weights_gib=0, reserve_gib=0,
-                            gpus_per_replica=1, hit_rate=hit, context_tokens=ctx, output_tokens=out,
+                            gpus_per_replica=1, hit_rate=hit, shared_prefix=hit, context_tokens=ctx, output_tokens=out,
                             shared_prefixes=k, state_in_hbm=state_in_hbm)).sessions_per_gpu
 
 

@@ -107,8 +107,8 @@ def test_plan_measured_flags(capsys):
 
 
 def test_readme_examples_take_token_suffixes(capsys):
-    # README: `kvplan kv --bytes-per-token 890 --context 1M`: 890 x 1,000,000 = 890,000,000 B
-    code, out, _ = run(capsys, "kv", "--bytes-per-token", "890", "--context", "1M", "--json")
+    # README: `kvplan kv --bytes-per-token 890 --context 1m`: 890 x 1,000,000 = 890,000,000 B (1M would be 2**20)
+    code, out, _ = run(capsys, "kv", "--bytes-per-token", "890", "--context", "1m", "--json")
     assert code == 0 and json.loads(out)["kv_bytes"] == 890_000_000
     # 128k = 128,000 tokens (decimal suffix)
     code, out, _ = run(capsys, "plan", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--gpus-per-replica", "2",

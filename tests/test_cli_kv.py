@@ -4,6 +4,7 @@ Expected values are worked by hand next to each number.
 """
 
 import json
+import os
 
 import pytest
 
@@ -158,3 +159,31 @@ def test_bad_input_exit_2_one_line(capsys, argv):
 def test_bad_config_exit_2_names_the_field(capsys, tmp_path, cfg, field):
     code, _, err = run(capsys, "kv", "--config", write(tmp_path, cfg))
     assert code == 2 and field in err and err.strip().count("\n") == 0
+
+
+def test_cli_unknown_layout_field_and_architecture_exit_2_with_one_line(tmp_path):
+    # a config with a layout field no reader reads, then an unknown architecture: exit 2, one line naming each
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    base = {"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 32, "num_attention_heads": 32,
+            "num_key_value_heads": 8, "hidden_size": 4096, "max_position_embeddings": 8192}
+    cases = (({**base, "cross_attention_layers": [3, 8]}, "config.cross_attention_layers"),
+             ({**base, "architectures": ["NotAModelForCausalLM"]}, "config.architectures"))
+    for cfg, needle in cases:
+        path = tmp_path / "config.json"
+        path.write_text(json.dumps(cfg))
+        proc = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config", str(path), "--context", "1000"],
+                              capture_output=True, text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
+        assert proc.returncode == 2
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and needle in lines[0], proc.stderr
+    # accepted by name: exit 0, and the number says so; 2 x 32 x 8 x 128 x 2 B = 131,072 B/token
+    path.write_text(json.dumps({**base, "cross_attention_layers": [3, 8]}))
+    proc = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config", str(path), "--context", "1000",
+                           "--ignore-field", "cross_attention_layers", "--json"],
+                          capture_output=True, text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 0 and out["kv_bytes_per_token"] == 131_072
+    assert out["ignored_fields"] == ["cross_attention_layers"]

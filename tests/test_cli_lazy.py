@@ -35,7 +35,7 @@ def _modules_after(argv: list[str]) -> tuple[int, list[str]]:
 
 
 def test_kv_imports_only_its_own_subcommand_and_no_heavy_library():
-    rc, modules = _modules_after(["kv", "--model", "deepseek-v4.1-flash", "--context", "1M"])
+    rc, modules = _modules_after(["kv", "--model", "deepseek-v4.1-flash", "--context", "1m"])
     assert rc == 0
     assert [m for m in modules if m.split(".")[0] in HEAVY] == []
     assert [m for m in modules if m.startswith("planner.cli.")] == ["planner.cli.args", "planner.cli.kv"]

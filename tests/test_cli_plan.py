@@ -75,27 +75,28 @@ def test_plan_bad_input_exit_2_one_line(capsys, argv):
 
 def test_frontier_json(capsys):
     code, out, _ = run(capsys, "frontier", "--model", "deepseek-v4.1-flash", "--gpus", "h100-sxm,h200,b200",
-                       "--contexts", "128k,1M", "--hit-rates", "0,0.5,0.9", "--attention-parallelism", "dp", "--json")
+                       "--contexts", "128k,1m", "--hit-rates", "0,0.5,0.9,1", "--attention-parallelism", "dp", "--json")
     assert code == 0
     data = json.loads(out)
-    assert len(data["rows"]) == 3 * 2 * 3
+    assert len(data["rows"]) == 3 * 2 * 4
     assert set(data["columns"]) == set(data["rows"][0])
-    # the default plan point, DP attention: H200, 1M tokens, hit 0.5 -> 143 sessions, 5 requests/s
-    # (test_plan_golden.py)
-    row = next(r for r in data["rows"] if r["gpu_id"] == "h200" and r["context_tokens"] == 1_000_000
-               and r["hit_rate"] == 0.5)
-    assert row["sessions_per_gpu"] == 143 and row["request_rate_per_s"] == pytest.approx(5.0)
+    # the default plan point, DP attention: H200, 1M tokens, shared prefix 0.5 -> 143 sessions at every hit rate;
+    # at hit rate 1 no prompt prefill: 5 requests/s (test_plan_golden.py)
+    rows = [r for r in data["rows"] if r["gpu_id"] == "h200" and r["context_tokens"] == 1_000_000]
+    assert {r["sessions_per_gpu"] for r in rows} == {143}
+    row = next(r for r in rows if r["hit_rate"] == 1)
+    assert row["request_rate_per_s"] == pytest.approx(5.0)
 
 
 def test_frontier_json_null_rate_without_output(capsys):
-    code, out, _ = run(capsys, "frontier", "--output-tokens", "0", "--contexts", "1M", "--hit-rates", "0.5", "--json")
+    code, out, _ = run(capsys, "frontier", "--output-tokens", "0", "--contexts", "1m", "--hit-rates", "0.5", "--json")
     assert code == 0
     assert all(r["request_rate_per_s"] is None for r in json.loads(out)["rows"])
 
 
 def test_frontier_csv_file(capsys, tmp_path):
     path = tmp_path / "grid.csv"
-    code, _, _ = run(capsys, "frontier", "--gpus", "h200,custom:96", "--contexts", "1M", "--hit-rates", "0,1",
+    code, _, _ = run(capsys, "frontier", "--gpus", "h200,custom:96", "--contexts", "1m", "--hit-rates", "0,1",
                      "--hit-rate", "1", "--csv", str(path))
     assert code == 0
     rows = list(csv.DictReader(path.open()))
@@ -103,10 +104,10 @@ def test_frontier_csv_file(capsys, tmp_path):
 
 
 def test_frontier_text(capsys):
-    code, out, _ = run(capsys, "frontier", "--gpus", "h200", "--contexts", "1M", "--hit-rates", "0.5",
+    code, out, _ = run(capsys, "frontier", "--gpus", "h200", "--contexts", "1m", "--hit-rates", "0.5",
                        "--attention-parallelism", "dp")
     assert code == 0 and "hit rate 0.5" in out and "143" in out and "dp attention" in out
-    code, out, _ = run(capsys, "frontier", "--gpus", "h200", "--contexts", "1M", "--hit-rates", "0.5")
+    code, out, _ = run(capsys, "frontier", "--gpus", "h200", "--contexts", "1m", "--hit-rates", "0.5")
     assert code == 0 and "17.9" in out and "tp attention" in out  # 143 per replica / 8 GPUs = 17.875
 
 
@@ -141,7 +142,7 @@ def test_frontier_at_the_plans_own_point_equals_kvplan_plan(capsys, flags):
     code, out, err = run(capsys, "plan", *flags, "--json")
     assert code == 0, err
     want = json.loads(out)
-    code, out, err = run(capsys, "frontier", "--gpus", "h200,b200", "--contexts", "1M,2M", "--hit-rates", "0,0.9",
+    code, out, err = run(capsys, "frontier", "--gpus", "h200,b200", "--contexts", "1m,2m", "--hit-rates", "0,0.9",
                          *flags, "--json")
     assert code == 0, err
     got = json.loads(out)

@@ -139,15 +139,15 @@ def test_counts_agree_with_their_nouns(capsys):
 
 def test_readme_llama_70b_example_states_its_hit_rate(capsys):
     # Llama 3.1 70B config.json: 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 327,680 B/token; TP 4: 81,920 B
-    # per GPU. Usable KV per GPU on 4 x H100 is 36.8 GiB (the plan's note). Hit rate 0: (128,000 + 1,000) x
-    # 81,920 B = 9.84 GiB per session, floor(36.8 / 9.84) = 3. Hit rate 0.5: prefix 64,000 x 81,920 B = 4.88 GiB
+    # per GPU. Usable KV per GPU on 4 x H100 is 36.8 GiB (the plan's note). Shared prefix 0: (128,000 + 1,000) x
+    # 81,920 B = 9.84 GiB per session, floor(36.8 / 9.84) = 3. Shared prefix 0.5: prefix 64,000 x 81,920 B = 4.88 GiB
     # once, each session (64,000 + 1,000) x 81,920 B = 4.96 GiB: floor((36.8 - 4.88) / 4.96) = 6.
     from pathlib import Path
 
     readme = " ".join(Path(__file__).resolve().parents[1].joinpath("README.md").read_text().split())
-    assert "128k with no prefix sharing (`--hit-rate 0`): 3 sessions per replica under `tp`" in readme
-    assert "at the default hit rate 0.5, 6 under `tp`" in readme
-    for hit, want in (("0", 3), ("0.5", 6)):
+    assert "128k with no prefix sharing (`--shared-prefix 0`): 3 sessions per replica under `tp`" in readme
+    assert "at the default shared prefix 0.5, 6 under `tp`" in readme
+    for shared, want in (("0", 3), ("0.5", 6)):
         code, out, _ = run(capsys, "plan", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--gpus-per-replica",
-                           "4", "--context", "128k", "--hit-rate", hit, "--json")
+                           "4", "--context", "128k", "--shared-prefix", shared, "--json")
         assert code == 0 and json.loads(out)["sessions_per_replica"] == want

@@ -24,7 +24,7 @@ from planner.frontier import context_axis, frontier_grid, hit_rate_axis, kv_cont
 from planner.plan import make_inputs
 
 LINK = dict(model_id="deepseek-v4.1-flash", gpu_id="h200", gpus_per_replica=1, hbm_gib=100.0,
-            gpu_memory_utilization=1.0, reserve_gib=0.0, weights_gib=0.0, output_tokens=0, hit_rate=0.5)
+            gpu_memory_utilization=1.0, reserve_gib=0.0, weights_gib=0.0, output_tokens=0, hit_rate=0.5, shared_prefix=0.5)
 
 
 def test_the_curve_passes_through_hand_derived_plans():

@@ -27,10 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # (100 x 2**30 - 445,000,000) // 445,000,000 = (107,374,182,400 - 445,000,000) // 445,000,000 = 240 sessions.
 LINK_FLAGS = ["--model", "deepseek-v4.1-flash", "--gpu", "h200", "--gpus-per-replica", "1", "--hbm-gib", "100",
               "--gpu-memory-utilization", "1", "--reserve-gib", "0", "--weights-gib", "0", "--context", "1000000",
-              "--output-tokens", "0", "--hit-rate", "0.5"]
+              "--output-tokens", "0", "--hit-rate", "0.5", "--shared-prefix", "0.5"]
 LINK_INPUTS = dict(model_id="deepseek-v4.1-flash", gpu_id="h200", gpus_per_replica=1, hbm_gib=100.0,
                    gpu_memory_utilization=1.0, reserve_gib=0.0, weights_gib=0.0, context_tokens=1_000_000,
-                   output_tokens=0, hit_rate=0.5)
+                   output_tokens=0, hit_rate=0.5, shared_prefix=0.5)
 
 
 @pytest.mark.parametrize("prefix", FORMULA_PREFIXES)
@@ -92,12 +92,35 @@ def test_plan_csv_has_units_in_the_headers_and_the_link_numbers():
     header, row, *rest = text.split("\n")
     assert rest == [""]
     assert header.split(",") == list(PLAN_CSV_COLUMNS)
-    assert {"hbm_bytes", "hbm_gib", "usable_kv_bytes", "session_kv_bytes", "session_kv_gib"} <= set(PLAN_CSV_COLUMNS)
+    assert {"hbm_bytes_per_gpu", "hbm_gib_per_gpu", "usable_kv_bytes_per_gpu", "session_kv_bytes_per_gpu",
+            "session_kv_gib_per_gpu", "hit_rate", "shared_prefix", "weight_format"} <= set(PLAN_CSV_COLUMNS)
     got = dict(zip(header.split(","), row.split(",")))
-    assert got["hbm_bytes"] == "107374182400"  # 100 x 2**30
-    assert got["session_kv_bytes"] == "890000000"  # 1M x 890 B (docs/sources.md)
-    assert got["shared_prefix_bytes"] == "445000000"  # 500k x 890 B
+    assert got["hbm_bytes_per_gpu"] == "107374182400"  # 100 x 2**30
+    assert got["hbm_gb_per_gpu"] == "107.0" and got["hbm_gib_per_gpu"] == "100.0"  # 107.374 GB, 3 digits
+    assert got["session_kv_bytes_per_gpu"] == "890000000"  # 1,000,000 x 890 B (docs/sources.md)
+    assert got["session_kv_gb_per_gpu"] == "0.89"
+    assert got["shared_prefix_bytes_per_gpu"] == "445000000"  # 500k x 890 B
     assert got["sessions_per_gpu"] == "240"  # see LINK_FLAGS
+    assert (got["hit_rate"], got["shared_prefix"], got["weight_format"]) == ("0.5", "0.5", "fp8")
+    assert got["kv_bytes_per_token_per_gpu"] == "890.0"
+
+
+def test_plan_csv_names_per_gpu_and_per_replica_and_rounds_to_what_it_means():
+    # Llama 3.1 70B on 4 x H100 under tp: 327,680 B/token for the model, 81,920 per GPU at TP 4
+    # (tests/test_attention_parallelism.py); usable 39,521,245,337 B per GPU -> 39.5 GB; 3 sessions per replica,
+    # 0.75 per GPU; hit rate 1: rate per GPU min(5, 0.75 / 20 s) = 0.0375 /s, per replica x 4 = 0.15 /s
+    r = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, context_tokens=128_000,
+                         hit_rate=1, shared_prefix=0))
+    text = to_csv_bytes(plan_frame(r)).decode("utf-8")
+    got = dict(zip(*[line.split(",") for line in text.splitlines()]))
+    assert got["kv_bytes_per_token_per_gpu"] == "81920.0"
+    assert got["usable_kv_bytes_per_gpu"] == "39521245337" and got["usable_kv_gb_per_gpu"] == "39.5"
+    assert (got["sessions_per_replica"], got["sessions_per_gpu"]) == ("3", "0.75")
+    assert got["request_rate_per_s_per_gpu"] == "0.0375" and got["request_rate_per_s_per_replica"] == "0.15"
+    assert got["weight_format"] == "bf16"
+    for name in PLAN_CSV_COLUMNS:  # a byte column is per GPU, or says what else it is
+        if "bytes" in name and name not in ("host_link_bytes_per_s", "ssd_link_bytes_per_s"):
+            assert name.endswith("_per_gpu"), name
 
 
 def test_cli_csv_stdout_is_the_export_bytes(capfdbinary):

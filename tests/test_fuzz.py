@@ -217,8 +217,8 @@ def test_trace_bytes_are_content_never_a_path():
 
 def test_plan_file_of_another_version_extra_or_missing_fields():
     doc = json.loads(json.dumps(fs.PLAN_FILE))
-    with pytest.raises(PlanInputError, match=r"plan file: schema_version: 2 is not allowed; expected 1"):
-        plan_loads(json.dumps({**doc, "schema_version": 2}))
+    with pytest.raises(PlanInputError, match=r"plan file: schema_version: 3 is not allowed; expected 2 or 1"):
+        plan_loads(json.dumps({**doc, "schema_version": 3}))
     with pytest.raises(PlanInputError, match=r"plan file: comment: .* no such field"):
         plan_loads(json.dumps({**doc, "comment": "x"}))
     del doc["inputs"]["hit_rate"]

@@ -182,7 +182,7 @@ def test_the_new_csv_downloads_are_documented_in_order(section, columns):
 
 
 def test_cli_frontier_csv_is_the_export_bytes(capfdbinary):
-    assert main(["frontier", "--gpus", "h200,custom:96", "--contexts", "128k,1M", "--hit-rates", "0,0.5",
+    assert main(["frontier", "--gpus", "h200,custom:96", "--contexts", "128k,1m", "--hit-rates", "0,0.5",
                  "--csv", "-"]) == 0
     grid = frontier_grid(make_inputs(gpu_id="h200"), [Accelerator("h200"), Accelerator("custom", 96.0)],
                          np.array([128_000, 1_000_000]), np.array([0.0, 0.5]))

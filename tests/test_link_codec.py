@@ -20,7 +20,15 @@ from planner.kv.models import NATIVE
 from planner.plan import PlanInputs, plan
 from planner.traces import DEFAULT_TTLS_S
 from planner.traces.samples import SAMPLES
-from kvplan_app.link_models import LANGUAGE_CODES, AppLink, FrontierLink, ModelLink, TracesLink
+from kvplan_app.link_models import (
+    LANGUAGE_CODES,
+    RECOMMEND_TRACE_SOURCES,
+    AppLink,
+    FrontierLink,
+    ModelLink,
+    RecommendLink,
+    TracesLink,
+)
 from kvplan_app.links import LINKS, MAX_PARAM_CHARS, decode, encode, read_link, to_query
 from test_urlstate import plan_inputs
 
@@ -38,6 +46,17 @@ PAGE_VALUES = {
     "traces": st.builds(TracesLink, sample=st.none() | st.sampled_from(list(SAMPLES)),
                         ttl_s=st.none() | st.sampled_from([t for t in DEFAULT_TTLS_S if math.isfinite(t)])),
     "app": st.builds(AppLink, lang=st.none() | st.sampled_from(LANGUAGE_CODES)),
+    "recommend": st.builds(
+        RecommendLink, kind=st.none() | st.sampled_from(["sessions", "requests_per_s"]),
+        target=st.none() | st.floats(0.001, 1e12), headroom=st.none() | st.floats(0, 10),
+        attention=st.none() | st.lists(st.sampled_from(["tp", "dp"]), unique=True, min_size=1).map(tuple),
+        kv_formats=st.none() | st.lists(st.sampled_from([NATIVE, *FORMATS]), unique=True, min_size=1).map(tuple),
+        gpus=st.none() | st.lists(st.sampled_from(list(GPUS)), unique=True, min_size=1, max_size=6).map(tuple),
+        gpus_per_replica=st.none() | st.lists(st.integers(1, 1024), unique=True, min_size=1, max_size=6).map(tuple),
+        weight_formats=st.none() | st.just(("catalog",)) | st.just(("catalog", "fp8")),
+        hit_source=st.none() | st.sampled_from(RECOMMEND_TRACE_SOURCES),
+        scale_throughput=st.none() | st.booleans(),
+        prices=st.none() | st.just(("h200=3.2", "b200=5"))),
 }
 
 
@@ -58,14 +77,15 @@ def test_every_page_link_round_trips(page, data):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plan_inputs(), PAGE_VALUES["model"], PAGE_VALUES["frontier"], PAGE_VALUES["traces"], PAGE_VALUES["app"])
-def test_a_whole_link_round_trips(inputs, model, frontier, traces, app):
+@given(plan_inputs(), PAGE_VALUES["model"], PAGE_VALUES["frontier"], PAGE_VALUES["traces"], PAGE_VALUES["app"],
+       PAGE_VALUES["recommend"])
+def test_a_whole_link_round_trips(inputs, model, frontier, traces, app, recommend):
     """Every page's parameters in one link, as the share link writes them: the same plan and page values back."""
     try:
         plan(inputs)
     except (PlanInputError, ArithmeticError, ValueError):
         assume(False)
-    values = {"model": model, "frontier": frontier, "traces": traces, "app": app}
+    values = {"model": model, "frontier": frontier, "traces": traces, "app": app, "recommend": recommend}
     params = {**to_query(inputs), **{k: v for page, x in values.items() for k, v in encode(page, x).items()}}
     read = read_link(params)
     assert read.all_warnings == []
@@ -113,7 +133,7 @@ def test_a_repeated_parameter_warns_once_and_the_last_value_is_read():
 
 
 def test_two_thousand_unknown_parameters_warn_once_and_are_counted():
-    read = read_link({**{f"junk{i}": "1" for i in range(2_000)}, "hit": "0.3"})
+    read = read_link({**{f"junk{i}": "1" for i in range(2_000)}, "hit": "0.3", "shared": "0.3"})
     assert read.plan.hit_rate == 0.3
     assert len(read.all_warnings) == 1 and "'junk0'" in read.all_warnings[0] and "1,995 more" in read.all_warnings[0]
 

@@ -1,4 +1,4 @@
-"""Plan page (AppTest): renders, reacts to the hit-rate slider, keeps the last valid plan."""
+"""Plan page (AppTest): renders, reacts to the shared-prefix and hit-rate sliders, keeps the last valid plan."""
 
 from streamlit.testing.v1 import AppTest
 
@@ -36,13 +36,20 @@ def test_data_parallel_attention_is_said_next_to_the_figures():
     assert any("data-parallel attention" in c.value for c in at.caption)
 
 
-def test_raising_hit_rate_raises_sessions():
+def test_raising_the_shared_prefix_raises_sessions_and_the_hit_rate_shortens_ttft():
     at = _app()
     before = int(_metric(at, "Sessions per replica").replace(",", ""))
-    at.slider(key="plan_hit_rate").set_value(0.9).run()
+    at.slider(key="plan_shared_prefix").set_value(0.9).run()
     assert not at.exception
     after = int(_metric(at, "Sessions per replica").replace(",", ""))
     assert after > before
+    ttft = at.session_state["plan_inputs"]
+    from planner.plan import plan
+
+    slow = plan(ttft).ttft_s
+    at.slider(key="plan_hit_rate").set_value(0.9).run()
+    assert int(_metric(at, "Sessions per replica").replace(",", "")) == after  # the hit rate holds no memory
+    assert plan(at.session_state["plan_inputs"]).ttft_s < slow
 
 
 def test_bad_context_shows_error_and_keeps_last_plan():
@@ -86,3 +93,20 @@ def test_hbm_caption_prints_the_bytes_the_plan_uses():
     captions = " ".join(c.value for c in at.caption)
     assert "HBM 85.52 GB" in captions, captions
     assert "85.47" not in captions
+
+
+def test_engine_choice_shows_admission_flags_and_the_other_parallelism():
+    at = _app()
+    # the defaults (V4.1-Flash on 8 x H200): 17.9 per GPU under TP attention, 143 under DP attention
+    # (test_launch_flags.py derives both); the page says so with the flag that gets it
+    assert any("Under DP attention this plan holds 143 sessions per GPU (1,144 per replica)" in i.value for i in at.info)
+    assert any("Choose a serving engine" in c.value for c in at.caption)  # (the sidebar's share link is a code block)
+    assert not any(c.value.startswith(("vllm serve", "python -m sglang")) for c in at.code)
+    at.selectbox(key="plan_model_id").set_value("gpt-oss-20b").run()
+    at.selectbox(key="plan_engine").set_value("vllm").run()
+    assert not at.exception
+    code = [c.value for c in at.code if c.value.startswith("vllm serve MODEL")]
+    assert code and "--tensor-parallel-size 8" in code[0] and "--max-num-seqs" in code[0]
+    assert any("vLLM's admission figure" in c.value for c in at.caption)
+    at.selectbox(key="plan_engine").set_value("sglang").run()
+    assert any(c.value.startswith("python -m sglang.launch_server") for c in at.code)

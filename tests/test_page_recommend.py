@@ -68,3 +68,34 @@ def test_caption_names_the_model_not_its_id():
     at = _page(model="llama-3.1-70b", ctx="32000")
     caption = " ".join(c.value for c in at.caption)
     assert "Llama 3.1 70B" in caption and "llama-3.1-70b" not in caption
+
+
+def test_the_link_carries_every_input_and_reproduces_the_search_after_a_restart():
+    at = _page(model="llama-3.1-70b", ctx="32000")
+    at.number_input(key="recommend_target").set_value(2000.0).run()
+    at.number_input(key="recommend_headroom").set_value(50.0).run()
+    at.multiselect(key="recommend_gpus").set_value(["h200", "b200"]).run()
+    at.multiselect(key="recommend_kv").set_value(["fp8"]).run()
+    assert not at.exception
+    query = {k: at.query_params[k] for k in at.query_params}
+    assert (query["r_target"], query["r_head"], query["r_gpus"], query["r_kv"]) == ("2000", "0.5", "h200,b200", "fp8")
+    first = next(d.value for d in at.dataframe if "plan link" in d.value.columns)
+    # a fresh server (a new AppTest) opened at that link: the same inputs, the same table
+    again = _page(**query)
+    assert again.number_input(key="recommend_target").value == 2000.0
+    assert again.number_input(key="recommend_headroom").value == 50.0
+    table = next(d.value for d in again.dataframe if "plan link" in d.value.columns)
+    cols = ["accelerator", "gpus_per_replica", "attention", "kv_format", "total_gpus", "headroom"]
+    assert table[cols].head(10).equals(first[cols].head(10))
+    # the top row has the headroom asked: capacity at least 2,000 x 1.5 = 3,000 sessions
+    assert table.iloc[0]["headroom"] >= 0.5 and table.iloc[0]["capacity"] >= 3000
+
+
+def test_the_top_row_states_its_assumptions_and_the_no_sharing_answer():
+    at = _page(model="llama-3.1-70b", ctx="32000")
+    # the default 20 % headroom; B200 x 8 TP FP8: 439 sessions per replica, 3 replicas for 1,200;
+    # no shared prefix: 226 per replica, 6 replicas = 48 GPUs (tests/test_recommend.py)
+    shown = [m.value.replace("\\", "") for m in at.markdown]  # escaped markdown: the text as shown
+    assert any("Assumes: hit rate 0.5" in m and "shared prefix 0.5" in m for m in shown)
+    assert any("48 GPUs (6 replicas)" in i.value for i in at.info)
+    assert any("Headroom 31.7%" in s.value and "at least 20%" in s.value for s in at.success)

@@ -62,13 +62,33 @@ def test_use_this_hit_rate_sets_the_plan():
     trace = load_sample("synthetic")
     blocks = blocks_for_bytes(result.usable_kv_bytes, kv_bytes_per_token_for(result.inputs.model_id, 15_326), 512)
     expected = round(reuse_profile(trace).hits(blocks).token_hit_rate, 2)   # 0.6512 -> 0.65
+    # the shared prefix beside it, from the block tree (planner.traces.sharing), and the prompt length measured at
+    from planner.traces.sharing import measure_sharing
+
+    sharing = measure_sharing(trace)
+    shared = round(sharing.shared_prefix, 2)
+    assert _metric(at, "Shared prefix") == f"{sharing.shared_prefix:.1%}"
+    assert "Use these figures" in at.button(key="traces_use_hit_rate").label
     at.button(key="traces_use_hit_rate").click().run()
     assert not at.exception, at.exception
-    assert at.session_state["plan_inputs"].hit_rate == expected == 0.65
+    inputs = at.session_state["plan_inputs"]
+    assert inputs.hit_rate == expected == 0.65 and inputs.shared_prefix == shared
+    assert inputs.figures_measured_at_tokens == round(sharing.mean_prompt_tokens) == 15_325
     at.switch_page("kvplan_app/views/plan.py")
     at.run()
     assert not at.exception, at.exception
     assert at.slider(key="plan_hit_rate").value == expected
+    assert at.slider(key="plan_shared_prefix").value == shared
+    # measured on 15,325-token prompts, applied to the plan's 1,000,000 tokens: 65 x longer, more than 4 x apart
+    assert any("measured on prompts of 15,325 tokens" in w.value for w in at.warning)
+    # the link carries the prompt length; a context within 4 x of it (32,000 / 15,325 = 2.1): no warning
+    for ctx, warned in (("32000", False), ("1000000", True)):
+        again = AppTest.from_file("../app.py", default_timeout=60)
+        for k, v in {"hit": "0.65", "shared": str(shared), "measured_at": "15325", "ctx": ctx}.items():
+            again.query_params[k] = v
+        again.run()
+        assert not again.exception, again.exception
+        assert any("measured on prompts" in w.value for w in again.warning) == warned
 
 
 def test_model_change_is_shared_with_the_plan():

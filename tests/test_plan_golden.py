@@ -15,7 +15,8 @@ def test_v41_flash_on_h200_default_plan():
     # sessions = floor((64,531,854,438 - 445,000,000) / 445,890,000) = floor(143.73) = 143
     # rate = min(5,000 tok/s / 1,000 tok, 143 / (1,000 / 50 s)) = min(5, 7.15) = 5 /s
     # data-parallel attention: every GPU holds 143 whole sessions, 143 x 8 = 1,144 per replica
-    r = plan(make_inputs(attention_parallelism="dp"))
+    # (hit rate 1: every prompt token read from cache, no prompt prefill in the GPU time)
+    r = plan(make_inputs(attention_parallelism="dp", hit_rate=1))
     assert r.hbm_bytes == 150_754_820_096
     assert r.weights_bytes_per_gpu == 69_000_000_000
     assert r.usable_kv_bytes == 64_531_854_438
@@ -28,7 +29,7 @@ def test_v41_flash_on_h200_default_plan():
     # every TP rank (vLLM replicates a single KV head; DeepSeek-V2 paper: one latent per token), so each of the
     # 8 GPUs holds all 445,890,000 B of each session: the replica holds 143 sessions, 143 / 8 = 17.875 per GPU;
     # rate = min(5, 17.875 / 20 s = 0.89375) = 0.89375 /s per GPU, limited by sessions
-    t = plan(make_inputs())
+    t = plan(make_inputs(hit_rate=1))
     assert t.attention_parallelism == "tp" and t.per_session_bytes == 445_890_000
     assert t.sessions_per_replica == 143 and t.sessions_per_gpu == 17.875
     assert t.request_rate_per_s == pytest.approx(0.89375) and t.request_rate_limit == "sessions"
@@ -39,7 +40,7 @@ def test_rate_limited_by_sessions():
     # Llama-3.1-8B: 131,072 B/token; 10 GiB usable = 10,737,418,240 B; context 20,000, 0 hit, 1,000 output:
     # per session 21,000 x 131,072 = 2,752,512,000 -> floor(10,737,418,240 / 2,752,512,000) = 3
     r = plan(make_inputs(model_id="llama-3.1-8b", gpu_id="custom", hbm_gib=10, gpu_memory_utilization=1,
-                         weights_gib=0, reserve_gib=0, context_tokens=20_000, hit_rate=0, output_tokens=1_000,
+                         weights_gib=0, reserve_gib=0, context_tokens=20_000, hit_rate=1, shared_prefix=0, output_tokens=1_000,
                          gpus_per_replica=1))
     assert r.sessions_per_gpu == 3
     assert r.request_rate_per_s == pytest.approx(0.15)
@@ -54,8 +55,8 @@ def test_nothing_fits_says_why():
 
 
 def test_higher_hit_rate_more_sessions():
-    low = plan(make_inputs(hit_rate=0.2)).sessions_per_gpu
-    high = plan(make_inputs(hit_rate=0.9)).sessions_per_gpu
+    low = plan(make_inputs(hit_rate=0.2, shared_prefix=0.2)).sessions_per_gpu
+    high = plan(make_inputs(hit_rate=0.9, shared_prefix=0.9)).sessions_per_gpu
     assert high > low
 
 
@@ -94,7 +95,7 @@ def test_plan_frame_columns():
 
 
 GOLDEN = dict(model_id="deepseek-v4.1-flash", gpu_id="custom", hbm_gib=100, gpu_memory_utilization=1, weights_gib=0,
-              reserve_gib=0, context_tokens=1_000_000, hit_rate=0.5, output_tokens=0, gpus_per_replica=1)
+              reserve_gib=0, context_tokens=1_000_000, hit_rate=0.5, shared_prefix=0.5, output_tokens=0, gpus_per_replica=1)
 
 
 def test_measured_bytes_per_token_replace_the_coefficient():
@@ -116,7 +117,8 @@ def test_measured_usable_memory_replaces_the_computed_one():
 
 def test_links_may_write_token_counts_with_suffixes():
     assert make_inputs(context_tokens="128k").context_tokens == 128_000
-    assert make_inputs(context_tokens="1M").context_tokens == 1_000_000
+    assert make_inputs(context_tokens="1m").context_tokens == 1_000_000
+    assert make_inputs(context_tokens="1M").context_tokens == 1_048_576  # vLLM's human_readable_int: M = 2**20
     with pytest.raises(PlanInputError, match="context_tokens"):
         make_inputs(context_tokens="1e99M")
 

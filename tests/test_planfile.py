@@ -34,7 +34,7 @@ STAMP = datetime(2026, 11, 29, 9, 0, 0, tzinfo=timezone.utc)
 
 # Every field away from its default, floats that do not survive a short decimal print.
 ODD = PlanInputs(
-    model_id="llama-3.1-70b", gpu_id="custom", gpus_per_replica=3, hbm_gib=77.123456789012345,
+    model_id="llama-3.1-70b", gpu_id="custom", gpus_per_replica=2, hbm_gib=77.123456789012345,
     gpu_memory_utilization=0.1 + 0.2, weights_gib=140.40129852294922, weight_format="fp8", reserve_gib=1 / 3,
     context_tokens=123_457, output_tokens=789, hit_rate=2 / 3, kv_format="fp8", state_in_hbm=True,
     decode_tokens_per_s=1234.5678, session_decode_tokens_per_s=33.3, shared_prefixes=4, pause_mean_s=12.5,
@@ -53,7 +53,7 @@ def test_odd_inputs_are_a_valid_plan():
 
 def test_dumps_writes_every_field_and_the_header():
     doc = _doc()
-    assert doc["schema_version"] == SCHEMA_VERSION == 1
+    assert doc["schema_version"] == SCHEMA_VERSION == 2
     assert doc["kvplan_version"] == kvplan_version()
     assert doc["created_at"] == "2026-11-29T09:00:00Z"
     assert list(doc["inputs"]) == list(PlanInputs.model_fields)
@@ -102,12 +102,12 @@ def _refused(doc, *needles: str) -> str:
 
 def test_another_schema_version_is_refused_naming_both():
     doc = _doc()
-    doc["schema_version"] = 2
-    _refused(doc, "schema_version", "2", "reads plan files of schema version 1")
+    doc["schema_version"] = 3
+    _refused(doc, "schema_version", "3", "reads plan files of schema versions 1 and 2")
 
 
 @pytest.mark.parametrize("version", [True, "1", 1.5, None, 0])
-def test_schema_version_must_be_the_integer_1(version):
+def test_schema_version_must_be_the_integer_1_or_2(version):
     doc = _doc()
     doc["schema_version"] = version
     _refused(doc, "schema_version")
@@ -197,7 +197,7 @@ def test_unreadable_and_unwritable_paths(tmp_path):
 def test_plan_file_model_is_frozen_and_strict():
     pf = plan_file(ODD, created_at=STAMP)
     with pytest.raises(Exception):
-        pf.schema_version = 2  # type: ignore[misc]
+        pf.schema_version = 1  # type: ignore[misc]
     assert isinstance(pf, PlanFile)
 
 
@@ -216,7 +216,7 @@ def test_schema_requires_every_input_and_forbids_extras():
     inputs = schema["$defs"]["PlanInputs"]
     assert inputs["required"] == list(PlanInputs.model_fields)
     assert inputs["additionalProperties"] is False
-    assert schema["properties"]["schema_version"]["const"] == 1
+    assert schema["properties"]["schema_version"]["const"] == 2
 
 
 def test_files_validate_against_the_published_schema():
@@ -225,7 +225,7 @@ def test_files_validate_against_the_published_schema():
     jsonschema.Draft202012Validator(schema).validate(_doc())
     jsonschema.Draft202012Validator(schema).validate(json.loads(dumps(PlanInputs())))
     bad = _doc()
-    bad["schema_version"] = 2
+    bad["schema_version"] = 3
     assert not jsonschema.Draft202012Validator(schema).is_valid(bad)
     bad = _doc()
     del bad["inputs"]["ttl_s"]
@@ -270,9 +270,9 @@ def test_cli_flags_override_the_file(tmp_path, capsys):
 
 
 def test_cli_refuses_a_bad_file_in_one_line(tmp_path, capsys):
-    path = tmp_path / "v2.json"
+    path = tmp_path / "v3.json"
     doc = _doc()
-    doc["schema_version"] = 2
+    doc["schema_version"] = 3
     path.write_text(json.dumps(doc))
     assert main(["plan", "--plan", str(path)]) == 2
     err = capsys.readouterr().err
@@ -336,7 +336,8 @@ def test_a_file_written_before_attention_parallelism_and_bindings_still_loads():
     # a schema-1 file from before these fields: data-parallel attention (what kvplan assumed when it was written),
     # and its measured figure bound to the file's own model and format
     inputs = make_inputs(model_id="deepseek-v4.1-flash", measured_kv_bytes_per_token=445).model_dump(mode="json")
-    for f in ("attention_parallelism", "pipeline_parallel_size", "measured_kv_model_id", "measured_kv_format",
+    for f in ("shared_prefix", "attention_parallelism", "pipeline_parallel_size", "measured_kv_model_id",
+              "measured_kv_format",
               *[k for k in inputs if k.startswith("measured_usable_kv_") and k != "measured_usable_kv_gib"]):
         inputs.pop(f)
     pf = loads(json.dumps({"schema_version": 1, "inputs": inputs, "kvplan_version": "0.1.0"}))
@@ -370,3 +371,32 @@ def test_a_user_accelerator_round_trips_through_a_plan_file():
     doc = _doc()
     del doc["inputs"]["accelerator"]  # a file written before the field existed
     assert loads(json.dumps(doc)).inputs.accelerator is None
+
+
+def test_a_version_1_hit_rate_becomes_the_shared_prefix_with_a_notice(tmp_path, capsys):
+    # Version 1 read hit_rate as a prefix shared by every session (memory). The same figure becomes shared_prefix,
+    # so the file gives the sessions it gave: the golden case of docs/capacity.md, 100 GiB, 1M tokens, hit 0.5,
+    # no output, 1 GPU -> floor((107,374,182,400 - 445,000,000) / 445,000,000) = 240 sessions.
+    from planner.cli import main
+
+    inputs = make_inputs(model_id="deepseek-v4.1-flash", gpu_id="custom", hbm_gib=100, gpu_memory_utilization=1,
+                         weights_gib=0, reserve_gib=0, context_tokens=1_000_000, hit_rate=0.5, output_tokens=0,
+                         gpus_per_replica=1, attention_parallelism="dp").model_dump(mode="json")
+    inputs.pop("shared_prefix")
+    text = json.dumps({"schema_version": 1, "inputs": inputs, "kvplan_version": "0.1.0"})
+    pf = loads(text)
+    assert (pf.inputs.shared_prefix, pf.inputs.hit_rate) == (0.5, 0.5)
+    assert "schema version 1" in pf.notice and "shared_prefix 0.5" in pf.notice
+    assert plan(pf.inputs).sessions_per_gpu == 240
+    assert "notice" not in json.loads(dumps(pf)) and json.loads(dumps(pf))["schema_version"] == 2
+    path = tmp_path / "v1.json"
+    path.write_text(text)
+    assert main(["plan", "--plan", str(path), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["sessions_per_gpu"] == 240
+    assert err.startswith("kvplan: note: plan file of schema version 1") and err.count("\n") == 1
+
+
+def test_a_version_1_file_cannot_carry_a_shared_prefix():
+    inputs = PlanInputs().model_dump(mode="json")
+    _refused({"schema_version": 1, "inputs": inputs, "kvplan_version": "0.1.0"}, "shared_prefix")

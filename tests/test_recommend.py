@@ -29,14 +29,23 @@ def test_acceptance_cli_rows_confirmed_by_kvplan_plan(capsys):
     # = 153,241,778,457 B usable. FP8 KV: 2 x 80 x 8 x 128 x 1 = 163,840 B/token; shared prefix
     # 16,000 x 163,840 = 2,621,440,000; per session (33,000 - 16,000) x 163,840 = 2,785,280,000;
     # sessions = floor((153,241,778,457 - 2,621,440,000) / 2,785,280,000) = 54 per GPU;
-    # ceil(1,000 / (54 x 8)) = 3 replicas = 24 GPUs, the fewest of the search.
+    # the default headroom 20 % asks for 1,000 x 1.2 = 1,200 sessions:
+    # ceil(1,200 / (54 x 8)) = 3 replicas = 24 GPUs, the fewest of the search.
     # Under TP 8 each GPU holds one of the 8 KV heads: 2 x 80 x 1 x 128 x 1 = 20,480 B/token per GPU;
     # shared 16,000 x 20,480 = 327,680,000; per session 17,000 x 20,480 = 348,160,000;
-    # floor((153,241,778,457 - 327,680,000) / 348,160,000) = 439 sessions per replica; 3 replicas = 24 GPUs.
+    # floor((153,241,778,457 - 327,680,000) / 348,160,000) = 439 sessions per replica; 3 replicas = 24 GPUs,
+    # 1,317 sessions: headroom 31.7 % >= 20 %.
+    # With no shared prefix each session holds 33,000 x 20,480 = 675,840,000 B per GPU:
+    # floor(153,241,778,457 / 675,840,000) = 226 per replica, ceil(1,200 / 226) = 6 replicas = 48 GPUs.
+    assert (out["headroom"], out["required"], out["shared_prefix"]) == (0.2, 1200.0, 0.5)
     first = rows[0]
     assert (first["gpu_id"], first["gpus_per_replica"], first["kv_format"], first["attention"]) == \
         ("b200", 8, "fp8", "tp")
     assert first["sessions_per_replica"] == 439 and first["total_gpus"] == 24
+    assert first["headroom"] >= 0.2 and first["headroom"] == pytest.approx(1317 / 1000 - 1)
+    assert (first["replicas_no_sharing"], first["total_gpus_no_sharing"]) == (6, 48)
+    assert "shared prefix 0.5" in first["assumptions"] and "hit rate 0.5" in first["assumptions"]
+    assert "tensor-parallel attention" in first["assumptions"] and "KV format fp8" in first["assumptions"]
     dp = next(r for r in rows if (r["gpu_id"], r["gpus_per_replica"], r["kv_format"], r["attention"]) ==
               ("b200", 8, "fp8", "dp"))
     assert dp["sessions_per_gpu"] == 54 and dp["sessions_per_replica"] == 432 and dp["total_gpus"] == 24
@@ -46,9 +55,9 @@ def test_acceptance_cli_rows_confirmed_by_kvplan_plan(capsys):
         confirmed = json.loads(capsys.readouterr().out)
         assert confirmed["sessions_per_replica"] == row["sessions_per_replica"]
         assert confirmed["attention_parallelism"] == row["attention"]
-        assert confirmed["sessions_per_replica"] * row["replicas"] >= 1000
-        # one GPU fewer: replicas - 1 whole replicas fall short
-        assert confirmed["sessions_per_replica"] * (row["replicas"] - 1) < 1000
+        assert confirmed["sessions_per_replica"] * row["replicas"] >= 1200
+        # one GPU fewer: replicas - 1 whole replicas fall short of the target with its headroom
+        assert confirmed["sessions_per_replica"] * (row["replicas"] - 1) < 1200
         assert "fails" in row["one_fewer"]
 
 
@@ -178,3 +187,22 @@ def test_a_one_configuration_pareto_front_is_drawn():
     frame = rec.frame.assign(pareto=[i == 0 for i in range(len(rec.frame))])
     front = next(t for t in recommend_figure(frame).data if t.name == "Pareto front")
     assert len(front.x) == 1 and "markers" in front.mode
+
+
+def test_every_row_has_the_headroom_asked_and_zero_headroom_is_the_bare_target():
+    for headroom in (0.0, 0.2, 0.5):
+        rec = recommend(_base(), parse_accelerators("h100-sxm,h200,b200"), target=1000, headroom=headroom)
+        assert (rec.frame["headroom"] >= headroom - 1e-12).all()
+        assert (rec.frame["required"] == 1000 * (1 + headroom)).all()
+    with pytest.raises(PlanInputError, match="headroom"):
+        recommend(_base(), parse_accelerators("h200"), target=10, headroom=-0.1)
+
+
+def test_cli_headroom_flag(capsys):
+    assert main(["recommend", "--model", "llama-3.1-70b", "--context", "32k", "--sessions", "1000",
+                 "--gpus", "b200", "--replica-gpus", "8", "--kv-formats", "fp8", "--attention", "tp",
+                 "--headroom", "0.5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # 1,500 sessions at 439 per replica (above): ceil(1,500 / 439) = 4 replicas = 32 GPUs, 1,756 sessions
+    first = out["rows"][0]
+    assert (out["required"], first["replicas"], first["total_gpus"]) == (1500.0, 4, 32)

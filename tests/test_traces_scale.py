@@ -266,11 +266,31 @@ def test_cli_save_and_load_curve(capsys, tmp_path):
     top = curve[-1]["capacity_blocks"]
     assert saved.at(top + 10)[1] == pytest.approx(1 - 43_924 / 121_877)   # past saturation: every repeat hits
     assert saved.at(-1) == (0, 0.0, 0.0)
+    assert saved.version == 2 and saved.eviction_policy == "vllm"
+    path2 = tmp_path / "curve-sglang.json"
+    code, _, _ = run(capsys, "trace", "sample:synthetic", "--sweep", "--eviction-policy", "sglang", "--save", str(path2))
+    assert code == 0 and load_curve(path2.read_bytes()).eviction_policy == "sglang"
+
+
+def test_version_1_curve_files_still_load():
+    # a file as kvplan wrote it before the policy was recorded (settings without eviction_policy)
+    doc = {"kvplan_curve": 1, "trace": {"name": "old", "block_tokens": 16}, "settings": {"ttl_s": None, "model": None,
+           "kv_bytes_per_token": None}, "sampling": None,
+           "curve": [{"capacity_blocks": 0, "block_hit_rate": 0.0, "token_hit_rate": 0.0},
+                     {"capacity_blocks": 10, "block_hit_rate": 0.25, "token_hit_rate": 0.3}]}
+    saved = load_curve(json.dumps(doc))
+    assert saved.version == 1 and saved.eviction_policy is None and saved.block_tokens == 16
+    assert saved.at(12) == (10, 0.25, 0.3)
 
 
 @pytest.mark.parametrize("doc, field", [
     ({}, "kvplan_curve"),
-    ({"kvplan_curve": 2}, "kvplan_curve"),
+    ({"kvplan_curve": 3}, "kvplan_curve"),
+    ({"kvplan_curve": True}, "kvplan_curve"),
+    ({"kvplan_curve": 2, "trace": {"block_tokens": 16}, "settings": {"ttl_s": None}, "sampling": None,
+      "curve": []}, "eviction_policy"),
+    ({"kvplan_curve": 2, "trace": {"block_tokens": 16}, "settings": {"ttl_s": None, "eviction_policy": "fifo"},
+      "sampling": None, "curve": []}, "eviction_policy"),
     ({"kvplan_curve": 1, "trace": {"block_tokens": 0}}, "trace.block_tokens"),
     ({"kvplan_curve": 1, "trace": {"block_tokens": 16}, "settings": {"ttl_s": None}, "sampling": None,
       "curve": [{"capacity_blocks": 0, "block_hit_rate": 1.5, "token_hit_rate": 0}]}, "block_hit_rate"),

@@ -42,8 +42,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # Session: 1M x 890 B = 890,000,000 B; prefix 500k x 890 = 445,000,000 B stored once; each session adds its
 # 500k-token tail = 445,000,000 B; (100 x 2**30 - 445,000,000) // 445,000,000 = 107,374,182,400 // ... = 240.
 LINK = {"model": "deepseek-v4.1-flash", "gpu": "h200", "gpus": "1", "hbm": "100", "util": "1", "reserve": "0",
-        "weights": "0", "ctx": "1000000", "out": "0", "hit": "0.5"}
+        "weights": "0", "ctx": "1000000", "out": "0", "hit": "0.5", "shared": "0.5"}
 LINK_SESSIONS = 240
+OLD_LINK = {k: v for k, v in LINK.items() if k != "shared"}
+"""A link written when one hit rate meant a prefix shared by every session (no ``shared`` key)."""
 
 
 # --- keys -------------------------------------------------------------------------------------------------
@@ -76,6 +78,16 @@ def test_values_are_written_readably_and_exactly():
     assert encode_value(140.40129852294922) == "140.40129852294922"
     assert encode_value(1_000_000) == "1000000"
     assert encode_value("fp8") == "fp8"
+
+
+def test_an_old_link_reads_its_hit_rate_as_the_shared_prefix_too_with_one_notice():
+    # the same 240 sessions as when it was written (docs/capacity.md golden case), and a notice saying why
+    inputs, warnings = inputs_from_query(OLD_LINK)
+    assert (inputs.hit_rate, inputs.shared_prefix) == (0.5, 0.5)
+    assert plan(inputs).sessions_per_gpu == LINK_SESSIONS
+    assert len(warnings) == 1 and "shared prefix" in warnings[0] and "hit rate 0.5" in warnings[0]
+    inputs, warnings = inputs_from_query({**OLD_LINK, "hit": "0.2"})
+    assert inputs.shared_prefix == 0.2 and len(warnings) == 1
 
 
 def test_the_issue_link_parses_without_warnings_and_plans_240_sessions():
@@ -151,7 +163,7 @@ def _other_value(field: str, info):
     """A valid value for ``field`` other than its default, chosen without randomness (odd floats on purpose)."""
     choices = {"model_id": list(models()), "gpu_id": list(GPUS), "kv_format": [NATIVE, *FORMATS],
                "weight_format": list(WEIGHT_BYTES_PER_PARAM), "host_link": [AUTO, *HOST_LINKS],
-               "ssd_link": [AUTO, *SSD_LINKS]}
+               "ssd_link": [AUTO, *SSD_LINKS], "engine_version": ["0.19.0"]}
     if field in choices:
         return next(c for c in choices[field] if c != info.default)
     if field == "accelerator":  # a device reporting 97,871 MiB = 102,625,181,696 B
@@ -345,12 +357,15 @@ def test_the_share_link_is_the_full_url_of_this_host_and_reopens_the_same_plan()
 
 def test_moving_a_slider_updates_the_link_and_the_numbers():
     at = _app(LINK)
-    at.slider(key="plan_hit_rate").set_value(0.75).run()
-    assert at.query_params["hit"] == "0.75"
+    at.slider(key="plan_shared_prefix").set_value(0.75).run()
+    assert at.query_params["shared"] == "0.75"
     # tail 250k tokens x 890 = 222,500,000 B; prefix 667,500,000 B:
     # (107,374,182,400 - 667,500,000) // 222,500,000 = 479
     assert _metric(at, "Sessions per GPU") == "479"
-    assert "hit=0.75" in _share_link(at)
+    assert "shared=0.75" in _share_link(at)
+    # the hit rate saves prefill, not memory: the sessions stay, the link follows
+    at.slider(key="plan_hit_rate").set_value(0.9).run()
+    assert at.query_params["hit"] == "0.9" and _metric(at, "Sessions per GPU") == "479"
 
 
 def test_hbm_slider_round_trips_exactly():

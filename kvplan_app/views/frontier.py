@@ -126,7 +126,10 @@ m2.metric(t("Request rate per GPU"),
           t("undefined (no output tokens)") if rate_here != rate_here else num(f"{rate_here:,.3g} /s"))
 m3.metric(t("Miss probability"), num(f"{result.miss_probability:.3g}"),
           help=t("Probability that a session's window state has expired when it resumes (the plan's hit rate)."))
-m4.metric(t("Time to first token"), num(format_duration(result.ttft_s)))
+m4.metric(t("Time to first token"), num(format_duration(float(grid.ttft_s[gi_plan, ci_plan, hi_view]))))
+st.caption(num(t("Sessions hold the plan's shared prefix, {shared} of the context (set on the Plan page): the hit "
+                 "rate here moves prefill, time to first token and the request rate, never sessions.",
+                 shared=f"{inputs.shared_prefix:.2f}")))
 st.caption(num(t("Current plan ({gpu}, {tokens} tokens, hit rate {hit}): {sessions} sessions per GPU ({replica} per "
                  "replica), {bytes} per session. The black diamond marks it on every figure.", gpu=plan_name,
                  tokens=f"{inputs.context_tokens:,}", hit=f"{inputs.hit_rate:.2f}",

@@ -5,10 +5,13 @@ this page gathers inputs, keeps the last valid model in ``st.session_state``
 and renders. Widget keys start with ``model_``; link keys with ``m_``.
 """
 
+import json
+
 import streamlit as st
 
 from planner.catalog.entries import GPUS, UPLOADED_PREFIX, get_model, models, session_models
-from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, parse_config_text, pattern_legend, report_rows
+from planner.hf.checkpoint import config_from_files
+from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, pattern_legend, report_rows
 from planner.engines.capacity import (
     BUDGET_MOVES,
     DEFAULT_BLOCK_SIZE,
@@ -149,20 +152,25 @@ if source == "Catalog":
     st.session_state["model_current"] = model
 else:
     c1, c2 = st.columns(2)
-    upload = file_uploader(c1, t("Upload a config.json"), key="model_config_file")  # the uploader says the real limit
+    uploads = file_uploader(c1, t("Upload a config.json (with hf_quant_config.json if the checkpoint has one)"),
+                            key="model_config_file", accept_multiple_files=True)  # the uploader says the real limit
     pasted = c2.text_area(t("…or paste it"), key="model_config_text", height=150,
                           placeholder='{"num_hidden_layers": 32, "num_attention_heads": 32, ...}')
-    text = None
-    name = t("pasted config.json")  # the name a pasted config goes by, in the page's language
-    if upload is not None:
-        text = upload.getvalue()[: MAX_CONFIG_BYTES + 1]
-        name = upload.name
-    elif pasted.strip():
-        text = pasted
-    if text is not None:
+    ignore_text = st.text_input(t("Accept config fields kvplan does not model (comma-separated)"),
+                                key="model_ignore_fields", placeholder="cross_attention_layers",
+                                help=t("A config field whose name speaks of the KV layout and that kvplan does not "
+                                       "read is refused; name it here to accept it. The result then says so."))
+    ignore_fields = tuple(f.strip() for f in ignore_text.split(",") if f.strip())[:20]
+    files = [(u.name, u.getvalue()[: MAX_CONFIG_BYTES + 1]) for u in (uploads or [])]
+    if not files and pasted.strip():
+        files = [(t("pasted config.json"), pasted)]  # the name a pasted config goes by, in the page's language
+    if files:
         try:
-            imported = model_from_config(parse_config_text(text, name), name=name, source=f"imported: {name}",
-                                         model_id=uploaded_model_id(text))
+            config, name = config_from_files(files)
+            # the id: a hash of what was read (config with its sidecars, the fields accepted), never shared by two
+            imported = model_from_config(config, name=name, source=f"imported: {name}", ignore_fields=ignore_fields,
+                                         model_id=uploaded_model_id(json.dumps([config, ignore_fields], sort_keys=True,
+                                                                               default=str)))
             st.session_state["model_current"] = imported
             st.session_state["model_import_report"] = imported.config_report
             model = imported
@@ -241,7 +249,7 @@ kv_format = i1.selectbox(t("KV format"), [NATIVE, *FORMATS], key="model_kv_forma
 i1.caption(t("native = {label}", label=planner_message(model.native_format_label)))
 tp = i2.number_input(t("Tensor parallel (TP)"), min_value=1, max_value=1024, step=1, key="model_tp")
 pp = i3.number_input(t("Pipeline parallel (PP)"), min_value=1, max_value=1024, step=1, key="model_pp")
-context_text = i4.text_input(t("Context tokens (e.g. 128k, 1M)"), key="model_context")
+context_text = i4.text_input(t("Context tokens (e.g. 128k, 128K, 1m)"), key="model_context")
 
 needs_max_len = model.max_context_tokens is None and not str(st.session_state.get("model_max_model_len", "")).strip()
 with st.expander(t("Engine settings (vLLM view) and KV budget"), expanded=needs_max_len):
@@ -280,6 +288,8 @@ set_page_link("model", ModelLink(model_id=model.id if source == "Catalog" else N
 # Totals
 # ---------------------------------------------------------------------------
 st.subheader(escape_markdown(t("{model} at {tokens} tokens", model=model.name, tokens=num(f"{context:,}"))))
+for note in model.notes if source != "Catalog" else ():
+    st.warning(planner_message(note))  # an accepted --ignore-field, beside the figures
 if model.max_context_tokens is not None and context > model.max_context_tokens:
     st.warning(num(t("{tokens} tokens is more than this model's maximum context ({max}): the figures extrapolate its "
                      "layout.", tokens=f"{context:,}", max=f"{model.max_context_tokens:,}")))

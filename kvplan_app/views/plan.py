@@ -1,5 +1,6 @@
-"""Plan page: a model on an accelerator, sliders for HBM and prefix hit rate."""
+"""Plan page: a model on an accelerator, sliders for HBM, prefix hit rate and shared prefix."""
 
+import hashlib
 import math
 
 import streamlit as st
@@ -19,6 +20,7 @@ from planner.plan import (
 from planner.catalog.accelerators import accelerator_from_dict, accelerator_from_link
 from planner.catalog.entries import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
+from planner.hf.config import MAX_CONFIG_BYTES, plan_model_from_config
 from planner.plan.curves import curve_contexts, sessions_by_context
 from kvplan_app.charts.figures import PLAN_FIGURE_TEXTS, kv_vs_context_figure, plan_sessions_figure
 from planner.kv.formats import FORMATS
@@ -27,6 +29,7 @@ from planner.catalog.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
 from planner.units import GiB, format_bytes, format_duration, parse_tokens, to_gb, to_gib
 from planner.files.export import CSV_MIME, to_csv_bytes
 from planner.files.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
+from planner.plan.measured import context_mismatch
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import number_slider, separators, show_chart, show_table
 from planner.messages import msg
@@ -99,11 +102,13 @@ defaults = {
     **_acc_defaults(accelerator_from_link(last.accelerator) if last.accelerator else None),
     "plan_gpus_per_replica": last.gpus_per_replica,
     "plan_attention_parallelism": last.attention_parallelism,
+    "plan_engine": last.engine or "none",
     "plan_pipeline_parallel_size": last.pipeline_parallel_size,
     "plan_context_tokens": token_text(last.context_tokens),
     "plan_output_tokens": last.output_tokens,
     "plan_kv_format": last.kv_format,
     "plan_hit_rate": float(last.hit_rate),
+    "plan_shared_prefix": float(last.shared_prefix),
     "plan_gpu_memory_utilization": float(last.gpu_memory_utilization),
     "plan_reserve_gib": float(last.reserve_gib),
     "plan_weight_format": last.weight_format or "catalog",
@@ -129,10 +134,13 @@ for key, value in defaults.items():
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def plan_figure(inputs, sessions: float, per_session_bytes: int, max_context_tokens: int | None, lang: str):
-    """The headline chart: sessions per GPU along context for this plan (cached: a slider step redraws once)."""
+def plan_figure(inputs, sessions: float, per_session_bytes: int, max_context_tokens: int | None, lang: str,
+                config_key: str = "", _model=None):
+    """The headline chart: sessions per GPU along context for this plan (cached: a slider step redraws once).
+
+    ``_model``: an imported config's model (not hashed; ``config_key``, its text's digest, stands for it)."""
     right = max(max_context_tokens or 1_000_000, inputs.context_tokens)
-    frame = sessions_by_context(inputs, curve_contexts(right, include=[inputs.context_tokens]))
+    frame = sessions_by_context(inputs, curve_contexts(right, include=[inputs.context_tokens]), _model)
     return plan_sessions_figure(frame, plan_context_tokens=inputs.context_tokens, plan_sessions=sessions,
                                 per_session_bytes=per_session_bytes, max_context_tokens=max_context_tokens,
                                 texts={k: t(v) for k, v in PLAN_FIGURE_TEXTS.items()},
@@ -148,7 +156,7 @@ def widened(key: str, lo: float, hi: float) -> tuple[float, float]:
     return st.session_state.setdefault(f"{key}_range", (min(lo, value), max(hi, value)))
 
 
-TYPED = ("plan_hbm_gib", "plan_hit_rate")
+TYPED = ("plan_hbm_gib", "plan_hit_rate", "plan_shared_prefix")
 # Sliders with a typed number box beside them (key ``<slider key>_typed``).
 
 
@@ -191,7 +199,8 @@ def _load_plan_file() -> None:
     load_inputs(loaded.inputs)
     st.session_state["plan_upload_message"] = (
         "success", t("Loaded {file} (schema {schema}, written by kvplan {version}).", file=up.name,
-                     schema=loaded.schema_version, version=loaded.kvplan_version))
+                     schema=loaded.schema_version, version=loaded.kvplan_version)
+        + (" " + planner_message(loaded.notice) if loaded.notice else ""))
 
 model_ids = model_choice_ids(st.session_state.get("plan_model_id", ""))  # the catalog, then configs uploaded here
 gpu_ids = list(GPUS) + ["custom", YOURS]
@@ -235,7 +244,7 @@ for key in TYPED:  # the typed box beside each slider shows the slider's value
 
 c4, c5, c6 = st.columns(3)
 context_text = c4.text_input(t("Context (tokens per session)"), key="plan_context_tokens",
-                             help=t("Prompt + history per session: 1,000,000, 1M, 128k or 1e6."))
+                             help=t("Prompt + history per session: 1,000,000, 1m, 128k or 1e6. Suffixes as vLLM reads them: lower case x 1,000 (32k = 32,000), upper case x 1,024 (32K = 32,768)."))
 output_tokens = c5.number_input(t("Output tokens per request"), min_value=0, max_value=100_000_000, step=100,
                                 key="plan_output_tokens")
 kv_format = c6.selectbox(t("KV format"), [NATIVE, *FORMATS], key="plan_kv_format",
@@ -261,14 +270,22 @@ def _hbm_caption(hbm_bytes: float) -> str:
                   hi=f"{hi_hbm:,.0f}") + " · "
                 + (t("{capacity} on the data sheet", capacity=get_gpu(gpu_id).vendor_capacity) if gpu_id in GPUS
                    else t("yours, as the device reports it") if user_acc else t("custom"))
-                + ("" if hbm_set else t(", the device's reported total")))
-            + " · " + t("hit rate 0 to 1: the share of each context already in the prefix cache."))
+                + ("" if hbm_set else t(", the device's reported total"))))
 
 
 hit_rate = number_slider(s2, t("Prefix hit rate"), 0.0, 1.0, step=0.01, key="plan_hit_rate",  # "0,50" in Spanish
                          on_change=_slider_moved, args=("plan_hit_rate",))
 s2n.number_input(t("Hit rate, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
                  key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
+p1, p1n, p2 = st.columns([2.6, 1.2, 3.8])
+shared_prefix = number_slider(p1, t("Shared prefix"), 0.0, 1.0, step=0.01, key="plan_shared_prefix",  # "0,50" in Spanish
+                              on_change=_slider_moved, args=("plan_shared_prefix",))
+p1n.number_input(t("Shared prefix, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
+                 key="plan_shared_prefix_typed", on_change=_typed, args=("plan_shared_prefix",))
+p2.caption(t("Hit rate: the share of each prompt read from cache, a session's own history included; it saves "
+             "prefill work and time to first token, never memory. Shared prefix: the share of the context common to "
+             "many concurrent sessions (system prompt, tool schemas), stored once per distinct prefix; it sets "
+             "memory, hence sessions."))
 hbm_slot = st.empty()  # filled with the plan's own HBM bytes once the plan is computed
 hbm_slot.caption(_hbm_caption(hbm_gib * GiB if hbm_set else device_gib * GiB))
 
@@ -294,6 +311,11 @@ with st.expander(t("Parallelism, memory and throughput assumptions")):
                                help=t("Keep window state in HBM (not host RAM)"))
     pp = b1.number_input(t("Pipeline stages (split layers)"), min_value=1, max_value=1024, step=1,
                          key="plan_pipeline_parallel_size", help=t("Must divide the GPUs per replica; TP = GPUs / stages."))
+    ENGINE_WORDS = {"none": t("kvplan (steady state)"), "vllm": "vLLM", "sglang": "SGLang"}
+    engine = b2.selectbox(t("Serving engine"), list(ENGINE_WORDS), key="plan_engine", format_func=ENGINE_WORDS.get,
+                          help=t("With an engine, the headline is the sessions it would admit at full length and the "
+                                 "page prints its launch flags; kvplan's steady state stays beside it as the upper "
+                                 "bound."))
 
 with st.expander(t("Misses, replay and tiers")):
     node = node_for(gpu_id)
@@ -324,6 +346,25 @@ with st.expander(t("Misses, replay and tiers")):
     ssd_link = l2.selectbox(t("SSD link"), [AUTO, *SSD_LINKS], key="plan_ssd_link",
                             format_func=lambda k: f"auto ({LINKS[node.ssd_link].name})" if k == AUTO else LINKS[k].name)
 
+with st.expander(t("Plan a config.json instead (not carried by the share link)"),
+                 expanded=st.session_state.get("plan_config_file") is not None):
+    f1, f2 = st.columns([2, 1])
+    config_upload = file_uploader(f1, t("Hugging Face config.json"), key="plan_config_file",
+                                  help=t("Read as `kvplan kv --config` reads it; the model above is set aside while "
+                                         "a config is loaded."))
+    config_weights = f2.number_input(t("Weights of one replica (GiB)"), min_value=0.0, max_value=10_000_000.0,
+                                     value=None, step=1.0, format="%g", key="plan_config_weights_gib",
+                                     placeholder=t("needed"),
+                                     help=t("A config.json gives no parameter count: the checkpoint's size in GiB."))
+config_model, config_key, config_error = None, "", None
+if config_upload is not None:
+    config_bytes = config_upload.getvalue()[: MAX_CONFIG_BYTES + 1]
+    try:
+        config_model = plan_model_from_config(config_bytes, config_upload.name)
+        config_key = hashlib.sha256(config_bytes).hexdigest()
+    except PlanInputError as exc:
+        config_error = exc
+
 # Untouched, the slider means "the device's reported total", to the byte (no hbm in the link).
 hbm_choice = float(hbm_gib) if hbm_set else None
 try:
@@ -332,11 +373,15 @@ try:
         raise user_acc_error
     inputs, notices = rebase(
         last, model_id=model_id, gpu_id=gpu_id, accelerator=user_acc.to_link() if user_acc else None,
-        gpus_per_replica=int(gpus), attention_parallelism=attention,
+        gpus_per_replica=int(gpus), attention_parallelism=attention, engine=None if engine == "none" else engine,
         pipeline_parallel_size=int(pp), hbm_gib=hbm_choice,
         gpu_memory_utilization=float(util), reserve_gib=float(reserve),
         weight_format=None if weight_format == "catalog" else weight_format,
         context_tokens=parse_tokens(context_text), output_tokens=int(output_tokens), hit_rate=float(hit_rate),
+        shared_prefix=float(shared_prefix),
+        # measured figures keep the prompt length they were measured at until either is moved by hand
+        figures_measured_at_tokens=last.figures_measured_at_tokens
+        if (float(hit_rate), float(shared_prefix)) == (last.hit_rate, last.shared_prefix) else None,
         kv_format=kv_format, state_in_hbm=bool(state_in_hbm), decode_tokens_per_s=float(decode_tps),
         session_decode_tokens_per_s=float(session_tps),
         shared_prefixes=int(prefixes), pause_mean_s=float(pause), pause_distribution=pause_dist, ttl_s=float(ttl),
@@ -348,19 +393,32 @@ try:
     hbm_slot.caption(_hbm_caption(result.hbm_bytes))
     set_inputs(inputs)
     add_notices(notices)
+    if config_error is not None:
+        raise config_error
+    if config_model is not None:  # the link keeps the catalog plan; the config's plan is shown
+        inputs, _ = rebase(inputs, model_id=config_model.id,
+                           weights_gib=None if config_weights is None else float(config_weights))
+        result = plan(inputs, config_model)
     # A widget Streamlit recreated sends its starting value, not the plan's: never a silent change of the link.
     add_notices(plan_widget_reset_notes(last, inputs, {
         "model_id": model_ids[0], "gpu_id": gpu_ids[0], "gpus_per_replica": 1, "attention_parallelism": "tp",
-        "output_tokens": 0, "kv_format": NATIVE, "hit_rate": 0.0, "hbm_gib": st.session_state["plan_hbm_gib_range"][0],
+        "engine": None,
+        "output_tokens": 0, "kv_format": NATIVE, "hit_rate": 0.0, "shared_prefix": 0.0, "hbm_gib": st.session_state["plan_hbm_gib_range"][0],
         "pipeline_parallel_size": 1, "shared_prefixes": 1, "pause_mean_s": 0.0, "ttl_s": 0.0,
         "state_in_hbm": False}))
 except PlanInputError as exc:  # may quote what the user typed: shown as text
     alerts.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan."), keep="_"))
     inputs = last
     result = plan(last)
+    config_model, config_key = None, ""
 show_notices()
+if config_model is not None:  # above the headline: the figures are the config's, not the selected model's
+    alerts.info(escape_markdown(t("Planning the imported {name}; the share link carries the catalog model {model}, not "
+                              "the config.", name=config_model.name, model=model_labels([model_id])[model_id])))
 
-model, priced_format, _ = effective_model(inputs)
+model, priced_format, _ = effective_model(inputs, config_model)
+if (far := context_mismatch(inputs.figures_measured_at_tokens, inputs.context_tokens)):
+    alerts.warning(planner_message(far))  # beside the inputs it is about, above the answer
 if result.message:
     st.warning(planner_message(result.message))
 if result.kv_source == "measured" or result.usable_kv_source == "measured":
@@ -400,9 +458,26 @@ with headline:
                    help=t("Per GPU: the uncached tail plus output tokens")
                         + (t(" plus window state") if inputs.state_in_hbm and result.state_bytes_per_session else "")
                         + t("; the shared prefix is stored once."))
+    if result.sessions_note:  # which figure the headline is (engine admission or steady state), said once
+        numbers.caption(planner_message(result.sessions_note))
     with chart:
         show_chart(plan_figure(inputs, result.sessions_per_gpu, result.per_session_bytes,
-                          model.max_context_tokens, language()), key="plan_chart")
+                          model.max_context_tokens, language(), config_key, config_model), key="plan_chart")
+    o = result.other_parallelism
+    if o is not None:  # the other attention parallelism holds a different count: say so and how to get it
+        st.info(num(t("Under {attention} attention this plan holds {per_gpu} sessions per GPU ({per_replica} per "
+                      "replica): {how}.", attention=o.attention_parallelism.upper(),
+                      per_gpu=format_sessions(o.sessions_per_gpu), per_replica=f"{o.sessions_per_replica:,}",
+                      how=planner_message(o.how))))
+    if result.launch_flags is not None:
+        st.caption(t("Launch flags that realise this plan ({engine}; MODEL is your checkpoint):",
+                     engine=ENGINE_WORDS[result.launch_flags.engine]))
+        st.code(result.launch_flags.text(multiline=True), language="bash")
+        for flag_note in result.launch_flags.notes:
+            st.caption(planner_message(flag_note))
+    else:
+        st.caption(t("Choose a serving engine (in the parallelism and memory assumptions) for the launch flags that "
+                     "realise this plan."))
 
 context_kv = model.estimate(inputs.context_tokens, priced_format, result.tensor_parallel_size,
                             inputs.pipeline_parallel_size)
@@ -413,7 +488,8 @@ m2, m3 = st.columns(2)
 m0.metric(num(t("KV per GPU at {tokens} tokens", tokens=f"{inputs.context_tokens:,}"))
           + (t(" (measured)") if result.kv_source == "measured" else ""), num(format_bytes(context_kv.kv_bytes)))
 m1.metric(t("KV per session with output (no sharing)"), num(format_bytes(result.session_kv_bytes)))
-m2.metric(t("Shared prefix (stored once)"), num(format_bytes(result.shared_prefix_bytes)))
+m2.metric(num(t("Shared prefix (stored once): {tokens} tokens", tokens=f"{result.prefix_tokens:,}")),
+          num(format_bytes(result.shared_prefix_bytes)))
 m3.metric(t("Usable KV per GPU") + (t(" (measured)") if result.usable_kv_source == "measured" else ""),
           num(format_bytes(max(result.usable_kv_bytes, 0))))
 st.caption(num(
@@ -445,7 +521,9 @@ n2.metric(t("Replay per turn"), num(format_duration(result.replay_seconds_per_tu
                      expected=f"{result.replay_tokens_per_turn:,.3g}", per_miss=f"{result.replay_window_tokens:,}",
                      rate=f"{inputs.prefill_tokens_per_s:,.0f}")))
 n3.metric(t("Time to first token (resumed turn)"), num(format_duration(result.ttft_s)),
-          help=t("restore (state reload or replay, parked tail) + one decode step"))
+          help=num(t("prefill of the {tokens} prompt tokens the cache misses (hit rate {hit}) + restore (state "
+                     "reload or replay, parked tail) + one decode step",
+                     tokens=f"{result.prompt_prefill_tokens:,}", hit=f"{inputs.hit_rate:.2f}")))
 n4.metric(t("Parked session: reload from host RAM"), num(format_duration(result.reload_from_host_s)),
           help=num(t("{bytes} over {link}", bytes=format_bytes(result.parked_session_bytes), link=result.host_link_id)))
 n5.metric(t("Parked session: recompute"), num(format_duration(result.recompute_s)),

@@ -99,7 +99,7 @@ with run_tab:
                                     format_func=lambda m: models()[m].name)
             kv_format = c2.selectbox(t("KV format"), formats, key="probe_kv_format",
                                      format_func=lambda f: t("native (as the model ships)") if f == NATIVE else f)
-            tokens_text = c3.text_input(t("Tokens in the pool (e.g. 1M, 128k)"), key="probe_tokens")
+            tokens_text = c3.text_input(t("Tokens in the pool (e.g. 1m, 128k)"), key="probe_tokens")
             d1, d2, d3 = st.columns(3)
             devices = (["cuda"] if status.cuda else []) + ["cpu"]
             device = d1.radio(t("Device"), devices, key="probe_device", horizontal=True,

@@ -10,7 +10,7 @@ with ``t_``.
 import streamlit as st
 
 from kvplan_app.jobs import JobError, JobsBusyError, session_owner
-from kvplan_app.trace_jobs import shared_analysis, upload_digest
+from kvplan_app.trace_jobs import METRICS_FILE, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, shared_analysis, upload_digest
 
 from planner.plan import format_sessions, make_inputs, plan
 from planner.catalog.entries import GPUS, models
@@ -22,6 +22,9 @@ from kvplan_app.charts.traces import capacity_curve_figure
 from planner.traces.fleet import ROUTING_POLICIES
 from planner.traces.policy import EVICTION_POLICIES, POLICY_LABELS
 from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
+from planner.traces.kv_events import MAX_METRICS_BYTES
+from planner.traces.prompts import MAX_TOKENIZER_BYTES, MAX_TOKENIZER_CONFIG_BYTES
+from planner.traces.rows import MAX_BLOCK_TOKENS
 from planner.units import MB, format_bytes, format_duration
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_chart
@@ -35,6 +38,19 @@ UPLOAD = "Upload a trace"
 SAVED = "Load a saved curve"
 FLEET_REPLICAS = [1, 2, 4, 8, 16, 32]
 TTL_OPTIONS = [None if t == float("inf") else t for t in DEFAULT_TTLS_S]
+# What an uploaded file holds -> its words; read as ``kvplan trace FILE``, ``--tokenizer``, ``--kv-events`` do.
+UPLOAD_KINDS = {"trace": "Block ids or lengths (Mooncake, generic JSONL, Azure CSV)",
+                "prompts": "Prompts or chat messages, with a tokenizer",
+                "kv-events": "vLLM KV events, with a metrics snapshot"}
+
+
+def _digest(upload, state_key: str) -> str:
+    """SHA-256 of an upload, hashed once per file (not on every rerun)."""
+    digest = st.session_state.get(state_key)
+    if digest is None or digest[0] != upload.file_id:
+        digest = (upload.file_id, upload_digest(upload.getvalue()))
+        st.session_state[state_key] = digest
+    return digest[1]
 
 
 def ttl_label(ttl_s):
@@ -67,7 +83,7 @@ if is_uploaded(inputs.model_id):  # the replay runs in a worker that knows the c
     st.stop()
 
 for key, value in {"traces_sample": "conversation", "traces_ttl": None, "traces_format": "detect",
-                   "traces_block_tokens": 16, "traces_model_id": inputs.model_id,
+                   "traces_block_tokens": 16, "traces_prompt_block_tokens": 16, "traces_upload_kind": "trace", "traces_model_id": inputs.model_id,
                    "traces_gpu_id": inputs.gpu_id}.items():
     st.session_state.setdefault(key, value)
 # Follow the plan when it changed on another page.
@@ -125,6 +141,11 @@ def show_saved_curve():
         st.stop()
     summary = ", ".join(f"{k}: {v:,}" if isinstance(v, int) else f"{k}: {v}" for k, v in saved.trace.items())
     st.caption(escape_markdown(t("Saved curve of {summary}. TTL: {ttl}.", summary=summary, ttl=ttl_label(saved.ttl_s))))
+    policy = (t(POLICY_LABELS[saved.eviction_policy]) if saved.eviction_policy is not None
+              else t("not recorded (a version-1 curve file, written before kvplan recorded the policy and evicted "
+                     "tail blocks first)"))
+    st.caption(num(t("Eviction: {policy}. Blocks of {block_tokens} tokens.", policy=policy,
+                     block_tokens=f"{saved.block_tokens:,}")))
     if saved.sample_rate is not None:
         st.warning(num(t("Sampled curve: {rate} of distinct blocks (SHARDS); expected error about ±{error} in hit "
                          "rate.", rate=f"{saved.sample_rate:.4g}", error=f"{saved.expected_error:.4f}")))
@@ -146,7 +167,7 @@ def show_saved_curve():
     use = round(token_rate, 2)
     if st.button(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=num(f"{use:.2f}")),
                  key="traces_saved_use"):
-        update_inputs(hit_rate=use)
+        update_inputs(hit_rate=use, figures_measured_at_tokens=None)
         st.success(t("The Plan page's prefix hit rate is now {hit}.", hit=num(f"{use:.2f}")))
     frame = saved.frame(per_token)
     show_chart(capacity_curve_figure(frame, usable_kv_bytes=blocks * per_token * saved.block_tokens,
@@ -158,15 +179,64 @@ def show_saved_curve():
 if choice == SAVED:
     show_saved_curve()
 if choice == UPLOAD:
+    kind = st.radio(t("The file holds"), list(UPLOAD_KINDS), key="traces_upload_kind", horizontal=True,
+                    format_func=lambda k: t(UPLOAD_KINDS[k]))
     u1, u2, u3 = st.columns([2, 1, 1])
     upload = file_uploader(u1, num(t("Trace file (JSONL, CSV or Parquet; plain, .gz or .zst; at most {mb} MB)",
                                      mb=f"{MAX_TRACE_BYTES / MB:g}")), key="traces_upload")
-    fmt = u2.selectbox(t("Format"), ["detect", *FORMATS], key="traces_format")
-    block_tokens = u3.number_input(t("Tokens per hash_ids block (generic JSONL)"), min_value=1, max_value=1 << 20,
-                                   step=1, key="traces_block_tokens")
-    st.caption(t("Generic JSONL: one object per line with timestamp_s (or timestamp_ms), input_length, "
-                 "output_length and optional hash_ids (chained block hashes). Mooncake blocks are {tokens} tokens.",
-                 tokens=MOONCAKE_BLOCK_TOKENS))
+    extra: dict[str, bytes] = {}
+    extra_key: list[tuple[str, str]] = []
+    fmt = "detect"
+    if kind == "trace":
+        fmt = u2.selectbox(t("Format"), ["detect", *FORMATS], key="traces_format")
+        block_tokens = u3.number_input(t("Tokens per hash_ids block (generic JSONL)"), min_value=1, max_value=1 << 20,
+                                       step=1, key="traces_block_tokens")
+        st.caption(t("Generic JSONL: one object per line with timestamp_s (or timestamp_ms), input_length, "
+                     "output_length and optional hash_ids (chained block hashes). Mooncake blocks are {tokens} "
+                     "tokens.", tokens=MOONCAKE_BLOCK_TOKENS))
+    elif kind == "prompts":
+        tokenizer = file_uploader(u2, num(t("tokenizer.json (at most {mb} MB)", mb=f"{MAX_TOKENIZER_BYTES / MB:g}")),
+                                  key="traces_tokenizer_upload")
+        block_tokens = u3.number_input(t("Tokens per block (the engine's block size; vLLM's default is 16)"),
+                                       min_value=1, max_value=MAX_BLOCK_TOKENS, step=1,
+                                       key="traces_prompt_block_tokens")
+        config = file_uploader(st, num(t("tokenizer_config.json with a chat_template, for messages rows (optional, "
+                                         "at most {mb} MB)", mb=f"{MAX_TOKENIZER_CONFIG_BYTES / MB:g}")),
+                               key="traces_tokenizer_config_upload")
+        st.caption(t("Rows: timestamp (seconds), prompt (text) or messages (a list of role and content), optional "
+                     "session_id and output_length; JSONL, CSV or Parquet. Each prompt is tokenized with your "
+                     "tokenizer.json and every full block of that many tokens is hashed chained on its parent, as "
+                     "vLLM does; a partial last block is not cached, so its tokens always miss. The hash ignores "
+                     "LoRA adapters, images and other multimodal inputs, and cache salts, which vLLM also mixes into "
+                     "block hashes: requests that differ only in those share blocks here."))
+        for item, file_name, limit in ((tokenizer, TOKENIZER_FILE, MAX_TOKENIZER_BYTES),
+                                       (config, TOKENIZER_CONFIG_FILE, MAX_TOKENIZER_CONFIG_BYTES)):
+            if item is None:
+                continue
+            if item.size > limit:
+                st.error(num(t("{file}: {size} B is larger than the {limit} B limit.", file=file_name,
+                               size=f"{item.size:,}", limit=f"{limit:,}")))
+                st.stop()
+            extra[file_name] = item.getvalue()
+            extra_key.append((file_name, _digest(item, f"traces_{file_name}_sha256")))
+        if tokenizer is None:
+            st.info(t("Upload the prompts and the model's tokenizer.json (from its Hugging Face repository)."))
+            st.stop()
+    else:
+        metrics = file_uploader(u2, num(t("Metrics snapshot of the engine (optional; at most {mb} MB)",
+                                          mb=f"{MAX_METRICS_BYTES / MB:g}")), key="traces_metrics_upload")
+        block_tokens = 16   # the events carry their block size
+        st.caption(t("A recorded vLLM KV-event stream: JSONL, one KVEventBatch per line (array-like as the "
+                     "publisher sends it, or objects). Each BlockStored event becomes a request: its blocks after "
+                     "their ancestors. A metrics snapshot (the engine's /metrics text) adds its prefix-cache "
+                     "counters, vllm:prefix_cache_hits / vllm:prefix_cache_queries, beside the replay's hit rate."))
+        if metrics is not None:
+            if metrics.size > MAX_METRICS_BYTES:
+                st.error(num(t("{file}: {size} B is larger than the {limit} B limit.", file=metrics.name,
+                               size=f"{metrics.size:,}", limit=f"{MAX_METRICS_BYTES:,}")))
+                st.stop()
+            extra[METRICS_FILE] = metrics.getvalue()
+            extra_key.append((METRICS_FILE, _digest(metrics, "traces_metrics_sha256")))
     if upload is None:
         st.info(t("Upload a trace, or pick a bundled one."))
         st.stop()
@@ -175,15 +245,14 @@ if choice == UPLOAD:
                        limit=f"{MAX_TRACE_BYTES:,}", mb=f"{MAX_TRACE_BYTES / MB:g}")))
         st.stop()
     upload_bytes = upload.getvalue()  # Streamlit's own copy (not copied); goes to the job as a file, if one runs
-    digest = st.session_state.get("traces_upload_sha256")
-    if digest is None or digest[0] != upload.file_id:   # hashed once per file, not on every rerun
-        digest = (upload.file_id, upload_digest(upload_bytes))
-        st.session_state["traces_upload_sha256"] = digest
-    source = {"sample": None, "path": None, "fmt": fmt, "block_tokens": int(block_tokens), "name": upload.name}
-    source_key = ("upload", digest[1], fmt, int(block_tokens), upload.name)
+    source = {"sample": None, "path": None, "fmt": fmt, "block_tokens": int(block_tokens), "name": upload.name,
+              "kind": kind}
+    source_key = ("upload", _digest(upload, "traces_upload_sha256"), kind, fmt, int(block_tokens), upload.name,
+                  *extra_key)
 else:
     upload_bytes = None
-    source = {"sample": choice, "path": None, "fmt": "detect", "block_tokens": 16, "name": ""}
+    extra = None
+    source = {"sample": choice, "path": None, "fmt": "detect", "block_tokens": 16, "name": "", "kind": "trace"}
     source_key = ("sample", choice)
 
 # ---------------------------------------------------------------------------
@@ -208,7 +277,7 @@ job_inputs = {"model_id": inputs.model_id, "kv_format": inputs.kv_format,
 bar = st.progress(0.0, text=t("Queued..."))
 try:
     analysis = shared_analysis((*source_key, *sorted(job_inputs.items())), {**source, **job_inputs},
-                               upload=upload_bytes, owner=session_owner(), on_update=lambda f, stage, ahead: bar.progress(
+                               upload=upload_bytes, extra=extra or None, owner=session_owner(), on_update=lambda f, stage, ahead: bar.progress(
                                    min(1.0, max(0.0, f)), text=num(t("Jobs ahead in the queue: {ahead}", ahead=ahead)) if ahead
                                    else t(stage) + "..."))
 except PlanInputError as exc:  # names the file and quotes its content: shown as text
@@ -288,15 +357,54 @@ st.caption(t("{model}: {per_token} B per token at the trace's mean prompt ({toke
              block_tokens=num(f"{analysis.block_tokens:,}"), block_bytes=num(f"{block_bytes:,.0f}"),
              blocks=num(f"{capacity_blocks:,}"), ttl=ttl_label(ttl_s), saturation=num(f"{analysis.saturation_blocks:,}"),
              saturation_bytes=num(format_bytes(analysis.saturation_blocks * block_bytes))))
+counters = analysis.engine_counters
+if counters is not None:
+    st.subheader(t("Token hit rate: the engine's counters beside the replay"))
+    e1, e2, e3 = st.columns(3)
+    e1.metric(t("Engine's counters"),
+              "–" if counters.token_hit_rate is None else num(f"{counters.token_hit_rate:.1%}"))
+    e2.metric(t("Replay, usable KV"), num(f"{hits.token_hit_rate:.1%}"))
+    e3.metric(t("Replay, unlimited cache"), num(f"{unlimited.token_hit_rate:.1%}"))
+    st.caption(t("The engine's counters: {hits} of {queries} prompt tokens hit its prefix cache "
+                 "(vllm:prefix_cache_hits / vllm:prefix_cache_queries, summed over label sets). The replay: the "
+                 "requests rebuilt from the events, eviction {policy}. They cover the same period when the "
+                 "recording began with the engine and the snapshot was taken when it ended; requests that hit on "
+                 "every block store nothing and are missing from the events, so the replay reads low by them.",
+                 hits=num(f"{counters.hits_tokens:,.0f}"), queries=num(f"{counters.queries_tokens:,.0f}"),
+                 policy=t(POLICY_LABELS[hits.eviction_policy])))
 if result.usable_kv_bytes <= 0:
     st.warning(planner_message(result.message) if result.message
                else t("No usable KV on this GPU: the cache holds nothing."))
 
 use_rate = round(hits.token_hit_rate, 2)
-if st.button(num(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=f"{use_rate:.2f}")),
-             key="traces_use_hit_rate"):
-    update_inputs(hit_rate=use_rate)
-    st.success(num(t("The Plan page's prefix hit rate is now {hit} (rounded to its 0.01 step).", hit=f"{use_rate:.2f}")))
+sharing = analysis.sharing
+if sharing is not None:
+    s1, s2 = st.columns(2)
+    s1.metric(t("Shared prefix (blocks other concurrent sessions hold too)"), num(f"{sharing.shared_prefix:.1%}"),
+              help=t("Share of each request's prompt tokens in blocks that another session also references, "
+                     "arriving within {window} s of it (another session: another session_id, or, without ids, a "
+                     "request whose blocks are not a prefix of this one's nor this one's of its). It sets memory "
+                     "on the Plan page; the hit rate counts own history too.", window=num(f"{sharing.window_s:g}")))
+    s2.metric(t("Measured at prompts of (mean)"), num(t("{tokens} tokens", tokens=f"{sharing.mean_prompt_tokens:,.0f}")))
+    use_shared = round(sharing.shared_prefix, 2)
+    label = num(t("Use these figures on the Plan page (hit rate {hit}, shared prefix {shared})", hit=f"{use_rate:.2f}",
+                  shared=f"{use_shared:.2f}"))
+else:
+    use_shared = None
+    if analysis.sharing_note:
+        st.caption(escape_markdown(t("Shared prefix not measured: {why}", why=planner_message(analysis.sharing_note))))
+    label = num(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=f"{use_rate:.2f}"))
+if st.button(label, key="traces_use_hit_rate"):
+    if use_shared is None:
+        update_inputs(hit_rate=use_rate, figures_measured_at_tokens=None)
+        st.success(num(t("The Plan page's prefix hit rate is now {hit} (rounded to its 0.01 step).",
+                         hit=f"{use_rate:.2f}")))
+    else:
+        update_inputs(hit_rate=use_rate, shared_prefix=use_shared,
+                      figures_measured_at_tokens=max(1, round(sharing.mean_prompt_tokens)))
+        st.success(num(t("The Plan page's prefix hit rate is now {hit} and its shared prefix {shared} (rounded to "
+                         "their 0.01 step), measured at prompts of {tokens} tokens.", hit=f"{use_rate:.2f}",
+                         shared=f"{use_shared:.2f}", tokens=f"{sharing.mean_prompt_tokens:,.0f}")))
 
 show_chart(analysis.figures["curve"], key="traces_curve")
 st.download_button(t("Download the curve (CSV)"), to_csv_bytes(analysis.curve), mime=CSV_MIME, key="traces_curve_csv",
@@ -334,6 +442,7 @@ if analysis.fleet is not None:
                  "(by the first block past the prefix every request shares, when the trace has no session id); "
                  "prefix sends a request to the replica holding its longest cached prefix (simulated). Load "
                  "imbalance = most requests on one replica / the mean. docs/traces.md says how each is computed."))
+    st.caption(t("Eviction in each replica's cache: {policy}.", policy=t(POLICY_LABELS[analysis.eviction_policy])))
     st.download_button(t("Download the fleet table (CSV)"), to_csv_bytes(table), mime=CSV_MIME, key="traces_fleet_csv",
                        file_name="kvplan-hit-rate-vs-replicas.csv",
                        help=t("Columns as docs/csv.md lists them in its section on the fleet table (units in the names)."))

@@ -9,6 +9,7 @@ otherwise the vendor's figure, and the entry says which.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -21,7 +22,7 @@ from planner.hf.config import layout_from_config
 from planner.errors import PlanInputError
 from planner.kv.formats import KVFormat, get_format
 from planner.kv.models import ModelSpec
-from planner.units import GB, MiB
+from planner.units import GB, GiB, MiB
 from planner.messages import Message, msg
 
 # ---------------------------------------------------------------------------
@@ -165,6 +166,7 @@ def _build(model_id: str, e: _Entry, state_format: KVFormat | None = None,
         notes=e.notes,
         config_report=layout.report,
         layer_pattern=layout.layer_pattern,
+        num_attention_heads=layout.num_attention_heads,  # vLLM's TP rule (planner.kv.pipeline.check_tp_heads)
     )
 
 
@@ -251,6 +253,10 @@ class GPUSpec:
         hbm_bandwidth_bytes_per_s: memory bandwidth, bytes/s (vendor).
         bf16_dense_flops: dense BF16 FLOP/s (vendor, no sparsity).
         source: data sheet / report the figures come from.
+        cuda_total_bytes: device memory as CUDA reports it (``torch.cuda.mem_get_info``'s total, what an
+            engine's ``gpu_memory_utilization`` multiplies), where a public log gives it; None elsewhere.
+            On H100 80 GB it is 0.46 GiB below the nvidia-smi total.
+        cuda_total_source: where ``cuda_total_bytes`` comes from.
     """
 
     id: str
@@ -261,6 +267,8 @@ class GPUSpec:
     hbm_bandwidth_bytes_per_s: float
     bf16_dense_flops: float
     source: str
+    cuda_total_bytes: int | None = None
+    cuda_total_source: str = ""
 
 
 _NV = "NVIDIA data sheet"
@@ -301,6 +309,28 @@ GPUS: dict[str, GPUSpec] = {
     )
 }
 """Accelerators by id: vendor data sheets; reported totals from public nvidia-smi / rocm-smi output."""
+
+H100_CUDA_TOTAL_BYTES = round(79.19 * GiB)
+"""H100 SXM 80 GB as CUDA reports it: 79.19 GiB (85,029,615,043 B; the logs give 0.01 GiB, so +-5.4 MB), the
+``total_memory=79.19GiB`` of vLLM 0.19.0's "worker init memory snapshot" on every H100 start-up of llm-d-planner's
+accuracy campaign (https://github.com/llm-d-incubation/llm-d-planner/pull/205; bench/data/vllm-0.19.0-h100) and
+PyTorch's "GPU 0 has a total capacity of 79.19 GiB" out-of-memory message; nvidia-smi's 81,559 MiB is 79.65 GiB."""
+
+GPUS["h100-sxm"] = dataclasses.replace(
+    GPUS["h100-sxm"], cuda_total_bytes=H100_CUDA_TOTAL_BYTES,
+    cuda_total_source="79.19 GiB as CUDA reports it (vLLM 0.19.0 start-up logs, llm-d-planner accuracy campaign)")
+
+
+def catalog_config(model_id: str) -> dict:
+    """The catalog model's config.json, as shipped in planner/data/models (a fresh copy).
+
+    Raises:
+        PlanInputError: unknown model id.
+    """
+    e = _ENTRIES.get(model_id)
+    if e is None:
+        raise PlanInputError("model", model_id, msg("one of {choices}", choices=", ".join(_ENTRIES)))
+    return _read_config(e.config)
 
 
 def get_gpu(gpu_id: str) -> GPUSpec:

@@ -37,7 +37,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors as one line and exit code 2."""
+    """argparse that reports usage errors as one line and exit code 2, and takes flags only as written.
+
+    ``allow_abbrev=False`` on the parser and on every subparser (they are made
+    with this class): argparse would otherwise read any unique prefix of a long
+    flag as the flag itself (``--shared-prefix`` as ``--shared-prefixes``).
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:
         self.exit(2, f"kvplan: error: {message}\n")

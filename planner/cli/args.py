@@ -41,7 +41,7 @@ def _whole(text: str, minimum: int, maximum: int, noun: str) -> int:
 
 def positive_int(maximum: int, noun: str):
     """Converter for a count of ``noun`` (named in the error: "tokens", "sessions", "GPUs", ...) in
-    [1, maximum]: 131072, 131,072, 1_000_000, 1e6, 128k, 1.5M (when whole)."""
+    [1, maximum]: 131072, 131,072, 1_000_000, 1e6, 128k, 32K (32,768), 1.5m (when whole)."""
 
     def convert(text: str) -> int:
         return _whole(text, 1, maximum, noun)

@@ -61,11 +61,13 @@ def run_gpus(args: argparse.Namespace) -> int:
     rows = [{"id": g.id, "name": g.name, "hbm_bytes": g.hbm_bytes, "hbm_gib": to_gib(g.hbm_bytes),
              "memory_reported": g.memory_reported, "vendor_capacity": g.vendor_capacity,
              "hbm_bandwidth_bytes_per_s": g.hbm_bandwidth_bytes_per_s, "bf16_dense_flops": g.bf16_dense_flops,
+             "cuda_total_bytes": g.cuda_total_bytes, "cuda_total_source": g.cuda_total_source,
              "source": g.source} for g in [*GPUS.values(), *(a.to_gpu_spec() for a in user_accelerators(args).values())]]
     if args.json:
         print(json.dumps(rows, allow_nan=False))
     else:
         for r in rows:
             how = "reported" if r["memory_reported"] else "vendor"
-            print(f"{r['id']:<10} {format_bytes(r['hbm_bytes']):>24} ({how})  {r['name']}")
+            cuda = "" if r["cuda_total_bytes"] is None else f"; as CUDA reports it {format_bytes(r['cuda_total_bytes'])}"
+            print(f"{r['id']:<10} {format_bytes(r['hbm_bytes']):>24} ({how})  {r['name']}{cuda}")
     return 0

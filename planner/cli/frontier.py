@@ -55,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gpus", default="h100-sxm,h200,b200",
                    help="comma-separated accelerator ids (kvplan gpus), custom:N for N GiB of HBM, or ids from "
                         "--accelerators")
-    p.add_argument("--contexts", default="128k,256k,512k,1M", help="comma-separated context lengths (128k, 1M, 1e6)")
+    p.add_argument("--contexts", default="128k,256k,512k,1m",
+                   help="comma-separated context lengths (128k = 128,000, 128K = 131,072, 1m, 1e6; vLLM's suffixes)")
     p.add_argument("--hit-rates", default="0,0.5,0.9", help="comma-separated prefix hit rates in [0, 1]")
     p.add_argument("--scale-throughput", action="store_true",
                    help="scale decode by HBM bandwidth and prefill by BF16 FLOP/s relative to --gpu")
@@ -121,6 +122,10 @@ def run(args: argparse.Namespace) -> int:
         width = max(12, *(len(n) for n in names))
         print(f"{base.model_id}: sessions per GPU (request rate per GPU, /s); output {base.output_tokens:,} tokens, "
               f"{base.gpus_per_replica} GPUs per replica, {base.attention_parallelism} attention")
+        if base.engine is not None:  # which session figure the grid follows (PlanResult.sessions_basis)
+            basis = grid.arrays.admission.basis if grid.arrays.admission is not None else "steady state"
+            print(f"sessions: {'the engine admission figure' if basis == 'engine admission' else 'the steady state'} "
+                  f"({base.engine}; `kvplan plan` prints both)")
         for hi, h in enumerate(grid.hit_rates):
             print(f"\nhit rate {h:g}")
             print(f"{'context':>12}  " + "  ".join(f"{n:>{width}}" for n in names))

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from planner.catalog.entries import get_model, model_with_state_formats
 from planner.cli.args import bounded_float, context_tokens_arg, nonneg_int, positive_int
-from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, parse_config_text, pattern_legend
+from planner.hf.checkpoint import read_checkpoint
+from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, pattern_legend
 from planner.engines.capacity import (
     DEFAULT_BLOCK_SIZE,
     DEFAULT_MAX_NUM_BATCHED_TOKENS,
@@ -28,8 +29,8 @@ from planner.engines.capacity import (
     vllm_max_model_len,
 )
 from planner.kv.formats import FORMATS, get_format
+from planner.kv.pipeline import parse_partition
 from planner.errors import PlanInputError
-from planner.reads import read_capped
 from planner.kv.notes import past_maximum_note, window_cap
 from planner.messages import msg
 from planner.kv.models import NATIVE, ModelSpec, coefficient_model
@@ -45,7 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="KV-cache bytes of one sequence, per GPU.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", help="catalog model id (kvplan models)")
-    src.add_argument("--config", type=Path, help="path to a Hugging Face config.json")
+    src.add_argument("--config", type=Path, help="a Hugging Face config.json, or a checkpoint directory (config.json "
+                                                 "and the sidecars the engine reads, e.g. hf_quant_config.json)")
+    p.add_argument("--ignore-field", action="append", default=[], metavar="NAME",
+                   help="accept a config field kvplan does not model (repeatable); the result says so")
     src.add_argument("--bytes-per-token", type=bounded_float(0, 1e9, lo_open=True),
                      help="a reported KV coefficient, bytes per token")
     p.add_argument("--mamba-cache-dtype", choices=sorted(STATE_DTYPES), default="auto",
@@ -61,6 +65,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tp", type=positive_int(1024, "GPUs"), default=1, help="tensor-parallel degree (per-GPU figures)")
     p.add_argument("--pp", type=positive_int(1024, "pipeline stages"), default=1,
                    help="pipeline-parallel degree (per GPU of the largest stage: ceil(layers / PP) per group)")
+    p.add_argument("--pp-layer-partition", metavar="N,N,...",
+                   help="layers per pipeline stage, as vLLM's VLLM_PP_LAYER_PARTITION (default: vLLM's get_pp_indices)")
     p.add_argument("--engine", choices=["vllm"], help="add the engine's allocation next to the theory")
     p.add_argument("--block-size", type=positive_int(MAX_BLOCK_SIZE, "tokens"), default=DEFAULT_BLOCK_SIZE,
                    help="engine tokens per KV block (vLLM default 16)")
@@ -89,13 +95,16 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec:
     """
     conv, ssm = (get_format(STATE_DTYPES[v]) if STATE_DTYPES[v] else None
                  for v in (args.mamba_cache_dtype, args.mamba_ssm_cache_dtype))
+    if args.ignore_field and args.config is None:
+        raise PlanInputError("ignore_field", args.ignore_field[0], "only with --config (a catalog model reads "
+                             "its own fields)")
     if args.model is not None:
         return model_with_state_formats(args.model, conv, ssm) if conv or ssm else get_model(args.model)
     if args.config is not None:
-        text = read_capped(args.config, MAX_CONFIG_BYTES, "config", "config.json")
+        config, name = read_checkpoint(args.config, MAX_CONFIG_BYTES)
         fmt = None if args.kv_format == NATIVE else get_format(args.kv_format)
-        return model_from_config(parse_config_text(text, str(args.config)), name=args.config.name, main_format=fmt,
-                                 source=str(args.config), state_format=conv, ssm_state_format=ssm)
+        return model_from_config(config, name=name, main_format=fmt, source=str(args.config), state_format=conv,
+                                 ssm_state_format=ssm, ignore_fields=tuple(args.ignore_field))
     if conv or ssm:
         flag, value = (("mamba_cache_dtype", args.mamba_cache_dtype) if conv
                        else ("mamba_ssm_cache_dtype", args.mamba_ssm_cache_dtype))
@@ -110,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
         raise PlanInputError("state_bytes", args.state_bytes, "0 unless --bytes-per-token is given (a catalog model "
                              "or config.json brings its own state)")
     model = model_from_args(args)
+    if args.pp_layer_partition is not None:
+        model = replace(model, pp_layer_partition=parse_partition(args.pp_layer_partition))
     fmt = args.kv_format
     if args.config is not None:
         fmt = NATIVE  # the format was applied when importing
@@ -132,6 +143,9 @@ def run(args: argparse.Namespace) -> int:
         "state_bytes_in_pool": est.state_bytes_in_pool,
         "state_bytes_outside_pool": est.state_bytes_outside_pool,
         "layer_pattern": model.layer_pattern,
+        "ignored_fields": list(model.ignored_fields),
+        "pp_stage_bytes": list(est.stage_bytes),
+        "pp_binding_stage": est.binding_stage,
         "per": est.per,
         "basis": est.basis,
         "groups": [g.as_json() for g in est.groups],
@@ -167,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
                     "kv_bytes_per_token_past_window": cap_w.kv_bytes_per_token_past_window,
                     "window_note": cap_w.sentence})
     notes = [n for n in (past_maximum_note(model, est.context_tokens, msg("Context")),) if n]
+    notes.extend(model.notes if args.config is not None else ())
     if cap is not None and args.max_model_len is None and cap.max_model_len != est.context_tokens:
         notes.append(f"vLLM's capacity figures are for {cap.max_model_len:,}-token requests (the model's maximum "
                      f"context; set --max-model-len), not {est.context_tokens:,}.")
@@ -175,7 +190,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(out, allow_nan=False))
         return 0
     print(f"{model.name}: {est.context_tokens:,} tokens, KV format {args.kv_format}, TP {est.tp}, PP {est.pp}")
-    print(f"  KV bytes per token: {est.kv_bytes_per_token:,.6g} B per GPU at this length ({est.basis})")
+    ignored = (f"; ignoring config field {', '.join(model.ignored_fields)} (--ignore-field)"
+               if model.ignored_fields else "")
+    print(f"  KV bytes per token: {est.kv_bytes_per_token:,.6g} B per GPU at this length ({est.basis}{ignored})")
     if cap_w is not None:
         print(f"  sliding window:     {cap_w.sentence}, per GPU")
     if est.state_bytes_in_pool:
@@ -183,6 +200,11 @@ def run(args: argparse.Namespace) -> int:
               "in the pool, constant in length (counted once per session)")
     print(f"  KV pool bytes:      {est.kv_bytes:,} B = {format_bytes(est.kv_bytes)} per {est.per}"
           + (" (state included)" if est.state_bytes_in_pool else ""))
+    if est.stage_bytes:
+        start, end = est.stage_layers
+        print(f"  pipeline stages:    {', '.join(f'{b:,}' for b in est.stage_bytes)} B per GPU (vLLM get_pp_indices"
+              f"{' with --pp-layer-partition' if model.pp_layer_partition else ''}); the figures above are stage "
+              f"{est.binding_stage} (layers {start}-{end - 1}), the one that binds")
     if model.layer_pattern:
         print(f"  layer pattern:      {model.layer_pattern}  ({pattern_legend(model.layer_pattern)})")
     if est.tp * est.pp > 1:

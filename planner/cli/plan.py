@@ -7,6 +7,10 @@ whole :class:`planner.plan.PlanResult`, including ``tiers`` (bytes per
 tier), ``miss_probability``, ``replay_tokens_per_turn``,
 ``replay_seconds_per_turn``, ``ttft_s`` and the inputs behind them.
 
+``--config PATH`` plans a Hugging Face config.json instead of a catalog model
+(the import of ``kvplan kv --config``; model id ``config:<file name>``); its
+weights come from ``--weights-gib`` (a config.json gives no parameter count).
+
 ``--plan FILE`` starts from a plan file (``docs/plan-files.md``); flags given on
 the command line override its fields, through :func:`planner.plan.rebase`: a
 measured figure bound to another model, format or GPU is dropped with one
@@ -26,7 +30,10 @@ from pathlib import Path
 from planner.cli.plan_inputs import add_input_flags, inputs_from_args
 from planner.errors import PlanInputError
 from planner.files.export import to_csv_bytes
+from planner.hf.config import MAX_CONFIG_BYTES, plan_model_from_config
+from planner.hf.checkpoint import read_checkpoint
 from planner.plan import format_sessions, plan, plan_frame
+from planner.plan.measured import context_mismatch
 from planner.files.planfile import save as save_plan_file
 from planner.units import format_bytes, format_figure
 
@@ -37,6 +44,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Plan KV capacity (figures per GPU unless named per replica; the attention "
                                    "parallelism they assume is printed with them).")
     add_input_flags(p)
+    p.add_argument("--config", type=Path, default=None,
+                   help="plan a Hugging Face config.json or checkpoint directory (read as `kvplan kv --config` reads "
+                        "it) instead of --model; "
+                        "its weights come from --weights-gib (a config.json gives no parameter count)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--csv", type=Path, help="write the plan CSV here ('-' for stdout)")
     p.add_argument("--save", dest="save_file", type=Path, default=None, help="write the plan's inputs as a plan file")
@@ -70,7 +81,14 @@ def run(args: argparse.Namespace) -> int:
     """Evaluate and print the plan."""
     if args.json and args.csv is not None and str(args.csv) == "-":
         raise PlanInputError("csv", "-", "a file path when --json also writes to stdout")
-    result = plan(inputs_from_args(args))
+    model = None
+    if getattr(args, "config", None) is not None:
+        if args.model_id is not None:
+            raise PlanInputError("config", str(args.config), "a config.json or --model, not both")
+        config, name = read_checkpoint(args.config, MAX_CONFIG_BYTES)  # a config.json or a checkpoint directory
+        model = plan_model_from_config(config, name, source=str(args.config))
+        args.model_id = model.id
+    result = plan(inputs_from_args(args), model)
     if getattr(args, "save_file", None) is not None:
         save_plan_file(args.save_file, result.inputs)
     if args.csv is not None:
@@ -80,19 +98,31 @@ def run(args: argparse.Namespace) -> int:
     elif args.csv is None or str(args.csv) != "-":
         i = result.inputs
         print(f"{result.model_name} on {result.gpu_name} ({i.gpus_per_replica} GPUs per replica), "
-              f"{i.context_tokens:,} tokens, hit rate {i.hit_rate:g}")
+              f"{i.context_tokens:,} tokens, hit rate {i.hit_rate:g} (prefill), shared prefix {i.shared_prefix:g} "
+              f"(memory)")
         print(f"  usable KV per GPU:   {format_bytes(max(result.usable_kv_bytes, 0))}")
-        print(f"  shared prefix:       {format_bytes(result.shared_prefix_bytes)}")
+        if result.engine_budget is not None:
+            b = result.engine_budget
+            print(f"  engine budget:       {b['engine']} {b['engine_version']}, {b['binding_rank']}: "
+                  + "; ".join(f"{t['name']} {format_bytes(t['bytes'])}" for t in b["terms"]))
+        print(f"  shared prefix:       {format_bytes(result.shared_prefix_bytes)} ({result.prefix_tokens:,} tokens, "
+              f"stored once per distinct prefix)")
         print(f"  per session:         {format_bytes(result.per_session_bytes)}")
         print(f"  attention:           {result.parallelism_note}")
         print(f"  sessions per replica: {result.sessions_per_replica:,}")
         print(f"  sessions per GPU:    {format_sessions(result.sessions_per_gpu)}")
+        if result.sessions_basis != "steady state" or i.engine is not None:
+            print(f"  steady state:        {result.steady_state_sessions_per_replica:,} per replica, "
+                  f"{format_sessions(result.steady_state_sessions_per_gpu)} per GPU (upper bound)")
+            print(f"  sessions basis:      {result.sessions_note}")
         rate = "undefined" if result.request_rate_per_s is None else f"{format_figure(result.request_rate_per_s, 4)} /s"
         print(f"  request rate per GPU: {rate} (limited by {result.request_rate_limit})")
         print(f"  miss probability:    {format_figure(result.miss_probability, 4)} (pause {i.pause_mean_s:g} s {i.pause_distribution}, "
               f"TTL {i.ttl_s:g} s)")
         print(f"  replay per turn:     {format_figure(result.replay_tokens_per_turn, 4)} tokens, {format_figure(result.replay_seconds_per_turn, 4)} s "
               f"(window {result.replay_window_tokens} tokens at {i.prefill_tokens_per_s:,.0f} tokens/s)")
+        print(f"  prompt prefill:      {result.prompt_prefill_tokens:,} tokens the cache misses, "
+              f"{format_figure(result.prompt_prefill_s, 4)} s at {i.prefill_tokens_per_s:,.0f} tokens/s")
         print(f"  time to first token: {format_figure(result.ttft_s, 4)} s")
         t = result.tiers
         if t is not None:
@@ -101,8 +131,18 @@ def run(args: argparse.Namespace) -> int:
                   f"{format_bytes(t.evicted_bytes)}; overflow: {t.action}")
         print(f"  parked session back: host RAM {format_figure(result.reload_from_host_s, 4)} s ({result.host_link_id}), SSD "
               f"{format_figure(result.reload_from_ssd_s, 4)} s ({result.ssd_link_id}), recompute {format_figure(result.recompute_s, 4)} s")
+        o = result.other_parallelism
+        if o is not None:
+            print(f"  under {o.attention_parallelism.upper()} attention: {format_sessions(o.sessions_per_gpu)} sessions per GPU, "
+                  f"{o.sessions_per_replica:,} per replica ({o.how})")
+        if result.launch_flags is not None:
+            print(f"  launch:              {result.launch_flags.text()}")
+            for note in result.launch_flags.notes:
+                print(f"    ({note})")
         if result.message:
             print(f"  note: {result.message}")
+        if (far := context_mismatch(i.figures_measured_at_tokens, i.context_tokens)):
+            print(f"  note: {far}")
         if result.overflow_message:
             print(f"  tiers: {result.overflow_message}")
     return 0

@@ -76,8 +76,10 @@ def _help(field: str) -> str:
     parts = [info.description or field]
     if (rng := field_range(PlanInputs, field)) is not None:
         parts.append(rng)
-    if typing.get_origin(info.annotation) is typing.Literal:
-        parts.append("one of " + ", ".join(map(str, typing.get_args(info.annotation))))
+    literal = _base_type(info)
+    if typing.get_origin(literal) is typing.Literal:
+        choices = [*map(str, typing.get_args(literal)), *(["none"] if _optional(info) else [])]
+        parts.append("one of " + ", ".join(choices))
     parts.append(f"default {info.default}")
     return "; ".join(parts).replace("%", "%%")
 
@@ -115,7 +117,12 @@ def inputs_from_args(args: argparse.Namespace) -> PlanInputs:
     notice is printed as one line on stderr.
     """
     plan_path = getattr(args, "plan_file", None)
-    base = load_plan_file(plan_path).inputs if plan_path is not None else PlanInputs()
+    base = PlanInputs()
+    if plan_path is not None:
+        loaded = load_plan_file(plan_path)
+        base = loaded.inputs
+        if loaded.notice:
+            print(f"kvplan: note: {loaded.notice}", file=sys.stderr)
     fields = given_fields(args)
     if "gpu_id" in fields and "accelerator" not in fields:
         fields = {**fields, "accelerator": None}  # a new GPU replaces a user-defined one

@@ -42,6 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     target.add_argument("--sessions", type=positive_int(10**12, "sessions"), help="concurrent sessions for the deployment")
     target.add_argument("--requests-per-s", type=bounded_float(0, 1e12, lo_open=True),
                         help="requests per second for the deployment")
+    p.add_argument("--headroom", type=bounded_float(0, 10), default=0.2,
+                   help="headroom every row must have, a fraction (default 0.2: capacity at least 1.2 x the target)")
     p.add_argument("--gpus", default="h100-sxm,h200,b200", help="accelerator ids, custom:N, or ids from --accelerators")
     p.add_argument("--replica-gpus", default="1,2,4,8", help="GPUs per replica to try (comma-separated)")
     p.add_argument("--attention", default="tp,dp", help="attention parallelism to try: tp, dp or both")
@@ -104,6 +106,11 @@ def plan_args(inputs: PlanInputs) -> list[str]:
     return args
 
 
+def _missing(value: object) -> bool:
+    """An empty cell: NaN, None or pandas' NA (an integer column with a gap)."""
+    return value is None or (isinstance(value, float) and math.isnan(value)) or type(value).__name__ == "NAType"
+
+
 def run(args: argparse.Namespace) -> int:
     """Search, verify, print."""
     swept = [f for f in given_fields(args) if f in SEARCHED]
@@ -128,22 +135,27 @@ def run(args: argparse.Namespace) -> int:
                     gpus_per_replica=_ints(args.replica_gpus, "replica_gpus"),
                     kv_formats=[f.strip() for f in args.kv_formats.split(",") if f.strip()],
                     weight_formats=wfmts, attention=[a.strip() for a in args.attention.split(",") if a.strip()],
-                    prices=_prices(args.prices), verify=args.top)
+                    prices=_prices(args.prices), verify=args.top, headroom=args.headroom)
     top = rec.frame.head(args.top)
     if args.json:
         rows = []
         for i, row in enumerate(top.to_dict(orient="records")):
-            row = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+            row = {k: (None if _missing(v) else v) for k, v in row.items()}
             row["plan_args"] = plan_args(rec.inputs[i])
             rows.append(row)
-        print(json.dumps({"target": {kind: value}, "model_id": base.model_id, "context_tokens": base.context_tokens,
-                          "hit_rate": "from the trace" if curve is not None else base.hit_rate, "trace": args.trace, "searched": rec.searched, "infeasible": rec.infeasible,
+        print(json.dumps({"target": {kind: value}, "headroom": rec.headroom,
+                          "required": value * (1 + rec.headroom), "model_id": base.model_id,
+                          "context_tokens": base.context_tokens,
+                          "hit_rate": "from the trace" if curve is not None else base.hit_rate,
+                          "shared_prefix": base.shared_prefix, "trace": args.trace, "searched": rec.searched,
+                          "infeasible": rec.infeasible,
                           "refused": list(rec.refused), "columns": list(COLUMNS), "rows": rows},
                          indent=2, allow_nan=False, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
         return 0
     unit = "sessions" if kind == "sessions" else "requests/s"
     hit = f"hit rate from {args.trace}" if curve is not None else f"hit rate {base.hit_rate:g}"
-    print(f"{base.model_id}, {base.context_tokens:,} tokens, {hit}: target {value:,.6g} {unit}; "
+    print(f"{base.model_id}, {base.context_tokens:,} tokens, {hit}, shared prefix {base.shared_prefix:g}: target "
+          f"{value:,.6g} {unit} with {rec.headroom:.0%} headroom (at least {value * (1 + rec.headroom):,.6g}); "
           f"{rec.searched:,} configurations searched, {rec.infeasible:,} hold nothing")
     for why in rec.refused:
         print(f"  not searched: {why}")
@@ -158,5 +170,9 @@ def run(args: argparse.Namespace) -> int:
               f"hit rate {row.hit_rate:.3g}): "
               f"{format_figure(row.capacity, 6)} {unit}, headroom {row.headroom:.1%}{cost}{mark}")
         print(f"      verified by the plan: {'yes' if row.verified else 'no'}; {row.one_fewer}")
+        if row.assumptions:
+            print(f"      assumes {row.assumptions}")
+            no_share = ("not one session fits" if _missing(row.replicas_no_sharing) else f"{row.total_gpus_no_sharing:,} GPUs ({plural(int(row.replicas_no_sharing), 'replica')})")
+            print(f"      with no shared prefix: {no_share}")
     print("  * on the Pareto front (GPUs or cost vs headroom)")
     return 0

@@ -55,12 +55,11 @@ def _read(path: Path) -> str:
 
 def _model(args: argparse.Namespace):
     if args.config is not None:
-        from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, parse_config_text
+        from planner.hf.checkpoint import read_checkpoint
+        from planner.hf.config import MAX_CONFIG_BYTES, model_from_config
 
-        from planner.reads import read_capped
-
-        text = read_capped(args.config, MAX_CONFIG_BYTES, "config", "config.json")
-        return model_from_config(parse_config_text(text, str(args.config)), name=args.config.name, source=str(args.config))
+        config, name = read_checkpoint(args.config, MAX_CONFIG_BYTES)
+        return model_from_config(config, name=name, source=str(args.config))
     return get_model(args.model) if args.model else None
 
 

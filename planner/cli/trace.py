@@ -18,14 +18,11 @@ import os
 import sys
 import time
 
-from tqdm import tqdm
-
 from planner.cli.args import bounded_float, nonneg_int, positive_int
 from planner.errors import PlanInputError
 from planner.traces.rows import MIN_SAMPLE_RATE
 from planner.reads import require_regular_file
-from planner.plan import MIN_TOKENS_PER_S
-from planner.traces import capacity_curve, concurrency, kv_bytes_per_token_for, read_trace, reuse_profile, summarize
+from planner.traces import capacity_curve_columns, concurrency, kv_bytes_per_token_for, read_trace, reuse_profile, summarize
 from planner.traces import typical_context_tokens
 from planner.traces.curvefile import curve_document
 from planner.traces.fleet import MAX_REPLICAS, ROUTING_POLICIES, fleet_table
@@ -36,7 +33,7 @@ from planner.traces.samples import SAMPLES
 from planner.traces.sampling import sampling_note, standard_error
 from planner.traces.checks import MAX_CAPACITY_BLOCKS, blocks_for_bytes
 from planner.traces.trace import FORMATS
-from planner.units import GB, GiB, format_bytes, format_figure, gib_to_bytes
+from planner.units import GB, MIN_TOKENS_PER_S, GiB, format_bytes, format_figure, gib_to_bytes
 
 DEFAULT_SESSION_DECODE_TOKENS_PER_S = 50.0
 """Decode speed of one request for the concurrency estimate, tokens/s (the plan's default)."""
@@ -129,15 +126,21 @@ class _Bar:
     """A tqdm bar on stderr (shown on a terminal only) fed by ``(fraction, label)`` callbacks."""
 
     def __init__(self, what: str) -> None:
-        self.bar = tqdm(total=1000, desc=f"kvplan trace: {what}", file=sys.stderr, leave=False,
-                        disable=not sys.stderr.isatty(), bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
+        self.bar = None
+        if sys.stderr.isatty():   # tqdm imported only for a terminal
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=1000, desc=f"kvplan trace: {what}", file=sys.stderr, leave=False,
+                            bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
 
     def __call__(self, fraction: float, label: str) -> None:
-        self.bar.set_description_str(f"kvplan trace: {label}", refresh=False)
-        self.bar.update(max(0, round(fraction * 1000) - self.bar.n))
+        if self.bar is not None:
+            self.bar.set_description_str(f"kvplan trace: {label}", refresh=False)
+            self.bar.update(max(0, round(fraction * 1000) - self.bar.n))
 
     def close(self) -> None:
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
 
 
 def _staged(what: str, func, *args, **kwargs):
@@ -173,6 +176,9 @@ def run(args: argparse.Namespace) -> int:
 
         require_regular_file(args.metrics, "metrics")
         counters = read_prefix_cache_counters(args.metrics)
+    if args.tokenizer is not None and args.block_tokens is None:
+        raise PlanInputError("--block-tokens", None, "the engine's tokens per block (e.g. 16), with --tokenizer")
+    _compiled_loops()   # after the checks of the arguments, before the first loop runs
     if args.kv_events:
         from planner.traces.kv_events import read_kv_events
 
@@ -221,16 +227,25 @@ def run(args: argparse.Namespace) -> int:
             sampling = {"sample_rate": profile.sample_rate,
                         "expected_error": _num(2 * standard_error(trace, profile, capacity_blocks)),
                         "note": sampling_note(trace, profile, capacity_blocks)}
+    sharing = sharing_note = None
+    if measurable:
+        from planner.traces.sharing import measure_sharing
+
+        try:
+            sharing = measure_sharing(trace)
+        except PlanInputError as exc:  # hash-sampled or too large: said, never guessed
+            sharing_note = str(exc)
     curve = None
     if args.sweep and measurable:
         print(f"kvplan trace: computing the hit-rate curve over {trace.num_block_refs:,} block references",
               file=sys.stderr)
-        frame = capacity_curve(profile, ttl_s=args.ttl_s, kv_bytes_per_token=per_token)
+        frame = capacity_curve_columns(profile, ttl_s=args.ttl_s, kv_bytes_per_token=per_token)   # no pandas
         curve = [{
-            "capacity_blocks": int(r.capacity_blocks), "capacity_bytes": _num(r.capacity_bytes),
-            "capacity_gb": _num(r.capacity_gb), "capacity_gib": _num(r.capacity_gib),
-            "block_hit_rate": float(r.block_hit_rate), "token_hit_rate": float(r.token_hit_rate),
-        } for r in frame.itertuples()]
+            "capacity_blocks": int(c), "capacity_bytes": _num(b), "capacity_gb": _num(gb), "capacity_gib": _num(gib),
+            "block_hit_rate": float(br), "token_hit_rate": float(tr),
+        } for c, b, gb, gib, br, tr in zip(*(frame[k] for k in ("capacity_blocks", "capacity_bytes", "capacity_gb",
+                                                                  "capacity_gib", "block_hit_rate",
+                                                                  "token_hit_rate")))]
     if args.replicas is not None and measurable and (args.workers is not None or args.scheduler is not None):
         from planner.traces.fleet_dask import fleet_table_dask
 
@@ -267,6 +282,12 @@ def run(args: argparse.Namespace) -> int:
         "hit_blocks": hits.num_hit_blocks if hits else None, "hit_tokens": hits.num_hit_tokens if hits else None,
         "block_hit_rate": hits.block_hit_rate if hits else None,
         "token_hit_rate": hits.token_hit_rate if hits else None,
+        "shared_prefix": None if sharing is None else {
+            "shared_prefix": sharing.shared_prefix, "unlimited_token_hit_rate": sharing.hit_rate,
+            "mean_prompt_tokens": sharing.mean_prompt_tokens, "window_s": sharing.window_s,
+            "shared_tokens": sharing.shared_tokens, "input_tokens": sharing.input_tokens,
+            "sessions_from": sharing.sessions_from},
+        "shared_prefix_note": sharing_note,
         "engine_counters": None if counters is None else {
             "source": counters.source, "prefix_cache_queries_tokens": counters.queries_tokens,
             "prefix_cache_hits_tokens": counters.hits_tokens, "token_hit_rate": counters.token_hit_rate},
@@ -287,6 +308,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compiled_loops() -> None:
+    """Build the trace loops ahead of time on first use (``planner.traces.kernels``), saying so on a terminal
+    (as the progress bar: a script's stderr keeps its one line per error)."""
+    from planner.traces import kernels
+
+    if not kernels.aot_enabled() or kernels.aot_ready():
+        return
+    say = sys.stderr.isatty()
+    if say:
+        print(f"kvplan trace: compiling the trace loops ahead of time, once, into {kernels.aot_dir()} (numba and a "
+              f"C compiler; about 10 to 30 s); later runs load them without numba", file=sys.stderr)
+    reason = kernels.compile_ahead_of_time()
+    if reason is not None and say:
+        print(f"kvplan trace: not compiled ahead of time ({reason}); numba compiles and caches the loops instead "
+              f"(about 1 s of start-up per run)", file=sys.stderr)
+
+
 def _save(args, trace, summary, per_token, sampling, frame) -> None:
     doc = curve_document(
         trace={"name": trace.name, "format": trace.format, "requests": trace.num_requests,
@@ -296,7 +334,7 @@ def _save(args, trace, summary, per_token, sampling, frame) -> None:
         block_tokens=int(trace.block_tokens), ttl_s=args.ttl_s, model=args.model, kv_bytes_per_token=per_token,
         sampling=None if sampling is None else {"sample_rate": sampling["sample_rate"],
                                                 "expected_error": sampling["expected_error"] or 0.0},
-        curve=frame)
+        curve=frame, eviction_policy=args.eviction_policy)
     try:
         with open(args.save, "w", encoding="utf-8") as fh:
             json.dump(doc, fh, allow_nan=False)
@@ -324,6 +362,14 @@ def _print_text(data, trace, summary, conc, hits, per_token, args) -> None:
         ttl = "none" if args.ttl_s is None else f"{args.ttl_s:g} s"
         print(f"  cache: {size}; TTL {ttl}; eviction: {POLICY_LABELS[args.eviction_policy]}")
         print(f"  block hit rate: {hits.block_hit_rate:.1%}   token hit rate: {hits.token_hit_rate:.1%}")
+        sp = data["shared_prefix"]
+        if sp is not None:
+            print(f"  shared prefix: {sp['shared_prefix']:.1%} of prompt tokens in blocks another session also "
+                  f"references within {sp['window_s']:g} s (unlimited-cache token hit rate {sp['unlimited_token_hit_rate']:.1%}, "
+                  f"own history included); measured at prompts of {sp['mean_prompt_tokens']:,.0f} tokens on average: "
+                  f"kvplan plan --hit-rate {hits.token_hit_rate:.2f} --shared-prefix {sp['shared_prefix']:.2f}")
+        elif data["shared_prefix_note"]:
+            print(f"  shared prefix not measured: {data['shared_prefix_note']}")
         if data["sampling"]:
             print(f"  {data['sampling']['note']}")
     if data["engine_counters"] is not None:
@@ -334,14 +380,17 @@ def _print_text(data, trace, summary, conc, hits, per_token, args) -> None:
               f"{ec['prefix_cache_queries_tokens']:,.0f} tokens (vllm:prefix_cache_hits / queries)")
     print(f"  concurrency at {conc.session_decode_tokens_per_s:g} tokens/s per request: "
           f"peak {conc.peak_concurrent_requests:,}, mean {format_figure(conc.mean_concurrent_requests)}")
+    policy = POLICY_LABELS[args.eviction_policy]
     if data.get("curve"):
-        print("\n  capacity_blocks   capacity                   block_hit  token_hit")
+        print(f"\n  hit rate vs capacity (eviction: {policy})")
+        print("  capacity_blocks   capacity                   block_hit  token_hit")
         for row in data["curve"]:
             shown = format_bytes(row["capacity_bytes"]) if row["capacity_bytes"] is not None else ""
             print(f"  {row['capacity_blocks']:>15,}   {shown:<25}  {row['block_hit_rate']:>8.1%}  "
                   f"{row['token_hit_rate']:>8.1%}")
     if data.get("fleet"):
-        print("\n  replicas  routing      method            block_hit  token_hit  replica range      imbalance")
+        print(f"\n  fleet, each replica's cache as above (eviction: {policy})")
+        print("  replicas  routing      method            block_hit  token_hit  replica range      imbalance")
         for row in data["fleet"]:
             print(f"  {row['replicas']:>8}  {row['routing']:<11}  {row['method']:<16}  {row['block_hit_rate']:>8.1%}  "
                   f"{row['token_hit_rate']:>8.1%}  {row['min_replica_block_hit_rate']:>6.1%} - "

@@ -47,8 +47,9 @@ in ``vllm/model_executor/models/config.py``): a layer's state tensors form one
 grows the attention block size to ``16 * cdiv(mamba_page, 16 * attention_page_per_token)``
 tokens so that an attention page is at least a Mamba page, then pads the Mamba
 page to the attention page (``mamba_page_size_padded``). A sequence holds one
-Mamba page per state layer (``MambaSpec.max_memory_usage_bytes``, prefix
-caching off for hybrid models, as ``MambaModelConfig`` sets it). The groups
+Mamba page per state layer with prefix caching off (``MambaSpec.max_memory_usage_bytes``,
+``mamba_cache_mode`` "none"), two in "align" mode, which recent releases use for
+hybrids with prefix caching on (``VLLMSettings.mamba_cache_mode``). The groups
 then follow the hybrid rule above.
 
 Not modelled (theory shown, with the reason): DeepSeek V4 compressed entries
@@ -82,8 +83,8 @@ from planner.monotone import largest_fitting
 __all__ = [
     "BUDGET_MOVES", "DEFAULT_BLOCK_SIZE", "DEFAULT_MAX_NUM_BATCHED_TOKENS", "ENGINE_COLUMNS", "EngineTypeBytes",
     "MAX_BLOCK_SIZE", "MAX_BUDGET_BYTES", "MaxModelLenFit", "NOT_A_HARD_CAP", "TheoryVsEngine", "VLLMCapacity",
-    "VLLMSettings", "VLLM_SOURCE", "check_budget_bytes", "engine_frame", "theory_vs_engine", "vllm_capacity",
-    "vllm_max_model_len",
+    "VLLMAdmission", "VLLMSettings", "VLLM_SOURCE", "check_budget_bytes", "engine_frame", "theory_vs_engine", "vllm_capacity",
+    "vllm_admission", "vllm_max_model_len",
 ]
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` never loads it
@@ -208,7 +209,7 @@ def theory_vs_engine(model: ModelSpec, context_tokens: int, kv_format: str | Non
         raise PlanInputError("context_tokens", n, msg("at most max_model_len ({max_len:,})", max_len=max_len))
     s = VLLMSettings(block_size=s.block_size, max_num_batched_tokens=s.max_num_batched_tokens,
                      max_model_len=max_len, hybrid_kv_cache_manager=s.hybrid_kv_cache_manager)
-    p = paging(model, kv_format, tp, pp, s)
+    p = _staged_paging(model, n, kv_format, tp, pp, s)
     by_name = {g.name: g for g in est.groups}
     reasons: list[str] = list(p.notes)
     rows: list[EngineTypeBytes] = []
@@ -296,14 +297,31 @@ class VLLMCapacity:
     per: str = "GPU"
 
 
-def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings) -> Paging:
-    p = paging(model, kv_format, tp, pp, s)
+def _staged_paging(model: ModelSpec, num_tokens: int, kv_format: str | None, tp: int, pp: int,
+                   s: VLLMSettings) -> Paging:
+    """vLLM's paging on the GPU of the binding pipeline stage (:meth:`ModelSpec.binding_stage` at ``num_tokens``,
+    vLLM ``get_pp_indices``); each group's ``ceil(layers / PP)`` share when a group's layers are not known."""
+    stage = model.binding_stage(num_tokens, kv_format, tp, pp)
+    if stage is None:
+        return paging(model, kv_format, tp, pp, s)
+    return paging(stage, None, tp, 1, s)
+
+
+def _pageable(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSettings,
+              num_tokens: int = 1) -> Paging:
+    """:func:`_staged_paging` at ``num_tokens`` (the request length whose binding stage is paged), refused when
+    vLLM's paging of it is not modelled."""
+    p = _staged_paging(model, num_tokens, kv_format, tp, pp, s)
     if model.uses_coefficient(kv_format) or p.unmodelled or not p.types:
         what = ", ".join(g.name for g in p.unmodelled) or "a reported bytes-per-token coefficient"
         hint = msg("; choose a KV format to page its architecture") if model.uses_coefficient(kv_format) and p.types else ""
         raise PlanInputError("engine", model.id, msg("a model whose KV vLLM pages as full, sliding, chunked or MLA "
                                                      "attention (not modelled here: {what}{hint})", what=what,
                                                      hint=hint))
+    if all(t.kind == "mamba" for t in p.types):
+        raise PlanInputError("engine", model.id, msg("a model with attention layers: for an attention-free model vLLM "
+                                                     "sizes a block as max_model_len tokens (one Mamba page per "
+                                                     "sequence), and kvplan does not model its token capacity yet"))
     return p
 
 
@@ -314,6 +332,64 @@ def _needed_bytes(p: Paging, max_model_len: int, max_batched: int) -> int:
     page = p.types[0].page_size_bytes
     blocks = sum(n * t.max_memory_blocks(max_model_len, max_batched) for t, n in zip(p.types, p.groups_per_type))
     return p.group_size * page * blocks
+
+
+@dataclass(frozen=True)
+class VLLMAdmission:
+    """vLLM's admission arithmetic for one layout on one GPU, written once.
+
+    ``num_blocks = budget // bytes_per_block`` (``get_num_blocks``); a request of
+    ``M`` tokens takes :meth:`blocks_per_request` block ids (the sum over KV-cache
+    groups of ``cdiv(max_memory_usage_bytes, page_size_bytes)``: a sliding-window
+    group reserves its window plus one prefill chunk of ``max_num_batched_tokens``,
+    +1 block, per :class:`planner.kv.kinds.KVGroup` ``vllm_max_blocks``); "maximum
+    concurrency" is ``num_blocks / blocks_per_request``
+    (``get_max_concurrency_for_kv_cache_config``, vllm-project/vllm@001cabc
+    ``vllm/v1/core/kv_cache_utils.py``). :func:`vllm_capacity` reports it for one
+    budget; :func:`planner.plan.core.evaluate` takes its floor as the plan's
+    admission figure.
+
+    Attributes:
+        paging: vLLM's KV-cache types and groups for this layout.
+        settings: block size, ``max_num_batched_tokens``, hybrid manager.
+        bytes_per_block: bytes one block id takes on this GPU (every layer).
+    """
+
+    paging: Paging
+    settings: VLLMSettings
+    bytes_per_block: int
+
+    def blocks_per_request(self, max_model_len: int) -> int:
+        """Block ids one request of ``max_model_len`` tokens may hold."""
+        p, batched = self.paging, self.settings.max_num_batched_tokens
+        if p.layout == "uniform type":
+            return p.types[0].max_memory_blocks(max_model_len, batched)
+        return sum(n * t.max_memory_blocks(max_model_len, batched) for t, n in zip(p.types, p.groups_per_type))
+
+    def num_blocks(self, kv_budget_bytes: int) -> int:
+        """vLLM's ``num_gpu_blocks`` for a budget (0 for a negative one)."""
+        return max(kv_budget_bytes, 0) // self.bytes_per_block
+
+    def admitted(self, kv_budget_bytes: int, max_model_len: int) -> int:
+        """Full-length requests admitted at once: ``floor(num_blocks / blocks_per_request)``."""
+        return self.num_blocks(kv_budget_bytes) // self.blocks_per_request(max_model_len)
+
+
+def vllm_admission(model: ModelSpec, kv_format: str | None = None, tp: int = 1, pp: int = 1,
+                   settings: VLLMSettings | None = None, num_tokens: int = 1) -> VLLMAdmission:
+    """vLLM's admission arithmetic for this model on one GPU, paging the pipeline stage that binds at
+    ``num_tokens`` tokens per request.
+
+    Raises:
+        PlanInputError: a layout vLLM's paging is not modelled for (named).
+    """
+    s = settings or VLLMSettings()
+    p = _pageable(model, kv_format, tp, pp, s, num_tokens)
+    if p.layout == "uniform type":
+        bytes_per_block = sum(t.layers * t.page_size_bytes for t in p.types)
+    else:
+        bytes_per_block = p.types[0].page_size_bytes * p.group_size
+    return VLLMAdmission(paging=p, settings=s, bytes_per_block=bytes_per_block)
 
 
 def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | None = None,
@@ -340,21 +416,17 @@ def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | N
     if m is None:
         raise PlanInputError("max_model_len", None, msg("a whole number of tokens (the model's maximum is not known)"))
     m = check_int("max_model_len", m, 1, MAX_MODEL_LEN)
-    p = _pageable(model, kv_format, tp, pp, s)
+    a = vllm_admission(model, kv_format, tp, pp, s, num_tokens=m)
+    p = a.paging
     min_block = min(t.block_size for t in p.types)
+    page = p.types[0].page_size_bytes
+    bytes_per_block = a.bytes_per_block
+    num_blocks = a.num_blocks(budget)
+    blocks_per_request = a.blocks_per_request(m)
     if p.layout == "uniform type":
-        bytes_per_block = sum(t.layers * t.page_size_bytes for t in p.types)
-        num_blocks = budget // bytes_per_block
-        page = p.types[0].page_size_bytes
-        blocks_per_request = p.types[0].max_memory_blocks(m, s.max_num_batched_tokens)
         # a Figure: written in English form here, its digits take the page's separators (one number, one style)
         how = Figure(f"{budget:,} // ({' + '.join(f'{t.layers} x {t.page_size_bytes:,}' for t in p.types)} B)")
     else:
-        page = p.types[0].page_size_bytes
-        bytes_per_block = page * p.group_size
-        num_blocks = budget // page // p.group_size
-        blocks_per_request = sum(n * t.max_memory_blocks(m, s.max_num_batched_tokens)
-                                 for t, n in zip(p.types, p.groups_per_type))
         how = Figure(f"{budget:,} // {page:,} // {p.group_size}")
     max_tokens = num_blocks // p.num_kv_groups * min_block
     concurrency = num_blocks / blocks_per_request if blocks_per_request else 0.0
@@ -411,7 +483,7 @@ def vllm_max_model_len(model: ModelSpec, kv_budget_bytes: int, kv_format: str | 
     pp = model.check_pp(pp, kv_format)
     hi = upper_bound if upper_bound is not None else (model.max_context_tokens or MAX_MODEL_LEN)
     hi = check_int("upper_bound", hi, 1, MAX_MODEL_LEN)
-    p = _pageable(model, kv_format, tp, pp, s)
+    p = _pageable(model, kv_format, tp, pp, s, hi)  # the stage that binds at the search's upper bound
 
     def fits(m: int) -> bool:
         return _needed_bytes(p, m, s.max_num_batched_tokens) <= budget

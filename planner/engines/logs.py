@@ -128,6 +128,11 @@ KEYS: dict[str, str] = {
     "mamba_slots": "SGLang Mamba cache: state slots (max_mamba_cache_size)",
     "mamba_conv_size": "SGLang Mamba cache: conv state size (printed GB = GiB)",
     "mamba_ssm_size": "SGLang Mamba cache: SSM state size (printed GB = GiB)",
+    "prefix_caching": "vLLM enable_prefix_caching (engine args / config)",
+    "prefix_caching_flag": "vLLM --enable-prefix-caching / --no-enable-prefix-caching",
+    "mamba_cache_mode": "vLLM mamba_cache_mode (none, align, all)",
+    "pp_partition": "vLLM pipeline stages' layer counts (VLLM_PP_LAYER_PARTITION, 'unevenly partitioned' line)",
+    "sglang_mamba_ssm_dtype": "SGLang --mamba-ssm-dtype (SSM state dtype; default float32)",
     "page_size": "SGLang page size (tokens)",
     "dp": "SGLang data-parallel size",
     "dp_attention": "SGLang --enable-dp-attention",
@@ -247,6 +252,15 @@ _PATTERNS: tuple[_Spec, ...] = (
     _p(r"Mamba Cache is allocated\.\s*max_mamba_cache_size:\s*(\d+),\s*conv_state size:\s*" + _DEC
        + r"\s*GB,\s*ssm_state size:\s*" + _DEC + r"\s*GB", "sglang", ("mamba_slots", 1, "int"),
        ("mamba_conv_size", 2, "size"), ("mamba_ssm_size", 3, "size")),
+    _p(r"'enable_prefix_caching':\s*(True|False)|\benable_prefix_caching=(True|False)", "vllm",
+       ("prefix_caching", 1, "str"), ("prefix_caching", 2, "str")),
+    _p(r"--(no-)?enable-prefix-caching\b", "vllm", ("prefix_caching_flag", 0, "str")),
+    _p(r"'mamba_cache_mode':\s*'(\w{1,10})'|\bmamba_cache_mode=(\w{1,10})|--mamba-cache-mode[= ]\s*(\w{1,10})",
+       "vllm", ("mamba_cache_mode", 1, "str"), ("mamba_cache_mode", 2, "str"), ("mamba_cache_mode", 3, "str")),
+    _p(r"Hidden layers were unevenly partitioned:\s*\[([\d,\s]{1,400})\]", "vllm", ("pp_partition", 1, "str")),
+    _p(r"VLLM_PP_LAYER_PARTITION=\s*([\d,]{1,400})", "vllm", ("pp_partition", 1, "str")),
+    _p(r"\bmamba_ssm_dtype='(\w{1,20})'", "sglang", ("sglang_mamba_ssm_dtype", 1, "str")),
+    _p(r"--mamba-ssm-dtype[= ]\s*(\w{1,20})", "sglang", ("sglang_mamba_ssm_dtype", 1, "str")),
     _p(r"\bpage_size=(\d+)", "sglang", ("page_size", 1, "int")),
     _p(r"--page-size[= ]\s*(\d+)", "sglang", ("page_size", 1, "int")),
     _p(r"\bdp_size=(\d+)", "sglang", ("dp", 1, "int")),
@@ -359,7 +373,7 @@ def parse_engine_log(text: str) -> EngineLog:
     unread: list[tuple[int, str]] = []
     num_unread = 0
     lines = text.splitlines()
-    for no, raw in enumerate(lines, start=1):
+    for no, raw in _logical_lines(lines):
         line = raw[:MAX_LINE_CHARS]
         rank = _rank_of(line)
         matched = False
@@ -380,6 +394,22 @@ def parse_engine_log(text: str) -> EngineLog:
     return EngineLog(engine=_engine_of(readings), readings=tuple(readings), unread=tuple(unread),
                      num_unread=num_unread, num_lines=len(lines),
                      first_line="".join(c if c.isprintable() else " " for c in first))
+
+
+def _logical_lines(lines: list[str]):
+    """``(line number, text)`` for each line, a shell command continued with a trailing backslash joined into
+    one line (numbered by its first line) so that its flags are read together (``--tp-size 2`` on the line after
+    ``sglang.launch_server \\``); joining stops at :data:`MAX_LINE_CHARS`."""
+    i = 0
+    while i < len(lines):
+        no, parts, size = i + 1, [lines[i]], len(lines[i])
+        while parts[-1].rstrip().endswith("\\") and i + 1 < len(lines) and size < MAX_LINE_CHARS:
+            parts[-1] = parts[-1].rstrip()[:-1]
+            i += 1
+            parts.append(lines[i])
+            size += len(lines[i])
+        yield no, parts[0] if len(parts) == 1 else " ".join(x.strip() for x in parts)
+        i += 1
 
 
 def _engine_of(readings: list[Reading]) -> Engine:

@@ -52,13 +52,13 @@ A residual kvplan cannot explain is reported as such, with its size.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from planner.catalog.entries import models
 from planner.engines.capacity import (BUDGET_MOVES, NOT_A_HARD_CAP, VLLMSettings, vllm_capacity,
                                       vllm_max_model_len)
 from planner.engines.logs import EngineLog, Reading
-from planner.engines.vllm_paging import paging
+from planner.engines.vllm_paging import MAMBA_CACHE_MODES, paging, pp_partition
 from planner.errors import PlanInputError
 from planner.kv.kinds import FullAttentionGroup, MLAGroup
 from planner.kv.models import ModelSpec
@@ -86,9 +86,15 @@ SGLANG_PADDING = msg("SGLang allocates size + page_size rows per pool (slot 0 ta
 SGLANG_SWA = msg("SGLang keeps two pools for a sliding-window model (SWAKVPool): the sliding-window layers' pool and "
                  "the full-attention layers' pool; each 'KV Cache is allocated' line is one of them, attributed here by "
                  "its bytes per token.")
+PP_STAGES = msg("vLLM splits the layers over pipeline stages with get_pp_indices (vllm/distributed/utils.py): "
+                "L // PP each, the remainder one each to the stages before the last, or VLLM_PP_LAYER_PARTITION; "
+                "each stage's budget is priced with its own layers.")
 PP_BINDING = msg("One 'Available KV cache memory' line per pipeline stage: vLLM keeps the smallest block count of "
-                 "all workers, so the rank with the fewest blocks binds the pool (each rank is priced with the "
-                 "largest stage's layers, ceil(L / PP)).")
+                 "all workers, so the rank with the fewest blocks binds the pool (each rank is priced with its "
+                 "stage's layers when the model's layers are known, else with the largest stage's, ceil(L / PP)).")
+SGLANG_MAMBA = msg("SGLang's Mamba pool holds max_mamba_cache_size + 1 slots per state layer (MambaPool): the conv "
+                   "state in the model dtype and the SSM state in --mamba-ssm-dtype (float32 by default), split over "
+                   "TP like the layer's heads.")
 HYBRID_QUIRK = msg("For hybrid models vLLM reports 'GPU KV cache size' as num_blocks // num_kv_cache_groups x the "
                 "smallest block size, while 'Maximum concurrency' counts the blocks one full-length request needs "
                 "across all groups; the two need not agree (vLLM, https://github.com/vllm-project/vllm/issues/40691).")
@@ -192,6 +198,8 @@ def token_layer_sets(model: ModelSpec, fmt: str | None, tp: int, pp: int) -> dic
         return {}
     full = sum(g.entry_bytes(tp) * g.layers_per_gpu(pp) for g in per_token if g.cap_tokens is None)
     windowed = sum(g.entry_bytes(tp) * g.layers_per_gpu(pp) for g in per_token if g.cap_tokens is not None)
+    if full and not windowed and any(g.in_pool and g.role == "state" for g in model.layout(fmt)):
+        return {"full-attention layers": full}  # Mamba / linear-attention hybrid: state lives in its own pool
     sets = {"all layers": full + windowed}
     if windowed and full:
         sets["full-attention layers"] = full
@@ -293,8 +301,9 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
         if model is not None and not sets:
             refusals.append(msg("{model}: no layer of this model stores one entry per token; SGLang's pools of it "
                                 "are not predicted", model=model.id))
-        rows, pool, tokens = _sglang_rows(log, sets, int(page_s.value), causes)
-        block = 1
+        state = sglang_state_bytes(model, fmt, attn_tp, int(pp_s.value), log) if model is not None else None
+        rows, pool, tokens = _sglang_rows(log, sets, int(page_s.value), causes, state)
+        block, stage_pp = 1, int(pp_s.value)
     else:
         bs = _setting("block_size", block_size, log.first("block_size"), 16, msg("vLLM's default"))
         mml = _setting("max_model_len", max_model_len,
@@ -303,15 +312,24 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
         mnbt = _setting("max_num_batched_tokens", None, log.first("max_num_batched_tokens"), 8192,
                         msg("vLLM's default on large GPUs (it only matters for sliding windows)"))
         settings += [bs, mml, mnbt]
+        mamba = _mamba_cache_mode(log) if model is not None and any(
+            g.in_pool and g.role == "state" for g in model.layout(fmt)) else None
+        if mamba is not None:
+            settings.append(mamba)
+            if mamba.value not in MAMBA_CACHE_MODES:
+                refusals.append(msg("vLLM mamba_cache_mode {mode!r} (a state page per block of the sequence) is not "
+                                    "modelled", mode=mamba.value))
+                model, per_token, mamba = None, None, None
         block = int(bs.value)
-        rows, pool, tokens = _vllm_rows(log, model, fmt, attn_tp, int(pp_s.value), block, mml.value,
-                                        int(mnbt.value), per_token, causes, refusals)
+        rows, pool, tokens, (model, stage_pp, per_token) = _vllm_rows(
+            log, model, fmt, attn_tp, int(pp_s.value), block, mml.value, int(mnbt.value), per_token, causes, refusals,
+            mamba.value if mamba is not None else "none")
     implied = None
     if pool and tokens:
         implied = (pool[0] / (tokens + block), pool[1] / tokens)
     best = None
     if implied and model is not None and per_token is not None:
-        best, fit_rows = _best_fit(model, fmt, attn_tp, int(pp_s.value), implied, per_token)
+        best, fit_rows = _best_fit(model, fmt, attn_tp, stage_pp, implied, per_token)
         rows += fit_rows
     binding = log.engine == "vllm" and len({r.rank for r in log.all("kv_budget")}) > 1
     causes += [msg("{key} is printed {times} times with different values ({values}): typically one line per rank; the "
@@ -335,7 +353,32 @@ def _first_rank(found: tuple[Reading, ...]) -> tuple[Reading, ...]:
     return tuple(r for r in found if r.rank == keep)
 
 
-def _sglang_rows(log: EngineLog, sets: dict[str, int], page: int, causes: list[str]):
+SGLANG_SSM_DTYPES = {"float32": 4, "bfloat16": 2, "float16": 2}
+"""SGLang's ``--mamba-ssm-dtype`` choices and their bytes (default float32: sgl-project/sglang docs, Qwen3-Next
+usage, https://github.com/sgl-project/sglang/pull/15337)."""
+
+
+def sglang_state_bytes(model: ModelSpec, fmt: str | None, tp: int, pp: int, log: EngineLog):
+    """Bytes of one SGLang Mamba slot on one GPU: ``(conv, ssm, ssm dtype, its source)``, or None without state layers.
+
+    SGLang's ``MambaPool`` (``python/sglang/srt/mem_cache/memory_pool.py``) allocates, per state layer of the
+    rank, ``size + 1`` slots of the conv state (model dtype) and of the temporal (SSM) state in
+    ``--mamba-ssm-dtype`` (default float32), with the same TP split as vLLM's state shapes.
+    """
+    groups = [g for g in model.layout(fmt) if g.in_pool and g.role == "state" and getattr(g, "num_units", 0)]
+    if not groups:
+        return None
+    found = log.first("sglang_mamba_ssm_dtype")
+    dtype = str(found.value) if found and str(found.value) in SGLANG_SSM_DTYPES else "float32"
+    source = msg("log line {line_no}", line_no=found.line_no) if found and str(found.value) in SGLANG_SSM_DTYPES else msg(
+        "SGLang's default --mamba-ssm-dtype")
+    conv = sum(g.layers_per_gpu(pp) * g.entry_bytes(tp) for g in groups if "conv" in g.name)
+    ssm = sum(g.layers_per_gpu(pp) * g.units_per_gpu(tp) * g.elements_per_unit * SGLANG_SSM_DTYPES[dtype]
+              for g in groups if "conv" not in g.name)
+    return conv, ssm, dtype, source
+
+
+def _sglang_rows(log: EngineLog, sets: dict[str, int], page: int, causes: list[str], state=None):
     rows: list[ReconcileRow] = []
     allocs = []  # one per distinct "KV Cache is allocated" line (ranks print the same pools): (tokens, lo, hi, shown)
     tok_lines = {r.line_no: r for r in log.all("sglang_tokens")}
@@ -374,7 +417,7 @@ def _sglang_rows(log: EngineLog, sets: dict[str, int], page: int, causes: list[s
                     size=Figure(format_bytes(pred))), msg("match"),
                 msg("equal within the printed rounding: the pool of the {layers}", layers=_set_word(name))))
         elif sets:
-            name = "all layers" if len(allocs) == 1 else min(sets, key=lambda x: abs((n + page) * sets[x] - (lo + hi) / 2))
+            name = next(iter(sets)) if len(allocs) == 1 else min(sets, key=lambda x: abs((n + page) * sets[x] - (lo + hi) / 2))
             pred = (n + page) * sets[name]
             rows.append(ReconcileRow(
                 msg("KV pool per GPU ({layers})", layers=_set_word(name)), msg("{shown}; #tokens {n:,}", shown=shown, n=n),
@@ -407,6 +450,23 @@ def _sglang_rows(log: EngineLog, sets: dict[str, int], page: int, causes: list[s
                                  msg("one slot per running request: a per-sequence state pool, not per-token KV; "
                                      "conv {conv}, SSM {ssm}", conv=_gib(conv) if conv else "—",
                                      ssm=_gib(ssm) if ssm else "—")))
+        if state is not None:
+            n = int(slots.value)
+            causes.append(SGLANG_MAMBA)
+            for r, per_slot, label, how in (
+                    (conv, state[0], msg("Mamba conv state per GPU"), msg("model dtype")),
+                    (ssm, state[1], msg("Mamba SSM state per GPU"),
+                     msg("{dtype}, {source}", dtype=state[2], source=state[3]))):
+                if r is None:
+                    continue
+                pred = (n + 1) * per_slot
+                ok = r.bytes_lo <= pred <= r.bytes_hi
+                rows.append(ReconcileRow(
+                    label, _gib(r),
+                    msg("({n:,} + 1) slots x {per_slot:,} B ({how}) = {size}", n=n, per_slot=per_slot, how=how,
+                        size=Figure(format_bytes(pred))),
+                    _status(ok), SGLANG_MAMBA if ok else msg("differs by {size}: not explained by the state shapes",
+                                                             size=Figure(format_bytes(abs(pred - r.bytes_mid))))))
     for key, label in (("available_gpu_mem", msg("free GPU memory after the pool")), ("weights", msg("weights per GPU"))):
         r = log.first(key)
         if r:
@@ -424,7 +484,23 @@ def _older_concurrency(log: EngineLog) -> bool:
     return bool(log.first("num_gpu_blocks") or log.first("num_cpu_blocks"))
 
 
-def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, causes, refusals):
+def _mamba_cache_mode(log: EngineLog) -> Setting:
+    """vLLM's ``mamba_cache_mode`` for a Mamba / linear-attention hybrid: as printed, else ``"align"`` when the
+    log turns prefix caching on (vLLM's mode for hybrids with prefix caching), else ``"none"``."""
+    found = log.first("mamba_cache_mode")
+    if found is not None:
+        return Setting("mamba_cache_mode", str(found.value), msg("log line {line_no}", line_no=found.line_no))
+    on = log.first("prefix_caching")
+    flag = log.first("prefix_caching_flag")
+    if (on is not None and on.value == "True") or (flag is not None and not str(flag.value).startswith("--no-")):
+        where = on if on is not None and on.value == "True" else flag
+        return Setting("mamba_cache_mode", "align",
+                       msg("derived: prefix caching on (log line {line_no}): vLLM's 'align' mode, 2 state pages "
+                           "per request", line_no=where.line_no))
+    return Setting("mamba_cache_mode", "none", msg("assumed: prefix caching not turned on in the log"))
+
+
+def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, causes, refusals, mamba_mode="none"):
     rows: list[ReconcileRow] = []
     budgets = log.all("kv_budget")
     err_budget = log.first("error_budget")
@@ -432,7 +508,8 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
     conc, conc_m = log.first("max_concurrency"), log.first("concurrency_tokens")
     tokens = int(tokens_r.value) if tokens_r else (int(blocks_r.value) * block if blocks_r else None)
     hybrid_on = not (log.first("hybrid_manager_off") or log.first("kv_connector"))
-    s = VLLMSettings(block_size=block, max_num_batched_tokens=max_batched, hybrid_kv_cache_manager=hybrid_on)
+    s = VLLMSettings(block_size=block, max_num_batched_tokens=max_batched, hybrid_kv_cache_manager=hybrid_on,
+                     mamba_cache_mode=mamba_mode)
     m_len = int(mml) if mml is not None else None
     cap_of = None
     if model is not None:
@@ -445,14 +522,31 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
         except PlanInputError as exc:
             refusals.append(msg("{error}", error=exc))
             cap_of = None
-    # the binding rank: the budget line whose block count is smallest (one line per PP stage / rank)
+    # the binding rank: the budget line whose block count is smallest (one line per PP stage / rank), each
+    # stage priced with its own layers (vLLM's get_pp_indices split) when the model's layers are known
     budget = budgets[0] if budgets else None
     if cap_of is not None and len({r.rank for r in budgets}) > 1:
         by_rank = {}
         for r in budgets:
             by_rank.setdefault(r.rank, r)
-        budget = min(by_rank.values(), key=lambda r: cap_of(r.bytes_lo).num_blocks)
+        stages = _stage_models(log, model, pp, refusals) if pp > 1 else None
+
+        def blocks_of(r):
+            k = _pp_index(r.rank)
+            if stages is not None and k is not None and k < len(stages):
+                return vllm_capacity(stages[k][0], r.bytes_lo, probe_len, fmt, tp, 1, s).num_blocks
+            return cap_of(r.bytes_lo).num_blocks
+        budget = min(by_rank.values(), key=blocks_of)
         causes.append(PP_BINDING)
+        k = _pp_index(budget.rank)
+        if stages is not None and k is not None and k < len(stages):
+            causes.append(PP_STAGES)
+            rows.append(ReconcileRow(msg("pipeline stages' layers"), msg("{n} stages", n=len(stages)),
+                                     ", ".join(f"PP{i} {n}" for i, (_, n) in enumerate(stages)), msg("engine only"),
+                                     PP_STAGES))
+            model, pp = stages[k][0], 1  # the binding stage's own layers price everything below
+            if per_token is not None:
+                per_token = _pool_token_bytes(model, fmt, tp, 1)
         rows.append(ReconcileRow(msg("binding rank"), msg("{rank}: {printed}", rank=budget.rank or "—",
                                                           printed=budget.printed),
                                  msg("{n} ranks' budgets: {values}", n=len(by_rank),
@@ -516,6 +610,18 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
                             "explain this residual (the printed budget may come from another rank or step than the pool "
                             "size)", tokens=t_lo, per_token=per_token, reported=int(tokens_r.value),
                             gap=Figure(format_bytes(gap)), share=gap / max(budget.bytes_mid, 1))
+                if tp > 1 and groups == 1 and len({r.rank for r in budgets}) <= 1 and not budget.rank:
+                    # V1 prints both lines once per worker and keeps the smallest worker's blocks
+                    # (get_kv_cache_config per worker, then unify_kv_cache_configs); a quoted pair may mix workers
+                    b = int(tokens_r.value) // caps[0].block_size
+                    lo_b, hi_b = b * caps[0].bytes_per_block, (b + 1) * caps[0].bytes_per_block
+                    cause = msg("{cause}. With TP {tp} every worker prints its own 'Available KV cache memory' and, in "
+                                "V1 releases that size each worker's pool separately, its own 'GPU KV cache size'; "
+                                "the engine keeps the smallest worker's blocks. {reported:,} tokens = {blocks:,} blocks "
+                                "of {block_bytes:,} B fit a budget of {lo:.4f} to {hi:.4f} GiB: a worker printing "
+                                "that budget would explain the line exactly, but the log quotes one budget line, so "
+                                "this stays unexplained.", cause=cause, tp=tp, reported=int(tokens_r.value), blocks=b,
+                                block_bytes=caps[0].bytes_per_block, lo=lo_b / GiB, hi=hi_b / GiB)
             rows.append(ReconcileRow(msg("GPU KV cache size (tokens)"), tokens_r.printed, _range(t_lo, t_hi),
                                      _status(ok), cause))
     elif blocks_r and tokens_r is None and not negative:
@@ -645,7 +751,47 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
                   msg("; no effect on a full-attention model") if model is not None else "")
         causes.append(msg("vLLM's hybrid KV cache manager is off ({why}): sliding-window and chunked layers store full "
                           "KV{effect}", why=why, effect=effect))
-    return rows, pool, tokens
+    return rows, pool, tokens, (model, pp, per_token)
+
+
+def _pp_index(rank: str) -> int | None:
+    """The pipeline stage of a rank prefix ("PP1", "TP0 PP1"), or None."""
+    m = re.search(r"\bPP(\d+)\b", rank or "")
+    return int(m.group(1)) if m else None
+
+
+def _stage_models(log: EngineLog, model: ModelSpec, pp: int, refusals: list[str]):
+    """``(model restricted to the stage's layers, its layer count)`` for each pipeline stage, or None when the
+    layers a group holds are not known (then every rank is priced with the largest stage, ceil(L / PP))."""
+    total = model.num_hidden_layers
+    if not total or pp > total:
+        return None
+    found = log.first("pp_partition")
+    given = None
+    if found is not None:
+        try:
+            given = tuple(int(x) for x in str(found.value).replace(" ", "").split(",") if x)
+        except ValueError:
+            given = None
+    try:
+        parts = pp_partition(total, pp, given)
+    except PlanInputError as exc:
+        refusals.append(msg("{error}", error=exc))
+        return None
+    stages, start = [], 0
+    for n in parts:
+        groups = []
+        for g in model.groups:
+            if g.layer_ids:
+                ids = tuple(i for i in g.layer_ids if start <= i < start + n)
+                groups.append(replace(g, num_layers=len(ids), layer_ids=ids))
+            elif g.num_layers == total:
+                groups.append(replace(g, num_layers=n))
+            else:
+                return None  # a group over some layers, not known which: not split by stage
+        stages.append((replace(model, groups=tuple(g for g in groups if g.num_layers)), n))
+        start += n
+    return stages
 
 
 def _tokens_from_concurrency(tokens_r: Reading, conc: Reading | None, conc_m: Reading | None) -> bool:

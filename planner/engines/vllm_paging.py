@@ -32,6 +32,11 @@ MAX_BLOCK_SIZE = 4096
 MAX_BATCHED_TOKENS = 10**8
 MAX_MODEL_LEN = 10**9
 
+MAMBA_CACHE_MODES = {"none": 1, "align": 2}
+"""vLLM's ``mamba_cache_mode`` -> pages one request of a Mamba / linear-attention layer may hold
+(``MambaSpec.max_memory_usage_bytes``: ``page x (1 + spec blocks)``, ``"align"`` (prefix caching on): ``page x
+(2 + spec blocks)``); ``"all"`` (a page per block of the sequence) is not modelled."""
+
 MAMBA_BLOCK_MULTIPLE = 16
 """vLLM rounds the attention block size of a Mamba hybrid to a multiple of 16
 tokens (``HybridAttentionMambaModelConfig``: some attention backends need it)."""
@@ -59,6 +64,8 @@ class VLLMSettings:
         max_model_len: the engine's maximum sequence length; ``None`` means
             "the context being evaluated" (for a per-sequence view) or the
             model's maximum (for capacity).
+        mamba_cache_mode: ``"none"`` (prefix caching off) or ``"align"`` (prefix caching on for a Mamba
+            hybrid): pages a request holds per state layer, see :data:`MAMBA_CACHE_MODES`.
         hybrid_kv_cache_manager: False models ``--disable-hybrid-kv-cache-manager``
             (forced on with KV connectors in many vLLM versions): sliding and
             chunked layers of a model that also has full layers store full KV.
@@ -71,8 +78,12 @@ class VLLMSettings:
     max_num_batched_tokens: int = DEFAULT_MAX_NUM_BATCHED_TOKENS
     max_model_len: int | None = None
     hybrid_kv_cache_manager: bool = True
+    mamba_cache_mode: str = "none"
 
     def __post_init__(self) -> None:
+        if self.mamba_cache_mode not in MAMBA_CACHE_MODES:
+            raise PlanInputError("mamba_cache_mode", self.mamba_cache_mode, msg("one of {choices}",
+                                                                                choices=", ".join(MAMBA_CACHE_MODES)))
         check_int("block_size", self.block_size, 1, MAX_BLOCK_SIZE)
         check_int("max_num_batched_tokens", self.max_num_batched_tokens, 1, MAX_BATCHED_TOKENS)
         if self.max_model_len is not None:
@@ -106,6 +117,7 @@ class PagedType:
     layers: int
     names: tuple[str, ...]
     converted: bool = False
+    state_pages: int = 1
 
     @property
     def kind(self) -> str | None:
@@ -119,6 +131,8 @@ class PagedType:
 
     def max_memory_blocks(self, max_model_len: int, max_batched: int) -> int:
         """Blocks one request of ``max_model_len`` tokens may hold per layer (``max_memory_usage_bytes / page``)."""
+        if self.spec.vllm_per_sequence:
+            return self.state_pages * self.spec.vllm_max_blocks(max_model_len, max_batched, self.block_size)
         return self.spec.vllm_max_blocks(max_model_len, max_batched, self.block_size)
 
     def blocks_for(self, num_tokens: int, max_model_len: int, max_batched: int) -> int:
@@ -237,7 +251,7 @@ def paging(model: ModelSpec, kv_format: str | None, tp: int, pp: int, s: VLLMSet
                                                          "({max_page:,} B): vLLM pads one to the other",
                                                          mamba_page=mamba_page, max_page=max_page))
         types_list.append(PagedType(spec=states[0], page_size_bytes=max_page, block_size=block, layers=state[0],
-                                    names=state[2]))
+                                    names=state[2], state_pages=MAMBA_CACHE_MODES[s.mamba_cache_mode]))
     counts = [t.layers for t in types_list]
     group_size = min(counts)
     if max(counts) < min(counts) * HYBRID_GROUP_RATIO:
@@ -257,3 +271,26 @@ def engine_layers(p: Paging, i: int) -> int:
     if p.layout == "hybrid":
         return p.groups_per_type[i] * p.group_size
     return p.types[i].layers
+
+
+def pp_partition(num_layers: int, pp: int, given: tuple[int, ...] | None = None) -> tuple[int, ...]:
+    """Layers of each pipeline stage, as vLLM splits them (``get_pp_indices`` in ``vllm/distributed/utils.py``).
+
+    ``num_layers // pp`` each; the ``num_layers % pp`` remaining layers go one each to the stages before the last,
+    counted back from the second-to-last (``partitions[-i] += 1`` for ``i`` in ``2 .. remaining + 1``: the last
+    stage also holds the norm and the output head). ``given`` is a ``VLLM_PP_LAYER_PARTITION`` the log shows,
+    used as is when it has ``pp`` stages summing to ``num_layers``.
+
+    Raises:
+        PlanInputError: ``pp`` above ``num_layers``, or a given partition of the wrong length or sum.
+    """
+    check_int("pp", pp, 1, max(1, num_layers))
+    if given is not None:
+        if len(given) != pp or sum(given) != num_layers or min(given) < 0:
+            raise PlanInputError("VLLM_PP_LAYER_PARTITION", ",".join(map(str, given)),
+                                 msg("{pp} stages summing to {layers} layers", pp=pp, layers=num_layers))
+        return tuple(given)
+    parts = [num_layers // pp] * pp
+    for i in range(2, num_layers % pp + 2):
+        parts[-i] += 1
+    return tuple(parts)

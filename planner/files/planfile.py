@@ -4,7 +4,7 @@ A plan file is what ``kvplan plan --save`` and the Plan page's "Download plan
 JSON" write, and what ``kvplan plan --plan`` and "Load plan JSON" read::
 
     {
-      "schema_version": 1,
+      "schema_version": 2,
       "kvplan_version": "0.1.0",
       "created_at": "2026-11-29T09:00:00Z",
       "inputs": {"model_id": "deepseek-v4.1-flash", "gpu_id": "h200", ...}
@@ -12,8 +12,13 @@ JSON" write, and what ``kvplan plan --plan`` and "Load plan JSON" read::
 
 Rules (``docs/plan-files.md``; JSON Schema in ``docs/plan-schema.json``):
 
-* ``schema_version`` must be :data:`SCHEMA_VERSION`; a file from another
-  version is refused with a message naming both versions;
+* ``schema_version`` must be :data:`SCHEMA_VERSION` or 1; a file from another
+  version is refused with a message naming the versions read;
+* version 1 had one ``hit_rate`` that the plan read as a shared prefix
+  (memory). A version-1 file loads with ``shared_prefix`` = its ``hit_rate``
+  (the same sessions) and keeps that ``hit_rate`` (a shared prefix is read
+  from cache); :attr:`PlanFile.notice` says so, since time to first token and
+  request rate now include the prefill of the prompt tokens the cache misses;
 * ``inputs`` lists **every** field of :class:`planner.plan.PlanInputs`
   (``null`` where a field is unset): a file never leans on defaults, which may
   change between releases, so loading it reproduces the plan exactly; fields
@@ -40,23 +45,27 @@ from planner.reads import DuplicateKey, json_error_text, json_text, unique_keys,
 from planner.plan import PlanInputs, field_range
 from planner.plan.inputs import MEASURED_KV_BINDING, MEASURED_USABLE_BINDING
 from planner.errors import MISSING, PlanInputError, validation_rule
-from planner.messages import msg
+from planner.messages import Figure, msg
 
-SCHEMA_VERSION = 1
-"""The plan-file format this kvplan reads and writes."""
+SCHEMA_VERSION = 2
+"""The plan-file format this kvplan writes (version 2: ``shared_prefix`` beside ``hit_rate``)."""
+READ_VERSIONS = (1, 2)
+"""Plan-file formats this kvplan reads (a version-1 file is upgraded, with :attr:`PlanFile.notice`)."""
 MAX_PLAN_FILE_BYTES = 64 * 1024
 """Largest plan file read, bytes (a complete file is about 1 KB)."""
-SCHEMA_ID = "https://kvplan.invalid/plan-schema-v1.json"
+SCHEMA_ID = "https://kvplan.invalid/plan-schema-v2.json"
 LEGACY_FIELDS: dict[str, Any] = {
     "attention_parallelism": "dp",
     "pipeline_parallel_size": 1,
     **dict.fromkeys(MEASURED_KV_BINDING + MEASURED_USABLE_BINDING),
     "accelerator": None,
+    "engine": None,
+    "figures_measured_at_tokens": None,
 }
 """Input fields added after schema version 1 was published, and what a file without them meant when written:
 data-parallel attention (what kvplan assumed then), no pipeline parallel, and measured figures bound to the
 file's own model, format and GPU (a missing binding binds to the plan's own inputs), and no user-defined
-accelerator."""
+accelerator, and no engine (kvplan's own steady-state model)."""
 """``$id`` of the published JSON Schema (a name, not a fetchable address)."""
 
 
@@ -73,10 +82,11 @@ class PlanFile(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", title="kvplan plan file")
 
-    schema_version: Literal[1] = Field(description="plan-file format version; this kvplan reads 1")
+    schema_version: Literal[2] = Field(description="plan-file format version; this kvplan writes 2 and reads 1 and 2")
     inputs: PlanInputs = Field(description="every input of the plan (all fields present)")
     created_at: AwareDatetime | None = Field(None, description="when the file was written (ISO 8601 with zone)")
     kvplan_version: str = Field(max_length=64, description="the kvplan version that wrote the file")
+    notice: str = Field("", exclude=True, description="what loading changed (an upgraded version-1 file); never written")
 
 
 def plan_file(inputs: PlanInputs, *, created_at: datetime | None = None) -> PlanFile:
@@ -197,14 +207,17 @@ def from_dict(data: Any) -> PlanFile:
         raise _error("schema_version", MISSING, msg("{schema_version} (the field is missing)",
                                                  schema_version=SCHEMA_VERSION))
     version = data["schema_version"]
-    if type(version) is not int or version != SCHEMA_VERSION:
+    if type(version) is not int or version not in READ_VERSIONS:
         raise _error("schema_version", version,
-                     msg("{schema_version}: this kvplan ({kvplan_version}) reads plan files of schema version "
-                         "{schema_version} only", schema_version=SCHEMA_VERSION, kvplan_version=kvplan_version()))
+                     msg("{schema_version} or 1: this kvplan ({kvplan_version}) reads plan files of schema versions "
+                         "1 and {schema_version}", schema_version=SCHEMA_VERSION, kvplan_version=kvplan_version()))
+    notice = ""
+    if version == 1:
+        data, notice = _upgrade_v1(data)
     _check_json_types(data)
     inputs = data.get("inputs")
     if isinstance(inputs, dict):
-        data = {**data, "inputs": {**LEGACY_FIELDS, **inputs}}
+        data = {**data, "inputs": {**LEGACY_FIELDS, **inputs}, "notice": notice}
         inputs = data["inputs"]
         missing = [f for f in PlanInputs.model_fields if f not in inputs]
         if missing:
@@ -215,6 +228,30 @@ def from_dict(data: Any) -> PlanFile:
         return PlanFile.model_validate(data)
     except ValidationError as exc:
         raise _validation_error(exc) from None
+
+
+def _upgrade_v1(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """A version-1 file as version 2, and the notice saying what changed.
+
+    Version 1's ``hit_rate`` was read as one prefix shared by every session
+    (it set memory, hence sessions). The same figure becomes ``shared_prefix``,
+    so the file still gives the sessions it gave; ``hit_rate`` keeps it too (the
+    shared prefix is read from cache), and now sets the prompt prefill in time
+    to first token and request rate.
+    """
+    data = {**data, "schema_version": SCHEMA_VERSION}
+    inputs = data.get("inputs")
+    if isinstance(inputs, dict) and "shared_prefix" in inputs:
+        raise _error("inputs.shared_prefix", inputs["shared_prefix"],
+                     msg("no such field in a version-1 file (version 2 added it; write schema_version 2)"))
+    if not isinstance(inputs, dict) or "hit_rate" not in inputs:
+        return data, ""  # a malformed file: validation names the problem
+    hit = inputs["hit_rate"]
+    data["inputs"] = {**inputs, "shared_prefix": hit}
+    return data, msg("plan file of schema version 1: its hit_rate {hit} was read as a shared prefix; loaded as "
+                     "shared_prefix {hit} (the same sessions) and hit_rate {hit} (time to first token and request "
+                     "rate now include the prefill of the prompt tokens the cache misses). Save it again to write "
+                     "version 2.", hit=Figure(str(hit)))
 
 
 def _validation_error(exc: ValidationError) -> PlanInputError:

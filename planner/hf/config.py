@@ -40,9 +40,11 @@ from typing import Any
 
 from planner.hf.deepseek import deepseek_v4, mla
 from planner.hf.layers import layer_kinds, pattern_string
+from planner.hf.checkpoint import SIDECAR_KEY
 from planner.hf.quant import checkpoint_kv_format
+from planner.hf.registry import Family, TrackedConfig, resolve, unread_layout_fields
 from planner.hf.report import ConfigReader, report_rows, text
-from planner.hf.state import linear_attention_state, mamba_state
+from planner.hf.state import PARALLEL_MAMBA, linear_attention_state, mamba_state, short_conv_state
 from planner.errors import PlanInputError, json_kind
 from planner.reads import DuplicateKey, json_error_text, json_text, unique_keys
 from planner.kv.formats import KVFormat, get_format
@@ -67,12 +69,14 @@ class ImportedLayout:
     max_context_tokens: int | None
     model_type: str
     layer_pattern: str = ""
+    num_attention_heads: int | None = None
+    ignored_fields: tuple[str, ...] = ()
 
 
 PATTERN_LEGEND = {
     "F": msg("full attention"), "S": msg("sliding window"), "C": msg("chunked local (Llama 4)"),
     "L": msg("linear attention (Gated DeltaNet)"),
-    "M": msg("Mamba (SSM state)"), "A": msg("MLA latent"), "D": msg("MLA latent + DSA indexer keys"),
+    "M": msg("Mamba (SSM state)"), "K": msg("short convolution (LFM2 conv state)"), "A": msg("MLA latent"), "D": msg("MLA latent + DSA indexer keys"),
     "Z": msg("compressed entries (DeepSeek V4)"), "W": msg("window ring only (DeepSeek V4)"),
     "s": msg("shares another layer's KV (stores none)"), "-": msg("no KV (MLP / MoE block)"),
 }
@@ -127,6 +131,7 @@ def layout_from_config(
     ring_in_pool: bool = True,
     state_format: KVFormat | None = None,
     ssm_state_format: KVFormat | None = None,
+    ignore_fields: tuple[str, ...] = (),
 ) -> ImportedLayout:
     """KV layer groups of a Hugging Face config.
 
@@ -144,6 +149,8 @@ def layout_from_config(
             None = BF16, reported as defaulted (vLLM ``--mamba-cache-dtype``).
         ssm_state_format: temporal (SSM / recurrent) state format; None = the
             config's, else the engine's default (vLLM ``--mamba-ssm-cache-dtype``).
+        ignore_fields: layout fields the user accepts leaving unread (``--ignore-field``); each is
+            reported as ignored at the user's request.
 
     Returns:
         ImportedLayout with per-group specs (per replica, TP applied later).
@@ -154,12 +161,17 @@ def layout_from_config(
     """
     if not isinstance(config, dict):
         raise PlanInputError("config", json_kind(config), msg("a JSON object"))
-    merged = dict(config)
+    merged = TrackedConfig(config)
     if isinstance(config.get("text_config"), dict):
         merged.update(config["text_config"])
+    family, chosen = resolve({"architectures": config.get("architectures"), "model_type": merged.get("model_type")})
     r = ConfigReader(merged)
+    r.note("architecture", family.id, "read", chosen)
     if isinstance(config.get("text_config"), dict):
         r.note("text_config", "merged", "read", msg("language-model fields read from text_config"))
+    for used in config.get(SIDECAR_KEY) or ():
+        r.note("checkpoint sidecar", used, "read")
+    _legacy_names(r, merged, family)
     for key in ("torch_dtype", "dtype"):
         if isinstance(merged.get(key), str):
             r.note(key, merged[key][:32], "ignored", msg("the weights' dtype; never used as the KV dtype"))
@@ -181,8 +193,45 @@ def layout_from_config(
         groups, pattern = mla(r, merged, num_layers, fmt)
     else:
         groups, pattern = _attention(r, merged, num_layers, fmt, model_type, max_ctx, (state_format, ssm_state_format))
+    ignored = _no_field_unread(r, merged, family, ignore_fields)
+    heads = dict.get(merged, "num_attention_heads")
+    heads = heads if isinstance(heads, int) and not isinstance(heads, bool) and heads > 0 else None
     return ImportedLayout(groups=tuple(groups), report=tuple(r.report), max_context_tokens=max_ctx,
-                          model_type=model_type, layer_pattern=pattern)
+                          model_type=model_type, layer_pattern=pattern, num_attention_heads=heads,
+                          ignored_fields=ignored)
+
+
+def _legacy_names(r: ConfigReader, cfg: TrackedConfig, family: Family) -> None:
+    """Legacy field names the engine's config class maps (``n_layer`` -> ``num_hidden_layers``, ...), then the
+    family's own derivations (nested ``attn_config``, ``multi_query``, ``block_configs``)."""
+    notes: list[tuple] = []
+    for legacy, canonical in family.aliases:
+        if cfg.get(canonical) is None and cfg.get(legacy) is not None:
+            dict.__setitem__(cfg, canonical, dict.__getitem__(cfg, legacy))
+            notes.append((legacy, dict.__getitem__(cfg, legacy), "read",
+                          msg("read as {canonical} (the engine's config class maps it)", canonical=canonical)))
+    if family.prepare is not None:
+        family.prepare(cfg, notes)
+    for note in notes:
+        r.note(*note)
+
+
+def _no_field_unread(r: ConfigReader, cfg: TrackedConfig, family: Family,
+                     ignore_fields: tuple[str, ...]) -> tuple[str, ...]:
+    """Refuse a layout field the reader did not consult, unless the user accepted it by name; returns the
+    accepted fields that were present and unread (those the figure does not account for)."""
+    unread = unread_layout_fields(cfg, family)
+    for key in unread:
+        if key not in ignore_fields:
+            raise PlanInputError(f"config.{key}", text(dict.__getitem__(cfg, key), 60),
+                                 msg("a field the '{family}' reader reads or knows does not change KV: its name "
+                                     "speaks of the KV layout and kvplan would price the model without it (accept "
+                                     "it with --ignore-field {key})", family=family.id, key=key))
+    for key in ignore_fields:
+        state = msg("present and not modelled") if key in unread else msg("not a field kvplan would refuse")
+        r.note(key, state, "ignored", msg("accepted at your request (--ignore-field): the figure does not account "
+                                          "for it"))
+    return tuple(k for k in ignore_fields if k in unread)
 
 
 _IGNORED_BUT_RELEVANT = {
@@ -344,10 +393,12 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
             groups.append(SlidingWindowGroup(window_tokens=window, **common))
         else:
             groups.append(ChunkedLocalGroup(chunk_tokens=chunk, **common))
-    for kind, build in (("linear", linear_attention_state), ("mamba", mamba_state)):
+    for kind, build in (("linear", linear_attention_state), ("mamba", mamba_state), ("conv", short_conv_state)):
         ids = [i for i, k in enumerate(kinds) if k == kind]
         if ids:
             groups.extend(build(r, cfg, ids, model_type, *state_formats))
+    if cfg.get(PARALLEL_MAMBA):
+        groups.extend(mamba_state(r, cfg, list(range(num_layers)), model_type, *state_formats))
     if kinds.count("none"):
         r.note("layers without KV", kinds.count("none"), "derived", msg("MLP / MoE blocks store no KV"))
     if not groups:
@@ -394,7 +445,8 @@ def _windows(r: ConfigReader, cfg: dict, kinds: list[str], max_ctx: int | None) 
 
 def model_from_config(config: dict[str, Any], *, name: str = "imported config", model_id: str = "custom",
                       main_format: KVFormat | None = None, source: str = "uploaded config.json",
-                      state_format: KVFormat | None = None, ssm_state_format: KVFormat | None = None) -> ModelSpec:
+                      state_format: KVFormat | None = None, ssm_state_format: KVFormat | None = None,
+                      ignore_fields: tuple[str, ...] = ()) -> ModelSpec:
     """A :class:`planner.kv.models.ModelSpec` from a parsed config.json (architecture
     basis, no reported coefficient), carrying the import report and layer pattern.
 
@@ -402,10 +454,34 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
         PlanInputError: from :func:`layout_from_config`.
     """
     layout = layout_from_config(config, main_format=main_format, state_format=state_format,
-                                ssm_state_format=ssm_state_format)
+                                ssm_state_format=ssm_state_format, ignore_fields=ignore_fields)
     main = next((g.kv_format.id for g in layout.groups if g.role == "main"), None)
     label = main_format.id if main_format is not None else msg("{main} (the checkpoint's or the engine's 'auto')",
                                                                   main=main)
     return ModelSpec(id=model_id, name=str(name)[:80], groups=layout.groups,
                      max_context_tokens=layout.max_context_tokens, source=source,
-                     native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern)
+                     native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern,
+                     num_attention_heads=layout.num_attention_heads,
+                     ignored_fields=layout.ignored_fields,
+                     notes=tuple(msg("config field {key} ignored at your request (--ignore-field): this figure does "
+                                     "not account for it", key=k) for k in layout.ignored_fields))
+
+
+CONFIG_MODEL_PREFIX = "config:"
+"""Model ids of imported configs in a plan (``config:<file name>``): never a catalog id, so a plan file or link
+naming one says that the config itself must come with it."""
+
+
+def plan_model_from_config(config: dict[str, Any] | str | bytes, name: str, source: str | None = None) -> ModelSpec:
+    """An imported config.json (its text, or the config :func:`planner.hf.checkpoint.read_checkpoint` read) as
+    the model of a plan (``kvplan plan --config``, the Plan page's upload): the same import as ``kvplan kv
+    --config``, its KV format left to the plan, id ``config:<name>``.
+
+    Raises:
+        PlanInputError: the config cannot be read (named field).
+    """
+    name = str(name)[:80]
+    if not isinstance(config, dict):
+        config = parse_config_text(config, name)
+    return model_from_config(config, name=name, model_id=CONFIG_MODEL_PREFIX + name,
+                             source=source or f"imported: {name}")

@@ -28,10 +28,11 @@ from planner.hf.report import ConfigReader
 from planner.errors import PlanInputError
 from planner.messages import msg
 
-KINDS = ("full", "sliding", "chunked", "linear", "mamba", "shared", "none")
+KINDS = ("full", "sliding", "chunked", "linear", "mamba", "conv", "shared", "none")
 """Every layer kind the importer knows."""
 
-PATTERN_CODES = {"full": "F", "sliding": "S", "chunked": "C", "linear": "L", "mamba": "M", "shared": "s", "none": "-"}
+PATTERN_CODES = {"full": "F", "sliding": "S", "chunked": "C", "linear": "L", "mamba": "M", "conv": "K", "shared": "s",
+                 "none": "-"}
 """One character per kind in a per-layer pattern string."""
 
 _LAYER_TYPE_KINDS = {
@@ -82,7 +83,19 @@ def pattern_string(kinds: list[str]) -> str:
     return "".join(PATTERN_CODES[k] for k in kinds)
 
 
+SAME_KIND = "__kvplan_every_layer"
+"""Private config key a family's reader sets to ``(kind, why)`` when every layer has one kind by the engine's
+model class (``mamba`` for vLLM ``MambaForCausalLM`` / ``Mamba2ForCausalLM``; ``full`` for Falcon-H1, whose Mamba2
+mixer runs beside the attention in every layer)."""
+
+
 def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) -> list[str]:
+    if cfg.get(SAME_KIND) is not None:
+        kind, why = cfg[SAME_KIND]
+        r.note("layer kinds", f"{num_layers} {kind}", "derived", why)
+        return [kind] * num_layers
+    if cfg.get("conv_L_cache") is not None:
+        return _lfm2_kinds(r, cfg, num_layers)
     if cfg.get("layer_types") is not None:
         return _from_layer_types(r, cfg["layer_types"], num_layers)
     if cfg.get("hybrid_override_pattern") is not None:
@@ -103,6 +116,13 @@ def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
         kinds = ["sliding" if v else "full" for v in pattern]
         r.note("layer kinds", _counts(kinds), "derived",
                msg("hybrid_layer_pattern: 0 full attention, 1 sliding window (MiMo-V2)"))
+        return kinds
+    if cfg.get("attn_layer_indices") is not None:
+        attn = set(r.int_list("attn_layer_indices", None, minimum=0, maximum=num_layers - 1))
+        kinds = ["full" if i in attn else "mamba" for i in range(num_layers)]
+        r.note("layer kinds", _counts(kinds), "derived",
+               msg("attn_layer_indices are attention, every other layer Mamba2 (Hugging Face BambaConfig."
+                   "layers_block_type, read by vLLM's BambaModel)"))
         return kinds
     for key in _STATE_HINTS:
         if cfg.get(key) is not None:
@@ -142,6 +162,31 @@ def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) ->
                                      value=model_type or '(none)'))
         return _llama4_kinds(r, cfg, num_layers)
     return _sliding_flags(r, cfg, num_layers)
+
+
+def _lfm2_kinds(r: ConfigReader, cfg: dict, num_layers: int) -> list[str]:
+    """LFM2 (``conv_L_cache`` set): attention layers by ``layer_types`` ("full_attention" / "conv") or by
+    ``full_attn_idxs``; every other layer a short convolution (vLLM lfm2.py builds ``Lfm2AttentionDecoderLayer``
+    for the attention indices, ``Lfm2ShortConvDecoderLayer`` for the rest; Hugging Face ``Lfm2Config`` derives
+    one field from the other)."""
+    types, idxs = cfg.get("layer_types"), cfg.get("full_attn_idxs")
+    if types is not None:
+        if not isinstance(types, list) or len(types) != num_layers or any(t not in ("full_attention", "conv")
+                                                                           for t in types):
+            shown = f"{len(types)} entries" if isinstance(types, list) else types
+            raise PlanInputError("config.layer_types", shown, msg("{num_layers} entries, each full_attention or conv "
+                                                                  "(LFM2)", num_layers=num_layers))
+        kinds = ["full" if t == "full_attention" else "conv" for t in types]
+        if idxs is not None and sorted(set(idxs)) != [i for i, k in enumerate(kinds) if k == "full"]:
+            raise PlanInputError("config.full_attn_idxs", idxs, msg("the attention layers of layer_types (LFM2: both "
+                                                                    "name the same layers)"))
+        r.note("layer_types", _counts(kinds), "read", msg("LFM2: full_attention layers, short convolutions elsewhere"))
+        return kinds
+    attn = set(r.int_list("full_attn_idxs", None, minimum=0, maximum=num_layers - 1))
+    kinds = ["full" if i in attn else "conv" for i in range(num_layers)]
+    r.note("layer kinds", _counts(kinds), "derived", msg("LFM2: full_attn_idxs are attention, every other layer a "
+                                                         "short convolution"))
+    return kinds
 
 
 def _counts(kinds: list[str]) -> str:

@@ -30,6 +30,13 @@ from planner.kv.kinds import KVGroup, Mamba2ConvStateGroup, StateGroup
 from planner.messages import msg
 
 _DTYPES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
+PARALLEL_MAMBA = "__kvplan_parallel_mamba"
+"""Private config key: every layer also holds a Mamba2 mixer beside its attention (Falcon-H1, vLLM
+``FalconH1ParallelHybrid``), so every layer gets Mamba2 state as well as its KV."""
+MAMBA_INNER = "__kvplan_mamba_inner"
+"""Private config key a family's reader sets to ``(inner size, field to name in a refusal, how the engine derives it)`` when the engine takes
+the Mamba inner size from a field of its own (vLLM ``MambaForCausalLM``: ``intermediate_size``; ``Mamba2ForCausalLM``:
+``expand x hidden_size``; ``FalconH1ForCausalLM``: ``mamba_d_ssm``, else ``mamba_expand x hidden_size``)."""
 _FP32_SSM_DEFAULT = ("nemotron_h", "nemotron_h_puzzle")
 """model_types whose vLLM config hook defaults the SSM cache to float32."""
 
@@ -82,9 +89,18 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
         state = r.first_int(("ssm_state_size", "mamba_d_state", "state_size"), maximum=1_000_000, need=need)
         kernel = r.first_int(("conv_kernel", "mamba_d_conv"), minimum=2, maximum=1_000, need=need)
         inner = heads * head_dim
-        for key in ("expand", "mamba_expand"):
-            if cfg.get(key) is not None:
-                r.note(key, cfg[key], "ignored", msg("Mamba2 inner size is mamba_num_heads x mamba_head_dim = {inner:,} (vLLM), not expand x hidden_size", inner=inner))
+        engine_inner = cfg.get(MAMBA_INNER)
+        if engine_inner is not None:
+            size, field_name, how = engine_inner
+            if size != inner:
+                raise PlanInputError(f"config.{field_name}", size, msg("the Mamba2 heads x head dim ({heads} x {head_dim} = {inner:,}), "
+                                                    "as {how}: "
+                                                    "kvplan does not know how the engine runs a Mamba2 mixer whose "
+                                                    "inner size differs", heads=heads, head_dim=head_dim, inner=inner, how=how))
+        else:
+            for key in ("expand", "mamba_expand"):
+                if cfg.get(key) is not None:
+                    r.note(key, cfg[key], "ignored", msg("Mamba2 inner size is mamba_num_heads x mamba_head_dim = {inner:,} (vLLM), not expand x hidden_size", inner=inner))
         r.note("Mamba2 state", msg("{n} layers", n=num_layers), "derived",
                msg("conv (I + 2 G N) x (K-1) = ({inner:,} + 2 x {groups} x {state}) x {value}; temporal H x P x N = {heads} x {head_dim} x {state} (vLLM mamba2_state_shape, I = H x P)", inner=inner, groups=groups, state=state, value=kernel - 1, heads=heads, head_dim=head_dim))
         return [
@@ -99,13 +115,20 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
         ]
     why = msg("{need} (Mamba1: mamba_expand x hidden_size channels; Mamba2: mamba_num_heads, mamba_head_dim, "
               "n_groups)", need=need)
-    expand = r.int_field("mamba_expand", maximum=1_000, need=why)
-    hidden = r.int_field("hidden_size", maximum=10**7)
-    state = r.first_int(("mamba_d_state", "ssm_state_size"), maximum=1_000_000, need=need)
+    engine_inner = cfg.get(MAMBA_INNER)
+    if engine_inner is None:
+        expand = r.int_field("mamba_expand", maximum=1_000, need=why)
+        hidden = r.int_field("hidden_size", maximum=10**7)
+    state = r.first_int(("mamba_d_state", "ssm_state_size", "state_size"), maximum=1_000_000, need=need)
     kernel = r.first_int(("mamba_d_conv", "conv_kernel"), minimum=2, maximum=1_000, need=need)
-    inner = expand * hidden
-    r.note("Mamba1 state", msg("{n} layers", n=num_layers), "derived",
-           msg("conv I x (K-1) = {inner:,} x {value}; temporal I x N = {inner:,} x {state}, I = mamba_expand x hidden_size = {expand} x {hidden:,} (vLLM mamba1_state_shape)", inner=inner, value=kernel - 1, state=state, expand=expand, hidden=hidden))
+    if engine_inner is not None:
+        inner, _field_name, how = engine_inner
+        r.note("Mamba1 state", msg("{n} layers", n=num_layers), "derived",
+               msg("conv I x (K-1) = {inner:,} x {value}; temporal I x N = {inner:,} x {state}, I = {how} (vLLM mamba1_state_shape)", inner=inner, value=kernel - 1, state=state, how=how))
+    else:
+        inner = expand * hidden
+        r.note("Mamba1 state", msg("{n} layers", n=num_layers), "derived",
+               msg("conv I x (K-1) = {inner:,} x {value}; temporal I x N = {inner:,} x {state}, I = mamba_expand x hidden_size = {expand} x {hidden:,} (vLLM mamba1_state_shape)", inner=inner, value=kernel - 1, state=state, expand=expand, hidden=hidden))
     return [
         StateGroup(name="Mamba1 conv state", num_layers=num_layers, layer_ids=ids, kv_format=conv_fmt, role="state",
                    num_units=inner, elements_per_unit=kernel - 1, shape_note=f"conv {inner:,} channels x {kernel - 1}"),
@@ -142,3 +165,31 @@ def linear_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], mod
                    num_units=h_v, elements_per_unit=d_v * d_k,
                    shape_note=f"recurrent {h_v} heads x {d_v} x {d_k}"),
     ]
+
+
+def short_conv_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: str,
+                     state_format: KVFormat | None, ssm_state_format: KVFormat | None = None) -> list[KVGroup]:
+    """Short-convolution state of LFM2's conv layers: vLLM ``ShortConv.get_state_shape`` ->
+    ``MambaStateShapeCalculator.short_conv_state_shape``: ``(conv_L_cache - 1) x dim / TP`` per layer and sequence,
+    ``dim`` the conv width (``conv_dim`` when the config gives it, else ``hidden_size``), in the conv-state dtype.
+
+    Raises:
+        PlanInputError: a state field missing or out of range, or ``conv_dim`` and ``hidden_size`` disagreeing.
+    """
+    kernel = r.int_field("conv_L_cache", minimum=2, maximum=1_000)
+    hidden = r.int_field("hidden_size", maximum=10**7)
+    dim = hidden
+    if cfg.get("conv_dim") is not None:
+        dim = r.int_field("conv_dim", maximum=10**7)
+        if dim != hidden:
+            raise PlanInputError("config.conv_dim", dim, msg("hidden_size ({hidden:,}): kvplan does not know which "
+                                                             "width vLLM gives the short convolution otherwise",
+                                                             hidden=hidden))
+    conv_fmt = _conv_format(r, state_format)
+    ids = tuple(layer_ids)
+    r.note("short-convolution state", msg("{n} layers", n=len(ids)), "derived",
+           msg("conv (K-1) x dim = {value} x {dim:,} elements per layer and sequence (vLLM short_conv_state_shape)",
+               value=kernel - 1, dim=dim))
+    return [StateGroup(name="short convolution state", num_layers=len(ids), layer_ids=ids, kv_format=conv_fmt,
+                       role="state", num_units=dim, elements_per_unit=kernel - 1,
+                       shape_note=f"conv {kernel - 1} x {dim:,} channels")]

@@ -99,6 +99,10 @@ class KVEstimate:
         per: what the per-GPU figures mean, in words.
         state_bytes_in_pool: per-sequence state in the pool (Mamba / linear
             attention), bytes per GPU; included in ``kv_bytes``, constant in length.
+        stage_bytes: at PP > 1 with every layer's kind known, each stage's pool bytes per GPU (vLLM's
+            ``get_pp_indices`` split); () otherwise (then the per-group ``ceil(L / PP)`` bound is used).
+        binding_stage: the index of the stage the figures are for (the most bytes), or None.
+        stage_layers: that stage's ``[start, end)`` layers, or None.
     """
 
     model_id: str
@@ -114,6 +118,9 @@ class KVEstimate:
     kv_bytes_per_replica: int = 0
     per: str = "GPU"
     state_bytes_in_pool: int = 0
+    stage_bytes: tuple[int, ...] = ()
+    binding_stage: int | None = None
+    stage_layers: tuple[int, int] | None = None
 
     @property
     def state_bytes_per_sequence(self) -> int:

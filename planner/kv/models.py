@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from planner.errors import PlanInputError
 from planner.kv.formats import get_format
 from planner.kv.kinds import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, group_bytes
+from planner.kv.pipeline import check_tp_heads, stage_ranges, vllm_pp_partition
 from planner.messages import msg
 from planner.units import EiB
 
@@ -81,6 +82,12 @@ class ModelSpec:
         config_report: what the config import read, derived and defaulted.
         layer_pattern: one character per layer, its kind (legend:
             ``planner.hf.config.PATTERN_LEGEND``); "" when not known.
+        num_attention_heads: the query heads, when known from a config: TP sizes vLLM refuses are then
+            refused (:func:`planner.kv.pipeline.check_tp_heads`).
+        ignored_fields: config fields the user accepted leaving unread (``--ignore-field``); the figures do
+            not account for them.
+        pp_layer_partition: layers per pipeline stage chosen by the user (vLLM's
+            ``VLLM_PP_LAYER_PARTITION``); None = vLLM's ``get_pp_indices`` split.
     """
 
     id: str
@@ -95,6 +102,9 @@ class ModelSpec:
     notes: tuple[str, ...] = ()
     config_report: tuple[ConfigField, ...] = field(default=(), repr=False)
     layer_pattern: str = ""
+    num_attention_heads: int | None = None
+    pp_layer_partition: tuple[int, ...] | None = None
+    ignored_fields: tuple[str, ...] = ()
 
     # -- layout -------------------------------------------------------------
     def layout(self, kv_format: str | None = None) -> tuple[KVGroup, ...]:
@@ -149,14 +159,35 @@ class ModelSpec:
         return any(not g.capped and g.in_pool for g in self.groups)
 
     def _coefficient_scale(self, pp: int) -> float:
-        """Share of the reported coefficient on the largest PP stage: the
-        architecture's growing bytes per token at ``pp`` over those at PP 1."""
+        """Share of the reported coefficient on the binding PP stage: the architecture's growing bytes per token
+        on the stage that holds the most of them (vLLM ``get_pp_indices``, :meth:`stage_models`) over those at
+        PP 1; with layers not known per group, each group's ``ceil(layers / PP)`` share."""
         if pp == 1:
             return 1.0
         growing = [g for g in self.groups if not g.capped and g.in_pool]
         whole = sum(g.entry_bytes_per_token() for g in growing)
-        stage = sum(g.entry_bytes_per_token(1, pp) for g in growing)
+        if self._layers_known(self.groups):
+            stage = max(sum(g.entry_bytes_per_token() for g in m.groups if not g.capped and g.in_pool)
+                        for _, m in self._stages(pp, None, self.groups))
+        else:
+            stage = sum(g.entry_bytes_per_token(1, pp) for g in growing)
         return stage / whole if whole else 1.0
+
+    def binding_stage(self, num_tokens: int, kv_format: str | None, tp: int, pp: int) -> "ModelSpec | None":
+        """The stage model that binds at ``num_tokens`` (the most pool bytes per GPU, vLLM ``get_pp_indices``
+        stages), or None when PP is 1 or the layers of a group are not known (then each group's
+        ``ceil(layers / PP)`` share is used). The one place the binding stage is chosen: :meth:`estimate`, the
+        plan's byte methods, the coefficient's share and vLLM's paging (``planner.engines``) all use it. The
+        stage model's groups already carry ``kv_format``: price it with ``kv_format=None`` and ``pp=1``."""
+        if pp == 1 or not self._stages_known(kv_format):
+            return None
+        stages = [m for _, m in self.stage_models(pp, kv_format)]
+        return stages[self._binding_index(stages, num_tokens, tp)]
+
+    @staticmethod
+    def _binding_index(stages: list["ModelSpec"], num_tokens: int, tp: int) -> int:
+        pool = [m.growing_bytes(num_tokens, None, tp) + m.capped_bytes(num_tokens, None, tp) for m in stages]
+        return max(range(len(stages)), key=lambda i: pool[i])
 
     def coefficient_bytes_per_token(self, pp: int = 1) -> float:
         """The reported coefficient on the GPU of the largest PP stage, B/token:
@@ -176,21 +207,33 @@ class ModelSpec:
         """
         if self.uses_coefficient(kv_format):
             return math.ceil(self.coefficient_bytes_per_token(pp) * num_tokens)
+        stage = self.binding_stage(num_tokens, kv_format, tp, pp)
+        if stage is not None:
+            return stage.growing_bytes(num_tokens, None, tp)
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if not g.capped and g.in_pool)
 
     def capped_bytes(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
-        """Pool bytes of capped groups (windows, chunks, fixed state) in HBM, per GPU."""
+        """Pool bytes of capped groups (windows, chunks, fixed state) in HBM, per GPU (binding stage at PP > 1)."""
+        stage = self.binding_stage(num_tokens, kv_format, tp, pp)
+        if stage is not None:
+            return stage.capped_bytes(num_tokens, None, tp)
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if g.capped and g.in_pool)
 
     def state_bytes_outside_pool(self, num_tokens: int, kv_format: str | None = None, tp: int = 1,
                                  pp: int = 1) -> int:
-        """Per-session bytes kept outside the HBM pool (e.g. host-RAM window rings), per GPU."""
+        """Per-session bytes kept outside the HBM pool (e.g. host-RAM window rings), per GPU (binding stage)."""
+        stage = self.binding_stage(num_tokens, kv_format, tp, pp)
+        if stage is not None:
+            return stage.state_bytes_outside_pool(num_tokens, None, tp)
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format) if not g.in_pool)
 
     def state_bytes_in_pool(self, num_tokens: int, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> int:
         """Per-sequence state in the HBM pool (Mamba / linear-attention state), per GPU:
         constant once a sequence has a token, counted once per session. Part of
         :meth:`capped_bytes`."""
+        stage = self.binding_stage(num_tokens, kv_format, tp, pp)
+        if stage is not None:
+            return stage.state_bytes_in_pool(num_tokens, None, tp)
         return sum(g.bytes_for(num_tokens, tp, pp) for g in self.layout(kv_format)
                    if g.in_pool and g.role == "state")
 
@@ -217,7 +260,12 @@ class ModelSpec:
         groups = self.layout(kv_format)
         for g in groups:
             g.check_split(tp)
+        if self.num_attention_heads is not None:
+            check_tp_heads(tp, self.num_attention_heads,
+                           [h for g in groups if g.role == "main" and (h := getattr(g, "num_kv_heads", None))])
         pp = self.check_pp(pp, kv_format)
+        if pp > 1 and self._stages_known(kv_format):
+            return self._binding_stage_estimate(n, kv_format, tp, pp)
         rows = tuple(group_bytes(g, n, tp, pp) for g in groups)
         if self.uses_coefficient(kv_format):
             slope = self.coefficient_bytes_per_token(pp)
@@ -258,6 +306,54 @@ class ModelSpec:
             per=per,
             state_bytes_in_pool=in_pool,
         )
+
+    # -- pipeline stages (vLLM get_pp_indices) ------------------------------
+    def _stages_known(self, kv_format: str | None) -> bool:
+        """True when every group knows its layers, so stages can be split by layer as vLLM splits them."""
+        return not self.uses_coefficient(kv_format) and self._layers_known(self.layout(kv_format))
+
+    def _layers_known(self, groups) -> bool:
+        groups = [g for g in groups if g.num_layers]
+        return bool(groups) and self.num_hidden_layers is not None and all(
+            len(g.layer_ids) == g.num_layers for g in groups)
+
+    def stage_models(self, pp: int, kv_format: str | None = None) -> tuple[tuple[tuple[int, int], "ModelSpec"], ...]:
+        """Each pipeline stage's layer range and the model restricted to it (vLLM's ``get_pp_indices``, or
+        :attr:`pp_layer_partition`).
+
+        Raises:
+            PlanInputError: a partition of the wrong length or sum.
+        """
+        return self._stages(pp, kv_format, self.layout(kv_format))
+
+    def _stages(self, pp: int, kv_format: str | None, layout) -> tuple[tuple[tuple[int, int], "ModelSpec"], ...]:
+        key = (pp, kv_format, id(layout) if layout is self.groups else None)
+        cache = self.__dict__.setdefault("_stage_cache", {})
+        if key in cache:
+            return cache[key]
+        ranges = stage_ranges(vllm_pp_partition(self.num_hidden_layers, pp, self.pp_layer_partition))
+        out = []
+        for start, end in ranges:
+            groups = []
+            for g in layout:
+                ids = tuple(i for i in g.layer_ids if start <= i < end)
+                groups.append(replace(g, num_layers=len(ids), layer_ids=ids) if g.num_layers else g)
+            out.append(((start, end), replace(self, groups=tuple(groups), reported_kv_bytes_per_token=None,
+                                              pp_layer_partition=None, num_attention_heads=None)))
+        cache[key] = tuple(out)
+        return cache[key]
+
+    def _binding_stage_estimate(self, n: int, kv_format: str | None, tp: int, pp: int) -> KVEstimate:
+        """The estimate on the stage that holds the most bytes at ``n`` tokens (the one that binds)."""
+        staged = self.stage_models(pp, kv_format)
+        index = self._binding_index([m for _, m in staged], n, tp)
+        stages = [(rng, m.estimate(n, None, tp, 1)) for rng, m in staged]
+        (start, end), est = stages[index]
+        per = f"GPU (TP {tp}, PP {pp}: one GPU of the largest pipeline stage)"
+        return replace(est, model_id=self.id, kv_format=kv_format or NATIVE, pp=pp, per=per,
+                       kv_bytes_per_replica=self.replica_bytes(n, kv_format, tp),
+                       stage_bytes=tuple(e.kv_bytes for _, e in stages), binding_stage=index,
+                       stage_layers=(start, end))
 
     def weights_bytes(self, weight_format: str | None = None) -> int:
         """Weight bytes of one replica: total parameters x bytes per parameter.

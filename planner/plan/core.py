@@ -7,8 +7,10 @@ scalar :func:`planner.plan.plan` calls it with 0-d arrays; the frontier grid
 context axis and a hit-rate axis. There is no second copy of any formula.
 
 The session model of docs/capacity.md (sessions first, then the replay penalty), with context
-``N`` tokens, prefix hit rate ``h``, ``T`` output tokens and ``K`` distinct
-shared prefixes:
+``N`` tokens, shared prefix ``s`` (a fraction of ``N`` common to many concurrent
+sessions, stored once per KV domain per distinct prefix), prefix hit rate ``h``
+(every reused token, a session's own history included: it saves prefill work,
+never memory), ``T`` output tokens and ``K`` distinct shared prefixes:
 
 * KV domain: the GPUs that hold one session's KV together. Under
   ``attention_parallelism="tp"`` the replica (its TP ranks split KV heads,
@@ -18,12 +20,22 @@ shared prefixes:
   session counts are per domain;
 * ``usable_kv_bytes = floor(hbm_bytes * gpu_memory_utilization) - weights_bytes_per_gpu - reserve_bytes``
   (weights: total parameters / GPUs per replica), or the measured figure;
-* ``per_session_bytes = growing(N+T) - growing(floor(h*N)) + capped(N+T) + state_in_hbm * state(N+T)``;
+* ``per_session_bytes = growing(N+T) - growing(floor(s*N)) + capped(N+T) + state_in_hbm * state(N+T)``;
 * sessions per domain ``= floor((usable - K * shared) / per_session)`` when at
-  least ``K`` sessions fit, else ``floor(usable / (shared + per_session))``;
+  least ``K`` sessions fit, else ``floor(usable / (shared + per_session))``:
+  the *steady state* (windows only, the upper bound);
+* with ``engine="vllm"`` the sessions are vLLM's *admission figure* instead:
+  ``floor(num_blocks / blocks_per_request(N+T))``, full-length requests it admits at
+  once (:class:`planner.engines.capacity.VLLMAdmission`; a sliding-window layer
+  reserves its window plus one prefill chunk); the steady state stays beside it
+  (``steady_sessions``). Every figure after this line (rates, tiers, the frontier,
+  recommend, the CSV) follows the sessions chosen here;
 * ``miss_probability = P(pause > TTL)``; a miss replays ``min(W, N)`` tokens
   at ``prefill_tokens_per_s``; a hit reloads the window state over the host link;
 * tiers: :func:`planner.catalog.tiers.place_counts`;
+* each request prefills the prompt tokens the cache does not hold,
+  ``prefill_tokens_per_request = N - floor(h*N)``, at ``prefill_tokens_per_s``:
+  it adds to the time to first token and to the GPU seconds of a request;
 * ``request_rate_per_s = min(1 / gpu_seconds_per_request, sessions_per_gpu /
   time_per_request_s)`` (Little's law), per GPU.
 """
@@ -31,10 +43,14 @@ shared prefixes:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from planner.catalog.tiers import reload_seconds
+from planner.engines.capacity import VLLMAdmission, vllm_admission
+from planner.errors import PlanInputError
+from planner.messages import msg
 from planner.kv.models import ModelSpec
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, PlanInputs
 from planner.plan.lengths import growing_bytes_array, per_length
@@ -160,8 +176,13 @@ def replay_window_tokens(model: ModelSpec, kv_format: str | None = None) -> int:
 def weights_per_gpu(inputs: PlanInputs, model: ModelSpec) -> int:
     """Weight bytes on each GPU: one replica's weights / gpus_per_replica (rounded up).
 
-    The catalog prices total parameters (all experts), never active ones.
+    The catalog prices total parameters (all experts), never active ones. A model without a parameter
+    count (an imported config.json) needs ``weights_gib``: refused, naming it, otherwise.
     """
+    if inputs.weights_gib is None and model.total_params is None:
+        raise PlanInputError("weights_gib", None, msg("the weights of one replica in GiB (--weights-gib): {id} carries "
+                                                      "no parameter count (a config.json gives none), so its weights "
+                                                      "cannot be derived", id=model.id))
     total = gib_to_bytes(inputs.weights_gib) if inputs.weights_gib is not None else model.weights_bytes(inputs.weight_format)
     return cdiv(total, inputs.gpus_per_replica)
 
@@ -228,16 +249,64 @@ class PlanArrays:
     time_per_request_s: np.ndarray
     gpu_seconds_per_request: np.ndarray
     replay_share_of_gpu_time: np.ndarray
+    prompt_prefill_tokens: np.ndarray
+    prompt_prefill_s: np.ndarray
     new_session_prefill_s: np.ndarray
     request_rate_per_s: np.ndarray
     limited_by_sessions: np.ndarray
     weights_bytes_per_gpu: int
     reserve_bytes: int
     placement: PlacementCounts | None
+    steady_sessions: np.ndarray | None = None
+    admission: Admission | None = None
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Which figure a plan's sessions follow, and the engine arithmetic behind it.
+
+    Attributes:
+        basis: "steady state" (kvplan's windows-only model) or "engine admission".
+        vllm: vLLM's admission arithmetic when it drives the sessions, else None.
+        reason: why the steady state drives them with an engine named ("" otherwise).
+    """
+
+    basis: Literal["steady state", "engine admission"]
+    vllm: VLLMAdmission | None = None
+    reason: str = ""
+
+
+def engine_admission(inputs: PlanInputs, model: ModelSpec, kv_format: str, split: KVSplit) -> Admission:
+    """The admission model of ``inputs.engine`` for this layout (per KV domain, at TP ``split.tp``).
+
+    vLLM: :func:`planner.engines.capacity.vllm_admission` at its defaults (block
+    size 16, ``max_num_batched_tokens`` 8192; the launch flags set both). SGLang's
+    admission and layouts vLLM's paging is not modelled for keep the steady state,
+    with the reason.
+    """
+    if inputs.engine is None:
+        return Admission("steady state")
+    if inputs.engine == "sglang":
+        return Admission("steady state", reason=msg("SGLang's admission accounting is not modelled"))
+    try:
+        return Admission("engine admission", vllm=vllm_admission(model, kv_format, split.tp, split.pp))
+    except PlanInputError as exc:
+        return Admission("steady state", reason=msg("vLLM's admission is modelled for {what}",
+                                                     what=exc.allowed))
+
+
+def admitted_sessions(adm: VLLMAdmission, usable_bytes, request_tokens):
+    """``floor(num_blocks / blocks_per_request(request_tokens))`` over numpy values (int64)."""
+    usable = np.asarray(usable_bytes, dtype=np.int64)
+    tokens = np.asarray(request_tokens, dtype=np.int64)
+    uniq, inverse = np.unique(tokens, return_inverse=True)
+    per_request = np.array([adm.blocks_per_request(int(m)) for m in uniq], dtype=np.int64)[inverse].reshape(tokens.shape)
+    num_blocks = np.maximum(usable, 0) // np.int64(adm.bytes_per_block)
+    return (num_blocks // per_request).astype(np.int64)
 
 
 def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareArrays, context_tokens,
-             hit_rate) -> PlanArrays:
+             shared_prefix, hit_rate) -> PlanArrays:
     """Every phase of the plan over numpy values that broadcast together.
 
     Args:
@@ -246,12 +315,14 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
             :func:`planner.plan.result.effective_model`), in ``kv_format``.
         hw: per-accelerator figures.
         context_tokens: int64 values in [1, MAX_CONTEXT_TOKENS].
-        hit_rate: float64 values in [0, 1].
+        shared_prefix: float64 values in [0, 1]: the share of the context stored once per prefix (memory).
+        hit_rate: float64 values in [0, 1]: the share of each prompt read from cache (prefill work, TTFT).
     """
     split = kv_split(inputs)
     tp, pp = split.tp, split.pp
     fmt = kv_format
     n = np.asarray(context_tokens, dtype=np.int64)
+    s_frac = np.asarray(shared_prefix, dtype=np.float64)
     h = np.asarray(hit_rate, dtype=np.float64)
     t = inputs.output_tokens
     k = inputs.shared_prefixes
@@ -265,13 +336,18 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
     usable = np.where(measured >= 0, measured, computed)
 
     total = n + t
-    prefix = np.floor(h * n).astype(np.int64)
+    prefix = np.floor(s_frac * n).astype(np.int64)
     shared = growing_bytes_array(model, prefix, fmt, tp, pp)
     growing_total = growing_bytes_array(model, total, fmt, tp, pp)
     capped = per_length(model.capped_bytes, total, fmt, tp, pp)
     state = per_length(model.state_bytes_outside_pool, total, fmt, tp, pp)
     per = growing_total - shared + capped + (state if inputs.state_in_hbm else 0)
-    sessions = sessions_that_fit(usable, shared, per, k)
+    steady = sessions_that_fit(usable, shared, per, k)
+    admission = engine_admission(inputs, model, fmt, split)
+    if admission.vllm is not None:
+        sessions = np.minimum(admitted_sessions(admission.vllm, usable, total), MAX_SESSIONS_PER_GPU)
+    else:
+        sessions = steady
     per_gpu = sessions / np.float64(split.domain_gpus)
     per_replica = sessions * np.int64(split.domains_per_replica)
 
@@ -316,19 +392,21 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
                                               + counts.evicted * recompute) / safe_paused, 0.0)
         recompute_tokens_turn = np.where(some_parked, counts.evicted * tail_recompute_tokens / safe_paused, 0.0)
     restore = ring_restore + tail_restore
-    ttft = restore + 1.0 / inputs.session_decode_tokens_per_s
+    prompt_prefill_tokens = n - np.floor(h * n).astype(np.int64)  # the prompt tokens no cache holds
+    prompt_prefill_s = prompt_prefill_tokens / prefill
+    ttft = restore + prompt_prefill_s + 1.0 / inputs.session_decode_tokens_per_s
 
     # -- 4. request rate -------------------------------------------------------------
     decode = np.asarray(hw.decode_tokens_per_s, dtype=np.float64)
-    shape = np.broadcast(usable, shared, restore, decode, prefill).shape
+    shape = np.broadcast(usable, shared, restore, decode, prefill, prompt_prefill_s).shape
     if t == 0:
         nan = np.full(shape, np.nan)
         time_per_request = gpu_seconds = rate = nan
         replay_share = np.zeros(shape)
         by_sessions_limit = np.zeros(shape, dtype=bool)
     else:
-        time_per_request = restore + decode_s
-        extra_prefill_s = (replay_tokens_turn + recompute_tokens_turn) / prefill
+        time_per_request = restore + prompt_prefill_s + decode_s
+        extra_prefill_s = (prompt_prefill_tokens + replay_tokens_turn + recompute_tokens_turn) / prefill
         gpu_seconds = t / decode + extra_prefill_s
         replay_share = replay_s_turn / gpu_seconds
         # decode / T exactly when nothing is replayed (the no-miss figure, to the last bit)
@@ -347,7 +425,8 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
         active_fraction=active, target_sessions=np.asarray(target), reload_from_host_s=reload_host,
         reload_from_ssd_s=reload_ssd, recompute_s=recompute, restore_s=restore, ttft_s=ttft,
         time_per_request_s=time_per_request, gpu_seconds_per_request=gpu_seconds,
-        replay_share_of_gpu_time=replay_share, new_session_prefill_s=(n - prefix) / prefill,
+        replay_share_of_gpu_time=replay_share, prompt_prefill_tokens=prompt_prefill_tokens,
+        prompt_prefill_s=prompt_prefill_s, new_session_prefill_s=(n - prefix) / prefill,
         request_rate_per_s=rate, limited_by_sessions=by_sessions_limit, weights_bytes_per_gpu=weights,
-        reserve_bytes=reserve, placement=counts,
+        reserve_bytes=reserve, placement=counts, steady_sessions=steady, admission=admission,
     )

@@ -18,6 +18,7 @@ import pandas as pd
 
 from planner.plan import MAX_CONTEXT_TOKENS, PlanInputs, PlanResult, plan
 from planner.errors import PlanInputError
+from planner.kv.models import ModelSpec
 from planner.plan.lengths import log_token_grid
 from planner.messages import msg
 
@@ -39,12 +40,14 @@ def curve_contexts(max_tokens: int, *, min_tokens: int = 1_000, num_points: int 
     return log_token_grid(max_tokens, num_points, min_tokens=min_tokens, include=include)
 
 
-def sessions_by_context(inputs: PlanInputs, contexts: Sequence[int] | np.ndarray) -> pd.DataFrame:
+def sessions_by_context(inputs: PlanInputs, contexts: Sequence[int] | np.ndarray,
+                        model: ModelSpec | None = None) -> pd.DataFrame:
     """Sessions per GPU and per replica, per-session bytes and request rate at each context length.
 
     Args:
         inputs: the plan (validated); only ``context_tokens`` changes along the curve.
         contexts: token counts in [1, MAX_CONTEXT_TOKENS], at most :data:`MAX_CURVE_POINTS`.
+        model: the model instead of the catalog's ``inputs.model_id`` (an imported config), as in ``plan()``.
 
     Returns:
         A frame with :data:`CURVE_COLUMNS`; ``sessions_per_gpu`` is a float (a share of a session under TP
@@ -61,7 +64,8 @@ def sessions_by_context(inputs: PlanInputs, contexts: Sequence[int] | np.ndarray
     if ctx.min() < 1 or ctx.max() > MAX_CONTEXT_TOKENS:
         raise PlanInputError("contexts", int(ctx.max()), msg("token counts in [1, {max_context_tokens:,}]",
                                                              max_context_tokens=MAX_CONTEXT_TOKENS))
-    results: list[PlanResult] = [plan(inputs.model_copy(update={"context_tokens": int(n)})) for n in ctx]
+    results: list[PlanResult] = [plan(inputs.model_copy(update={"context_tokens": int(n)}), model, compare=False)
+                                  for n in ctx]
     return pd.DataFrame({
         "context_tokens": ctx,
         "sessions_per_gpu": np.array([r.sessions_per_gpu for r in results], dtype=np.float64),

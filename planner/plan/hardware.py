@@ -15,6 +15,8 @@ from planner.catalog.entries import get_gpu
 from planner.errors import PlanInputError
 from planner.plan.core import HardwareArrays
 from planner.plan.inputs import PlanInputs
+from planner.engines.budget import EngineBudget
+from planner.plan.engine import engine_budget_for
 from planner.plan.rebase import usable_binding_mismatch
 from planner.catalog.tiers import AUTO, Link, node_for, resolve_links
 from planner.units import format_bytes, gib_to_bytes, to_gib
@@ -34,6 +36,9 @@ class Hardware:
             to this accelerator (its binding matches), else None.
         host_link, ssd_link: the links.
         host_ram_bytes, ssd_bytes, tier_source: tiers per GPU and their source.
+        engine_budget: the named engine's predicted KV budget on this accelerator (``inputs.engine``), which
+            then stands in ``measured_usable_bytes`` (clamped at 0); None without an engine or with a
+            measured figure (which wins).
     """
 
     gpu_id: str
@@ -46,6 +51,7 @@ class Hardware:
     host_ram_bytes: int
     ssd_bytes: int
     tier_source: str
+    engine_budget: EngineBudget | None = None
 
 
 def resolve_hbm(gpu_id: str, hbm_gib: float | None, user: UserAccelerator | None = None) -> tuple[int, str]:
@@ -129,6 +135,9 @@ def resolve_hardware(inputs: PlanInputs, gpu_id: str | None = None, hbm_gib=_KEE
         if measured > hbm:
             raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
                                  msg("at most the GPU's HBM ({value:,.4g} GiB)", value=to_gib(hbm)))
+    budget = engine_budget_for(inputs, inputs.gpu_id, hbm) if measured is None else None
+    if budget is not None:
+        measured = max(budget.available_kv_bytes, 0)
     host_link, ssd_link = resolve_links(inputs.gpu_id, inputs.host_link, inputs.ssd_link)
     if user is not None and inputs.host_link == AUTO:
         host_link = user_host_link(user) or host_link  # its own host link, when it gives one
@@ -136,7 +145,7 @@ def resolve_hardware(inputs: PlanInputs, gpu_id: str | None = None, hbm_gib=_KEE
     name = user.name if user is not None else "custom" if inputs.gpu_id == "custom" else get_gpu(inputs.gpu_id).name
     return Hardware(gpu_id=inputs.gpu_id, gpu_name=name, hbm_bytes=hbm, hbm_source=source,
                     measured_usable_bytes=measured, host_link=host_link, ssd_link=ssd_link, host_ram_bytes=host,
-                    ssd_bytes=ssd, tier_source=tier_source)
+                    ssd_bytes=ssd, tier_source=tier_source, engine_budget=budget)
 
 
 def hardware_arrays(hardware: Sequence[Hardware], decode_tokens_per_s, prefill_tokens_per_s,

@@ -23,7 +23,7 @@ from planner.errors import PlanInputError, number_text, validation_rule
 from planner.kv.formats import FORMATS
 from planner.kv.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.catalog.tiers import AUTO, HOST_LINKS, SSD_LINKS
-from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, parse_tokens, plural
+from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, MIN_TOKENS_PER_S, parse_tokens, plural
 from planner.messages import Figure, msg
 
 MAX_HBM_GIB = 100_000.0
@@ -38,16 +38,13 @@ MAX_SESSIONS_PER_GPU = 1_000_000_000
 """Sessions reported when memory does not bound them (every token in the shared prefix)."""
 MAX_SHARED_PREFIXES = 1_000_000
 """Most distinct shared prefixes accepted per KV domain (one GPU under ``dp``, the replica under ``tp``)."""
-MIN_TOKENS_PER_S = 0.001
-"""Slowest decode or prefill speed accepted, tokens/s (one token in 1,000 s).
-
-A speed is a divisor of seconds: a denormal such as 5e-324 tokens/s would turn
-one replayed token into infinite seconds (and 0 x inf into NaN), so speeds are
-bounded below as well as above."""
 
 Tokens = Annotated[int, Field(ge=MIN_CONTEXT_TOKENS, le=MAX_CONTEXT_TOKENS)]
 PauseDistribution = Literal["exponential", "fixed"]
 """How pauses between turns are spread: exponential with the given mean, or always the mean."""
+Engine = Literal["vllm", "sglang"]
+"""A serving engine a plan can follow (``engine``): its admission figure is the headline and its launch flags
+are printed."""
 AttentionParallelism = Literal["tp", "dp"]
 """How a replica's GPUs hold attention KV.
 
@@ -110,6 +107,9 @@ class PlanInputs(BaseModel):
     attention_parallelism: AttentionParallelism = Field(
         "tp", description="tp: the replica's TP ranks split KV heads, sessions counted per replica (vLLM, SGLang "
                           "default); dp: each GPU holds whole sessions at TP 1 (DP attention)")
+    engine: Engine | None = Field(
+        None, description="serving engine: vllm or sglang (the headline is its admission figure and its launch flags "
+                          "are printed); None = kvplan's own model (steady state)")
     pipeline_parallel_size: int = Field(1, ge=1, le=MAX_GPUS_PER_REPLICA,
                                         description="pipeline stages per replica (splits layers); divides "
                                                     "gpus_per_replica, TP = gpus_per_replica / this")
@@ -128,7 +128,18 @@ class PlanInputs(BaseModel):
                                description="runtime reserve per GPU (activations, CUDA graphs), GiB")
     context_tokens: Tokens = Field(1_000_000, description="prompt + history tokens per session")
     output_tokens: int = Field(1_000, ge=0, le=MAX_CONTEXT_TOKENS, description="generated tokens per request")
-    hit_rate: float = Field(0.5, ge=0, le=1, allow_inf_nan=False, description="prefix hit rate")
+    hit_rate: float = Field(0.5, ge=0, le=1, allow_inf_nan=False,
+                            description="prefix hit rate: share of each prompt read from cache (every reused token, "
+                                        "a session's own history included); drives prefill work and time to first "
+                                        "token, never memory")
+    shared_prefix: float = Field(0.5, ge=0, le=1, allow_inf_nan=False,
+                                 description="shared prefix: share of the context common to many concurrent sessions "
+                                             "(system prompt, tool schemas), stored once per KV domain per distinct "
+                                             "prefix; drives memory")
+    figures_measured_at_tokens: int | None = Field(
+        None, ge=1, le=MAX_CONTEXT_TOKENS,
+        description="mean prompt length (tokens) of the trace hit_rate and shared_prefix were measured on "
+                    "(the Traces page's 'Use these figures'); None = typed, not measured")
     kv_format: str = Field(NATIVE, description="KV format id, or 'native'")
     state_in_hbm: bool = Field(False, description="keep per-session out-of-pool state (window rings) in HBM")
     decode_tokens_per_s: float = Field(5_000.0, ge=MIN_TOKENS_PER_S, le=1e9, allow_inf_nan=False,
@@ -180,6 +191,13 @@ class PlanInputs(BaseModel):
         None, gt=0, le=1, allow_inf_nan=False, description="the gpu_memory_utilization of that measurement")
     measured_usable_kv_weights: str | None = Field(
         None, max_length=400, description="the weights setting of that measurement (model, format or GiB, GPUs)")
+    engine: Literal["vllm", "sglang"] | None = Field(
+        None, description="the serving engine whose own KV budget replaces HBM x utilization - weights - reserve "
+                          "(vllm: its predicted 'Available KV cache memory' per GPU, the binding rank under PP; "
+                          "sglang: total x mem_fraction_static - weights); None = kvplan's generic budget")
+    engine_version: str | None = Field(
+        None, max_length=40, description="the engine release the budget is predicted for (vllm: 0.19.0); "
+                                         "None = the latest calibrated one")
     state_bytes_per_sequence: int | None = Field(
         None, ge=0, le=10**15,
         description="per-sequence state in the KV pool (a Mamba / linear-attention hybrid's), bytes per GPU, as "
@@ -189,8 +207,8 @@ class PlanInputs(BaseModel):
     @field_validator("context_tokens", "output_tokens", mode="before")
     @classmethod
     def _token_suffixes(cls, v: object) -> object:
-        """Links and files may write counts as people do: "128k", "1M" (decimal)."""
-        if isinstance(v, str) and v.strip()[-1:].lower() in ("k", "m", "g"):
+        """Links and files may write counts as people and vLLM do: "128k" (128,000), "128K" (131,072)."""
+        if isinstance(v, str) and v.strip()[-1:].lower() in ("k", "m", "g", "t"):
             try:
                 return parse_tokens(v, minimum=0, maximum=10**12)
             except PlanInputError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -13,7 +13,8 @@ from planner.catalog.entries import get_model
 from planner.errors import PlanInputError
 from planner.kv.notes import past_maximum_note
 from planner.kv.models import NATIVE, ModelSpec, with_pool_state
-from planner.plan.core import evaluate, kv_split
+from planner.engines.launch import LaunchFlags, launch_flags
+from planner.plan.core import Admission, evaluate, kv_split
 from planner.plan.hardware import hardware_arrays, hbm_override_note, resolve_hardware
 from planner.plan.inputs import MAX_SESSIONS_PER_GPU, AttentionParallelism, PlanInputs
 from planner.plan.rebase import kv_binding_mismatch, usable_binding_mismatch
@@ -21,6 +22,26 @@ from planner.plan.placement import TierPlacement, place_sessions
 from planner.units import cdiv, format_figure, to_gib
 from planner.message_field import Text
 from planner.messages import Figure, msg
+
+
+class OtherParallelism(BaseModel):
+    """The same plan under the other attention parallelism, shown where its sessions per GPU differ.
+
+    Attributes:
+        attention_parallelism: "dp" when the plan is "tp", and back.
+        sessions_per_gpu, sessions_per_replica, sessions_basis: that plan's figures.
+        how: the flags that get it, in words (per engine when none is named).
+        launch_flags: the named engine's full command line for it (None without an engine).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    attention_parallelism: AttentionParallelism
+    sessions_per_gpu: int | float
+    sessions_per_replica: int
+    sessions_basis: Literal["steady state", "engine admission"]
+    how: Text
+    launch_flags: LaunchFlags | None = None
 
 
 class PlanResult(BaseModel):
@@ -50,14 +71,19 @@ class PlanResult(BaseModel):
     kv_source: Literal["reported", "architecture", "measured"] = Field(
         "architecture", description="what prices KV bytes per token: the publisher's coefficient, the layout, "
                                     "or a measurement (measured_kv_bytes_per_token)")
-    usable_kv_source: Literal["computed", "measured"] = Field(
-        "computed", description="computed from HBM, weights and reserve, or measured_usable_kv_gib")
+    usable_kv_source: Literal["computed", "measured", "engine"] = Field(
+        "computed", description="computed from HBM, weights and reserve, measured_usable_kv_gib, or the named "
+                                "engine's predicted budget (engine_budget)")
+    engine_budget: dict[str, Any] | None = Field(
+        None, description="with an engine: its predicted budget per GPU on the binding rank, every term with its "
+                          "bytes and source, and the assumptions behind them")
     weights_bytes_per_gpu: int
+    weight_format: str = Field("", description="the weight format priced: weight_format, else the model's own")
     reserve_bytes: int
     usable_kv_bytes: int
     kv_bytes_per_token: float = Field(description="growing KV bytes per token per GPU at this parallelism")
-    prefix_tokens: int
-    tail_tokens: int
+    prefix_tokens: int = Field(description="shared prefix tokens: floor(shared_prefix x context_tokens)")
+    tail_tokens: int = Field(description="context tokens each session holds itself: context_tokens - prefix_tokens")
     session_kv_bytes: int = Field(description="one session's KV per GPU with no prefix sharing, N+T tokens")
     shared_prefix_bytes: int = Field(description="one shared prefix per GPU, stored once per distinct prefix")
     per_session_bytes: int
@@ -66,6 +92,24 @@ class PlanResult(BaseModel):
     sessions_per_domain: int
     sessions_per_gpu: int | float
     sessions_per_replica: int
+    sessions_basis: Literal["steady state", "engine admission"] = Field(
+        "steady state", description="what sessions_per_replica (and the rate, tiers, frontier, recommend and the CSV) "
+                                    "follow: kvplan's steady state (windows only) or the named engine's admission "
+                                    "of full-length requests")
+    steady_state_sessions_per_replica: int = Field(
+        0, description="kvplan's steady state: windows only, each shared prefix once (the upper bound)")
+    steady_state_sessions_per_gpu: int | float = Field(0, description="steady_state_sessions_per_replica / GPUs")
+    engine_num_blocks: int | None = Field(None, description="the engine's KV blocks per GPU for usable_kv_bytes "
+                                                            "(vLLM num_gpu_blocks); None without an engine model")
+    engine_blocks_per_request: int | None = Field(
+        None, description="blocks one full-length request (context + output tokens) takes (vLLM)")
+    engine_max_concurrency: float | None = Field(
+        None, description="vLLM's 'Maximum concurrency' per KV domain: engine_num_blocks / engine_blocks_per_request")
+    sessions_note: Text = Field("", description="both session figures in words, and which one drives the plan")
+    launch_flags: LaunchFlags | None = Field(None, description="the named engine's command line that realises this "
+                                                               "plan (None without an engine)")
+    other_parallelism: OtherParallelism | None = Field(
+        None, description="the other attention parallelism's sessions and the flag that gets it, where they differ")
     time_per_request_s: float | None
     request_rate_per_s: float | None
     request_rate_limit: Literal["decode throughput", "sessions", "none"]
@@ -84,9 +128,13 @@ class PlanResult(BaseModel):
     replay_seconds_per_turn: float = Field(0.0, description="miss_probability x replay_seconds_per_miss")
     state_reload_s: float = Field(0.0, description="window state bytes / host link bandwidth")
     restore_s: float = Field(0.0, description="expected seconds to restore a resumed session before decoding")
-    ttft_s: float = Field(0.0, description="restore_s + one decode step (1 / session_decode_tokens_per_s)")
-    gpu_seconds_per_request: float | None = Field(None, description="T / decode_tokens_per_s + replay and "
-                                                  "recompute prefill per turn")
+    prompt_prefill_tokens: int = Field(0, description="prompt tokens no cache holds, prefilled per request: "
+                                                      "context_tokens - floor(hit_rate x context_tokens)")
+    prompt_prefill_s: float = Field(0.0, description="prompt_prefill_tokens / prefill_tokens_per_s")
+    ttft_s: float = Field(0.0, description="restore_s + prompt_prefill_s + one decode step "
+                                           "(1 / session_decode_tokens_per_s)")
+    gpu_seconds_per_request: float | None = Field(None, description="T / decode_tokens_per_s + prompt prefill, "
+                                                  "replay and recompute prefill per turn")
     replay_share_of_gpu_time: float = Field(0.0, description="share of GPU time per request spent replaying")
     new_session_prefill_s: float = Field(0.0, description="first turn of a new session: tail_tokens / prefill")
     active_fraction: float = Field(1.0, description="share of its time a session runs a turn")
@@ -218,13 +266,14 @@ def _kv_bytes_per_token(model: ModelSpec, n: int, fmt: str, tp: int, pp: int) ->
     return _slope(_Same(model), n, fmt, tp, pp)
 
 
-def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
+def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = True) -> PlanResult:
     """Evaluate one plan: :func:`planner.plan.core.evaluate` on 0-d values, with its messages.
 
     Args:
         inputs: validated inputs.
         model: a model to use instead of the catalog's ``inputs.model_id``
             (an imported config or a measured coefficient).
+        compare: also plan the other attention parallelism (``other_parallelism``).
 
     Raises:
         PlanInputError: unknown model, GPU or format, a format the model cannot
@@ -234,10 +283,11 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
     if (why := usable_binding_mismatch(inputs)) is not None:
         raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
                              msg("a figure measured with this plan's GPU and weights ({why})", why=why))
+    given_model = model
     model, fmt, kv_source = effective_model(inputs, model)
     hw = resolve_hardware(inputs)
     a = evaluate(inputs, model, fmt, hardware_arrays([hw], inputs.decode_tokens_per_s, inputs.prefill_tokens_per_s),
-                 inputs.context_tokens, inputs.hit_rate)
+                 inputs.context_tokens, inputs.shared_prefix, inputs.hit_rate)
     split = a.split
     weights = a.weights_bytes_per_gpu
     usable, shared, per = int(a.usable_kv_bytes), int(a.shared_prefix_bytes), int(a.per_session_bytes)
@@ -250,19 +300,33 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
 
     where = (msg("one GPU") if split.domain_gpus == 1 else msg("the replica") if inputs.attention_parallelism == "tp"
              else msg("one pipeline of {gpus} GPUs", gpus=split.domain_gpus))
-    if usable <= 0:
+    if usable <= 0 and hw.engine_budget is not None:
+        message = msg("Nothing fits: {engine}'s predicted KV budget is {budget} GiB per GPU (its terms: engine_budget). "
+                      "Add GPUs per replica, more HBM or a smaller weight format.", engine=hw.engine_budget.engine,
+                      budget=Figure(format_figure(to_gib(hw.engine_budget.available_kv_bytes))))
+    elif usable <= 0:
         util_bytes = hw.hbm_bytes * inputs.gpu_memory_utilization
         message = msg("Nothing fits: weights ({weights} GiB per GPU) and reserve ({reserve:g} GiB) exceed HBM x "
                       "utilization ({usable} GiB). Add GPUs per replica, more HBM or a smaller weight format.",
                       weights=Figure(format_figure(to_gib(weights))), reserve=inputs.reserve_gib,
                       usable=Figure(format_figure(to_gib(util_bytes))))
+    elif sessions == 0 and a.admission.vllm is not None and int(a.steady_sessions) > 0:
+        adm = a.admission.vllm
+        message = msg("vLLM would not admit one request of {tokens:,} tokens {where}: it reserves {need} GiB per GPU "
+                      "for it ({blocks:,} blocks), usable KV is {usable} GiB per GPU, so it refuses to start. Lower "
+                      "the context, or add GPUs or HBM.", tokens=n + t, where=where,
+                      need=Figure(format_figure(to_gib(adm.blocks_per_request(n + t) * adm.bytes_per_block))),
+                      blocks=adm.blocks_per_request(n + t), usable=Figure(format_figure(to_gib(usable))))
     elif sessions == 0:
         message = msg("Not one session fits {where}: the shared prefix plus one session need {need} GiB per GPU, "
                       "usable KV is {usable} GiB per GPU.", where=where,
                       need=Figure(format_figure(to_gib(shared + per))), usable=Figure(format_figure(to_gib(usable))))
         if inputs.attention_parallelism == "dp" and inputs.gpus_per_replica > split.pp and kv_source != "measured":
-            alt = plan(inputs.model_copy(update={"attention_parallelism": "tp"}), model)
-            if alt.sessions_per_replica > 0:
+            try:
+                alt = plan(inputs.model_copy(update={"attention_parallelism": "tp"}), model, compare=False)
+            except PlanInputError:
+                alt = None  # a TP size vLLM refuses for this model (check_tp_heads): no suggestion
+            if alt is not None and alt.sessions_per_replica > 0:
                 message = msg("{message} Under tensor-parallel attention (attention_parallelism=tp) the replica's "
                               "{gpus} would split each session's KV heads and {sessions:,} sessions would fit per "
                               "replica.", message=message, sessions=alt.sessions_per_replica,
@@ -298,26 +362,55 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         if note:
             message = msg("{note} {message}", note=note, message=message) if message else note
 
+    steady = int(a.steady_sessions)
+    steady_gpu = steady if split.domain_gpus == 1 else steady / split.domain_gpus
+    steady_replica = steady * split.domains_per_replica
+    engine_blocks = per_request = concurrency = None
+    if a.admission.vllm is not None:
+        adm = a.admission.vllm
+        engine_blocks, per_request = adm.num_blocks(usable), adm.blocks_per_request(n + t)
+        concurrency = engine_blocks / per_request
+    note = sessions_note(inputs, a.admission, where, sessions, steady, engine_blocks, per_request, concurrency)
+    replica = int(a.sessions_per_replica)
+    flags = None
+    if inputs.engine is not None:
+        flags = launch_flags(inputs.engine, attention_parallelism=inputs.attention_parallelism,
+                             gpus_per_replica=inputs.gpus_per_replica, pipeline_parallel_size=split.pp,
+                             request_tokens=n + t, kv_format=inputs.kv_format, hit_rate=inputs.hit_rate,
+                             gpu_memory_utilization=inputs.gpu_memory_utilization, usable_kv_bytes=usable,
+                             usable_measured=bool(a.usable_measured), weights_bytes_per_gpu=weights,
+                             hbm_bytes=hw.hbm_bytes, sessions_per_engine=sessions if inputs.attention_parallelism == "dp"
+                             else replica, sessions_per_replica=replica,
+                             engine_admission=a.admission.vllm is not None)
+    other = other_parallelism(inputs, given_model, per_gpu) if compare else None
     copies = min(k, sessions)
     return PlanResult(
         inputs=inputs, model_name=model.name, gpu_name=hw.gpu_name,
         attention_parallelism=inputs.attention_parallelism, tensor_parallel_size=split.tp,
         kv_domain_gpus=split.domain_gpus, parallelism_note=parallelism_note(inputs, model, fmt),
         hbm_bytes=hw.hbm_bytes, hbm_source=hw.hbm_source, kv_source=kv_source,
-        usable_kv_source="measured" if bool(a.usable_measured) else "computed",
-        weights_bytes_per_gpu=weights, reserve_bytes=a.reserve_bytes, usable_kv_bytes=usable,
+        usable_kv_source=("engine" if hw.engine_budget is not None else "measured") if bool(a.usable_measured)
+        else "computed",
+        engine_budget=None if hw.engine_budget is None else hw.engine_budget.to_dict(),
+        weights_bytes_per_gpu=weights, weight_format=inputs.weight_format or model.weight_format,
+        reserve_bytes=a.reserve_bytes, usable_kv_bytes=usable,
         kv_bytes_per_token=slope, prefix_tokens=int(a.prefix_tokens),
         tail_tokens=n - int(a.prefix_tokens), session_kv_bytes=int(a.growing_total_bytes) + int(a.capped_bytes),
         shared_prefix_bytes=shared, per_session_bytes=per, state_bytes_per_session=state,
         host_state_bytes=0 if inputs.state_in_hbm else state * sessions,
         sessions_per_domain=sessions, sessions_per_gpu=per_gpu, sessions_per_replica=int(a.sessions_per_replica),
+        sessions_basis=a.admission.basis, steady_state_sessions_per_replica=steady_replica,
+        steady_state_sessions_per_gpu=steady_gpu, engine_num_blocks=engine_blocks,
+        engine_blocks_per_request=per_request, engine_max_concurrency=concurrency, sessions_note=note,
+        launch_flags=flags, other_parallelism=other,
         time_per_request_s=time_per_request, request_rate_per_s=rate, request_rate_limit=limit, message=message,
         prefix_copies=copies, shared_prefixes_bytes=copies * shared, state_parked=parked_state,
         miss_probability=_f(a.miss_probability), state_alive_fraction=_f(a.state_alive_fraction),
         replay_window_tokens=a.replay_window_tokens, replay_tokens_per_miss=int(a.replay_tokens_per_miss),
         replay_tokens_per_turn=_f(a.replay_tokens_per_turn), replay_seconds_per_miss=_f(a.replay_seconds_per_miss),
         replay_seconds_per_turn=_f(a.replay_seconds_per_turn), state_reload_s=_f(a.state_reload_s),
-        restore_s=_f(a.restore_s), ttft_s=_f(a.ttft_s), gpu_seconds_per_request=gpu_seconds,
+        restore_s=_f(a.restore_s), prompt_prefill_tokens=int(a.prompt_prefill_tokens),
+        prompt_prefill_s=_f(a.prompt_prefill_s), ttft_s=_f(a.ttft_s), gpu_seconds_per_request=gpu_seconds,
         replay_share_of_gpu_time=_f(a.replay_share_of_gpu_time), new_session_prefill_s=_f(a.new_session_prefill_s),
         active_fraction=_f(a.active_fraction), host_link_id=host_link.id, host_link_bytes_per_s=host_link.bytes_per_s,
         ssd_link_id=ssd_link.id, ssd_link_bytes_per_s=ssd_link.bytes_per_s, host_ram_bytes_per_gpu=hw.host_ram_bytes,
@@ -325,6 +418,68 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None) -> PlanResult:
         reload_from_host_s=reload_host, reload_from_ssd_s=reload_ssd, recompute_s=recompute, fastest_recovery=fastest,
         tiers=placement, overflow_action=placement.action, overflow_message=placement.message,
     )
+
+
+def _switch_words(engine: str | None, to: str, width: int) -> str:
+    """The flags that switch a replica of ``width`` GPUs per stage to attention parallelism ``to``, in words."""
+    if to == "dp":
+        vllm = msg("vLLM --data-parallel-size {width} --tensor-parallel-size 1 --enable-expert-parallel", width=width)
+        sglang = msg("SGLang --tp-size {width} --dp-size {width} --enable-dp-attention", width=width)
+    else:
+        vllm = msg("vLLM --tensor-parallel-size {width} (no --data-parallel-size)", width=width)
+        sglang = msg("SGLang --tp-size {width} without --enable-dp-attention", width=width)
+    if engine == "vllm":
+        return vllm
+    if engine == "sglang":
+        return sglang
+    return msg("{vllm}; or {sglang}", vllm=vllm, sglang=sglang)
+
+
+def other_parallelism(inputs: PlanInputs, model: ModelSpec | None, sessions_per_gpu: int | float) -> OtherParallelism | None:
+    """The plan under the other attention parallelism, when the replica's stages are wider than one GPU and its
+    sessions per GPU differ from ``sessions_per_gpu`` (None otherwise, or when that plan cannot be made, e.g. a
+    measured TP-1 figure under TP attention)."""
+    width = inputs.gpus_per_replica // inputs.pipeline_parallel_size
+    if width <= 1:
+        return None
+    to = "dp" if inputs.attention_parallelism == "tp" else "tp"
+    try:
+        alt = plan(inputs.model_copy(update={"attention_parallelism": to}), model, compare=False)
+    except PlanInputError:
+        return None
+    if alt.sessions_per_gpu == sessions_per_gpu:
+        return None
+    return OtherParallelism(attention_parallelism=to, sessions_per_gpu=alt.sessions_per_gpu,
+                            sessions_per_replica=alt.sessions_per_replica, sessions_basis=alt.sessions_basis,
+                            how=_switch_words(inputs.engine, to, width), launch_flags=alt.launch_flags)
+
+
+def sessions_note(inputs: PlanInputs, admission: Admission, where: str, sessions: int, steady: int,
+                  num_blocks: int | None, per_request: int | None, concurrency: float | None) -> str:
+    """Both session figures in words, and which one the plan follows (said once, here).
+
+    ``where`` is the KV domain in words; counts are per domain.
+    """
+    n = inputs.context_tokens + inputs.output_tokens
+    if admission.vllm is not None:
+        s = admission.vllm.settings
+        note = msg("Sessions are vLLM's admission figure: {sessions:,} full-length requests of {tokens:,} tokens at "
+                   "once on {where} (its maximum concurrency, {num_blocks:,} blocks / {per_request:,} per request = "
+                   "{concurrency:.2f}x; a sliding-window layer holds its window plus one prefill chunk of "
+                   "{batched:,} tokens, in blocks of {block} tokens). kvplan's steady state (windows only) holds "
+                   "{steady:,}: the upper bound. The headline, the frontier, recommend and the CSV use the admission "
+                   "figure.", sessions=sessions, tokens=n, where=where, num_blocks=num_blocks,
+                   per_request=per_request, concurrency=concurrency, batched=s.max_num_batched_tokens,
+                   block=s.block_size, steady=steady)
+        if inputs.hit_rate > 0:
+            note = msg("{note} vLLM's figure reserves every request's whole prefix; requests that share a cached "
+                       "prefix take fewer new blocks, so more may run.", note=note)
+        return note
+    if inputs.engine is not None:
+        return msg("Sessions are kvplan's steady state (windows only), the upper bound of what {engine} admits: "
+                   "{reason}. The headline, the frontier, recommend and the CSV use it.",
+                   engine={"vllm": "vLLM", "sglang": "SGLang"}[inputs.engine], reason=admission.reason)
+    return ""
 
 
 def format_sessions(value: int | float) -> str:

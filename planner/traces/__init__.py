@@ -22,7 +22,7 @@
 * :mod:`~planner.traces.curvefile`: curve files (``kvplan trace --save``).
 * :mod:`~planner.traces.arrivals`: lengths, arrival rates, concurrency over time.
 
-numpy, pandas, pyarrow and numba; no Streamlit.
+numpy and pyarrow (pandas where a function returns a DataFrame, numba only to compile the loops); no Streamlit.
 """
 
 from planner.traces.arrivals import Concurrency, TraceSummary, arrivals_per_minute, concurrency, summarize
@@ -36,7 +36,8 @@ from planner.traces.samples import SAMPLES, load_sample
 from planner.traces.sizing import kv_bytes_per_token_for, typical_context_tokens
 from planner.traces.checks import blocks_for_bytes
 from planner.traces.stack import (
-    CURVE_COLUMNS, DEFAULT_TTLS_S, TTL_CURVE_COLUMNS, HitRates, ReuseProfile, capacity_curve, default_capacities,
+    CURVE_COLUMNS, DEFAULT_TTLS_S, TTL_CURVE_COLUMNS, HitRates, ReuseProfile, capacity_curve, capacity_curve_columns,
+    default_capacities,
     reuse_profile, ttl_curve,
 )
 
@@ -44,7 +45,7 @@ __all__ = [
     "CURVE_COLUMNS", "Concurrency", "DEFAULT_TTLS_S", "FLEET_COLUMNS", "FORMATS", "FleetResult", "HitRates",
     "MAX_TRACE_BYTES", "MalformedRows", "NOT_MEASURABLE", "ROUTING_POLICIES", "ReplayResult", "ReuseProfile",
     "SAMPLES", "SavedCurve", "TTL_CURVE_COLUMNS", "Trace", "TraceSummary", "arrivals_per_minute",
-    "blocks_for_bytes", "capacity_curve", "concurrency", "default_capacities", "fleet_hits", "fleet_table",
+    "blocks_for_bytes", "capacity_curve", "capacity_curve_columns", "concurrency", "default_capacities", "fleet_hits", "fleet_table",
     "kv_bytes_per_token_for", "load_curve", "load_sample", "read_azure", "read_jsonl", "read_mooncake",
     "read_trace", "reference_curve", "replay", "reuse_profile", "summarize", "ttl_curve",
     "typical_context_tokens",

@@ -15,9 +15,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from planner.plan import MIN_TOKENS_PER_S
+from planner.units import MIN_TOKENS_PER_S
 from planner.errors import PlanInputError
 from planner.traces.trace import Trace
 from planner.messages import msg
@@ -120,6 +119,8 @@ def summarize(trace: Trace) -> TraceSummary:
 
 def arrivals_per_minute(trace: Trace) -> pd.DataFrame:
     """Arrivals and tokens per minute: DataFrame with :data:`ARRIVAL_COLUMNS`, one row per minute."""
+    import pandas as pd
+
     minute = (trace.arrival_s // SECONDS_PER_MINUTE).astype(np.int64)
     num = int(minute.max()) + 1 if minute.size else 0
     return pd.DataFrame({
@@ -149,7 +150,8 @@ class Concurrency:
     Attributes:
         session_decode_tokens_per_s: decode speed of one request, tokens/s.
         prefill_tokens_per_s: prefill speed of one request, tokens/s (None = prefill ignored).
-        frame: DataFrame with :data:`CONCURRENCY_COLUMNS`.
+        time_s, concurrent_requests: the step function: shape (k,) float64 and int64, the level after all events
+            at each time; :attr:`frame` gives them as a DataFrame with :data:`CONCURRENCY_COLUMNS`.
         peak_concurrent_requests: most requests active at once.
         mean_concurrent_requests: time-weighted mean from the first arrival to
             the last completion (total service time / span).
@@ -158,10 +160,19 @@ class Concurrency:
 
     session_decode_tokens_per_s: float
     prefill_tokens_per_s: float | None
-    frame: pd.DataFrame
+    time_s: np.ndarray
+    concurrent_requests: np.ndarray
     peak_concurrent_requests: int
     mean_concurrent_requests: float
     mean_service_time_s: float
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The step function as a DataFrame with :data:`CONCURRENCY_COLUMNS` (pandas imported only here)."""
+        import pandas as pd
+
+        return pd.DataFrame({"time_s": self.time_s, "concurrent_requests": self.concurrent_requests},
+                            columns=list(CONCURRENCY_COLUMNS))
 
 
 def concurrency(trace: Trace, *, session_decode_tokens_per_s: float,
@@ -193,8 +204,7 @@ def concurrency(trace: Trace, *, session_decode_tokens_per_s: float,
     busy = float(service.sum())
     return Concurrency(
         session_decode_tokens_per_s=decode, prefill_tokens_per_s=prefill,
-        frame=pd.DataFrame({"time_s": times, "concurrent_requests": level.astype(np.int64)},
-                           columns=list(CONCURRENCY_COLUMNS)),
+        time_s=times, concurrent_requests=level.astype(np.int64),
         peak_concurrent_requests=int(level.max()) if level.size else 0,
         mean_concurrent_requests=busy / span if span > 0 else 0.0,
         mean_service_time_s=float(service.mean()) if service.size else 0.0,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
 MAX_CHART_POINTS: int = 5_000
 """Most points one chart series holds (about 100-200 kB of figure JSON)."""
@@ -59,6 +58,8 @@ def log_histogram(values: np.ndarray, num_bins: int = 50) -> pd.DataFrame:
         DataFrame with ``log10_lo``, ``log10_hi`` (bin edges, log10 of tokens) and ``count``; empty when no
         value is positive.
     """
+    import pandas as pd
+
     v = np.asarray(values)
     v = v[v > 0]
     if v.size == 0:

@@ -10,7 +10,12 @@ for minutes. :func:`check_upload_cost` counts rows and block references without 
   once, at most :data:`~planner.traces.sources.MAX_TRACE_BYTES`, the reader's own cap), and at most one block
   reference per comma;
 
-and refuses, naming the count, the limit and the way out (a sample rate, or the command line, which has no such
+For a file of prompts (``planner.traces.prompts``) the references are bounded by its decompressed text: at
+most one token per byte (byte-level tokenizers; word and subword tokenizers give fewer), so at most
+``bytes / block_tokens`` full blocks, plus one block per row for the special tokens a template may add
+(:func:`estimate_prompt_cost`).
+
+It refuses, naming the count, the limit and the way out (a sample rate, or the command line, which has no such
 limit), a trace past :data:`MAX_UPLOAD_ROWS` rows, :data:`MAX_UPLOAD_REFS` references, or the job's memory.
 """
 
@@ -77,6 +82,32 @@ def estimate_cost(source, *, name: str | None = None, max_bytes: int | None = MA
     return TraceCost(rows=rows, refs=refs)
 
 
+def estimate_prompt_cost(source, *, block_tokens: int, name: str | None = None,
+                         max_bytes: int | None = MAX_TRACE_BYTES) -> TraceCost:
+    """Rows and an upper bound of block references of a prompts file (module docstring).
+
+    Raises:
+        PlanInputError: not readable, or over ``max_bytes`` (compressed or decompressed).
+    """
+    opened = Opened(source, max_bytes, name)
+    if opened.parquet:
+        from planner.traces.readers import open_parquet
+
+        meta = open_parquet(opened).metadata
+        rows, text_bytes = meta.num_rows, 0
+        biggest = 0
+        for g in range(meta.num_row_groups):
+            size = meta.row_group(g).total_byte_size
+            text_bytes += size
+            biggest = max(biggest, size)
+        return TraceCost(rows=rows, refs=text_bytes // block_tokens + rows, row_group_bytes=biggest)
+    rows = text_bytes = 0
+    for _, _, chunk in line_chunks(opened):
+        rows += chunk.count(b"\n") + (0 if chunk.endswith(b"\n") else 1)
+        text_bytes += len(chunk)
+    return TraceCost(rows=rows, refs=text_bytes // block_tokens + rows)
+
+
 def _parquet_cost(opened: Opened) -> TraceCost:
     from planner.traces.readers import open_parquet
 
@@ -96,9 +127,20 @@ def _parquet_cost(opened: Opened) -> TraceCost:
     return TraceCost(rows=meta.num_rows, refs=refs, row_group_bytes=biggest)
 
 
+def upload_refs_limit(cost: TraceCost, memory_bytes: int | None = None, max_refs: int | None = None) -> int:
+    """Most block references a job reading an upload of ``cost``'s rows may hold: :data:`MAX_UPLOAD_REFS` (or
+    ``max_refs``), and what the job's memory leaves after the rows. Readers whose references the file's metadata
+    cannot bound (KV events, prompts) stop past it."""
+    limit = MAX_UPLOAD_REFS if max_refs is None else max_refs
+    if memory_bytes is not None:
+        limit = min(limit, max(0, memory_bytes - cost.rows * PEAK_BYTES_PER_ROW) // PEAK_BYTES_PER_REF)
+    return int(limit)
+
+
 def check_upload_cost(source, *, name: str | None = None, memory_bytes: int | None = None,
                       max_rows: int | None = None, max_refs: int | None = None,
-                      sample_rate: float = 1.0) -> TraceCost:
+                      sample_rate: float = 1.0, prompt_block_tokens: int | None = None,
+                      count_refs: bool = True) -> TraceCost:
     """Refuse an upload whose job would pass the dashboard's limits, before any job runs.
 
     Args:
@@ -107,13 +149,21 @@ def check_upload_cost(source, *, name: str | None = None, memory_bytes: int | No
         memory_bytes: the job's memory cap (``kvplan_app.jobs.JobSettings.memory_bytes``), or None.
         max_rows, max_refs: the limits (default :data:`MAX_UPLOAD_ROWS`, :data:`MAX_UPLOAD_REFS`).
         sample_rate: the fraction of blocks the job keeps.
+        prompt_block_tokens: the file holds prompts, hashed into blocks of this many tokens
+            (:func:`estimate_prompt_cost`); None: a trace of lengths and block ids.
+        count_refs: False when the file's bytes do not bound its references (a KV-event stream, whose events
+            stand for their ancestors too): only rows are checked here, and the reader stops past
+            :func:`upload_refs_limit`.
 
     Raises:
         PlanInputError: ``trace``, naming the count, the limit and the way out.
     """
     max_rows = MAX_UPLOAD_ROWS if max_rows is None else max_rows
     max_refs = MAX_UPLOAD_REFS if max_refs is None else max_refs
-    cost = estimate_cost(source, name=name)
+    cost = (estimate_cost(source, name=name) if prompt_block_tokens is None
+            else estimate_prompt_cost(source, block_tokens=prompt_block_tokens, name=name))
+    if not count_refs:
+        cost = TraceCost(rows=cost.rows, refs=0, row_group_bytes=cost.row_group_bytes)
     shown = name or "uploaded trace"
     rows_limit = max_rows if memory_bytes is None else min(max_rows, memory_bytes // PEAK_BYTES_PER_ROW)
     if cost.rows > rows_limit:
@@ -125,14 +175,12 @@ def check_upload_cost(source, *, name: str | None = None, memory_bytes: int | No
             "Parquet row groups of at most {limit:,} B uncompressed; this file has one of {size:,} B: write it "
             "with smaller row groups, or use the command line (kvplan trace FILE)", limit=MAX_ROW_GROUP_BYTES,
             size=cost.row_group_bytes))
-    refs_limit = max_refs
-    if memory_bytes is not None:
-        refs_limit = min(refs_limit, max(0, memory_bytes - cost.rows * PEAK_BYTES_PER_ROW) // PEAK_BYTES_PER_REF)
+    refs_limit = upload_refs_limit(cost, memory_bytes, max_refs)
     kept = int(cost.refs * sample_rate)
     if kept > refs_limit:
         rate = refs_limit / cost.refs if cost.refs else 1.0
         way = (msg("sample with rate {rate:.2g} (kvplan trace FILE --sample-rate {rate:.2g}) or use the command line",
-                   rate=rate) if rate >= MIN_SAMPLE_RATE else msg("use the command line (kvplan trace FILE)"))
+                   rate=rate) if rate >= MIN_SAMPLE_RATE and prompt_block_tokens is None else msg("use the command line (kvplan trace FILE)"))
         raise PlanInputError("trace", shown, msg(
             "at most {limit:,} block references per upload here; this file holds up to {refs:,}: {way}",
             limit=refs_limit, refs=kept, way=way))

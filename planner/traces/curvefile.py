@@ -3,12 +3,12 @@
 A team computes the curve of a large trace once, on a big machine, and shares
 the small JSON file. The file holds the trace's summary, the settings, the
 sampling (if any) and the curve in blocks, so any model's bytes per token can
-price it later. Format (``"kvplan_curve": 1``)::
+price it later. Format (``"kvplan_curve": 2``)::
 
-    {"kvplan_curve": 1,
+    {"kvplan_curve": 2,
      "trace": {"name": ..., "format": ..., "requests": ..., "block_refs": ..., "unique_blocks": ...,
                "block_tokens": 512, "duration_s": ..., "malformed_rows": ..., "mean_input_tokens": ...},
-     "settings": {"ttl_s": null, "model": null, "kv_bytes_per_token": null},
+     "settings": {"ttl_s": null, "model": null, "kv_bytes_per_token": null, "eviction_policy": "vllm"},
      "sampling": null | {"sample_rate": 0.01, "expected_error": 0.004},
      "curve": [{"capacity_blocks": 0, "block_hit_rate": 0.0, "token_hit_rate": 0.0}, ...]}
 
@@ -16,6 +16,12 @@ price it later. Format (``"kvplan_curve": 1``)::
 returns a :class:`SavedCurve`; its :meth:`SavedCurve.at` answers the hit rate at
 a capacity from the largest saved capacity not above it: a lower bound, since
 the hit rate never falls as capacity grows (at any fixed TTL).
+
+Versions: 2 adds ``settings.eviction_policy`` (``planner.traces.policy``: the
+cache's eviction order the curve was computed under; the block size is
+``trace.block_tokens`` in both). Version 1 files still load; their policy is
+unknown (``None``: written before kvplan recorded it, and before its
+tail-first order, so they were computed with head-first touches).
 """
 
 from __future__ import annotations
@@ -25,17 +31,20 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from planner.errors import PlanInputError
 from planner.traces.rows import MAX_BLOCK_TOKENS
 from planner.traces.checks import MAX_CAPACITY_BLOCKS
+from planner.traces.policy import EVICTION_POLICIES, check_eviction_policy
 from planner.traces.stack import CURVE_COLUMNS
 from planner.units import GB, GiB
 from planner.messages import msg
 
-CURVE_FILE_VERSION: int = 1
-"""Value of the ``kvplan_curve`` key."""
+CURVE_FILE_VERSION: int = 2
+"""Value of the ``kvplan_curve`` key written; :data:`READ_VERSIONS` are read."""
+
+READ_VERSIONS: tuple[int, ...] = (1, 2)
+"""Versions :func:`load_curve` reads (1: no eviction policy recorded)."""
 
 MAX_CURVE_FILE_BYTES: int = 5_000_000
 """Largest curve file read, bytes (a 64-point curve is about 10 kB)."""
@@ -54,6 +63,8 @@ class SavedCurve:
         ttl_s: the TTL the curve was computed at (None = none).
         sample_rate: None when exact, else the SHARDS rate.
         expected_error: the saved expected error of the sampled curve (None when exact).
+        eviction_policy: the policy id (``planner.traces.policy.EVICTION_POLICIES``), None in a version-1 file.
+        version: the file's ``kvplan_curve`` version.
         curve: DataFrame ``capacity_blocks`` (int, increasing), ``block_hit_rate``, ``token_hit_rate``.
     """
 
@@ -63,6 +74,8 @@ class SavedCurve:
     sample_rate: float | None
     expected_error: float | None
     curve: pd.DataFrame
+    eviction_policy: str | None = None
+    version: int = CURVE_FILE_VERSION
 
     @property
     def context_tokens(self) -> int:
@@ -76,6 +89,8 @@ class SavedCurve:
         caps = self.curve["capacity_blocks"].to_numpy()
         tokens = caps * self.block_tokens
         cap_bytes = tokens * float(kv_bytes_per_token) if kv_bytes_per_token is not None else np.full(caps.shape, np.nan)
+        import pandas as pd
+
         return pd.DataFrame({
             "capacity_blocks": caps, "capacity_tokens": tokens, "capacity_bytes": cap_bytes.astype(np.float64),
             "capacity_gb": cap_bytes / GB, "capacity_gib": cap_bytes / GiB,
@@ -95,15 +110,18 @@ class SavedCurve:
 
 
 def curve_document(*, trace: dict, block_tokens: int, ttl_s: float | None, model: str | None,
-                   kv_bytes_per_token: float | None, sampling: dict | None, curve: pd.DataFrame) -> dict:
-    """The JSON object written by ``--save``."""
+                   kv_bytes_per_token: float | None, sampling: dict | None, curve, eviction_policy: str) -> dict:
+    """The JSON object written by ``--save`` (version :data:`CURVE_FILE_VERSION`). ``curve``: a mapping of
+    ``capacity_blocks``, ``block_hit_rate`` and ``token_hit_rate`` columns (a DataFrame with
+    ``planner.traces.stack.CURVE_COLUMNS``, or ``planner.traces.stack.capacity_curve_columns``)."""
     return {
         "kvplan_curve": CURVE_FILE_VERSION,
         "trace": {**trace, "block_tokens": block_tokens},
-        "settings": {"ttl_s": ttl_s, "model": model, "kv_bytes_per_token": kv_bytes_per_token},
+        "settings": {"ttl_s": ttl_s, "model": model, "kv_bytes_per_token": kv_bytes_per_token,
+                     "eviction_policy": check_eviction_policy(eviction_policy)},
         "sampling": sampling,
-        "curve": [{"capacity_blocks": int(r.capacity_blocks), "block_hit_rate": float(r.block_hit_rate),
-                   "token_hit_rate": float(r.token_hit_rate)} for r in curve.itertuples()],
+        "curve": [{"capacity_blocks": int(c), "block_hit_rate": float(b), "token_hit_rate": float(t)}
+                  for c, b, t in zip(curve["capacity_blocks"], curve["block_hit_rate"], curve["token_hit_rate"])],
     }
 
 
@@ -135,9 +153,10 @@ def load_curve(data: bytes | str) -> SavedCurve:
         doc = json.loads(data)
     except (ValueError, RecursionError):
         raise PlanInputError("curve file", "not JSON", msg("a kvplan curve file (kvplan trace --sweep --save)")) from None
-    if _field(doc, "kvplan_curve", "file") != CURVE_FILE_VERSION:
-        raise PlanInputError("kvplan_curve", doc.get("kvplan_curve"), msg("{curve_file_version}",
-                                                                          curve_file_version=CURVE_FILE_VERSION))
+    version = _field(doc, "kvplan_curve", "file")
+    if isinstance(version, bool) or version not in READ_VERSIONS:
+        raise PlanInputError("kvplan_curve", version, msg("one of {versions}",
+                                                          versions=", ".join(map(str, READ_VERSIONS))))
     trace = _field(doc, "trace", "file")
     block_tokens = int(_number(_field(trace, "block_tokens", "trace"), "trace.block_tokens", 1, MAX_BLOCK_TOKENS,
                                whole=True))
@@ -146,6 +165,13 @@ def load_curve(data: bytes | str) -> SavedCurve:
     settings = _field(doc, "settings", "file")
     ttl = _field(settings, "ttl_s", "settings")
     ttl_s = None if ttl is None else float(_number(ttl, "settings.ttl_s", 0, 1e9))
+    policy = None
+    if version >= 2:
+        found = _field(settings, "eviction_policy", "settings")
+        if found not in EVICTION_POLICIES:
+            raise PlanInputError("settings.eviction_policy", str(found)[:40],
+                                 msg("one of {policies}", policies=", ".join(EVICTION_POLICIES)))
+        policy = found
     sampling = _field(doc, "sampling", "file")
     rate = err = None
     if sampling is not None:
@@ -163,7 +189,9 @@ def load_curve(data: bytes | str) -> SavedCurve:
         tokens.append(float(_number(_field(row, "token_hit_rate", f"curve[{k}]"), f"curve[{k}].token_hit_rate", 0, 1)))
     if any(b <= a for a, b in zip(caps, caps[1:])):
         raise PlanInputError("curve", "capacities out of order", msg("capacity_blocks strictly increasing"))
+    import pandas as pd
+
     frame = pd.DataFrame({"capacity_blocks": np.asarray(caps, dtype=np.int64), "block_hit_rate": blocks,
                           "token_hit_rate": tokens})
     return SavedCurve(trace=shown, block_tokens=block_tokens, ttl_s=ttl_s, sample_rate=rate, expected_error=err,
-                      curve=frame)
+                      curve=frame, eviction_policy=policy, version=int(version))

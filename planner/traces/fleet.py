@@ -44,7 +44,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from planner.errors import PlanInputError
 from planner.traces.kernels import gather_requests, splitmix64
@@ -355,6 +354,8 @@ def fleet_table(trace: Trace, replicas: Sequence[int], routings: Sequence[str], 
 
 def fleet_frame(results: Sequence[FleetResult]) -> pd.DataFrame:
     """The :data:`FLEET_COLUMNS` table of some fleet results, one row each."""
+    import pandas as pd
+
     return pd.DataFrame({
         "replicas": [r.num_replicas for r in results],
         "routing": [r.routing for r in results],

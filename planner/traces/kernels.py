@@ -1,4 +1,4 @@
-"""Compiled inner loops of the trace code (numba): stack distances with a Fenwick tree, hash sampling.
+"""Compiled inner loops of the trace code: stack distances with a Fenwick tree, hash sampling.
 
 Everything here works on plain numpy arrays and is called through
 :mod:`planner.traces.stack` (curves), :mod:`planner.traces.fleet` (replicas)
@@ -17,12 +17,35 @@ latest), the order in which vLLM frees a finished request's blocks "so that
 the tail blocks are evicted first" (``vllm/v1/core/kv_cache_manager.py``,
 ``KVCacheManager.free``): each touch moves the block's mark to its new
 position. O(log n) per reference, 4 bytes of tree per reference.
+
+Compiled how: each loop is written once, below, as plain Python over numpy
+arrays, and compiled by numba, in one of two ways. **Ahead of time**
+(``numba.pycc``, a C compiler): :func:`compile_ahead_of_time` builds one
+extension module of every loop into the user's cache folder
+(``$KVPLAN_CACHE_DIR``, else ``$XDG_CACHE_HOME/kvplan``, else
+``~/.cache/kvplan``; one subfolder per version of this file, of Python, of
+numpy and numba), once; ``kvplan trace`` calls it on first use and says so.
+Later processes load that module in about a millisecond, without importing
+numba. **Just in time** (``numba.njit(cache=True)``, numba's own cache in
+``__pycache__``) when no such module exists, it cannot be built (no
+compiler), or ``KVPLAN_AOT=0``: numba's import and the loading of its
+compiled loops then cost about a second of start-up per process. The choice
+is made at the first call of a loop in a process (:func:`backend` says which
+was taken); both compile the same functions, and the tests check the module
+against the just-in-time loops.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import os
+import platform
+import sys
+import tempfile
+import types
+
 import numpy as np
-from numba import njit
 
 COLD: int = np.iinfo(np.int32).max
 """Run distance of a block that can never hit (first reference, or after one): int32 max, 2,147,483,647."""
@@ -53,8 +76,9 @@ class DistanceState:
 
     def advance(self, offsets: np.ndarray, ids: np.ndarray, arrival_s: np.ndarray, lo: int, hi: int) -> None:
         """Process requests ``lo .. hi-1`` (in order, after every earlier one)."""
-        _distances(offsets, ids, arrival_s, lo, hi, self.tree, self.last_pos, self.last_req, self.marks,
-                   self.run_dist, self.run_age)
+        _impl().distances(np.asarray(offsets, np.int64), np.asarray(ids, np.int32), np.asarray(arrival_s, np.float64),
+                          int(lo), int(hi), self.tree, self.last_pos, self.last_req, self.marks, self.run_dist,
+                          self.run_age)
 
 
 def run_distances(offsets, ids, arrival_s, id_space):
@@ -75,8 +99,7 @@ def run_distances(offsets, ids, arrival_s, id_space):
     return state.run_dist, state.run_age
 
 
-@njit(cache=True, nogil=True)
-def _distances(offsets, ids, arrival_s, lo, hi, tree, last_pos, last_req, marks_box,
+def _distances_py(offsets, ids, arrival_s, lo, hi, tree, last_pos, last_req, marks_box,
                run_dist, run_age):  # pragma: no cover - compiled
     n = ids.shape[0]
     cold_mark = np.iinfo(np.int32).max
@@ -138,8 +161,7 @@ def _distances(offsets, ids, arrival_s, lo, hi, tree, last_pos, last_req, marks_
     marks_box[0] = marks
 
 
-@njit(cache=True, nogil=True)
-def splitmix64(values):  # pragma: no cover - compiled
+def _splitmix64_py(values):  # pragma: no cover - compiled
     """SplitMix64 of each value (Steele, Lea and Flood, OOPSLA 2014): shape (n,) int64 -> uint64.
 
     A fixed, well-mixed hash, so a block's sampling decision depends on its
@@ -154,8 +176,7 @@ def splitmix64(values):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True, nogil=True)
-def rows_with_repeats(counts, ids):  # pragma: no cover - compiled
+def _rows_with_repeats_py(counts, ids):  # pragma: no cover - compiled
     """Shape (r,) bool: request ``i`` (``counts[i]`` consecutive ids) holds an id twice."""
     out = np.zeros(counts.shape[0], np.bool_)
     start = 0
@@ -177,8 +198,7 @@ def rows_with_repeats(counts, ids):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True, nogil=True)
-def gather_requests(offsets, ids, order):  # pragma: no cover - compiled
+def _gather_requests_py(offsets, ids, order):  # pragma: no cover - compiled
     """Blocks of requests taken in ``order``: new offsets (int64) and ids (same dtype)."""
     r = order.shape[0]
     new_offsets = np.zeros(r + 1, np.int64)
@@ -190,3 +210,162 @@ def gather_requests(offsets, ids, order):  # pragma: no cover - compiled
         i = order[j]
         new_ids[new_offsets[j]:new_offsets[j + 1]] = ids[offsets[i]:offsets[i + 1]]
     return new_offsets, new_ids
+
+
+def splitmix64(values: np.ndarray) -> np.ndarray:
+    """SplitMix64 of each value (Steele, Lea and Flood, OOPSLA 2014): shape (n,) int64 -> uint64.
+
+    A fixed, well-mixed hash, so a block's sampling decision depends on its
+    id alone (the spatial sampling of SHARDS, Waldspurger et al., FAST '15).
+    """
+    return _impl().splitmix64(np.asarray(values, np.int64))
+
+
+def rows_with_repeats(counts: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Shape (r,) bool: request ``i`` (``counts[i]`` consecutive ids) holds an id twice."""
+    return _impl().rows_with_repeats(np.asarray(counts, np.int64), np.asarray(ids, np.int64))
+
+
+def gather_requests(offsets: np.ndarray, ids: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Blocks of requests taken in ``order``: new offsets (int64) and ids (int32 stays int32, else int64)."""
+    impl = _impl()
+    offsets, order = np.asarray(offsets, np.int64), np.asarray(order, np.int64)
+    if ids.dtype == np.int32:
+        return impl.gather_requests_i4(offsets, ids, order)
+    return impl.gather_requests_i8(offsets, np.asarray(ids, np.int64), order)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Which compiled loops: ahead of time (an extension module in the cache folder) or just in time (numba)
+# ---------------------------------------------------------------------------------------------------------------
+AOT_MODULE = "_kvplan_kernels"
+"""Name of the extension module :func:`compile_ahead_of_time` builds."""
+
+_EXPORTS: tuple[tuple[str, str, str], ...] = (
+    ("distances", "_distances_py", "void(i8[:], i4[:], f8[:], i8, i8, i4[:], i4[:], i4[:], i8[:], i4[:], f8[:])"),
+    ("splitmix64", "_splitmix64_py", "u8[:](i8[:])"),
+    ("rows_with_repeats", "_rows_with_repeats_py", "b1[:](i8[:], i8[:])"),
+    ("gather_requests_i4", "_gather_requests_py", "Tuple((i8[:], i4[:]))(i8[:], i4[:], i8[:])"),
+    ("gather_requests_i8", "_gather_requests_py", "Tuple((i8[:], i8[:]))(i8[:], i8[:], i8[:])"),
+)
+"""(exported name, the Python function above, numba signature): what the module holds, what ``_impl`` gives."""
+
+_IMPL: types.SimpleNamespace | None = None
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "none"
+
+
+def aot_dir() -> str:
+    """This version's folder of the ahead-of-time module (module docstring)."""
+    base = os.environ.get("KVPLAN_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "kvplan")
+    with open(__file__, "rb") as fh:
+        key = hashlib.sha256(fh.read() + "|".join((sys.version, platform.machine(), np.__version__,
+                                                    _version("numba"))).encode()).hexdigest()[:16]
+    return os.path.join(base, f"kernels-{key}")
+
+
+def aot_enabled() -> bool:
+    """False when ``KVPLAN_AOT=0`` (always the just-in-time loops)."""
+    return os.environ.get("KVPLAN_AOT", "1") != "0"
+
+
+def _load_aot() -> types.SimpleNamespace | None:
+    folder = aot_dir()
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(AOT_MODULE + ".") and n.endswith((".so", ".pyd"))]
+    except OSError:
+        return None
+    if not names:
+        return None
+    spec = importlib.util.spec_from_file_location(AOT_MODULE, os.path.join(folder, names[0]))
+    try:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except ImportError:
+        return None
+    return types.SimpleNamespace(kind="ahead of time", **{name: getattr(module, name) for name, _, _ in _EXPORTS})
+
+
+def _jit() -> types.SimpleNamespace:
+    from numba import njit
+
+    compiled = {}
+    for name, func, _ in _EXPORTS:
+        if func not in compiled:
+            compiled[func] = njit(cache=True, nogil=True)(globals()[func])
+        compiled[name] = compiled[func]
+    return types.SimpleNamespace(kind="just in time", **{name: compiled[name] for name, _, _ in _EXPORTS})
+
+
+def _impl() -> types.SimpleNamespace:
+    global _IMPL
+    if _IMPL is None:
+        _IMPL = (_load_aot() if aot_enabled() else None) or _jit()
+    return _IMPL
+
+
+def backend() -> str:
+    """Which loops this process runs: "ahead of time" or "just in time" (decided at the first call)."""
+    return _impl().kind
+
+
+def aot_ready() -> bool:
+    """True when this version's ahead-of-time module exists (or a build of it failed before: not retried)."""
+    folder = aot_dir()
+    return os.path.isdir(folder) or os.path.exists(folder + ".failed")
+
+
+def compile_ahead_of_time() -> str | None:
+    """Build this version's ahead-of-time module into :func:`aot_dir` (module docstring), once.
+
+    Returns:
+        None when built (or already there), else why not (no compiler, no ``numba.pycc``); the reason is
+        kept beside the folder, so later calls do not try again.
+    """
+    folder = aot_dir()
+    if os.path.isdir(folder):
+        return None
+    parent = os.path.dirname(folder)
+    try:
+        os.makedirs(parent, exist_ok=True)
+        work = tempfile.mkdtemp(prefix="build-", dir=parent)
+    except OSError as exc:
+        return f"cache folder {parent}: {exc.strerror or exc}"
+    try:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from numba.pycc import CC
+
+            cc = CC(AOT_MODULE)
+            cc.output_dir = work
+            cc.verbose = False
+            for name, func, signature in _EXPORTS:
+                cc.export(name, signature)(globals()[func])
+            cc.compile()
+        try:
+            os.rename(work, folder)          # atomic: another process may have won the race
+        except OSError:
+            pass
+        return None
+    except Exception as exc:   # no compiler, no distutils/setuptools, numba without pycc: the JIT stays
+        reason = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+        try:
+            with open(folder + ".failed", "w", encoding="utf-8") as fh:
+                fh.write(reason + "\n")
+        except OSError:
+            pass
+        return reason
+    finally:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)

@@ -81,23 +81,28 @@ def _batch(obj: object) -> tuple[float, list]:
     return float(ts), events
 
 
-def read_kv_events(source, *, name: str | None = None, max_bytes: int | None = None,
+def read_kv_events(source, *, name: str | None = None, max_bytes: int | None = None, max_refs: int | None = None,
                    progress: Progress | None = None) -> Trace:
     """A trace from a recorded KV-event stream (module docstring).
+
+    ``max_refs``: most block references the rebuilt requests may hold (None: no limit). A short event can
+    stand for a long request (its ancestors are followed through the parent chain), so the file's size does
+    not bound them; the dashboard passes its upload limit.
 
     Returns:
         A :class:`Trace` of format ``kv-events``; ``block_tokens`` is the
         events' ``block_size``. Malformed batches are counted and skipped.
 
     Raises:
-        PlanInputError: events with two different block sizes, or no stored block at all.
+        PlanInputError: events with two different block sizes, more than ``max_refs`` references, or no
+            stored block at all.
     """
-    opened = Opened(source, max_bytes)
+    opened = Opened(source, max_bytes, name)
     rows = Collector(None)
     dense: dict[object, int] = {}
     parent_of: list[int] = []      # dense block -> dense parent (-1 = none)
     block_size: int | None = None
-    removed = cleared = 0
+    removed = cleared = refs = 0
     for first_line, offset, chunk in line_chunks(opened, progress=progress):
         for k, line in enumerate(decode(chunk, offset, opened.name).split("\n")):
             if not line.strip():
@@ -146,6 +151,12 @@ def read_kv_events(source, *, name: str | None = None, max_bytes: int | None = N
                                 parent_of.append(prev)
                             prev = dense[key]
                             chain.append(prev)
+                        refs += len(chain)
+                        if max_refs is not None and refs > max_refs:
+                            raise PlanInputError("kv events", opened.name, msg(
+                                "at most {limit:,} block references when rebuilt into requests (line {line} passes "
+                                "it): use the command line (kvplan trace FILE --kv-events), which has no such limit",
+                                limit=max_refs, line=line_no))
                         rows.add(line_no, ts, len(chain) * size, 0, chain, None)
                     else:
                         raise RowError(msg("unknown event {tag!r}", tag=tag[:40]))
@@ -185,6 +196,9 @@ class EngineCounters:
         """Hits / queries (tokens), None when nothing was queried."""
         return self.hits_tokens / self.queries_tokens if self.queries_tokens > 0 else None
 
+
+MAX_METRICS_BYTES: int = 16_000_000
+"""Largest metrics snapshot the dashboard takes, bytes (16 MB; an engine's /metrics is tens of kB)."""
 
 _SAMPLE = re.compile(r"^(vllm:prefix_cache_(?:queries|hits))(?:_total)?(?:\{[^}]*\})?\s+(\S+)")
 

@@ -51,6 +51,9 @@ POLICY_LABELS: dict[str, str] = {
 }
 """Words shown beside every hit rate, per policy id."""
 
+POLICY_ENGINES: dict[str, str] = {"vllm": "vLLM", "sglang": "SGLang"}
+"""The engine whose order each policy is, for short labels (chart titles)."""
+
 
 def check_eviction_policy(value: object) -> str:
     """An eviction policy id.

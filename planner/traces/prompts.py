@@ -60,6 +60,12 @@ ROOT_HASH: bytes = bytes(8)
 MAX_OUTPUT_TOKENS: int = 10_000_000
 """Largest ``output_length`` accepted, tokens."""
 
+MAX_TOKENIZER_BYTES: int = 64_000_000
+"""Largest ``tokenizer.json`` the dashboard takes, bytes (64 MB; Llama 3's is 9 MB, Gemma 3's 33 MB)."""
+
+MAX_TOKENIZER_CONFIG_BYTES: int = 5_000_000
+"""Largest ``tokenizer_config.json`` the dashboard takes, bytes (5 MB; chat templates are kilobytes)."""
+
 
 def load_tokenizer(path: str):
     """A ``tokenizers.Tokenizer`` from a ``tokenizer.json``, offline.
@@ -218,7 +224,8 @@ def _number(obj: dict, key: str, lo: float, hi: float, default: float | None = N
 
 
 def read_prompts(source, *, tokenizer: str, block_tokens: int, chat_template: str | None = None,
-                 name: str | None = None, max_bytes: int | None = None, progress: Progress | None = None) -> Trace:
+                 name: str | None = None, max_bytes: int | None = None, max_refs: int | None = None,
+                 progress: Progress | None = None) -> Trace:
     """A trace from prompt rows (module docstring): tokenized offline, full blocks hashed as the engine does.
 
     Args:
@@ -229,23 +236,26 @@ def read_prompts(source, *, tokenizer: str, block_tokens: int, chat_template: st
             ``chat_template`` of the ``tokenizer_config.json`` beside the tokenizer).
         name: display name.
         max_bytes: size limit of the file, bytes (None: no limit).
+        max_refs: most block references in all (None: no limit; the dashboard passes its upload limit).
         progress: optional callback ``(fraction, label)``.
 
     Returns:
         A :class:`Trace` of format ``prompts``; malformed rows are counted and skipped.
 
     Raises:
-        PlanInputError: a bad ``block_tokens``, tokenizer or template, or no well-formed row.
+        PlanInputError: a bad ``block_tokens``, tokenizer or template, more than ``max_refs`` block references,
+            or no well-formed row.
     """
     bt = check_block_tokens(block_tokens)
     if bt is None:
         raise PlanInputError("block_tokens", None, msg("tokens per block (the engine's block size), with a tokenizer"))
     tok = load_tokenizer(tokenizer)
     template, specials = load_chat_template(tokenizer, chat_template)
-    opened = Opened(source, max_bytes)
+    opened = Opened(source, max_bytes, name)
     rows = Collector(bt)
     hasher = BlockHasher(bt)
     ignored: set[str] = set()
+    refs = 0
     for line_no, obj in _rows(opened, progress):
         rows.num_rows += 1
         try:
@@ -259,7 +269,13 @@ def read_prompts(source, *, tokenizer: str, block_tokens: int, chat_template: st
             ids = _token_ids(obj, tok, template, specials)
             session = obj.get("session_id")
             session = None if session is None or session == "" else str(session)
-            rows.add(line_no, time_s, len(ids), out, hasher.blocks(ids), session)
+            blocks = hasher.blocks(ids)
+            refs += len(blocks)
+            if max_refs is not None and refs > max_refs:
+                raise PlanInputError("prompts", opened.name, msg(
+                    "at most {limit:,} block references (line or row {line} passes it): use the command line "
+                    "(kvplan trace FILE --tokenizer ...), which has no such limit", limit=max_refs, line=line_no))
+            rows.add(line_no, time_s, len(ids), out, blocks, session)
         except RowError as exc:
             rows.bad(line_no, reason_of(exc))
         if len(rows._pending) >= 4096:

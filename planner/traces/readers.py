@@ -173,12 +173,29 @@ def _json_lines(text: str, first_line: int) -> Iterator[tuple[int, object]]:
 # ---------------------------------------------------------------------------
 
 
+def arrow_numpy(col: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A numeric arrow column without nulls as numpy, a view of its buffer where it can be.
+
+    pyarrow's own ``to_numpy`` imports pandas (about half a second) on every path; a fixed-width
+    integer or floating column is read from its data buffer instead (``np.frombuffer``), anything
+    else (booleans, which arrow packs in bits) through ``to_numpy``.
+    """
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    if (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)) and col.null_count == 0:
+        dtype = np.dtype(col.type.to_pandas_dtype())
+        if len(col) == 0:
+            return np.zeros(0, dtype)
+        return np.frombuffer(col.buffers()[1], dtype=dtype, count=len(col), offset=col.offset * dtype.itemsize)
+    return col.to_numpy(zero_copy_only=False)
+
+
 def _np(table: pa.Table | pa.RecordBatch, name: str, kind: str) -> np.ndarray | None:
     """A column without nulls as numpy, else None."""
     col = table.column(name)
     if col.null_count:
         return None
-    arr = col.to_numpy()
+    arr = arrow_numpy(col)
     return arr.astype(np.float64 if kind == "f" else np.int64, copy=False)
 
 
@@ -218,8 +235,8 @@ def _fast_columns(rows: Collector, table: pa.Table | pa.RecordBatch, fmt: str, f
         values = col.flatten()
         if values.null_count or (fmt == "jsonl" and rows.block_tokens is None):
             return False
-        counts = np.diff(col.offsets.to_numpy()).astype(np.int64)
-        flat = values.to_numpy().astype(np.int64, copy=False)
+        counts = np.diff(arrow_numpy(col.offsets)).astype(np.int64)
+        flat = arrow_numpy(values).astype(np.int64, copy=False)
         bt = rows.block_tokens
         if (counts > -(-lengths[0] // bt)).any() or rows_with_repeats(counts, flat).any():
             return False

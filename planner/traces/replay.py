@@ -39,7 +39,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from planner.traces.policy import DEFAULT_EVICTION_POLICY, check_eviction_policy
 from planner.traces.trace import Trace
@@ -217,6 +216,8 @@ def replay(trace: Trace, *, capacity_blocks: int | None = None, capacity_bytes: 
     if progress is not None:
         progress(1.0, "replay")
     block_bytes = per_token * trace.block_tokens if (per_token is not None and trace.block_tokens) else math.nan
+    import pandas as pd
+
     timeline = pd.DataFrame({
         "arrival_s": trace.arrival_s,
         "input_tokens": trace.input_tokens,
@@ -265,6 +266,8 @@ def reference_curve(trace: Trace, capacities_blocks: Sequence[int], *, ttl_s: fl
         })
         if progress is not None:
             progress((k + 1) / len(capacities_blocks), f"replay at {c:,} blocks")
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
 from planner.errors import PlanInputError, json_kind, short_repr
 from planner.traces.kernels import gather_requests, splitmix64
@@ -291,6 +290,8 @@ class Collector:
         sessions = col["session"]
         has_session = np.fromiter((v is not None for v in sessions), dtype=bool, count=sessions.shape[0])
         if has_session.all():
+            import pandas as pd
+
             codes = pd.factorize(sessions)[0].astype(np.int64)
             fields["session_ids"] = codes if in_order else codes[order]
         elif has_session.any():

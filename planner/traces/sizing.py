@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 
-from planner.catalog.entries import get_model
 from planner.errors import PlanInputError
 from planner.traces.trace import Trace
 from planner.messages import msg
@@ -36,6 +35,8 @@ def kv_bytes_per_token_for(model_id: str, context_tokens: int, kv_format: str | 
             grow at this length (every layer capped by a window), so cached
             prefixes cannot be priced per token.
     """
+    from planner.catalog.entries import get_model   # the catalog only when a model prices the blocks
+
     per_token = float(get_model(model_id).estimate(context_tokens, kv_format, tp).kv_bytes_per_token)
     if not per_token > 0:
         raise PlanInputError("model", model_id,

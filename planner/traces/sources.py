@@ -183,6 +183,37 @@ def release_memory() -> None:
         pass
 
 
+def write_private_files(parent: str, files: dict[str, bytes], chunk_bytes: int = 1 << 20) -> tuple[str, dict[str, str]]:
+    """Write ``files`` (plain file names -> bytes) into a new owner-only folder under ``parent``.
+
+    For the files a job reads beside an upload (a tokenizer, a metrics snapshot): the names are the
+    caller's constants, never a user's, and are refused when they hold a path separator.
+
+    Returns:
+        ``(folder, name -> path)``; the caller removes the folder.
+    """
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="extra-", dir=parent)
+    paths = {}
+    try:
+        for file_name, data in files.items():
+            if not file_name or file_name in (".", "..") or os.sep in file_name or "/" in file_name:
+                raise ValueError(f"not a plain file name: {file_name!r}")
+            path = os.path.join(folder, file_name)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            view = memoryview(data)
+            with os.fdopen(fd, "wb") as fh:
+                for start in range(0, len(view), chunk_bytes):
+                    fh.write(view[start:start + chunk_bytes])
+            paths[file_name] = path
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return folder, paths
+
+
 def decode(chunk: bytes, offset: int, name: str) -> str:
     """UTF-8 text of a chunk.
 

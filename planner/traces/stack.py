@@ -53,7 +53,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from planner.errors import PlanInputError
 from planner.traces.checks import (
@@ -378,7 +377,7 @@ def default_capacities(profile: ReuseProfile, num_points: int = 64) -> np.ndarra
 
 def capacity_curve(profile: ReuseProfile, capacities_blocks: Sequence[int] | np.ndarray | None = None, *,
                    ttl_s: float | None = None, kv_bytes_per_token: float | None = None) -> pd.DataFrame:
-    """Hit rate versus capacity, exact at every capacity asked for.
+    """Hit rate versus capacity, exact at every capacity asked for: :func:`capacity_curve_columns` as a DataFrame.
 
     Args:
         profile: from :func:`reuse_profile`.
@@ -394,6 +393,19 @@ def capacity_curve(profile: ReuseProfile, capacities_blocks: Sequence[int] | np.
     Raises:
         PlanInputError: a bad capacity, TTL or ``kv_bytes_per_token``.
     """
+    import pandas as pd
+
+    return pd.DataFrame(capacity_curve_columns(profile, capacities_blocks, ttl_s=ttl_s,
+                                               kv_bytes_per_token=kv_bytes_per_token), columns=list(CURVE_COLUMNS))
+
+
+def capacity_curve_columns(profile: ReuseProfile, capacities_blocks: Sequence[int] | np.ndarray | None = None, *,
+                           ttl_s: float | None = None, kv_bytes_per_token: float | None = None) -> dict[str, np.ndarray]:
+    """:func:`capacity_curve`'s columns (:data:`CURVE_COLUMNS` -> shape (k,) arrays), without pandas.
+
+    Raises:
+        PlanInputError: a bad capacity, TTL or ``kv_bytes_per_token``.
+    """
     ttl_s = check_ttl_s(ttl_s)
     caps = default_capacities(profile) if capacities_blocks is None else check_capacities(capacities_blocks)
     per_token = None if kv_bytes_per_token is None else check_kv_bytes_per_token(kv_bytes_per_token)
@@ -404,7 +416,7 @@ def capacity_curve(profile: ReuseProfile, capacities_blocks: Sequence[int] | np.
                                            (profile.sampled_capacity(caps) >= 1) & (ttl_s is None or ttl_s > 0))
     cap_tokens = caps * profile.block_tokens
     cap_bytes = cap_tokens * per_token if per_token is not None else np.full(caps.shape, np.nan)
-    return pd.DataFrame({
+    return {
         "capacity_blocks": caps,
         "capacity_tokens": cap_tokens,
         "capacity_bytes": cap_bytes.astype(np.float64),
@@ -414,7 +426,7 @@ def capacity_curve(profile: ReuseProfile, capacities_blocks: Sequence[int] | np.
         "hit_tokens": hit_tokens,
         "block_hit_rate": block_rate,
         "token_hit_rate": token_rate,
-    }, columns=list(CURVE_COLUMNS))
+    }
 
 
 DEFAULT_TTLS_S: tuple[float, ...] = (0.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0, 1800.0, 3600.0, math.inf)
@@ -445,6 +457,8 @@ def ttl_curve(profile: ReuseProfile, ttls_s: Sequence[float] | None = None, *,
     hit_tokens = np.where(np.isinf(ttl_arr), profile._hit_tokens(mask), hit_tokens)
     cap_ok = capacity_blocks is None or profile.sampled_capacity(np.array([capacity_blocks]))[0] >= 1
     block_rate, token_rate = profile.rates(idx, hit_tokens, (ttl_arr > 0) & cap_ok)
+    import pandas as pd
+
     return pd.DataFrame({
         "ttl_s": ttl_arr,
         "hit_blocks": idx.astype(np.int64),

@@ -5,7 +5,7 @@ Used by the e2e fixtures (``tests/e2e/conftest.py``), ``tests/e2e/test_many_user
 
 Many users: N sessions, each a page in its own browser context (own cookies, own Streamlit session) of one
 headless chromium, opened at the same time. Session ``i`` opens its own link (HBM ``80 + 20 i`` GiB, all of
-it for KV, 1M tokens of DeepSeek V4.1-Flash, hit rate 0.5), then moves the hit-rate slider with the
+it for KV, 1M tokens of DeepSeek V4.1-Flash, shared prefix 0.5), then moves the shared-prefix slider with the
 keyboard, one 0.01 step at a time. After every step it waits for the "Sessions per GPU" metric to show what
 :func:`planner.plan.plan` gives for *its own* inputs. A session that shows another figure is reported,
 as one of two kinds: **another session's plan** (the figure belongs to another session's HBM at some step:
@@ -90,7 +90,8 @@ def streamlit_server(log_path: Path, extra_args: tuple[str, ...] = (), port: int
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none", *extra_args]
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        # its own process group: stopping the server stops what it started (job-pool workers) with it
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
         try:
@@ -99,12 +100,29 @@ def streamlit_server(log_path: Path, extra_args: tuple[str, ...] = (), port: int
             raise RuntimeError(f"streamlit did not start ({exc}); log:\n{log_path.read_text()[-3000:]}") from None
         yield Server(base=base, proc=proc, log_path=log_path)
     finally:
-        proc.terminate()
+        stop_group(proc)
+
+
+def stop_group(proc: subprocess.Popen, timeout_s: float = 10.0) -> None:
+    """Stop a process started with ``start_new_session=True`` and every process of its group (by the group's id:
+    the server's own pid): SIGTERM, then SIGKILL after ``timeout_s``."""
+    import signal
+
+    for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
-            proc.wait(timeout=10)
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            continue
+        try:  # the leader is gone: give what is left of its group a moment, then the next signal
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(1.0)
+    proc.wait()
 
 
 def process_tree(pid: int) -> list[int]:
@@ -142,23 +160,23 @@ def tree_kib(pid: int, key: str = "VmHWM") -> int:
 # ---------------------------------------------------------------------------
 
 BASE_LINK = {"model": "deepseek-v4.1-flash", "gpu": "h200", "gpus": "1", "util": "1", "reserve": "0",
-             "weights": "0", "ctx": "1000000", "out": "0", "hit": "0.5"}
+             "weights": "0", "ctx": "1000000", "out": "0", "hit": "0.5", "shared": "0.5"}
 """Every session's link but its HBM: all of it for KV, no output tokens (tests/e2e/test_browser.py)."""
 
 
 def session_hbm_gib(i: int) -> int:
-    """HBM of session ``i``: 80, 100, 120, ... GiB: about 50 sessions per GPU apart at any hit rate, more than
+    """HBM of session ``i``: 80, 100, 120, ... GiB: about 50 sessions per GPU apart at any shared prefix, more than
     a session moves over its steps, so that no figure of one session's plan is a figure of another's."""
     return 80 + 20 * i
 
 
-def expected_sessions(hbm_gib: float, hit_rate: float) -> str:
+def expected_sessions(hbm_gib: float, shared_prefix: float) -> str:
     """The metric's text for these inputs, from the planner itself."""
     from planner.plan import make_inputs, plan
 
     r = plan(make_inputs(model_id="deepseek-v4.1-flash", gpu_id="h200", gpus_per_replica=1, hbm_gib=hbm_gib,
                          gpu_memory_utilization=1.0, reserve_gib=0.0, weights_gib=0.0, context_tokens=1_000_000,
-                         output_tokens=0, hit_rate=hit_rate))
+                         output_tokens=0, hit_rate=0.5, shared_prefix=shared_prefix))
     return f"{r.sessions_per_gpu:,}"
 
 
@@ -193,7 +211,7 @@ class ManyUsersReport:
         return [f"session {s.index}: {e}" for s in self.sessions for e in s.errors]
 
     def leaks(self, steps: int) -> list[str]:
-        """Figures a session showed that belong to another session's plan (at any hit rate of the run)."""
+        """Figures a session showed that belong to another session's plan (at any shared prefix of the run)."""
         out = []
         for s in self.sessions:
             for fig in s.shown:
@@ -241,7 +259,7 @@ async def _session(browser, base: str, i: int, steps: int, timeout_ms: float, st
             out.errors.append(f"opened its link, showed {fig!r}, expected {expected_sessions(hbm, hit / 100)!r}")
             return out
         out.open_s = time.perf_counter() - t0
-        thumb = page.get_by_role("slider", name="Prefix hit rate")
+        thumb = page.get_by_role("slider", name="Shared prefix")
         for _ in range(steps):
             hit += 1
             want = expected_sessions(hbm, hit / 100)
@@ -252,13 +270,13 @@ async def _session(browser, base: str, i: int, steps: int, timeout_ms: float, st
                 await expect(metric).to_have_text(want, timeout=timeout_ms)
             except AssertionError:
                 link = dict(parse_qsl(urlsplit(await page.evaluate("window.location.href")).query))
-                slider = page.get_by_test_id("stSlider").filter(has_text="Prefix hit rate")
+                slider = page.get_by_test_id("stSlider").filter(has_text="Shared prefix")
                 at = await slider.get_by_test_id("stSliderThumbValue").inner_text()
                 fig = await metric.inner_text()
                 out.shown.append(fig)
                 alerts = [t[:160] for t in await page.get_by_test_id("stAlert").all_inner_texts()]
-                out.errors.append(f"hit {hit / 100:.2f}: showed {fig!r}, expected {want!r} (slider shows {at}; "
-                                  f"link gpu={link.get('gpu')} hbm={link.get('hbm')} hit={link.get('hit')}; "
+                out.errors.append(f"shared {hit / 100:.2f}: showed {fig!r}, expected {want!r} (slider shows {at}; "
+                                  f"link gpu={link.get('gpu')} hbm={link.get('hbm')} shared={link.get('shared')}; "
                                   f"alerts {alerts})")
                 return out
             out.latencies_s.append(time.perf_counter() - t0)
@@ -266,10 +284,10 @@ async def _session(browser, base: str, i: int, steps: int, timeout_ms: float, st
         deadline = time.monotonic() + timeout_ms / 1000
         while True:
             query = dict(parse_qsl(urlsplit(await page.evaluate("window.location.href")).query))
-            if query.get("hbm") == str(hbm) and query.get("hit") == f"{hit / 100:g}":
+            if query.get("hbm") == str(hbm) and query.get("shared") == f"{hit / 100:g}":
                 break
             if time.monotonic() > deadline:
-                out.errors.append(f"its link carries hbm={query.get('hbm')!r} hit={query.get('hit')!r}")
+                out.errors.append(f"its link carries hbm={query.get('hbm')!r} shared={query.get('shared')!r}")
                 break
             await asyncio.sleep(0.1)
     finally:

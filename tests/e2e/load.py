@@ -176,7 +176,7 @@ async def _slider(browser, base, i, timeout_ms, min_steps, max_steps, uploads_do
             out.errors.append(f"opened its link, showed {await metric.inner_text()!r}")
             return out
         out.open_s = time.perf_counter() - t0
-        thumb = page.get_by_role("slider", name="Prefix hit rate")
+        thumb = page.get_by_role("slider", name="Shared prefix")
         steps = 0
         while steps < max_steps and (steps < min_steps or not uploads_done.is_set()):
             hit += 1

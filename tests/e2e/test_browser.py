@@ -7,8 +7,8 @@ text and never run as script.
 
 Expected numbers (docs/sources.md, docs/capacity.md): DeepSeek V4.1-Flash stores 890 B per token.
 With 100 GiB all for KV (utilization 1, no reserve, no weights), 1M tokens and
-hit rate h: the prefix floor(h x 1M) tokens is stored once, each session adds
-its uncached tail (no output tokens):
+shared prefix h: the prefix floor(h x 1M) tokens is stored once, each session adds
+the rest of its context (no output tokens):
 
 * h = 0.50: prefix 445,000,000 B, tail 445,000,000 B;
   (107,374,182,400 - 445,000,000) // 445,000,000 = 240 sessions per GPU;
@@ -38,7 +38,7 @@ pytestmark = [
 ]
 
 LINK = {"model": "deepseek-v4.1-flash", "gpu": "h200", "gpus": "1", "hbm": "100", "util": "1", "reserve": "0",
-        "weights": "0", "ctx": "1000000", "out": "0", "hit": "0.5"}
+        "weights": "0", "ctx": "1000000", "out": "0", "hit": "0.5", "shared": "0.5"}
 CLI_FLAGS = ["--model", "deepseek-v4.1-flash", "--gpu", "h200", "--gpus-per-replica", "1", "--hbm-gib", "100",
              "--gpu-memory-utilization", "1", "--reserve-gib", "0", "--weights-gib", "0", "--context", "1000000",
              "--output-tokens", "0"]
@@ -70,9 +70,9 @@ def _open(page, base: str, params: dict[str, str], path: str = "/") -> None:
     _sessions(page).wait_for()
 
 
-def _cli_csv(hit: str) -> bytes:
+def _cli_csv(shared: str) -> bytes:
     done = subprocess.run([sys.executable, "-c", "import sys; from planner.cli import main; sys.exit(main())",
-                           "plan", *CLI_FLAGS, "--hit-rate", hit, "--csv", "-"],
+                           "plan", *CLI_FLAGS, "--hit-rate", "0.5", "--shared-prefix", shared, "--csv", "-"],
                           capture_output=True, check=True, cwd=ROOT)
     return done.stdout
 
@@ -92,14 +92,14 @@ def test_share_link_slider_and_csv_download(app_server, page, tmp_path):
     for key, value in LINK.items():
         assert _query(page)[key] == value
 
-    # 2. The hit-rate slider, moved with the keyboard: the numbers and the URL follow.
-    thumb = page.get_by_role("slider", name="Prefix hit rate")
+    # 2. The shared-prefix slider, moved with the keyboard: the numbers and the URL follow.
+    thumb = page.get_by_role("slider", name="Shared prefix")
     thumb.focus()
     thumb.press("ArrowRight")  # step 0.01
     expect(_sessions(page)).to_have_text("245")
-    _wait_for(lambda: _query(page).get("hit") == "0.51", "hit=0.51 in the address bar")
+    _wait_for(lambda: _query(page).get("shared") == "0.51", "shared=0.51 in the address bar")
     share = page.get_by_test_id("stSidebar").get_by_test_id("stCode")
-    expect(share).to_contain_text("hit=0.51")
+    expect(share).to_contain_text("shared=0.51")
     assert share.inner_text().strip().startswith(app_server + "/?")
 
     # 3. The downloaded CSV has the bytes of `kvplan plan --csv -` for the same inputs.
@@ -119,12 +119,12 @@ def test_share_link_slider_and_csv_download(app_server, page, tmp_path):
 def test_page_switches_keep_the_link_and_the_share_link_reopens_the_page(app_server, page, browser):
     from playwright.sync_api import expect
 
-    _open(page, app_server, {**LINK, "hit": "0.51"})
+    _open(page, app_server, {**LINK, "shared": "0.51"})
     expect(_sessions(page)).to_have_text("245")
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Model").click()
     expect(page.get_by_role("heading", name=re.compile("^Model"))).to_be_visible()
     # Streamlit clears the query on a page switch; the router writes the session's inputs back.
-    _wait_for(lambda: _query(page).get("hit") == "0.51" and _query(page).get("gpus") == "1",
+    _wait_for(lambda: _query(page).get("shared") == "0.51" and _query(page).get("gpus") == "1",
               "the plan's parameters back in the URL after the page switch")
     share = page.get_by_test_id("stSidebar").get_by_test_id("stCode")
     expect(share).to_contain_text(app_server + "/model?")
@@ -135,14 +135,14 @@ def test_page_switches_keep_the_link_and_the_share_link_reopens_the_page(app_ser
     try:
         other.goto(link)
         expect(other.get_by_role("heading", name=re.compile("^Model"))).to_be_visible(timeout=60_000)
-        _wait_for(lambda: _query(other).get("hit") == "0.51" and "page" not in _query(other),
+        _wait_for(lambda: _query(other).get("shared") == "0.51" and "page" not in _query(other),
                   "the linked plan in the colleague's URL, page= consumed")
     finally:
         other.context.close()
 
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Plan").click()
     expect(_sessions(page)).to_have_text("245")
-    assert _query(page)["hit"] == "0.51"
+    assert _query(page)["shared"] == "0.51"
 
 
 def test_a_tampered_link_shows_text_never_runs_it(app_server, page):

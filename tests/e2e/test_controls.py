@@ -5,7 +5,7 @@
 * The probe's "Run the probe" stays disabled until the CPU run is confirmed (on a server without a GPU).
 
 Expected numbers: DeepSeek V4.1-Flash stores 890 B per token (its model card). With 200 GiB all for KV,
-1M tokens, hit rate 0.5 and no output tokens: prefix 500,000 x 890 = 445,000,000 B stored once, each session
+1M tokens, shared prefix 0.5 and no output tokens: prefix 500,000 x 890 = 445,000,000 B stored once, each session
 its 445,000,000 B tail: (214,748,364,800 - 445,000,000) // 445,000,000 = 481 sessions per GPU.
 """
 
@@ -24,7 +24,7 @@ pytestmark = [
 ]
 
 LINK = {"model": "deepseek-v4.1-flash", "gpu": "h200", "gpus": "1", "hbm": "100", "util": "1", "reserve": "0",
-        "weights": "0", "ctx": "1000000", "out": "0", "hit": "0.5"}
+        "weights": "0", "ctx": "1000000", "out": "0", "hit": "0.5", "shared": "0.5"}
 
 
 @pytest.fixture

@@ -30,7 +30,8 @@ PAGES = {"plan": "", "model": "model", "traces": "traces", "frontier": "frontier
          "recommend": "recommend", "reconcile": "reconcile", "probe": "probe"}
 """Page name -> URL path."""
 
-FIRST_SCREEN_LABELS = ("Model", "GPU", "Context (tokens per session)", "Prefix hit rate", "HBM per GPU (GiB)")
+FIRST_SCREEN_LABELS = ("Model", "GPU", "Context (tokens per session)", "Prefix hit rate", "Shared prefix",
+                       "HBM per GPU (GiB)")
 HEADLINE_METRICS = ("Sessions per GPU", "Sessions per replica", "Request rate per GPU", "KV per session in HBM")
 
 CUT_TEXT_JS = """() => {

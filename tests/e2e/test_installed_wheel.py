@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import CHROMIUM, ROOT, free_port, wait_healthy
+from harness import CHROMIUM, ROOT, free_port, stop_group, wait_healthy
 
 pytestmark = [
     pytest.mark.browser,
@@ -38,7 +38,7 @@ NOT_SOURCE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__py
 """What a wheel is never built from (a stale ``build/`` could add files that the tree no longer has)."""
 
 PLAN_LINK = ("?model=deepseek-v4.1-flash&gpu=h200&gpus=1&hbm=100&util=1&reserve=0&weights=0"
-             "&ctx=1000000&out=0&hit=0.5")
+             "&ctx=1000000&out=0&hit=0.5&shared=0.5")
 
 
 def _run(cmd: list[str], env: dict[str, str], cwd: Path, timeout_s: float) -> str:
@@ -80,7 +80,7 @@ def test_wheel_installs_cli_and_package_data(installed):
                             "reconcile.py", "traces.py"])
     assert files[2] == "True"
     # 890 B/token x 1,000,000 tokens = 890,000,000 B (docs/sources.md)
-    out = _run([str(kvplan), "kv", "--model", "deepseek-v4.1-flash", "--context", "1M", "--json"], env, where, 60)
+    out = _run([str(kvplan), "kv", "--model", "deepseek-v4.1-flash", "--context", "1m", "--json"], env, where, 60)
     assert '"kv_bytes": 890000000' in out
     # the Reconcile page's example logs ship in the wheel: 2 x 94 x 1 x 128 x 2 = 48,128 B per token per GPU at TP 4
     out = _run([str(python), "-c", "from importlib import resources; from planner.engines.logs import parse_engine_log; "
@@ -98,7 +98,7 @@ def test_kvplan_serve_answers_health_and_renders_the_plan_page(installed, page):
     log_path = where / "serve.log"
     with open(log_path, "w") as log:
         proc = subprocess.Popen([str(kvplan), "serve", "--port", str(port), "--address", "127.0.0.1"],
-                                cwd=where, env=env, stdout=log, stderr=subprocess.STDOUT)
+                                cwd=where, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
         try:
@@ -114,9 +114,4 @@ def test_kvplan_serve_answers_health_and_renders_the_plan_page(installed, page):
         page.get_by_role("option", name="Upload a trace").click()
         expect(page.get_by_text(re.compile(r"\b64\s*MB per file"))).to_be_visible(timeout=60_000)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_group(proc)

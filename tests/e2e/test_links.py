@@ -7,7 +7,7 @@ direct link, as after a restart. The share link names the page in its path;
 older links with ``?page=model`` keep working.
 
 Expected numbers as in ``test_browser.py``: DeepSeek V4.1-Flash, 890 B per
-token, 100 GiB all for KV, 1M tokens, hit rate 0.51 ->
+token, 100 GiB all for KV, 1M tokens, shared prefix 0.51 ->
 (107,374,182,400 - 453,900,000) // 436,100,000 = 245 sessions per GPU.
 """
 
@@ -26,7 +26,7 @@ pytestmark = [
 ]
 
 LINK = {"model": "deepseek-v4.1-flash", "gpu": "h200", "gpus": "1", "hbm": "100", "util": "1", "reserve": "0",
-        "weights": "0", "ctx": "1000000", "out": "0", "hit": "0.51"}
+        "weights": "0", "ctx": "1000000", "out": "0", "hit": "0.5", "shared": "0.51"}
 HEADINGS = {"model": "Model", "traces": "Traces", "frontier": "Frontier", "context": "KV cache vs context",
             "probe": "Live probe"}
 
@@ -63,9 +63,9 @@ def test_direct_links_open_first_thing_after_a_start(fresh_server, browser):
             nav = page.get_by_test_id("stSidebarNav")
             expect(nav.get_by_role("link", name="Plan")).to_be_visible()  # the router's sidebar, not file names
             expect(_share(page)).to_contain_text(f"{fresh_server}/{path}?")
-            expect(_share(page)).to_contain_text("hit=0.51")
+            expect(_share(page)).to_contain_text("shared=0.51")
             assert urlsplit(page.url).path == f"/{path}"
-            assert _query(page)["hit"] == "0.51"
+            assert _query(page)["shared"] == "0.51"
         for alias in ("plan", "planner", ""):
             page.goto(f"{fresh_server}/{alias}?" + urlencode(LINK))
             metric = page.get_by_test_id("stMetric").filter(has_text="Sessions per GPU")
@@ -87,12 +87,12 @@ def test_share_link_round_trip_and_old_page_links(fresh_server, browser):
         expect(_heading(page, "Frontier")).to_be_visible()
         expect(_share(page)).to_contain_text(f"{fresh_server}/frontier?")
         link = _share(page).inner_text().strip()
-        assert "page=" not in link and "hit=0.51" in link
+        assert "page=" not in link and "shared=0.51" in link
         other = ctx.browser.new_context().new_page()  # a colleague opens the link
         try:
             other.goto(link)
             expect(_heading(other, "Frontier")).to_be_visible(timeout=60_000)
-            assert urlsplit(other.url).path == "/frontier" and _query(other)["hit"] == "0.51"
+            assert urlsplit(other.url).path == "/frontier" and _query(other)["shared"] == "0.51"
         finally:
             other.context.close()
     finally:

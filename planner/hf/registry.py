@@ -1,0 +1,813 @@
+"""The architecture registry: which reader prices a ``config.json``, keyed on ``architectures`` (and ``model_type``).
+
+vLLM picks a model class by the config's ``architectures`` (``_TEXT_GENERATION_MODELS`` in
+``vllm/model_executor/models/registry.py``); kvplan does the same. Every name of that list, vendored at a
+cited commit in ``planner/data/vllm_text_generation_models.json``, has a status here:
+
+* **supported**: a :class:`Family` reads it. Each family names the vLLM source it mirrors and the golden
+  tests (real public configs, derivations written by hand next to the numbers) that hold it;
+* **refused**: a :class:`Refusal` says why ("encoder only", "not modelled yet: <what>").
+
+An architecture that is in neither list is refused with the nearest supported name. A config without
+``architectures`` is looked up by ``model_type``; with neither, it is read as the generic decoder (a report
+line says so).
+
+No field left unread: after a family's reader has run, every top-level key (and every key of a merged
+``text_config``) whose name speaks of layout (:data:`LAYOUT_WORDS`) must have been consulted by the reader or
+be declared irrelevant to KV (:data:`COMMON_IRRELEVANT`, :data:`IRRELEVANT_WORDS`, the family's own list);
+any other makes kvplan refuse, naming the field. A user may accept one explicitly (``--ignore-field NAME``);
+the result then says so beside the number.
+
+Run ``python -m planner.hf.registry --markdown > docs/architectures.md`` to regenerate the table.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Callable
+
+from planner.errors import PlanInputError
+from planner.messages import msg
+
+VLLM_COMMIT = "0002bff0b6cb36a3c8a17364de3303664463c412"
+"""The vLLM commit the vendored architecture list (and the citations below) were read at."""
+
+_V = "vllm-project/vllm @ 0002bff, vllm/model_executor/models/"
+
+
+@dataclass(frozen=True)
+class Family:
+    """One reader of ``config.json`` files and what it stands on.
+
+    Attributes:
+        id: short key (``decoder``, ``chatglm``).
+        title: what it reads, in words.
+        source: the vLLM source it mirrors (repository, commit, file, class or function).
+        golden: the golden tests that hold it (real public configs, hand derivations).
+        reads: the fields it reads (documentation; the check uses what the reader consulted).
+        aliases: ``(legacy, canonical)`` field names the engine maps through its config class
+            (Hugging Face ``attribute_map`` or vLLM's config hook); the legacy value is read when the
+            canonical one is absent.
+        irrelevant: fields whose names speak of layout but that this family knows do not change KV.
+        prepare: an optional hook that derives canonical fields from nested ones (MPT / DBRX ``attn_config``).
+    """
+
+    id: str
+    title: str
+    source: str
+    golden: tuple[str, ...]
+    reads: tuple[str, ...] = ()
+    aliases: tuple[tuple[str, str], ...] = ()
+    irrelevant: tuple[str, ...] = ()
+    prepare: Callable[[dict, list], None] | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An architecture kvplan refuses, and why."""
+
+    reason: str
+
+
+_DECODER_READS = ("num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "hidden_size",
+                  "max_position_embeddings", "sliding_window", "use_sliding_window", "max_window_layers",
+                  "layer_types", "sliding_window_pattern", "quantization_config")
+
+
+def _decoder(cfg: dict, notes: list) -> None:
+    """HunYuan's cross-layer attention (``use_cla``, ``cla_share_factor``): vLLM ``HunYuanDecoderLayer``
+    (hunyuan_v1.py) lets layers reuse an earlier layer's KV when ``use_cla`` is set; kvplan does not model that
+    sharing, so it refuses ``use_cla`` true, and reads ``cla_share_factor`` as unused when it is false."""
+    if cfg.get("use_cla") is True:
+        raise PlanInputError("config.use_cla", True, msg("false: cross-layer attention (layers reusing another "
+                                                         "layer's KV) is not modelled yet"))
+    if cfg.get("use_cla") is False and cfg.get("cla_share_factor") is not None:
+        notes.append(("cla_share_factor", cfg["cla_share_factor"], "ignored", msg("use_cla is false")))
+    _kv_channels(cfg, notes)
+
+
+def _kv_channels(cfg: dict, notes: list) -> None:
+    """``kv_channels`` (Megatron / NeMo exports, e.g. Nemotron and Minitron configs): vLLM's attention takes its
+    head size from ``head_dim``, else ``hidden_size // num_attention_heads`` (``LlamaAttention``,
+    ``NemotronAttention``); kvplan accepts ``kv_channels`` when it equals that head size and refuses it otherwise,
+    as it cannot tell which the checkpoint's weights follow."""
+    kvc = cfg.get("kv_channels")
+    if kvc is None:
+        return
+    head, hidden, heads = cfg.get("head_dim"), cfg.get("hidden_size"), cfg.get("num_attention_heads")
+    if head is None and isinstance(hidden, int) and isinstance(heads, int) and heads > 0:
+        head = hidden // heads
+    if kvc != head:
+        raise PlanInputError("config.kv_channels", kvc, msg("the head size vLLM uses (head_dim, else hidden_size // "
+                                                            "num_attention_heads = {head}): kvplan cannot tell which "
+                                                            "one the weights follow", head=head))
+    notes.append(("kv_channels", kvc, "read", msg("equals the head size vLLM uses ({head})", head=head)))
+
+
+def _attn_config(cfg: dict, notes: list) -> None:
+    """MPT / DBRX keep their KV heads in ``attn_config.kv_n_heads`` (vLLM ``MPTAttention.__init__``:
+    ``kv_n_heads`` if present else the attention heads; ``DbrxAttention.__init__``: ``attn_config.kv_n_heads``)."""
+    ac = cfg.get("attn_config")
+    if ac is None:
+        return
+    if not isinstance(ac, dict):
+        raise PlanInputError("config.attn_config", type(ac).__name__, msg("a JSON object"))
+    for key, value in ac.items():
+        if key == "kv_n_heads":
+            if cfg.get("num_key_value_heads") is None and value is not None:
+                cfg["num_key_value_heads"] = value
+                notes.append(("attn_config.kv_n_heads", value, "read",
+                              msg("read as num_key_value_heads (vLLM MPTAttention / DbrxAttention)")))
+        elif key in ("sliding_window_size",) and value not in (None, -1):
+            raise PlanInputError("config.attn_config.sliding_window_size", value,
+                                 msg("-1 or absent: a windowed MPT is not modelled yet"))
+        elif key == "attn_type" and value not in ("multihead_attention", "multiquery_attention",
+                                                   "grouped_query_attention", None):
+            raise PlanInputError("config.attn_config.attn_type", value,
+                                 msg("multihead_attention, multiquery_attention or grouped_query_attention"))
+
+
+def _gpt_bigcode(cfg: dict, notes: list) -> None:
+    """vLLM ``GPTBigCodeAttention.__init__``: ``num_kv_heads = 1 if config.multi_query else num_heads``
+    (Hugging Face ``GPTBigCodeConfig`` defaults ``multi_query`` to true)."""
+    if cfg.get("num_key_value_heads") is not None:
+        return
+    mq = cfg.get("multi_query", True)
+    if not isinstance(mq, bool):
+        raise PlanInputError("config.multi_query", mq, msg("true or false"))
+    if mq:
+        cfg["num_key_value_heads"] = 1
+    notes.append(("multi_query", mq, "read" if "multi_query" in cfg else "defaulted",
+                  msg("multi_query true: one KV head (vLLM GPTBigCodeAttention); false: one per attention head")))
+
+
+def _falcon(cfg: dict, notes: list) -> None:
+    """vLLM ``FalconAttention.__init__``: ``new_decoder_architecture`` -> ``num_kv_heads``; else
+    ``multi_query`` -> 1; else the attention heads (Hugging Face ``FalconConfig``: ``multi_query`` true,
+    ``new_decoder_architecture`` false, ``num_kv_heads`` = the attention heads, by default)."""
+    if cfg.get("num_key_value_heads") is not None:
+        return
+    if cfg.get("num_kv_heads") is None and cfg.get("n_head_kv") is not None:
+        cfg["num_kv_heads"] = cfg["n_head_kv"]  # RW configs spell it n_head_kv (vLLM RWConfig)
+    if cfg.get("new_decoder_architecture") is None and cfg.get("model_type") == "RefinedWeb":
+        cfg["new_decoder_architecture"] = True  # Falcon-40B's RW config: the new decoder (vLLM RWConfig)
+        notes.append(("new_decoder_architecture", True, "derived", msg("model_type RefinedWeb (Falcon-40B's RW "
+                                                                       "config): the new decoder architecture")))
+    new = cfg.get("new_decoder_architecture", False)
+    mq = cfg.get("multi_query", True)
+    for key, value in (("new_decoder_architecture", new), ("multi_query", mq)):
+        if not isinstance(value, bool):
+            raise PlanInputError(f"config.{key}", value, msg("true or false"))
+    if new:
+        if cfg.get("num_kv_heads") is not None:
+            cfg["num_key_value_heads"] = cfg["num_kv_heads"]
+        why = msg("new_decoder_architecture: num_kv_heads KV heads (vLLM FalconAttention)")
+    elif mq:
+        cfg["num_key_value_heads"] = 1
+        why = msg("multi_query: one KV head (vLLM FalconAttention)")
+    else:
+        why = msg("neither new_decoder_architecture nor multi_query: one KV head per attention head (vLLM FalconAttention)")
+    notes.append(("Falcon KV heads", cfg.get("num_key_value_heads", "MHA"), "derived", why))
+
+
+def _chatglm(cfg: dict, notes: list) -> None:
+    """vLLM ``GLMAttention.__init__`` (chatglm.py): KV heads = ``multi_query_group_num`` when
+    ``multi_query_attention``, else the attention heads; head dim = ``hidden_size // num_attention_heads``."""
+    mq = cfg.get("multi_query_attention", False)
+    if not isinstance(mq, bool):
+        raise PlanInputError("config.multi_query_attention", mq, msg("true or false"))
+    if mq and cfg.get("num_key_value_heads") is None:
+        if cfg.get("multi_query_group_num") is None:
+            raise PlanInputError("config.multi_query_group_num", None,
+                                 msg("an integer >= 1 when multi_query_attention is true"))
+        cfg["num_key_value_heads"] = cfg["multi_query_group_num"]
+        notes.append(("multi_query_group_num", cfg["multi_query_group_num"], "read",
+                      msg("KV heads when multi_query_attention is true (vLLM GLMAttention)")))
+    elif not mq and cfg.get("multi_query_group_num") is not None:
+        notes.append(("multi_query_group_num", cfg["multi_query_group_num"], "ignored",
+                      msg("multi_query_attention is false: one KV head per attention head (vLLM GLMAttention)")))
+    if cfg.get("kv_channels") is not None:
+        notes.append(("kv_channels", cfg["kv_channels"], "ignored",
+                      msg("vLLM GLMAttention's head dim is hidden_size // num_attention_heads")))
+
+
+def _block_configs(cfg: dict, notes: list) -> None:
+    """Nemotron-NAS / DeciLM ``block_configs``, as vLLM ``DeciLMDecoderLayer.__init__`` (nemotron_nas.py, read at
+    vllm-project/vllm 00bd149) builds each layer: attention unless ``attention.no_op``, with
+    ``num_attention_heads // attention.n_heads_in_group`` KV heads; ``window_length`` and sink fields are not
+    read there (every attention layer is full attention); ``replace_with_linear`` is not handled there either,
+    so such a block is refused."""
+    blocks = cfg.get("block_configs")
+    if blocks is None:
+        return
+    heads = cfg.get("num_attention_heads")
+    if not isinstance(blocks, list) or not blocks:
+        raise PlanInputError("config.block_configs", type(blocks).__name__, msg("a list of per-layer blocks"))
+    if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
+        raise PlanInputError("config.num_attention_heads", heads, msg("an integer >= 1 (block_configs divide it)"))
+    kinds, kv = [], []
+    ignored: set[str] = set()
+    for i, block in enumerate(blocks):
+        attn = block.get("attention") if isinstance(block, dict) else None
+        if not isinstance(attn, dict):
+            raise PlanInputError(f"config.block_configs[{i}].attention", attn, msg("a JSON object"))
+        if attn.get("no_op") is True:
+            kinds.append("mlp")
+            kv.append(0)
+            continue
+        if attn.get("replace_with_linear") is True:
+            raise PlanInputError(f"config.block_configs[{i}].attention.replace_with_linear", True,
+                                 msg("false: vLLM's DeciLMDecoderLayer builds attention for every block that is not "
+                                     "no_op, and kvplan does not model a linear-replaced block"))
+        group = attn.get("n_heads_in_group")
+        if isinstance(group, bool) or not isinstance(group, int) or group < 1 or heads % group:
+            raise PlanInputError(f"config.block_configs[{i}].attention.n_heads_in_group", group,
+                                 msg("a divisor of num_attention_heads ({heads}) for an attention block",
+                                     heads=heads))
+        kinds.append("attention")
+        kv.append(heads // group)
+        ignored |= {k for k, v in attn.items() if v not in (None, False) and k not in (
+            "no_op", "replace_with_linear", "n_heads_in_group")}
+    cfg["layers_block_type"] = kinds
+    cfg["num_key_value_heads"] = kv
+    notes.append(("block_configs", msg("{n} blocks", n=len(blocks)), "read",
+                  msg("{attn} attention blocks (KV heads = num_attention_heads // n_heads_in_group), {none} no-op "
+                      "(no KV), as vLLM DeciLMDecoderLayer", attn=kinds.count("attention"), none=kinds.count("mlp"))))
+    for key in sorted(ignored):
+        notes.append((f"block_configs[*].attention.{key}", "set", "ignored",
+                      msg("not read by vLLM's DeciLMDecoderLayer: its attention layers are full attention")))
+
+
+def _minimax_m2(cfg: dict, notes: list) -> None:
+    """MiniMax-M2 keeps MiniMax-Text-01's ``attn_type_list`` (0 lightning, 1 softmax attention); vLLM's
+    ``MiniMaxM2ForCausalLM`` (minimax_m2.py) builds softmax attention on every layer, so kvplan accepts the list
+    only when every entry is 1, and refuses it otherwise."""
+    types = cfg.get("attn_type_list")
+    if types is None:
+        return
+    if not isinstance(types, list) or any(t != 1 or isinstance(t, bool) for t in types):
+        raise PlanInputError("config.attn_type_list", str(types)[:60],
+                             msg("every entry 1 (softmax attention): vLLM's MiniMax-M2 has no lightning-attention "
+                                 "layers"))
+    notes.append(("attn_type_list", msg("{n} entries", n=len(types)), "read",
+                  msg("every layer softmax attention (vLLM MiniMaxM2ForCausalLM)")))
+
+
+def _int_or_none(cfg: dict, key: str) -> int | None:
+    value = cfg.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise PlanInputError(f"config.{key}", value, msg("an integer >= 1"))
+    return value
+
+
+def _mamba_only(cfg: dict, notes: list) -> None:
+    """Attention-free Mamba models, every layer a Mamba mixer and no KV (vLLM ``MambaForCausalLM`` and
+    ``FalconMambaForCausalLM`` in mamba.py, ``Mamba2ForCausalLM`` in mamba2.py, ``get_mamba_state_shape_from_config``):
+
+    * Mamba1: ``mamba1_state_shape(intermediate_size=config.intermediate_size, state_size=config.state_size,
+      conv_kernel=config.conv_kernel)``; ``expand`` is not read (Falcon-Mamba-7B says 16 beside 8,192 = 2 x 4,096);
+    * Mamba2: ``mamba2_state_shape(intermediate_size=config.expand * config.hidden_size, n_groups, num_heads,
+      head_dim, state_size, conv_kernel)``."""
+    from planner.hf.layers import SAME_KIND
+    from planner.hf.state import MAMBA_INNER
+    if cfg.get("num_heads") is not None:  # Mamba2Config
+        heads = _int_or_none(cfg, "num_heads")
+        cfg["mamba_num_heads"] = heads
+        if cfg.get("head_dim") is not None:
+            cfg["mamba_head_dim"] = cfg["head_dim"]
+        expand, hidden = _int_or_none(cfg, "expand"), _int_or_none(cfg, "hidden_size")
+        if expand is None or hidden is None:
+            raise PlanInputError("config.expand" if expand is None else "config.hidden_size", None,
+                                 msg("an integer >= 1: vLLM's Mamba2ForCausalLM sizes the mixer as expand x hidden_size"))
+        cfg[MAMBA_INNER] = (expand * hidden, "expand", msg("expand x hidden_size = {expand} x {hidden:,} (vLLM Mamba2ForCausalLM)",
+                                                 expand=expand, hidden=hidden))
+        notes.append(("num_heads", heads, "read", msg("Mamba2 heads (vLLM Mamba2ForCausalLM)")))
+    else:
+        inner = _int_or_none(cfg, "intermediate_size")
+        if inner is None:
+            raise PlanInputError("config.intermediate_size", None,
+                                 msg("an integer >= 1: vLLM's MambaForCausalLM sizes the Mamba1 state by it"))
+        cfg[MAMBA_INNER] = (inner, "intermediate_size", msg("intermediate_size = {inner:,} (vLLM MambaForCausalLM)", inner=inner))
+        if cfg.get("expand") is not None:
+            notes.append(("expand", cfg["expand"], "ignored",
+                          msg("vLLM's MambaForCausalLM reads intermediate_size, not expand")))
+    cfg[SAME_KIND] = ("mamba", msg("every layer a Mamba mixer, no attention and no KV (vLLM MambaForCausalLM / "
+                                   "Mamba2ForCausalLM)"))
+
+
+def _falcon_h1(cfg: dict, notes: list) -> None:
+    """Falcon-H1: every layer runs attention and a Mamba2 mixer in parallel (vLLM ``FalconH1ParallelHybrid``,
+    falcon_h1.py), so every layer holds KV and Mamba2 state; the state's inner size is ``mamba_d_ssm``, else
+    ``int(mamba_expand * hidden_size)`` (``FalconH1ForCausalLM.get_mamba_state_shape_from_config``)."""
+    from planner.hf.layers import SAME_KIND
+    from planner.hf.state import MAMBA_INNER, PARALLEL_MAMBA
+    if cfg.get("attn_layer_indices") is not None:
+        raise PlanInputError("config.attn_layer_indices", str(cfg["attn_layer_indices"])[:60],
+                             msg("null: vLLM's Falcon-H1 puts attention in every layer and does not read it"))
+    d_ssm = _int_or_none(cfg, "mamba_d_ssm")
+    if d_ssm is not None:
+        cfg[MAMBA_INNER] = (d_ssm, "mamba_d_ssm", msg("mamba_d_ssm = {value:,} (vLLM FalconH1ForCausalLM)", value=d_ssm))
+    else:
+        expand, hidden = cfg.get("mamba_expand"), _int_or_none(cfg, "hidden_size")
+        if isinstance(expand, bool) or not isinstance(expand, (int, float)) or expand <= 0 or hidden is None:
+            raise PlanInputError("config.mamba_d_ssm", None, msg("an integer >= 1, or mamba_expand and hidden_size "
+                                                                 "(vLLM FalconH1ForCausalLM)"))
+        cfg[MAMBA_INNER] = (int(expand * hidden), "mamba_d_ssm", msg("int(mamba_expand x hidden_size) = int({expand} x {hidden:,}) "
+                                                      "(vLLM FalconH1ForCausalLM, mamba_d_ssm absent)",
+                                                      expand=expand, hidden=hidden))
+    cfg[SAME_KIND] = ("full", msg("every layer attention with a Mamba2 mixer beside it (vLLM FalconH1ParallelHybrid)"))
+    cfg[PARALLEL_MAMBA] = True
+
+
+_GPT2_ALIASES = (("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads"), ("n_embd", "hidden_size"),
+                 ("n_positions", "max_position_embeddings"))
+
+FAMILIES: dict[str, Family] = {f.id: f for f in (
+    Family("decoder", "decoder-only attention: MHA / GQA / MQA, sliding windows by layer_types, "
+           "use_sliding_window / max_window_layers, sliding_window_pattern; Mamba / Gated DeltaNet layers by "
+           "layer_types, layers_block_type, hybrid_override_pattern or attn_layer_period",
+           _V + "llama.py LlamaAttention.__init__ (and qwen2.py, qwen3.py, mixtral.py, gpt_oss.py, granitemoehybrid.py)",
+           ("tests/test_kv.py (llama-3.1-8b/70b/405b, qwen2.5, qwen3-8b, mistral-7b, mixtral, gpt-oss)",
+            "tests/test_config_import.py", "tests/test_registry.py::test_phi3_mini_4k_sliding_window_every_layer",
+            "tests/test_registry.py::test_kv_channels_and_max_attn_value_not_false_refusals (shapes)"),
+           _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels"), aliases=(("num_layers", "num_hidden_layers"),),
+           # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
+           irrelevant=("max_attn_value",),
+           prepare=_decoder),
+    Family("gemma", "Gemma 1-4: alternating local / global layers, global geometry, shared KV layers",
+           _V + "gemma2.py Gemma2Attention, gemma3.py Gemma3Attention, gemma3n.py Gemma3nAttention, gemma4.py Gemma4DecoderLayer",
+           ("tests/test_kv.py (gemma-2-9b, gemma-3-27b)", "tests/test_hybrids.py (gemma-4-26b-a4b)"),
+           _DECODER_READS + ("sliding_window_pattern", "global_head_dim", "num_global_key_value_heads",
+                             "attention_k_eq_v", "num_kv_shared_layers"),
+           irrelevant=("query_pre_attn_scalar", "use_bidirectional_attention", "activation_sparsity_pattern", "altup_active_idx",
+                       "altup_num_inputs", "laurel_rank", "hidden_size_per_layer_input", "vocab_size_per_layer_input")),
+    Family("llama4", "Llama 4: chunked local attention on RoPE layers, global NoPE layers",
+           _V + "llama4.py Llama4Attention.__init__",
+           ("tests/test_config_import.py (Llama 4 chunked)",),
+           _DECODER_READS + ("attention_chunk_size", "no_rope_layers", "no_rope_layer_interval"),
+           irrelevant=("interleave_moe_layer_step", "attn_temperature_tuning", "moe_layers")),
+    Family("mla", "DeepSeek MLA latents (V2 / V3), DSA indexer keys (V3.2)",
+           _V + "deepseek_v2.py DeepseekV2MLAAttention, DeepseekV32ForCausalLM config hook",
+           ("tests/test_kv.py (deepseek-v2, deepseek-v3)", "tests/test_config_import.py (deepseek-v3.2)"),
+           ("num_hidden_layers", "kv_lora_rank", "qk_rope_head_dim", "index_topk", "index_head_dim", "indexer_types"),
+           irrelevant=("num_attention_heads", "num_key_value_heads", "qk_nope_head_dim", "v_head_dim", "q_lora_rank",
+                       "head_dim", "first_k_dense_replace", "moe_layer_freq", "n_shared_experts", "num_nextn_predict_layers")),
+    Family("deepseek_v4", "DeepSeek V4 / V4.1: compressed entries, indexer keys, window rings",
+           "deepseek-ai DeepSeek-V4 model card and inference code (docs/sources.md); vLLM support later than "
+           + VLLM_COMMIT[:7],
+           ("tests/test_kv.py (deepseek-v4-flash, deepseek-v4-pro, deepseek-v4.1-flash)",),
+           ("compress_ratios", "head_dim", "index_head_dim", "sliding_window", "kv_source_layer_ids",
+            "index_source_layer_ids"),
+           irrelevant=("num_attention_heads", "num_key_value_heads", "qk_rope_head_dim", "q_lora_rank", "o_lora_rank",
+                       "o_groups", "index_n_heads", "index_topk", "num_hash_layers", "hc_mult", "hc_sinkhorn_iters",
+                       "num_nextn_predict_layers",
+                       # V4.1: candidate-block selection reads stored entries, Engram is a hashed embedding table,
+                       # DSpark names draft-target layers; the publisher's 890 B/token is met without them
+                       # (tests/test_config_import.py::test_deepseek_v41_flash_native_formats_890)
+                       "candidate_source_layer_id", "candidate_topk_blocks", "candidate_block_size",
+                       "engram_layer_ids", "engram_head_dim", "engram_n_heads", "dspark_target_layer_ids")),
+    Family("jamba", "Jamba: attention every attn_layer_period layers, Mamba1 state elsewhere",
+           _V + "jamba.py JambaForCausalLM; layers/mamba/mamba_utils.py mamba1_state_shape",
+           ("tests/test_hybrids.py (jamba-1.5-mini)",),
+           _DECODER_READS + ("attn_layer_period", "attn_layer_offset", "mamba_expand", "mamba_d_state", "mamba_d_conv"),
+           irrelevant=("expert_layer_period", "expert_layer_offset", "mamba_dt_rank", "mamba_conv_bias",
+                       "mamba_proj_bias", "use_mamba_kernels")),
+    Family("nemotron_h", "Nemotron-H: hybrid_override_pattern of Mamba2, attention and MLP blocks",
+           _V + "nemotron_h.py NemotronHForCausalLM; layers/mamba/mamba_utils.py mamba2_state_shape",
+           ("tests/test_hybrids.py (nemotron-h-8b)",),
+           _DECODER_READS + ("hybrid_override_pattern", "mamba_num_heads", "mamba_head_dim", "n_groups",
+                             "ssm_state_size", "conv_kernel"),
+           irrelevant=("mamba_hidden_act", "mamba_proj_bias", "use_mamba_kernels", "mamba_chunk_size",
+                       "time_step_limit", "time_step_min", "time_step_max", "time_step_floor", "chunk_size",
+                       "rescale_prenorm_residual", "residual_in_fp32", "use_conv_bias", "mamba_dt_rank")),
+    Family("mimo_v2", "MiMo-V2: hybrid_layer_pattern of full and sliding layers with their own geometry",
+           _V + "mimo_v2_flash.py MiMoV2FlashDecoderLayer",
+           ("tests/test_hybrids.py (mimo-v2-flash)",),
+           _DECODER_READS + ("hybrid_layer_pattern", "sliding_window_size", "swa_num_key_value_heads",
+                             "swa_head_dim", "swa_v_head_dim", "swa_num_attention_heads", "v_head_dim"),
+           irrelevant=("add_swa_attention_sink_bias", "add_full_attention_sink_bias", "moe_layer_freq",
+                       "attention_value_scale")),
+    Family("qwen3_next", "Qwen3-Next / Qwen3.5: Gated DeltaNet every layer but each full_attention_interval-th",
+           _V + "qwen3_next.py Qwen3NextGatedDeltaNet; layers/mamba/mamba_utils.py gated_delta_net_state_shape",
+           ("tests/test_hybrids.py (Qwen3-Next shape)",),
+           _DECODER_READS + ("full_attention_interval", "linear_num_key_heads", "linear_num_value_heads",
+                             "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim"),
+           irrelevant=("decoder_sparse_step", "mlp_only_layers", "shared_expert_intermediate_size")),
+    Family("nemotron_nas", "Nemotron-NAS / DeciLM: block_configs, per-layer KV heads "
+           "(num_attention_heads // n_heads_in_group), no-op attention stores no KV",
+           "vllm-project/vllm @ 00bd149, vllm/model_executor/models/nemotron_nas.py DeciLMDecoderLayer.__init__ "
+           "(block_config.attention.no_op, n_heads_in_group)",
+           ("tests/test_registry.py::test_nemotron_nas_block_configs",),
+           ("num_hidden_layers", "num_attention_heads", "hidden_size", "block_configs", "max_position_embeddings"),
+           prepare=_block_configs),
+    Family("lfm2", "LFM2: attention layers by layer_types / full_attn_idxs, short-convolution state elsewhere",
+           _V + "lfm2.py Lfm2Model (attention at full_attn_idxs), layers/mamba/short_conv.py ShortConv.get_state_shape; "
+           "layers/mamba/mamba_utils.py short_conv_state_shape",
+           ("tests/test_registry.py::test_lfm2_short_conv",),
+           _DECODER_READS + ("conv_L_cache", "conv_dim", "full_attn_idxs"),
+           aliases=(("num_heads", "num_attention_heads"),),
+           irrelevant=("conv_bias", "block_dim", "block_ff_dim", "block_multiple_of", "block_ffn_dim_multiplier",
+                       "block_auto_adjust_ff_dim", "block_mlp_init_scale", "block_out_init_scale",
+                       "block_use_swiglu", "block_use_xavier_init", "block_norm_eps", "conv_dim_out",
+                       "conv_use_xavier_init", "num_dense_layers", "use_expert_bias")),
+    Family("minimax_m2", "MiniMax-M2: the decoder, with attn_type_list all softmax attention",
+           _V + "minimax_m2.py MiniMaxM2DecoderLayer (MiniMaxM2Attention on every layer)",
+           ("tests/test_registry.py::test_minimax_m2_attn_type_list",),
+           _DECODER_READS + ("attn_type_list",),
+           irrelevant=("mtp_transformer_layers", "num_mtp_modules", "use_mtp", "qk_norm_type", "rotary_dim"),
+           prepare=_minimax_m2),
+    Family("bamba", "Bamba: attention at attn_layer_indices, Mamba2 state elsewhere",
+           _V + "bamba.py BambaModel (config.layers_block_type), BambaMixerDecoderLayer; "
+           "layers/mamba/mamba_utils.py mamba2_state_shape",
+           ("tests/test_registry.py::test_bamba_attn_layer_indices",),
+           _DECODER_READS + ("attn_layer_indices", "mamba_n_heads", "mamba_d_head", "mamba_n_groups",
+                             "mamba_d_state", "mamba_d_conv", "mamba_expand"),
+           irrelevant=("mamba_conv_bias", "mamba_proj_bias", "mamba_chunk_size", "mamba_dt_rank",
+                       "num_logits_to_keep", "z_loss_coefficient")),
+    Family("mamba", "Mamba / Falcon-Mamba (Mamba1) and Mamba2: attention-free, Mamba state in every layer, no KV",
+           _V + "mamba.py MambaForCausalLM.get_mamba_state_shape_from_config (intermediate_size, state_size, "
+           "conv_kernel), mamba2.py Mamba2ForCausalLM.get_mamba_state_shape_from_config (expand x hidden_size, "
+           "n_groups, num_heads, head_dim); layers/mamba/mamba_utils.py mamba1_state_shape, mamba2_state_shape",
+           ("tests/test_registry.py::test_falcon_mamba_7b", "tests/test_registry.py::test_mamba_2_8b",
+            "tests/test_registry.py::test_mamba_codestral_7b"),
+           ("num_hidden_layers", "hidden_size", "intermediate_size", "state_size", "conv_kernel", "expand",
+            "num_heads", "head_dim", "n_groups"),
+           aliases=(("n_layer", "num_hidden_layers"),),
+           irrelevant=("time_step_rank", "time_step_limit", "time_step_min", "time_step_max", "time_step_floor",
+                       "time_step_init_scheme", "time_step_scale", "use_conv_bias", "rescale_prenorm_residual",
+                       "residual_in_fp32", "fused_add_norm", "rms_norm", "norm_before_gate", "d_inner", "d_model",
+                       "ssm_cfg", "pad_vocab_size_multiple", "chunk_size", "mixer_rms_eps"),
+           prepare=_mamba_only),
+    Family("falcon_h1", "Falcon-H1: attention and a Mamba2 mixer in parallel in every layer",
+           _V + "falcon_h1.py FalconH1ParallelHybrid, FalconH1ForCausalLM.get_mamba_state_shape_from_config "
+           "(mamba_d_ssm, else mamba_expand x hidden_size); layers/mamba/mamba_utils.py mamba2_state_shape",
+           ("tests/test_registry.py::test_falcon_h1_0_5b",),
+           _DECODER_READS + ("mamba_d_ssm", "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state",
+                             "mamba_d_conv", "mamba_expand", "attn_layer_indices"),
+           irrelevant=("mamba_conv_bias", "mamba_proj_bias", "mamba_chunk_size", "mamba_rms_norm",
+                       "mamba_norm_before_gate", "mamba_use_mlp", "ssm_multipliers", "ssm_in_multiplier",
+                       "ssm_out_multiplier", "projectors_bias", "attn_rotary_emb"),
+           prepare=_falcon_h1),
+    Family("gpt2", "GPT-2 / GPT-J / JAIS: n_layer, n_head, n_embd, n_positions (Hugging Face attribute_map); MHA",
+           _V + "gpt2.py GPT2Attention, gpt_j.py GPTJAttention, jais.py JAISAttention",
+           ("tests/test_registry.py::test_gpt2_legacy_names",),
+           ("n_layer", "n_head", "n_embd", "n_positions"), aliases=_GPT2_ALIASES,
+           irrelevant=("scale_attn_weights", "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn",
+                       "n_ctx", "rotary_dim")),
+    Family("gpt_bigcode", "GPTBigCode (StarCoder 1): GPT-2 names; multi_query -> one KV head",
+           _V + "gpt_bigcode.py GPTBigCodeAttention.__init__",
+           ("tests/test_registry.py::test_gpt_bigcode_multi_query",),
+           ("n_layer", "n_head", "n_embd", "n_positions", "multi_query"), aliases=_GPT2_ALIASES,
+           irrelevant=("scale_attn_weights", "attention_softmax_in_fp32", "scale_attention_softmax_in_fp32", "n_ctx"),
+           prepare=_gpt_bigcode),
+    Family("bloom", "BLOOM: n_layer, n_head, n_embed (Hugging Face BloomConfig attribute_map); MHA, ALiBi",
+           _V + "bloom.py BloomAttention.__init__",
+           ("tests/test_registry.py::test_bloom_legacy_names",),
+           ("n_layer", "n_head", "hidden_size", "n_embed"),
+           aliases=(("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads"), ("n_embed", "hidden_size")),
+           irrelevant=("apply_residual_connection_post_layernorm", "slow_but_exact", "pretraining_tp")),
+    Family("falcon", "Falcon / RW: new_decoder_architecture -> num_kv_heads; multi_query -> 1 KV head",
+           _V + "falcon.py FalconAttention.__init__",
+           ("tests/test_registry.py::test_falcon_7b_multi_query",),
+           ("num_hidden_layers", "n_layer", "num_attention_heads", "n_head", "hidden_size", "num_kv_heads",
+            "n_head_kv", "multi_query", "new_decoder_architecture"),
+           aliases=(("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads")),
+           irrelevant=("parallel_attn", "apply_residual_connection_post_layernorm", "num_ln_in_parallel_attn"),
+           prepare=_falcon),
+    Family("mpt", "MPT / DBRX: n_layers, n_heads, d_model, max_seq_len, attn_config.kv_n_heads",
+           _V + "mpt.py MPTAttention.__init__, dbrx.py DbrxAttention.__init__",
+           ("tests/test_registry.py::test_mpt_legacy_names",),
+           ("n_layers", "n_heads", "d_model", "max_seq_len", "attn_config"),
+           aliases=(("n_layers", "num_hidden_layers"), ("n_heads", "num_attention_heads"), ("d_model", "hidden_size"),
+                    ("max_seq_len", "max_position_embeddings")),
+           prepare=_attn_config),
+    Family("chatglm", "ChatGLM 2/3 / GLM-4 (chatglm): num_layers, multi_query_group_num, seq_length",
+           _V + "chatglm.py GLMAttention.__init__",
+           ("tests/test_registry.py::test_chatglm3_6b",),
+           ("num_layers", "num_attention_heads", "hidden_size", "multi_query_attention", "multi_query_group_num",
+            "seq_length"),
+           aliases=(("num_layers", "num_hidden_layers"), ("seq_length", "max_position_embeddings")),
+           irrelevant=("apply_residual_connection_post_layernorm", "apply_query_key_layer_scaling",
+                       "post_layer_norm", "add_qkv_bias", "add_bias_linear", "fp32_residual_connection",
+                       "bias_dropout_fusion"),
+           prepare=_chatglm),
+    Family("qwen1", "Qwen (v1, QWenLMHeadModel): MHA, seq_length",
+           _V + "qwen.py QWenAttention.__init__",
+           ("tests/test_registry.py::test_qwen1_mha",),
+           ("num_hidden_layers", "num_attention_heads", "hidden_size", "seq_length"),
+           aliases=(("seq_length", "max_position_embeddings"),),
+           irrelevant=("kv_channels", "use_logn_attn", "use_dynamic_ntk", "use_flash_attn", "softmax_in_fp32")),
+    Family("telechat", "TeleChat 2: n_layer, n_head (vLLM TeleChat2Model sets the attribute map)",
+           _V + "telechat2.py TeleChat2Model.__init__",
+           ("tests/test_registry.py::test_gpt2_legacy_names (same aliases)",),
+           ("n_layer", "n_head", "hidden_size", "num_key_value_heads"),
+           aliases=(("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads"))),
+)}
+
+REFUSALS = {
+    "HCXVisionForCausalLM": "not modelled yet: multimodal wrapper (language model in a nested config)",
+    "KimiLinearForCausalLM": "not modelled yet: KDA linear attention (linear_attn_config) beside MLA layers",
+    "LongcatFlashForCausalLM": "not modelled yet: two MLA blocks per layer",
+    "MiniCPM3ForCausalLM": "not modelled yet: MiniCPM3 caches per-head K and V (MiniCPM3Attention), not an MLA latent",
+    "MiniMaxForCausalLM": "not modelled yet: lightning (linear) attention state",
+    "MiniMaxText01ForCausalLM": "not modelled yet: lightning (linear) attention state",
+    "MiniMaxM1ForCausalLM": "not modelled yet: lightning (linear) attention state",
+    "MistralLarge3ForCausalLM": "not modelled yet: Mistral Large 3 layout",
+    "OuroForCausalLM": "not modelled yet: looped layers (each recurrence step keeps its own KV)",
+    "PanguProMoEV2ForCausalLM": "not modelled yet: openPangu Pro MoE V2 attention layout",
+    "Plamo2ForCausalLM": "not modelled yet: Mamba hybrid layout of PLaMo 2",
+    "Plamo3ForCausalLM": "not modelled yet: PLaMo 3 sliding-window pattern",
+    "Step3TextForCausalLM": "not modelled yet: Step3 attention groups (num_attention_groups)",
+    "Zamba2ForCausalLM": "not modelled yet: shared attention blocks (Zamba2) with Mamba2 state",
+}
+"""vLLM text-generation architectures kvplan refuses, and why."""
+
+_FAMILY_OF: dict[str, tuple[str, ...]] = {
+    "decoder": (
+        "AfmoeForCausalLM", "ApertusForCausalLM", "AquilaModel", "AquilaForCausalLM", "ArceeForCausalLM",
+        "ArcticForCausalLM", "BaiChuanForCausalLM", "BaichuanForCausalLM", "BailingMoeForCausalLM",
+        "BailingMoeV2ForCausalLM", "CohereForCausalLM", "Cohere2ForCausalLM", "CwmForCausalLM",
+        "DeepseekForCausalLM", "Dots1ForCausalLM", "Ernie4_5ForCausalLM", "Ernie4_5_MoeForCausalLM",
+        "ExaoneForCausalLM", "Exaone4ForCausalLM", "Fairseq2LlamaForCausalLM", "FlexOlmoForCausalLM",
+        "GlmForCausalLM", "Glm4ForCausalLM", "Glm4MoeForCausalLM", "GptOssForCausalLM", "GPTNeoXForCausalLM",
+        "GraniteForCausalLM", "GraniteMoeForCausalLM", "GraniteMoeHybridForCausalLM",
+        "GraniteMoeSharedForCausalLM", "GritLM", "Grok1ModelForCausalLM", "HunYuanMoEV1ForCausalLM",
+        "HunYuanDenseV1ForCausalLM", "InternLMForCausalLM", "InternLM2ForCausalLM", "InternLM2VEForCausalLM",
+        "InternLM3ForCausalLM", "Jais2ForCausalLM", "LlamaForCausalLM", "LLaMAForCausalLM", "MiniCPMForCausalLM",
+        "MistralForCausalLM", "MixtralForCausalLM", "MiMoForCausalLM",
+        "NemotronForCausalLM", "OlmoForCausalLM", "Olmo2ForCausalLM", "Olmo3ForCausalLM", "OlmoeForCausalLM",
+        "OPTForCausalLM", "OrionForCausalLM", "PanguEmbeddedForCausalLM", "PersimmonForCausalLM", "PhiForCausalLM",
+        "Phi3ForCausalLM", "PhiMoEForCausalLM", "Qwen2ForCausalLM", "Qwen2MoeForCausalLM", "Qwen3ForCausalLM",
+        "Qwen3MoeForCausalLM", "SeedOssForCausalLM", "StableLMEpochForCausalLM", "StableLmForCausalLM",
+        "Starcoder2ForCausalLM", "SolarForCausalLM", "TeleFLMForCausalLM", "XverseForCausalLM",
+        # multimodal wrappers whose language model is a decoder in text_config (vLLM _MULTIMODAL_MODELS)
+        "LlavaForConditionalGeneration", "Mistral3ForConditionalGeneration", "Qwen2VLForConditionalGeneration",
+        "Qwen2_5_VLForConditionalGeneration", "Qwen3VLForConditionalGeneration",
+        "Qwen3VLMoeForConditionalGeneration"),
+    "gemma": ("GemmaForCausalLM", "Gemma2ForCausalLM", "Gemma3ForCausalLM", "Gemma3nForCausalLM",
+              "Gemma3ForConditionalGeneration", "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"),
+    "llama4": ("Llama4ForCausalLM", "Llama4ForConditionalGeneration"),
+    "mla": ("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
+            "PanguUltraMoEForCausalLM"),
+    "deepseek_v4": ("DeepseekV4ForCausalLM", "DeepseekV41ForCausalLM"),
+    "jamba": ("JambaForCausalLM",),
+    "nemotron_h": ("NemotronHForCausalLM",),
+    "mimo_v2": ("MiMoV2FlashForCausalLM",),
+    "qwen3_next": ("Qwen3NextForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM",
+                   "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"),
+    "nemotron_nas": ("DeciLMForCausalLM",),
+    "lfm2": ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM"),
+    "minimax_m2": ("MiniMaxM2ForCausalLM",),
+    "bamba": ("BambaForCausalLM",),
+    "mamba": ("MambaForCausalLM", "FalconMambaForCausalLM", "Mamba2ForCausalLM"),
+    "falcon_h1": ("FalconH1ForCausalLM",),
+    "gpt2": ("GPT2LMHeadModel", "GPTJForCausalLM", "JAISLMHeadModel"),
+    "gpt_bigcode": ("GPTBigCodeForCausalLM",),
+    "bloom": ("BloomForCausalLM",),
+    "falcon": ("FalconForCausalLM", "RWForCausalLM"),
+    "mpt": ("MptForCausalLM", "MPTForCausalLM", "DbrxForCausalLM"),
+    "chatglm": ("ChatGLMModel", "ChatGLMForConditionalGeneration"),
+    "qwen1": ("QWenLMHeadModel",),
+    "telechat": ("TeleChatForCausalLM", "TeleChat2ForCausalLM"),
+}
+
+ARCHITECTURES: dict[str, str] = {a: fid for fid, archs in _FAMILY_OF.items() for a in archs}
+"""Every supported architecture name -> its family id."""
+
+MODEL_TYPES: dict[str, str] = {
+    "gpt2": "gpt2", "gptj": "gpt2", "jais": "gpt2", "gpt_bigcode": "gpt_bigcode", "bloom": "bloom",
+    "falcon": "falcon", "RefinedWeb": "falcon", "RefinedWebModel": "falcon", "mpt": "mpt", "dbrx": "mpt",
+    "chatglm": "chatglm", "qwen": "qwen1", "telechat": "telechat", "deci": "nemotron_nas",
+    "nemotron-nas": "nemotron_nas", "gemma": "gemma", "gemma2": "gemma", "gemma3": "gemma", "gemma3_text": "gemma",
+    "gemma3n": "gemma", "gemma3n_text": "gemma", "gemma4": "gemma", "gemma4_text": "gemma", "llama4": "llama4",
+    "llama4_text": "llama4", "deepseek_v2": "mla", "deepseek_v3": "mla", "deepseek_v32": "mla",
+    "deepseek_v4": "deepseek_v4", "deepseek_v41": "deepseek_v4", "jamba": "jamba", "nemotron_h": "nemotron_h",
+    "mimo_v2_flash": "mimo_v2", "qwen3_next": "qwen3_next", "qwen3_5": "qwen3_next", "qwen3_5_moe": "qwen3_next",
+    "qwen3_5_text": "qwen3_next", "qwen3_5_moe_text": "qwen3_next", "lfm2": "lfm2", "lfm2_moe": "lfm2",
+    "minimax_m2": "minimax_m2", "bamba": "bamba", "mamba": "mamba", "falcon_mamba": "mamba", "mamba2": "mamba",
+    "falcon_h1": "falcon_h1",
+}
+"""``model_type`` -> family, for configs without ``architectures`` (other model types read as ``decoder``)."""
+
+MODEL_TYPE_REFUSALS: dict[str, str] = {
+    "kimi_linear": "KimiLinearForCausalLM",
+    "minimax": "MiniMaxText01ForCausalLM", "minimax_text_01": "MiniMaxText01ForCausalLM",
+    "zamba2": "Zamba2ForCausalLM",
+    "minicpm3": "MiniCPM3ForCausalLM", "longcat_flash": "LongcatFlashForCausalLM", "plamo2": "Plamo2ForCausalLM",
+    "step3_text": "Step3TextForCausalLM",
+}
+"""``model_type`` of a refused architecture, for configs without ``architectures``."""
+
+OTHER_REFUSALS = {
+    "MllamaForConditionalGeneration": "not modelled yet: cross-attention layers (cross_attention_layers)",
+    "WhisperForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
+    "BartForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
+    "T5ForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
+    "BertModel": "encoder only (no KV cache)", "BertForMaskedLM": "encoder only (no KV cache)",
+    "RobertaModel": "encoder only (no KV cache)", "XLMRobertaModel": "encoder only (no KV cache)",
+    "ModernBertModel": "encoder only (no KV cache)",
+}
+"""Other architectures users bring that kvplan refuses (not in vLLM's text-generation list)."""
+
+
+# ---------------------------------------------------------------------------
+# No field left unread
+# ---------------------------------------------------------------------------
+
+LAYOUT_WORDS = re.compile(r"layer|attn|attention|head|kv|window|block|state|conv|ssm|mamba|linear|sparse|index|"
+                          r"shar(e|ing)|cross|group|rank|chunk|compress", re.IGNORECASE)
+"""Words that make a field's name speak of the cache layout."""
+
+IRRELEVANT_WORDS = re.compile(r"dropout|pdrop|bias|norm|_eps|epsilon|initializer|init_|multiplier|softcap|"
+                              r"scal(e|ing)|rope|rotary|expert|router|moe|output_hidden_states|output_attentions|"
+                              r"implementation|intermediate|ffn|mlp|softmax|clip_qkv|logit|temperature|act(ivation)?$|"
+                              r"_fp32|upcast|gate|dense|dt_rank|proj|tie_|word_emb|vocab|token_id|token_index|_token|label|"
+                              r"return_dict|pruned_heads|tp_plan|pp_plan|torchscript|_commit_hash|fused|kernel_type|"
+                              r"residual|aux_loss|freq$|router", re.IGNORECASE)
+"""Words that say a field is about weights, normalisation, training, scaling or routing, never the KV cache."""
+
+COMMON_IRRELEVANT = frozenset({
+    "architectures", "model_type", "auto_map", "transformers_version", "torch_dtype", "dtype", "vocab_size",
+    "text_config", "vision_config", "audio_config", "quantization_config", "hidden_act", "use_cache",
+    "num_experts", "num_experts_per_tok", "n_routed_experts", "topk_group", "n_group", "first_k_dense_replace", "moe_layer_freq", "num_nextn_predict_layers", "decoder_sparse_step",
+    "mlp_only_layers", "cache_implementation", "bos_token_id", "eos_token_id", "pad_token_id",
+    "layer_norm_eps", "layer_norm_epsilon", "attention_dropout", "attention_bias", "num_local_experts",
+    "is_decoder", "is_encoder_decoder", "cross_attention_hidden_size", "add_cross_attention",
+    "tie_encoder_decoder", "chunk_size_feed_forward", "pruned_heads", "output_scores",
+    "image_token_index", "image_token_id", "video_token_index", "video_token_id", "vision_feature_layer",
+    "vision_feature_select_strategy", "multimodal_projector_bias", "projector_hidden_act", "spatial_merge_size",
+    "mm_tokens_per_image", "boi_token_index", "eoi_token_index", "vision_start_token_id", "vision_end_token_id",
+    "use_qk_norm", "qk_layernorm", "attention_out_bias", "head_dim_kv_override_none",
+    "num_global_layers_none", "use_kernels", "rms_norm_eps",
+    # kernel and training knobs whose names sound like layout: chunked Mamba scans, layer drop-out
+    "mamba_chunk_size", "chunk_size", "layerdrop",
+    # Cohere2: vLLM's commandr.py slides every layer but each sliding_window_pattern-th, whatever this says
+    "order_of_interleaved_layers",
+})
+"""Fields every family knows do not change KV (or that every reader reads)."""
+
+
+class TrackedConfig(dict):
+    """A config dict that records every key a reader looks at (``get``, ``[]``, ``in``)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.consulted: set[str] = set()
+
+    def get(self, key: Any, default: Any = None) -> Any:  # noqa: D102 - dict API
+        self.consulted.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        self.consulted.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self.consulted.add(key)  # type: ignore[arg-type]
+        return super().__contains__(key)
+
+
+def unread_layout_fields(cfg: TrackedConfig, family: Family) -> list[str]:
+    """Keys whose names speak of layout that the reader did not consult, that the family does not list as read,
+    and that no list declares irrelevant (a key with a null, false or empty value is off and passes)."""
+    declared = (COMMON_IRRELEVANT | set(family.irrelevant) | set(family.reads)
+                | {legacy for legacy, _ in family.aliases})
+    out = []
+    for key, value in dict.items(cfg):
+        if not isinstance(key, str) or key.startswith("_"):
+            continue  # Hugging Face's private keys (_name_or_path, _attn_implementation) and annotations
+        if value is None or value is False or value in ([], {}) or key in declared or key in cfg.consulted:
+            continue
+        if LAYOUT_WORDS.search(key) and not IRRELEVANT_WORDS.search(key):
+            out.append(key)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Resolution
+# ---------------------------------------------------------------------------
+
+def vendored() -> dict[str, Any]:
+    """The vendored vLLM list: ``{"source": {...}, "architectures": {name: [module, class]}}``."""
+    text = resources.files("planner.data").joinpath("vllm_text_generation_models.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def status(name: str) -> tuple[str, str]:
+    """``("supported", family id)`` or ``("refused", reason)``; ``("unknown", "")`` for a name in no list."""
+    if name in ARCHITECTURES:
+        return "supported", ARCHITECTURES[name]
+    if name in REFUSALS:
+        return "refused", REFUSALS[name]
+    if name in OTHER_REFUSALS:
+        return "refused", OTHER_REFUSALS[name]
+    return "unknown", ""
+
+
+def resolve(config: dict) -> tuple[Family, str]:
+    """The family that reads ``config`` and a line saying how it was chosen.
+
+    Raises:
+        PlanInputError: ``architectures`` of the wrong type, refused, or unknown (the nearest supported name
+            given); a ``model_type`` of a refused family (no ``architectures``).
+    """
+    archs = config.get("architectures")
+    if archs is not None:
+        if not isinstance(archs, list) or not archs or not all(isinstance(a, str) for a in archs):
+            raise PlanInputError("config.architectures", archs, msg("a list of architecture names"))
+        name = archs[0][:100]
+        state, value = status(name)
+        if state == "supported":
+            return FAMILIES[value], msg("architectures {name}: reader '{family}'", name=name, family=value)
+        if state == "refused":
+            reason = msg(REFUSALS[name]) if name in REFUSALS else msg(OTHER_REFUSALS[name])
+            raise PlanInputError("config.architectures", name, msg("an architecture kvplan prices; {name} is refused: "
+                                                                   "{reason}", name=name, reason=reason))
+        near = difflib.get_close_matches(name, list(ARCHITECTURES), n=1, cutoff=0.0)
+        raise PlanInputError("config.architectures", name,
+                             msg("an architecture kvplan knows (nearest supported: {near}); see docs/architectures.md",
+                                 near=near[0] if near else "LlamaForCausalLM"))
+    model_type = config.get("model_type")
+    if isinstance(model_type, str) and model_type in MODEL_TYPE_REFUSALS:
+        arch = MODEL_TYPE_REFUSALS[model_type]
+        raise PlanInputError("config.model_type", model_type, msg("a model type kvplan prices; {arch} is refused: "
+                                                                  "{reason}", arch=arch, reason=msg(REFUSALS[arch])))
+    if isinstance(model_type, str) and model_type in MODEL_TYPES:
+        fid = MODEL_TYPES[model_type]
+        return FAMILIES[fid], msg("no architectures; model_type {value}: reader '{family}'", value=model_type,
+                                  family=fid)
+    return FAMILIES["decoder"], msg("no architectures and no known model_type: read as a generic decoder")
+
+
+# ---------------------------------------------------------------------------
+# The generated table
+# ---------------------------------------------------------------------------
+
+def markdown() -> str:
+    """``docs/architectures.md``: every vendored vLLM name with its status, then the families."""
+    data = vendored()
+    src = data["source"]
+    lines = [
+        "# Architectures",
+        "",
+        "Generated by `python -m planner.hf.registry --markdown > docs/architectures.md` from",
+        "`planner/hf/registry.py`; `tests/test_registry.py` fails when this file is stale or a name has no status.",
+        "",
+        f"Every text-generation architecture of vLLM's registry (`{src['path']}`, `{src['dict']}`, "
+        f"[{src['repository']}](https://github.com/{src['repository']}) at commit `{src['commit']}`), "
+        "with the reader that prices it or the reason kvplan refuses it. A config is read by its "
+        "`architectures` (else its `model_type`); any field whose name speaks of layout that the reader "
+        "neither reads nor declares irrelevant is refused by name (`--ignore-field NAME` accepts it, and the "
+        "result says so).",
+        "",
+    ]
+    names = data["architectures"]
+    supported = [n for n in names if status(n)[0] == "supported"]
+    refused = [n for n in names if status(n)[0] == "refused"]
+    lines += [f"{len(names)} names: {len(supported)} supported, {len(refused)} refused.", "",
+              "| architecture | vLLM module | status | reader or reason |", "|---|---|---|---|"]
+    for n, (module, _cls) in names.items():
+        state, value = status(n)
+        lines.append(f"| `{n}` | `{module}` | {state} | {value or '(none)'} |")
+    extra = sorted(set(ARCHITECTURES) - set(names))
+    lines += ["", "SGLang's own model list (`sgl-project/sglang`, `python/sglang/srt/models/`) is not vendored yet: an "
+              "architecture only SGLang serves is read only if its name is in the tables here, else refused as "
+              "unknown.", ""]
+    lines += ["", "## Also read (not in the vendored list: newer than its commit, or multimodal wrappers)", "",
+              "| architecture | reader |", "|---|---|"]
+    lines += [f"| `{n}` | {ARCHITECTURES[n]} |" for n in extra]
+    lines += ["", "## Also refused", "", "| architecture | reason |", "|---|---|"]
+    lines += [f"| `{n}` | {r} |" for n, r in sorted(OTHER_REFUSALS.items())]
+    lines += ["", "## Readers", ""]
+    for f in FAMILIES.values():
+        lines += [f"### `{f.id}`", "", f.title, "", f"- mirrors: {f.source}",
+                  f"- golden tests: {'; '.join(f.golden)}",
+                  f"- reads: {', '.join(f'`{r}`' for r in f.reads) or '(see mirrors)'}"]
+        if f.aliases:
+            lines.append("- legacy names: " + ", ".join(f"`{a}` -> `{b}`" for a, b in f.aliases))
+        if f.irrelevant:
+            lines.append("- known not to change KV: " + ", ".join(f"`{i}`" for i in f.irrelevant))
+        lines.append("")
+    lines += ["## Fields every reader knows do not change KV", "",
+              ", ".join(f"`{k}`" for k in sorted(COMMON_IRRELEVANT)), "",
+              f"and any layout-sounding name that also matches `{IRRELEVANT_WORDS.pattern}`.", ""]
+    return "\n".join(lines)
+
+
+def _main(argv: list[str]) -> int:
+    if argv == ["--markdown"]:
+        sys.stdout.write(markdown())
+        return 0
+    sys.stderr.write("usage: python -m planner.hf.registry --markdown\n")
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))

@@ -1,0 +1,319 @@
+"""Weight bytes per GPU from a checkpoint's ``config.json``: parameters per tensor class, bytes per class.
+
+What vLLM's "Model loading took X GiB" counts on one rank: every parameter that rank holds in the dtype the
+checkpoint's ``quantization_config`` stores it in (scales included), plus the rotary cache. Each class is
+returned with its parameters, its bytes and the rule that priced it, so a plan can show where weights come from.
+
+Parameters per class (Hugging Face decoder conventions):
+
+* embeddings ``vocab x hidden``; the output head the same again unless ``tie_word_embeddings``; vLLM pads the
+  vocabulary to a multiple of 64 per rank and splits it over TP ranks (``VocabParallelEmbedding``,
+  ``DEFAULT_VOCAB_PADDING_SIZE = 64`` in ``vllm/model_executor/layers/vocab_parallel_embedding.py``);
+* attention per layer: q and o ``hidden x heads x head_dim``, k and v ``hidden x kv_heads x head_dim`` (biases
+  where the config or the family has them); heads split over TP, KV heads replicated below one per rank;
+* MLP per layer: gated (gate, up, down) ``3 x hidden x intermediate``; MoE: ``experts x 3 x hidden x
+  moe_intermediate`` + router + shared experts; split over TP;
+* norms: two per layer and a final one (replicated);
+* rotary cache: ``max_position_embeddings x head_dim`` in the model dtype (vLLM's ``RotaryEmbedding``
+  registers ``cos_sin_cache`` as a buffer, counted in the loaded memory).
+
+Bytes per class from ``quantization_config``: none (``torch_dtype``), ``fp8`` (1 B, per-tensor scale or one FP32
+scale per ``weight_block_size`` block), ``compressed-tensors`` (its ``config_groups``: 8-bit int / float per
+channel or tensor, 4-bit int with one 16-bit scale per ``group_size``; ``ignore`` stays 16-bit), ``gptq`` / ``awq``
+(``bits``, ``group_size``; the output head and embeddings stay 16-bit), ``mxfp4`` (MoE experts: E2M1 + one E8M0
+per 32; ``modules_to_not_convert`` and attention stay 16-bit) and ModelOpt ``NVFP4`` (E2M1 + one E4M3 per 16;
+its two FP32 per-tensor scales per linear, a few bytes in all, are left out; ``exclude_modules`` stay 16-bit).
+A format outside these is refused by name.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from fnmatch import fnmatchcase as fnmatch
+from typing import Any
+
+from planner.errors import PlanInputError
+from planner.kv.pipeline import vllm_pp_partition
+from planner.messages import msg
+
+VOCAB_PADDING = 64
+"""vLLM pads the vocabulary of embeddings and output head to a multiple of 64 (per rank)."""
+
+_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
+
+@dataclass(frozen=True)
+class WeightClass:
+    """One tensor class on one rank: its parameters, its bytes and the rule that priced them."""
+
+    name: str
+    params: int
+    weight_bytes: int
+    rule: str
+
+
+@dataclass(frozen=True)
+class CheckpointWeights:
+    """Weights of one rank (TP rank, all layers of its pipeline stage) as vLLM loads them."""
+
+    classes: tuple[WeightClass, ...]
+    quant_method: str
+
+    @property
+    def weight_bytes(self) -> int:
+        return sum(c.weight_bytes for c in self.classes)
+
+    @property
+    def params(self) -> int:
+        return sum(c.params for c in self.classes)
+
+
+# -- quantization schemes: bytes for a linear of `rows` outputs x `cols` inputs -----------------------------
+
+@dataclass(frozen=True)
+class _Scheme:
+    """How a quantized linear is stored: bits per weight, one scale of ``scale_bytes`` per ``group`` inputs
+    (``group`` 0 = one per output channel, -1 = per tensor, ``block`` = 2-D blocks)."""
+
+    label: str
+    bits: int
+    scale_bytes: int = 0
+    group: int = -1
+    block: tuple[int, int] | None = None
+    zero_point: bool = False
+
+    def linear_bytes(self, rows: int, cols: int) -> int:
+        b = math.ceil(rows * cols * self.bits / 8)
+        if self.block:
+            b += math.ceil(rows / self.block[0]) * math.ceil(cols / self.block[1]) * self.scale_bytes
+        elif self.group > 0:
+            groups = rows * math.ceil(cols / self.group)
+            b += groups * self.scale_bytes + (groups * self.bits // 8 if self.zero_point else 0)
+        elif self.group == 0:
+            b += rows * self.scale_bytes
+        else:
+            b += self.scale_bytes
+        return b
+
+
+def _whole(d: dict, key: str, default: int | None = None, *, where: str = "config", minimum: int = 0) -> int:
+    """``d[key]`` as a whole number >= ``minimum`` (``default`` when absent or null), else a PlanInputError."""
+    value = d.get(key)
+    if value is None:
+        if default is None:
+            raise PlanInputError(f"{where}.{key}", None, msg("a value (needed to price the weights)"))
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise PlanInputError(f"{where}.{key}", value, msg("a whole number of at least {lo}", lo=minimum))
+    return value
+
+
+def _compressed_scheme(q: dict) -> tuple[_Scheme, list[str]]:
+    groups = q.get("config_groups") or {}
+    if len(groups) != 1:
+        raise PlanInputError("quantization_config.config_groups", len(groups), msg("exactly one group"))
+    w = (next(iter(groups.values())) or {}).get("weights") or {}
+    bits, kind, strategy = w.get("num_bits"), w.get("type"), w.get("strategy")
+    if bits == 8:
+        per = {"channel": 0, "tensor": -1}.get(strategy)
+        if per is None and strategy == "block":
+            block = tuple(w.get("block_structure") or (128, 128))
+            return _Scheme(f"{kind} 8-bit, block scales", 8, 4, block=block), list(q.get("ignore") or [])
+        if per is None:
+            raise PlanInputError("quantization_config weights.strategy", strategy, msg("channel, tensor or block"))
+        return _Scheme(f"{kind} 8-bit, {strategy} FP32 scales", 8, 4, group=per), list(q.get("ignore") or [])
+    if bits == 4 and kind == "int" and strategy == "group":
+        group = _whole(w, "group_size", where="quantization_config", minimum=1)
+        return (_Scheme(f"int4 W4A16, one 16-bit scale per {group}", 4, 2, group=group,
+                        zero_point=not w.get("symmetric", True)), list(q.get("ignore") or []))
+    if bits == 4 and kind == "float":
+        group = _whole(w, "group_size", 16, where="quantization_config", minimum=1)
+        return _Scheme(f"NVFP4 (E2M1 + E4M3 per {group})", 4, 1, group=group), list(q.get("ignore") or [])
+    raise PlanInputError("quantization_config weights", f"{bits}-bit {kind} {strategy}",
+                         msg("8-bit int/float, 4-bit int per group or 4-bit float"))
+
+
+def quant_scheme(cfg: dict) -> tuple[str, _Scheme | None, list[str], bool]:
+    """(method, scheme of quantized linears or None, ignored module names, experts only?) from the config.
+
+    Raises:
+        PlanInputError: a ``quant_method`` outside those listed in the module docstring.
+    """
+    q = cfg.get("quantization_config") or (cfg.get("text_config") or {}).get("quantization_config")
+    if not q:
+        return "none", None, [], False
+    method = str(q.get("quant_method") or q.get("quant_algo") or "").lower()
+    if method == "fp8":
+        block = q.get("weight_block_size")
+        return ("fp8", _Scheme("FP8, one FP32 scale per block" if block else "FP8, per-tensor scale", 8, 4,
+                               block=tuple(block) if block else None), list(q.get("modules_to_not_convert") or []),
+                False)
+    if method == "compressed-tensors":
+        s, ignore = _compressed_scheme(q)
+        return method, s, ignore, False
+    if method in ("gptq", "awq"):
+        bits = _whole(q, "bits", 4, where="quantization_config", minimum=1)
+        group = _whole(q, "group_size", 128, where="quantization_config", minimum=1)
+        return (method, _Scheme(f"{method.upper()} int{bits}, one 16-bit scale per {group}", bits, 2, group=group,
+                                zero_point=method == "awq" or not q.get("sym", True)),
+                list(q.get("modules_to_not_convert") or []), False)
+    if method == "mxfp4":
+        return (method, _Scheme("MXFP4 (E2M1 + E8M0 per 32)", 4, 1, group=32),
+                list(q.get("modules_to_not_convert") or []), True)
+    if method == "modelopt" or "nvfp4" in method:
+        algo = str(q.get("quant_algo", method)).upper()
+        if algo != "NVFP4":
+            raise PlanInputError("quantization_config.quant_algo", algo, msg("NVFP4 (the only ModelOpt format priced)"))
+        group = _whole(q, "group_size", 16, where="quantization_config", minimum=1)
+        return ("nvfp4", _Scheme(f"NVFP4 (E2M1 + E4M3 per {group})", 4, 1, group=group),
+                list(q.get("exclude_modules") or q.get("ignore") or []), False)
+    raise PlanInputError("quantization_config.quant_method", method or None,
+                         msg("one of fp8, compressed-tensors, gptq, awq, mxfp4, modelopt NVFP4"))
+
+
+def _ignored(name: str, ignore: list[str]) -> bool:
+    """Whether a module (``lm_head`` or a layer's ``self_attn.q_proj``, ``mlp.experts``...) is left unquantized by
+    the config's ignore list: exact names, dotted prefixes and suffixes, ``*`` wildcards, ``re:`` expressions."""
+    full = name if name == "lm_head" else f"model.layers.0.{name}"
+    for pat in ignore:
+        p = str(pat)
+        if p.startswith("re:"):
+            try:
+                if re.search(p[3:], full):
+                    return True
+            except re.error:
+                raise PlanInputError("quantization_config.ignore", p, msg("a valid regular expression")) from None
+        elif full == p or full.endswith("." + p) or full.startswith(p + ".") or ("*" in p and fnmatch(full, p)):
+            return True
+    return False
+
+
+TIED_DEFAULTS = {"llama": False, "mistral": False, "mixtral": False, "qwen2": False, "qwen2_moe": False,
+                 "qwen3": False, "qwen3_moe": False, "gpt_oss": False, "phi3": False, "gemma": True, "gemma2": True,
+                 "gemma3": True, "gemma3_text": True}
+"""``tie_word_embeddings`` when a config omits it: the default of that model type's transformers config class
+(``LlamaConfig``, ``Qwen2Config``, ... False; ``Gemma*Config`` True)."""
+
+
+def _tied(cfg: dict, config: dict, model_type: str) -> bool:
+    for c in (cfg, config):
+        if c.get("tie_word_embeddings") is not None:
+            return bool(c["tie_word_embeddings"])
+    if model_type in TIED_DEFAULTS:
+        return TIED_DEFAULTS[model_type]
+    raise PlanInputError("config.tie_word_embeddings", None,
+                         msg("true or false (not given, and the default of model_type {model_type} is not known)",
+                             model_type=model_type or "(none)"))
+
+
+def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_rank: int | None = None,
+                       mxfp4_pad: int = 1) -> CheckpointWeights:
+    """Weight bytes of one rank of a decoder checkpoint (``pp_rank`` None = the last stage, which holds the output
+    head; stages hold vLLM's split of the layers, :func:`planner.kv.pipeline.vllm_pp_partition`).
+
+    ``mxfp4_pad``: MXFP4 MoE weights' hidden and per-rank intermediate sizes are rounded up to this multiple, as
+    the engine's kernels lay them out (vLLM 0.19 on Hopper: ``mxfp4_moe_pad`` in planner/data/engine_budget.toml;
+    1 = as stored in the checkpoint).
+
+    Raises:
+        PlanInputError: a field is missing, or the architecture (MLA, Mamba, non-gated MLP) is not priced here.
+    """
+    cfg = config.get("text_config") or config
+    if cfg.get("kv_lora_rank") or cfg.get("ssm_state_size") or cfg.get("mamba_d_state"):
+        raise PlanInputError("config.model_type", cfg.get("model_type"),
+                             msg("a decoder with GQA/MHA attention (MLA and Mamba weights are not priced yet)"))
+    hidden, layers = _whole(cfg, "hidden_size", minimum=1), _whole(cfg, "num_hidden_layers", minimum=1)
+    heads = _whole(cfg, "num_attention_heads", minimum=1)
+    kv_heads = _whole(cfg, "num_key_value_heads", heads, minimum=1)
+    head_dim = _whole(cfg, "head_dim", hidden // heads, minimum=1)
+    vocab = _whole(cfg if cfg.get("vocab_size") is not None else config, "vocab_size", minimum=1)
+    dtype = str(cfg.get("torch_dtype") or config.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
+    wb = _DTYPE_BYTES.get(dtype.removeprefix("torch."), 2)
+    method, scheme, ignore, experts_only = quant_scheme(config)
+    model_type = str(cfg.get("model_type", ""))
+
+    expert_key = next((k for k in ("num_local_experts", "num_experts", "n_routed_experts") if cfg.get(k)), None)
+    experts = _whole(cfg, expert_key, minimum=1) if expert_key else 0
+    if experts and cfg.get("moe_intermediate_size") is not None:
+        inter = _whole(cfg, "moe_intermediate_size", minimum=1)
+    else:
+        inter = _whole(cfg, "intermediate_size", minimum=1)
+    shared_inter = _whole(cfg, "shared_expert_intermediate_size", 0)
+
+    rank = pp - 1 if pp_rank is None else pp_rank
+    last, first = rank == pp - 1, rank == 0
+    stage_layers = vllm_pp_partition(layers, pp)[rank]  # vLLM's get_pp_indices split
+
+    def lin(name: str, rows: int, cols: int, quantizable: bool = True) -> int:
+        if scheme is None or not quantizable or _ignored(name, ignore) or (experts_only and name != "mlp.experts"):
+            return rows * cols * wb
+        return scheme.linear_bytes(rows, cols)
+
+    classes: list[WeightClass] = []
+    vpad = math.ceil(math.ceil(vocab / VOCAB_PADDING) * VOCAB_PADDING / tp)
+    tied = _tied(cfg, config, model_type)
+    if first or pp == 1:
+        classes.append(WeightClass("embeddings", vpad * hidden, vpad * hidden * wb,
+                                   f"vocab {vocab:,} padded to 64, / TP {tp}, x hidden {hidden:,}, {wb} B"))
+    if last and not (tied and pp == 1):
+        # vLLM keeps ParallelLMHead unquantized for every method priced here
+        classes.append(WeightClass("output head", vpad * hidden, vpad * hidden * wb,
+                                   f"untied output head, vocab / TP {tp} x hidden, {wb} B"))
+    elif tied:
+        classes.append(WeightClass("output head", 0, 0, "tied to the embeddings (tie_word_embeddings)"))
+
+    q_out = heads * head_dim // tp
+    kv_out = max(1, kv_heads // tp) * head_dim
+    bias = bool(cfg.get("attention_bias")) or model_type in ("qwen2", "qwen2_moe", "gpt_oss")
+    attn_params = hidden * q_out * 2 + hidden * kv_out * 2
+    attn_bytes = (lin("self_attn.q_proj", q_out, hidden) + lin("self_attn.k_proj", kv_out, hidden)
+                  + lin("self_attn.v_proj", kv_out, hidden) + lin("self_attn.o_proj", hidden, q_out))
+    if bias:
+        attn_params += q_out + 2 * kv_out
+        attn_bytes += (q_out + 2 * kv_out) * wb
+    classes.append(WeightClass("attention", attn_params * stage_layers, attn_bytes * stage_layers,
+                               f"{stage_layers} layers x (q, o: {heads} heads; k, v: {kv_heads} KV heads) x "
+                               f"{head_dim}, / TP {tp}"
+                               + (f", {scheme.label}" if scheme and not experts_only else "")))
+    if experts:
+        i_rank = math.ceil(inter / tp)
+        h_rank = hidden
+        if experts_only and mxfp4_pad > 1:
+            i_rank = math.ceil(i_rank / mxfp4_pad) * mxfp4_pad
+            h_rank = math.ceil(hidden / mxfp4_pad) * mxfp4_pad
+        per_expert = lin("mlp.experts", 2 * i_rank, h_rank) + lin("mlp.experts", h_rank, i_rank)
+        e_params = experts * 3 * h_rank * i_rank
+        e_bytes = experts * per_expert
+        if model_type == "gpt_oss":
+            e_params += experts * (2 * i_rank + h_rank)
+            e_bytes += experts * (2 * i_rank + h_rank) * wb
+        router = hidden * experts
+        classes.append(WeightClass("MoE experts", e_params * stage_layers, e_bytes * stage_layers,
+                                   f"{stage_layers} layers x {experts} experts x 3 x hidden {h_rank:,} x intermediate "
+                                   f"{i_rank:,} per rank" + (f", {scheme.label}" if scheme else "")))
+        classes.append(WeightClass("router", router * stage_layers, router * stage_layers * wb,
+                                   "hidden x experts per layer, 16-bit (replicated)"))
+        if shared_inter:
+            s_rank = math.ceil(shared_inter / tp)
+            sb = lin("mlp.shared_expert", 2 * s_rank, hidden) + lin("mlp.shared_expert", hidden, s_rank) + hidden * wb
+            classes.append(WeightClass("shared expert", (3 * hidden * s_rank + hidden) * stage_layers,
+                                       sb * stage_layers,
+                                       f"3 x hidden x {shared_inter:,} / TP {tp} + gate"))
+    else:
+        i_rank = math.ceil(inter / tp)
+        mb = lin("mlp.gate_up_proj", 2 * i_rank, hidden) + lin("mlp.down_proj", hidden, i_rank)
+        classes.append(WeightClass("MLP", 3 * hidden * i_rank * stage_layers, mb * stage_layers,
+                                   f"{stage_layers} layers x 3 x hidden {hidden:,} x intermediate {inter:,} / TP {tp}"
+                                   + (f", {scheme.label}" if scheme else "")))
+    norms = (2 * hidden) * stage_layers + (hidden if last else 0)
+    if model_type in ("gemma2", "gemma3", "gemma3_text"):
+        norms *= 2  # pre- and post-feedforward norms as well
+    if model_type in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"):
+        norms += 2 * head_dim * stage_layers  # q_norm, k_norm
+    classes.append(WeightClass("norms", norms, norms * wb, "per-layer and final RMSNorm weights (replicated)"))
+    max_pos = _whole(cfg, "max_position_embeddings", 0)
+    rot_dim = int(head_dim * float(cfg.get("partial_rotary_factor") or 1.0))
+    classes.append(WeightClass("rotary cache", 0, max_pos * rot_dim * wb,
+                               f"cos/sin cache: max_position_embeddings {max_pos:,} x rotary dim {rot_dim} x {wb} B"))
+    return CheckpointWeights(classes=tuple(classes), quant_method=method)

@@ -1,0 +1,156 @@
+"""Launch flags that realise a plan (vLLM, SGLang), and the other attention parallelism where it differs.
+
+Spellings and accepted values, from the engines' sources:
+
+* vLLM ``vllm/engine/arg_utils.py`` ``EngineArgs.add_cli_args``: ``--tensor-parallel-size``,
+  ``--pipeline-parallel-size``, ``--data-parallel-size``, ``--enable-expert-parallel`` (ParallelConfig group),
+  ``--block-size``, ``--gpu-memory-utilization``, ``--kv-cache-memory-bytes``, ``--kv-cache-dtype``,
+  ``--enable-prefix-caching`` (CacheConfig group), ``--max-model-len``, ``--max-num-seqs``,
+  ``--max-num-batched-tokens``; ``--kv-cache-dtype`` values: ``vllm/config/cache.py`` ``CacheDType`` at
+  vllm-project/vllm@002f10e.
+* SGLang ``python/sglang/srt/server_args.py`` ``ServerArgs`` at sgl-project/sglang@001067f: ``tp_size``,
+  ``pp_size``, ``dp_size``, ``enable_dp_attention``, ``context_length``, ``mem_fraction_static``,
+  ``max_running_requests``, ``kv_cache_dtype`` (choices listed there).
+"""
+
+import pytest
+
+from planner.engines.launch import SGLANG_KV_CACHE_DTYPES, VLLM_KV_CACHE_DTYPES
+from planner.kv.formats import FORMATS
+from planner.kv.models import NATIVE
+from planner.plan import make_inputs, plan
+
+VLLM_FLAGS = {"--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size", "--enable-expert-parallel",
+              "--max-model-len", "--gpu-memory-utilization", "--kv-cache-memory-bytes", "--max-num-seqs",
+              "--max-num-batched-tokens", "--block-size", "--kv-cache-dtype", "--enable-prefix-caching"}
+VLLM_CACHE_DTYPES = {"auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla",
+                     "nvfp4_ds_mla", "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc",
+                     "turboquant_3bit_nc", "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head",
+                     "nvfp4", "nvfp4_4over6"}
+SGLANG_FLAGS = {"--tp-size", "--pp-size", "--dp-size", "--enable-dp-attention", "--context-length",
+                "--mem-fraction-static", "--max-running-requests", "--kv-cache-dtype"}
+SGLANG_CACHE_DTYPES = {"auto", "fp8_e5m2", "fp8_e4m3", "mxfp8", "bf16", "bfloat16", "nvfp4", "fp4_mx_block16",
+                       "fp4_e2m1"}
+
+
+def _pairs(flags):
+    out, key = {}, None
+    for token in flags:
+        if token.startswith("--"):
+            key = token
+            out[key] = None
+        else:
+            out[key] = token
+    return out
+
+
+def test_kv_format_maps_only_to_values_the_engines_accept():
+    assert set(VLLM_KV_CACHE_DTYPES.values()) <= VLLM_CACHE_DTYPES
+    assert set(SGLANG_KV_CACHE_DTYPES.values()) <= SGLANG_CACHE_DTYPES
+    assert set(VLLM_KV_CACHE_DTYPES) <= {NATIVE, *FORMATS} and set(SGLANG_KV_CACHE_DTYPES) <= {NATIVE, *FORMATS}
+
+
+def test_vllm_flags_for_gpt_oss_20b_with_a_measured_budget():
+    # the admission case of test_engine_admission.py: 90 sessions; the measured budget goes in as bytes
+    r = plan(make_inputs(model_id="gpt-oss-20b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=16_000,
+                         output_tokens=0, hit_rate=0, measured_usable_kv_gib=50.28, engine="vllm"))
+    f = r.launch_flags
+    assert f.command == "vllm serve MODEL"
+    assert f.flags == ["--tensor-parallel-size", "1", "--max-model-len", "16000",
+                       "--kv-cache-memory-bytes", "53987738911", "--max-num-seqs", "90",
+                       "--max-num-batched-tokens", "8192", "--block-size", "16", "--kv-cache-dtype", "auto"]
+    assert any("admission figure assumes" in n for n in f.notes)
+    assert "--kv-cache-memory-bytes 53987738911" in f.text() and "\\\n  --max-num-seqs 90" in f.text(multiline=True)
+
+
+def test_vllm_flags_with_a_computed_budget_prefix_caching_and_pipeline():
+    # Llama 3.1 70B on 4 x H100 as TP 2 x PP 2, FP8 KV, hit rate 0.3: prefix caching on
+    r = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, pipeline_parallel_size=2,
+                         context_tokens=32_000, hit_rate=0.3, kv_format="fp8", engine="vllm"))
+    p = _pairs(r.launch_flags.flags)
+    assert set(p) <= VLLM_FLAGS
+    assert p["--tensor-parallel-size"] == "2" and p["--pipeline-parallel-size"] == "2"
+    assert p["--max-model-len"] == "33000" and p["--gpu-memory-utilization"] == "0.9"
+    assert p["--kv-cache-dtype"] == "fp8" and "--enable-prefix-caching" in p
+    assert p["--max-num-seqs"] == str(r.sessions_per_replica)
+
+
+def test_vllm_dp_attention_with_expert_parallel_and_seqs_per_rank():
+    # Under DP attention each vLLM DP rank is its own engine: --max-num-seqs is per rank (sessions per GPU)
+    r = plan(make_inputs(model_id="deepseek-v3", gpu_id="h200", gpus_per_replica=8, attention_parallelism="dp",
+                         context_tokens=128_000, hit_rate=0, engine="vllm"))
+    p = _pairs(r.launch_flags.flags)
+    assert p["--data-parallel-size"] == "8" and p["--tensor-parallel-size"] == "1" and "--enable-expert-parallel" in p
+    assert p["--max-num-seqs"] == str(r.sessions_per_domain) and r.sessions_per_replica == 8 * r.sessions_per_domain
+
+
+def test_sglang_flags_for_llama_70b_on_four_h100():
+    # Llama 3.1 70B, 4 x H100, FP8 KV, 128,000 + 1,000 tokens, hit rate 0 (test_attention_parallelism.py's case):
+    # weights 35,300,000,000 B and usable 39,521,245,337 B per GPU; HBM 85,520,809,984 B.
+    # --mem-fraction-static = (35,300,000,000 + 39,521,245,337) / 85,520,809,984 = 0.87489... -> 0.874
+    # FP8 KV, TP 4: 80 x 2 heads x (128 + 128) x 1 B = 40,960 B/token; one session 129,000 x 40,960 =
+    # 5,283,840,000 B; 39,521,245,337 // 5,283,840,000 = 7 sessions -> --max-running-requests 7
+    r = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, context_tokens=128_000,
+                         hit_rate=0, kv_format="fp8", engine="sglang"))
+    f = r.launch_flags
+    assert f.command == "python -m sglang.launch_server --model-path MODEL"
+    assert f.flags == ["--tp-size", "4", "--context-length", "129000", "--mem-fraction-static", "0.874",
+                       "--max-running-requests", "7", "--kv-cache-dtype", "fp8_e4m3"]
+    assert set(_pairs(f.flags)) <= SGLANG_FLAGS
+
+
+def test_sglang_dp_attention_flags():
+    r = plan(make_inputs(model_id="deepseek-v3", gpu_id="h200", gpus_per_replica=8, attention_parallelism="dp",
+                         context_tokens=128_000, hit_rate=0, engine="sglang"))
+    p = _pairs(r.launch_flags.flags)
+    assert p["--tp-size"] == "8" and p["--dp-size"] == "8" and "--enable-dp-attention" in p
+    assert p["--max-running-requests"] == str(r.sessions_per_replica)  # for the server, divided among DP ranks
+
+
+@pytest.mark.parametrize("engine, kv_format", [("vllm", "int8"), ("vllm", "mxfp4"), ("vllm", "q8_0"),
+                                               ("sglang", "fp16"), ("sglang", "mxfp4"), ("sglang", "int4")])
+def test_a_format_the_engine_does_not_accept_gets_no_flag_and_a_note(engine, kv_format):
+    r = plan(make_inputs(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=8_000,
+                         kv_format=kv_format, engine=engine))
+    assert "--kv-cache-dtype" not in r.launch_flags.flags
+    assert any(f"no --kv-cache-dtype for KV format {kv_format}" in n and "do not realise" in n
+               for n in r.launch_flags.notes)
+
+
+def test_no_engine_no_flags():
+    assert plan(make_inputs()).launch_flags is None
+
+
+def test_v41_flash_on_8_h200_shows_dp_attention_holds_8x():
+    # DeepSeek V4.1-Flash on 8 x H200, defaults (1,000,000 tokens, 1,000 output, hit rate 0.5):
+    # usable = floor(150,754,820,096 x 0.9) - 552e9 x 1 B (FP8) / 8 - 2 GiB
+    #        = 135,679,338,086 - 69,000,000,000 - 2,147,483,648 = 64,531,854,438 B per GPU.
+    # 890 B/token per GPU under both (its one-head entries are replicated on every TP rank):
+    # prefix 500,000 x 890 = 445,000,000 B; per session (1,001,000 - 500,000) x 890 = 445,890,000 B;
+    # (64,531,854,438 - 445,000,000) // 445,890,000 = 143 per KV domain.
+    # TP attention: the domain is the replica: 143 / 8 = 17.875 per GPU; DP attention: 143 per GPU, 1,144 per replica.
+    r = plan(make_inputs(engine="vllm"))
+    assert r.sessions_per_gpu == 17.875 and r.sessions_per_replica == 143
+    o = r.other_parallelism
+    assert o.attention_parallelism == "dp" and o.sessions_per_gpu == 143 and o.sessions_per_replica == 1_144
+    assert o.how == "vLLM --data-parallel-size 8 --tensor-parallel-size 1 --enable-expert-parallel"
+    assert _pairs(o.launch_flags.flags)["--data-parallel-size"] == "8"
+    back = plan(make_inputs(attention_parallelism="dp"))  # and from DP the plan points back to TP
+    assert back.other_parallelism.attention_parallelism == "tp" and back.other_parallelism.sessions_per_gpu == 17.875
+    assert "SGLang --tp-size 8 without --enable-dp-attention" in back.other_parallelism.how
+
+
+def test_the_other_parallelism_is_left_out_where_it_does_not_differ():
+    # one GPU per replica: TP and DP attention are the same layout
+    assert plan(make_inputs(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus_per_replica=1)).other_parallelism is None
+
+
+def test_the_readme_shows_the_flags_the_cli_prints():
+    from pathlib import Path
+
+    readme = " ".join(Path(__file__).resolve().parents[1].joinpath("README.md").read_text().replace("\\\n", " ").split())
+    r = plan(make_inputs(model_id="gpt-oss-20b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=16_000,
+                         output_tokens=0, hit_rate=0, measured_usable_kv_gib=50.28, engine="vllm"))
+    s = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, context_tokens=128_000,
+                         hit_rate=0, kv_format="fp8", engine="sglang"))
+    assert r.launch_flags.text() in readme and s.launch_flags.text() in readme

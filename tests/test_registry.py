@@ -1,0 +1,533 @@
+"""The architecture registry: every vendored vLLM name has a status, the generated doc is current, unknown
+architectures and unread layout fields are refused, legacy field names read, and golden values of real public
+configs (tests/data/configs, SOURCES.md) derived by hand from the vLLM source each reader cites.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.errors import PlanInputError
+from planner.hf import registry
+from planner.hf.checkpoint import read_checkpoint, with_sidecars
+from planner.hf.config import layout_from_config, model_from_config
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "tests" / "data" / "configs"
+
+
+def load(name):
+    return json.loads((CONFIGS / f"{name}.config.json").read_text())
+
+
+def per_token(config, **kw):
+    """Growing bytes per token at TP 1, past every window (architecture basis)."""
+    return model_from_config(config, **kw).estimate(10**6).kv_bytes_per_token
+
+
+# ---------------------------------------------------------------------------
+# Coverage and the generated doc
+# ---------------------------------------------------------------------------
+
+def test_every_vendored_name_has_a_status():
+    data = registry.vendored()
+    assert data["source"]["commit"] == registry.VLLM_COMMIT
+    names = data["architectures"]
+    assert len(names) == 119  # _TEXT_GENERATION_MODELS at 0002bff
+    missing = [n for n in names if registry.status(n)[0] == "unknown"]
+    assert not missing, missing
+
+
+def test_every_family_names_its_source_and_golden_test():
+    for fam in registry.FAMILIES.values():
+        assert "vllm" in fam.source.lower() or "deepseek" in fam.source.lower(), fam.id
+        assert fam.golden, fam.id
+    used = set(registry.ARCHITECTURES.values())
+    assert used == set(registry.FAMILIES), set(registry.FAMILIES) - used
+
+
+def test_architectures_doc_is_current():
+    doc = (ROOT / "docs" / "architectures.md").read_text(encoding="utf-8")
+    assert doc == registry.markdown(), "regenerate: python -m planner.hf.registry --markdown > docs/architectures.md"
+    for name in registry.vendored()["architectures"]:
+        assert f"| `{name}` |" in doc
+
+
+def test_markdown_command_line():
+    out = subprocess.run([sys.executable, "-m", "planner.hf.registry", "--markdown"], capture_output=True, text=True,
+                         cwd=ROOT, check=True)
+    assert out.stdout == registry.markdown()
+
+
+# ---------------------------------------------------------------------------
+# Refusals
+# ---------------------------------------------------------------------------
+
+LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "num_hidden_layers": 32,
+         "num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096, "max_position_embeddings": 8192}
+
+
+def test_unknown_architecture_names_the_nearest():
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**LLAMA, "architectures": ["LlamaForCausalLMX"]})
+    assert exc.value.field == "config.architectures"
+    assert "nearest supported: LlamaForCausalLM" in str(exc.value)
+
+
+def test_refused_architecture_says_why():
+    with pytest.raises(PlanInputError, match="shared attention") as exc:
+        layout_from_config({**LLAMA, "architectures": ["Zamba2ForCausalLM"]})
+    assert exc.value.field == "config.architectures"
+    with pytest.raises(PlanInputError, match="encoder only"):
+        layout_from_config({**LLAMA, "architectures": ["BertModel"]})
+
+
+def test_refused_model_type_without_architectures():
+    cfg = {k: v for k, v in LLAMA.items() if k != "architectures"}
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**cfg, "model_type": "kimi_linear"})
+    assert exc.value.field == "config.model_type"
+
+
+@pytest.mark.parametrize("field, value", [
+    ("cross_attention_layers", [3, 8, 13]),        # Mllama: cross-attention layers
+    ("full_attn_idxs", [2, 5, 8]),                  # LFM2: attention layers by index
+    ("linear_attn_config", {"kda_layers": [1, 2]}),  # Kimi-Linear: KDA layers in a nested config
+    ("global_attn_layers", [4, 12]),                # an unknown per-layer list
+    ("kv_sharing_layers", 4),                       # some layer-sharing scheme
+])
+def test_unknown_layout_field_is_refused_by_name(field, value):
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**LLAMA, field: value})
+    assert field in str(exc.value)  # one line naming the field
+    if field != "linear_attn_config":  # a state field with no layer mix: the layer-mix rule refuses it first
+        assert exc.value.field == f"config.{field}"
+        assert f"--ignore-field {field}" in str(exc.value)
+
+
+def test_ignore_field_accepts_and_says_so():
+    model = model_from_config({**LLAMA, "full_attn_idxs": [2, 5]}, ignore_fields=("full_attn_idxs",))
+    assert any("full_attn_idxs" in n for n in model.notes)
+    rows = {(f.field, f.how) for f in model.config_report}
+    assert ("full_attn_idxs", "ignored") in rows
+    # 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B/token: the figure of the plain decoder, said to ignore the field
+    assert model.estimate(10**6).kv_bytes_per_token == 131_072
+
+
+def test_layout_field_set_off_passes():
+    # a null, false or empty layout field turns the feature off: nothing to refuse
+    assert per_token({**LLAMA, "cross_attention_layers": None, "use_cla": False, "full_attn_idxs": []}) == 131_072
+
+
+def test_benign_fields_pass():
+    cfg = {**LLAMA, "attention_dropout": 0.0, "attention_bias": False, "layer_norm_eps": 1e-5, "head_dim": 128,
+           "rope_scaling": {"type": "linear"}, "num_experts_per_tok": 2, "output_router_logits": False,
+           "router_aux_loss_coef": 0.01, "mlp_bias": False}
+    assert per_token(cfg) == 131_072
+
+
+# ---------------------------------------------------------------------------
+# Golden values from real public configs (tests/data/configs/SOURCES.md)
+# ---------------------------------------------------------------------------
+
+def test_gpt2_legacy_names():
+    # openai-community/gpt2: n_layer 12, n_head 12, n_embd 768 (HF GPT2Config.attribute_map maps them to
+    # num_hidden_layers / num_attention_heads / hidden_size). vLLM GPT2Attention: MHA, head_dim = 768 / 12 = 64.
+    # 2 (K, V) x 12 layers x 12 heads x 64 x 2 B (BF16) = 36,864 B/token; n_positions 1024 is the context.
+    model = model_from_config(load("gpt2"))
+    assert model.estimate(1024).kv_bytes_per_token == 36_864
+    assert model.max_context_tokens == 1024
+    rows = {(f.field, f.how) for f in model.config_report}
+    assert ("n_layer", "read") in rows and ("n_embd", "read") in rows
+
+
+def test_chatglm3_6b():
+    # THUDM/chatglm3-6b: num_layers 28, 32 heads, hidden 4096; vLLM GLMAttention: multi_query_attention true ->
+    # multi_query_group_num = 2 KV heads; head_dim = hidden_size // num_attention_heads = 128.
+    # 2 x 28 x 2 x 128 x 2 B = 28,672 B/token (FP16 model dtype, 2 B like BF16); seq_length 8192 the context.
+    model = model_from_config(load("chatglm3-6b"))
+    assert model.estimate(8192).kv_bytes_per_token == 28_672
+    assert model.max_context_tokens == 8192
+
+
+def test_falcon_7b_multi_query():
+    # tiiuae/falcon-7b-instruct: 32 layers, 71 heads, hidden 4544 -> head_dim 64; new_decoder_architecture false and
+    # multi_query true -> vLLM FalconAttention keeps ONE KV head (num_kv_heads 71 in the config is not read).
+    # 2 x 32 x 1 x 64 x 2 B = 8,192 B/token.
+    assert per_token(load("falcon-7b-instruct")) == 8_192
+
+
+def test_falcon_new_decoder_architecture():
+    # Falcon-40B shape (tiiuae/falcon-40b config.json: 60 layers, 128 heads, hidden 8192, num_kv_heads 8,
+    # new_decoder_architecture true): 2 x 60 x 8 x 64 x 2 B = 122,880 B/token.
+    cfg = {"architectures": ["FalconForCausalLM"], "model_type": "falcon", "num_hidden_layers": 60,
+           "num_attention_heads": 128, "num_kv_heads": 8, "hidden_size": 8192, "new_decoder_architecture": True,
+           "parallel_attn": True, "alibi": False, "bias": False}
+    assert per_token(cfg) == 122_880
+
+
+def test_nemotron_nas_block_configs():
+    # nvidia/Llama-3_3-Nemotron-Super-49B-v1: 80 blocks; vLLM DeciLMDecoderLayer builds attention unless
+    # attention.no_op: 49 blocks have attention with n_heads_in_group 8 -> 64 // 8 = 8 KV heads; 31 are no-op.
+    # head_dim = 8192 / 64 = 128. 2 x 49 x 8 x 128 x 2 B = 200,704 B/token
+    # (priced as 80 uniform MHA layers it would be 2 x 80 x 64 x 128 x 2 = 2,621,440: +1,206 %).
+    model = model_from_config(load("llama-3_3-nemotron-super-49b-v1"))
+    assert model.estimate(10**5).kv_bytes_per_token == 200_704
+    assert model.layer_pattern.count("F") == 49 and model.layer_pattern.count("-") == 31
+    assert model.layer_pattern[:12] == "FFFFFF--FFF-"
+
+
+def test_nemotron_nas_replace_with_linear_is_refused():
+    cfg = load("llama-3_3-nemotron-super-49b-v1")
+    cfg["block_configs"][6]["attention"].update(no_op=False, replace_with_linear=True)
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config(cfg)
+    assert exc.value.field == "config.block_configs[6].attention.replace_with_linear"
+
+
+def test_mpt_legacy_names():
+    # mosaicml/mpt-7b shape: n_layers 32, n_heads 32, d_model 4096, max_seq_len 2048, attn_config without
+    # kv_n_heads -> vLLM MPTAttention keeps one KV head per attention head. 2 x 32 x 32 x 128 x 2 = 524,288 B/token.
+    cfg = {"architectures": ["MPTForCausalLM"], "model_type": "mpt", "n_layers": 32, "n_heads": 32, "d_model": 4096,
+           "max_seq_len": 2048, "attn_config": {"alibi": True, "attn_type": "multihead_attention", "clip_qkv": None}}
+    assert per_token(cfg) == 524_288
+    # DBRX (databricks/dbrx-base shape): 40 layers, 48 heads, d_model 6144, attn_config.kv_n_heads 8 ->
+    # 2 x 40 x 8 x 128 x 2 = 163,840 B/token.
+    dbrx = {"architectures": ["DbrxForCausalLM"], "model_type": "dbrx", "n_layers": 40, "n_heads": 48,
+            "d_model": 6144, "max_seq_len": 32768, "attn_config": {"kv_n_heads": 8, "clip_qkv": 8, "rope_theta": 5e5}}
+    assert per_token(dbrx) == 163_840
+
+
+def test_bloom_legacy_names():
+    # bigscience/bloom-560m shape: n_layer 24, n_head 16, hidden_size 1024 -> MHA 64-wide heads (vLLM
+    # BloomAttention). 2 x 24 x 16 x 64 x 2 = 98,304 B/token.
+    cfg = {"architectures": ["BloomForCausalLM"], "model_type": "bloom", "n_layer": 24, "n_head": 16,
+           "hidden_size": 1024, "apply_residual_connection_post_layernorm": False, "slow_but_exact": False}
+    assert per_token(cfg) == 98_304
+
+
+def test_gpt_bigcode_multi_query():
+    # bigcode/starcoder shape: n_layer 40, n_head 48, n_embd 6144, multi_query true -> one KV head of 128
+    # (vLLM GPTBigCodeAttention). 2 x 40 x 1 x 128 x 2 = 20,480 B/token.
+    cfg = {"architectures": ["GPTBigCodeForCausalLM"], "model_type": "gpt_bigcode", "n_layer": 40, "n_head": 48,
+           "n_embd": 6144, "n_positions": 8192, "multi_query": True}
+    assert per_token(cfg) == 20_480
+
+
+def test_qwen1_mha():
+    # Qwen/Qwen-7B shape: 32 layers, 32 heads, hidden 4096, kv_channels 128, seq_length 8192 (QWenAttention MHA):
+    # 2 x 32 x 32 x 128 x 2 = 524,288 B/token.
+    cfg = {"architectures": ["QWenLMHeadModel"], "model_type": "qwen", "num_hidden_layers": 32,
+           "num_attention_heads": 32, "hidden_size": 4096, "kv_channels": 128, "seq_length": 8192}
+    model = model_from_config(cfg)
+    assert model.estimate(8192).kv_bytes_per_token == 524_288
+    assert model.max_context_tokens == 8192
+
+
+def test_minicpm3_is_refused_not_priced_as_mla():
+    cfg = {"architectures": ["MiniCPM3ForCausalLM"], "num_hidden_layers": 62, "kv_lora_rank": 256,
+           "qk_rope_head_dim": 32, "num_attention_heads": 40, "hidden_size": 2560}
+    with pytest.raises(PlanInputError, match="MiniCPM3"):
+        layout_from_config(cfg)
+
+
+# ---------------------------------------------------------------------------
+# Checkpoint directories and sidecars
+# ---------------------------------------------------------------------------
+
+def test_checkpoint_directory_reads_older_modelopt_sidecar(tmp_path):
+    # ModelOpt <= 0.29 keeps quantization in hf_quant_config.json; vLLM get_config uses it as quantization_config,
+    # and its 'auto' KV dtype follows kv_cache_quant_algo FP8: 1 B per element.
+    # Llama shape above: 2 x 32 x 8 x 128 x 1 B = 65,536 B/token (131,072 in BF16).
+    (tmp_path / "config.json").write_text(json.dumps(LLAMA))
+    (tmp_path / "hf_quant_config.json").write_text(json.dumps(
+        {"producer": {"name": "modelopt", "version": "0.19.0"},
+         "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}}))
+    config, name = read_checkpoint(tmp_path, 10**6)
+    assert name == tmp_path.name
+    assert per_token(config) == 65_536
+    assert per_token(read_checkpoint(tmp_path / "config.json", 10**6)[0]) == 131_072
+
+
+def test_config_quantization_wins_over_sidecar():
+    cfg = {**LLAMA, "quantization_config": {"quant_method": "fp8"}}
+    merged = with_sidecars(cfg, {"hf_quant_config.json": {"quantization": {"kv_cache_quant_algo": "FP8"}}})
+    assert merged["quantization_config"] == {"quant_method": "fp8"}
+    assert per_token(merged) == 131_072
+
+
+def test_unknown_sidecar_refused():
+    with pytest.raises(PlanInputError):
+        with_sidecars(LLAMA, {"tokenizer.json": {}})
+
+
+# ---------------------------------------------------------------------------
+# Parallelism the engine's way (vllm/distributed/utils.py get_pp_indices; vllm/config/model.py)
+# ---------------------------------------------------------------------------
+
+def test_vllm_pp_partition():
+    from planner.kv.pipeline import vllm_pp_partition
+    # get_pp_indices: L // PP each, the remainder one each to partitions[-2], [-3], ...
+    assert vllm_pp_partition(80, 2) == (40, 40)
+    assert vllm_pp_partition(62, 4) == (15, 16, 16, 15)  # 62 = 4 x 15 + 2: stages 1 and 2 get one more
+    assert vllm_pp_partition(61, 3) == (20, 21, 20)
+    assert vllm_pp_partition(10, 4) == (2, 3, 3, 2)      # remainder 2 -> partitions[-2] and [-3]
+    with pytest.raises(PlanInputError):
+        vllm_pp_partition(80, 2, (30, 40))                 # VLLM_PP_LAYER_PARTITION must sum to the layers
+
+
+def test_pp_binds_on_the_stage_with_the_most_attention():
+    # Nemotron Super 49B at PP 2: get_pp_indices gives layers 0-39 and 40-79. Attention layers (block_configs not
+    # no_op): 0-5, 8-10, 12-41, 52, 71-79. Stage 0 holds 6 + 3 + 28 = 37 of them, stage 1 holds 40, 41, 52 and
+    # 71-79 = 12. Stage 0 binds: 37 x 2 x 8 x 128 x 2 B = 151,552 B/token (splitting each group evenly, ceil(49/2)
+    # = 25 layers, would say 102,400: the engine's stage 0 holds 48 % more).
+    model = model_from_config(load("llama-3_3-nemotron-super-49b-v1"))
+    est = model.estimate(1000, pp=2)
+    assert est.kv_bytes_per_token == 151_552
+    assert est.binding_stage == 0 and est.stage_layers == (0, 40)
+    assert est.stage_bytes == (151_552_000, 12 * 4096 * 1000)
+    # VLLM_PP_LAYER_PARTITION 52,28: stage 0 = layers 0-51 holds 6 + 3 + 30 = 39 attention layers
+    # (12-41) -> 39 x 4,096 = 159,744; stage 1 holds 52 and 71-79 = 10.
+    from dataclasses import replace
+    est = replace(model, pp_layer_partition=(52, 28)).estimate(1000, pp=2)
+    assert est.kv_bytes_per_token == 159_744
+    assert est.stage_bytes == (159_744_000, 10 * 4096 * 1000)
+
+
+def test_tp_the_engine_refuses():
+    # Falcon-7B: 71 attention heads; vLLM: "Total number of attention heads (71) must be divisible by tensor
+    # parallel size (2)" (ModelConfig.verify_with_parallel_config).
+    falcon = model_from_config(load("falcon-7b-instruct"))
+    with pytest.raises(PlanInputError, match=r"attention heads \(71\)"):
+        falcon.estimate(1000, tp=2)
+    assert falcon.estimate(1000, tp=71).kv_bytes_per_token == 8_192  # one KV head, replicated on every rank
+    # ChatGLM3-6B: 32 heads, 2 KV heads. TP 4: 4 % 2 == 0, heads replicated (1 per GPU):
+    # 2 x 28 x 1 x 128 x 2 = 14,336 B/token.
+    glm = model_from_config(load("chatglm3-6b"))
+    assert glm.estimate(1000, tp=4).kv_bytes_per_token == 14_336
+    # 12 KV heads (GPT-2) at TP 8: 12 % 8 != 0 and 8 < 12 -> QKVParallelLinear's divide() fails. But GPT-2's
+    # 12 attention heads are refused first (12 % 8).
+    with pytest.raises(PlanInputError):
+        model_from_config(load("gpt2")).estimate(100, tp=8)
+    # KV heads alone: 32 query heads, 12 KV heads is not a valid GQA (32 % 12); take 48 heads, 12 KV heads, TP 8:
+    # 48 % 8 == 0 but 12 % 8 != 0 -> refused.
+    cfg = {**LLAMA, "num_attention_heads": 48, "num_key_value_heads": 12, "hidden_size": 6144}
+    with pytest.raises(PlanInputError, match="12 KV heads"):
+        model_from_config(cfg).estimate(100, tp=8)
+
+
+
+def test_lfm2_short_conv():
+    # LiquidAI/LFM2-1.2B shape: 16 layers, attention at full_attn_idxs [2, 5, 8, 10, 12, 14], 32 heads, 8 KV heads,
+    # hidden 2048 (head_dim 64), conv_L_cache 3. Attention: 6 x 2 x 8 x 64 x 2 B = 12,288 B/token.
+    # Short convolutions (vLLM short_conv_state_shape: (L_cache - 1) x dim): 10 layers x 2 x 2,048 x 2 B = 81,920 B
+    # per sequence.
+    cfg = {"architectures": ["Lfm2ForCausalLM"], "model_type": "lfm2", "num_hidden_layers": 16, "hidden_size": 2048,
+           "num_attention_heads": 32, "num_heads": 32, "num_key_value_heads": 8, "conv_L_cache": 3, "conv_bias": False,
+           "conv_dim": 2048, "conv_dim_out": 2048, "block_dim": 2048, "block_ff_dim": 12288,
+           "full_attn_idxs": [2, 5, 8, 10, 12, 14], "max_position_embeddings": 128000, "norm_eps": 1e-5}
+    est = model_from_config(cfg).estimate(1000)
+    assert est.kv_bytes_per_token == 12_288
+    assert est.state_bytes_in_pool == 81_920
+    assert est.kv_bytes == 12_288 * 1000 + 81_920
+    # the newer spelling, layer_types, names the same layers
+    types = ["full_attention" if i in (2, 5, 8, 10, 12, 14) else "conv" for i in range(16)]
+    assert model_from_config({**cfg, "layer_types": types}).estimate(1000).kv_bytes == est.kv_bytes
+    # TP 2: the conv state splits (2,048 / 2 channels), attention 4 KV heads per GPU: 6,144 B/token + 40,960 B
+    est2 = model_from_config(cfg).estimate(1000, tp=2)
+    assert est2.kv_bytes_per_token == 6_144 and est2.state_bytes_in_pool == 40_960
+
+
+def test_falcon_40b_rw_config():
+    # tiiuae/falcon-40b's original RW config: model_type RefinedWeb, n_layer 60, n_head 128, n_head_kv 8,
+    # hidden_size 8192 -> 8 KV heads of 64: 2 x 60 x 8 x 64 x 2 B = 122,880 B/token (as the new decoder above).
+    cfg = {"architectures": ["RWForCausalLM"], "model_type": "RefinedWeb", "n_layer": 60, "n_head": 128,
+           "n_head_kv": 8, "hidden_size": 8192, "parallel_attn": True, "alibi": False, "bias": False}
+    assert per_token(cfg) == 122_880
+
+
+@pytest.mark.parametrize("extra", [
+    {"order_of_interleaved_layers": "local_attn_first", "sliding_window_pattern": 4, "sliding_window": 4096},
+    {"layerdrop": 0.0, "do_layer_norm_before": True, "word_embed_proj_dim": 4096},
+    {"mamba_chunk_size": 256},
+])
+def test_known_harmless_fields_pass(extra):
+    assert per_token({**LLAMA, **extra}) > 0
+
+
+def test_minimax_m2_attn_type_list():
+    # MiniMaxAI/MiniMax-M2 shape: 62 layers, 48 heads, 8 KV heads, head_dim 128, attn_type_list all 1 (softmax):
+    # vLLM MiniMaxM2Attention on every layer: 2 x 62 x 8 x 128 x 2 B = 253,952 B/token.
+    cfg = {"architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2", "num_hidden_layers": 62,
+           "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 3072,
+           "attn_type_list": [1] * 62, "mtp_transformer_layers": 1, "max_position_embeddings": 196608}
+    assert per_token(cfg) == 253_952
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**cfg, "attn_type_list": [0] + [1] * 61})
+    assert exc.value.field == "config.attn_type_list"
+
+
+def test_bamba_attn_layer_indices():
+    # ibm-ai-platform/Bamba-9B shape: 32 layers, attention at attn_layer_indices [9, 18, 27] (32 heads, 8 KV heads,
+    # head_dim 128), Mamba2 elsewhere: 128 heads x 64, 1 group, state 128, conv kernel 4 (vLLM mamba2_state_shape;
+    # SSM dtype 'auto' = the conv dtype, BF16).
+    # Attention: 3 x 2 x 8 x 128 x 2 B = 12,288 B/token.
+    # Per Mamba layer: conv 3 x (8,192 + 2 x 1 x 128) x 2 B = 50,688 B; SSM 128 x 64 x 128 x 2 B = 2,097,152 B;
+    # 29 layers x 2,147,840 B = 62,287,360 B per sequence.
+    cfg = {"architectures": ["BambaForCausalLM"], "model_type": "bamba", "num_hidden_layers": 32,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096, "attn_layer_indices": [9, 18, 27],
+           "mamba_n_heads": 128, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128, "mamba_d_conv": 4,
+           "mamba_expand": 2, "mamba_chunk_size": 256, "mamba_conv_bias": True, "mamba_proj_bias": False,
+           "max_position_embeddings": 262144}
+    est = model_from_config(cfg).estimate(1000)
+    assert est.kv_bytes_per_token == 12_288
+    assert est.state_bytes_in_pool == 62_287_360
+
+
+def test_hunyuan_cross_layer_attention():
+    # use_cla false: every layer stores its KV (2 x 32 x 8 x 128 x 2 = 131,072 B/token); true: refused, not priced
+    cfg = {**LLAMA, "architectures": ["HunYuanDenseV1ForCausalLM"], "use_cla": False, "cla_share_factor": 2}
+    assert per_token(cfg) == 131_072
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**cfg, "use_cla": True})
+    assert exc.value.field == "config.use_cla"
+
+
+# --- Attention-free Mamba and Falcon-H1 (vLLM mamba.py, mamba2.py, falcon_h1.py; layers/mamba/mamba_utils.py) ---
+# State dtypes: conv state in vLLM's mamba_cache_dtype 'auto' (the model dtype; kvplan assumes BF16, 2 B), SSM state
+# 'auto' = the conv dtype (MambaStateDtypeCalculator._mamba_state_dtype), so 2 B everywhere below.
+
+def test_falcon_mamba_7b():
+    # tiiuae/falcon-mamba-7b: vLLM MambaForCausalLM.get_mamba_state_shape_from_config -> mamba1_state_shape(
+    # intermediate_size=8,192, state_size=16, conv_kernel=4); expand (16) is not read.
+    # Per layer: conv 8,192 x 3 x 2 B = 49,152 B; SSM 8,192 x 16 x 2 B = 262,144 B; 311,296 B.
+    # 64 layers: 19,922,944 B per sequence; no attention, no KV per token.
+    est = model_from_config(load("falcon-mamba-7b")).estimate(1000)
+    assert est.kv_bytes_per_token == 0
+    assert est.state_bytes_in_pool == 19_922_944
+
+
+def test_mamba_2_8b():
+    # state-spaces/mamba-2.8b-hf: 64 layers, intermediate_size 5,120, state 16, conv 4 (n_layer is the same 64).
+    # Per layer: 5,120 x 3 x 2 B = 30,720 B conv + 5,120 x 16 x 2 B = 163,840 B SSM = 194,560 B; x 64 = 12,451,840 B.
+    est = model_from_config(load("mamba-2.8b-hf")).estimate(1000)
+    assert est.kv_bytes_per_token == 0
+    assert est.state_bytes_in_pool == 12_451_840
+
+
+def test_mamba_codestral_7b():
+    # mistralai/Mamba-Codestral-7B-v0.1: vLLM Mamba2ForCausalLM -> mamba2_state_shape(intermediate_size = expand x
+    # hidden_size = 2 x 4,096 = 8,192, n_groups 8, num_heads 128, head_dim 64, state_size 128, conv_kernel 4).
+    # Per layer: conv (8,192 + 2 x 8 x 128) x 3 x 2 B = 10,240 x 6 = 61,440 B; SSM 128 x 64 x 128 x 2 B = 2,097,152 B;
+    # 2,158,592 B x 64 layers = 138,149,888 B per sequence.
+    est = model_from_config(load("mamba-codestral-7b-v0.1")).estimate(1000)
+    assert est.kv_bytes_per_token == 0
+    assert est.state_bytes_in_pool == 138_149_888
+
+
+def test_mamba2_inner_size_must_match_heads():
+    # expand x hidden_size = 3 x 4,096 = 12,288 is not 128 heads x 64: kvplan refuses rather than guess.
+    cfg = {**load("mamba-codestral-7b-v0.1"), "expand": 3}
+    with pytest.raises(PlanInputError):
+        layout_from_config(cfg)
+
+
+# tiiuae/Falcon-H1-7B shape as quoted in public test code (fields that size the cache): 44 layers, 12 heads, 2 KV
+# heads of 128, Mamba2 24 heads x 128 (mamba_d_ssm 3,072), 1 group, state 256, conv 4, max 262,144 positions.
+FALCON_H1_7B = {"architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1", "hidden_size": 3072,
+                "num_hidden_layers": 44, "num_attention_heads": 12, "num_key_value_heads": 2, "head_dim": 128,
+                "intermediate_size": 12288, "vocab_size": 130048, "tie_word_embeddings": False,
+                "mamba_d_state": 256, "mamba_n_groups": 1, "mamba_n_heads": 24, "mamba_d_head": 128,
+                "mamba_d_ssm": 3072, "mamba_expand": 2, "mamba_d_conv": 4, "mamba_chunk_size": 128,
+                "max_position_embeddings": 262144}
+
+
+def test_falcon_h1_7b():
+    # vLLM FalconH1ParallelHybrid: attention AND Mamba2 in all 44 layers.
+    # KV: 44 x 2 (K, V) x 2 KV heads x 128 x 2 B = 45,056 B/token.
+    # State per layer: conv (3,072 + 2 x 1 x 256) x 3 x 2 B = 21,504 B; SSM 24 x 128 x 256 x 2 B = 1,572,864 B;
+    # 1,594,368 B x 44 = 70,152,192 B per sequence.
+    est = model_from_config(FALCON_H1_7B).estimate(1000)
+    assert est.kv_bytes_per_token == 45_056
+    assert est.state_bytes_in_pool == 70_152_192
+
+
+def test_falcon_h1_0_5b():
+    # tiiuae/Falcon-H1-0.5B as quoted in NVIDIA Megatron-Bridge's tests (Apache-2.0): 36 layers, 8 heads, 2 KV heads of
+    # 64; Mamba2 24 heads x 64, 1 group, state 128, conv 4; that quotation has no mamba_d_ssm, so vLLM's rule gives
+    # int(mamba_expand x hidden_size) = 2 x 1,024 = 2,048, which is not 24 x 64 = 1,536: refused, not guessed.
+    quoted = {"architectures": ["FalconH1ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
+              "attention_in_multiplier": 1.0, "attention_out_multiplier": 0.9375, "attn_layer_indices": None,
+              "embedding_multiplier": 5.656854249492381, "head_dim": 64, "hidden_act": "silu", "hidden_size": 1024,
+              "initializer_range": 0.02, "intermediate_size": 2048, "key_multiplier": 0.39062499999999994,
+              "lm_head_multiplier": 0.0390625, "mamba_chunk_size": 128, "mamba_conv_bias": True, "mamba_d_conv": 4,
+              "mamba_d_head": 64, "mamba_d_state": 128, "mamba_expand": 2, "mamba_n_groups": 1, "mamba_n_heads": 24,
+              "mamba_norm_before_gate": False, "mamba_proj_bias": False, "mamba_rms_norm": False,
+              "mamba_use_mlp": True, "max_position_embeddings": 16384, "mlp_bias": False,
+              "mlp_multipliers": [0.8838834764831844, 0.5859375], "model_type": "falcon_h1",
+              "num_attention_heads": 8, "num_hidden_layers": 36, "num_key_value_heads": 2, "projectors_bias": False,
+              "rms_norm_eps": 1e-5, "rope_scaling": None, "rope_theta": 100000000000.0, "ssm_in_multiplier": 1.25,
+              "ssm_multipliers": [0.3535533905932738, 0.25, 0.3535533905932738, 0.5, 0.3535533905932738],
+              "ssm_out_multiplier": 0.23570226039551587, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+              "vocab_size": 32784}
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config(quoted)
+    assert exc.value.field == "config.mamba_d_ssm"
+    # With mamba_d_ssm 1,536 (24 x 64): KV 36 x 2 x 2 x 64 x 2 B = 18,432 B/token; state per layer conv
+    # (1,536 + 2 x 128) x 3 x 2 B = 10,752 B + SSM 24 x 64 x 128 x 2 B = 393,216 B = 403,968 B; x 36 = 14,542,848 B.
+    est = model_from_config({**quoted, "mamba_d_ssm": 1536}).estimate(1000)
+    assert est.kv_bytes_per_token == 18_432
+    assert est.state_bytes_in_pool == 14_542_848
+
+
+def test_bamba_pp2_binding_stage_everywhere():
+    # The Bamba-9B shape above (32 layers, attention at 9, 18, 27) at PP 2: vLLM get_pp_indices(32, 2) gives layers
+    # 0-15 (attention 9; 15 Mamba layers) and 16-31 (attention 18, 27; 14 Mamba layers). At 100,000 tokens stage 1
+    # binds: 2 x (2 x 8 x 128 x 2 B) = 8,192 B/token x 100,000 = 819,200,000 B + 14 x 2,147,840 = 30,069,760 B state,
+    # against stage 0's 409,600,000 + 32,217,600. Per-group ceilings (2 attention + 15 Mamba layers) would say
+    # 819,200,000 + 32,217,600: a GPU vLLM never builds.
+    from planner.engines.capacity import theory_vs_engine
+    cfg = {"architectures": ["BambaForCausalLM"], "model_type": "bamba", "num_hidden_layers": 32,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096, "attn_layer_indices": [9, 18, 27],
+           "mamba_n_heads": 128, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128, "mamba_d_conv": 4,
+           "mamba_expand": 2, "max_position_embeddings": 262144}
+    model = model_from_config(cfg)
+    est = model.estimate(100_000, pp=2)
+    assert est.binding_stage == 1
+    assert est.state_bytes_in_pool == 30_069_760
+    assert est.kv_bytes == 819_200_000 + 30_069_760
+    assert model.growing_bytes(100_000, pp=2) == 819_200_000  # the plan's byte methods: the same stage
+    assert model.state_bytes_in_pool(100_000, pp=2) == 30_069_760
+    view = theory_vs_engine(model, 100_000, pp=2)  # vLLM pages the same stage: 2 attention, 14 Mamba layers
+    assert {t.kind: t.layers for t in view.types} == {"full": 2, "mamba": 14}
+
+
+def test_kv_channels_and_max_attn_value_not_false_refusals():
+    # Nemotron / Minitron exports carry Megatron's kv_channels beside head_dim; vLLM's NemotronAttention takes the
+    # head size from head_dim (else hidden_size // heads). Equal: read, no change (32 layers x 2 x 8 x 128 x 2 B =
+    # 131,072 B/token); different: refused by name, since kvplan cannot tell which the weights follow.
+    cfg = {"architectures": ["NemotronForCausalLM"], "num_hidden_layers": 32, "num_attention_heads": 48,
+           "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 4096, "kv_channels": 128,
+           "max_position_embeddings": 4096}
+    assert per_token(cfg) == 131_072
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**cfg, "kv_channels": 96})
+    assert exc.value.field == "config.kv_channels"
+    # Grok-1's max_attn_value caps attention scores (vLLM grok1.py); 64 layers x 2 x 8 x 128 x 2 B = 262,144 B/token
+    grok = {"architectures": ["Grok1ModelForCausalLM"], "num_hidden_layers": 64, "num_attention_heads": 48,
+            "num_key_value_heads": 8, "hidden_size": 6144, "head_dim": 128, "max_attn_value": 30.0,
+            "attn_output_multiplier": 0.08838834764831845, "max_position_embeddings": 8192}
+    assert per_token(grok) == 262_144
+
+
+def test_phi3_mini_4k_sliding_window_every_layer():
+    # microsoft/Phi-3-mini-4k-instruct: vLLM Phi3ForCausalLM is its LlamaForCausalLM; with no layer_types,
+    # LlamaAttention passes no per-layer window and vLLM's Attention takes cache_config.sliding_window (the config's
+    # 2,047) on every layer. 32 layers x 2 x 32 KV heads x 96 (3,072 / 32) x 2 B = 393,216 B/token up to 2,047 tokens;
+    # past it each layer keeps 2,047 tokens: 32 x 2,047 x 12,288 B = 804,913,152 B.
+    model = model_from_config(load("phi-3-mini-4k-instruct"))
+    assert model.estimate(1_000).kv_bytes == 393_216_000
+    assert model.estimate(4_096).kv_bytes == 804_913_152
