@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from kvplan_app.charts.style import LEGEND_LABEL
 from kvplan_app.i18n import DEFAULT_LANGUAGE, language, localize_numbers
 
 SEPARATORS: dict[str, str] = {"en": ".,", "es": ",."}
@@ -50,6 +51,12 @@ def localized_figure(fig, lang: str):
             note.text = localize_numbers(note.text, lang)
     if out.layout.title.text:
         out.layout.title.text = localize_numbers(out.layout.title.text, lang)
+    for trace in out.data:  # labels written in the legend (kvplan_app.charts.style.legend_label), not data names
+        if trace.meta == LEGEND_LABEL and trace.name:
+            trace.name = localize_numbers(trace.name, lang)
+    for shape in out.layout.shapes:  # a marked line's name in the legend ("model maximum 4,096 tokens")
+        if shape.name and shape.showlegend:
+            shape.name = localize_numbers(shape.name, lang)
     out.for_each_xaxis(lambda axis: _localize_axis(axis, lang))
     out.for_each_yaxis(lambda axis: _localize_axis(axis, lang))
     return out
@@ -133,3 +140,27 @@ def show_table(data, where=None, *, column_config: dict | None = None, static: b
         draw = partial(where.dataframe, column_config=config)
     return draw(styled, **kwargs)
 
+
+
+def number_slider(where, label: str, lo: float, hi: float, *, step: float, key: str, decimals: int = 2, **kwargs):
+    """A slider over [lo, hi] in steps of ``step`` whose shown value is written in the page's language.
+
+    Streamlit's ``st.slider`` prints its value with a printf-style ``format`` in the browser ("0.50" whatever the
+    language). In English that slider is used unchanged; in another language an ``st.select_slider`` over the same
+    steps (plus the current value, which a link or a typed box may set off the steps) shows each value through
+    :func:`kvplan_app.i18n.localize_numbers` ("0,50"). The value is the same float either way.
+
+    Args:
+        where: ``st`` or a column.
+        decimals: digits after the decimal mark shown.
+        kwargs: passed on (``on_change``, ``args``, ``help``).
+    """
+    if language() == DEFAULT_LANGUAGE:
+        return where.slider(label, min_value=lo, max_value=hi, step=step, key=key, format=f"%.{decimals}f", **kwargs)
+    count = int(round((hi - lo) / step))
+    options = {round(lo + i * step, 10) for i in range(count + 1)}
+    if st.session_state.get(key) is not None:
+        options.add(float(st.session_state[key]))
+    lang = language()
+    return where.select_slider(label, sorted(options), key=key,
+                               format_func=lambda v: localize_numbers(f"{v:.{decimals}f}", lang), **kwargs)

@@ -25,9 +25,11 @@ import streamlit as st
 
 from kvplan_app.i18n import DEFAULT_LANGUAGE, LANG_PARAM, LANGUAGES, SESSION_KEY, language, t
 from kvplan_app.share import render_share_link
-from kvplan_app.uploads import uploader_style
+from kvplan_app.uploads import UPLOADED_MODELS, uploader_style
+from planner.catalog.entries import session_models
 from kvplan_app.notices import show_link_warnings
-from kvplan_app.state import pending_link_warnings, restore_query, set_link_param
+from kvplan_app.model_choices import uploaded_link_note
+from kvplan_app.state import current_inputs, pending_link_warnings, restore_query, set_link_param
 
 LOG = logging.getLogger("kvplan_app")
 """Unexpected page errors go here, with their traceback and reference (the server log, never the page)."""
@@ -62,7 +64,17 @@ def pages() -> list:
 
 
 def main() -> None:
-    """Run one rerun of the app: configure, navigate, run the page, write the link state back."""
+    """Run one rerun of the app: configure, navigate, run the page, write the link state back.
+
+    Models the user imported on the Model page (``kvplan_app.uploads.UPLOADED_MODELS``) are known to
+    :func:`planner.catalog.entries.get_model` for this session's run only, so Plan, Frontier and Recommend price
+    them with the same planner functions as a catalog model.
+    """
+    with session_models(st.session_state.get(UPLOADED_MODELS, {})):
+        _main()
+
+
+def _main() -> None:
     st.set_page_config(page_title=t("kvplan: KV-cache capacity planner"), page_icon=":material/calculate:", layout="wide")
     if language() != DEFAULT_LANGUAGE:  # Streamlit's own uploader words, drawn in the language (kvplan_app.uploads)
         st.html(f"<style>{uploader_style(t)}</style>")
@@ -86,6 +98,7 @@ def main() -> None:
             show_link_warnings()
     with st.sidebar:
         render_share_link(nav.url_path)
+        uploaded_link_note(current_inputs().model_id)
 
 
 def language_switch() -> None:

@@ -98,6 +98,7 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
                   session_decode_tokens_per_s: float, ttl_label: str, fleet_replicas: tuple[int, ...] = (),
                   fleet_routings: tuple[str, ...] = (), plan_context_tokens: int | None = None,
                   plan_requests_per_min: float | None = None, plan_sessions: float | None = None,
+                  plan_gpus_per_replica: int = 1,
                   plan_hit_rate: float | None = None, lang: str = "en", eviction_policy: str = "vllm",
                   kind: str = "trace", tokenizer_path: str | None = None, metrics_path: str | None = None,
                   max_refs: int | None = None,
@@ -175,7 +176,8 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
                                          plan_context_tokens=plan_context_tokens, tr=tr),
                "arrivals": arrivals_figure(arrivals_per_minute(trace), plan_requests_per_min=plan_requests_per_min,
                                            tr=tr),
-               "concurrency": concurrency_figure(conc, plan_sessions=plan_sessions, tr=tr)}
+               "concurrency": concurrency_figure(conc, plan_sessions=plan_sessions,
+                                                 plan_gpus_per_replica=plan_gpus_per_replica, tr=tr)}
     common = dict(trace_name=trace.name, block_tokens=trace.block_tokens, num_requests=trace.num_requests,
                   num_malformed=trace.malformed.num_malformed, malformed_summary=trace.malformed.summary(),
                   notes=tuple(trace.notes), source=trace.source, summary=summarize(trace),

@@ -102,3 +102,19 @@ def uploader_style(tr) -> str:
         line = tr("{mb} MB per file", mb=spec.max_mb) + " • " + ", ".join(t.upper() for t in spec.types)
         rules.append(f".st-key-{key} {INSTRUCTIONS}::before {{ content: {_css_string(line)}; {show} }}")
     return "\n".join(rules)
+
+
+UPLOADED_MODELS = "uploaded_models"
+"""Session key: the models this session imported on the Model page, by id (``uploaded-<hash>``), that Plan,
+Frontier and Recommend may use (the router hands them to :func:`planner.catalog.entries.session_models`)."""
+MAX_UPLOADED_MODELS = 8
+"""Imported models a session keeps (the oldest is forgotten first)."""
+
+
+def uploaded_model_id(config_text: str | bytes) -> str:
+    """The id of a model imported from this config text: ``uploaded-`` and 12 hex digits of its SHA-256, so two
+    different configs never share an id (nor a cached figure), and the same config always gets the same one."""
+    import hashlib
+
+    data = config_text.encode() if isinstance(config_text, str) else bytes(config_text)
+    return "uploaded-" + hashlib.sha256(data).hexdigest()[:12]

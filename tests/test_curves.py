@@ -43,14 +43,23 @@ def test_curve_inputs_are_bounded():
     assert curve_contexts(100_000, num_points=3, include=[4_096]).tolist() == [1_000, 4_096, 10_000, 100_000]
 
 
+def _legend(fig) -> list[str]:
+    """What the legend says: named traces and named shapes shown in it."""
+    return ([t.name for t in fig.data if t.name and t.showlegend is not False]
+            + [s.name for s in fig.layout.shapes if s.name and s.showlegend])
+
+
 def test_plan_chart_is_log_log_and_labels_the_plan():
     frame = sessions_by_context(make_inputs(**LINK, context_tokens=1_000_000), [1_000, 500_000, 1_000_000])
     fig = plan_sessions_figure(frame, plan_context_tokens=1_000_000, plan_sessions=240,
                                per_session_bytes=445_000_000, max_context_tokens=1_048_576)
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
-    assert [a.text for a in fig.layout.annotations] == ["this plan: 240 at 1,000,000 tokens"]
+    # the label is in the legend (above the plot), never an annotation on the curve or the axis
+    assert not fig.layout.annotations
+    assert "this plan: 240 at 1,000,000 tokens" in _legend(fig)
     assert fig.layout.legend.y > 1  # above the plot: never over an axis
-    assert fig.data[-1].cliponaxis is False  # the diamond is never half clipped
+    diamond = [t for t in fig.data if t.mode == "markers" and t.x[0] is not None and t.marker.symbol == "diamond"]
+    assert len(diamond) == 1 and diamond[0].cliponaxis is False  # the diamond is never half clipped
 
 
 def test_plan_chart_dashes_past_the_models_maximum():
@@ -59,7 +68,7 @@ def test_plan_chart_dashes_past_the_models_maximum():
                                max_context_tokens=4_096)
     dashes = [t.line.dash for t in fig.data if t.mode == "lines"]
     assert dashes == ["solid", "dash"]
-    assert any("model maximum 4,096 tokens" in (a.text or "") for a in fig.layout.annotations)
+    assert any("model maximum 4,096 tokens" in name for name in _legend(fig))
 
 
 def test_frontier_lines_stop_at_the_models_maximum_and_heatmap_is_log_coloured():
@@ -73,7 +82,7 @@ def test_frontier_lines_stop_at_the_models_maximum_and_heatmap_is_log_coloured()
     sessions = heat.data[0].customdata
     assert np.allclose(np.power(10.0, z[np.isfinite(z)]), sessions[np.isfinite(z)])
     assert heat.data[0].colorbar.ticktext[:3] == ("1", "10", "100")
-    assert any(a.text == "this plan: 10" for a in heat.layout.annotations)
+    assert "this plan: 10" in _legend(heat) and not heat.layout.annotations
 
 
 def test_gb_vs_context_curves_stop_at_each_models_maximum():

@@ -118,7 +118,9 @@ def test_chart_defaults_are_english():
     spanish_fig = ttl_curve_figure(ttl, plan_ttl_s=float("inf"), tr=translator("es"))
     assert english.layout.yaxis.title.text == "Hit rate"
     assert spanish_fig.layout.yaxis.title.text == spanish("Hit rate") != "Hit rate"
-    assert spanish_fig.layout.annotations[0].text == spanish("this plan: {ttl}").format(ttl=spanish("no TTL"))
+    # the plan's line is named in the legend (a shape's name), not written on the plot
+    assert [s.name for s in spanish_fig.layout.shapes if s.showlegend] == [
+        spanish("this plan: {ttl}").format(ttl=spanish("no TTL"))]
     assert {t.name for t in spanish_fig.data} == {spanish("token-weighted"), spanish("block-weighted")}
 
 

@@ -126,19 +126,25 @@ def _lines(fig):
             if tr.get("name") != "current plan" and tr.get("mode") == "lines"]
 
 
+def _legend(fig) -> list[str]:
+    """Labels written in the legend (above the plot): legend-only traces and named lines."""
+    return ([tr["name"] for tr in fig["data"] if tr.get("name") and tr.get("showlegend")]
+            + [sh["name"] for sh in fig["layout"].get("shapes", []) if sh.get("name") and sh.get("showlegend")])
+
+
 def test_a_short_longest_context_stops_the_lines_and_says_where_the_plan_is():
     at = _frontier_page(attn="dp", fctx="32000", fgpus="h200")
     assert at.select_slider(key="frontier_max_context").value == 32_000
     heat = _figure(at, "frontier_fig_heat")
     assert max(_values(heat["data"][0]["y"])) == 32_000  # no cell stretched from 32k to the plan's 1M
-    assert any("(beyond this chart)" in a["text"] for a in heat["layout"]["annotations"])
+    assert any("(beyond this chart)" in name for name in _legend(heat))
     for key in ("frontier_fig_context", "frontier_fig_rate"):
         fig = _figure(at, key)
         xs = [x for tr in _lines(fig) for x in tr["x"]]
         # every plotted context is computed and within the longest context: no segment from 32k to the plan's 1M
         assert xs and max(xs) == 32_000, key
         assert not [tr for tr in fig["data"] if tr.get("name") == "current plan"], key
-        assert any("1,000,000 tokens (beyond this chart)" in a["text"] for a in fig["layout"]["annotations"]), key
+        assert any("1,000,000 tokens (beyond this chart)" in name for name in _legend(fig)), key
     assert any("1,000,000 tokens" in c.value and "beyond the longest context" in c.value for c in at.caption)
     # the headline stays at the plan's own context: 143 sessions per GPU at 1M, hit 0.5 (test_plan_golden.py)
     assert _metric(at, "Sessions per GPU") == "143"
@@ -177,7 +183,7 @@ def test_another_hit_rate_puts_the_diamond_at_the_plans_own_point():
     plan = [tr for tr in fig["data"] if tr.get("name") == "current plan"]
     # the plan: 1M tokens, hit 0.5 -> 143 sessions per GPU (test_plan_golden.py), not the hit-0.8 line
     assert plan and plan[0]["x"] == [1_000_000] and plan[0]["y"] == [143]
-    assert any("hit rate 0.50" in a["text"] for a in fig["layout"]["annotations"])
+    assert any("hit rate 0.50" in name for name in _legend(fig))
     assert any("hit rate 0.80" in c.value and "its own hit rate 0.50" in c.value for c in at.caption)
 
 

@@ -137,3 +137,73 @@ def test_state_sentence_only_for_models_with_state():
         text = " ".join(c.value for c in at.caption)
         assert ("in the pool (Mamba" in text) is has_state, model
         assert ("No per-session state outside the KV" in text) is (not has_state), model
+
+
+def _plan_link_then_model_page(params):
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("kvplan_app/views/model.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_says_the_plan_gave_its_inputs_and_offers_its_own():
+    at = _plan_link_then_model_page({"model": "llama-3.1-70b", "gpus": "4", "ctx": "32000", "gpu": "h100-sxm"})
+    notice = " ".join(i.value for i in at.info)
+    assert "start from the Plan page" in notice and "TP 4" in notice and "H100" in notice, notice
+    assert "weights leave" not in notice  # the same model: its own leftover memory
+    at.selectbox(key="model_catalog_id").set_value("qwen3-8b").run()
+    notice = " ".join(i.value for i in at.info)
+    # the budget is the 70B's leftover memory: said in words, never silently a Qwen3 8B figure
+    assert "That budget is what Llama 3.1 70B's weights leave, not Qwen3 8B's." in notice.replace("\\", ""), notice
+    at.button(key="model_own_defaults").click().run()
+    assert not at.exception, at.exception
+    assert at.number_input(key="model_tp").value == 1
+    assert at.number_input(key="model_pp").value == 1
+    assert at.number_input(key="model_kv_budget_gib").value == 40.0
+    # Qwen3 8B config.json: max_position_embeddings 40960 (planner/data/models/qwen3-8b.config.json, from its
+    # Hugging Face repository): the page's own context is the model's maximum
+    assert at.text_input(key="model_context").value == "40,960"
+    assert not any("start from the Plan page" in i.value for i in at.info)
+    assert any("own defaults" in c.value for c in at.caption)
+
+
+def test_imported_config_goes_to_plan_frontier_and_recommend():
+    # 100 GiB of HBM, all of it usable, no reserve, one GPU, 128,000-token sessions, no prefix sharing
+    at = _plan_link_then_model_page({"gpu": "custom", "hbm": "100", "util": "1", "reserve": "0", "gpus": "1",
+                                     "ctx": "128000", "hit": "0", "model": "llama-3.1-8b"})
+    at.radio(key="model_source").set_value("Import config.json").run()
+    at.text_area(key="model_config_text").set_value(json.dumps(LLAMA_8B_CONFIG)).run()
+    assert at.button(key="model_use_on_plan").disabled  # no weights typed yet: a config has no parameter count
+    at.number_input(key="model_weights_gib").set_value(16.0).run()
+    at.button(key="model_use_on_plan").click().run()
+    assert not at.exception, at.exception
+    assert any("uploaded: pasted config.json" in s.value.replace("\\", "") for s in at.success)
+    at.switch_page("kvplan_app/views/plan.py").run()
+    assert not at.exception, at.exception
+    box = at.selectbox(key="plan_model_id")
+    assert box.value.startswith("uploaded-")
+    assert "uploaded: pasted config.json" in box.options
+    # By hand: Llama-3.1-8B geometry in BF16 = 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B/token;
+    # a 128,000-token session = 16,777,216,000 B; usable = (100 - 16) GiB = 90,194,313,216 B;
+    # floor(90,194,313,216 / 16,777,216,000) = floor(5.376) = 5 sessions per GPU.
+    assert any(m.value == "5" for m in at.metric), [(m.label, m.value) for m in at.metric]
+    assert any("cannot carry" in w.value for w in at.sidebar.warning)
+    at.switch_page("kvplan_app/views/frontier.py").run()
+    assert not at.exception, at.exception
+    assert any("uploaded: pasted config.json" in c.value for c in at.caption)
+    at.switch_page("kvplan_app/views/recommend.py").run()
+    assert not at.exception, at.exception
+    assert any("uploaded: pasted config.json" in c.value for c in at.caption)
+
+
+def test_a_link_naming_an_uploaded_config_is_refused_elsewhere():
+    # a fresh session has no upload: the link's model is refused with a warning naming it, the default is shown
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.query_params["model"] = "uploaded-0123456789ab"
+    at.run()
+    assert not at.exception, at.exception
+    assert any("uploaded-0123456789ab" in w.value.replace("\\", "") for w in at.warning)
+    assert at.selectbox(key="plan_model_id").value == "deepseek-v4.1-flash"

@@ -83,6 +83,18 @@ def test_switching_model_drops_a_measured_figure_with_a_notice():
     assert at.session_state["plan_inputs"].measured_kv_bytes_per_token is None
 
 
+def test_hbm_caption_prints_the_bytes_the_plan_uses():
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.query_params["gpu"] = "h100-sxm"
+    at.run()
+    assert not at.exception
+    # nvidia-smi reports 81,559 MiB on an H100 SXM5 (catalog source); 81,559 x 1,048,576 = 85,520,809,984 B = 85.52 GB.
+    # The slider shows it rounded to 79.6 GiB (= 85.47 GB); the caption must print the plan's figure, not the slider's.
+    captions = " ".join(c.value for c in at.caption)
+    assert "HBM 85.52 GB" in captions, captions
+    assert "85.47" not in captions
+
+
 def test_engine_choice_shows_admission_flags_and_the_other_parallelism():
     at = _app()
     # the defaults (V4.1-Flash on 8 x H200): 17.9 per GPU under TP attention, 143 under DP attention

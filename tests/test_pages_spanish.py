@@ -324,3 +324,71 @@ def test_help_texts_name_no_code_and_say_scale_in_spanish(page):
     assert not found, found
     if page == "model":
         assert any("E2M1 + escala E8M0 / 32" in h for h in helps), helps
+
+
+def test_capacity_formula_writes_each_number_in_one_style():
+    """The Model page's vLLM capacity formula: '115.878.217.646 // 8.192 // 80', never '115,878,217,646' beside
+    Spanish figures (the budget part was written in English form and never localized)."""
+    at = _open({"model": "llama-3.1-70b"}, "model")
+    formula = next(t.value for t in at.text if t.value.startswith("Capacidad: "))
+    assert not re.search(r"\d,\d{3}", formula), formula
+    assert re.search(r"num_blocks = \d{1,3}(\.\d{3})+ // ", formula), formula
+
+
+def test_sliders_write_their_values_in_spanish():
+    """A hit rate of 0.5 reads '0,50' on the Plan and Frontier sliders (Streamlit's own slider prints '0.50')."""
+    at = _open({"hit": "0.5", "util": "0.9"}, "home")
+    hit = at.select_slider(key="plan_hit_rate")
+    assert hit.value == 0.5 and "0,50" in hit.options and "0.50" not in hit.options
+    assert at.select_slider(key="plan_gpu_memory_utilization").value == 0.9
+    # H200: nvidia-smi's 143,771 MiB = 140.4 GiB, shown '140,4' (the slider's own value read '140.4')
+    assert "140,4" in at.select_slider(key="plan_hbm_gib").options
+    at.select_slider(key="plan_hit_rate").set_value(0.6).run()
+    assert not at.exception and at.session_state["plan_hit_rate"] == 0.6
+    assert "0,50" in _open({"hit": "0.5"}, "frontier").select_slider(key="frontier_hit_rate").options
+
+
+def test_catalog_sources_and_origin_notice_in_spanish():
+    """The catalog's source note ('véase SOURCES.md; parámetros: 8,03B (ficha del modelo ...)'), the engine source's
+    'y', and the notice that the Model page's inputs come from the Plan page, in Spanish."""
+    at = _open({"model": "llama-3.1-8b"}, "model")
+    texts = [t.value for t in at.text]
+    source = next(t for t in texts if t.startswith("Modelo: "))
+    assert "véase SOURCES.md" in source and "parámetros: 8,03B (ficha del modelo Meta Llama 3.1)" in source, source
+    assert not english_left(source.split(": ", 1)[1]), source
+    engine = next(t for t in texts if t.startswith("Vista del motor y capacidad: "))
+    assert ") y vllm/model_executor" in engine and " and " not in engine, engine
+    notice = " ".join(i.value for i in at.info).replace("\\", "")
+    assert "parten de la página Plan" in notice, notice
+    assert at.button(key="model_own_defaults").label == "Usar los valores propios de esta página"
+    _assert_spanish(at)
+
+
+def test_gb_vs_context_scale_choice_in_spanish():
+    at = _open({}, "context")
+    assert at.radio(key="context_y_scale").options == ["logarítmico", "lineal"]
+    assert any("Eje de GB: logarítmico" in c.value for c in at.caption)
+    _assert_spanish(at)
+
+
+def test_an_imported_config_goes_to_the_plan_in_spanish():
+    """A pasted config.json used on the plan pages: 'subido: config.json pegado' in the Plan page's model choice, the
+    sidebar's warning that a link cannot carry it, all in Spanish."""
+    config = ('{"model_type": "llama", "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, '
+              '"hidden_size": 4096, "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}')
+
+    def send(at):
+        at.session_state["model_source"] = "Import config.json"
+        at.run()
+        at.text_area(key="model_config_text").set_value(config).run()
+        at.number_input(key="model_weights_gib").set_value(15.0).run()
+        at.button(key="model_use_on_plan").click().run()
+
+    at = _open({}, "model", send)
+    assert any("subido: config.json pegado" in s.value.replace("\\", "") for s in at.success)
+    _assert_spanish(at)
+    at.switch_page("kvplan_app/views/plan.py").run()
+    assert not at.exception, at.exception
+    assert "subido: config.json pegado" in at.selectbox(key="plan_model_id").options
+    assert any("no puede llevar el config" in w.value for w in at.sidebar.warning)
+    _assert_spanish(at)

@@ -15,7 +15,7 @@ from planner.plan.lengths import log_token_grid
 from planner.plan.result import format_sessions
 from kvplan_app.charts.frontier import SESSIONS_HOVER
 from kvplan_app.charts.style import (LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, PLAN_MARKER, english, label_plan,
-                                    mark_plan, mark_x)
+                                    legend_label, mark_plan, mark_x, mark_y)
 from planner.units import GB, GiB
 
 MIN_CURVE_TOKENS = 1_000
@@ -70,12 +70,12 @@ def kv_vs_context_figure(
         label_plan(fig, marker_tokens, b / GB, tr("this plan: {gb} GB ({gib} GiB) at {tokens} tokens").format(gb=f"{b / GB:.3g}", gib=f"{b / GiB:.3g}", tokens=f"{marker_tokens:,}"),
                    x_range=(float(grid.min()), float(grid.max())))
     if hbm_line_bytes is not None and hbm_line_bytes > 0:
-        fig.add_hline(y=hbm_line_bytes / GB, line_dash="dash",
-                      annotation_text=f"{hbm_label} {hbm_line_bytes / GB:.4g} GB ({hbm_line_bytes / GiB:.4g} GiB)")
+        mark_y(fig, hbm_line_bytes / GB, f"{hbm_label} {hbm_line_bytes / GB:.4g} GB ({hbm_line_bytes / GiB:.4g} GiB)",
+               line_dash="dash")
     fig.update_layout(
         xaxis=dict(type="log", title=tr("Context (tokens)"), **LOG_TICKS),
         yaxis=dict(title=tr("KV cache of one sequence (GB = 10^9 B)"), rangemode="tozero"),
-        hovermode="closest", margin=dict(l=10, r=10, t=40, b=10), legend=LEGEND_ABOVE, showlegend=False,
+        hovermode="closest", margin=dict(l=10, r=10, t=40, b=10), legend=LEGEND_ABOVE,
     )
     return fig
 
@@ -87,9 +87,13 @@ def kv_vs_context_models_figure(
     marker: tuple[int, int] | None = None,
     max_context_tokens: dict[str, int | None] | None = None,
     past_max: bool = False,
+    log_y: bool = False,
     tr=english,
 ) -> go.Figure:
     """KV bytes of one sequence vs context (log x) for several models, each stopped at its maximum context.
+
+    ``log_y``: a logarithmic y axis (GB and GiB). On a linear axis a small model's curve, a thousand times below a
+    large one's, lies flat along zero; on a log axis every curve shows its shape.
 
     GB (10**9 B) on the left axis, GiB (2**30 B) on the right axis over the same
     range, both in the hover. Horizontal lines mark memory sizes (an
@@ -130,9 +134,7 @@ def kv_vs_context_models_figure(
     for label, num_bytes in hbm_lines:
         if num_bytes and num_bytes > 0:
             top = max(top, float(num_bytes))
-            fig.add_hline(y=num_bytes / GB, line_dash="dash",
-                          annotation_text=f"{label}: {num_bytes / GB:.4g} GB ({num_bytes / GiB:.4g} GiB)",
-                          annotation_position="top left", annotation_bgcolor="rgba(255,255,255,0.85)")
+            mark_y(fig, num_bytes / GB, f"{label}: {num_bytes / GB:.4g} GB ({num_bytes / GiB:.4g} GiB)", line_dash="dash")
     x_range = (float(frame["context_tokens"].min()), float(frame["context_tokens"].max())) if len(frame) else (1, 10)
     if marker is not None:
         gb, gib = marker[1] / GB, marker[1] / GiB
@@ -143,11 +145,18 @@ def kv_vs_context_models_figure(
                    log_x=True, log_y=False, x_range=x_range, tr=tr)
     y_max_gb = top * 1.08 / GB
     fig.add_trace(go.Scatter(x=[None], y=[None], yaxis="y2", showlegend=False, hoverinfo="skip"))
+    if log_y:  # a log axis takes its range in log10 units; the GiB axis spans the same bytes
+        positive = [float(v) for p in shown for v in p["kv_bytes"] if v > 0]
+        lo_gb = (min(positive) if positive else top / 1e3) / 1.5 / GB
+        y_range = [float(np.log10(lo_gb)), float(np.log10(y_max_gb * 1.2))]
+        y2_range = [v + float(np.log10(GB / GiB)) for v in y_range]
+        y_scale = dict(type="log", **LOG_COUNT_TICKS)
+    else:
+        y_range, y2_range, y_scale = [0, y_max_gb], [0, y_max_gb * GB / GiB], {}
     fig.update_layout(
         xaxis=dict(type="log", title=tr("Context (tokens)"), **LOG_TICKS),
-        yaxis=dict(title=tr("KV cache of one sequence (GB = 10^9 B)"), range=[0, y_max_gb]),
-        yaxis2=dict(title="GiB = 2^30 B", overlaying="y", side="right", range=[0, y_max_gb * GB / GiB],
-                    showgrid=False),
+        yaxis=dict(title=tr("KV cache of one sequence (GB = 10^9 B)"), range=y_range, **y_scale),
+        yaxis2=dict(title="GiB = 2^30 B", overlaying="y", side="right", range=y2_range, showgrid=False, **y_scale),
         hovermode="closest", margin=dict(l=10, r=10, t=40, b=10), legend=LEGEND_ABOVE,
     )
     return fig
@@ -221,8 +230,7 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
                    loc(words["plan"].format(sessions=format_sessions(plan_sessions), tokens=f"{plan_context_tokens:,}")),
                    y_log=True, x_range=x_range, below=True)
     else:
-        fig.add_annotation(xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False,
-                           text=loc(words["no_fit"].format(tokens=f"{plan_context_tokens:,}")))
+        legend_label(fig, loc(words["no_fit"].format(tokens=f"{plan_context_tokens:,}")))
     fig.update_layout(
         xaxis=dict(type="log", title=words["x_title"], **LOG_TICKS),
         yaxis=dict(type="log", title=title or words["y_title"], **LOG_COUNT_TICKS),
@@ -267,8 +275,24 @@ def recommend_figure(frame, *, by_cost: bool = False, tr=english) -> go.Figure:
         label_plan(fig, float(best[x_col]), float(best["headroom"] * 100),
                    tr("recommended plan: {gpus} GPUs").format(gpus=f"{int(best['total_gpus']):,}"), x_log=log_x,
                    x_range=(float(data[x_col].min()), float(data[x_col].max())))
-    fig.update_layout(xaxis=dict(title=tr("Cost per hour") if by_cost else tr("Total GPUs"),
-                                 **(dict(type="log", **LOG_COUNT_TICKS) if log_x else {})),
-                      yaxis_title=tr("Headroom over the target (%)"), legend_title=tr("accelerator"),
+    xs = sorted({float(v) for v in data[x_col] if v == v})
+    ys = [float(v) * 100 for v in data["headroom"] if v == v]
+    xaxis = dict(title=tr("Cost per hour") if by_cost else tr("Total GPUs"))
+    if log_x:
+        # under two decades a decade-only axis shows one tick (1,000 for rows from 200 to 2,000 GPUs): 1-2-5 then;
+        # a little room each side keeps the end markers off the plot's edge (a log range is in log10 units)
+        lo, hi = float(np.log10(xs[0])), float(np.log10(xs[-1]))
+        xaxis.update(type="log", range=[lo - 0.05 * max(hi - lo, 1), hi + 0.05 * max(hi - lo, 1)],
+                     **(dict(LOG_COUNT_TICKS, dtick="D2") if hi - lo < 2 else LOG_COUNT_TICKS))
+    elif xs:
+        # a few distinct values (often one: every row needs 8 GPUs): a tick at each, and room on both sides so that
+        # no marker sits on the axis' edge and the one tick is not alone at the corner
+        pad = max((xs[-1] - xs[0]) * 0.08, 0.5 if not by_cost else max(xs[-1] * 0.05, 0.01))
+        xaxis.update(range=[xs[0] - pad, xs[-1] + pad], **(dict(tickvals=xs) if len(xs) <= 8 else {}))
+    yaxis = dict(title=tr("Headroom over the target (%)"))
+    if ys:  # a row at 0 % headroom sits above the x axis, not on it
+        span = max(max(ys) - min(ys), 1.0)
+        yaxis.update(range=[min(ys) - 0.08 * span, max(ys) + 0.08 * span])
+    fig.update_layout(xaxis=xaxis, yaxis=yaxis, legend=dict(LEGEND_ABOVE, title=dict(text=tr("accelerator"))),
                       margin={"l": 60, "r": 20, "t": 30, "b": 50})
     return fig

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from kvplan_app.charts.style import (LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, PLAN_MARKER, english, label_plan,
-                                    mark_plan, mark_x)
+                                    legend_label, mark_plan, mark_x, mark_y)
 from planner.plan.result import format_sessions
 from planner.units import GB, GiB
 
@@ -21,9 +21,7 @@ SESSIONS_HOVER = ("%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %
 
 def _beyond(fig: go.Figure, context_tokens: int, tr=english) -> None:
     """Say on the chart that the plan's context lies right of its longest context (no point drawn, none joined)."""
-    fig.add_annotation(xref="paper", yref="paper", x=0.02, y=0.02, xanchor="left", showarrow=False,
-                       text=tr("this plan: {tokens} tokens (beyond this chart)").format(tokens=f"{context_tokens:,}"),
-                       font=dict(size=12))
+    legend_label(fig, tr("this plan: {tokens} tokens (beyond this chart)").format(tokens=f"{context_tokens:,}"))
 
 
 def _positive(values) -> np.ndarray:
@@ -214,9 +212,11 @@ def sessions_heatmap_figure(frame, *, plan_point: tuple[float, int] | None = Non
         hovertemplate=tr("hit rate %{x:.2f}<br>%{y:,} tokens<br>%{customdata:,.2~f} sessions per GPU") + "<extra></extra>",
     )]
     fig = go.Figure(data=traces, layout=dict(
-        title=dict(text=tr("Sessions per GPU") + (f": {accelerator}" if accelerator else ""), font=dict(size=14)),
+        # the title at the figure's top, the legend (the plan's label) between it and the plot: neither covers the other
+        title=dict(text=tr("Sessions per GPU") + (f": {accelerator}" if accelerator else ""), font=dict(size=14),
+                   yref="container", y=0.98, yanchor="top"),
         xaxis=dict(title=tr("Prefix hit rate")), yaxis=dict(title=tr("Context (tokens)"), type="log", **LOG_TICKS),
-        margin=dict(l=10, r=10, t=40, b=10),
+        margin=dict(l=10, r=10, t=75, b=10), legend=LEGEND_ABOVE,
     ))
     if plan_point is not None and len(table.index) and plan_point[1] > table.index.max():
         _beyond(fig, plan_point[1], tr)

@@ -22,49 +22,59 @@ LOG_COUNT_TICKS = dict(dtick=1, tickformat=",~r")
 """Log axes of counts and rates: one tick per decade written in full (0.1, 1, 10, 1,000), never "100m"."""
 
 
+LEGEND_LABEL = "kvplan-legend-label"
+"""``meta`` of a legend-only trace that carries a label (its numbers are localized with the page's language)."""
+
+
+def legend_label(fig: go.Figure, text: str, *, marker: dict | None = None, line: dict | None = None) -> go.Figure:
+    """Write ``text`` in the legend (above the plot area), never on the plot: a label drawn on the plot sits on an
+    axis or a curve at some size. ``marker`` / ``line``: the symbol the legend shows beside it. Returns ``fig``."""
+    mode = "markers" if marker else "lines" if line else "markers"
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode=mode, name=text, showlegend=True, hoverinfo="skip", hovertemplate="",
+                             meta=LEGEND_LABEL,
+                             marker=marker or dict(size=1, color="rgba(0,0,0,0)"), line=line or {}))
+    fig.update_layout(showlegend=True)
+    return fig
+
+
 def label_plan(fig: go.Figure, x: float, y: float, text: str, *, x_log: bool = True, y_log: bool = False,
                x_range: tuple[float, float] | None = None, below: bool = False) -> go.Figure:
-    """Write ``text`` next to the plan's point (an arrow to it), on the side with room. Returns ``fig``.
+    """Name the plan's point: ``text`` in the legend beside the plan's diamond (the diamond itself is drawn by the
+    caller). Returns ``fig``.
 
-    Args:
-        x, y: the point, in data units.
-        x_log, y_log: whether the axes are logarithmic (annotations on a log axis take log10 positions).
-        x_range: the x axis' data range, to put the label on the inner side of the point.
-        below: put the label below the point (a falling curve: the label then stays clear of it).
+    The label used to be an annotation with an arrow next to the point; at 1,280 px it sat on the curve or the
+    axis. The other arguments are kept for the callers (where the point is; no longer used to place text).
     """
-    ax = -60
-    if x_range is not None:
-        lo, hi = (np.log10(v) if x_log else v for v in x_range)
-        at = np.log10(x) if x_log else x
-        ax = -60 if hi == lo or (at - lo) / (hi - lo) > 0.5 else 60
-    fig.add_annotation(x=np.log10(x) if x_log else x, y=np.log10(y) if y_log else y, text=text, showarrow=True,
-                       arrowhead=2, ax=ax, ay=30 if below else -36, bgcolor="rgba(255,255,255,0.85)", bordercolor="#444",
-                       borderwidth=1, font=dict(size=12))
-    return fig
+    return legend_label(fig, text, marker=PLAN_MARKER)
 
 
 def mark_x(fig: go.Figure, x: float, *, log_x: bool, text: str | None = None, position: str = "top left",
            **line) -> go.Figure:
-    """A vertical line at ``x`` (data units) across the plot, with ``text`` beside it. Returns ``fig``.
+    """A vertical line at ``x`` (data units) across the plot, named ``text`` in the legend. Returns ``fig``.
 
-    On a log axis plotly.js takes a shape's position in data units (``shapePositionToRange`` converts it with the
-    axis' ``d2r``) but an annotation's in log10 units, and ``add_vline`` gives its annotation the shape's ``x``:
-    the label of a line at 4,096 tokens would sit at 10^4096, or a line placed at log10 would sit at the wrong
-    value. This draws the line in data units and writes the label at ``log10(x)`` when ``log_x``.
+    The line is a shape in data units (plotly.js converts a shape's position on a log axis with the axis' ``d2r``),
+    so a line at 4,096 tokens sits at 4,096 on a log axis. Its label goes in the legend (a shape's ``name``), never
+    on the plot, where it would cross a curve or an axis.
 
     Args:
         x: the line's position, in data units (> 0 when ``log_x``).
-        log_x: whether the x axis is logarithmic.
+        log_x: whether the x axis is logarithmic (kept for the callers; the shape needs no conversion).
         text: the label, or None for none.
-        position: ``"top left"``, ``"top right"``, ``"bottom left"`` or ``"bottom right"`` of the line.
+        position: kept for the callers (the label is in the legend).
         line: ``add_vline`` line keywords (``line_dash``, ``line_color``).
     """
-    fig.add_vline(x=x, **line)
     if text:
-        top, left = position.startswith("top"), position.endswith("left")
-        fig.add_annotation(x=float(np.log10(x)) if log_x else x, xref="x", y=1 if top else 0, yref="y domain",
-                           xanchor="right" if left else "left", yanchor="top" if top else "bottom",
-                           showarrow=False, text=text, bgcolor="rgba(255,255,255,0.9)")
+        fig.add_vline(x=x, name=text, showlegend=True, **line)
+        fig.update_layout(showlegend=True)
+    else:
+        fig.add_vline(x=x, **line)
+    return fig
+
+
+def mark_y(fig: go.Figure, y: float, text: str, **line) -> go.Figure:
+    """A horizontal line at ``y`` (data units), named ``text`` in the legend (never a label on the plot)."""
+    fig.add_hline(y=y, name=text, showlegend=True, **line)
+    fig.update_layout(showlegend=True)
     return fig
 
 
@@ -90,10 +100,10 @@ def mark_plan(fig: go.Figure, x: float, y: float | None, hover: str, label: str,
     """Add the plan's diamond and its label (below it on falling curves; or, with no point on the chart, say so)."""
     traces = _plan_trace(x, y, hover, tr("current plan"))
     for trace in traces:
+        trace.showlegend = False  # the legend names it once, with its label (label_plan)
         fig.add_trace(trace)
     if traces:
         label_plan(fig, x, y, label, x_log=log_x, y_log=log_y, x_range=x_range, below=below)
     else:
-        fig.add_annotation(xref="paper", yref="paper", x=0.02, y=0.02, xanchor="left", showarrow=False,
-                           text=tr("{label} (not on this chart)").format(label=label), font=dict(size=12))
+        legend_label(fig, tr("{label} (not on this chart)").format(label=label))
     return fig

@@ -15,12 +15,18 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from planner.traces.arrivals import Concurrency
-from kvplan_app.charts.style import LEGEND_ABOVE, english, mark_x
+from kvplan_app.charts.style import LEGEND_ABOVE, english, legend_label, mark_x, mark_y
 from planner.traces.binning import coarser_minutes, envelope, log_histogram
 from planner.plan.result import format_sessions
 from planner.units import GB, GiB, format_bytes, format_number
 
-_TOP_MARGIN = {"t": 90}
+_TOP_MARGIN = {"t": 100}
+
+
+def _top_title(text: str) -> dict:
+    """A title at the figure's top edge: the legend (above the plot) then fits between it and the plot, even on
+    two rows in a half-width column, instead of covering the title."""
+    return dict(text=text, yref="container", y=0.985, yanchor="top")
 """Room for a title and a legend row above the plot."""
 _BLOCK_COLOR = "#636EFA"
 _TOKEN_COLOR = "#EF553B"
@@ -81,7 +87,7 @@ def capacity_curve_figure(curve: pd.DataFrame, *, usable_kv_bytes: float | None 
             lo, hi = min(lo, usable_kv_bytes / GB), max(hi, usable_kv_bytes / GB)
         ticks = _nice_ticks(lo, hi)
         xaxis.update(tickvals=ticks, ticktext=[_gb_gib_ticktext(t) for t in ticks])
-    fig.update_layout(title=tr(title), xaxis=xaxis, yaxis={"title": tr("Hit rate"), "tickformat": ".0%", "range": [0, 1]},
+    fig.update_layout(title=_top_title(tr(title)), xaxis=xaxis, yaxis={"title": tr("Hit rate"), "tickformat": ".0%", "range": [0, 1]},
                       legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     if has_bytes and usable_kv_bytes is not None and usable_kv_bytes > 0:
         # The label sits high on the line's left: the curves rise with capacity, so above them left of the line
@@ -115,36 +121,36 @@ def ttl_curve_figure(ttl_df: pd.DataFrame, *, title: str = "Prefix-cache hit rat
                                  hovertemplate="TTL %{x}: %{y:.1%}<extra>%{fullData.name}</extra>"))
     plan_label = None if plan_ttl_s is None else _ttl_label(float(plan_ttl_s), tr)
     if plan_label in labels:
-        fig.add_vline(x=labels.index(plan_label), line_dash="dash", line_color="#444",
-                      annotation_text=tr("this plan: {ttl}").format(ttl=plan_label), annotation_position="bottom right",
-                      annotation_bgcolor="rgba(255,255,255,0.9)")
-    fig.update_layout(title=tr(title), xaxis={"title": tr("TTL (entries unused this long expire)"), "type": "category"},
+        mark_x(fig, labels.index(plan_label), log_x=False, text=tr("this plan: {ttl}").format(ttl=plan_label),
+               line_dash="dash", line_color="#444")
+    fig.update_layout(title=_top_title(tr(title)), xaxis={"title": tr("TTL (entries unused this long expire)"), "type": "category"},
                       yaxis={"title": tr("Hit rate"), "tickformat": ".0%", "range": [0, 1]},
                       legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     return fig
 
 
-def concurrency_figure(conc: Concurrency, *, title: str = "Concurrent requests (estimated)",
-                       plan_sessions: int | None = None, tr=english) -> go.Figure:
+def concurrency_figure(conc: Concurrency, *, title: str = "Concurrent requests, whole trace (estimated)",
+                       plan_sessions: int | None = None, plan_gpus_per_replica: int = 1, tr=english) -> go.Figure:
     """Requests in flight over time, a step line (x in minutes since the first arrival; enveloped to at most
     ``MAX_CHART_POINTS`` points, every peak kept).
 
     Args:
-        plan_sessions: the plan's sessions per GPU, drawn as a labelled line (what one GPU holds).
+        plan_sessions: the plan's sessions per replica, drawn as a labelled line (what one replica of
+            ``plan_gpus_per_replica`` GPUs holds): the trace's requests are all its traffic, so the line is a
+            replica's share, never one GPU's fraction of it.
     """
     f = conc.frame.iloc[envelope(conc.frame["concurrent_requests"].to_numpy())]
     fig = go.Figure(go.Scatter(x=f["time_s"] / 60, y=f["concurrent_requests"], mode="lines", line={"shape": "hv"},
                                name=tr("requests in flight"),
                                hovertemplate=tr("%{x:.2f} min: %{y} requests") + "<extra></extra>"))
-    fig.add_hline(y=conc.mean_concurrent_requests, line_dash="dot",
-                  annotation_text=tr("mean {value}").format(value=f"{conc.mean_concurrent_requests:.1f}"), annotation_position="top left",
-                  annotation_bgcolor="rgba(255,255,255,0.9)")  # readable over the step line
+    mark_y(fig, conc.mean_concurrent_requests, tr("mean {value}").format(value=f"{conc.mean_concurrent_requests:.1f}"),
+           line_dash="dot")
     if plan_sessions is not None:
-        fig.add_hline(y=plan_sessions, line_dash="dash", line_color="#444",
-                      annotation_text=tr("this plan: {sessions} sessions per GPU").format(sessions=format_sessions(plan_sessions)),
-                      annotation_position="top right", annotation_bgcolor="rgba(255,255,255,0.9)")
-    fig.update_layout(title=tr(title), xaxis={"title": tr("Time since first arrival (min)")},
-                      yaxis={"title": tr("requests in flight")}, showlegend=False, margin={"t": 50})
+        mark_y(fig, plan_sessions, tr("one replica of this plan ({gpus} GPUs): {sessions} sessions").format(
+            gpus=f"{plan_gpus_per_replica:,}", sessions=format_sessions(plan_sessions)), line_dash="dash",
+            line_color="#444")
+    fig.update_layout(title=_top_title(tr(title)), xaxis={"title": tr("Time since first arrival (min)")},
+                      yaxis={"title": tr("requests in flight")}, legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     return fig
 
 
@@ -175,11 +181,10 @@ def cache_bytes_figure(timeline: pd.DataFrame, *, capacity_bytes: float | None =
     fig = go.Figure(go.Scatter(x=x, y=y, mode="lines", line={"shape": "hv"}, customdata=custom,
                                hovertemplate=hover, name=tr("cache")))
     if has_bytes and capacity_bytes is not None and math.isfinite(capacity_bytes):
-        fig.add_hline(y=capacity_bytes / GB, line_dash="dash",
-                      annotation_text=tr("this plan's usable KV") + f": {format_bytes(capacity_bytes)}",
-                      annotation_position="bottom right", annotation_bgcolor="rgba(255,255,255,0.9)")
-    fig.update_layout(title=tr(title), xaxis={"title": tr("time since first arrival (min)")}, yaxis={"title": ytitle},
-                      showlegend=False, margin={"t": 50})
+        mark_y(fig, capacity_bytes / GB, tr("this plan's usable KV") + f": {format_bytes(capacity_bytes)}",
+               line_dash="dash")
+    fig.update_layout(title=_top_title(tr(title)), xaxis={"title": tr("time since first arrival (min)")}, yaxis={"title": ytitle},
+                      legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     return fig
 
 
@@ -205,11 +210,10 @@ def arrivals_figure(per_minute: pd.DataFrame, *, title: str = "Arrivals per minu
     fig = go.Figure(go.Bar(x=per_minute["minute"], y=per_minute["requests"], name=tr("requests"),
                            hovertemplate=hover + "<extra></extra>"))
     if plan_requests_per_min is not None and math.isfinite(plan_requests_per_min):
-        fig.add_hline(y=plan_requests_per_min * k, line_dash="dash", line_color="#444",
-                      annotation_text=plan_text.format(rate=f"{plan_requests_per_min * k:,.4g}"),
-                      annotation_position="top right", annotation_bgcolor="rgba(255,255,255,0.9)")
-    fig.update_layout(title=title, xaxis={"title": tr("minute since first arrival")}, yaxis={"title": y_title},
-                      showlegend=False, margin={"t": 50})
+        mark_y(fig, plan_requests_per_min * k, plan_text.format(rate=f"{plan_requests_per_min * k:,.4g}"),
+               line_dash="dash", line_color="#444")
+    fig.update_layout(title=_top_title(title), xaxis={"title": tr("minute since first arrival")}, yaxis={"title": y_title},
+                      legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     return fig
 
 
@@ -233,14 +237,14 @@ def lengths_figure(input_tokens: np.ndarray, output_tokens: np.ndarray, *,
                              hovertemplate=tr("%{customdata[0]:,.0f} to %{customdata[1]:,.0f} tokens: %{y:,} requests")
                                            + "<extra>%{fullData.name}</extra>"))
     ticks = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]
-    fig.update_layout(title=tr(title), barmode="overlay",
+    fig.update_layout(title=_top_title(tr(title)), barmode="overlay",
                       xaxis={"title": tr("Tokens per request (log scale)"), "tickvals": np.log10(ticks).tolist(),
                              "ticktext": [f"{t:,}" for t in ticks]},
                       yaxis={"title": tr("Requests")}, legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     if plan_context_tokens:
-        fig.add_vline(x=math.log10(plan_context_tokens), line_dash="dash", line_color="#444",
-                      annotation_text=tr("this plan: {tokens} tokens").format(tokens=f"{plan_context_tokens:,}"), annotation_position="top left",
-                      annotation_bgcolor="rgba(255,255,255,0.9)")
+        mark_x(fig, math.log10(plan_context_tokens), log_x=False,
+               text=tr("this plan: {tokens} tokens").format(tokens=f"{plan_context_tokens:,}"), line_dash="dash",
+               line_color="#444")
     return fig
 
 
@@ -272,10 +276,9 @@ def fleet_figure(table: pd.DataFrame, *, title: str = "Token hit rate vs replica
                               "load imbalance %{customdata[1]:.3f} (max / mean requests), %{customdata[2]}")
                            + f"<extra>{routing}</extra>")))
     if plan_hit_rate is not None:
-        fig.add_hline(y=plan_hit_rate * 100, line_dash="dash", line_color="#444",
-                      annotation_text=tr("this plan's hit rate: {hit_rate}").format(hit_rate=f"{plan_hit_rate:.2f}"), annotation_position="bottom right",
-                      annotation_bgcolor="rgba(255,255,255,0.9)")
-    fig.update_layout(title=tr(title), xaxis_title=tr("Replicas (each with the cache size)"),
+        mark_y(fig, plan_hit_rate * 100, tr("this plan's hit rate: {hit_rate}").format(hit_rate=f"{plan_hit_rate:.2f}"),
+               line_dash="dash", line_color="#444")
+    fig.update_layout(title=_top_title(tr(title)), xaxis_title=tr("Replicas (each with the cache size)"),
                       yaxis_title=tr("Token hit rate (%)"), legend_title=tr("routing"), hovermode="closest",
                       legend=LEGEND_ABOVE, margin=_TOP_MARGIN)
     fig.update_xaxes(type="log", dtick=math.log10(2), tickformat="d")

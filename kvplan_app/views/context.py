@@ -55,7 +55,8 @@ if st.session_state.get("context_gpu") not in (None, *gpu_choices):
 if "context_gpu" not in st.session_state:
     st.session_state["context_gpu"] = user.id if user else inputs.gpu_id if inputs.gpu_id in GPUS else "h200"
 if "context_models" not in st.session_state:
-    st.session_state["context_models"] = list(dict.fromkeys([inputs.model_id, *DEFAULT_MODELS]))
+    st.session_state["context_models"] = [m for m in dict.fromkeys([inputs.model_id, *DEFAULT_MODELS])
+                                          if m in models()]  # an uploaded config is the Model page's, not a choice here
     st.session_state["context_max"] = min((c for c in MAX_CONTEXT_CHOICES if c >= inputs.context_tokens),
                                           default=MAX_CONTEXT_CHOICES[-1])
 
@@ -93,9 +94,20 @@ marker = None
 if inputs.model_id in model_ids and inputs.context_tokens <= max_context:
     marker = (inputs.context_tokens, get_model(inputs.model_id).estimate(inputs.context_tokens, "native").kv_bytes)
 past_max = st.checkbox(t("Draw each curve past its model's maximum context (dashed)"), key="context_past_max")
+st.session_state.setdefault("context_y_scale", "log")
+y_scale = st.radio(t("GB axis"), ["log", "linear"], key="context_y_scale", horizontal=True,
+                   format_func=lambda s: t("logarithmic") if s == "log" else t("linear"),
+                   help=t("Logarithmic (the default): every model's curve shows its shape, even one a thousand times "
+                          "smaller than another. Linear: distances in GB are in proportion, and a small model lies "
+                          "flat along zero."))
 show_chart(kv_vs_context_models_figure(frame, hbm_lines=lines, marker=marker, past_max=past_max,
-                                       max_context_tokens={m.name: m.max_context_tokens for m in chosen}, tr=t),
+                                       max_context_tokens={m.name: m.max_context_tokens for m in chosen},
+                                       log_y=y_scale == "log", tr=t),
            key="context_chart")
+st.caption(t("GB axis: logarithmic, so that the smallest model's curve is not flat along zero; choose linear to "
+             "compare sizes in proportion.") if y_scale == "log" else
+           t("GB axis: linear; a model much smaller than the others lies close to zero (choose logarithmic to see "
+             "its curve)."))
 st.download_button(t("Download the curves (CSV)"), to_csv_bytes(frame),
                    file_name="kvplan-kv-vs-context.csv", mime=CSV_MIME, key="context_csv")
 

@@ -24,11 +24,12 @@ from kvplan_app.charts.frontier import (
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
 from planner.units import format_bytes, format_duration
-from kvplan_app.render import show_chart
+from kvplan_app.render import number_slider, show_chart
 from kvplan_app.i18n import language, num, t, tn, words
 from kvplan_app.link_models import FrontierLink
 from kvplan_app.notices import show_error
 from kvplan_app.state import current_inputs, page_link, set_page_link
+from kvplan_app.model_choices import model_label
 
 MAX_CONTEXT_CHOICES = (32_000, 128_000, 256_000, 512_000, 1_000_000, 2_000_000, 4_000_000, 10_000_000)
 # Right ends offered for the context axis (tokens).
@@ -40,10 +41,14 @@ DEFAULT_GPUS = ("h100-sxm", "h200", "b200")
 
 
 inputs = current_inputs()
-model = get_model(inputs.model_id)
+try:
+    model = get_model(inputs.model_id)  # a catalog model, or a config uploaded in this session
+except PlanInputError as exc:
+    show_error(exc)
+    st.stop()
 st.title(t("Frontier: sessions and request rate"))
 st.caption(t("{model}, {gpus} per replica, output {output}, {prefixes}, pauses {pause} ({distribution}), TTL "
-             "{ttl}: every other input comes from the Plan page.", model=model.name,  # names are never localized
+             "{ttl}: every other input comes from the Plan page.", model=model_label(inputs.model_id),  # names are never localized
              gpus=num(tn("{n} GPU", "{n} GPUs", inputs.gpus_per_replica, n=f"{inputs.gpus_per_replica:,}")),
              output=num(tn("{n} token", "{n} tokens", inputs.output_tokens, n=f"{inputs.output_tokens:,}")),
              prefixes=num(tn("{n} shared prefix", "{n} shared prefixes", inputs.shared_prefixes,
@@ -77,7 +82,8 @@ context_choices = sorted({*MAX_CONTEXT_CHOICES, int(st.session_state["frontier_m
 max_context = w2.select_slider(t("Longest context"), context_choices, key="frontier_max_context",
                                format_func=_tokens)
 w3, w4, w5 = st.columns([2, 2, 1.3])
-hit_rate = w3.slider(t("Prefix hit rate (context and rate figures)"), 0.0, 1.0, step=0.01, key="frontier_hit_rate")
+hit_rate = number_slider(w3, t("Prefix hit rate (context and rate figures)"), 0.0, 1.0, step=0.01,
+                         key="frontier_hit_rate")  # "0,50" in Spanish
 heat_choices = list(dict.fromkeys([*gpu_ids, inputs.gpu_id]))
 if st.session_state.get("frontier_heatmap_gpu") not in heat_choices:
     st.session_state["frontier_heatmap_gpu"] = heat_choices[0]

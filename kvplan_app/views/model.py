@@ -5,9 +5,11 @@ this page gathers inputs, keeps the last valid model in ``st.session_state``
 and renders. Widget keys start with ``model_``; link keys with ``m_``.
 """
 
+import json
+
 import streamlit as st
 
-from planner.catalog.entries import get_model, models
+from planner.catalog.entries import GPUS, UPLOADED_PREFIX, get_model, models, session_models
 from planner.hf.checkpoint import config_from_files
 from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, pattern_legend, report_rows
 from planner.engines.capacity import (
@@ -28,20 +30,44 @@ from planner.messages import Message
 from planner.kv.models import NATIVE, breakdown_frame, coefficient_check, how_computed
 from planner.plan import plan
 from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens
-from kvplan_app.uploads import file_uploader
+from kvplan_app.model_choices import model_label
+from kvplan_app.uploads import MAX_UPLOADED_MODELS, UPLOADED_MODELS, file_uploader, uploaded_model_id
 from kvplan_app.render import show_table
 from kvplan_app.i18n import group_names_in_words, num, planner_message, t, tn, token_text, words
 from kvplan_app.link_models import ModelLink
 from kvplan_app.markdown import escape_markdown
 from kvplan_app.notices import show_link_warnings
-from kvplan_app.state import current_inputs, page_link, set_page_link
+from kvplan_app.state import current_inputs, page_link, set_page_link, update_inputs
 IMPORTED = "__imported__"
+
+# This page's own KV budget per GPU: an example figure to replace with the engine's (vLLM logs it as
+# "Available KV cache memory").
+OWN_KV_BUDGET_GIB = 40.0
+# This page's own context for a model whose maximum context is not known.
+OWN_CONTEXT_TOKENS = 128_000
+
+
+def _own_defaults(model) -> dict:
+    """This page's own inputs for ``model``, owing nothing to the Plan page: native KV, TP 1, PP 1, the model's
+    maximum context (else :data:`OWN_CONTEXT_TOKENS`), a KV budget of :data:`OWN_KV_BUDGET_GIB` per GPU."""
+    return {"model_kv_format": NATIVE, "model_tp": 1, "model_pp": 1,
+            "model_context": token_text(model.max_context_tokens or OWN_CONTEXT_TOKENS),
+            "model_kv_budget_gib": OWN_KV_BUDGET_GIB}
+
+
+def _use_own_defaults() -> None:
+    """The reset button: this page's own inputs for the model chosen now."""
+    st.session_state.update(_own_defaults(st.session_state.get("model_current") or get_model(
+        st.session_state["model_catalog_id"])))
+    st.session_state["model_origin"] = None
+
 
 def _from_plan(inputs) -> dict:
     """This page's inputs from the shared plan: its model, KV format, GPUs per replica as TP, context, and the
     plan's usable KV per GPU as the KV budget (a TP the model's heads cannot take falls back to 1)."""
-    out = {"model_catalog_id": inputs.model_id, "model_kv_format": inputs.kv_format,
-           "model_context": token_text(inputs.context_tokens), "model_tp": 1}
+    out = {"model_kv_format": inputs.kv_format, "model_context": token_text(inputs.context_tokens), "model_tp": 1}
+    if inputs.model_id in models():  # an imported config is not a catalog choice here
+        out["model_catalog_id"] = inputs.model_id
     try:
         get_model(inputs.model_id).estimate(inputs.context_tokens, inputs.kv_format, inputs.gpus_per_replica, 1)
         out["model_tp"] = inputs.gpus_per_replica
@@ -93,8 +119,13 @@ plan_inputs = current_inputs()
 plan_seen = (plan_inputs.model_id, plan_inputs.kv_format, plan_inputs.gpus_per_replica, plan_inputs.context_tokens,
              plan_inputs.gpu_id, plan_inputs.hbm_gib)
 from_plan = _from_plan(plan_inputs)
+plan_origin = (plan_inputs.model_id, plan_inputs.gpu_id, plan_inputs.gpus_per_replica, plan_inputs.context_tokens,
+               from_plan["model_tp"], from_plan["model_kv_budget_gib"])
 if st.session_state.get("model_plan_seen") not in (None, plan_seen):  # the plan changed on another page: follow it
     st.session_state.update(from_plan)
+    st.session_state["model_origin"] = plan_origin
+if "model_plan_seen" not in st.session_state and "model_origin" not in st.session_state:
+    st.session_state["model_origin"] = plan_origin  # first visit: the widgets below start from the plan
 st.session_state["model_plan_seen"] = plan_seen
 defaults = {
     "model_source": "Catalog",
@@ -132,11 +163,14 @@ else:
     ignore_fields = tuple(f.strip() for f in ignore_text.split(",") if f.strip())[:20]
     files = [(u.name, u.getvalue()[: MAX_CONFIG_BYTES + 1]) for u in (uploads or [])]
     if not files and pasted.strip():
-        files = [("pasted config.json", pasted)]
+        files = [(t("pasted config.json"), pasted)]  # the name a pasted config goes by, in the page's language
     if files:
         try:
             config, name = config_from_files(files)
-            imported = model_from_config(config, name=name, source=f"imported: {name}", ignore_fields=ignore_fields)
+            # the id: a hash of what was read (config with its sidecars, the fields accepted), never shared by two
+            imported = model_from_config(config, name=name, source=f"imported: {name}", ignore_fields=ignore_fields,
+                                         model_id=uploaded_model_id(json.dumps([config, ignore_fields], sort_keys=True,
+                                                                               default=str)))
             st.session_state["model_current"] = imported
             st.session_state["model_import_report"] = imported.config_report
             model = imported
@@ -150,10 +184,64 @@ if model is None:
     model = get_model(st.session_state["model_catalog_id"])
     st.session_state["model_current"] = model
 
+
+def _use_on_plan(imported) -> None:
+    """The button's callback: keep the imported model for this session and make it the plan's model, with the
+    weights typed beside it (a config.json has no parameter count)."""
+    kept = {k: v for k, v in st.session_state.get(UPLOADED_MODELS, {}).items() if k != imported.id}
+    kept[imported.id] = imported
+    st.session_state[UPLOADED_MODELS] = dict(list(kept.items())[-MAX_UPLOADED_MODELS:])
+    weights = float(st.session_state["model_weights_gib"])
+    try:
+        with session_models(st.session_state[UPLOADED_MODELS]):
+            update_inputs(model_id=imported.id, weights_gib=weights)
+        st.session_state["model_sent"] = imported.id
+    except PlanInputError as exc:
+        st.session_state["model_sent_error"] = planner_message(exc)
+
+
+if source != "Catalog" and model.id.startswith(UPLOADED_PREFIX):
+    with st.container(border=True):
+        st.markdown(t("**Use {name} on the Plan, Frontier and Recommend pages**", name=escape_markdown(model.name)))
+        u1, u2 = st.columns([1, 1], vertical_alignment="bottom")
+        st.session_state.setdefault("model_weights_gib", 0.0)
+        u1.number_input(t("Weights of one replica (GiB)"), min_value=0.0, max_value=1_000_000.0, step=1.0,
+                        format="%g", key="model_weights_gib",
+                        help=t("A config.json has no parameter count: type the size of the checkpoint's weights "
+                               "(e.g. the safetensors files' total) so the plan can subtract them."))
+        u2.button(t("Use on the plan pages"), key="model_use_on_plan", on_click=_use_on_plan, args=(model,),
+                  disabled=float(st.session_state["model_weights_gib"]) <= 0)
+        if st.session_state.get("model_sent") == model.id:
+            st.success(t("The plan now uses {name} (its choice reads \"uploaded: {name}\"); its figures come from the "
+                         "same planner functions as a catalog model's.", name=escape_markdown(model.name)))
+        if error := st.session_state.pop("model_sent_error", None):
+            st.error(escape_markdown(error))
+        st.caption(t("A share link cannot carry an uploaded config: opened elsewhere, its model is refused until the "
+                     "same config.json is uploaded there."))
+
 # ---------------------------------------------------------------------------
 # Inputs
 # ---------------------------------------------------------------------------
-st.caption(t("Starts from the Plan page's model, KV format, GPUs per replica (as TP), context and usable KV per GPU."))
+origin = st.session_state.get("model_origin")
+if origin is not None:  # the inputs below came from the Plan page: say so, and offer this page's own
+    o_model, o_gpu, o_gpus, o_context, o_tp, o_budget = origin
+    o_gpu_name = GPUS[o_gpu].name if o_gpu in GPUS else t("a custom accelerator")
+    note = t("These inputs start from the Plan page: TP {tp} (its GPUs per replica: {gpus}), context {tokens} "
+             "tokens, and a KV budget of {gib} GiB per GPU, the usable KV of {plan_model} on {gpu}.", tp=o_tp,
+             gpus=o_gpus, tokens=num(f"{o_context:,}"), gib=num(f"{o_budget:g}"), plan_model=model_label(o_model),
+             gpu=o_gpu_name)  # numbers localized one by one: a model name ("Llama 3.1 70B") is not a number
+    if o_model != model.id:
+        note += " " + t("That budget is what {plan_model}'s weights leave, not {model}'s.",
+                        plan_model=model_label(o_model), model=model.name)
+    st.info(escape_markdown(note))
+    st.button(t("Use this page's own defaults"), key="model_own_defaults", on_click=_use_own_defaults,
+              help=num(t("Native KV format, TP 1, PP 1, the model's maximum context (else {tokens} tokens) and a KV "
+                         "budget of {gib} GiB per GPU (an example: type your engine's figure).",
+                         tokens=f"{OWN_CONTEXT_TOKENS:,}", gib=f"{OWN_KV_BUDGET_GIB:g}")))
+else:
+    st.caption(num(t("Started from this page's own defaults: native KV format, TP 1, PP 1, the model's maximum context "
+                     "(else {tokens} tokens) and a KV budget of {gib} GiB per GPU.",
+                     tokens=f"{OWN_CONTEXT_TOKENS:,}", gib=f"{OWN_KV_BUDGET_GIB:g}")))
 i1, i2, i3, i4 = st.columns([1.3, 1, 1, 1.3])
 kv_format = i1.selectbox(t("KV format"), [NATIVE, *FORMATS], key="model_kv_format",
                          format_func=lambda f: t("native") if f == NATIVE else FORMATS[f].id,
@@ -290,7 +378,10 @@ try:
                    "blocks_per_layer": t("Blocks/layer"), "theory_bytes": t("Theory (B)"),
                    "engine_bytes": t("vLLM (B)"), "reason": t("Why")}
         # an st.table: eleven columns and a sentence per row wrap at 1280 px instead of scrolling out of view
-        show_table(engine_table.assign(name=engine_table["name"].map(words), reason=[
+        kinds = {"full": t("full attention"), "sliding": t("sliding window"), "chunked": t("chunked local attention"),
+                 "mamba": t("Mamba state")}  # vLLM's page kinds, in words
+        show_table(engine_table.assign(name=engine_table["name"].map(words),
+                                       kind=engine_table["kind"].map(lambda k: kinds.get(k, k)), reason=[
             planner_message(group_names_in_words(kind.reason)) for kind in tve.types]).rename(columns=headers),
             hide_index=True, static=True)
 except PlanInputError as exc:
@@ -342,14 +433,14 @@ with st.expander(t("How this is computed")):
         st.text(t("Capacity: {formula}.", formula=planner_message(cap.formula)))
 
 with st.expander(t("Sources")):
-    st.text(t("Model: {source}", source=model.source))
+    st.text(t("Model: {source}", source=planner_message(model.source)))
     for note in model.notes:
         st.text(planner_message(note))
     layout_formats = {g.kv_format.id: g.kv_format for g in model.layout(kv_format)}  # engine-internal ones too
     for fmt_id in sorted({g.kv_format for g in est.groups}):
         fmt = layout_formats.get(fmt_id) or FORMATS.get(fmt_id)
         st.text(t("Format {format}: {source}", format=fmt_id, source=fmt.source if fmt is not None else "—"))
-    st.text(t("Engine view and capacity: {source}", source=VLLM_SOURCE))
+    st.text(t("Engine view and capacity: {source}", source=planner_message(VLLM_SOURCE)))
     if model.config_report:
         # an st.table: its notes are sentences, wrapped rather than cut
         show_table(_shown_report(report_rows(model.config_report)), hide_index=True, static=True)

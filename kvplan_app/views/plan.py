@@ -9,6 +9,7 @@ from planner.plan import (
     MAX_HBM_GIB,
     MAX_SECONDS,
     MAX_TIER_GIB,
+    PlanInputs,
     context_table,
     effective_model,
     format_sessions,
@@ -17,7 +18,7 @@ from planner.plan import (
     rebase,
 )
 from planner.catalog.accelerators import accelerator_from_dict, accelerator_from_link
-from planner.catalog.entries import GPUS, get_gpu, models
+from planner.catalog.entries import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
 from planner.hf.config import MAX_CONFIG_BYTES, plan_model_from_config
 from planner.plan.curves import curve_contexts, sessions_by_context
@@ -30,15 +31,24 @@ from planner.files.export import CSV_MIME, to_csv_bytes
 from planner.files.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
 from planner.plan.measured import context_mismatch
 from kvplan_app.uploads import file_uploader
-from kvplan_app.render import separators, show_chart, show_table
+from kvplan_app.render import number_slider, separators, show_chart, show_table
 from planner.messages import msg
 from kvplan_app.i18n import language, num, planner_message, t, tn, token_text
 from kvplan_app.link_models import plan_widget_reset_notes
+from kvplan_app.model_choices import model_ids as model_choice_ids, model_labels
 from kvplan_app.markdown import escape_markdown
 from kvplan_app.notices import show_link_warnings, show_notices
 from kvplan_app.state import add_notices, current_inputs, load_inputs, set_inputs, update_inputs
 
 YOURS = "yours"  # the GPU choice that opens the user-defined accelerator form
+
+
+def _model_or_none(model_id: str):
+    """The model for a widget's help text; an uploaded config no longer in this session gives the default's."""
+    try:
+        return get_model(model_id)
+    except PlanInputError:
+        return get_model(PlanInputs().model_id)
 
 
 def _acc_defaults(acc) -> dict:
@@ -192,10 +202,10 @@ def _load_plan_file() -> None:
                      schema=loaded.schema_version, version=loaded.kvplan_version)
         + (" " + planner_message(loaded.notice) if loaded.notice else ""))
 
-model_ids = list(models())
+model_ids = model_choice_ids(st.session_state.get("plan_model_id", ""))  # the catalog, then configs uploaded here
 gpu_ids = list(GPUS) + ["custom", YOURS]
 c1, c2, c3, c3b = st.columns([1.2, 1.2, 0.8, 1])
-model_id = c1.selectbox(t("Model"), model_ids, key="plan_model_id", format_func=lambda m: models()[m].name)
+model_id = c1.selectbox(t("Model"), model_ids, key="plan_model_id", format_func=model_labels(model_ids).get)
 gpu_choice = c2.selectbox(t("GPU"), gpu_ids, key="plan_gpu_id",
                           format_func=lambda g: GPUS[g].name if g in GPUS else
                           t("Custom HBM size") if g == "custom" else t("Your own accelerator"))
@@ -239,48 +249,57 @@ output_tokens = c5.number_input(t("Output tokens per request"), min_value=0, max
                                 key="plan_output_tokens")
 kv_format = c6.selectbox(t("KV format"), [NATIVE, *FORMATS], key="plan_kv_format",
                          format_func=lambda f: t("native (the model's own)") if f == NATIVE else FORMATS[f].id,
-                         help=f"{t('native')}: {planner_message(models()[model_id].native_format_label)}. "
+                         help=f"{t('native')}: {planner_message(_model_or_none(model_id).native_format_label)}. "
                               + " · ".join(f"{f.id}: {planner_message(f.label)}" for f in FORMATS.values()))
 
 # HBM slider over this GPU's range (whole GiB; a custom size 1 to 1,024 GiB), the typed box for any exact value.
 hbm_slider_max = float(max(math.ceil(device_gib), 2)) if gpu_id in GPUS or user_acc else 1024.0
 s1, s1n, s2, s2n = st.columns([2.6, 1.2, 2.6, 1.2])
-hbm_gib = s1.slider(t("HBM per GPU (GiB)"), *widened("plan_hbm_gib", 1.0, hbm_slider_max), step=0.1, key="plan_hbm_gib",
-                    format="%.1f", on_change=_slider_moved, args=("plan_hbm_gib",))
+hbm_gib = number_slider(s1, t("HBM per GPU (GiB)"), *widened("plan_hbm_gib", 1.0, hbm_slider_max), step=0.1,
+                        key="plan_hbm_gib", decimals=1, on_change=_slider_moved, args=("plan_hbm_gib",))
 s1n.number_input(t("HBM (GiB), typed"), min_value=0.1, max_value=MAX_HBM_GIB, step=1.0, format="%.1f",
                  key="plan_hbm_gib_typed", on_change=_typed, args=("plan_hbm_gib",))
 hbm_set = (gpu_id not in GPUS and user_acc is None) or bool(st.session_state.get("plan_hbm_set"))
 lo_hbm, hi_hbm = st.session_state["plan_hbm_gib_range"]
-hbm_caption = num(t("HBM {gb} GB, slider {lo} to {hi} GiB", gb=f"{to_gb(hbm_gib * GiB):,.2f}", lo=f"{lo_hbm:,.0f}",
-                      hi=f"{hi_hbm:,.0f}") + " · "
-                   + (t("{capacity} on the data sheet", capacity=get_gpu(gpu_id).vendor_capacity) if gpu_id in GPUS
-                      else t("yours, as the device reports it") if user_acc else t("custom"))
-                   + ("" if hbm_set else t(", the device's reported total")))
-hit_rate = s2.slider(t("Prefix hit rate"), min_value=0.0, max_value=1.0, step=0.01, key="plan_hit_rate",
-                     on_change=_slider_moved, args=("plan_hit_rate",))
+
+
+def _hbm_caption(hbm_bytes: float) -> str:
+    """The caption under the sliders, from the HBM bytes the plan itself uses (``PlanResult.hbm_bytes`` once the plan
+    is computed): the slider's rounded GiB would print another figure than the arithmetic."""
+    return (num(t("HBM {gb} GB, slider {lo} to {hi} GiB", gb=f"{to_gb(hbm_bytes):,.2f}", lo=f"{lo_hbm:,.0f}",
+                  hi=f"{hi_hbm:,.0f}") + " · "
+                + (t("{capacity} on the data sheet", capacity=get_gpu(gpu_id).vendor_capacity) if gpu_id in GPUS
+                   else t("yours, as the device reports it") if user_acc else t("custom"))
+                + ("" if hbm_set else t(", the device's reported total"))))
+
+
+hit_rate = number_slider(s2, t("Prefix hit rate"), 0.0, 1.0, step=0.01, key="plan_hit_rate",  # "0,50" in Spanish
+                         on_change=_slider_moved, args=("plan_hit_rate",))
 s2n.number_input(t("Hit rate, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
                  key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
 p1, p1n, p2 = st.columns([2.6, 1.2, 3.8])
-shared_prefix = p1.slider(t("Shared prefix"), min_value=0.0, max_value=1.0, step=0.01, key="plan_shared_prefix",
-                          on_change=_slider_moved, args=("plan_shared_prefix",))
+shared_prefix = number_slider(p1, t("Shared prefix"), 0.0, 1.0, step=0.01, key="plan_shared_prefix",  # "0,50" in Spanish
+                              on_change=_slider_moved, args=("plan_shared_prefix",))
 p1n.number_input(t("Shared prefix, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
                  key="plan_shared_prefix_typed", on_change=_typed, args=("plan_shared_prefix",))
 p2.caption(t("Hit rate: the share of each prompt read from cache, a session's own history included; it saves "
              "prefill work and time to first token, never memory. Shared prefix: the share of the context common to "
              "many concurrent sessions (system prompt, tool schemas), stored once per distinct prefix; it sets "
              "memory, hence sessions."))
-st.caption(hbm_caption)
+hbm_slot = st.empty()  # filled with the plan's own HBM bytes once the plan is computed
+hbm_slot.caption(_hbm_caption(hbm_gib * GiB if hbm_set else device_gib * GiB))
 
 alerts = st.container()  # a refused input, next to the inputs and above the answer (in the first viewport)
 headline = st.container()  # the answer, above the assumptions: filled once the plan is computed
 with st.expander(t("Parallelism, memory and throughput assumptions")):
     a1, a2, a3 = st.columns(3)
-    util = a1.slider(t("GPU memory utilization"), *widened("plan_gpu_memory_utilization", 0.05, 1.0), step=0.01,
-                     key="plan_gpu_memory_utilization")
+    util = number_slider(a1, t("GPU memory utilization"), *widened("plan_gpu_memory_utilization", 0.05, 1.0),
+                         step=0.01, key="plan_gpu_memory_utilization")
     reserve = a2.number_input(t("Runtime reserve per GPU (GiB)"), *widened("plan_reserve_gib", 0.0, 1024.0), step=0.5, format="%g",
                               key="plan_reserve_gib")
+    catalog_weights = _model_or_none(model_id).weight_format
     weight_format = a3.selectbox(t("Weight format"), ["catalog", *WEIGHT_BYTES_PER_PARAM], key="plan_weight_format",
-                                 format_func=lambda w: t("catalog ({format})", format=models()[model_id].weight_format)
+                                 format_func=lambda w: t("catalog ({format})", format=catalog_weights)
                                  if w == "catalog" else w)
     b1, b2, b3 = st.columns(3)
     decode_tps = b1.number_input(t("Decode throughput per GPU (tokens/s)"), *widened("plan_decode_tokens_per_s", 1.0, 1e9),
@@ -373,6 +392,7 @@ try:
         target_sessions_per_gpu=None if target is None else int(target),
     )
     result = plan(inputs)
+    hbm_slot.caption(_hbm_caption(result.hbm_bytes))
     set_inputs(inputs)
     add_notices(notices)
     if config_error is not None:
@@ -396,7 +416,7 @@ except PlanInputError as exc:  # may quote what the user typed: shown as text
 show_notices()
 if config_model is not None:  # above the headline: the figures are the config's, not the selected model's
     alerts.info(escape_markdown(t("Planning the imported {name}; the share link carries the catalog model {model}, not "
-                              "the config.", name=config_model.name, model=models()[model_id].name)))
+                              "the config.", name=config_model.name, model=model_labels([model_id])[model_id])))
 
 model, priced_format, _ = effective_model(inputs, config_model)
 if (far := context_mismatch(inputs.figures_measured_at_tokens, inputs.context_tokens)):
@@ -554,6 +574,6 @@ with right:
     if (upload_message := st.session_state.pop("plan_upload_message", None)) is not None:
         kind, text = upload_message
         (st.success if kind == "success" else st.error)(escape_markdown(text))
-    st.caption(t("Source: {source}", source=model.source))
+    st.caption(t("Source: {source}", source=planner_message(model.source)))
     for note in model.notes:
         st.caption(planner_message(note))

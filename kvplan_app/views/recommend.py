@@ -15,7 +15,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from planner.catalog.accelerators import accelerator_from_link
-from planner.catalog.entries import GPUS, models
+from planner.catalog.entries import GPUS
 from planner.errors import PlanInputError
 from kvplan_app.charts.figures import recommend_figure
 from planner.kv.formats import FORMATS
@@ -30,6 +30,7 @@ from kvplan_app.links import to_query
 from kvplan_app.markdown import escape_markdown
 from kvplan_app.link_models import RecommendLink
 from kvplan_app.state import current_inputs, page_link, set_page_link
+from kvplan_app.model_choices import is_uploaded, model_label
 
 VERIFY_ROWS = 50  # rows checked by the scalar plan and shown
 DEFAULT_GPUS = ("h100-sxm", "h200", "b200")
@@ -42,7 +43,7 @@ st.caption(t("For {model} at {tokens} tokens, shared prefix {shared}, TTL {ttl} 
              "page's inputs: set the shared prefix there; 0 = no sharing). tp: a replica's GPUs split each session's "
              "KV heads; dp: each GPU holds whole sessions. Identical replicas, no pipeline parallel; rows rank by "
              "total GPUs, then cost, then headroom.",
-             model=getattr(models().get(inputs.model_id), "name", inputs.model_id), tokens=num(f"{inputs.context_tokens:,}"),
+             model=model_label(inputs.model_id), tokens=num(f"{inputs.context_tokens:,}"),
              shared=num(f"{inputs.shared_prefix:g}"), ttl=num(f"{inputs.ttl_s:g}"),
              pause=num(f"{inputs.pause_mean_s:g}")))
 
@@ -150,6 +151,9 @@ if rec.frame.empty:
     st.info(t("No configuration meets the target: add accelerators, GPUs per replica or KV formats."))
     st.stop()
 
+if is_uploaded(inputs.model_id):  # the rows' plan links name a config a link cannot carry
+    st.caption(t("The rows' plan links open the plan in this session; elsewhere they need the same config.json "
+                 "uploaded on the Model page first."))
 top = rec.frame.head(VERIFY_ROWS).copy()
 root = root_url("recommend")
 top["plan link"] = [share_url(root, to_query(i), "plan") for i in rec.inputs[:len(top)]]

@@ -16,7 +16,7 @@ from planner.catalog.entries import models
 from planner.engines.logs import MAX_LOG_BYTES, parse_engine_log
 from planner.errors import PlanInputError
 from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, parse_config_text
-from planner.engines.reconcile import pair_summary, reconcile
+from planner.engines.reconcile import NO_MODEL, pair_summary, reconcile
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_table
 from kvplan_app.i18n import num, planner_message, t, tn
@@ -105,8 +105,8 @@ for n, rec in results:
     head = [(s.name, f"{'—' if s.value is None else s.value} ({planner_message(s.source)})") for s in rec.settings]
     if rec.kv_bytes_per_token_per_gpu is not None:
         head.append((t("kvplan: bytes per token per GPU"), num(f"{rec.kv_bytes_per_token_per_gpu:,} B")))
-    show_table(pd.DataFrame(head, columns=["setting", "value"]), hide_index=True, key=f"reconcile_settings_{n}",
-               column_config={"setting": t("Setting"), "value": t("Value")})
+    # a static table: a long model name (org/model-size-variant) wraps at 1280 px instead of being cut
+    show_table(pd.DataFrame(head, columns=[t("Setting"), t("Value")]), hide_index=True, static=True)
     rows = pd.DataFrame([tuple(planner_message(c) if isinstance(c, str) else c
                                for c in (r.quantity, r.engine, r.kvplan, r.status, r.cause)) for r in rec.rows],
                         columns=[t("Quantity (per GPU)"), t("Engine printed"), "kvplan", t("Status"), t("Cause")])
@@ -114,7 +114,8 @@ for n, rec in results:
     for cause in rec.causes:
         st.markdown("- " + escape_markdown(planner_message(cause), keep="_"))
     for why in rec.refusals:
-        st.warning(t("Not computed: ") + escape_markdown(planner_message(why), keep="_"))
+        st.warning(t("Not computed: ") + escape_markdown(planner_message(why), keep="_")
+                   + (" " + t("Choose it under 'Model' above, or upload its config.json.") if why == NO_MODEL else ""))
     if rec.unread:
         with st.expander(num(tn("1 line mentions KV or memory but was not read",
                                 "{n} lines mention KV or memory but were not read", rec.num_unread,

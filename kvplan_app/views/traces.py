@@ -33,6 +33,7 @@ from kvplan_app.link_models import TracesLink
 from kvplan_app.markdown import escape_markdown
 from kvplan_app.notices import show_error, show_link_warnings
 from kvplan_app.state import current_inputs, page_link, set_page_link, update_inputs
+from kvplan_app.model_choices import is_uploaded, model_label
 UPLOAD = "Upload a trace"
 SAVED = "Load a saved curve"
 FLEET_REPLICAS = [1, 2, 4, 8, 16, 32]
@@ -74,6 +75,12 @@ if "traces_link_read" not in st.session_state:
         st.session_state["traces_sample"] = link.sample
     if link.ttl_s is not None:
         st.session_state["traces_ttl"] = link.ttl_s
+
+if is_uploaded(inputs.model_id):  # the replay runs in a worker that knows the catalog only
+    st.info(t("The plan uses an uploaded config ({name}). Traces are replayed in a background worker that knows the "
+              "catalog's models only: choose a catalog model on the Plan page to analyze a trace.",
+              name=model_label(inputs.model_id)))
+    st.stop()
 
 for key, value in {"traces_sample": "conversation", "traces_ttl": None, "traces_format": "detect",
                    "traces_block_tokens": 16, "traces_prompt_block_tokens": 16, "traces_upload_kind": "trace", "traces_model_id": inputs.model_id,
@@ -263,7 +270,8 @@ job_inputs = {"model_id": inputs.model_id, "kv_format": inputs.kv_format,
               "usable_kv_bytes": float(max(result.usable_kv_bytes, 0)), "gpu_name": result.gpu_name, "ttl_s": ttl_s,
               "session_decode_tokens_per_s": inputs.session_decode_tokens_per_s, "ttl_label": ttl_label(ttl_s),
               "fleet_replicas": tuple(sorted(fleet_ns)), "fleet_routings": tuple(fleet_policies),
-              "plan_context_tokens": inputs.context_tokens, "plan_sessions": result.sessions_per_gpu,
+              "plan_context_tokens": inputs.context_tokens, "plan_sessions": result.sessions_per_replica,
+              "plan_gpus_per_replica": inputs.gpus_per_replica,
               "plan_requests_per_min": None if result.request_rate_per_s is None else result.request_rate_per_s * 60,
               "plan_hit_rate": inputs.hit_rate, "lang": language(), "eviction_policy": eviction_policy}
 bar = st.progress(0.0, text=t("Queued..."))
@@ -311,10 +319,13 @@ def show_traffic():
     show_chart(analysis.figures["lengths"], left, key="traces_lengths")
     show_chart(analysis.figures["arrivals"], right, key="traces_arrivals")
     show_chart(analysis.figures["concurrency"], key="traces_concurrency")
+    # like with like: the trace's requests are all its traffic, so the plan's figure beside them is per replica
     st.caption(t("Each request is active for its output tokens at {speed} tokens/s (the plan's decode speed per "
-                 "session), queueing ignored: peak {peak}, mean {mean} requests in flight; the plan fits {sessions} "
-                 "sessions per GPU ({attention} attention).", speed=num(f"{inputs.session_decode_tokens_per_s:g}"),
+                 "session), queueing ignored: peak {peak}, mean {mean} requests in flight across the whole trace. One "
+                 "replica of the plan ({gpus} GPUs, {attention} attention) holds {replica} sessions ({sessions} per "
+                 "GPU): the dashed line.", speed=num(f"{inputs.session_decode_tokens_per_s:g}"),
                  peak=num(f"{analysis.peak_concurrent_requests:,}"), mean=num(f"{analysis.mean_concurrent_requests:.3g}"),
+                 gpus=num(f"{inputs.gpus_per_replica:,}"), replica=num(f"{result.sessions_per_replica:,}"),
                  sessions=num(format_sessions(result.sessions_per_gpu)), attention=result.attention_parallelism))
 
 

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Iterator, Mapping
 from importlib import resources
 
 from planner.hf.config import layout_from_config
@@ -20,7 +23,7 @@ from planner.errors import PlanInputError
 from planner.kv.formats import KVFormat, get_format
 from planner.kv.models import ModelSpec
 from planner.units import GB, GiB, MiB
-from planner.messages import msg
+from planner.messages import Message, msg
 
 # ---------------------------------------------------------------------------
 # Models
@@ -157,8 +160,9 @@ def _build(model_id: str, e: _Entry, state_format: KVFormat | None = None,
         total_params=e.total_params,
         weight_format=e.weight_format,
         source=(V41_SOURCE if model_id == "deepseek-v4.1-flash"
-                else f"config.json: planner/data/models/{e.config}.config.json (see SOURCES.md); "
-                     f"parameters: {e.params_source}"),
+                else msg("config.json: planner/data/models/{config}.config.json (see SOURCES.md); parameters: {params}",
+                         # the citation is catalog data, translated like the notes (a catalogue entry of its own)
+                         config=e.config, params=Message(e.params_source))),
         notes=e.notes,
         config_report=layout.report,
         layer_pattern=layout.layer_pattern,
@@ -185,12 +189,45 @@ def model_with_state_formats(model_id: str, state_format: KVFormat | None = None
     return _build(model_id, _ENTRIES[model_id], state_format, ssm_state_format)
 
 
+UPLOADED_PREFIX = "uploaded-"
+"""Ids of models imported from a user's config.json start with this (never a catalog id)."""
+
+_SESSION_MODELS: ContextVar[Mapping[str, ModelSpec]] = ContextVar("kvplan_session_models", default={})
+
+
+@contextmanager
+def session_models(extra: Mapping[str, ModelSpec]) -> Iterator[None]:
+    """Within the block (this thread / context only), :func:`get_model` also knows ``extra``: models a user
+    imported from their own config.json, ids starting with :data:`UPLOADED_PREFIX`. The catalog is unchanged, so
+    one user's upload never reaches another's session, and every figure comes from the same functions.
+
+    Raises:
+        ValueError: an id that does not start with :data:`UPLOADED_PREFIX` (it could hide a catalog model).
+    """
+    bad = [m for m in extra if not m.startswith(UPLOADED_PREFIX)]
+    if bad:
+        raise ValueError(f"session model ids must start with {UPLOADED_PREFIX!r}: {bad}")
+    token = _SESSION_MODELS.set(dict(extra))
+    try:
+        yield
+    finally:
+        _SESSION_MODELS.reset(token)
+
+
+def uploaded_models() -> dict[str, ModelSpec]:
+    """The models :func:`session_models` adds in this context (empty outside it)."""
+    return dict(_SESSION_MODELS.get())
+
+
 def get_model(model_id: str) -> ModelSpec:
-    """The catalog model with this id.
+    """The catalog model with this id (or, within :func:`session_models`, an imported one).
 
     Raises:
         PlanInputError: unknown id (the message lists the known ones).
     """
+    extra = _SESSION_MODELS.get()
+    if isinstance(model_id, str) and model_id in extra:
+        return extra[model_id]
     try:
         return models()[model_id]
     except (KeyError, TypeError):

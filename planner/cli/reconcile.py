@@ -19,7 +19,7 @@ from planner.catalog.entries import get_model
 from planner.cli.args import positive_int
 from planner.engines.logs import MAX_LOG_BYTES, parse_engine_log
 from planner.errors import PlanInputError
-from planner.engines.reconcile import pair_summary, reconcile
+from planner.engines.reconcile import NO_MODEL, pair_summary, reconcile
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         for c in r.causes:
             print(f"   cause: {c}")
         for x in r.refusals:
-            print(f"   not computed: {x}")
+            print(f"   not computed: {x}" + (" (pass --model)" if x == NO_MODEL else ""))
         for no, text in r.unread:
             print(f"   unread line {no}: {text[:200]}")
         if r.num_unread > len(r.unread):

@@ -77,7 +77,7 @@ from planner.engines.vllm_paging import (  # re-exported: the engine's settings 
     engine_layers,
     paging,
 )
-from planner.messages import msg
+from planner.messages import Figure, msg
 from planner.monotone import largest_fitting
 
 __all__ = [
@@ -424,9 +424,10 @@ def vllm_capacity(model: ModelSpec, kv_budget_bytes: int, max_model_len: int | N
     num_blocks = a.num_blocks(budget)
     blocks_per_request = a.blocks_per_request(m)
     if p.layout == "uniform type":
-        how = f"{budget:,} // ({' + '.join(f'{t.layers} x {t.page_size_bytes:,}' for t in p.types)} B)"
+        # a Figure: written in English form here, its digits take the page's separators (one number, one style)
+        how = Figure(f"{budget:,} // ({' + '.join(f'{t.layers} x {t.page_size_bytes:,}' for t in p.types)} B)")
     else:
-        how = f"{budget:,} // {page:,} // {p.group_size}"
+        how = Figure(f"{budget:,} // {page:,} // {p.group_size}")
     max_tokens = num_blocks // p.num_kv_groups * min_block
     concurrency = num_blocks / blocks_per_request if blocks_per_request else 0.0
     needed = _needed_bytes(p, m, s.max_num_batched_tokens)

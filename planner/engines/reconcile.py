@@ -76,8 +76,8 @@ CANDIDATE_FORMATS = ("bf16", "fp8")
 
 GIB_AS_GB = msg("SGLang prints GB for GiB: its sizes are divided by 1024**3 (GB = 1024 * 1024 * 1024 in "
              "sglang/srt/mem_cache/memory_pool.py), so '8.23 GB' is 8.23 GiB = 8.84 GB.")
-GIB_AS_GB_VLLM = msg("vLLM V0 prints 'Loading model weights took X GB' with X = bytes / 2**30: the figure is GiB "
-                  "labelled GB.")
+NO_MODEL = msg("no model: the log names none that kvplan knows, and none was given")
+"""Refusal when no model is known; the CLI adds its flag (``--model``), the dashboard its own control."""
 K_AND_V = msg("SGLang lists K and V separately: the KV pool is K + V, twice the K size for equal K and V widths.")
 SGLANG_BUDGET = msg("SGLang's pool is what mem_fraction_static of total GPU memory leaves after the weights "
                  "(the rest is for activations and CUDA graphs): a budget, not a per-token cost.")
@@ -289,7 +289,7 @@ def reconcile(log: EngineLog, model: ModelSpec | None = None, *, tp: int | None 
         model = None
     per_token = None
     if model is None:
-        refusals.append(msg("no model: kvplan's prediction needs one (--model)"))
+        refusals.append(NO_MODEL)
     elif all(isinstance(g, (FullAttentionGroup, MLAGroup)) and g.cap_tokens is None
              for g in model.layout(fmt) if g.in_pool):  # windows, state, indexer keys: pooled per engine
         per_token = _pool_token_bytes(model, fmt, attn_tp, int(pp_s.value))
@@ -739,7 +739,9 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
     weights = log.first("weights")
     if weights:
         if weights.printed.endswith(" GB"):
-            causes.append(GIB_AS_GB_VLLM)
+            # V0's 'Loading model weights took X GB' and early V1's 'Model loading took X GB': both bytes / 2**30
+            causes.append(msg("vLLM printed the weights as '{printed}': its model runner's load_model divides bytes "
+                              "by 2**30, so the figure is GiB labelled GB.", printed=weights.printed))
         rows.append(ReconcileRow(msg("weights per GPU"), _gib(weights), "", msg("engine only"), msg("as printed")))
     if log.first("hybrid_manager_off") or log.first("kv_connector"):
         why = msg("a KV connector is set") if log.first("kv_connector") else msg("the log says so")
