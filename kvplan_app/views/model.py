@@ -251,7 +251,7 @@ for title, part, key in (
          "model_breakdown_token"),
         (num(t("At {tokens} tokens", tokens=f"{context:,}")), ["group", "entries", "bytes", "in_pool", "replicated_on_tp"],
          "model_breakdown_context")):
-    st.markdown(f"**{title}**")
+    st.markdown("**" + escape_markdown(title) + "**")
     shown_part = table[part].assign(**{c: table[c].map(words) for c in ("group", "growth") if c in part})
     show_table(shown_part.rename(columns=headers), hide_index=True, key=key, placeholder="—")
 st.caption(t("Layers of each group: {groups}.", groups="; ".join(

@@ -245,7 +245,7 @@ def show(result, source: str) -> None:
     now = plan(last)
     p1, p2 = st.columns(2)
     p1.metric(t("Planner ({model}, {kv_format}): KV bytes per token", model=models()[last.model_id].name,
-                kv_format=last.kv_format), num(f"{ours.kv_bytes_per_token:,.6g} B"))
+                kv_format=md(last.kv_format)), num(f"{ours.kv_bytes_per_token:,.6g} B"))
     p1.metric(t("Sessions per GPU (planner arithmetic)"), format_sessions(ours.sessions_per_gpu))
     p2.metric(t("Plan now ({source}): KV bytes per token", source=t(now.kv_source)),
               num(f"{now.kv_bytes_per_token:,.6g} B"))

@@ -162,7 +162,7 @@ fewest = tn("Fewest GPUs: {gpus} x {accelerator} (1 replica of {per_replica}, KV
             "against {target}.", replicas)
 st.success(fewest.format(  # names as they are, numbers per locale
     gpus=num(f"{int(best.total_gpus):,}"), accelerator=md(best.accelerator), replicas=num(f"{replicas:,}"),
-    per_replica=int(best.gpus_per_replica), kv_format=words(best.kv_format), capacity=num(f"{best.capacity:,.6g}"),
+    per_replica=int(best.gpus_per_replica), kv_format=md(words(best.kv_format)), capacity=num(f"{best.capacity:,.6g}"),
     target=num(f"{rec.target:,.6g}"))
            + " " + num(t("Headroom {headroom} (asked: at least {asked}).", headroom=f"{best.headroom:.1%}",
                          asked=f"{rec.headroom:.0%}"))
