@@ -175,7 +175,7 @@ def test_acc_name_on_every_page(browser, app_server, trap, size):
     """The share link ``?acc=<name with a payload aimed at the trap>`` on every page: no request to the trap, no image,
     no link, the name as text. A Markdown image and an autolink at one size, an HTML image and a Plotly link at the
     other."""
-    name = ACCEPTANCE[size].format(port=trap.server_address[1])
+    name = ACCEPTANCE[size].replace("{port}", str(trap.server_address[1]))
     _Trap.hits.clear()
     problems = {}
     for path in PAGES:
@@ -199,8 +199,8 @@ def test_fuzz_links(browser, app_server, trap, path, size, which, where, second)
     """Any page, any size, a payload in a link parameter (and another in the accelerator's name): no markup, no
     link, no request from it."""
     port = trap.server_address[1]
-    payload = PAYLOADS[which].format(port=port)
-    name = PAYLOADS[second].format(port=port)
+    payload = PAYLOADS[which].replace("{port}", str(port))
+    name = PAYLOADS[second].replace("{port}", str(port))
     query = {"gpu": "custom", "acc": _accelerator(name)}
     if where == "acc_name":
         query["acc"] = _accelerator(payload)
@@ -216,8 +216,8 @@ def test_fuzz_links(browser, app_server, trap, path, size, which, where, second)
 
 def _payload_files(port: int) -> dict[str, tuple[str, str, bytes]]:
     """Uploader label -> (page, file name, content) with payloads in the name and in the fields the page shows."""
-    md = PAYLOADS["markdown image"].format(port=port)
-    link = PAYLOADS["plotly link"].format(port=port)
+    md = PAYLOADS["markdown image"].replace("{port}", str(port))
+    link = PAYLOADS["plotly link"].replace("{port}", str(port))
     fname = f"![i](http:127.0.0.1:{port}) <img src=x> =1+1.json"  # no '/' in a file name
     # a config that imports: the model takes the file's name (payloads), and its own fields carry more
     config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
