@@ -27,7 +27,7 @@ from planner.units import format_bytes, format_duration
 from kvplan_app.render import show_chart
 from kvplan_app.i18n import language, num, t, tn, words
 from kvplan_app.link_models import FrontierLink
-from kvplan_app.markdown import escape_markdown, md, plotly_text
+from kvplan_app.markdown import md, plotly_text
 from kvplan_app.notices import show_error
 from kvplan_app.state import current_inputs, page_link, set_page_link
 
@@ -130,7 +130,7 @@ st.caption(num(t("Current plan ({gpu}, {tokens} tokens, hit rate {hit}): {sessio
                  tokens=f"{inputs.context_tokens:,}", hit=f"{inputs.hit_rate:.2f}",
                  sessions=format_sessions(result.sessions_per_gpu), replica=f"{result.sessions_per_replica:,}",
                  bytes=format_bytes(result.per_session_bytes)))
-           + (" " + escape_markdown(result.parallelism_note, keep="_") if language() == "en" else ""))
+           + (" " + result.parallelism_note if language() == "en" else ""))  # the planner's own sentence
 if result.usable_kv_source == "measured":
     st.caption(num(t("Usable KV measured on {gpu} ({bytes}) applies to that accelerator only; the others use HBM x "
                      "utilization - weights - reserve.", gpu=md(inputs.measured_usable_kv_gpu_id),

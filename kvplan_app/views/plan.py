@@ -462,7 +462,7 @@ with headline:
 context_kv = model.estimate(inputs.context_tokens, priced_format, result.tensor_parallel_size,
                             inputs.pipeline_parallel_size)
 st.subheader(t("Details"))
-st.caption(t("Assumes") + " " + escape_markdown(note[0].lower() + note[1:], keep="_"))
+st.caption(t("Assumes") + " " + note[0].lower() + note[1:])  # the planner's own sentence
 m0, m1 = st.columns(2)  # two per row: "0.89 GB (0.829 GiB)" must never be cut short (3 per row was, at 1280 px)
 m2, m3 = st.columns(2)
 m0.metric(num(t("KV per GPU at {tokens} tokens", tokens=f"{inputs.context_tokens:,}"))
