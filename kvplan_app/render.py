@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 from kvplan_app.i18n import DEFAULT_LANGUAGE, language, localize_numbers
-from kvplan_app.markdown import md, plotly_guard
+from kvplan_app.markdown import md, plotly_guard, plotly_needs_guard
 
 SEPARATORS: dict[str, str] = {"en": ".,", "es": ",."}
 """Language -> plotly's ``layout.separators`` (decimal mark, then thousands mark)."""
@@ -75,12 +75,16 @@ _TRACE_TEXT = ("name", "hovertemplate", "texttemplate", "legendgroup")
 
 
 def _guard_value(value):
+    """``value`` (a string, or a sequence of labels) with :func:`plotly_guard` applied; ``value`` itself when no
+    string in it holds a ``<`` (the common case: no copy)."""
     if isinstance(value, str):
-        return plotly_guard(value)
-    if isinstance(value, (list, tuple)) and any(isinstance(v, str) for v in value):
+        return plotly_guard(value) if plotly_needs_guard(value) else value
+    if hasattr(value, "dtype"):
+        if value.dtype != object:  # numbers
+            return value
+        value = value.tolist()
+    if isinstance(value, (list, tuple)) and plotly_needs_guard("\n".join(v for v in value if isinstance(v, str))):
         return [plotly_guard(v) if isinstance(v, str) else v for v in value]
-    if hasattr(value, "dtype") and value.dtype == object:  # a numpy array of labels
-        return [plotly_guard(v) if isinstance(v, str) else v for v in value.tolist()]
     return value
 
 
