@@ -64,8 +64,8 @@ PAYLOADS = {
     "csv formula": "=HYPERLINK(\"http://127.0.0.1:{port}/f\",\"c\")",
 }
 ACCEPTANCE = {
-    "1280x800": "X ![i](http://127.0.0.1:{port}/m.png) http://127.0.0.1:{port}/u",  # Markdown image, autolink
-    "1920x1080": "X <img src=//127.0.0.1:{port}/h><a href=//127.0.0.1:{port}/a>c</a>",  # HTML image, Plotly link
+    "1280x800": "![i](http://127.0.0.1:{port}/m.png) http://127.0.0.1:{port}/u",  # Markdown image, autolink
+    "1920x1080": "<img src=//127.0.0.1:{port}/h><a href=//127.0.0.1:{port}>c</a>",  # HTML image, Plotly link
 }
 """The acceptance payloads, two to a name (60 characters at most), one name per size."""
 
@@ -109,6 +109,7 @@ def trap():
 
 
 def _accelerator(name: str, acc_id: str = "evil") -> str:
+    assert len(name) <= 60, f"{name!r}: a longer name is refused by the link parser, and the test would test nothing"
     return f"id:{acc_id}~name:{name}~mem:80000000000~bw:3000~tf:900~hl:64~price:1"
 
 
