@@ -225,7 +225,7 @@ if choice == UPLOAD:
                      "counters, vllm:prefix_cache_hits / vllm:prefix_cache_queries, beside the replay's hit rate."))
         if metrics is not None:
             if metrics.size > MAX_METRICS_BYTES:
-                st.error(num(t("{file}: {size} B is larger than the {limit} B limit.", file=metrics.name,
+                st.error(num(t("{file}: {size} B is larger than the {limit} B limit.", file=md(metrics.name),
                                size=f"{metrics.size:,}", limit=f"{MAX_METRICS_BYTES:,}")))
                 st.stop()
             extra[METRICS_FILE] = metrics.getvalue()
