@@ -1,16 +1,30 @@
-"""Text for Streamlit's Markdown sinks, shown exactly as typed: one helper per sink.
+"""Untrusted text shown exactly as typed: one helper per sink, used by every page and chart.
 
-* :func:`shown`: a user-supplied value quoted inside a message (control characters escaped, length cut);
-* :func:`escape_markdown`: a whole message body for ``st.warning`` / ``st.error`` / ``st.info`` /
-  ``st.markdown`` (no markup, no HTML, no link);
-* :func:`code_span`: one inline code span (a run that must stay verbatim, e.g. a URL).
+Untrusted is anything that came from a link (``acc=`` accelerator names, model ids), an upload or a file
+(``config.json``, plan files, probe results, traces, logs): names included, whatever they contain.
+
+* Markdown (``st.markdown`` / ``caption`` / ``info`` / ``warning`` / ``error`` / ``success`` / ``subheader`` /
+  ``title``, metric help): :func:`md` for one value placed into a product sentence, :func:`escape_markdown` for a
+  whole message body (no markup, no HTML, no link); :func:`code_span` for one verbatim run; :func:`shown` quotes
+  a value inside a message (control characters escaped, length cut).
+* Plotly text (trace names, titles, axis titles, legend, annotations, hover templates, ``text`` labels, tick
+  text): :func:`plotly_text`. Plotly draws its own pseudo-HTML there (``<a href>``, ``<br>``, ``<b>``, ``<span
+  style>``) and substitutes ``%{...}`` in hover templates; :func:`plotly_guard` is the last check every chart
+  passes on its way to the page (``kvplan_app.render.show_chart``): any tag but the product's own few is shown
+  as text.
+* HTML attributes: :func:`html_attr`.
+* CSV cells: :func:`csv_cell` (``planner.files.export.neutralise``: the one writer every CSV goes through).
+* Download file names: :func:`file_name`.
 
 No Streamlit state and no translation here (pure functions, tested directly).
 """
 
 from __future__ import annotations
 
+import html
 import re
+
+from planner.files.export import neutralise as csv_cell  # noqa: F401 - the CSV sink's helper, re-exported here
 
 _MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
 _AUTOLINKABLE = re.compile(r"\S*(?:://|www\.|@\w)\S*", re.IGNORECASE)
@@ -62,3 +76,72 @@ def escape_markdown(text: str, *, keep: str = "") -> str:
 
 def _escape_punctuation(text: str, keep: str) -> str:
     return _MD_SPECIAL.sub(lambda m: m.group(1) if m.group(1) in keep else "\\" + m.group(1), text)
+
+
+def md(value: object) -> str:
+    r"""One untrusted value (a name, an id, a path) for a product sentence in a Markdown sink: shown as typed.
+
+    >>> md("X ![i](http://127.0.0.1:9/x.png)")
+    'X ` ![i](http://127.0.0.1:9/x.png) `'
+    >>> md("a <img src=x> :red[b]")
+    'a \\<img src\\=x\\> \\:red\\[b\\]'
+    """
+    return escape_markdown(str(value))
+
+
+_PLOTLY_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "{": "&#123;", "}": "&#125;"}
+_PLOTLY_SPECIAL = re.compile("[&<>{}]")
+
+
+def plotly_text(value: object) -> str:
+    """One untrusted value for Plotly text (trace name, title, annotation, hover template, ``text`` label).
+
+    ``<``, ``>`` and ``&`` become entities (Plotly shows them as the characters, never as a tag), and so do
+    braces, so that ``%{...}`` in a name is never substituted in a hover template.
+
+    >>> plotly_text("<a href='http://x'>c</a> %{y}")
+    "&lt;a href='http://x'&gt;c&lt;/a&gt; %&#123;y&#125;"
+    """
+    return _PLOTLY_SPECIAL.sub(lambda m: _PLOTLY_ESCAPES[m.group(0)], str(value))
+
+
+_PLOTLY_OWN_TAG = re.compile(r"<(?!/?(?:br|b|i|em|sup|sub|extra)\s*/?>)", re.IGNORECASE)
+"""A ``<`` that does not open one of the few tags the product's own chart text uses (no attributes, no link)."""
+
+
+def plotly_guard(text: str) -> str:
+    """Chart text with every tag but the product's own (``<br>``, ``<b>``, ``<i>``, ``<em>``, ``<sup>``, ``<sub>``,
+    ``<extra>``) shown as text: no ``<a href>``, no ``<span style>`` reaches Plotly, whatever a builder forgot.
+
+    >>> plotly_guard("a<br><a href='http://x'>b</a><extra></extra>")
+    "a<br>&lt;a href='http://x'>b&lt;/a><extra></extra>"
+    """
+    return _PLOTLY_OWN_TAG.sub("&lt;", text)
+
+
+def plotly_needs_guard(text: str) -> bool:
+    """Whether :func:`plotly_guard` would change ``text`` (one regex search: cheap on long joined labels)."""
+    return _PLOTLY_OWN_TAG.search(text) is not None
+
+
+def html_attr(value: object) -> str:
+    """One untrusted value inside a double- or single-quoted HTML attribute.
+
+    >>> html_attr('x" onerror="alert(1)')
+    'x&quot; onerror=&quot;alert(1)'
+    """
+    return html.escape(str(value), quote=True)
+
+
+_FILE_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def file_name(*parts: object, suffix: str) -> str:
+    """A download's file name from parts that may be untrusted (a model id from an upload): letters, digits,
+    ``.``, ``_`` and ``-`` only, never starting with a dot or a formula character, at most 100 characters.
+
+    >>> file_name("kvplan", "../../etc/passwd", "=h200", suffix=".json")
+    'kvplan-etc_passwd-h200.json'
+    """
+    words = [_FILE_NAME_UNSAFE.sub("_", str(p)).strip("._-=+@") for p in parts]
+    return "-".join(w for w in words if w)[:100] + suffix

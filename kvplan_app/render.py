@@ -23,6 +23,7 @@ import streamlit as st
 
 from kvplan_app.charts.style import LEGEND_LABEL
 from kvplan_app.i18n import DEFAULT_LANGUAGE, language, localize_numbers
+from kvplan_app.markdown import md, plotly_guard, plotly_needs_guard
 
 SEPARATORS: dict[str, str] = {"en": ".,", "es": ",."}
 """Language -> plotly's ``layout.separators`` (decimal mark, then thousands mark)."""
@@ -71,8 +72,77 @@ def _localize_axis(axis, lang: str) -> None:
 
 
 def show_chart(fig, where=None, **kwargs: Any):
-    """``where.plotly_chart(fig, **kwargs)`` (``where``: ``st`` or a column) with the figure in this language."""
-    return (where or st).plotly_chart(localized_figure(fig, language()), **kwargs)
+    """``where.plotly_chart(fig, **kwargs)`` (``where``: ``st`` or a column) with the figure in this language, its
+    text passed through :func:`kvplan_app.markdown.plotly_guard` (no link or styled tag reaches the browser)."""
+    return (where or st).plotly_chart(guarded_figure(localized_figure(fig, language())), **kwargs)
+
+
+_TRACE_TEXT = ("name", "hovertemplate", "texttemplate", "legendgroup")
+"""Trace properties that Plotly draws as its pseudo-HTML (besides ``text`` and ``hovertext``, which may be arrays)."""
+
+
+def _guard_value(value):
+    """``value`` (a string, or a sequence of labels) with :func:`plotly_guard` applied; ``value`` itself when no
+    string in it holds a ``<`` (the common case: no copy)."""
+    if isinstance(value, str):
+        return plotly_guard(value) if plotly_needs_guard(value) else value
+    if hasattr(value, "dtype"):
+        if value.dtype != object:  # numbers
+            return value
+        value = value.tolist()
+    if isinstance(value, (list, tuple)) and plotly_needs_guard("\n".join(v for v in value if isinstance(v, str))):
+        return [plotly_guard(v) if isinstance(v, str) else v for v in value]
+    return value
+
+
+def guarded_figure(fig):
+    """``fig`` whose text properties (trace names, hover templates, ``text``, titles, annotations, tick text, legend
+    title) show any tag but the product's own as text. Builders escape untrusted names already
+    (:func:`kvplan_app.markdown.plotly_text`); this is the last check, so a forgotten one shows as text, never as a
+    link. ``fig`` itself is returned when nothing needs a change (no copy on every rerun), else a copy."""
+    import plotly.graph_objects as go
+
+    trace_changes: list = []
+    for i, trace in enumerate(fig.data):
+        for prop in (*_TRACE_TEXT, "text", "hovertext"):
+            try:
+                old = trace[prop]
+            except (KeyError, ValueError, AttributeError):
+                continue
+            if old is None:
+                continue
+            new = _guard_value(old)
+            if _differs(new, old):
+                trace_changes.append((i, prop, new))
+    layout = fig.layout
+    texts = [("title_text", layout.title.text), ("legend_title_text", layout.legend.title.text)]
+    for name in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
+        axis = layout[name]
+        texts += [(f"{name}_title_text", axis.title.text), (f"{name}_ticktext", axis.ticktext)]
+    layout_changes = {}
+    for path, old in texts:
+        if old is not None:
+            new = _guard_value(old)
+            if _differs(new, old):
+                layout_changes[path] = new
+    note_changes = [(j, plotly_guard(n.text)) for j, n in enumerate(layout.annotations)
+                    if n.text and plotly_guard(n.text) != n.text]
+    if not (trace_changes or layout_changes or note_changes):
+        return fig
+    out = go.Figure(fig)
+    for i, prop, new in trace_changes:
+        out.data[i][prop] = new
+    if layout_changes:
+        out.update_layout(layout_changes)
+    for j, new in note_changes:
+        out.layout.annotations[j].text = new
+    return out
+
+
+def _differs(new, old) -> bool:
+    if isinstance(new, str) or isinstance(old, str):
+        return new != old
+    return list(new) != list(old)
 
 
 def format_number(value: Any, fmt: str | None, lang: str) -> str:
@@ -106,16 +176,28 @@ def _trim(text: str) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def _markdown_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its column names and text cells escaped for a Markdown sink (a copy)."""
+    out = frame.rename(columns=lambda c: md(c) if isinstance(c, str) else c)
+    for col in out.columns:
+        if out[col].dtype == object:
+            out[col] = [md(v) if isinstance(v, str) else v for v in out[col]]
+    return out
+
+
 def show_table(data, where=None, *, column_config: dict | None = None, static: bool = False, **kwargs: Any):
     """``where.dataframe(data, ...)`` (``where``: ``st`` or a column) with the numbers in this language.
 
     ``data``: a DataFrame or rows (list of dicts). ``column_config`` as ``st.dataframe`` takes it.
     ``static``: an ``st.table`` instead, for a few rows of words: its text wraps, so no header or cell is cut
-    however narrow the page (no sorting, no ``column_config``).
+    however narrow the page (no sorting, no ``column_config``). ``st.table`` draws its headers and text cells as
+    Markdown, so each is passed through :func:`kvplan_app.markdown.md` (a name from a link shows as typed); an
+    ``st.dataframe`` draws plain text and needs none.
     """
     where = where or st
     lang = language()
     if static:
+        data = _markdown_safe(data if isinstance(data, pd.DataFrame) else pd.DataFrame(data))
         draw = where.table
         kwargs = {k: v for k, v in kwargs.items() if k in ("hide_index", "border")}
     else:

@@ -38,6 +38,9 @@ DEBUG_ENV = "KVPLAN_DEBUG"
 
 VIEWS = files("kvplan_app") / "views"
 """Folder of the page scripts (a filesystem path: the package is installed unzipped)."""
+ICON = files("kvplan_app") / "assets" / "icon.png"
+"""The browser tab's icon, served by this server: a Material Symbols ``page_icon`` made every page fetch its image
+from the font host (fonts.gstatic.com), and an emoji needs a colour-emoji font the server-side browser may lack."""
 
 
 PLAN_ALIASES = ("plan", "planner")
@@ -75,7 +78,7 @@ def main() -> None:
 
 
 def _main() -> None:
-    st.set_page_config(page_title=t("kvplan: KV-cache capacity planner"), page_icon=":material/calculate:", layout="wide")
+    st.set_page_config(page_title=t("kvplan: KV-cache capacity planner"), page_icon=str(ICON), layout="wide")
     if language() != DEFAULT_LANGUAGE:  # Streamlit's own uploader words, drawn in the language (kvplan_app.uploads)
         st.html(f"<style>{uploader_style(t)}</style>")
     page_list = pages()

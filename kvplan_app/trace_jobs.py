@@ -130,6 +130,7 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
 
     from kvplan_app.i18n import translator
     from planner.traces.policy import POLICY_ENGINES
+    from kvplan_app.markdown import plotly_text
 
     tr = translator(lang)
 
@@ -195,7 +196,7 @@ def analyze_trace(*, sample: str | None, path: str | None, fmt: str, block_token
     caps = sorted(set(default_capacities(profile).tolist()) | {capacity_blocks})
     curve = capacity_curve(profile, caps, ttl_s=ttl_s, kv_bytes_per_token=kv_per_token)
     figures["curve"] = capacity_curve_figure(curve, usable_kv_bytes=capacity_blocks * block_bytes,
-                                             usable_label=tr("this plan's usable KV on {gpu}").format(gpu=gpu_name),
+                                             usable_label=tr("this plan's usable KV on {gpu}").format(gpu=plotly_text(gpu_name)),
                                              title=tr("Hit rate vs cache capacity (TTL: {ttl}; eviction: {policy})").format(
                                                  ttl=ttl_label, policy=POLICY_ENGINES[eviction_policy]),
                                              tr=tr)

@@ -3,6 +3,7 @@
 import json
 from urllib.parse import parse_qs, urlsplit
 
+from markdown_text import shown
 from streamlit.testing.v1 import AppTest
 
 from planner.plan import plan
@@ -66,7 +67,7 @@ def test_hit_rate_from_a_sample_trace():
 
 def test_caption_names_the_model_not_its_id():
     at = _page(model="llama-3.1-70b", ctx="32000")
-    caption = " ".join(c.value for c in at.caption)
+    caption = " ".join(shown(c.value) for c in at.caption)  # the text a reader sees (names are escaped Markdown)
     assert "Llama 3.1 70B" in caption and "llama-3.1-70b" not in caption
 
 

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from planner.catalog.entries import GPUS, models
 from planner.catalog.tiers import LINKS
 from planner.traces.samples import SAMPLES
+from markdown_text import shown
 from test_i18n_messages import english_words
 from test_probe_layout import result_dict  # the hand-written DeepSeek V4.1 ProbeResult at 1,000 tokens
 
@@ -212,12 +213,13 @@ GROUP_WORDS_EN = ("compressed 1/", "indexer keys", "window ring", "full attentio
 
 
 def _cells(at: AppTest) -> list[str]:
-    """Every header and cell of the page's tables (st.dataframe and st.table), as text."""
+    """Every header and cell of the page's tables (st.dataframe and st.table), as text a reader sees (st.table draws
+    its cells as Markdown, so the page escapes them: read back with markdown_text.shown)."""
     out = []
-    for frame in [*at.dataframe, *at.table]:
+    for frame, read in [*((f, str) for f in at.dataframe), *((f, lambda c: shown(str(c))) for f in at.table)]:
         value = frame.value
-        out += [str(c) for c in value.columns]
-        out += [str(cell) for column in value.columns for cell in value[column]]
+        out += [read(c) for c in value.columns]
+        out += [read(cell) for column in value.columns for cell in value[column]]
     return out
 
 

@@ -16,6 +16,7 @@ from planner.plan.result import format_sessions
 from kvplan_app.charts.frontier import SESSIONS_HOVER
 from kvplan_app.charts.style import (LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, PLAN_MARKER, english, label_plan,
                                     legend_label, mark_plan, mark_x, mark_y)
+from kvplan_app.markdown import plotly_text
 from planner.units import GB, GiB
 
 MIN_CURVE_TOKENS = 1_000
@@ -56,7 +57,7 @@ def kv_vs_context_figure(
     kv = np.array([model.estimate(int(n), kv_format).kv_bytes for n in grid], dtype=np.float64)
     fig = go.Figure()
     fig.add_trace(go.Scatter(
-        x=grid, y=kv / GB, mode="lines", name=model.name,
+        x=grid, y=kv / GB, mode="lines", name=plotly_text(model.name),
         customdata=np.stack([kv / GiB, kv], axis=-1),
         hovertemplate=tr("%{x:,} tokens<br>%{y:.4g} GB<br>%{customdata[0]:.4g} GiB<br>%{customdata[1]:,.0f} B") + "<extra></extra>",
     ))
@@ -114,10 +115,10 @@ def kv_vs_context_models_figure(
     shown = []
     for name, part in frame.groupby("model", sort=False, observed=True):
         limit = limits.get(str(name))
-        pieces = [(part if not limit else part[part["context_tokens"] <= limit], "solid", str(name))]
+        pieces = [(part if not limit else part[part["context_tokens"] <= limit], "solid", plotly_text(name))]
         if limit and past_max:
             beyond = part[part["context_tokens"] >= part[part["context_tokens"] <= limit]["context_tokens"].max()]
-            pieces.append((beyond, "dash", tr("{model} past its maximum ({tokens})").format(model=name, tokens=f"{limit:,}")))
+            pieces.append((beyond, "dash", tr("{model} past its maximum ({tokens})").format(model=plotly_text(name), tokens=f"{limit:,}")))
         for piece, dash, label in pieces:
             if not len(piece):
                 continue
@@ -260,7 +261,7 @@ def recommend_figure(frame, *, by_cost: bool = False, tr=english) -> go.Figure:
                     kv_format=tr(r.kv_format) if r.kv_format == "native" else r.kv_format,
                     attention=r.attention)
                 for r in part.itertuples()]
-        fig.add_trace(go.Scatter(x=part[x_col], y=part["headroom"] * 100, mode="markers", name=str(name), text=text,
+        fig.add_trace(go.Scatter(x=part[x_col], y=part["headroom"] * 100, mode="markers", name=plotly_text(name), text=text,
                                  hovertemplate=tr("%{text}<br>headroom %{y:.1f}%") + "<extra>%{fullData.name}</extra>"))
     front = data[data["pareto"]].sort_values(x_col)
     if len(front):

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from kvplan_app.charts.style import (LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, PLAN_MARKER, english, label_plan,
                                     legend_label, mark_plan, mark_x, mark_y)
 from planner.plan.result import format_sessions
+from kvplan_app.markdown import plotly_text
 from planner.units import GB, GiB
 
 SESSIONS_HOVER = ("%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %{customdata[0]:.4g} GB "
@@ -87,9 +88,9 @@ def sessions_vs_context_figure(frame, *, plan_point: tuple[int, int] | None = No
         part = _up_to(part, max_context_tokens)
         per = part["per_session_bytes"].to_numpy(dtype=np.float64)
         fig.add_trace(go.Scatter(
-            x=part["context_tokens"], y=_positive(part["sessions_per_gpu"]), mode="lines", name=str(name),
+            x=part["context_tokens"], y=_positive(part["sessions_per_gpu"]), mode="lines", name=plotly_text(name),
             customdata=np.stack([per / GB, per / GiB], axis=-1),
-            hovertemplate=f"{name}<br>" + tr(SESSIONS_HOVER) + "<extra></extra>",
+            hovertemplate=f"{plotly_text(name)}<br>" + tr(SESSIONS_HOVER) + "<extra></extra>",
         ))
     _max_context_line(fig, frame, max_context_tokens, tr)
     x_range = (float(frame["context_tokens"].min()), float(frame["context_tokens"].max()))
@@ -119,8 +120,8 @@ def sessions_vs_hit_rate_figure(frame, *, plan_point: tuple[float, int] | None =
         context_tokens: the context of the slice, for the title.
     """
     fig = go.Figure(data=[go.Scatter(
-        x=part["hit_rate"], y=_positive(part["sessions_per_gpu"]), mode="lines", name=str(name),
-        hovertemplate=f"{name}<br>" + tr("hit rate %{x:.2f}<br>%{y:,.2~f} sessions per GPU") + "<extra></extra>")
+        x=part["hit_rate"], y=_positive(part["sessions_per_gpu"]), mode="lines", name=plotly_text(name),
+        hovertemplate=f"{plotly_text(name)}<br>" + tr("hit rate %{x:.2f}<br>%{y:,.2~f} sessions per GPU") + "<extra></extra>")
         for name, part in frame.groupby("accelerator", sort=False, observed=True)])
     if plan_point is not None:
         sessions = format_sessions(plan_point[1])
@@ -154,9 +155,9 @@ def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = 
     for name, part in frame.groupby("accelerator", sort=False, observed=True):
         part = _up_to(part, max_context_tokens)
         fig.add_trace(go.Scatter(
-            x=part["context_tokens"], y=_positive(part["request_rate_per_s"]), mode="lines", name=str(name),
+            x=part["context_tokens"], y=_positive(part["request_rate_per_s"]), mode="lines", name=plotly_text(name),
             customdata=np.stack([part["rate_limit"].astype(str), part["ttft_s"] * 1e3], axis=-1),
-            hovertemplate=f"{name}<br>" + tr("%{x:,} tokens<br>%{y:,.4g} requests/s per GPU<br>limited by "
+            hovertemplate=f"{plotly_text(name)}<br>" + tr("%{x:,} tokens<br>%{y:,.4g} requests/s per GPU<br>limited by "
                                              "%{customdata[0]}<br>TTFT %{customdata[1]:,.3g} ms") + "<extra></extra>",
         ))
     _max_context_line(fig, frame, max_context_tokens, tr)

@@ -17,7 +17,7 @@ from planner.files.export import CSV_MIME, to_csv_bytes
 from kvplan_app.charts.figures import kv_vs_context_models_figure
 from planner.frontier import context_axis, kv_context_frame, longest_context_that_fits
 from planner.units import format_bytes
-from kvplan_app.markdown import escape_markdown
+from kvplan_app.markdown import escape_markdown, md, plotly_text
 from kvplan_app.state import current_inputs
 from kvplan_app.render import show_chart, show_table
 from kvplan_app.i18n import num, planner_message, t, tn
@@ -75,7 +75,8 @@ contexts = context_axis(max_context, CURVE_POINTS, include=[inputs.context_token
 frame = kv_context_frame(chosen, contexts)
 
 # The plan's model on the chosen accelerator: the KV pool left after its weights and reserve.
-lines = [(t("{gpu} HBM (reported)", gpu=gpu.name) if gpu.memory_reported else t("{gpu} HBM (vendor figure)", gpu=gpu.name),
+lines = [(t("{gpu} HBM (reported)", gpu=plotly_text(gpu.name)) if gpu.memory_reported
+          else t("{gpu} HBM (vendor figure)", gpu=plotly_text(gpu.name)),
           gpu.hbm_bytes)]
 usable = None
 try:
@@ -86,7 +87,7 @@ try:
     on_gpu = plan(on_gpu_inputs)
     usable = on_gpu.usable_kv_bytes
     if usable > 0:
-        lines.append((t("usable KV per GPU for {model}", model=on_gpu.model_name), usable))
+        lines.append((t("usable KV per GPU for {model}", model=plotly_text(on_gpu.model_name)), usable))
 except PlanInputError as exc:
     st.warning(escape_markdown(planner_message(exc)))
 
@@ -130,7 +131,7 @@ with st.container():
         rows[-1][t("Longest context in usable KV (tokens)")] = num(fits)
     show_table(rows, hide_index=True, static=True)  # a few rows of words: they wrap, none is cut at 1280 px
     st.caption(num(t("{gpu}: {bytes} ({how}). Usable KV: each model's weights (catalog format) over {gpus} per "
-                     "replica, the plan's reserve ({reserve} GiB) and utilization ({util}).", gpu=gpu.name,
+                     "replica, the plan's reserve ({reserve} GiB) and utilization ({util}).", gpu=md(gpu.name),
                      bytes=format_bytes(gpu.hbm_bytes),
                      how=t("as the device reports it") if gpu.memory_reported else t("vendor figure"),
                      gpus=tn("{n} GPU", "{n} GPUs", inputs.gpus_per_replica, n=f"{inputs.gpus_per_replica:,}"),

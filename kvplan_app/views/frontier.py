@@ -27,6 +27,7 @@ from planner.units import format_bytes, format_duration
 from kvplan_app.render import number_slider, show_chart
 from kvplan_app.i18n import language, num, t, tn, words
 from kvplan_app.link_models import FrontierLink
+from kvplan_app.markdown import md, plotly_text
 from kvplan_app.notices import show_error
 from kvplan_app.state import current_inputs, page_link, set_page_link
 from kvplan_app.model_choices import model_label
@@ -48,7 +49,7 @@ except PlanInputError as exc:
     st.stop()
 st.title(t("Frontier: sessions and request rate"))
 st.caption(t("{model}, {gpus} per replica, output {output}, {prefixes}, pauses {pause} ({distribution}), TTL "
-             "{ttl}: every other input comes from the Plan page.", model=model_label(inputs.model_id),  # names are never localized
+             "{ttl}: every other input comes from the Plan page.", model=md(model_label(inputs.model_id)),  # names are never localized
              gpus=num(tn("{n} GPU", "{n} GPUs", inputs.gpus_per_replica, n=f"{inputs.gpus_per_replica:,}")),
              output=num(tn("{n} token", "{n} tokens", inputs.output_tokens, n=f"{inputs.output_tokens:,}")),
              prefixes=num(tn("{n} shared prefix", "{n} shared prefixes", inputs.shared_prefixes,
@@ -116,11 +117,11 @@ plan_name = grid.accelerators[gi_plan].name
 rate_here = grid.request_rate_per_s[gi_plan, ci_plan, hi_view]
 # The headline figures are read at the plan's own context (computed even when beyond the charts' longest context).
 st.markdown(num(t("**At the plan's context, {tokens} tokens, on {gpu}, hit rate {hit}:**",
-                  tokens=f"{inputs.context_tokens:,}", gpu=plan_name, hit=f"{hit_rate:.2f}")))
+                  tokens=f"{inputs.context_tokens:,}", gpu=md(plan_name), hit=f"{hit_rate:.2f}")))
 m1, m2 = st.columns(2)
 m3, m4 = st.columns(2)
 m1.metric(t("Sessions per GPU"), num(format_sessions(grid.sessions_per_gpu[gi_plan, ci_plan, hi_view])),
-          help=num(t("{gpu}, {tokens} tokens, hit rate {hit}.", gpu=plan_name, tokens=f"{inputs.context_tokens:,}",
+          help=num(t("{gpu}, {tokens} tokens, hit rate {hit}.", gpu=md(plan_name), tokens=f"{inputs.context_tokens:,}",
                      hit=f"{hit_rate:.2f}")))
 m2.metric(t("Request rate per GPU"),
           t("undefined (no output tokens)") if rate_here != rate_here else num(f"{rate_here:,.3g} /s"))
@@ -131,14 +132,14 @@ st.caption(num(t("Sessions hold the plan's shared prefix, {shared} of the contex
                  "rate here moves prefill, time to first token and the request rate, never sessions.",
                  shared=f"{inputs.shared_prefix:.2f}")))
 st.caption(num(t("Current plan ({gpu}, {tokens} tokens, hit rate {hit}): {sessions} sessions per GPU ({replica} per "
-                 "replica), {bytes} per session. The black diamond marks it on every figure.", gpu=plan_name,
+                 "replica), {bytes} per session. The black diamond marks it on every figure.", gpu=md(plan_name),
                  tokens=f"{inputs.context_tokens:,}", hit=f"{inputs.hit_rate:.2f}",
                  sessions=format_sessions(result.sessions_per_gpu), replica=f"{result.sessions_per_replica:,}",
                  bytes=format_bytes(result.per_session_bytes)))
-           + (f" {result.parallelism_note}" if language() == "en" else ""))
+           + (" " + result.parallelism_note if language() == "en" else ""))  # the planner's own sentence
 if result.usable_kv_source == "measured":
     st.caption(num(t("Usable KV measured on {gpu} ({bytes}) applies to that accelerator only; the others use HBM x "
-                     "utilization - weights - reserve.", gpu=inputs.measured_usable_kv_gpu_id,
+                     "utilization - weights - reserve.", gpu=md(inputs.measured_usable_kv_gpu_id),
                      bytes=format_bytes(result.usable_kv_bytes))))
 
 
@@ -199,7 +200,7 @@ with right:
     gi_heat = next(i for i, a in enumerate(grid.accelerators) if a.gpu_id == heat_gpu)
     frame = grid.frame(gpu=[gi_heat], context=shown_contexts)
     show_chart(sessions_heatmap_figure(frame, plan_point=(inputs.hit_rate, inputs.context_tokens),
-                                       accelerator=grid.accelerators[gi_heat].name,
+                                       accelerator=plotly_text(grid.accelerators[gi_heat].name),
                                        plan_sessions=float(grid.sessions_per_gpu[gi_heat, ci_plan, hi_plan]),
                                        tr=t),
                key="frontier_fig_heat")

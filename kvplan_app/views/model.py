@@ -35,7 +35,7 @@ from kvplan_app.uploads import MAX_UPLOADED_MODELS, UPLOADED_MODELS, file_upload
 from kvplan_app.render import show_table
 from kvplan_app.i18n import group_names_in_words, num, planner_message, t, tn, token_text, words
 from kvplan_app.link_models import ModelLink
-from kvplan_app.markdown import escape_markdown
+from kvplan_app.markdown import escape_markdown, file_name
 from kvplan_app.notices import show_link_warnings
 from kvplan_app.state import current_inputs, page_link, set_page_link, update_inputs
 IMPORTED = "__imported__"
@@ -287,9 +287,10 @@ set_page_link("model", ModelLink(model_id=model.id if source == "Catalog" else N
 # ---------------------------------------------------------------------------
 # Totals
 # ---------------------------------------------------------------------------
-st.subheader(escape_markdown(t("{model} at {tokens} tokens", model=model.name, tokens=num(f"{context:,}"))))
+st.subheader(escape_markdown(t("{model} at {tokens} tokens", model=model.name, tokens=num(f"{context:,}"))),
+             anchor=False)  # no anchor made from an imported name
 for note in model.notes if source != "Catalog" else ():
-    st.warning(planner_message(note))  # an accepted --ignore-field, beside the figures
+    st.warning(escape_markdown(planner_message(note), keep="_"))  # an accepted --ignore-field, beside the figures
 if model.max_context_tokens is not None and context > model.max_context_tokens:
     st.warning(num(t("{tokens} tokens is more than this model's maximum context ({max}): the figures extrapolate its "
                      "layout.", tokens=f"{context:,}", max=f"{model.max_context_tokens:,}")))
@@ -308,7 +309,7 @@ st.caption(num(t("{bytes} B per GPU (TP {tp}, PP {pp}: one GPU of the largest pi
                          state=f"{est.state_bytes:,}") if est.pool_state_bytes or est.state_bytes
                        else t("No per-session state outside the KV (no Mamba or linear-attention layers)."))))
 if model.layer_pattern:
-    st.caption(t("Layers: `{pattern}` ({legend})", pattern=model.layer_pattern,
+    st.caption(t("Layers: `{pattern}` ({legend})", pattern=model.layer_pattern.replace("`", "'"),  # a code span
                  legend=planner_message(pattern_legend(model.layer_pattern))))
 if est.basis == "reported coefficient":
     chk = coefficient_check(model)
@@ -338,13 +339,13 @@ for title, part, key in (
          "model_breakdown_token"),
         (num(t("At {tokens} tokens", tokens=f"{context:,}")), ["group", "entries", "bytes", "in_pool", "replicated_on_tp"],
          "model_breakdown_context")):
-    st.markdown(f"**{title}**")
+    st.markdown("**" + escape_markdown(title) + "**")
     shown_part = table[part].assign(**{c: table[c].map(words) for c in ("group", "growth") if c in part})
     show_table(shown_part.rename(columns=headers), hide_index=True, key=key, placeholder="—")
 st.caption(t("Layers of each group: {groups}.", groups="; ".join(
     f"{words(g)}: {ids}" for g, ids in zip(table["group"], table["layer_ids"]))))
 st.download_button(t("Download the breakdown (CSV)"), to_csv_bytes(table), mime=CSV_MIME, key="model_breakdown_csv",
-                   file_name=f"kvplan-breakdown-{model.id}-{context}.csv",
+                   file_name=file_name("kvplan-breakdown", model.id, context, suffix=".csv"),
                    help=t("Columns as docs/csv.md lists them in its section on the model breakdown (units in the names)."))
 
 # ---------------------------------------------------------------------------
@@ -370,7 +371,7 @@ try:
     if tve.differs:
         st.markdown(t("Why they differ:"))
     for reason in tve.reasons:
-        st.caption("• " + planner_message(group_names_in_words(reason)))
+        st.caption("• " + escape_markdown(planner_message(group_names_in_words(reason)), keep="_"))
     if tve.types:
         engine_table = engine_frame(tve)
         headers = {"name": t("Group"), "kind": t("Kind"), "cap_tokens": t("Cap (tokens)"), "layers": t("Layers"),

@@ -36,7 +36,7 @@ from planner.messages import msg
 from kvplan_app.i18n import language, num, planner_message, t, tn, token_text
 from kvplan_app.link_models import plan_widget_reset_notes
 from kvplan_app.model_choices import model_ids as model_choice_ids, model_labels
-from kvplan_app.markdown import escape_markdown
+from kvplan_app.markdown import escape_markdown, file_name, md
 from kvplan_app.notices import show_link_warnings, show_notices
 from kvplan_app.state import add_notices, current_inputs, load_inputs, set_inputs, update_inputs
 
@@ -422,16 +422,16 @@ model, priced_format, _ = effective_model(inputs, config_model)
 if (far := context_mismatch(inputs.figures_measured_at_tokens, inputs.context_tokens)):
     alerts.warning(planner_message(far))  # beside the inputs it is about, above the answer
 if result.message:
-    st.warning(planner_message(result.message))
+    st.warning(escape_markdown(planner_message(result.message), keep="_"))
 if result.kv_source == "measured" or result.usable_kv_source == "measured":
     measured = []
     if result.kv_source == "measured":
         measured.append(num(t("KV bytes per token = {bytes} B (measured on {model}, {kv_format})",
-                              bytes=f"{inputs.measured_kv_bytes_per_token:,.6g}", model=inputs.measured_kv_model_id,
-                              kv_format=inputs.measured_kv_format)))
+                              bytes=f"{inputs.measured_kv_bytes_per_token:,.6g}", model=md(inputs.measured_kv_model_id),
+                              kv_format=md(inputs.measured_kv_format))))
     if result.usable_kv_source == "measured":
         measured.append(t("usable KV per GPU = {bytes} (measured on {gpu})",
-                          bytes=num(format_bytes(result.usable_kv_bytes)), gpu=inputs.measured_usable_kv_gpu_id))
+                          bytes=num(format_bytes(result.usable_kv_bytes)), gpu=md(inputs.measured_usable_kv_gpu_id)))
     st.info(t("This plan uses measured figures: ") + "; ".join(measured) + ".")
     if st.button(t("Use the planner's arithmetic instead"), key="plan_clear_measured"):
         update_inputs(measured_kv_bytes_per_token=None, measured_usable_kv_gib=None)
@@ -484,7 +484,7 @@ with headline:
 context_kv = model.estimate(inputs.context_tokens, priced_format, result.tensor_parallel_size,
                             inputs.pipeline_parallel_size)
 st.subheader(t("Details"))
-st.caption(t("Assumes") + f" {note[0].lower()}{note[1:]}")
+st.caption(t("Assumes") + " " + note[0].lower() + note[1:])  # the planner's own sentence
 m0, m1 = st.columns(2)  # two per row: "0.89 GB (0.829 GiB)" must never be cut short (3 per row was, at 1280 px)
 m2, m3 = st.columns(2)
 m0.metric(num(t("KV per GPU at {tokens} tokens", tokens=f"{inputs.context_tokens:,}"))
@@ -543,7 +543,8 @@ if result.tiers is not None:
         total=format_bytes(tiers.total_bytes), reload=format_duration(result.reload_from_ssd_s), link=result.ssd_link_id,
         fastest=t(result.fastest_recovery))))
     if result.overflow_message:
-        (st.warning if result.overflow_action in ("reject", "evict") else st.info)(planner_message(result.overflow_message))
+        (st.warning if result.overflow_action in ("reject", "evict") else st.info)(
+            escape_markdown(planner_message(result.overflow_message), keep="_"))
 
 with st.expander(t("KV cache of one sequence vs context")):
     show_chart(
@@ -564,9 +565,9 @@ with left:
 with right:
     st.subheader(t("Export"))
     st.download_button(t("Download plan CSV"), to_csv_bytes(plan_frame(result)),  # the bytes of `kvplan plan --csv`
-                       file_name=f"kvplan-{inputs.model_id}-{inputs.gpu_id}.csv", mime=CSV_MIME,
+                       file_name=file_name("kvplan", inputs.model_id, inputs.gpu_id, suffix=".csv"), mime=CSV_MIME,
                        key="plan_download_csv")
-    st.download_button(t("Download plan JSON"), dumps(inputs), file_name=f"kvplan-{inputs.model_id}-{inputs.gpu_id}.json",
+    st.download_button(t("Download plan JSON"), dumps(inputs), file_name=file_name("kvplan", inputs.model_id, inputs.gpu_id, suffix=".json"),
                        mime="application/json", key="plan_download_json",
                        help=t("Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it."))
     file_uploader(st, t("Load plan JSON"), key="plan_upload_json", on_change=_load_plan_file,
@@ -574,6 +575,6 @@ with right:
     if (upload_message := st.session_state.pop("plan_upload_message", None)) is not None:
         kind, text = upload_message
         (st.success if kind == "success" else st.error)(escape_markdown(text))
-    st.caption(t("Source: {source}", source=planner_message(model.source)))
+    st.caption(t("Source: {source}", source=md(planner_message(model.source))))
     for note in model.notes:
-        st.caption(planner_message(note))
+        st.caption(escape_markdown(planner_message(note), keep="_"))

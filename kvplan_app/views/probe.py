@@ -34,7 +34,7 @@ from kvplan_app.render import show_table
 from kvplan_app.i18n import num, planner_message, t, token_text
 from planner.messages import msg
 from kvplan_app.jobs import JobError, JobsBusyError, check_probe_pool, run_job, session_owner
-from kvplan_app.markdown import escape_markdown
+from kvplan_app.markdown import escape_markdown, md
 from kvplan_app.notices import show_error, show_link_warnings
 from kvplan_app.state import current_inputs, update_inputs
 
@@ -164,7 +164,7 @@ def _ratio_words(ratio: float) -> str:
 def show(result, source: str) -> None:
     """The probe's figures, its tables and the measured coefficient next to the plan."""
     st.subheader(num(t("{model}, {kv_format}, {tokens} tokens", model=models()[result.model_id].name,
-                       kv_format=result.kv_format, tokens=f"{result.num_tokens:,}")))
+                       kv_format=md(result.kv_format), tokens=f"{result.num_tokens:,}")), anchor=False)
     cuda = f", CUDA {result.cuda_version}" if result.cuda_version else ""
     st.caption(escape_markdown(t("{source} · {device}: {name} · torch {torch}{cuda} · {time} UTC · fill {fill} · block "
                                  "{block} tokens", source=source, device=result.device, name=result.device_name,
@@ -245,7 +245,7 @@ def show(result, source: str) -> None:
     now = plan(last)
     p1, p2 = st.columns(2)
     p1.metric(t("Planner ({model}, {kv_format}): KV bytes per token", model=models()[last.model_id].name,
-                kv_format=last.kv_format), num(f"{ours.kv_bytes_per_token:,.6g} B"))
+                kv_format=md(last.kv_format)), num(f"{ours.kv_bytes_per_token:,.6g} B"))
     p1.metric(t("Sessions per GPU (planner arithmetic)"), format_sessions(ours.sessions_per_gpu))
     p2.metric(t("Plan now ({source}): KV bytes per token", source=t(now.kv_source)),
               num(f"{now.kv_bytes_per_token:,.6g} B"))

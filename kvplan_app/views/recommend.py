@@ -27,7 +27,7 @@ from kvplan_app.render import show_chart, show_table
 from kvplan_app.i18n import num, planner_message, t, tn, words
 from kvplan_app.share import root_url, share_url
 from kvplan_app.links import to_query
-from kvplan_app.markdown import escape_markdown
+from kvplan_app.markdown import escape_markdown, md
 from kvplan_app.link_models import RecommendLink
 from kvplan_app.state import current_inputs, page_link, set_page_link
 from kvplan_app.model_choices import is_uploaded, model_label
@@ -43,7 +43,7 @@ st.caption(t("For {model} at {tokens} tokens, shared prefix {shared}, TTL {ttl} 
              "page's inputs: set the shared prefix there; 0 = no sharing). tp: a replica's GPUs split each session's "
              "KV heads; dp: each GPU holds whole sessions. Identical replicas, no pipeline parallel; rows rank by "
              "total GPUs, then cost, then headroom.",
-             model=model_label(inputs.model_id), tokens=num(f"{inputs.context_tokens:,}"),
+             model=md(model_label(inputs.model_id)), tokens=num(f"{inputs.context_tokens:,}"),
              shared=num(f"{inputs.shared_prefix:g}"), ttl=num(f"{inputs.ttl_s:g}"),
              pause=num(f"{inputs.pause_mean_s:g}")))
 
@@ -165,12 +165,12 @@ fewest = tn("Fewest GPUs: {gpus} x {accelerator} (1 replica of {per_replica}, KV
             "Fewest GPUs: {gpus} x {accelerator} ({replicas} replicas of {per_replica}, KV {kv_format}), {capacity} "
             "against {target}.", replicas)
 st.success(fewest.format(  # names as they are, numbers per locale
-    gpus=num(f"{int(best.total_gpus):,}"), accelerator=best.accelerator, replicas=num(f"{replicas:,}"),
-    per_replica=int(best.gpus_per_replica), kv_format=words(best.kv_format), capacity=num(f"{best.capacity:,.6g}"),
+    gpus=num(f"{int(best.total_gpus):,}"), accelerator=md(best.accelerator), replicas=num(f"{replicas:,}"),
+    per_replica=int(best.gpus_per_replica), kv_format=md(words(best.kv_format)), capacity=num(f"{best.capacity:,.6g}"),
     target=num(f"{rec.target:,.6g}"))
            + " " + num(t("Headroom {headroom} (asked: at least {asked}).", headroom=f"{best.headroom:.1%}",
                          asked=f"{rec.headroom:.0%}"))
-           + " " + planner_message(best.one_fewer) + ".")
+           + " " + escape_markdown(planner_message(best.one_fewer)) + ".")
 st.markdown(escape_markdown(t("Assumes: {assumptions}.", assumptions=planner_message(best.assumptions))))
 if pd.isna(best.total_gpus_no_sharing):
     st.warning(t("With no shared prefix, not one session of this configuration fits."))

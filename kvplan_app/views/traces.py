@@ -30,7 +30,7 @@ from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_chart
 from kvplan_app.i18n import language, num, planner_message, t, tn, words
 from kvplan_app.link_models import TracesLink
-from kvplan_app.markdown import escape_markdown
+from kvplan_app.markdown import escape_markdown, md, plotly_text
 from kvplan_app.notices import show_error, show_link_warnings
 from kvplan_app.state import current_inputs, page_link, set_page_link, update_inputs
 from kvplan_app.model_choices import is_uploaded, model_label
@@ -163,7 +163,7 @@ def show_saved_curve():
     s3.metric(t("Cache (usable KV per GPU)"), num(format_bytes(blocks * per_token * saved.block_tokens)))
     st.caption(t("At the largest saved capacity not above the usable KV: {at} of {blocks} blocks ({model} at {bytes} "
                  "B per token; a lower bound, as the hit rate never falls with capacity).", at=num(f"{at_blocks:,}"),
-                 blocks=num(f"{blocks:,}"), model=result.model_name, bytes=num(f"{per_token:,.6g}")))
+                 blocks=num(f"{blocks:,}"), model=md(result.model_name), bytes=num(f"{per_token:,.6g}")))
     use = round(token_rate, 2)
     if st.button(t("Use this hit rate on the Plan page ({hit}, token-weighted)", hit=num(f"{use:.2f}")),
                  key="traces_saved_use"):
@@ -171,7 +171,7 @@ def show_saved_curve():
         st.success(t("The Plan page's prefix hit rate is now {hit}.", hit=num(f"{use:.2f}")))
     frame = saved.frame(per_token)
     show_chart(capacity_curve_figure(frame, usable_kv_bytes=blocks * per_token * saved.block_tokens,
-                                     usable_label=t("usable KV on {gpu}", gpu=result.gpu_name), tr=t),
+                                     usable_label=t("usable KV on {gpu}", gpu=plotly_text(result.gpu_name)), tr=t),
                key="traces_saved_curve")
     st.stop()
 
@@ -232,7 +232,7 @@ if choice == UPLOAD:
                      "counters, vllm:prefix_cache_hits / vllm:prefix_cache_queries, beside the replay's hit rate."))
         if metrics is not None:
             if metrics.size > MAX_METRICS_BYTES:
-                st.error(num(t("{file}: {size} B is larger than the {limit} B limit.", file=metrics.name,
+                st.error(num(t("{file}: {size} B is larger than the {limit} B limit.", file=md(metrics.name),
                                size=f"{metrics.size:,}", limit=f"{MAX_METRICS_BYTES:,}")))
                 st.stop()
             extra[METRICS_FILE] = metrics.getvalue()
@@ -341,7 +341,7 @@ if not analysis.has_prefix_hashes:
 kv_per_token, capacity_blocks, block_bytes = analysis.kv_bytes_per_token, analysis.capacity_blocks, analysis.block_bytes
 hits, unlimited = analysis.hits, analysis.unlimited
 
-st.subheader(t("Measured at the usable KV of one {gpu}", gpu=result.gpu_name))
+st.subheader(t("Measured at the usable KV of one {gpu}", gpu=md(result.gpu_name)), anchor=False)  # no anchor from a name
 h1, h2 = st.columns(2)
 h3, h4 = st.columns(2)
 h1.metric(t("Token hit rate"), num(f"{hits.token_hit_rate:.1%}"))
@@ -352,7 +352,7 @@ st.caption(t("Eviction: {policy}. A request looks up the cache as it was before 
              "tail first.", policy=t(POLICY_LABELS[hits.eviction_policy])))
 st.caption(t("{model}: {per_token} B per token at the trace's mean prompt ({tokens} tokens), {block_tokens}-token "
              "blocks of {block_bytes} B: {blocks} blocks fit. TTL: {ttl}. Every reuse in the trace hits from "
-             "{saturation} blocks up, {saturation_bytes}.", model=result.model_name,
+             "{saturation} blocks up, {saturation_bytes}.", model=md(result.model_name),
              per_token=num(f"{kv_per_token:,.6g}"), tokens=num(f"{analysis.typical_context_tokens:,}"),
              block_tokens=num(f"{analysis.block_tokens:,}"), block_bytes=num(f"{block_bytes:,.0f}"),
              blocks=num(f"{capacity_blocks:,}"), ttl=ttl_label(ttl_s), saturation=num(f"{analysis.saturation_blocks:,}"),
@@ -373,7 +373,7 @@ if counters is not None:
                  hits=num(f"{counters.hits_tokens:,.0f}"), queries=num(f"{counters.queries_tokens:,.0f}"),
                  policy=t(POLICY_LABELS[hits.eviction_policy])))
 if result.usable_kv_bytes <= 0:
-    st.warning(planner_message(result.message) if result.message
+    st.warning(escape_markdown(planner_message(result.message)) if result.message
                else t("No usable KV on this GPU: the cache holds nothing."))
 
 use_rate = round(hits.token_hit_rate, 2)

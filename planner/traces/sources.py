@@ -65,7 +65,7 @@ class Opened:
                 with open(self.path, "rb") as fh:
                     head = fh.read(4)
             except OSError as exc:  # a permission, a vanished file
-                raise _unreadable(name or self.name, exc) from None
+                raise _unreadable(self.name, exc) from None
             if max_bytes is not None and size > max_bytes:
                 raise too_large(size, max_bytes)
         else:
@@ -96,7 +96,7 @@ class Opened:
             try:
                 self.raw = pa.OSFile(self.path, "rb")
             except OSError as exc:
-                raise _unreadable(name or self.name, exc) from None
+                raise _unreadable(self.name, exc) from None
         else:
             self.raw = pa.BufferReader(self.buffer)
         return self.raw
