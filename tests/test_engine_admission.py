@@ -31,7 +31,7 @@ def test_gpt_oss_20b_on_one_h100_admits_90_at_16000_tokens():
     # Steady state (windows only): 12 x 2,048 x 16,000 + 12 x 2,048 x 128 = 396,361,728 B per session;
     #   53,987,738,911 // 396,361,728 = 136.
     r = plan(make_inputs(model_id="gpt-oss-20b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=16_000,
-                         output_tokens=0, hit_rate=0, measured_usable_kv_gib=50.28, engine="vllm"))
+                         output_tokens=0, hit_rate=0, shared_prefix=0, measured_usable_kv_gib=50.28, engine="vllm"))
     assert r.usable_kv_bytes == 53_987_738_911
     assert r.engine_num_blocks == 137_297 and r.engine_blocks_per_request == 1_521
     assert r.engine_max_concurrency == pytest.approx(90.2675, abs=1e-4)
@@ -54,7 +54,7 @@ def test_gemma_3_27b_on_two_h100_floors_just_under_six():
     # Steady state: 10 x 4,096 x 32,000 + 52 x 4,096 x 1,024 = 1,310,720,000 + 218,103,808 = 1,528,823,808 B;
     #   21,474,836,480 // 1,528,823,808 = 14.
     r = plan(make_inputs(model_id="gemma-3-27b", gpu_id="h100-sxm", gpus_per_replica=2, context_tokens=32_000,
-                         output_tokens=0, hit_rate=0, measured_usable_kv_gib=20, engine="vllm"))
+                         output_tokens=0, hit_rate=0, shared_prefix=0, measured_usable_kv_gib=20, engine="vllm"))
     assert r.engine_num_blocks == 32_768 and r.engine_blocks_per_request == 5_462
     assert r.sessions_per_replica == 5 and r.sessions_per_gpu == 2.5
     assert r.steady_state_sessions_per_replica == 14 and r.per_session_bytes == 1_528_823_808
@@ -64,7 +64,7 @@ def test_output_tokens_count_in_the_request_length():
     # gpt-oss-20b as above with 1,000 output tokens: requests of 17,000 tokens: full cdiv(17,000, 16) = 1,063,
     # sliding 521 -> 1,584; 137,297 // 1,584 = 86.
     r = plan(make_inputs(model_id="gpt-oss-20b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=16_000,
-                         output_tokens=1_000, hit_rate=0, measured_usable_kv_gib=50.28, engine="vllm"))
+                         output_tokens=1_000, hit_rate=0, shared_prefix=0, measured_usable_kv_gib=50.28, engine="vllm"))
     assert r.engine_blocks_per_request == 1_584 and r.sessions_per_replica == 86
 
 
@@ -75,7 +75,7 @@ def test_dp_attention_admits_per_gpu():
     # 8,192-token requests: 512 blocks -> 40 per GPU, 80 per replica (equal to the steady state: full attention
     # at a whole number of blocks reserves nothing more).
     r = plan(make_inputs(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus_per_replica=2, attention_parallelism="dp",
-                         context_tokens=8_192, output_tokens=0, hit_rate=0, measured_usable_kv_gib=40, engine="vllm"))
+                         context_tokens=8_192, output_tokens=0, hit_rate=0, shared_prefix=0, measured_usable_kv_gib=40, engine="vllm"))
     assert r.engine_num_blocks == 20_480 and r.engine_blocks_per_request == 512
     assert r.sessions_per_gpu == 40 and r.sessions_per_replica == 80 and r.steady_state_sessions_per_replica == 80
 
@@ -109,7 +109,7 @@ def test_vllm_refusing_one_request_is_said():
     # gpt-oss-20b, 1 GiB budget: 1,073,741,824 // 393,216 = 2,730 blocks; a 40,000-token request needs
     # cdiv(40,000, 16) + 521 = 2,500 + 521 = 3,021 blocks > 2,730: vLLM refuses to start.
     r = plan(make_inputs(model_id="gpt-oss-20b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=40_000,
-                         output_tokens=0, hit_rate=0, measured_usable_kv_gib=1, engine="vllm"))
+                         output_tokens=0, hit_rate=0, shared_prefix=0, measured_usable_kv_gib=1, engine="vllm"))
     # steady state: 12 x 2,048 x (40,000 + 128) = 986,185,728 B <= 1,073,741,824 B -> 1 session
     assert r.steady_state_sessions_per_replica == 1 and r.engine_blocks_per_request == 3_021
     assert r.sessions_per_replica == 0 and "vLLM would not admit one request of 40,000 tokens" in r.message
@@ -143,7 +143,7 @@ def test_vllm_v0_19_concurrency_figures_reconstructed(case):
     setups = {"gemma-3-27b": dict(gpus_per_replica=1, gpu_memory_utilization=0.95, measured_usable_kv_gib=19.55),
               "gpt-oss-20b": dict(gpus_per_replica=2, gpu_memory_utilization=0.9, measured_usable_kv_gib=59.4)}
     want = {"gemma-3-27b": (3_590, 16_015, 4, "4.46"), "gpt-oss-20b": (1_025, 324_403, 316, "316.49")}[case]
-    r = plan(make_inputs(model_id=case, gpu_id="h100-sxm", context_tokens=8_192, output_tokens=0, hit_rate=0,
+    r = plan(make_inputs(model_id=case, gpu_id="h100-sxm", context_tokens=8_192, output_tokens=0, hit_rate=0, shared_prefix=0,
                          engine="vllm", **setups[case]))
     assert (r.engine_blocks_per_request, r.engine_num_blocks, r.sessions_per_replica) == want[:3]
     assert f"{r.engine_max_concurrency:.2f}" == want[3]
@@ -167,7 +167,7 @@ def test_under_pp_the_binding_stage_is_chosen_at_the_plans_request_length():
     #           stage 1 (64,424,509,440 // 524,288 = 122,880 blocks) // 9,135 = 13: stage 1 binds at this length
     # (at 1 token, as the admission was chosen before, stage 0 was paged and 16 shown).
     inputs = make_inputs(model_id="gemma-3-27b", gpu_id="h100-sxm", gpus_per_replica=3, pipeline_parallel_size=3,
-                         context_tokens=100_000, output_tokens=0, hit_rate=0, measured_usable_kv_gib=60,
+                         context_tokens=100_000, output_tokens=0, hit_rate=0, shared_prefix=0, measured_usable_kv_gib=60,
                          engine="vllm")
     r = plan(inputs)
     assert r.engine_blocks_per_request == 9_135 and r.sessions_per_replica == 13
@@ -180,9 +180,9 @@ def test_dp_attention_prices_the_budget_of_one_tp1_rank():
     # a dense model under DP attention runs as W replicas at TP 1 (vLLM --data-parallel-size W
     # --tensor-parallel-size 1): each GPU's budget is the one-GPU budget, weights whole on every GPU
     one = plan(make_inputs(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=8_192,
-                           hit_rate=0, output_tokens=0, gpu_memory_utilization=0.95, engine="vllm"))
+                           hit_rate=0, shared_prefix=0, output_tokens=0, gpu_memory_utilization=0.95, engine="vllm"))
     dp = plan(make_inputs(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus_per_replica=2, context_tokens=8_192,
-                          hit_rate=0, output_tokens=0, gpu_memory_utilization=0.95, engine="vllm",
+                          hit_rate=0, shared_prefix=0, output_tokens=0, gpu_memory_utilization=0.95, engine="vllm",
                           attention_parallelism="dp"))
     assert one.usable_kv_bytes == 62_396_714_648  # tests/test_engine_budget.py: vLLM logged 58.11 GiB
     assert dp.usable_kv_bytes == one.usable_kv_bytes and dp.sessions_per_gpu == one.sessions_per_gpu == 58

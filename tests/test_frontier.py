@@ -308,11 +308,12 @@ def test_frontier_figures_are_pure_and_mark_the_plan():
     grid = frontier_grid(base, ["h100-sxm", "h200", "b200"], context_axis(1_000_000, 12), hit_rate_axis(11))
     hi, ci = grid.nearest_hit_rate(0.5), grid.nearest_context(1_000_000)
     fig = sessions_vs_context_figure(grid.frame(hit=[hi]), plan_point=(1_000_000, 143), hit_rate=0.5)
-    assert isinstance(fig, go.Figure) and len(fig.data) == 3 + 1  # one line per accelerator + the plan
-    assert fig.data[-1].name == "current plan" and fig.layout.xaxis.type == "log"
-    assert len(sessions_vs_hit_rate_figure(grid.frame(context=[ci]), plan_point=(0.5, 143)).data) == 4
-    assert len(request_rate_figure(grid.frame(hit=[hi]), plan_point=(1_000_000, 5.0)).data) == 4
-    assert len(request_rate_figure(grid.frame(hit=[hi]), plan_point=(1_000_000, None)).data) == 3  # undefined rate
+    # one line per accelerator + the plan's marker + its legend entry (the label never sits on the plot)
+    assert isinstance(fig, go.Figure) and len(fig.data) == 3 + 2
+    assert [d.name for d in fig.data[3:]] == ["current plan", "this plan: 143"] and fig.layout.xaxis.type == "log"
+    assert len(sessions_vs_hit_rate_figure(grid.frame(context=[ci]), plan_point=(0.5, 143)).data) == 5
+    assert len(request_rate_figure(grid.frame(hit=[hi]), plan_point=(1_000_000, 5.0)).data) == 5
+    assert len(request_rate_figure(grid.frame(hit=[hi]), plan_point=(1_000_000, None)).data) == 4  # undefined rate: legend only
     heat = sessions_heatmap_figure(grid.frame(gpu=[1]), plan_point=(0.5, 1_000_000), accelerator="H200")
     assert heat.data[0].z.shape == (grid.shape[1], grid.shape[2])
     # GB on the left, GiB on the right over the same range: right = left x 10**9 / 2**30

@@ -53,7 +53,7 @@ def test_kv_format_maps_only_to_values_the_engines_accept():
 def test_vllm_flags_for_gpt_oss_20b_with_a_measured_budget():
     # the admission case of test_engine_admission.py: 90 sessions; the measured budget goes in as bytes
     r = plan(make_inputs(model_id="gpt-oss-20b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=16_000,
-                         output_tokens=0, hit_rate=0, measured_usable_kv_gib=50.28, engine="vllm"))
+                         output_tokens=0, hit_rate=0, shared_prefix=0, measured_usable_kv_gib=50.28, engine="vllm"))
     f = r.launch_flags
     assert f.command == "vllm serve MODEL"
     assert f.flags == ["--tensor-parallel-size", "1", "--max-model-len", "16000",
@@ -66,7 +66,7 @@ def test_vllm_flags_for_gpt_oss_20b_with_a_measured_budget():
 def test_vllm_flags_with_a_computed_budget_prefix_caching_and_pipeline():
     # Llama 3.1 70B on 4 x H100 as TP 2 x PP 2, FP8 KV, hit rate 0.3: prefix caching on
     r = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, pipeline_parallel_size=2,
-                         context_tokens=32_000, hit_rate=0.3, kv_format="fp8", engine="vllm"))
+                         context_tokens=32_000, hit_rate=0.3, shared_prefix=0.3, kv_format="fp8", engine="vllm"))
     p = _pairs(r.launch_flags.flags)
     assert set(p) <= VLLM_FLAGS
     assert p["--tensor-parallel-size"] == "2" and p["--pipeline-parallel-size"] == "2"
@@ -78,7 +78,7 @@ def test_vllm_flags_with_a_computed_budget_prefix_caching_and_pipeline():
 def test_vllm_dp_attention_with_expert_parallel_and_seqs_per_rank():
     # Under DP attention each vLLM DP rank is its own engine: --max-num-seqs is per rank (sessions per GPU)
     r = plan(make_inputs(model_id="deepseek-v3", gpu_id="h200", gpus_per_replica=8, attention_parallelism="dp",
-                         context_tokens=128_000, hit_rate=0, engine="vllm"))
+                         context_tokens=128_000, hit_rate=0, shared_prefix=0, engine="vllm"))
     p = _pairs(r.launch_flags.flags)
     assert p["--data-parallel-size"] == "8" and p["--tensor-parallel-size"] == "1" and "--enable-expert-parallel" in p
     assert p["--max-num-seqs"] == str(r.sessions_per_domain) and r.sessions_per_replica == 8 * r.sessions_per_domain
@@ -96,7 +96,7 @@ def test_sglang_flags_for_llama_70b_on_four_h100():
     # FP8 KV, TP 4: 80 x 2 heads x (128 + 128) x 1 B = 40,960 B/token; one session 129,000 x 40,960 =
     # 5,283,840,000 B; 41,214,267,490 // 5,283,840,000 = 7 sessions -> --max-running-requests 7
     r = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, context_tokens=128_000,
-                         hit_rate=0, kv_format="fp8", engine="sglang"))
+                         hit_rate=0, shared_prefix=0, kv_format="fp8", engine="sglang"))
     f = r.launch_flags
     assert f.command == "python -m sglang.launch_server --model-path MODEL"
     assert r.usable_kv_bytes == 41_214_267_490
@@ -107,7 +107,7 @@ def test_sglang_flags_for_llama_70b_on_four_h100():
 
 def test_sglang_dp_attention_flags():
     r = plan(make_inputs(model_id="deepseek-v3", gpu_id="h200", gpus_per_replica=8, attention_parallelism="dp",
-                         context_tokens=128_000, hit_rate=0, engine="sglang"))
+                         context_tokens=128_000, hit_rate=0, shared_prefix=0, engine="sglang"))
     p = _pairs(r.launch_flags.flags)
     assert p["--tp-size"] == "8" and p["--dp-size"] == "8" and "--enable-dp-attention" in p
     assert p["--max-running-requests"] == str(r.sessions_per_replica)  # for the server, divided among DP ranks
@@ -164,7 +164,7 @@ def test_the_readme_shows_the_flags_the_cli_prints():
 
     readme = " ".join(Path(__file__).resolve().parents[1].joinpath("README.md").read_text().replace("\\\n", " ").split())
     r = plan(make_inputs(model_id="gpt-oss-20b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=16_000,
-                         output_tokens=0, hit_rate=0, measured_usable_kv_gib=50.28, engine="vllm"))
+                         output_tokens=0, hit_rate=0, shared_prefix=0, measured_usable_kv_gib=50.28, engine="vllm"))
     s = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, context_tokens=128_000,
-                         hit_rate=0, kv_format="fp8", engine="sglang"))
+                         hit_rate=0, shared_prefix=0, kv_format="fp8", engine="sglang"))
     assert r.launch_flags.text() in readme and s.launch_flags.text() in readme

@@ -518,8 +518,9 @@ def test_figures_build_and_label_units():
     fig = capacity_curve_figure(curve, usable_kv_bytes=100 * 10**9, usable_label="usable KV")
     assert [t.name for t in fig.data] == ["token-weighted", "block-weighted"]
     assert all("GB<br>" in t and t.endswith("GiB") for t in fig.layout.xaxis.ticktext)
-    # 100 GB = 93.1 GiB
-    assert "100.0 GB (93.1 GiB)" in fig.layout.annotations[0].text
+    # 100 GB = 93.1 GiB: the usable-KV line is named in the legend, never written on the plot
+    assert [sh.name for sh in fig.layout.shapes if sh.showlegend] == ["usable KV: 100.0 GB (93.1 GiB)"]
+    assert not fig.layout.annotations
     blocks_only = capacity_curve_figure(capacity_curve(p))
     assert blocks_only.layout.xaxis.title.text == "cache capacity (blocks)"
     assert ttl_curve_figure(ttl_curve(p)).data[0].x[-1] == "no TTL"
