@@ -223,7 +223,8 @@ def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: 
         if weights_bytes_per_gpu is not None:
             w, w_src = weights_bytes_per_gpu, weights_source
         else:
-            cw = checkpoint_weights(config, tp=tp, pp=pp, pp_rank=rank, mxfp4_pad=k["mxfp4_moe_pad"])
+            cw = checkpoint_weights(config, tp=tp, pp=pp, pp_rank=rank, mxfp4_pad=k["mxfp4_moe_pad"],
+                                     cuda_allocator=True)
             w = cw.weight_bytes
             w_src = "checkpoint: " + "; ".join(f"{c.name} {c.weight_bytes / GiB:.2f} GiB ({c.rule})"
                                                for c in cw.classes if c.weight_bytes)

@@ -41,6 +41,34 @@ from planner.messages import msg
 VOCAB_PADDING = 64
 """vLLM pads the vocabulary of embeddings and output head to a multiple of 64 (per rank)."""
 
+_MiB = 1 << 20
+CUDA_ALLOC_BLOCK = 512
+"""PyTorch's CUDA caching allocator rounds every request up to 512 B (``kMinBlockSize``)."""
+CUDA_ALLOC_SMALL = _MiB
+"""Requests up to 1 MiB (``kSmallSize``) come from the small pool and are counted as requested."""
+CUDA_ALLOC_MIN_LARGE = 10 * _MiB
+"""Requests of 10 MiB (``kMinLargeAlloc``) and more get a fresh segment rounded up to 2 MiB (``kRoundLarge``)."""
+CUDA_ALLOC_ROUND_LARGE = 2 * _MiB
+
+
+def cuda_allocated_bytes(nbytes: int) -> int:
+    """Bytes one tensor of ``nbytes`` adds to ``torch.cuda.memory_allocated`` (which vLLM's "Model loading took"
+    reads, ``DeviceMemoryProfiler``), with PyTorch's CUDA caching allocator defaults (no expandable segments).
+
+    ``c10/cuda/CUDACachingAllocator.cpp`` (pytorch/pytorch): ``get_allocation_size`` gives a request of at least
+    ``kMinLargeAlloc`` (10 MiB) a segment rounded up to ``kRoundLarge`` (2 MiB); ``should_split`` splits the block
+    only when more than ``kSmallSize`` (1 MiB) would remain, so a remainder of at most 1 MiB stays in the
+    allocated block and is counted. Example: a 231 MiB down projection (Qwen2.5-72B at TP 2: 14,784 x 8,192 x 2 B)
+    takes a 232 MiB segment, the 1 MiB left is not split: 232 MiB counted. Requests between 1 and 10 MiB share
+    20 MiB segments and are taken at their bytes (their remainders are split off unless the segment is nearly full;
+    the 512 B rounding of every block is left out: well under 1 MiB per model).
+    """
+    size = -(-nbytes // CUDA_ALLOC_BLOCK) * CUDA_ALLOC_BLOCK
+    if size < CUDA_ALLOC_MIN_LARGE:
+        return nbytes  # the 512 B rounding of small blocks (well under 1 MiB per model) is left out
+    segment = -(-size // CUDA_ALLOC_ROUND_LARGE) * CUDA_ALLOC_ROUND_LARGE
+    return segment if segment - size <= CUDA_ALLOC_SMALL else size
+
 _DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
 
 @dataclass(frozen=True)
@@ -84,17 +112,21 @@ class _Scheme:
     zero_point: bool = False
 
     def linear_bytes(self, rows: int, cols: int) -> int:
+        return sum(self.tensor_bytes(rows, cols))
+
+    def tensor_bytes(self, rows: int, cols: int) -> tuple[int, int]:
+        """(packed weight bytes, scale and zero-point bytes) of one linear."""
         b = math.ceil(rows * cols * self.bits / 8)
         if self.block:
-            b += math.ceil(rows / self.block[0]) * math.ceil(cols / self.block[1]) * self.scale_bytes
+            s = math.ceil(rows / self.block[0]) * math.ceil(cols / self.block[1]) * self.scale_bytes
         elif self.group > 0:
             groups = rows * math.ceil(cols / self.group)
-            b += groups * self.scale_bytes + (groups * self.bits // 8 if self.zero_point else 0)
+            s = groups * self.scale_bytes + (groups * self.bits // 8 if self.zero_point else 0)
         elif self.group == 0:
-            b += rows * self.scale_bytes
+            s = rows * self.scale_bytes
         else:
-            b += self.scale_bytes
-        return b
+            s = self.scale_bytes
+        return b, s
 
 
 def _whole(d: dict, key: str, default: int | None = None, *, where: str = "config", minimum: int = 0) -> int:
@@ -215,13 +247,17 @@ def weights_refusal_reason(exc: PlanInputError) -> str:
 
 
 def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_rank: int | None = None,
-                       mxfp4_pad: int = 1) -> CheckpointWeights:
+                       mxfp4_pad: int = 1, cuda_allocator: bool = False) -> CheckpointWeights:
     """Weight bytes of one rank of a decoder checkpoint (``pp_rank`` None = the last stage, which holds the output
     head; stages hold vLLM's split of the layers, :func:`planner.kv.pipeline.vllm_pp_partition`).
 
     ``mxfp4_pad``: MXFP4 MoE weights' hidden and per-rank intermediate sizes are rounded up to this multiple, as
     the engine's kernels lay them out (vLLM 0.19 on Hopper: ``mxfp4_moe_pad`` in planner/data/engine_budget.toml;
     1 = as stored in the checkpoint).
+
+    ``cuda_allocator``: add what PyTorch's CUDA caching allocator counts beyond the tensors' bytes
+    (:func:`cuda_allocated_bytes` per tensor, the class "allocator rounding"), as vLLM's "Model loading took"
+    measures them (``torch.cuda.memory_allocated``); False (default) = the tensors' bytes alone.
 
     Raises:
         PlanInputError: a field is missing, or the architecture (MLA, Mamba, non-gated MLP) is not priced here.
@@ -252,19 +288,36 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     last, first = rank == pp - 1, rank == 0
     stage_layers = vllm_pp_partition(layers, pp)[rank]  # vLLM's get_pp_indices split
 
-    def lin(name: str, rows: int, cols: int, quantizable: bool = True) -> int:
-        if scheme is None or not quantizable or _ignored(name, ignore) or (experts_only and name != "mlp.experts"):
-            return rows * cols * wb
-        return scheme.linear_bytes(rows, cols)
+    def parts(name: str, rows: int, cols: int) -> tuple[int, int]:
+        """(weight bytes, scale bytes) of one linear on this rank."""
+        if scheme is None or _ignored(name, ignore) or (experts_only and name != "mlp.experts"):
+            return rows * cols * wb, 0
+        return scheme.tensor_bytes(rows, cols)
+
+    def lin(name: str, rows: int, cols: int) -> int:
+        return sum(parts(name, rows, cols))
+
+    # the tensors vLLM allocates on this rank, (bytes, how many), for the caching allocator's rounding:
+    # q, k, v fused in one qkv_proj and gate, up in one gate_up_proj (QKVParallelLinear, MergedColumnParallelLinear),
+    # experts stacked in one w13 and one w2 per layer (FusedMoE); weights and their scales are separate tensors
+    tensors: list[tuple[int, int]] = []
+
+    def fused(count: int, *linears: tuple[str, int, int], times: int = 1) -> None:
+        ps = [parts(*x) for x in linears]
+        tensors.append((times * sum(p[0] for p in ps), count))
+        if any(p[1] for p in ps):
+            tensors.append((times * sum(p[1] for p in ps), count))
 
     classes: list[WeightClass] = []
     vpad = math.ceil(math.ceil(vocab / VOCAB_PADDING) * VOCAB_PADDING / tp)
     tied = _tied(cfg, config, model_type)
     if first or pp == 1:
+        tensors.append((vpad * hidden * wb, 1))
         classes.append(WeightClass("embeddings", vpad * hidden, vpad * hidden * wb,
                                    f"vocab {vocab:,} padded to 64, / TP {tp}, x hidden {hidden:,}, {wb} B"))
     if last and not (tied and pp == 1):
         # vLLM keeps ParallelLMHead unquantized for every method priced here
+        tensors.append((vpad * hidden * wb, 1))
         classes.append(WeightClass("output head", vpad * hidden, vpad * hidden * wb,
                                    f"untied output head, vocab / TP {tp} x hidden, {wb} B"))
     elif tied:
@@ -276,9 +329,13 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     attn_params = hidden * q_out * 2 + hidden * kv_out * 2
     attn_bytes = (lin("self_attn.q_proj", q_out, hidden) + lin("self_attn.k_proj", kv_out, hidden)
                   + lin("self_attn.v_proj", kv_out, hidden) + lin("self_attn.o_proj", hidden, q_out))
+    fused(stage_layers, ("self_attn.q_proj", q_out, hidden), ("self_attn.k_proj", kv_out, hidden),
+          ("self_attn.v_proj", kv_out, hidden))
+    fused(stage_layers, ("self_attn.o_proj", hidden, q_out))
     if bias:
         attn_params += q_out + 2 * kv_out
         attn_bytes += (q_out + 2 * kv_out) * wb
+        tensors.append(((q_out + 2 * kv_out) * wb, stage_layers))
     classes.append(WeightClass("attention", attn_params * stage_layers, attn_bytes * stage_layers,
                                f"{stage_layers} layers x (q, o: {heads} heads; k, v: {kv_heads} KV heads) x "
                                f"{head_dim}, / TP {tp}"
@@ -290,11 +347,15 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
             i_rank = math.ceil(i_rank / mxfp4_pad) * mxfp4_pad
             h_rank = math.ceil(hidden / mxfp4_pad) * mxfp4_pad
         per_expert = lin("mlp.experts", 2 * i_rank, h_rank) + lin("mlp.experts", h_rank, i_rank)
+        fused(stage_layers, ("mlp.experts", 2 * i_rank, h_rank), times=experts)
+        fused(stage_layers, ("mlp.experts", h_rank, i_rank), times=experts)
+        tensors.append((hidden * experts * wb, stage_layers))
         e_params = experts * 3 * h_rank * i_rank
         e_bytes = experts * per_expert
         if model_type == "gpt_oss":
             e_params += experts * (2 * i_rank + h_rank)
             e_bytes += experts * (2 * i_rank + h_rank) * wb
+            tensors += [(experts * 2 * i_rank * wb, stage_layers), (experts * h_rank * wb, stage_layers)]
         router = hidden * experts
         classes.append(WeightClass("MoE experts", e_params * stage_layers, e_bytes * stage_layers,
                                    f"{stage_layers} layers x {experts} experts x 3 x hidden {h_rank:,} x intermediate "
@@ -304,12 +365,16 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
         if shared_inter:
             s_rank = math.ceil(shared_inter / tp)
             sb = lin("mlp.shared_expert", 2 * s_rank, hidden) + lin("mlp.shared_expert", hidden, s_rank) + hidden * wb
+            fused(stage_layers, ("mlp.shared_expert", 2 * s_rank, hidden))
+            fused(stage_layers, ("mlp.shared_expert", hidden, s_rank))
             classes.append(WeightClass("shared expert", (3 * hidden * s_rank + hidden) * stage_layers,
                                        sb * stage_layers,
                                        f"3 x hidden x {shared_inter:,} / TP {tp} + gate"))
     else:
         i_rank = math.ceil(inter / tp)
         mb = lin("mlp.gate_up_proj", 2 * i_rank, hidden) + lin("mlp.down_proj", hidden, i_rank)
+        fused(stage_layers, ("mlp.gate_up_proj", 2 * i_rank, hidden))
+        fused(stage_layers, ("mlp.down_proj", hidden, i_rank))
         classes.append(WeightClass("MLP", 3 * hidden * i_rank * stage_layers, mb * stage_layers,
                                    f"{stage_layers} layers x 3 x hidden {hidden:,} x intermediate {inter:,} / TP {tp}"
                                    + (f", {scheme.label}" if scheme else "")))
@@ -323,4 +388,12 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     rot_dim = int(head_dim * float(cfg.get("partial_rotary_factor") or 1.0))
     classes.append(WeightClass("rotary cache", 0, max_pos * rot_dim * wb,
                                f"cos/sin cache: max_position_embeddings {max_pos:,} x rotary dim {rot_dim} x {wb} B"))
+    tensors.append((max_pos * rot_dim * wb, 1))
+    if cuda_allocator:
+        extra = sum(n * (cuda_allocated_bytes(b) - b) for b, n in tensors if b)
+        unsplit = sum(n for b, n in tensors if b and cuda_allocated_bytes(b) > b)
+        classes.append(WeightClass(
+            "allocator rounding", 0, extra,
+            f"PyTorch's CUDA caching allocator: {unsplit:,} tensors of 10 MiB or more whose 2 MiB-rounded segment "
+            f"leaves at most 1 MiB are counted whole (c10/cuda/CUDACachingAllocator.cpp, should_split)"))
     return CheckpointWeights(classes=tuple(classes), quant_method=method)
