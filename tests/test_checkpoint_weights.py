@@ -18,7 +18,7 @@ import pytest
 
 from planner.catalog.entries import catalog_config
 from planner.errors import PlanInputError
-from planner.hf.weights import checkpoint_weights
+from planner.hf.weights import checkpoint_weights, cuda_allocated_bytes
 from planner.units import GiB
 
 _REST = 2 * 1_050_673_152 + 532_480 + 33_554_432  # embeddings + head + norms + rotary cache, 16-bit
@@ -136,3 +136,41 @@ def test_refusals_name_the_field():
     with pytest.raises(PlanInputError) as e:
         checkpoint_weights(cfg)
     assert e.value.field == "config.tie_word_embeddings"
+
+
+def test_cuda_caching_allocator_rounding():
+    # PyTorch c10/cuda/CUDACachingAllocator.cpp: get_allocation_size rounds a request of 10 MiB or more up to 2 MiB;
+    # should_split splits the block only when more than 1 MiB (kSmallSize) remains.
+    mib = 1 << 20
+    assert cuda_allocated_bytes(231 * mib) == 232 * mib          # 1 MiB left: not split, counted
+    assert cuda_allocated_bytes(129 * mib + mib // 2) == 130 * mib  # 0.5 MiB left: counted
+    assert cuda_allocated_bytes(12 * mib + mib // 4) == 12 * mib + mib // 4  # 1.75 MiB left: split off
+    assert cuda_allocated_bytes(80 * mib) == 80 * mib
+    assert cuda_allocated_bytes(9 * mib + 1) == 9 * mib + 1      # under 10 MiB: a shared 20 MiB segment
+
+
+def test_qwen25_72b_tp2_as_vllm_measures_it():
+    # moonshotai-kimi-dev-72b--h100-80gb--tp2pp1dp1--8192.log (Qwen2 architecture, Qwen2.5-72B geometry,
+    # max_position_embeddings 131072): "Model loading took 67.82 GiB". vLLM's Qwen2 (qwen2.py): fused qkv_proj with
+    # bias, o_proj and down_proj without, untied ParallelLMHead; per rank at TP 2:
+    # embeddings and head 2 x 76,032 x 8,192 x 2 B = 2,491,416,576 (1,188 MiB each);
+    # attention 80 x ((4,096 + 2 x 512) x 8,192 + 8,192 x 4,096 + 5,120 bias) x 2 B = 12,080,414,720;
+    # MLP 80 x (2 x 14,784 + 14,784) x 8,192 x 2 B = 58,133,053,440; norms (2 x 80 + 1) x 8,192 x 2 B = 2,637,824;
+    # rotary cache 131,072 x 128 x 2 B = 33,554,432. Tensors' bytes 72,741,076,992 B = 67.745 GiB (-0.11 %).
+    # The caching allocator: each down_proj is 242,221,056 B = 231 MiB, its segment 232 MiB, the 1 MiB left is
+    # not split (test above): + 80 x 1,048,576 = 83,886,080. Total 72,824,963,072 B = 67.8235 GiB (+0.005 %).
+    w = checkpoint_weights(catalog_config("qwen2.5-72b"), tp=2, cuda_allocator=True)
+    assert w.weight_bytes == 72_824_963_072
+    assert _within(w.weight_bytes, 67.82, 0.1)
+    assert checkpoint_weights(catalog_config("qwen2.5-72b"), tp=2).weight_bytes == 72_741_076_992
+
+
+def test_qwen25_72b_tp4_as_vllm_measures_it():
+    # moonshotai-kimi-dev-72b--h100-80gb--tp4pp1dp1--8192.log: "Model loading took 34.01 GiB". Per rank at TP 4:
+    # embeddings and head 2 x 38,016 x 8,192 x 2 B = 1,245,708,288; attention 80 x ((2,048 + 2 x 256) x 8,192
+    # + 8,192 x 2,048 + 2,560) x 2 B = 6,040,207,360; MLP 80 x 3 x 7,392 x 8,192 x 2 B = 29,066,526,720;
+    # norms 2,637,824; rotary 33,554,432: 36,388,634,624 B. Allocator: gate_up 231 MiB (+1 MiB) and down 115.5 MiB
+    # (segment 116 MiB, +0.5 MiB) per layer: + 80 x 1.5 MiB = 125,829,120. Total 36,514,463,744 B = 34.0067 GiB.
+    w = checkpoint_weights(catalog_config("qwen2.5-72b"), tp=4, cuda_allocator=True)
+    assert w.weight_bytes == 36_514_463_744
+    assert _within(w.weight_bytes, 34.01, 0.1)
