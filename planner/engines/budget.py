@@ -247,7 +247,7 @@ def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: 
         assumptions.append(caveat)
     if weights_bytes_per_gpu is None and _mxfp4(config):
         assumptions.append(msg("MXFP4 experts priced with the padding fitted on one public log (gpt-oss-20b at TP 2, "
-                               "+1.0 %); at other TP sizes vLLM's layout may differ by up to the padding "
+                               "+1.2 %); at other TP sizes vLLM's layout may differ by up to the padding "
                                "({pad_bytes} per GPU here)", pad_bytes=_mxfp4_padding_text(config, tp, pp)))
     return EngineBudget(engine="vllm", version=version, available_kv_bytes=int(avail), requested_bytes=requested,
                         terms=terms, binding_rank=label, assumptions=tuple(assumptions))
