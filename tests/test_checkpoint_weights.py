@@ -174,3 +174,27 @@ def test_qwen25_72b_tp4_as_vllm_measures_it():
     w = checkpoint_weights(catalog_config("qwen2.5-72b"), tp=4, cuda_allocator=True)
     assert w.weight_bytes == 36_514_463_744
     assert _within(w.weight_bytes, 34.01, 0.1)
+
+
+def test_gemma4_nvfp4_refused_not_priced_low():
+    # Public vLLM 0.20.2 start-up of nvidia/Gemma-4-26B-A4B-NVFP4 (ModelOpt NVFP4, TP 1, VLLM_CUTLASS NvFp4 MoE
+    # backend): "Checkpoint size: 17.50 GiB", "Model loading took 17.89 GiB". Each layer has a BF16 dense MLP
+    # (3 x 2,816 x 2,112) beside its 128 NVFP4 experts, 5 of its 30 layers attend globally with head_dim 512, and a
+    # 27-layer vision tower is loaded too; kvplan's classes (one attention geometry, one MLP kind) come to 14.11 GiB,
+    # -21 %: refused, never shown.
+    with pytest.raises(PlanInputError, match="Gemma 4"):
+        checkpoint_weights(catalog_config("gemma-4-26b-a4b-nvfp4"))
+
+
+def test_ignore_names_of_multimodal_checkpoints():
+    # ModelOpt and compressed-tensors name a multimodal checkpoint's decoder model.language_model.layers.N
+    # (nvidia/Gemma-4-26B-A4B-NVFP4's ignore list: "model.language_model.layers.0.self_attn*", ...): such a pattern
+    # leaves the attention 16-bit. Llama-3.1-8B attention at 2 B: 32 x (2 x 4,096 x 4,096 + 2 x 4,096 x 1,024) x 2 B
+    # = 2,684,354,560 B; in NVFP4 it would be 32 x 41,943,040 x (0.5 + 1/16) B = 754,974,720 B.
+    q = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+         "exclude_modules": ["lm_head", "model.language_model.layers.0.self_attn*"]}
+    attn = next(c for c in checkpoint_weights(_llama(q)).classes if c.name == "attention")
+    assert attn.weight_bytes == 2_684_354_560
+    q["exclude_modules"] = ["lm_head"]
+    attn = next(c for c in checkpoint_weights(_llama(q)).classes if c.name == "attention")
+    assert attn.weight_bytes == 754_974_720

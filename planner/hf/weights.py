@@ -206,8 +206,16 @@ def quant_scheme(cfg: dict) -> tuple[str, _Scheme | None, list[str], bool]:
 
 def _ignored(name: str, ignore: list[str]) -> bool:
     """Whether a module (``lm_head`` or a layer's ``self_attn.q_proj``, ``mlp.experts``...) is left unquantized by
-    the config's ignore list: exact names, dotted prefixes and suffixes, ``*`` wildcards, ``re:`` expressions."""
-    full = name if name == "lm_head" else f"model.layers.0.{name}"
+    the config's ignore list: exact names, dotted prefixes and suffixes, ``*`` wildcards, ``re:`` expressions. A
+    layer's module is tried under the text decoder's names of plain and multimodal checkpoints
+    (``model.layers.0``, ``model.language_model.layers.0``, ``language_model.model.layers.0``)."""
+    if name == "lm_head":
+        return any(_matches(full, ignore) for full in ("lm_head", "language_model.lm_head"))
+    return any(_matches(f"{prefix}.layers.0.{name}", ignore)
+               for prefix in ("model", "model.language_model", "language_model.model"))
+
+
+def _matches(full: str, ignore: list[str]) -> bool:
     for pat in ignore:
         p = str(pat)
         if p.startswith("re:"):
@@ -266,6 +274,15 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     if cfg.get("kv_lora_rank") or cfg.get("ssm_state_size") or cfg.get("mamba_d_state"):
         raise PlanInputError("config.model_type", cfg.get("model_type"),
                              msg("a decoder with GQA/MHA attention (MLA and Mamba weights are not priced yet)"))
+    head_dim_cfg, global_dim = cfg.get("head_dim"), cfg.get("global_head_dim")
+    if cfg.get("enable_moe_block") or (global_dim is not None and global_dim != head_dim_cfg):
+        # Gemma 4 MoE: a dense MLP beside the experts in every layer, full-attention layers of another head size,
+        # and a vision tower. Priced with the classes here, nvidia/Gemma-4-26B-A4B-NVFP4 comes to 14.11 GiB where
+        # vLLM logs "Model loading took 17.89 GiB": refused rather than 21 % low.
+        raise PlanInputError("config.model_type", cfg.get("model_type"),
+                             msg("a decoder whose layers share one attention geometry and one MLP (the weights of "
+                                 "Gemma 4's dense MLP beside the experts and of its global-attention layers are not "
+                                 "priced yet)"))
     hidden, layers = _whole(cfg, "hidden_size", minimum=1), _whole(cfg, "num_hidden_layers", minimum=1)
     heads = _whole(cfg, "num_attention_heads", minimum=1)
     kv_heads = _whole(cfg, "num_key_value_heads", heads, minimum=1)
