@@ -23,7 +23,11 @@ channel or tensor, 4-bit int with one 16-bit scale per ``group_size``; ``ignore`
 (``bits``, ``group_size``; the output head and embeddings stay 16-bit), ``mxfp4`` (MoE experts: E2M1 + one E8M0
 per 32; ``modules_to_not_convert`` and attention stay 16-bit) and ModelOpt ``NVFP4`` (E2M1 + one E4M3 per 16;
 its two FP32 per-tensor scales per linear, a few bytes in all, are left out; ``exclude_modules`` stay 16-bit).
-A format outside these is refused by name.
+A format outside these is refused by name, and so are architectures whose layers differ from these classes
+(Gemma 4: a dense MLP beside the experts, global-attention layers of another head size).
+
+What vLLM logs also holds the CUDA caching allocator's rounding (``cuda_allocated_bytes``): asked for with
+``cuda_allocator=True``, it is the class "allocator rounding".
 """
 
 from __future__ import annotations
