@@ -88,7 +88,42 @@ def _decoder(cfg: dict, notes: list) -> None:
                                                          "layer's KV) is not modelled yet"))
     if cfg.get("use_cla") is False and cfg.get("cla_share_factor") is not None:
         notes.append(("cla_share_factor", cfg["cla_share_factor"], "ignored", msg("use_cla is false")))
+    _hunyuan_head_dim(cfg, notes)
+    _afmoe_global_every(cfg, notes)
     _kv_channels(cfg, notes)
+
+
+_HUNYUAN = ("HunYuanDenseV1ForCausalLM", "HunYuanMoEV1ForCausalLM")
+
+
+def _hunyuan_head_dim(cfg: dict, notes: list) -> None:
+    """HunYuan's ``attention_head_dim``: vLLM ``HunYuanAttention.__init__`` (hunyuan_v1.py, read at vllm-project/vllm
+    00f8d44) takes the head size from ``head_dim`` when it is set and non-zero, else ``attention_head_dim``, else
+    ``hidden_size // num_attention_heads``. kvplan reads it the same way for the HunYuan architectures only; in any
+    other architecture the field stays unread and is refused."""
+    archs = dict.get(cfg, "architectures")
+    if dict.get(cfg, "attention_head_dim") is None or not isinstance(archs, list) or not archs or archs[0] not in _HUNYUAN:
+        return  # probed without marking the field read: elsewhere it stays unread, so refused
+    value = _int_or_none(cfg, "attention_head_dim")
+    if not cfg.get("head_dim"):
+        cfg["head_dim"] = value
+        notes.append(("attention_head_dim", value, "read", msg("the head size: head_dim is not set (vLLM "
+                                                               "HunYuanAttention)")))
+    else:
+        notes.append(("attention_head_dim", value, "ignored", msg("head_dim is set and wins (vLLM HunYuanAttention)")))
+
+
+def _afmoe_global_every(cfg: dict, notes: list) -> None:
+    """AFMoE (Arcee Trinity) configs carry ``global_attn_every_n_layers`` beside ``layer_types``; vLLM
+    ``AfmoeAttention.__init__`` (afmoe.py, read at vllm-project/vllm 055e47c) windows a layer when
+    ``config.layer_types[layer_idx] == "sliding_attention"`` and never reads the interval. kvplan accepts the interval
+    for ``AfmoeForCausalLM`` when ``layer_types`` is given (the per-layer list decides), and leaves it unread, so refused, without it."""
+    archs = dict.get(cfg, "architectures")
+    if (dict.get(cfg, "global_attn_every_n_layers") is None or not isinstance(dict.get(cfg, "layer_types"), list)
+            or not isinstance(archs, list) or archs[:1] != ["AfmoeForCausalLM"]):
+        return  # probed without marking the field read: without layer_types it stays unread, so refused
+    notes.append(("global_attn_every_n_layers", cfg.get("global_attn_every_n_layers"), "ignored",
+                  msg("layer_types names each layer's attention (vLLM AfmoeAttention reads layer_types)")))
 
 
 def _kv_channels(cfg: dict, notes: list) -> None:
@@ -338,8 +373,21 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "tests/test_config_import.py", "tests/test_registry.py::test_phi3_mini_4k_sliding_window_every_layer",
             "tests/test_registry.py::test_kv_channels_and_max_attn_value_not_false_refusals (shapes)"),
            _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels"), aliases=(("num_layers", "num_hidden_layers"),),
-           # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
-           irrelevant=("max_attn_value",),
+           irrelevant=(
+               # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
+               "max_attn_value",
+               # Phi-4-mini's full_attn_mod: vLLM's Phi3ForCausalLM is its LlamaForCausalLM (phi3.py), which never
+               # reads it; the window vLLM applies is the config's sliding_window (262,144 there, past the context)
+               "full_attn_mod",
+               # Snowflake Arctic's enc_index: vLLM ArcticAttention / ArcticDecoderLayer (arctic.py, read at 00db011)
+               # take MHA/GQA geometry from the heads and hidden size and never read it
+               "enc_index",
+               # Cohere2 (Command R7B): vLLM CohereDecoderLayer (commandr.py) always runs attention and MLP in parallel
+               # and CohereForCausalLM ties lm_head to embed_tokens, whatever these say: weights and dataflow, not KV
+               "use_embedding_sharing", "use_parallel_block",
+               # AFMoE group-limited routing (vLLM AfmoeMoE): which expert groups a token may use, not the KV
+               "num_limited_groups",
+           ),
            prepare=_decoder),
     Family("gemma", "Gemma 1-4: alternating local / global layers, global geometry, shared KV layers",
            _V + "gemma2.py Gemma2Attention, gemma3.py Gemma3Attention, gemma3n.py Gemma3nAttention, gemma4.py Gemma4DecoderLayer",
