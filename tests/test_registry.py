@@ -227,11 +227,24 @@ def test_qwen1_mha():
     assert model.max_context_tokens == 8192
 
 
-def test_minicpm3_is_refused_not_priced_as_mla():
-    cfg = {"architectures": ["MiniCPM3ForCausalLM"], "num_hidden_layers": 62, "kv_lora_rank": 256,
-           "qk_rope_head_dim": 32, "num_attention_heads": 40, "hidden_size": 2560}
-    with pytest.raises(PlanInputError, match="MiniCPM3"):
-        layout_from_config(cfg)
+def test_minicpm3_per_head_kv():
+    # openbmb/MiniCPM3-4B shape (model card / config.json values: 62 layers, 40 heads, hidden 2,560, q_lora_rank 768,
+    # kv_lora_rank 256, qk_nope_head_dim 64, qk_rope_head_dim 32, 32,768 positions). vLLM MiniCPM3Attention caches
+    # per-head K and V of qk_head_dim = 64 + 32 = 96 (V zero-padded from 64), num_kv_heads = the 40 heads, not the
+    # 256 + 32 latent: 2 x 62 x 40 x 96 x 2 B = 952,320 B/token (priced as MLA it would say 62 x 288 x 2 = 35,712).
+    cfg = {"architectures": ["MiniCPM3ForCausalLM"], "model_type": "minicpm3", "num_hidden_layers": 62,
+           "num_attention_heads": 40, "num_key_value_heads": 40, "hidden_size": 2560, "q_lora_rank": 768,
+           "kv_lora_rank": 256, "qk_nope_head_dim": 64, "qk_rope_head_dim": 32, "max_position_embeddings": 32768,
+           "scale_emb": 12, "dim_model_base": 256, "scale_depth": 1.4}
+    model = model_from_config(cfg)
+    assert model.estimate(1000).kv_bytes_per_token == 952_320
+    # TP 4: 40 / 4 = 10 heads per GPU: 952,320 / 4 = 238,080 B/token
+    assert model.estimate(1000, tp=4).kv_bytes_per_token == 238_080
+    # a v_head_dim in the config does not shrink V: vLLM pads it to qk_head_dim
+    assert per_token({**cfg, "v_head_dim": 64}) == 952_320
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({k: v for k, v in cfg.items() if k != "qk_rope_head_dim"})
+    assert exc.value.field == "config.qk_rope_head_dim"
 
 
 # ---------------------------------------------------------------------------

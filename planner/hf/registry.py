@@ -293,6 +293,36 @@ def _minimax_m2(cfg: dict, notes: list) -> None:
                   msg("every layer softmax attention (vLLM MiniMaxM2ForCausalLM)")))
 
 
+def _minicpm3(cfg: dict, notes: list) -> None:
+    """MiniCPM3 compresses K/V through a latent (``kv_lora_rank``) like DeepSeek MLA, but vLLM's
+    ``MiniCPM3Attention`` (minicpm3.py, read at vllm-project/vllm 009ccee) decompresses it and caches ordinary
+    per-head K and V: ``Attention(num_local_heads, qk_head_dim, num_kv_heads=num_local_heads)`` with
+    ``qk_head_dim = qk_nope_head_dim + qk_rope_head_dim`` and V zero-padded to ``qk_head_dim``. So every layer
+    stores 2 x num_attention_heads x (qk_nope_head_dim + qk_rope_head_dim) elements per token: MHA at that head
+    size, not the latent."""
+    nope, rope = _int_or_none(cfg, "qk_nope_head_dim"), _int_or_none(cfg, "qk_rope_head_dim")
+    heads = _int_or_none(cfg, "num_attention_heads")
+    for key, value in (("qk_nope_head_dim", nope), ("qk_rope_head_dim", rope), ("num_attention_heads", heads)):
+        if value is None:
+            raise PlanInputError(f"config.{key}", None, msg("an integer >= 1: vLLM's MiniCPM3Attention sizes the "
+                                                            "cached K and V by it"))
+    rank = dict.pop(cfg, "kv_lora_rank", None)  # not the cache: MiniCPM3 is not priced as an MLA latent
+    for key in ("head_dim", "v_head_dim"):
+        if dict.get(cfg, key) is not None:
+            notes.append((key, dict.pop(cfg, key), "ignored", msg("vLLM MiniCPM3Attention caches K and V at "
+                                                                  "qk_nope_head_dim + qk_rope_head_dim (V zero-padded)")))
+    kv = dict.get(cfg, "num_key_value_heads")
+    if kv is not None and kv != heads:
+        notes.append(("num_key_value_heads", kv, "ignored", msg("vLLM MiniCPM3Attention keeps one KV head per "
+                                                                "attention head")))
+    cfg["head_dim"] = nope + rope
+    cfg["num_key_value_heads"] = heads
+    notes.append(("MiniCPM3 K / V", msg("{heads} heads x {dim}", heads=heads, dim=nope + rope), "derived",
+                  msg("vLLM MiniCPM3Attention decompresses the latent (kv_lora_rank {rank}) and caches per-head K "
+                      "and V of qk_nope_head_dim + qk_rope_head_dim = {nope} + {rope}", rank=rank, nope=nope,
+                      rope=rope)))
+
+
 def _int_or_none(cfg: dict, key: str) -> int | None:
     value = cfg.get(key)
     if value is None:
@@ -503,6 +533,15 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                        "mamba_norm_before_gate", "mamba_use_mlp", "ssm_multipliers", "ssm_in_multiplier",
                        "ssm_out_multiplier", "projectors_bias", "attn_rotary_emb"),
            prepare=_falcon_h1),
+    Family("minicpm3", "MiniCPM3: latent-compressed K/V that vLLM decompresses and caches per head "
+           "(MHA at qk_nope_head_dim + qk_rope_head_dim)",
+           "vllm-project/vllm @ 009ccee, vllm/model_executor/models/minicpm3.py MiniCPM3Attention.__init__ / forward "
+           "(V padded to qk_head_dim)",
+           ("tests/test_registry.py::test_minicpm3_per_head_kv (model-card shape; no full public config.json copy found)",),
+           ("num_hidden_layers", "num_attention_heads", "hidden_size", "max_position_embeddings", "qk_nope_head_dim",
+            "qk_rope_head_dim", "kv_lora_rank", "v_head_dim", "head_dim", "num_key_value_heads"),
+           irrelevant=("q_lora_rank", "dim_model_base", "scale_depth", "scale_emb"),
+           prepare=_minicpm3),
     Family("gpt2", "GPT-2 / GPT-J / JAIS: n_layer, n_head, n_embd, n_positions (Hugging Face attribute_map); MHA",
            _V + "gpt2.py GPT2Attention, gpt_j.py GPTJAttention, jais.py JAISAttention",
            ("tests/test_registry.py::test_gpt2_legacy_names",),
@@ -563,7 +602,6 @@ REFUSALS = {
     "HCXVisionForCausalLM": "not modelled yet: multimodal wrapper (language model in a nested config)",
     "KimiLinearForCausalLM": "not modelled yet: KDA linear attention (linear_attn_config) beside MLA layers",
     "LongcatFlashForCausalLM": "not modelled yet: two MLA blocks per layer",
-    "MiniCPM3ForCausalLM": "not modelled yet: MiniCPM3 caches per-head K and V (MiniCPM3Attention), not an MLA latent",
     "MiniMaxForCausalLM": "not modelled yet: lightning (linear) attention state",
     "MiniMaxText01ForCausalLM": "not modelled yet: lightning (linear) attention state",
     "MiniMaxM1ForCausalLM": "not modelled yet: lightning (linear) attention state",
@@ -612,6 +650,7 @@ _FAMILY_OF: dict[str, tuple[str, ...]] = {
                    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"),
     "nemotron_nas": ("DeciLMForCausalLM",),
     "lfm2": ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM"),
+    "minicpm3": ("MiniCPM3ForCausalLM",),
     "minimax_m2": ("MiniMaxM2ForCausalLM",),
     "bamba": ("BambaForCausalLM",),
     "mamba": ("MambaForCausalLM", "FalconMambaForCausalLM", "Mamba2ForCausalLM"),
@@ -640,7 +679,7 @@ MODEL_TYPES: dict[str, str] = {
     "mimo_v2_flash": "mimo_v2", "qwen3_next": "qwen3_next", "qwen3_5": "qwen3_next", "qwen3_5_moe": "qwen3_next",
     "qwen3_5_text": "qwen3_next", "qwen3_5_moe_text": "qwen3_next", "lfm2": "lfm2", "lfm2_moe": "lfm2",
     "minimax_m2": "minimax_m2", "bamba": "bamba", "mamba": "mamba", "falcon_mamba": "mamba", "mamba2": "mamba",
-    "falcon_h1": "falcon_h1",
+    "falcon_h1": "falcon_h1", "minicpm3": "minicpm3",
 }
 """``model_type`` -> family, for configs without ``architectures`` (other model types read as ``decoder``)."""
 
@@ -648,7 +687,7 @@ MODEL_TYPE_REFUSALS: dict[str, str] = {
     "kimi_linear": "KimiLinearForCausalLM",
     "minimax": "MiniMaxText01ForCausalLM", "minimax_text_01": "MiniMaxText01ForCausalLM",
     "zamba2": "Zamba2ForCausalLM",
-    "minicpm3": "MiniCPM3ForCausalLM", "longcat_flash": "LongcatFlashForCausalLM", "plamo2": "Plamo2ForCausalLM",
+    "longcat_flash": "LongcatFlashForCausalLM", "plamo2": "Plamo2ForCausalLM",
     "step3_text": "Step3TextForCausalLM",
 }
 """``model_type`` of a refused architecture, for configs without ``architectures``."""
