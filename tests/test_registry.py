@@ -704,3 +704,25 @@ def test_afmoe_interval_beside_layer_types():
     with pytest.raises(PlanInputError) as exc:
         layout_from_config(no_types)
     assert exc.value.field == "config.global_attn_every_n_layers"
+
+
+def test_every_vendored_sglang_name_has_a_status():
+    data = registry.vendored_sglang()
+    assert data["source"]["repository"] == "sgl-project/sglang"
+    names = data["architectures"]
+    assert len(names) == 5
+    vllm = registry.vendored()["architectures"]
+    for name, where in names.items():
+        assert name not in vllm, name  # SGLang-only: not in vLLM's list at the vendored commit
+        assert registry.status(name)[0] != "unknown", name
+        assert where["file"].startswith("python/sglang/srt/models/") and len(where["commit"]) == 40
+        assert name in where["entry"]
+    doc = (ROOT / "docs" / "architectures.md").read_text(encoding="utf-8")
+    for name in names:
+        assert f"| `{name}` |" in doc
+
+
+def test_sglang_only_architecture_refused_with_its_reason():
+    with pytest.raises(PlanInputError, match="block-diffusion") as exc:
+        layout_from_config({**LLAMA, "architectures": ["LLaDA2MoeModelLM"]})
+    assert exc.value.field == "config.architectures"

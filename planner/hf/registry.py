@@ -692,6 +692,19 @@ MODEL_TYPE_REFUSALS: dict[str, str] = {
 }
 """``model_type`` of a refused architecture, for configs without ``architectures``."""
 
+SGLANG_REFUSALS = {
+    "Grok1ForCausalLM": "served by SGLang only (grok.py, Grok-2): not modelled yet, no public config checked against it",
+    "XverseMoeForCausalLM": "served by SGLang only (xverse_moe.py): not modelled yet, no public config checked "
+                            "against it",
+    "JetNemotronForCausalLM": "served by SGLang only (jet_nemotron.py): not modelled yet: JetBlock linear attention "
+                              "with dynamic convolution state beside attention layers",
+    "LLaDA2MoeModelLM": "served by SGLang only (llada2.py): a block-diffusion language model, not an autoregressive "
+                        "decoder whose KV grows one token at a time",
+    "Step3p5ForCausalLM": "served by SGLang only (step3p5.py): not modelled yet: Step-3.5 attention layout",
+}
+"""Architectures SGLang serves that vLLM's vendored registry does not
+(``planner/data/sglang_text_generation_models.json``), and why kvplan refuses each."""
+
 OTHER_REFUSALS = {
     "MllamaForConditionalGeneration": "not modelled yet: cross-attention layers (cross_attention_layers)",
     "WhisperForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
@@ -787,12 +800,20 @@ def vendored() -> dict[str, Any]:
     return json.loads(text)
 
 
+def vendored_sglang() -> dict[str, Any]:
+    """The vendored SGLang-only list: ``{"source": {...}, "architectures": {name: {file, commit, entry}}}``."""
+    text = resources.files("planner.data").joinpath("sglang_text_generation_models.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
 def status(name: str) -> tuple[str, str]:
     """``("supported", family id)`` or ``("refused", reason)``; ``("unknown", "")`` for a name in no list."""
     if name in ARCHITECTURES:
         return "supported", ARCHITECTURES[name]
     if name in REFUSALS:
         return "refused", REFUSALS[name]
+    if name in SGLANG_REFUSALS:
+        return "refused", SGLANG_REFUSALS[name]
     if name in OTHER_REFUSALS:
         return "refused", OTHER_REFUSALS[name]
     return "unknown", ""
@@ -814,7 +835,8 @@ def resolve(config: dict) -> tuple[Family, str]:
         if state == "supported":
             return FAMILIES[value], msg("architectures {name}: reader '{family}'", name=name, family=value)
         if state == "refused":
-            reason = msg(REFUSALS[name]) if name in REFUSALS else msg(OTHER_REFUSALS[name])
+            reason = (msg(REFUSALS[name]) if name in REFUSALS else msg(SGLANG_REFUSALS[name])
+                      if name in SGLANG_REFUSALS else msg(OTHER_REFUSALS[name]))
             raise PlanInputError("config.architectures", name, msg("an architecture kvplan prices; {name} is refused: "
                                                                    "{reason}", name=name, reason=reason))
         near = difflib.get_close_matches(name, list(ARCHITECTURES), n=1, cutoff=0.0)
@@ -864,9 +886,17 @@ def markdown() -> str:
         state, value = status(n)
         lines.append(f"| `{n}` | `{module}` | {state} | {value or '(none)'} |")
     extra = sorted(set(ARCHITECTURES) - set(names))
-    lines += ["", "SGLang's own model list (`sgl-project/sglang`, `python/sglang/srt/models/`) is not vendored yet: an "
-              "architecture only SGLang serves is read only if its name is in the tables here, else refused as "
-              "unknown.", ""]
+    sg = vendored_sglang()
+    sg_src = sg["source"]
+    lines += ["", "## SGLang only", "",
+              f"Architectures [{sg_src['repository']}](https://github.com/{sg_src['repository']}) serves "
+              f"(`EntryClass` in `{sg_src['path']}`) that are not in the vLLM list above; each name with the file and "
+              "commit it was read at. " + sg_src["note"][0].upper() + sg_src["note"][1:] + ".", "",
+              "| architecture | SGLang file @ commit | status | reader or reason |", "|---|---|---|---|"]
+    for n, where in sg["architectures"].items():
+        state, value = status(n)
+        lines.append(f"| `{n}` | `{where['file']}` @ `{where['commit'][:7]}` | {state} | {value or '(none)'} |")
+    lines.append("")
     lines += ["", "## Also read (not in the vendored list: newer than its commit, or multimodal wrappers)", "",
               "| architecture | reader |", "|---|---|"]
     lines += [f"| `{n}` | {ARCHITECTURES[n]} |" for n in extra]
