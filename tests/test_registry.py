@@ -378,6 +378,10 @@ def test_minimax_m2_attn_type_list():
            "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 3072,
            "attn_type_list": [1] * 62, "mtp_transformer_layers": 1, "max_position_embeddings": 196608}
     assert per_token(cfg) == 253_952
+    # the residual alpha / beta scales MiniMax configs may carry (vLLM MiniMaxText01DecoderLayer) change no KV
+    scales = {"full_attn_alpha_factor": 3.56, "full_attn_beta_factor": 1.0, "linear_attn_alpha_factor": 3.56,
+              "linear_attn_beta_factor": 1.0, "mlp_alpha_factor": 3.56, "mlp_beta_factor": 1.0}
+    assert per_token({**cfg, **scales}) == 253_952
     with pytest.raises(PlanInputError) as exc:
         layout_from_config({**cfg, "attn_type_list": [0] + [1] * 61})
     assert exc.value.field == "config.attn_type_list"

@@ -499,7 +499,11 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            _V + "minimax_m2.py MiniMaxM2DecoderLayer (MiniMaxM2Attention on every layer)",
            ("tests/test_registry.py::test_minimax_m2_attn_type_list",),
            _DECODER_READS + ("attn_type_list",),
-           irrelevant=("mtp_transformer_layers", "num_mtp_modules", "use_mtp", "qk_norm_type", "rotary_dim"),
+           irrelevant=("mtp_transformer_layers", "num_mtp_modules", "use_mtp", "qk_norm_type", "rotary_dim",
+                       # residual scales of the MiniMax decoder layer (vLLM minimax_text_01.py
+                       # MiniMaxText01DecoderLayer reads them, under either spelling, as norm alpha / beta): not KV
+                       "full_attn_alpha_factor", "full_attn_beta_factor", "linear_attn_alpha_factor",
+                       "linear_attn_beta_factor"),
            prepare=_minimax_m2),
     Family("bamba", "Bamba: attention at attn_layer_indices, Mamba2 state elsewhere",
            _V + "bamba.py BambaModel (config.layers_block_type), BambaMixerDecoderLayer; "
