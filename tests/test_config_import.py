@@ -314,7 +314,6 @@ def test_too_large():
     ({"head_dim": 0}, "config.head_dim"),
     ({"layer_types": ["full_attention"] * 31}, "config.layer_types"),           # wrong length
     ({"layer_types": ["full_attention"] * 31 + ["cross"]}, "config.layer_types[31]"),
-    ({"sliding_window": 65536, "max_position_embeddings": 32768}, "config.sliding_window"),  # window > context
     ({"layer_types": ["sliding_attention"] * 32, "sliding_window": None}, "config.sliding_window"),
     ({"layer_types": ["sliding_attention"] * 32, "sliding_window": [4096] * 31}, "config.sliding_window"),
     ({"attention_chunk_size": 8192, "no_rope_layers": [1] * 31}, "config.no_rope_layers"),

@@ -227,11 +227,24 @@ def test_qwen1_mha():
     assert model.max_context_tokens == 8192
 
 
-def test_minicpm3_is_refused_not_priced_as_mla():
-    cfg = {"architectures": ["MiniCPM3ForCausalLM"], "num_hidden_layers": 62, "kv_lora_rank": 256,
-           "qk_rope_head_dim": 32, "num_attention_heads": 40, "hidden_size": 2560}
-    with pytest.raises(PlanInputError, match="MiniCPM3"):
-        layout_from_config(cfg)
+def test_minicpm3_per_head_kv():
+    # openbmb/MiniCPM3-4B shape (model card / config.json values: 62 layers, 40 heads, hidden 2,560, q_lora_rank 768,
+    # kv_lora_rank 256, qk_nope_head_dim 64, qk_rope_head_dim 32, 32,768 positions). vLLM MiniCPM3Attention caches
+    # per-head K and V of qk_head_dim = 64 + 32 = 96 (V zero-padded from 64), num_kv_heads = the 40 heads, not the
+    # 256 + 32 latent: 2 x 62 x 40 x 96 x 2 B = 952,320 B/token (priced as MLA it would say 62 x 288 x 2 = 35,712).
+    cfg = {"architectures": ["MiniCPM3ForCausalLM"], "model_type": "minicpm3", "num_hidden_layers": 62,
+           "num_attention_heads": 40, "num_key_value_heads": 40, "hidden_size": 2560, "q_lora_rank": 768,
+           "kv_lora_rank": 256, "qk_nope_head_dim": 64, "qk_rope_head_dim": 32, "max_position_embeddings": 32768,
+           "scale_emb": 12, "dim_model_base": 256, "scale_depth": 1.4}
+    model = model_from_config(cfg)
+    assert model.estimate(1000).kv_bytes_per_token == 952_320
+    # TP 4: 40 / 4 = 10 heads per GPU: 952,320 / 4 = 238,080 B/token
+    assert model.estimate(1000, tp=4).kv_bytes_per_token == 238_080
+    # a v_head_dim in the config does not shrink V: vLLM pads it to qk_head_dim
+    assert per_token({**cfg, "v_head_dim": 64}) == 952_320
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({k: v for k, v in cfg.items() if k != "qk_rope_head_dim"})
+    assert exc.value.field == "config.qk_rope_head_dim"
 
 
 # ---------------------------------------------------------------------------
@@ -365,6 +378,10 @@ def test_minimax_m2_attn_type_list():
            "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 3072,
            "attn_type_list": [1] * 62, "mtp_transformer_layers": 1, "max_position_embeddings": 196608}
     assert per_token(cfg) == 253_952
+    # the residual alpha / beta scales MiniMax configs may carry (vLLM MiniMaxText01DecoderLayer) change no KV
+    scales = {"full_attn_alpha_factor": 3.56, "full_attn_beta_factor": 1.0, "linear_attn_alpha_factor": 3.56,
+              "linear_attn_beta_factor": 1.0, "mlp_alpha_factor": 3.56, "mlp_beta_factor": 1.0}
+    assert per_token({**cfg, **scales}) == 253_952
     with pytest.raises(PlanInputError) as exc:
         layout_from_config({**cfg, "attn_type_list": [0] + [1] * 61})
     assert exc.value.field == "config.attn_type_list"
@@ -531,3 +548,185 @@ def test_phi3_mini_4k_sliding_window_every_layer():
     model = model_from_config(load("phi-3-mini-4k-instruct"))
     assert model.estimate(1_000).kv_bytes == 393_216_000
     assert model.estimate(4_096).kv_bytes == 804_913_152
+
+
+# ---------------------------------------------------------------------------
+# More real public configs (tests/data/configs/SOURCES.md): families the generic decoder reads
+# ---------------------------------------------------------------------------
+
+def test_olmo2_1124_7b():
+    # allenai/OLMo-2-1124-7B: vLLM Olmo2Attention (olmo2.py) takes num_key_value_heads (32: MHA) and
+    # head_dim = hidden_size // num_attention_heads = 4,096 / 32 = 128.
+    # 2 (K, V) x 32 layers x 32 KV heads x 128 x 2 B (BF16) = 524,288 B/token; max_position_embeddings 4,096.
+    model = model_from_config(load("olmo-2-1124-7b"))
+    assert model.estimate(4096).kv_bytes_per_token == 524_288
+    assert model.max_context_tokens == 4096
+    assert model.layer_pattern == "F" * 32
+
+
+def test_qwen2_0_5b_window_switched_off():
+    # Qwen/Qwen2-0.5B: sliding_window 131,072 and max_window_layers 24, but use_sliding_window false: vLLM Qwen2Attention
+    # (qwen2.py) passes a per-layer window only when use_sliding_window is true, and ModelConfig drops the window
+    # when use_sliding_window is false, so every layer is full attention.
+    # 2 x 24 layers x 2 KV heads x 64 (896 / 14) x 2 B = 12,288 B/token, growing past any window:
+    # at 200,000 tokens (beyond the 131,072 the window would keep) 24 x 200,000 x 512 B = 2,457,600,000 B.
+    model = model_from_config(load("qwen2-0.5b"))
+    assert model.estimate(1000).kv_bytes_per_token == 12_288
+    assert model.layer_pattern == "F" * 24
+    assert model.estimate(200_000).kv_bytes == 2_457_600_000
+
+
+def test_phi3_medium_4k_window_on_every_layer():
+    # microsoft/Phi-3-medium-4k-instruct: Phi3ForCausalLM is vLLM's LlamaForCausalLM; no layer_types, so every layer
+    # takes cache_config.sliding_window = the config's 2,047. 40 layers, 10 KV heads of 5,120 / 40 = 128:
+    # per layer per token 2 x 10 x 128 x 2 B = 5,120 B; 40 x 5,120 = 204,800 B/token up to the window;
+    # past it each layer keeps 2,047 tokens: 40 x 2,047 x 5,120 = 419,225,600 B.
+    model = model_from_config(load("phi-3-medium-4k-instruct"))
+    assert model.estimate(1000).kv_bytes == 204_800_000
+    assert model.estimate(4096).kv_bytes == 419_225_600
+    assert model.layer_pattern == "S" * 40
+
+
+def test_phi3_medium_128k_window_past_context():
+    # microsoft/Phi-3-medium-128k-instruct: same geometry, sliding_window 131,072 = max_position_embeddings, so the
+    # window never binds inside the context: 4,096 tokens x 204,800 B = 838,860,800 B (the LongRoPE "su" scaling
+    # changes positions, not KV).
+    model = model_from_config(load("phi-3-medium-128k-instruct"))
+    assert model.estimate(4096).kv_bytes == 838_860_800
+    assert model.max_context_tokens == 131_072
+
+
+def test_phi2_partial_rotary_no_kv_change():
+    # microsoft/phi-2: vLLM PhiAttention (phi.py): MHA, head_size = 2,560 / 32 = 80; partial_rotary_factor 0.4 rotates
+    # 32 of the 80 dims and changes no cache shape. 2 x 32 layers x 32 heads x 80 x 2 B = 327,680 B/token.
+    model = model_from_config(load("phi-2"))
+    assert model.estimate(2048).kv_bytes_per_token == 327_680
+    assert model.max_context_tokens == 2048
+
+
+def test_mpt_7b_real_config():
+    # mosaicml/mpt-7b: d_model 4,096, n_heads 32, n_layers 32, attn_config without kv_n_heads -> vLLM MPTAttention keeps
+    # one KV head per attention head (head 128); alibi, attn_impl, prefix_lm, qk_ln, softmax_scale change no cache shape.
+    # 2 x 32 x 32 x 128 x 2 B = 524,288 B/token; max_seq_len 2,048.
+    model = model_from_config(load("mpt-7b"))
+    assert model.estimate(2048).kv_bytes_per_token == 524_288
+    assert model.max_context_tokens == 2048
+
+
+def test_gpt_j_6b():
+    # EleutherAI/gpt-j-6b: n_layer 28, n_head 16, n_embd 4,096 (GPT-J config attribute_map); vLLM GPTJAttention: MHA,
+    # head_size = 4,096 / 16 = 256 (rotary_dim 64 rotates part of it). 2 x 28 x 16 x 256 x 2 B = 458,752 B/token.
+    model = model_from_config(load("gpt-j-6b"))
+    assert model.estimate(2048).kv_bytes_per_token == 458_752
+    assert model.max_context_tokens == 2048
+
+
+def test_phi3_small_is_not_served_by_the_vendored_vllm():
+    # microsoft/Phi-3-small-8k-instruct (Phi3SmallForCausalLM, block-sparse attention) is not in vLLM's
+    # _TEXT_GENERATION_MODELS at the vendored commit: refused by name, nearest supported named.
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config(load("phi-3-small-8k-instruct"))
+    assert exc.value.field == "config.architectures"
+    assert "Phi3SmallForCausalLM" in str(exc.value) and "nearest supported: Phi3ForCausalLM" in str(exc.value)
+
+
+# --- Fields of real configs that change no KV in vLLM (were refused) or that vLLM reads (were unread) ---
+
+def test_phi3_mini_128k_window_wider_than_context():
+    # microsoft/Phi-3-mini-128k-instruct: sliding_window 262,144 beside max_position_embeddings 131,072. vLLM serves it
+    # with that window on every layer; SlidingWindowSpec keeps at most max_model_len tokens per layer, so within the
+    # context every layer holds every token, as full attention (kvplan refused this config before).
+    # 32 layers x 2 x 32 KV heads x 96 (3,072 / 32) x 2 B = 393,216 B/token; at 131,072 tokens 51,539,607,552 B.
+    model = model_from_config(load("phi-3-mini-128k-instruct"))
+    assert model.layer_pattern == "F" * 32
+    assert model.estimate(131_072).kv_bytes == 51_539_607_552
+    assert model.estimate(1000).kv_bytes_per_token == 393_216
+    assert ("sliding_window", "derived") in {(f.field, f.how) for f in model.config_report}
+
+
+def test_phi4_mini_full_attn_mod_is_not_a_layout():
+    # microsoft/Phi-4-mini-instruct config.json fields (https://huggingface.co/microsoft/Phi-4-mini-instruct): 32 layers,
+    # 24 heads, 8 KV heads, hidden 3,072 (head 128), partial_rotary_factor 0.75, sliding_window 262,144 (past the
+    # 131,072 positions), full_attn_mod 1, interpolate_factor 1. vLLM's Phi3ForCausalLM (LlamaForCausalLM) reads no
+    # full_attn_mod. 2 x 32 x 8 x 128 x 2 B = 131,072 B/token.
+    cfg = {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "hidden_size": 3072, "num_hidden_layers": 32,
+           "num_attention_heads": 24, "num_key_value_heads": 8, "max_position_embeddings": 131072,
+           "original_max_position_embeddings": 4096, "partial_rotary_factor": 0.75, "sliding_window": 262144,
+           "full_attn_mod": 1, "interpolate_factor": 1, "lm_head_bias": False, "mlp_bias": False}
+    assert per_token(cfg) == 131_072
+    # past 100,000 tokens the 262,144 window has not bound yet: 100,000 x 131,072 B
+    assert model_from_config(cfg).estimate(100_000).kv_bytes == 13_107_200_000
+
+
+def test_cohere2_and_arctic_weight_fields_pass():
+    # CohereForAI/c4ai-command-r7b-12-2024 fields: 32 layers, 32 heads, 8 KV heads, head_dim 128, sliding_window 4,096 on
+    # 3 layers of 4 (sliding_window_pattern 4, vLLM commandr.py); use_embedding_sharing / use_parallel_block describe
+    # weights and dataflow (vLLM CohereDecoderLayer is always parallel and ties embeddings).
+    # Past the window only the 8 full layers grow: 2 x 8 x 8 x 128 x 2 B = 32,768 B/token.
+    cohere2 = {"architectures": ["Cohere2ForCausalLM"], "model_type": "cohere2", "hidden_size": 4096, "head_dim": 128,
+               "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+               "max_position_embeddings": 8192, "sliding_window": 4096, "sliding_window_pattern": 4,
+               "order_of_interleaved_layers": "local_attn_first", "use_embedding_sharing": True,
+               "use_parallel_block": True, "use_parallel_embedding": True, "use_gated_activation": True,
+               "position_embedding_type": "rope_gptj", "rotary_pct": 1.0}
+    assert per_token(cohere2) == 32_768
+    # Snowflake/snowflake-arctic-instruct fields: 35 layers, 56 heads, 8 KV heads, hidden 7,168 (head 128); vLLM
+    # ArcticAttention reads no enc_index. 2 x 35 x 8 x 128 x 2 B = 143,360 B/token.
+    arctic = {"architectures": ["ArcticForCausalLM"], "model_type": "arctic", "hidden_size": 7168,
+              "num_hidden_layers": 35, "num_attention_heads": 56, "num_key_value_heads": 8,
+              "max_position_embeddings": 4096, "enc_index": 0, "moe_layer_frequency": 1,
+              "parallel_attn_mlp_res": True, "use_residual": True, "sliding_window": None}
+    assert per_token(arctic) == 143_360
+
+
+def test_hunyuan_attention_head_dim():
+    # vLLM HunYuanAttention: head_dim if set and non-zero, else attention_head_dim, else hidden // heads.
+    # 32 layers, 32 heads, 8 KV heads, hidden 4,096, attention_head_dim 64 and no head_dim -> head 64:
+    # 2 x 32 x 8 x 64 x 2 B = 65,536 B/token (hidden // heads would say 128: 131,072, +100 %).
+    cfg = {**LLAMA, "architectures": ["HunYuanDenseV1ForCausalLM"], "attention_head_dim": 64, "use_cla": False}
+    model = model_from_config(cfg)
+    assert model.estimate(1000).kv_bytes_per_token == 65_536
+    assert ("attention_head_dim", "read") in {(f.field, f.how) for f in model.config_report}
+    # head_dim set: it wins, attention_head_dim ignored (2 x 32 x 8 x 128 x 2 = 131,072)
+    assert per_token({**cfg, "head_dim": 128}) == 131_072
+    # head_dim null or 0 is "not set" for vLLM (a falsy head_dim): attention_head_dim decides
+    assert per_token({**cfg, "head_dim": 0}) == 65_536
+
+
+def test_afmoe_interval_beside_layer_types():
+    # vLLM AfmoeAttention windows layer i when layer_types[i] == "sliding_attention"; global_attn_every_n_layers is not
+    # read. 8 layers, 3 sliding then 1 full, twice; 4 KV heads, head_dim 128, window 2,048.
+    # Past the window only the 2 full layers grow: 2 x 2 x 4 x 128 x 2 B = 4,096 B/token.
+    types = (["sliding_attention"] * 3 + ["full_attention"]) * 2
+    cfg = {"architectures": ["AfmoeForCausalLM"], "model_type": "afmoe", "hidden_size": 2048, "head_dim": 128,
+           "num_hidden_layers": 8, "num_attention_heads": 16, "num_key_value_heads": 4, "sliding_window": 2048,
+           "max_position_embeddings": 131072, "layer_types": types, "global_attn_every_n_layers": 4,
+           "num_limited_groups": 1, "num_dense_layers": 2}
+    assert per_token(cfg) == 4_096
+    # without layer_types the interval would decide the layout, and kvplan does not read it: refused by name
+    no_types = {k: v for k, v in cfg.items() if k != "layer_types"}
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config(no_types)
+    assert exc.value.field == "config.global_attn_every_n_layers"
+
+
+def test_every_vendored_sglang_name_has_a_status():
+    data = registry.vendored_sglang()
+    assert data["source"]["repository"] == "sgl-project/sglang"
+    names = data["architectures"]
+    assert len(names) == 5
+    vllm = registry.vendored()["architectures"]
+    for name, where in names.items():
+        assert name not in vllm, name  # SGLang-only: not in vLLM's list at the vendored commit
+        assert registry.status(name)[0] != "unknown", name
+        assert where["file"].startswith("python/sglang/srt/models/") and len(where["commit"]) == 40
+        assert name in where["entry"]
+    doc = (ROOT / "docs" / "architectures.md").read_text(encoding="utf-8")
+    for name in names:
+        assert f"| `{name}` |" in doc
+
+
+def test_sglang_only_architecture_refused_with_its_reason():
+    with pytest.raises(PlanInputError, match="block-diffusion") as exc:
+        layout_from_config({**LLAMA, "architectures": ["LLaDA2MoeModelLM"]})
+    assert exc.value.field == "config.architectures"

@@ -366,6 +366,7 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
         num_heads = r.int_field("num_attention_heads", maximum=1_000_000)
         geo = _geometry(r, cfg, kinds, num_heads)
     windows = _windows(r, cfg, kinds, max_ctx)
+    _windows_past_context(r, kinds, windows, max_ctx)
     chunk = None
     if "chunked" in kinds:
         chunk = r.int_field("attention_chunk_size", maximum=10**9)
@@ -435,12 +436,25 @@ def _windows(r: ConfigReader, cfg: dict, kinds: list[str], max_ctx: int | None) 
     else:
         w = r.int_field(key, maximum=10**9)
         windows = [w if k == "sliding" else 0 for k in kinds]
-    for i, w in enumerate(windows):
-        if max_ctx is not None and w > max_ctx:
-            field = f"config.{key}" if not isinstance(raw, list) else f"config.{key}[{i}]"
-            raise PlanInputError(field, w, msg("at most max_position_embeddings ({max_ctx:,}): a window larger than "
-                                               "the context is contradictory", max_ctx=max_ctx))
     return windows
+
+
+def _windows_past_context(r: ConfigReader, kinds: list[str], windows: list[int], max_ctx: int | None) -> None:
+    """A window wider than ``max_position_embeddings`` never binds: Phi-3-mini-128k and Phi-4-mini publish
+    ``sliding_window`` 262,144 beside 131,072 positions. vLLM serves them with that window on every layer, and its
+    ``SlidingWindowSpec.max_memory_usage_bytes`` (vllm/v1/kv_cache_interface.py) keeps at most ``max_model_len``
+    tokens per layer, the bytes of full attention within the context. kvplan prices such layers as full attention
+    and says so (it refused them before)."""
+    if max_ctx is None:
+        return
+    wide = [i for i, (k, w) in enumerate(zip(kinds, windows)) if k == "sliding" and w > max_ctx]
+    if not wide:
+        return
+    for i in wide:
+        kinds[i], windows[i] = "full", 0
+    r.note("sliding_window", msg("{n} layers wider than the context", n=len(wide)), "derived",
+           msg("a window above max_position_embeddings ({max_ctx:,}) never binds: priced as full attention, as "
+               "vLLM keeps at most max_model_len tokens per layer", max_ctx=max_ctx))
 
 
 def model_from_config(config: dict[str, Any], *, name: str = "imported config", model_id: str = "custom",

@@ -88,7 +88,42 @@ def _decoder(cfg: dict, notes: list) -> None:
                                                          "layer's KV) is not modelled yet"))
     if cfg.get("use_cla") is False and cfg.get("cla_share_factor") is not None:
         notes.append(("cla_share_factor", cfg["cla_share_factor"], "ignored", msg("use_cla is false")))
+    _hunyuan_head_dim(cfg, notes)
+    _afmoe_global_every(cfg, notes)
     _kv_channels(cfg, notes)
+
+
+_HUNYUAN = ("HunYuanDenseV1ForCausalLM", "HunYuanMoEV1ForCausalLM")
+
+
+def _hunyuan_head_dim(cfg: dict, notes: list) -> None:
+    """HunYuan's ``attention_head_dim``: vLLM ``HunYuanAttention.__init__`` (hunyuan_v1.py, read at vllm-project/vllm
+    00f8d44) takes the head size from ``head_dim`` when it is set and non-zero, else ``attention_head_dim``, else
+    ``hidden_size // num_attention_heads``. kvplan reads it the same way for the HunYuan architectures only; in any
+    other architecture the field stays unread and is refused."""
+    archs = dict.get(cfg, "architectures")
+    if dict.get(cfg, "attention_head_dim") is None or not isinstance(archs, list) or not archs or archs[0] not in _HUNYUAN:
+        return  # probed without marking the field read: elsewhere it stays unread, so refused
+    value = _int_or_none(cfg, "attention_head_dim")
+    if not cfg.get("head_dim"):
+        cfg["head_dim"] = value
+        notes.append(("attention_head_dim", value, "read", msg("the head size: head_dim is not set (vLLM "
+                                                               "HunYuanAttention)")))
+    else:
+        notes.append(("attention_head_dim", value, "ignored", msg("head_dim is set and wins (vLLM HunYuanAttention)")))
+
+
+def _afmoe_global_every(cfg: dict, notes: list) -> None:
+    """AFMoE (Arcee Trinity) configs carry ``global_attn_every_n_layers`` beside ``layer_types``; vLLM
+    ``AfmoeAttention.__init__`` (afmoe.py, read at vllm-project/vllm 055e47c) windows a layer when
+    ``config.layer_types[layer_idx] == "sliding_attention"`` and never reads the interval. kvplan accepts the interval
+    for ``AfmoeForCausalLM`` when ``layer_types`` is given (the per-layer list decides), and leaves it unread, so refused, without it."""
+    archs = dict.get(cfg, "architectures")
+    if (dict.get(cfg, "global_attn_every_n_layers") is None or not isinstance(dict.get(cfg, "layer_types"), list)
+            or not isinstance(archs, list) or archs[:1] != ["AfmoeForCausalLM"]):
+        return  # probed without marking the field read: without layer_types it stays unread, so refused
+    notes.append(("global_attn_every_n_layers", cfg.get("global_attn_every_n_layers"), "ignored",
+                  msg("layer_types names each layer's attention (vLLM AfmoeAttention reads layer_types)")))
 
 
 def _kv_channels(cfg: dict, notes: list) -> None:
@@ -258,6 +293,36 @@ def _minimax_m2(cfg: dict, notes: list) -> None:
                   msg("every layer softmax attention (vLLM MiniMaxM2ForCausalLM)")))
 
 
+def _minicpm3(cfg: dict, notes: list) -> None:
+    """MiniCPM3 compresses K/V through a latent (``kv_lora_rank``) like DeepSeek MLA, but vLLM's
+    ``MiniCPM3Attention`` (minicpm3.py, read at vllm-project/vllm 009ccee) decompresses it and caches ordinary
+    per-head K and V: ``Attention(num_local_heads, qk_head_dim, num_kv_heads=num_local_heads)`` with
+    ``qk_head_dim = qk_nope_head_dim + qk_rope_head_dim`` and V zero-padded to ``qk_head_dim``. So every layer
+    stores 2 x num_attention_heads x (qk_nope_head_dim + qk_rope_head_dim) elements per token: MHA at that head
+    size, not the latent."""
+    nope, rope = _int_or_none(cfg, "qk_nope_head_dim"), _int_or_none(cfg, "qk_rope_head_dim")
+    heads = _int_or_none(cfg, "num_attention_heads")
+    for key, value in (("qk_nope_head_dim", nope), ("qk_rope_head_dim", rope), ("num_attention_heads", heads)):
+        if value is None:
+            raise PlanInputError(f"config.{key}", None, msg("an integer >= 1: vLLM's MiniCPM3Attention sizes the "
+                                                            "cached K and V by it"))
+    rank = dict.pop(cfg, "kv_lora_rank", None)  # not the cache: MiniCPM3 is not priced as an MLA latent
+    for key in ("head_dim", "v_head_dim"):
+        if dict.get(cfg, key) is not None:
+            notes.append((key, dict.pop(cfg, key), "ignored", msg("vLLM MiniCPM3Attention caches K and V at "
+                                                                  "qk_nope_head_dim + qk_rope_head_dim (V zero-padded)")))
+    kv = dict.get(cfg, "num_key_value_heads")
+    if kv is not None and kv != heads:
+        notes.append(("num_key_value_heads", kv, "ignored", msg("vLLM MiniCPM3Attention keeps one KV head per "
+                                                                "attention head")))
+    cfg["head_dim"] = nope + rope
+    cfg["num_key_value_heads"] = heads
+    notes.append(("MiniCPM3 K / V", msg("{heads} heads x {dim}", heads=heads, dim=nope + rope), "derived",
+                  msg("vLLM MiniCPM3Attention decompresses the latent (kv_lora_rank {rank}) and caches per-head K "
+                      "and V of qk_nope_head_dim + qk_rope_head_dim = {nope} + {rope}", rank=rank, nope=nope,
+                      rope=rope)))
+
+
 def _int_or_none(cfg: dict, key: str) -> int | None:
     value = cfg.get(key)
     if value is None:
@@ -338,8 +403,21 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "tests/test_config_import.py", "tests/test_registry.py::test_phi3_mini_4k_sliding_window_every_layer",
             "tests/test_registry.py::test_kv_channels_and_max_attn_value_not_false_refusals (shapes)"),
            _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels"), aliases=(("num_layers", "num_hidden_layers"),),
-           # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
-           irrelevant=("max_attn_value",),
+           irrelevant=(
+               # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
+               "max_attn_value",
+               # Phi-4-mini's full_attn_mod: vLLM's Phi3ForCausalLM is its LlamaForCausalLM (phi3.py), which never
+               # reads it; the window vLLM applies is the config's sliding_window (262,144 there, past the context)
+               "full_attn_mod",
+               # Snowflake Arctic's enc_index: vLLM ArcticAttention / ArcticDecoderLayer (arctic.py, read at 00db011)
+               # take MHA/GQA geometry from the heads and hidden size and never read it
+               "enc_index",
+               # Cohere2 (Command R7B): vLLM CohereDecoderLayer (commandr.py) always runs attention and MLP in parallel
+               # and CohereForCausalLM ties lm_head to embed_tokens, whatever these say: weights and dataflow, not KV
+               "use_embedding_sharing", "use_parallel_block",
+               # AFMoE group-limited routing (vLLM AfmoeMoE): which expert groups a token may use, not the KV
+               "num_limited_groups",
+           ),
            prepare=_decoder),
     Family("gemma", "Gemma 1-4: alternating local / global layers, global geometry, shared KV layers",
            _V + "gemma2.py Gemma2Attention, gemma3.py Gemma3Attention, gemma3n.py Gemma3nAttention, gemma4.py Gemma4DecoderLayer",
@@ -421,7 +499,11 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            _V + "minimax_m2.py MiniMaxM2DecoderLayer (MiniMaxM2Attention on every layer)",
            ("tests/test_registry.py::test_minimax_m2_attn_type_list",),
            _DECODER_READS + ("attn_type_list",),
-           irrelevant=("mtp_transformer_layers", "num_mtp_modules", "use_mtp", "qk_norm_type", "rotary_dim"),
+           irrelevant=("mtp_transformer_layers", "num_mtp_modules", "use_mtp", "qk_norm_type", "rotary_dim",
+                       # residual scales of the MiniMax decoder layer (vLLM minimax_text_01.py
+                       # MiniMaxText01DecoderLayer reads them, under either spelling, as norm alpha / beta): not KV
+                       "full_attn_alpha_factor", "full_attn_beta_factor", "linear_attn_alpha_factor",
+                       "linear_attn_beta_factor"),
            prepare=_minimax_m2),
     Family("bamba", "Bamba: attention at attn_layer_indices, Mamba2 state elsewhere",
            _V + "bamba.py BambaModel (config.layers_block_type), BambaMixerDecoderLayer; "
@@ -455,6 +537,15 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                        "mamba_norm_before_gate", "mamba_use_mlp", "ssm_multipliers", "ssm_in_multiplier",
                        "ssm_out_multiplier", "projectors_bias", "attn_rotary_emb"),
            prepare=_falcon_h1),
+    Family("minicpm3", "MiniCPM3: latent-compressed K/V that vLLM decompresses and caches per head "
+           "(MHA at qk_nope_head_dim + qk_rope_head_dim)",
+           "vllm-project/vllm @ 009ccee, vllm/model_executor/models/minicpm3.py MiniCPM3Attention.__init__ / forward "
+           "(V padded to qk_head_dim)",
+           ("tests/test_registry.py::test_minicpm3_per_head_kv (model-card shape; no full public config.json copy found)",),
+           ("num_hidden_layers", "num_attention_heads", "hidden_size", "max_position_embeddings", "qk_nope_head_dim",
+            "qk_rope_head_dim", "kv_lora_rank", "v_head_dim", "head_dim", "num_key_value_heads"),
+           irrelevant=("q_lora_rank", "dim_model_base", "scale_depth", "scale_emb"),
+           prepare=_minicpm3),
     Family("gpt2", "GPT-2 / GPT-J / JAIS: n_layer, n_head, n_embd, n_positions (Hugging Face attribute_map); MHA",
            _V + "gpt2.py GPT2Attention, gpt_j.py GPTJAttention, jais.py JAISAttention",
            ("tests/test_registry.py::test_gpt2_legacy_names",),
@@ -515,7 +606,6 @@ REFUSALS = {
     "HCXVisionForCausalLM": "not modelled yet: multimodal wrapper (language model in a nested config)",
     "KimiLinearForCausalLM": "not modelled yet: KDA linear attention (linear_attn_config) beside MLA layers",
     "LongcatFlashForCausalLM": "not modelled yet: two MLA blocks per layer",
-    "MiniCPM3ForCausalLM": "not modelled yet: MiniCPM3 caches per-head K and V (MiniCPM3Attention), not an MLA latent",
     "MiniMaxForCausalLM": "not modelled yet: lightning (linear) attention state",
     "MiniMaxText01ForCausalLM": "not modelled yet: lightning (linear) attention state",
     "MiniMaxM1ForCausalLM": "not modelled yet: lightning (linear) attention state",
@@ -564,6 +654,7 @@ _FAMILY_OF: dict[str, tuple[str, ...]] = {
                    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"),
     "nemotron_nas": ("DeciLMForCausalLM",),
     "lfm2": ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM"),
+    "minicpm3": ("MiniCPM3ForCausalLM",),
     "minimax_m2": ("MiniMaxM2ForCausalLM",),
     "bamba": ("BambaForCausalLM",),
     "mamba": ("MambaForCausalLM", "FalconMambaForCausalLM", "Mamba2ForCausalLM"),
@@ -592,7 +683,7 @@ MODEL_TYPES: dict[str, str] = {
     "mimo_v2_flash": "mimo_v2", "qwen3_next": "qwen3_next", "qwen3_5": "qwen3_next", "qwen3_5_moe": "qwen3_next",
     "qwen3_5_text": "qwen3_next", "qwen3_5_moe_text": "qwen3_next", "lfm2": "lfm2", "lfm2_moe": "lfm2",
     "minimax_m2": "minimax_m2", "bamba": "bamba", "mamba": "mamba", "falcon_mamba": "mamba", "mamba2": "mamba",
-    "falcon_h1": "falcon_h1",
+    "falcon_h1": "falcon_h1", "minicpm3": "minicpm3",
 }
 """``model_type`` -> family, for configs without ``architectures`` (other model types read as ``decoder``)."""
 
@@ -600,10 +691,23 @@ MODEL_TYPE_REFUSALS: dict[str, str] = {
     "kimi_linear": "KimiLinearForCausalLM",
     "minimax": "MiniMaxText01ForCausalLM", "minimax_text_01": "MiniMaxText01ForCausalLM",
     "zamba2": "Zamba2ForCausalLM",
-    "minicpm3": "MiniCPM3ForCausalLM", "longcat_flash": "LongcatFlashForCausalLM", "plamo2": "Plamo2ForCausalLM",
+    "longcat_flash": "LongcatFlashForCausalLM", "plamo2": "Plamo2ForCausalLM",
     "step3_text": "Step3TextForCausalLM",
 }
 """``model_type`` of a refused architecture, for configs without ``architectures``."""
+
+SGLANG_REFUSALS = {
+    "Grok1ForCausalLM": "served by SGLang only (grok.py, Grok-2): not modelled yet, no public config checked against it",
+    "XverseMoeForCausalLM": "served by SGLang only (xverse_moe.py): not modelled yet, no public config checked "
+                            "against it",
+    "JetNemotronForCausalLM": "served by SGLang only (jet_nemotron.py): not modelled yet: JetBlock linear attention "
+                              "with dynamic convolution state beside attention layers",
+    "LLaDA2MoeModelLM": "served by SGLang only (llada2.py): a block-diffusion language model, not an autoregressive "
+                        "decoder whose KV grows one token at a time",
+    "Step3p5ForCausalLM": "served by SGLang only (step3p5.py): not modelled yet: Step-3.5 attention layout",
+}
+"""Architectures SGLang serves that vLLM's vendored registry does not
+(``planner/data/sglang_text_generation_models.json``), and why kvplan refuses each."""
 
 OTHER_REFUSALS = {
     "MllamaForConditionalGeneration": "not modelled yet: cross-attention layers (cross_attention_layers)",
@@ -700,12 +804,20 @@ def vendored() -> dict[str, Any]:
     return json.loads(text)
 
 
+def vendored_sglang() -> dict[str, Any]:
+    """The vendored SGLang-only list: ``{"source": {...}, "architectures": {name: {file, commit, entry}}}``."""
+    text = resources.files("planner.data").joinpath("sglang_text_generation_models.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
 def status(name: str) -> tuple[str, str]:
     """``("supported", family id)`` or ``("refused", reason)``; ``("unknown", "")`` for a name in no list."""
     if name in ARCHITECTURES:
         return "supported", ARCHITECTURES[name]
     if name in REFUSALS:
         return "refused", REFUSALS[name]
+    if name in SGLANG_REFUSALS:
+        return "refused", SGLANG_REFUSALS[name]
     if name in OTHER_REFUSALS:
         return "refused", OTHER_REFUSALS[name]
     return "unknown", ""
@@ -727,7 +839,8 @@ def resolve(config: dict) -> tuple[Family, str]:
         if state == "supported":
             return FAMILIES[value], msg("architectures {name}: reader '{family}'", name=name, family=value)
         if state == "refused":
-            reason = msg(REFUSALS[name]) if name in REFUSALS else msg(OTHER_REFUSALS[name])
+            reason = (msg(REFUSALS[name]) if name in REFUSALS else msg(SGLANG_REFUSALS[name])
+                      if name in SGLANG_REFUSALS else msg(OTHER_REFUSALS[name]))
             raise PlanInputError("config.architectures", name, msg("an architecture kvplan prices; {name} is refused: "
                                                                    "{reason}", name=name, reason=reason))
         near = difflib.get_close_matches(name, list(ARCHITECTURES), n=1, cutoff=0.0)
@@ -777,9 +890,17 @@ def markdown() -> str:
         state, value = status(n)
         lines.append(f"| `{n}` | `{module}` | {state} | {value or '(none)'} |")
     extra = sorted(set(ARCHITECTURES) - set(names))
-    lines += ["", "SGLang's own model list (`sgl-project/sglang`, `python/sglang/srt/models/`) is not vendored yet: an "
-              "architecture only SGLang serves is read only if its name is in the tables here, else refused as "
-              "unknown.", ""]
+    sg = vendored_sglang()
+    sg_src = sg["source"]
+    lines += ["", "## SGLang only", "",
+              f"Architectures [{sg_src['repository']}](https://github.com/{sg_src['repository']}) serves "
+              f"(`EntryClass` in `{sg_src['path']}`) that are not in the vLLM list above; each name with the file and "
+              "commit it was read at. " + sg_src["note"][0].upper() + sg_src["note"][1:] + ".", "",
+              "| architecture | SGLang file @ commit | status | reader or reason |", "|---|---|---|---|"]
+    for n, where in sg["architectures"].items():
+        state, value = status(n)
+        lines.append(f"| `{n}` | `{where['file']}` @ `{where['commit'][:7]}` | {state} | {value or '(none)'} |")
+    lines.append("")
     lines += ["", "## Also read (not in the vendored list: newer than its commit, or multimodal wrappers)", "",
               "| architecture | reader |", "|---|---|"]
     lines += [f"| `{n}` | {ARCHITECTURES[n]} |" for n in extra]
