@@ -79,7 +79,7 @@ if "traces_link_read" not in st.session_state:
 if is_uploaded(inputs.model_id):  # the replay runs in a worker that knows the catalog only
     st.info(t("The plan uses an uploaded config ({name}). Traces are replayed in a background worker that knows the "
               "catalog's models only: choose a catalog model on the Plan page to analyze a trace.",
-              name=model_label(inputs.model_id)))
+              name=md(model_label(inputs.model_id))))
     st.stop()
 
 for key, value in {"traces_sample": "conversation", "traces_ttl": None, "traces_format": "detect",
