@@ -38,6 +38,8 @@ DEBUG_ENV = "KVPLAN_DEBUG"
 
 VIEWS = files("kvplan_app") / "views"
 """Folder of the page scripts (a filesystem path: the package is installed unzipped)."""
+TOP_SPACE_STYLE = "[data-testid=stMainBlockContainer] { padding-top: 2.5rem; }"
+"""Less room above each page's title (Streamlit's default is 6rem)."""
 ICON = files("kvplan_app") / "assets" / "icon.png"
 """The browser tab's icon, served by this server: a Material Symbols ``page_icon`` made every page fetch its image
 from the font host (fonts.gstatic.com), and an emoji needs a colour-emoji font the server-side browser may lack."""
@@ -79,8 +81,11 @@ def main() -> None:
 
 def _main() -> None:
     st.set_page_config(page_title=t("kvplan: KV-cache capacity planner"), page_icon=str(ICON), layout="wide")
-    if language() != DEFAULT_LANGUAGE:  # Streamlit's own uploader words, drawn in the language (kvplan_app.uploads)
-        st.html(f"<style>{uploader_style(t)}</style>")
+    # Streamlit's 6rem above the page title becomes 2.5rem, so the Plan page's answer fits a 1280x800 first screen;
+    # in another language, Streamlit's own uploader words drawn in it (kvplan_app.uploads). A style-only st.html
+    # takes no room on the page.
+    style = TOP_SPACE_STYLE + (uploader_style(t) if language() != DEFAULT_LANGUAGE else "")
+    st.html(f"<style>{style}</style>")
     page_list = pages()
     aliases = [st.Page(VIEWS / "plan.py", title="Plan", url_path=a, visibility="hidden") for a in PLAN_ALIASES]
     nav = st.navigation([*page_list, *aliases])

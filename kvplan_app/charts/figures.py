@@ -235,7 +235,7 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
     fig.update_layout(
         xaxis=dict(type="log", title=words["x_title"], **LOG_TICKS),
         yaxis=dict(type="log", title=title or words["y_title"], **LOG_COUNT_TICKS),
-        hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=LEGEND_ABOVE, height=300,
+        hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=LEGEND_ABOVE, height=280,
         separators=separators,
     )
     return fig

@@ -274,19 +274,21 @@ def _hbm_caption(hbm_bytes: float) -> str:
 
 
 hit_rate = number_slider(s2, t("Prefix hit rate"), 0.0, 1.0, step=0.01, key="plan_hit_rate",  # "0,50" in Spanish
-                         on_change=_slider_moved, args=("plan_hit_rate",))
+                         on_change=_slider_moved, args=("plan_hit_rate",),
+                         help=t("The share of each prompt read from cache, a session's own history included: it saves "
+                                "prefill work and time to first token, never memory."))
 s2n.number_input(t("Hit rate, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
                  key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
 p1, p1n, p2 = st.columns([2.6, 1.2, 3.8])
 shared_prefix = number_slider(p1, t("Shared prefix"), 0.0, 1.0, step=0.01, key="plan_shared_prefix",  # "0,50" in Spanish
-                              on_change=_slider_moved, args=("plan_shared_prefix",))
+                              on_change=_slider_moved, args=("plan_shared_prefix",),
+                              help=t("The share of the context common to many concurrent sessions (system prompt, tool "
+                                     "schemas), stored once per distinct prefix: it sets memory, hence sessions."))
 p1n.number_input(t("Shared prefix, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
                  key="plan_shared_prefix_typed", on_change=_typed, args=("plan_shared_prefix",))
-p2.caption(t("Hit rate: the share of each prompt read from cache, a session's own history included; it saves "
-             "prefill work and time to first token, never memory. Shared prefix: the share of the context common to "
-             "many concurrent sessions (system prompt, tool schemas), stored once per distinct prefix; it sets "
-             "memory, hence sessions."))
-hbm_slot = st.empty()  # filled with the plan's own HBM bytes once the plan is computed
+with p2:  # beside the shared prefix: what each input moves (one line), then the HBM the plan uses
+    st.caption(t("Hit rate: prefill work and time to first token. Shared prefix: memory, hence sessions."))
+    hbm_slot = st.empty()  # filled with the plan's own HBM bytes once the plan is computed
 hbm_slot.caption(_hbm_caption(hbm_gib * GiB if hbm_set else device_gib * GiB))
 
 alerts = st.container()  # a refused input, next to the inputs and above the answer (in the first viewport)

@@ -68,7 +68,8 @@ if "recommend_target" not in st.session_state:  # first run: the link's values, 
     st.session_state["recommend_scale"] = True if view.scale_throughput is None else view.scale_throughput
     st.session_state["recommend_link_prices"] = {k: float(v) for k, _, v in (p.partition("=") for p in
                                                                             (view.prices or ()))}
-c1, c2, c2b, c3, c4 = st.columns([1, 0.8, 0.7, 0.9, 1.1])  # chips short, columns wide: no chip cut at 1280 px
+c1, c2, c2b = st.columns([1, 0.8, 0.8])
+c3, c4 = st.columns([1, 1.6])  # the chips on a row of their own: none cut at 1280 px
 kind = c1.radio(t("Target"), ["sessions", "requests_per_s"], key="recommend_kind",
                 format_func=lambda k: t("concurrent sessions") if k == "sessions" else t("requests per second"))
 target = c2.number_input(t("Target value"), min_value=0.001, max_value=1e12, step=10.0, format="%g",
@@ -184,7 +185,7 @@ headings = {  # shown columns, in this order (the table keeps planner.recommend'
     "rank": t("Rank"), "accelerator": t("Accelerator"), "gpus_per_replica": t("GPUs per replica"),
     "attention": t("Attention"), "kv_format": t("KV format"), "weight_format": t("Weight format"),
     "hit_rate": t("Prefix hit rate"), "shared_prefix": t("Shared prefix"), "replicas": t("Replicas"),
-    "total_gpus": t("Total GPUs"), "total_gpus_no_sharing": t("Total GPUs, no shared prefix"),
+    "total_gpus": t("Total GPUs"), "total_gpus_no_sharing": t("GPUs, no sharing"),
     "sessions_per_replica": t("Sessions per replica"), "sessions_per_gpu": t("Sessions per GPU"),
     "request_rate_per_gpu": t("Requests/s per GPU"), "decode_tokens_per_s": t("Decode (tokens/s per GPU)"),
     "prefill_tokens_per_s": t("Prefill (tokens/s per GPU)"), "capacity": t("Capacity ({unit})", unit=unit),
@@ -193,8 +194,9 @@ headings = {  # shown columns, in this order (the table keeps planner.recommend'
     "assumptions": t("Assumes"), "plan link": t("Plan"),
 }
 # The columns shown until the user asks for every one: they fit a 1280 px screen without scrolling sideways.
-COMPACT = ("rank", "accelerator", "gpus_per_replica", "attention", "kv_format", "total_gpus", "total_gpus_no_sharing",
-           "capacity", "headroom", "cost_per_hour", "plan link")
+# The no-sharing answer of the top row is said above the table; every row's is under "Every column".
+COMPACT = ("rank", "accelerator", "gpus_per_replica", "attention", "kv_format", "total_gpus", "capacity", "headroom",
+           "cost_per_hour", "plan link")
 every = st.toggle(t("Every column"), key="recommend_every_column",
                   help=t("Weight format, hit rate, shared prefix, replicas, sessions, request rate, throughput, the "
                          "plan's checks and each row's assumptions; on a narrow screen the table then scrolls "

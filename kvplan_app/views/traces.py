@@ -380,7 +380,7 @@ use_rate = round(hits.token_hit_rate, 2)
 sharing = analysis.sharing
 if sharing is not None:
     s1, s2 = st.columns(2)
-    s1.metric(t("Shared prefix (blocks other concurrent sessions hold too)"), num(f"{sharing.shared_prefix:.1%}"),
+    s1.metric(t("Shared prefix (across sessions)"), num(f"{sharing.shared_prefix:.1%}"),
               help=t("Share of each request's prompt tokens in blocks that another session also references, "
                      "arriving within {window} s of it (another session: another session_id, or, without ids, a "
                      "request whose blocks are not a prefix of this one's nor this one's of its). It sets memory "

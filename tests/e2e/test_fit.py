@@ -125,7 +125,7 @@ def test_no_chip_or_table_header_is_cut_and_charts_number_in_the_language(app_se
     settle(page)
     if name == "reconcile":
         page.get_by_role("button", name="Load the example" if lang == "en" else "Cargar el ejemplo").first.click()
-        page.get_by_test_id("stDataFrame").first.wait_for()
+        page.locator("[data-testid=stTable], [data-testid=stDataFrame]").first.wait_for()  # its tables wrap: st.table
         settle(page)
     summaries = page.locator("[data-testid=stExpander] summary")  # what an expander holds is checked open
     for i in range(summaries.count()):

@@ -59,12 +59,12 @@ def _pick(page, label: str, option: str) -> None:
 
 
 SETUPS = {
-    "plan": ("", None, ["1 MB por archivo • JSON"]),
+    "plan": ("", None, ["1 MB por archivo • JSON"] * 2),  # a plan file, a config.json
     "model": ("model", lambda p: p.get_by_text("Importar config.json").click(), ["1 MB por archivo • JSON"]),
     "traces (trace)": ("traces", lambda p: _pick(p, "Traza", "Subir una traza"),
                        ["64 MB por archivo • JSONL, JSON, CSV, PARQUET, GZ, ZST"]),
     "traces (curve)": ("traces", lambda p: _pick(p, "Traza", "Cargar una curva guardada"), ["5 MB por archivo • JSON"]),
-    "reconcile": ("reconcile", None, ["2 MB por archivo • TXT, LOG"] * 2),
+    "reconcile": ("reconcile", None, ["2 MB por archivo • TXT, LOG"] * 2 + ["1 MB por archivo • JSON"]),  # two logs, a config
     "probe": ("probe", None, ["1 MB por archivo • JSON"]),
 }
 """Case -> (URL path, what a person does to show the uploader, the instructions each uploader shows)."""
