@@ -1,17 +1,18 @@
 """Many users at once, full scale: 20 concurrent browser sessions against one ``streamlit run app.py``.
 
-Each session (its own chromium context) opens its own link (a plan with its own HBM) and moves the hit-rate
+Each session (its own chromium context) opens its own link (a plan with its own HBM) and moves the shared-prefix
 slider with the keyboard; every figure it shows is checked against ``planner.plan.plan`` of its own
 inputs (tests/e2e/harness.py). Prints p50 / p95 update latency (key press to the expected figure) and the
 server's peak RSS (VmHWM of the streamlit process tree). The CI test (tests/e2e/test_many_users.py) runs 5.
 
-Run: ``python bench/bench_many_users.py [--sessions 20] [--steps 5]``. Prints figures; exits 1 only when a
+Run: ``python bench/bench_many_users.py [--sessions 20] [--steps 5] [--after-open]``. Prints figures; exits 1 only when a
 session saw a figure that was not its own.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -28,10 +29,15 @@ def main() -> int:
     p.add_argument("--sessions", type=int, default=20)
     p.add_argument("--steps", type=int, default=5, help="slider steps per session")
     p.add_argument("--timeout-s", type=float, default=180.0, help="longest wait for one expected figure")
+    p.add_argument("--after-open", action="store_true",
+                   help="step the sliders only once every session's link has opened (slider updates alone)")
     args = p.parse_args()
+    load_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp, streamlit_server(Path(tmp) / "server.log") as server:
-        report = many_users(server, args.sessions, steps=args.steps, timeout_s=args.timeout_s)
+        report = many_users(server, args.sessions, steps=args.steps, timeout_s=args.timeout_s,
+                            after_open=args.after_open)
     print(report.summary())
+    print(f"load average (1 min): {load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
     opens = sorted(s.open_s for s in report.sessions if s.open_s)
     if opens:
         print(f"first page (link opened to its figure): median {opens[len(opens) // 2]:.1f} s, "
