@@ -133,7 +133,9 @@ for key, value in defaults.items():
         st.session_state.pop(f"{key}_typed", None)  # and the typed box beside it follows
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+# Figures are cached as resources (one object shared by the sessions, never changed: localized_figure and
+# guarded_figure copy before a change): cache_data would unpickle, hence re-validate, the figure on every hit.
+@st.cache_resource(max_entries=64, show_spinner=False)
 def plan_figure(inputs, sessions: float, per_session_bytes: int, max_context_tokens: int | None, lang: str,
                 config_key: str = "", _model=None):
     """The headline chart: sessions per GPU along context for this plan (cached: a slider step redraws once).
@@ -149,7 +151,7 @@ def plan_figure(inputs, sessions: float, per_session_bytes: int, max_context_tok
                                 separators=separators(lang), localize=num)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def kv_figure(model, kv_format: str, marker_tokens: int, max_tokens: int, lang: str):
     """The KV-vs-context chart of one sequence (cached on the model itself, hashed by value, and the language)."""
     return kv_vs_context_figure(model, kv_format=kv_format, marker_tokens=marker_tokens, max_tokens=max_tokens, tr=t)
