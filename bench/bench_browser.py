@@ -1,7 +1,8 @@
-"""Speed to the eye: a hit-rate slider step on the Plan page, timed in Chromium against ``streamlit run app.py``.
+"""Speed to the eye: a shared-prefix slider step on the Plan page, timed in Chromium against ``streamlit run app.py``.
 
 For each step (the slider's thumb moved one 0.01 step with the keyboard) two times are taken from the key
-press: until the headline "Sessions per GPU" shows the planner's figure for the new hit rate, and until the
+press: until the headline "Sessions per GPU" shows the planner's figure for the new shared prefix (the hit rate
+sets prefill work and time to first token, never memory: a hit-rate step leaves the headline as it was), and until the
 page's chart (sessions vs context) labels the plan with that figure: the last element the step redraws
 in the first screen. Targets: median under 300 ms to the headline, under 1 s to the chart.
 
@@ -28,13 +29,13 @@ from harness import BASE_LINK, CHROMIUM, CHROMIUM_ARGS, streamlit_server  # noqa
 HBM_GIB = 100
 
 
-def expected(hit_rate: float) -> str:
-    """The headline's text for this hit rate (the planner's own figure)."""
+def expected(shared_prefix: float) -> str:
+    """The headline's text for this shared prefix (the planner's own figure)."""
     from planner.plan import format_sessions, make_inputs, plan
 
     r = plan(make_inputs(model_id="deepseek-v4.1-flash", gpu_id="h200", gpus_per_replica=1, hbm_gib=HBM_GIB,
                          gpu_memory_utilization=1.0, reserve_gib=0.0, weights_gib=0.0, context_tokens=1_000_000,
-                         output_tokens=0, hit_rate=hit_rate))
+                         output_tokens=0, hit_rate=float(BASE_LINK["hit"]), shared_prefix=shared_prefix))
     return format_sessions(r.sessions_per_gpu)
 
 
@@ -58,15 +59,16 @@ def main() -> int:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": width, "height": height})
         page.set_default_timeout(60_000)
-        hit = 30  # hundredths
-        page.goto(f"{server.base}/?" + urlencode({**BASE_LINK, "hbm": str(HBM_GIB), "hit": f"{hit / 100:g}"}))
+        hit = 30  # the shared prefix, hundredths
+        page.goto(f"{server.base}/?" + urlencode({**BASE_LINK, "hbm": str(HBM_GIB), "shared": f"{hit / 100:g}"}))
         metric = page.get_by_test_id("stMetric").filter(has_text="Sessions per GPU").get_by_test_id("stMetricValue")
         metric.filter(has_text=expected(hit / 100)).wait_for()
         page.wait_for_timeout(1500)
-        thumb = page.get_by_role("slider", name="Prefix hit rate")
+        thumb = page.get_by_role("slider", name="Shared prefix")
         for _ in range(args.steps):
             hit += 1
             want = expected(hit / 100)
+            assert want != expected((hit - 1) / 100), "a step must change the headline, or it times nothing"
             label = f"this plan: {want} at"
             thumb.focus()
             t0 = time.perf_counter()
