@@ -24,6 +24,12 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from harness import many_users, streamlit_server  # noqa: E402
 
 
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of one process (``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sessions", type=int, default=20)
@@ -34,9 +40,15 @@ def main() -> int:
     args = p.parse_args()
     load_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp, streamlit_server(Path(tmp) / "server.log") as server:
+        server_cpu, before = cpu_s(server.proc.pid), os.times()
         report = many_users(server, args.sessions, steps=args.steps, timeout_s=args.timeout_s,
                             after_open=args.after_open)
+        server_cpu = cpu_s(server.proc.pid) - server_cpu
+        after = os.times()  # the browser and its driver have exited and been waited for: their CPU is counted
+        browser_cpu = (after.children_user + after.children_system) - (before.children_user + before.children_system)
     print(report.summary())
+    print(f"CPU over the run (opening the links and the steps): server {server_cpu:.1f} s, browser (chromium and its "
+          f"driver) {browser_cpu:.1f} s, wall {report.wall_s:.1f} s on {os.cpu_count()} cores")
     print(f"load average (1 min): {load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
     opens = sorted(s.open_s for s in report.sessions if s.open_s)
     if opens:
