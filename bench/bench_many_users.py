@@ -15,6 +15,7 @@ import argparse
 import os
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,6 +31,35 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+class BrowserCPU:
+    """CPU seconds of this process's tree but the server (chromium's processes, renderers included, its driver and
+    this script), sampled every 0.5 s while they live: renderers are not waited for by this process, so their CPU
+    never reaches ``os.times()``."""
+
+    def __init__(self, server_pid: int):
+        sys.path.insert(0, str(ROOT / "bench"))
+        from bench_browser import tree_cpu_s
+
+        self._tree, self._server = tree_cpu_s, server_pid
+        self._start = self._sample()
+        self.last = self._start
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> float:
+        return self._tree(os.getpid()) - self._tree(self._server)
+
+    def _run(self) -> None:
+        while not self._done.wait(0.5):
+            self.last = max(self.last, self._sample())
+
+    def stop(self) -> float:
+        self._done.set()
+        self._thread.join()
+        return self.last - self._start
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sessions", type=int, default=20)
@@ -40,15 +70,15 @@ def main() -> int:
     args = p.parse_args()
     load_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp, streamlit_server(Path(tmp) / "server.log") as server:
-        server_cpu, before = cpu_s(server.proc.pid), os.times()
+        server_cpu = cpu_s(server.proc.pid)
+        browser = BrowserCPU(server.proc.pid)
         report = many_users(server, args.sessions, steps=args.steps, timeout_s=args.timeout_s,
                             after_open=args.after_open)
         server_cpu = cpu_s(server.proc.pid) - server_cpu
-        after = os.times()  # the browser and its driver have exited and been waited for: their CPU is counted
-        browser_cpu = (after.children_user + after.children_system) - (before.children_user + before.children_system)
+        browser_cpu = browser.stop()
     print(report.summary())
-    print(f"CPU over the run (opening the links and the steps): server {server_cpu:.1f} s, browser (chromium and its "
-          f"driver) {browser_cpu:.1f} s, wall {report.wall_s:.1f} s on {os.cpu_count()} cores")
+    print(f"CPU over the run (opening the links and the steps): server {server_cpu:.1f} s, browser (chromium, its "
+          f"driver and this script) {browser_cpu:.1f} s, wall {report.wall_s:.1f} s on {os.cpu_count()} cores")
     print(f"load average (1 min): {load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
     opens = sorted(s.open_s for s in report.sessions if s.open_s)
     if opens:
