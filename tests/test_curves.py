@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from planner.plan.curves import MAX_CURVE_POINTS, curve_contexts, sessions_by_context
+from planner.plan.curves import MAX_CURVE_POINTS, curve_contexts, memory_inputs, sessions_by_context
 from planner.errors import PlanInputError
 from kvplan_app.charts.figures import kv_vs_context_models_figure, plan_sessions_figure
 from kvplan_app.charts.frontier import sessions_heatmap_figure, sessions_vs_context_figure
@@ -32,6 +32,34 @@ def test_the_curve_passes_through_hand_derived_plans():
     assert frame["sessions_per_gpu"].tolist() == [481, 240]
     assert frame["per_session_bytes"].tolist() == [222_500_000, 445_000_000]
     assert np.isnan(frame["request_rate_per_s"]).all()  # no output tokens: undefined, never 0
+
+
+@pytest.mark.parametrize("hit_rate", [0.0, 0.37, 0.9, 1.0])
+def test_the_hit_rate_never_moves_the_memory_curve(hit_rate):
+    # The sessions above (481, 240) are priced from the shared prefix and the tail alone: the hit rate is no term of
+    # them, so every hit rate gives the same memory columns, and memory_inputs (the Plan page's cache key) too.
+    inputs = make_inputs(**{**LINK, "hit_rate": hit_rate}, context_tokens=1_000_000,
+                         figures_measured_at_tokens=800_000)
+    frame = sessions_by_context(inputs, [500_000, 1_000_000])
+    assert frame["sessions_per_gpu"].tolist() == [481, 240]
+    key = memory_inputs(inputs)
+    assert (key.hit_rate, key.figures_measured_at_tokens) == (0.0, None)
+    assert key.model_copy(update={"hit_rate": hit_rate, "figures_measured_at_tokens": 800_000}) == inputs
+
+
+@pytest.mark.parametrize("engine", [None, "vllm", "sglang"])
+@pytest.mark.parametrize("attention", ["tp", "dp"])
+def test_memory_inputs_keep_every_memory_column(engine, attention):
+    # Under an engine's admission, on 8 GPUs, with output tokens: the curve's memory columns at hit rate 0.8 are
+    # those of memory_inputs (hit rate 0), which is what the page's cached chart draws.
+    inputs = make_inputs(model_id="deepseek-v4.1-flash", gpu_id="h200", gpus_per_replica=8, engine=engine,
+                         attention_parallelism=attention, output_tokens=2_000, hit_rate=0.8, shared_prefix=0.3,
+                         context_tokens=400_000)
+    contexts = curve_contexts(1_000_000, include=[400_000])
+    given, keyed = sessions_by_context(inputs, contexts), sessions_by_context(memory_inputs(inputs), contexts)
+    for column in ("sessions_per_gpu", "sessions_per_replica", "per_session_bytes"):
+        assert given[column].tolist() == keyed[column].tolist(), column
+    assert given["sessions_per_gpu"].max() > 0
 
 
 def test_curve_inputs_are_bounded():

@@ -21,7 +21,7 @@ from planner.catalog.accelerators import accelerator_from_dict, accelerator_from
 from planner.catalog.entries import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
 from planner.hf.config import MAX_CONFIG_BYTES, plan_model_from_config
-from planner.plan.curves import curve_contexts, sessions_by_context
+from planner.plan.curves import curve_contexts, memory_inputs, sessions_by_context
 from kvplan_app.charts.figures import PLAN_FIGURE_TEXTS, kv_vs_context_figure, plan_sessions_figure
 from planner.kv.formats import FORMATS
 from planner.kv.models import NATIVE, WEIGHT_BYTES_PER_PARAM
@@ -133,11 +133,15 @@ for key, value in defaults.items():
         st.session_state.pop(f"{key}_typed", None)  # and the typed box beside it follows
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+# Figures are cached as resources (one object shared by the sessions, never changed: localized_figure and
+# guarded_figure copy before a change): cache_data would unpickle, hence re-validate, the figure on every hit.
+@st.cache_resource(max_entries=64, show_spinner=False)
 def plan_figure(inputs, sessions: float, per_session_bytes: int, max_context_tokens: int | None, lang: str,
                 config_key: str = "", _model=None):
     """The headline chart: sessions per GPU along context for this plan (cached: a slider step redraws once).
 
+    ``inputs``: the plan's :func:`memory_inputs`, so that a hit-rate step finds the chart drawn (the curve's
+    sessions and per-session bytes, all the chart shows of it, do not depend on the hit rate).
     ``_model``: an imported config's model (not hashed; ``config_key``, its text's digest, stands for it)."""
     right = max(max_context_tokens or 1_000_000, inputs.context_tokens)
     frame = sessions_by_context(inputs, curve_contexts(right, include=[inputs.context_tokens]), _model)
@@ -145,6 +149,12 @@ def plan_figure(inputs, sessions: float, per_session_bytes: int, max_context_tok
                                 per_session_bytes=per_session_bytes, max_context_tokens=max_context_tokens,
                                 texts={k: t(v) for k, v in PLAN_FIGURE_TEXTS.items()},
                                 separators=separators(lang), localize=num)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def kv_figure(model, kv_format: str, marker_tokens: int, max_tokens: int, lang: str):
+    """The KV-vs-context chart of one sequence (cached on the model itself, hashed by value, and the language)."""
+    return kv_vs_context_figure(model, kv_format=kv_format, marker_tokens=marker_tokens, max_tokens=max_tokens, tr=t)
 
 
 def widened(key: str, lo: float, hi: float) -> tuple[float, float]:
@@ -465,7 +475,7 @@ with headline:
     if result.sessions_note:  # which figure the headline is (engine admission or steady state), said once
         numbers.caption(planner_message(result.sessions_note))
     with chart:
-        show_chart(plan_figure(inputs, result.sessions_per_gpu, result.per_session_bytes,
+        show_chart(plan_figure(memory_inputs(inputs), result.sessions_per_gpu, result.per_session_bytes,
                           model.max_context_tokens, language(), config_key, config_model), key="plan_chart")
     o = result.other_parallelism
     if o is not None:  # the other attention parallelism holds a different count: say so and how to get it
@@ -550,8 +560,8 @@ if result.tiers is not None:
 
 with st.expander(t("KV cache of one sequence vs context")):
     show_chart(
-        kv_vs_context_figure(model, kv_format=priced_format, marker_tokens=inputs.context_tokens,
-                             max_tokens=max(model.max_context_tokens or 1_000_000, inputs.context_tokens), tr=t),
+        kv_figure(model, priced_format, inputs.context_tokens,
+                  max(model.max_context_tokens or 1_000_000, inputs.context_tokens), language()),
         key="plan_kv_chart",
     )
 
@@ -566,10 +576,11 @@ with left:
                                                t("Context (tokens)"): st.column_config.NumberColumn(format="localized")})
 with right:
     st.subheader(t("Export"))
-    st.download_button(t("Download plan CSV"), to_csv_bytes(plan_frame(result)),  # the bytes of `kvplan plan --csv`
+    # The files are written when downloaded (a callable), not on every rerun: the bytes of `kvplan plan --csv`
+    st.download_button(t("Download plan CSV"), lambda result=result: to_csv_bytes(plan_frame(result)),
                        file_name=file_name("kvplan", inputs.model_id, inputs.gpu_id, suffix=".csv"), mime=CSV_MIME,
                        key="plan_download_csv")
-    st.download_button(t("Download plan JSON"), dumps(inputs), file_name=file_name("kvplan", inputs.model_id, inputs.gpu_id, suffix=".json"),
+    st.download_button(t("Download plan JSON"), lambda inputs=inputs: dumps(inputs), file_name=file_name("kvplan", inputs.model_id, inputs.gpu_id, suffix=".json"),
                        mime="application/json", key="plan_download_json",
                        help=t("Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it."))
     file_uploader(st, t("Load plan JSON"), key="plan_upload_json", on_change=_load_plan_file,

@@ -40,6 +40,19 @@ def curve_contexts(max_tokens: int, *, min_tokens: int = 1_000, num_points: int 
     return log_token_grid(max_tokens, num_points, min_tokens=min_tokens, include=include)
 
 
+def memory_inputs(inputs: PlanInputs) -> PlanInputs:
+    """The plan with what never changes memory set aside: the prefix hit rate (0) and the prompt length the
+    figures were measured at (None, a warning only).
+
+    The hit rate sets prefill work, request rate and time to first token, never memory
+    (``PlanInputs.hit_rate``; :func:`planner.plan.core.evaluate` prices memory before it reads it), so
+    ``sessions_per_gpu``, ``sessions_per_replica`` and ``per_session_bytes`` of :func:`sessions_by_context` are
+    the same for ``inputs`` and ``memory_inputs(inputs)``: a page keys a cached curve on it, and a hit-rate
+    slider step redraws nothing. ``request_rate_per_s`` is the hit rate 0's.
+    """
+    return inputs.model_copy(update={"hit_rate": 0.0, "figures_measured_at_tokens": None})
+
+
 def sessions_by_context(inputs: PlanInputs, contexts: Sequence[int] | np.ndarray,
                         model: ModelSpec | None = None) -> pd.DataFrame:
     """Sessions per GPU and per replica, per-session bytes and request rate at each context length.

@@ -237,7 +237,23 @@ class ManyUsersReport:
                 f"wrong or missing figures: {len(self.errors)}")
 
 
-async def _session(browser, base: str, i: int, steps: int, timeout_ms: float, start: asyncio.Event) -> SessionResult:
+class _Opened:
+    """Counts sessions whose link has opened (or failed to); ``wait`` returns once every one has."""
+
+    def __init__(self, n: int):
+        self.left, self.event = n, asyncio.Event()
+
+    def done(self) -> None:
+        self.left -= 1
+        if self.left <= 0:
+            self.event.set()
+
+    async def wait(self) -> None:
+        await self.event.wait()
+
+
+async def _session(browser, base: str, i: int, steps: int, timeout_ms: float, start: asyncio.Event,
+                   opened: _Opened | None = None) -> SessionResult:
     from playwright.async_api import expect
 
     hbm = session_hbm_gib(i)
@@ -258,7 +274,12 @@ async def _session(browser, base: str, i: int, steps: int, timeout_ms: float, st
             out.shown.append(fig)
             out.errors.append(f"opened its link, showed {fig!r}, expected {expected_sessions(hbm, hit / 100)!r}")
             return out
+        finally:
+            if opened is not None:
+                opened.done()
         out.open_s = time.perf_counter() - t0
+        if opened is not None:  # slider steps only once every session has opened: no step waits on a page load
+            await opened.wait()
         thumb = page.get_by_role("slider", name="Shared prefix")
         for _ in range(steps):
             hit += 1
@@ -295,14 +316,16 @@ async def _session(browser, base: str, i: int, steps: int, timeout_ms: float, st
     return out
 
 
-async def _many(base: str, n: int, steps: int, timeout_ms: float) -> list[SessionResult]:
+async def _many(base: str, n: int, steps: int, timeout_ms: float, after_open: bool = False) -> list[SessionResult]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             start = asyncio.Event()
-            tasks = [asyncio.create_task(_session(browser, base, i, steps, timeout_ms, start)) for i in range(n)]
+            opened = _Opened(n) if after_open else None
+            tasks = [asyncio.create_task(_session(browser, base, i, steps, timeout_ms, start, opened))
+                     for i in range(n)]
             await asyncio.sleep(0.1)
             start.set()
             return list(await asyncio.gather(*tasks))
@@ -310,8 +333,13 @@ async def _many(base: str, n: int, steps: int, timeout_ms: float) -> list[Sessio
             await browser.close()
 
 
-def many_users(server: Server, n: int, *, steps: int = 3, timeout_s: float = 90.0) -> ManyUsersReport:
+def many_users(server: Server, n: int, *, steps: int = 3, timeout_s: float = 90.0,
+               after_open: bool = False) -> ManyUsersReport:
     """Drive ``n`` concurrent sessions against ``server`` (see the module docstring); never raises on a wrong figure.
+
+    ``after_open``: every session waits until all ``n`` links have opened before its first slider step (the steps
+    then time slider updates alone, not updates queued behind other sessions' first page loads); by default each
+    session steps as soon as its own link has opened.
 
     The asyncio loop runs in its own thread, so that a sync Playwright elsewhere in the process is untouched.
     """
@@ -320,7 +348,7 @@ def many_users(server: Server, n: int, *, steps: int = 3, timeout_s: float = 90.
 
     def worker():
         try:
-            box["results"] = asyncio.run(_many(server.base, n, steps, timeout_s * 1000))
+            box["results"] = asyncio.run(_many(server.base, n, steps, timeout_s * 1000, after_open))
         except BaseException as exc:  # noqa: BLE001 - handed to the caller
             box["error"] = exc
 
