@@ -66,8 +66,9 @@ def _assert_neutralised(data: bytes, expected_cell: str | None = None) -> None:
 # ---------------------------------------------------------------------------
 
 
-STATIC_STYLE = {"router.py": 'st.html(f"<style>{uploader_style(t)}</style>")'}
-"""The one HTML call allowed: the router's product-authored style sheet (kvplan_app/uploads.py), no user text."""
+STATIC_STYLE = {"router.py": 'st.html(f"<style>{style}</style>")'}
+"""The one HTML call allowed: the router's product-authored style sheet (its top spacing and kvplan_app/uploads.py's
+uploader words), no user text."""
 
 
 @pytest.mark.parametrize("path", UI_FILES, ids=lambda p: p.name)
