@@ -32,6 +32,9 @@ def browser():
     """Debian's chromium, headless, driven by Playwright's sync API."""
     from playwright.sync_api import sync_playwright
 
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=60_000)  # every module's expect(...), not only those that set it: a loaded CI renders slowly
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield b
