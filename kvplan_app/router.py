@@ -19,12 +19,13 @@ from __future__ import annotations
 import logging
 import os
 import uuid
+from contextlib import contextmanager
 from importlib.resources import files
 
 import streamlit as st
 
 from kvplan_app.i18n import DEFAULT_LANGUAGE, LANG_PARAM, LANGUAGES, SESSION_KEY, language, t
-from kvplan_app.share import render_share_link
+from kvplan_app.share import close_share_slot, open_share_slot
 from kvplan_app.uploads import UPLOADED_MODELS, uploader_style
 from planner.catalog.entries import session_models
 from kvplan_app.notices import show_link_warnings
@@ -100,12 +101,15 @@ def _main() -> None:
         language_switch()
         st.caption(t("GB = 10^9 B · GiB = 2^30 B. Figures are per GPU unless marked per replica."))
     notices = st.container()  # link warnings the page did not show itself go on top
+    # The share link's place in the sidebar, kept before the page runs: a page whose fragment moves the plan (the
+    # Plan page's sliders) draws the link there on each of its reruns; for any other page it is drawn after the page.
+    open_share_slot(nav.url_path)
     run_page(nav)
     if pending_link_warnings():
         with notices:
             show_link_warnings()
+    close_share_slot()
     with st.sidebar:
-        render_share_link(nav.url_path)
         uploaded_link_note(current_inputs().model_id)
 
 
@@ -123,16 +127,24 @@ def language_switch() -> None:
 
 
 def run_page(nav) -> None:
-    """Run the page; an unexpected error shows one line and a reference id, its details go to the server log.
+    """Run the page; an unexpected error shows one line and a reference id, its details go to the server log."""
+    with page_errors(nav.url_path):
+        nav.run()
+
+
+@contextmanager
+def page_errors(page_id: str):
+    """Around a page's run (and a page fragment's own reruns, which do not pass through :func:`run_page`): an
+    unexpected error shows one line and a reference id, its details go to the server log.
 
     Streamlit's own control flow (``st.rerun``, ``st.stop``, ``st.switch_page``) raises ``BaseException``
     subclasses, which pass through. With ``KVPLAN_DEBUG`` set the error is re-raised after the line.
     """
     try:
-        nav.run()
+        yield
     except Exception:  # noqa: BLE001 - any bug in a page: one line for the visitor, the traceback in the log
         ref = uuid.uuid4().hex[:12]
-        LOG.exception("kvplan page %r failed (reference %s)", nav.url_path, ref)
+        LOG.exception("kvplan page %r failed (reference %s)", page_id, ref)
         st.error(t("This page hit an unexpected error (reference {ref}). Your inputs are kept; the details are in "
                    "the server log under that reference.", ref=ref))
         if os.environ.get(DEBUG_ENV):

@@ -66,3 +66,36 @@ def render_share_link(page: str = "") -> None:
     st.markdown("**" + t("Share link") + "**")
     st.code(current_share_url(page), language=None, wrap_lines=True)
     st.caption(t("Opens this page with the same inputs, numbers and language."))
+
+
+_SLOT = "share_link_slot"
+"""Session-state key: (the sidebar's place for the share link, the page's url_path, drawn by a page this run?)."""
+
+
+def open_share_slot(page: str = "") -> None:
+    """The router, before the page runs: keep the sidebar's place for the share link of ``page``."""
+    st.session_state[_SLOT] = [st.sidebar.container(), page, False]
+
+
+def share_link_slot():
+    """The sidebar's place for the share link, for a page that draws the link itself (from a fragment, so that the
+    link follows the fragment's reruns) with :func:`render_share_link_in`; the router then leaves it."""
+    slot = st.session_state.get(_SLOT)
+    if slot is None:  # the page runs without the router (a test of the page alone): a place of its own
+        slot = [st.sidebar.container(), "", False]
+    return slot
+
+
+def render_share_link_in(slot) -> None:
+    """Draw the share link in ``slot`` (from :func:`share_link_slot`): it follows the plan as it is now."""
+    place, page, _ = slot
+    slot[2] = True
+    with place:
+        render_share_link(page)
+
+
+def close_share_slot() -> None:
+    """The router, after the page: draw the share link where it was kept, unless the page drew it."""
+    slot = st.session_state.get(_SLOT)
+    if slot is not None and not slot[2]:
+        render_share_link_in(slot)

@@ -38,6 +38,8 @@ from kvplan_app.link_models import plan_widget_reset_notes
 from kvplan_app.model_choices import model_ids as model_choice_ids, model_labels
 from kvplan_app.markdown import escape_markdown, file_name, md
 from kvplan_app.notices import show_link_warnings, show_notices
+from kvplan_app.router import page_errors
+from kvplan_app.share import render_share_link_in, share_link_slot
 from kvplan_app.state import add_notices, current_inputs, load_inputs, set_inputs, update_inputs
 
 YOURS = "yours"  # the GPU choice that opens the user-defined accelerator form
@@ -262,47 +264,12 @@ kv_format = c6.selectbox(t("KV format"), [NATIVE, *FORMATS], key="plan_kv_format
                          help=f"{t('native')}: {planner_message(_model_or_none(model_id).native_format_label)}. "
                               + " · ".join(f"{f.id}: {planner_message(f.label)}" for f in FORMATS.values()))
 
-# HBM slider over this GPU's range (whole GiB; a custom size 1 to 1,024 GiB), the typed box for any exact value.
-hbm_slider_max = float(max(math.ceil(device_gib), 2)) if gpu_id in GPUS or user_acc else 1024.0
-s1, s1n, s2, s2n = st.columns([2.6, 1.2, 2.6, 1.2])
-hbm_gib = number_slider(s1, t("HBM per GPU (GiB)"), *widened("plan_hbm_gib", 1.0, hbm_slider_max), step=0.1,
-                        key="plan_hbm_gib", decimals=1, on_change=_slider_moved, args=("plan_hbm_gib",))
-s1n.number_input(t("HBM (GiB), typed"), min_value=0.1, max_value=MAX_HBM_GIB, step=1.0, format="%.1f",
-                 key="plan_hbm_gib_typed", on_change=_typed, args=("plan_hbm_gib",))
-hbm_set = (gpu_id not in GPUS and user_acc is None) or bool(st.session_state.get("plan_hbm_set"))
-lo_hbm, hi_hbm = st.session_state["plan_hbm_gib_range"]
-
-
-def _hbm_caption(hbm_bytes: float) -> str:
-    """The caption under the sliders, from the HBM bytes the plan itself uses (``PlanResult.hbm_bytes`` once the plan
-    is computed): the slider's rounded GiB would print another figure than the arithmetic."""
-    return (num(t("HBM {gb} GB, slider {lo} to {hi} GiB", gb=f"{to_gb(hbm_bytes):,.2f}", lo=f"{lo_hbm:,.0f}",
-                  hi=f"{hi_hbm:,.0f}") + " · "
-                + (t("{capacity} on the data sheet", capacity=get_gpu(gpu_id).vendor_capacity) if gpu_id in GPUS
-                   else t("yours, as the device reports it") if user_acc else t("custom"))
-                + ("" if hbm_set else t(", the device's reported total"))))
-
-
-hit_rate = number_slider(s2, t("Prefix hit rate"), 0.0, 1.0, step=0.01, key="plan_hit_rate",  # "0,50" in Spanish
-                         on_change=_slider_moved, args=("plan_hit_rate",),
-                         help=t("The share of each prompt read from cache, a session's own history included: it saves "
-                                "prefill work and time to first token, never memory."))
-s2n.number_input(t("Hit rate, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
-                 key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
-p1, p1n, p2 = st.columns([2.6, 1.2, 3.8])
-shared_prefix = number_slider(p1, t("Shared prefix"), 0.0, 1.0, step=0.01, key="plan_shared_prefix",  # "0,50" in Spanish
-                              on_change=_slider_moved, args=("plan_shared_prefix",),
-                              help=t("The share of the context common to many concurrent sessions (system prompt, tool "
-                                     "schemas), stored once per distinct prefix: it sets memory, hence sessions."))
-p1n.number_input(t("Shared prefix, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
-                 key="plan_shared_prefix_typed", on_change=_typed, args=("plan_shared_prefix",))
-with p2:  # beside the shared prefix: what each input moves (one line), then the HBM the plan uses
-    st.caption(t("Hit rate: prefill work and time to first token. Shared prefix: memory, hence sessions."))
-    hbm_slot = st.empty()  # filled with the plan's own HBM bytes once the plan is computed
-hbm_slot.caption(_hbm_caption(hbm_gib * GiB if hbm_set else device_gib * GiB))
-
+# The page top to bottom. A slider step reruns only `_answer` (a fragment), which draws the sliders, the answer, the
+# details and the downloads into the places kept for them here: the browser redraws those, not the whole page.
+sliders = st.container()
 alerts = st.container()  # a refused input, next to the inputs and above the answer (in the first viewport)
 headline = st.container()  # the answer, above the assumptions: filled once the plan is computed
+
 with st.expander(t("Parallelism, memory and throughput assumptions")):
     a1, a2, a3 = st.columns(3)
     util = number_slider(a1, t("GPU memory utilization"), *widened("plan_gpu_memory_utilization", 0.05, 1.0),
@@ -370,224 +337,300 @@ with st.expander(t("Plan a config.json instead (not carried by the share link)")
                                      help=t("Empty: the weights come from the config (the checkpoint's tensors, class "
                                             "by class, as the engine loads them); needed only where they cannot be "
                                             "derived, and the plan then names the missing field."))
-config_model, config_key, config_error = None, "", None
+page_config_model, page_config_key, config_error = None, "", None
 if config_upload is not None:
     config_bytes = config_upload.getvalue()[: MAX_CONFIG_BYTES + 1]
     try:
-        config_model = plan_model_from_config(config_bytes, config_upload.name)
-        config_key = hashlib.sha256(config_bytes).hexdigest()
+        page_config_model = plan_model_from_config(config_bytes, config_upload.name)
+        page_config_key = hashlib.sha256(config_bytes).hexdigest()
     except PlanInputError as exc:
         config_error = exc
 
-# Untouched, the slider means "the device's reported total", to the byte (no hbm in the link).
-hbm_choice = float(hbm_gib) if hbm_set else None
-try:
-    # rebase decides what survives the change (measured figures, weights in GiB): one rule for pages and CLI
-    if user_acc_error is not None:
-        raise user_acc_error
-    inputs, notices = rebase(
-        last, model_id=model_id, gpu_id=gpu_id, accelerator=user_acc.to_link() if user_acc else None,
-        gpus_per_replica=int(gpus), attention_parallelism=attention, engine=None if engine == "none" else engine,
-        pipeline_parallel_size=int(pp), hbm_gib=hbm_choice,
-        gpu_memory_utilization=float(util), reserve_gib=float(reserve),
-        weight_format=None if weight_format == "catalog" else weight_format,
-        context_tokens=parse_tokens(context_text), output_tokens=int(output_tokens), hit_rate=float(hit_rate),
-        shared_prefix=float(shared_prefix),
-        # measured figures keep the prompt length they were measured at until either is moved by hand
-        figures_measured_at_tokens=last.figures_measured_at_tokens
-        if (float(hit_rate), float(shared_prefix)) == (last.hit_rate, last.shared_prefix) else None,
-        kv_format=kv_format, state_in_hbm=bool(state_in_hbm), decode_tokens_per_s=float(decode_tps),
-        session_decode_tokens_per_s=float(session_tps),
-        shared_prefixes=int(prefixes), pause_mean_s=float(pause), pause_distribution=pause_dist, ttl_s=float(ttl),
-        prefill_tokens_per_s=float(prefill_tps), host_ram_gib=None if host_gib is None else float(host_gib),
-        ssd_gib=None if ssd_gib is None else float(ssd_gib), host_link=host_link, ssd_link=ssd_link,
-        target_sessions_per_gpu=None if target is None else int(target),
-    )
-    result = plan(inputs)
-    hbm_slot.caption(_hbm_caption(result.hbm_bytes))
-    set_inputs(inputs)
-    add_notices(notices)
-    if config_error is not None:
-        raise config_error
-    if config_model is not None:  # the link keeps the catalog plan; the config's plan is shown
-        inputs, _ = rebase(inputs, model_id=config_model.id,
-                           weights_gib=None if config_weights is None else float(config_weights))
-        result = plan(inputs, config_model)
-    # A widget Streamlit recreated sends its starting value, not the plan's: never a silent change of the link.
-    add_notices(plan_widget_reset_notes(last, inputs, {
-        "model_id": model_ids[0], "gpu_id": gpu_ids[0], "gpus_per_replica": 1, "attention_parallelism": "tp",
-        "engine": None,
-        "output_tokens": 0, "kv_format": NATIVE, "hit_rate": 0.0, "shared_prefix": 0.0, "hbm_gib": st.session_state["plan_hbm_gib_range"][0],
-        "pipeline_parallel_size": 1, "shared_prefixes": 1, "pause_mean_s": 0.0, "ttl_s": 0.0,
-        "state_in_hbm": False}))
-except PlanInputError as exc:  # may quote what the user typed: shown as text
-    alerts.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan."), keep="_"))
-    inputs = last
-    result = plan(last)
-    config_model, config_key = None, ""
-show_notices()
-if config_model is not None:  # above the headline: the figures are the config's, not the selected model's
-    alerts.info(escape_markdown(t("Planning the imported {name}; the share link carries the catalog model {model}, not "
-                              "the config.", name=config_model.name, model=model_labels([model_id])[model_id])))
-
-model, priced_format, _ = effective_model(inputs, config_model)
-if (far := context_mismatch(inputs.figures_measured_at_tokens, inputs.context_tokens)):
-    alerts.warning(planner_message(far))  # beside the inputs it is about, above the answer
-if result.message:
-    st.warning(escape_markdown(planner_message(result.message), keep="_"))
-if result.kv_source == "measured" or result.usable_kv_source == "measured":
-    measured = []
-    if result.kv_source == "measured":
-        measured.append(num(t("KV bytes per token = {bytes} B (measured on {model}, {kv_format})",
-                              bytes=f"{inputs.measured_kv_bytes_per_token:,.6g}", model=md(inputs.measured_kv_model_id),
-                              kv_format=md(inputs.measured_kv_format))))
-    if result.usable_kv_source == "measured":
-        measured.append(t("usable KV per GPU = {bytes} (measured on {gpu})",
-                          bytes=num(format_bytes(result.usable_kv_bytes)), gpu=md(inputs.measured_usable_kv_gpu_id)))
-    st.info(t("This plan uses measured figures: ") + "; ".join(measured) + ".")
-    if st.button(t("Use the planner's arithmetic instead"), key="plan_clear_measured"):
-        update_inputs(measured_kv_bytes_per_token=None, measured_usable_kv_gib=None)
-        st.rerun()
-
-attention_label = inputs.attention_parallelism.upper()
-
-
-note = planner_message(result.parallelism_note)  # the planner's sentence, numbers already per language
-with headline:
-    numbers, chart = st.columns([1.4, 1])
-    h1, h2 = numbers.columns(2)
-    h1.metric(t("Sessions per GPU ({attention} attention)", attention=attention_label), num(format_sessions(result.sessions_per_gpu)),
-              help=note)
-    h2.metric(t("Sessions per replica ({attention} attention)", attention=attention_label), num(f"{result.sessions_per_replica:,}"),
-              help=t("{gpus} per replica.", gpus=tn("{n} GPU", "{n} GPUs", inputs.gpus_per_replica,
-                                                   n=f"{inputs.gpus_per_replica:,}")) + " " + note)
-    h3, h4 = numbers.columns(2)
-    h3.metric(t("Request rate per GPU"), t("undefined (no output tokens)") if result.request_rate_per_s is None
-              else num(f"{result.request_rate_per_s:,.3g} /s"), help=t("Limited by {limit}.", limit=t(result.request_rate_limit)))
-    h4.metric(t("Usable KV per GPU") + (t(" (measured)") if result.usable_kv_source == "measured" else "")
-              + num(f" ({to_gib(max(result.usable_kv_bytes, 0)):,.3g} GiB)"),
-              num(f"{to_gb(max(result.usable_kv_bytes, 0)):,.3g} GB"),
-              help=num(format_bytes(max(result.usable_kv_bytes, 0))) + ": " + t("HBM x utilization - weights - reserve."))
-    numbers.metric(t("KV per session in HBM"), num(format_bytes(result.per_session_bytes)),
-                   help=t("Per GPU: the uncached tail plus output tokens")
-                        + (t(" plus window state") if inputs.state_in_hbm and result.state_bytes_per_session else "")
-                        + t("; the shared prefix is stored once."))
-    if result.sessions_note:  # which figure the headline is (engine admission or steady state), said once
-        numbers.caption(planner_message(result.sessions_note))
-    with chart:
-        show_chart(plan_figure(memory_inputs(inputs), result.sessions_per_gpu, result.per_session_bytes,
-                          model.max_context_tokens, language(), config_key, config_model), key="plan_chart")
-    o = result.other_parallelism
-    if o is not None:  # the other attention parallelism holds a different count: say so and how to get it
-        st.info(num(t("Under {attention} attention this plan holds {per_gpu} sessions per GPU ({per_replica} per "
-                      "replica): {how}.", attention=o.attention_parallelism.upper(),
-                      per_gpu=format_sessions(o.sessions_per_gpu), per_replica=f"{o.sessions_per_replica:,}",
-                      how=planner_message(o.how))))
-    if result.launch_flags is not None:
-        st.caption(t("Launch flags that realise this plan ({engine}; MODEL is your checkpoint):",
-                     engine=ENGINE_WORDS[result.launch_flags.engine]))
-        st.code(result.launch_flags.text(multiline=True), language="bash")
-        for flag_note in result.launch_flags.notes:
-            st.caption(planner_message(flag_note))
-    else:
-        st.caption(t("Choose a serving engine (in the parallelism and memory assumptions) for the launch flags that "
-                     "realise this plan."))
-
-context_kv = model.estimate(inputs.context_tokens, priced_format, result.tensor_parallel_size,
-                            inputs.pipeline_parallel_size)
-st.subheader(t("Details"))
-st.caption(t("Assumes") + " " + note[0].lower() + note[1:])  # the planner's own sentence
-m0, m1 = st.columns(2)  # two per row: "0.89 GB (0.829 GiB)" must never be cut short (3 per row was, at 1280 px)
-m2, m3 = st.columns(2)
-m0.metric(num(t("KV per GPU at {tokens} tokens", tokens=f"{inputs.context_tokens:,}"))
-          + (t(" (measured)") if result.kv_source == "measured" else ""), num(format_bytes(context_kv.kv_bytes)))
-m1.metric(t("KV per session with output (no sharing)"), num(format_bytes(result.session_kv_bytes)))
-m2.metric(num(t("Shared prefix (stored once): {tokens} tokens", tokens=f"{result.prefix_tokens:,}")),
-          num(format_bytes(result.shared_prefix_bytes)))
-m3.metric(t("Usable KV per GPU") + (t(" (measured)") if result.usable_kv_source == "measured" else ""),
-          num(format_bytes(max(result.usable_kv_bytes, 0))))
-st.caption(num(
-    t("Per session in HBM: {bytes} (uncached tail of {tail} + {output}",
-      bytes=format_bytes(result.per_session_bytes),
-      tail=tn("{n} token", "{n} tokens", result.tail_tokens, n=f"{result.tail_tokens:,}"),
-      output=tn("{n} output token", "{n} output tokens", inputs.output_tokens, n=f"{inputs.output_tokens:,}"))
-    + (t(" + window state {bytes}", bytes=format_bytes(result.state_bytes_per_session))
-       if inputs.state_in_hbm and result.state_bytes_per_session else "")
-    + t("). KV bytes per token: {bpt} B. Weights per GPU: {weights}. HBM: {hbm} ({source}). Rate limited by {limit}.",
-        bpt=f"{result.kv_bytes_per_token:,.6g}", weights=format_bytes(result.weights_bytes_per_gpu),
-        hbm=format_bytes(result.hbm_bytes), source=t(result.hbm_source), limit=t(result.request_rate_limit))
-))
-if result.state_bytes_per_session and not inputs.state_in_hbm:
-    st.caption(num(t("Window state in host RAM: {each} per session, {total} for {sessions}.",
-                     each=format_bytes(result.state_bytes_per_session), total=format_bytes(result.host_state_bytes),
-                     sessions=tn("{n} session", "{n} sessions", result.sessions_per_domain,
-                                 n=f"{result.sessions_per_domain:,}"))))
-
-n1, n2 = st.columns(2)  # two per row: the labels fit at 1280 px in every language
-n3, n4 = st.columns(2)
-n5, _ = st.columns(2)
-n1.metric(t("Miss probability (window state expired)"), num(f"{result.miss_probability:.3g}"),
-          help=num(t("P(pause > TTL), {distribution} pauses of mean {pause}, TTL {ttl}",
-                     distribution=t(inputs.pause_distribution), pause=format_duration(inputs.pause_mean_s),
-                     ttl=format_duration(inputs.ttl_s))))
-n2.metric(t("Replay per turn"), num(format_duration(result.replay_seconds_per_turn)),
-          help=num(t("{expected} tokens expected ({per_miss} per miss) at {rate} tokens/s",
-                     expected=f"{result.replay_tokens_per_turn:,.3g}", per_miss=f"{result.replay_window_tokens:,}",
-                     rate=f"{inputs.prefill_tokens_per_s:,.0f}")))
-n3.metric(t("Time to first token (resumed turn)"), num(format_duration(result.ttft_s)),
-          help=num(t("prefill of the {tokens} prompt tokens the cache misses (hit rate {hit}) + restore (state "
-                     "reload or replay, parked tail) + one decode step",
-                     tokens=f"{result.prompt_prefill_tokens:,}", hit=f"{inputs.hit_rate:.2f}")))
-n4.metric(t("Parked session: reload from host RAM"), num(format_duration(result.reload_from_host_s)),
-          help=num(t("{bytes} over {link}", bytes=format_bytes(result.parked_session_bytes), link=result.host_link_id)))
-n5.metric(t("Parked session: recompute"), num(format_duration(result.recompute_s)),
-          help=num(t("{tokens} tokens at {rate} tokens/s", tokens=f"{result.tail_tokens + inputs.output_tokens:,}", rate=f"{inputs.prefill_tokens_per_s:,.0f}")))
-if result.tiers is not None:
-    tiers = result.tiers
-    st.caption(num(t(
-        "Bytes per tier for {sessions} ({running} running): HBM {hbm} · host RAM {host} of {host_total} · SSD {ssd} "
-        "of {ssd_total} · evicted {evicted} · total {total}. Parked session back from SSD: {reload} ({link}); fastest "
-        "recovery: {fastest}.",
-        sessions=tn("{n} session", "{n} sessions", int(tiers.sessions), n=f"{tiers.sessions:,}"),
-        running=f"{tiers.active_sessions:,}", hbm=format_bytes(tiers.hbm_bytes), host=format_bytes(tiers.host_ram_bytes),
-        host_total=format_bytes(result.host_ram_bytes_per_gpu), ssd=format_bytes(tiers.ssd_bytes),
-        ssd_total=format_bytes(result.ssd_bytes_per_gpu), evicted=format_bytes(tiers.evicted_bytes),
-        total=format_bytes(tiers.total_bytes), reload=format_duration(result.reload_from_ssd_s), link=result.ssd_link_id,
-        fastest=t(result.fastest_recovery))))
-    if result.overflow_message:
-        (st.warning if result.overflow_action in ("reject", "evict") else st.info)(
-            escape_markdown(planner_message(result.overflow_message), keep="_"))
-
-with st.expander(t("KV cache of one sequence vs context")):
-    show_chart(
-        kv_figure(model, priced_format, inputs.context_tokens,
-                  max(model.max_context_tokens or 1_000_000, inputs.context_tokens), language()),
-        key="plan_kv_chart",
-    )
-
+details = st.container()  # notices about the plan, then its details
+kv_box = st.expander(t("KV cache of one sequence vs context"))
 left, right = st.container(), st.container()  # one above the other: the table's five columns fit at 1280 px
-with left:
-    st.subheader(t("KV cache by context (one sequence)"))
-    table = context_table(model, kv_format=priced_format)
-    show_table(table.rename(columns={"context_tokens": t("Context (tokens)"), "kv_bytes": t("KV (B)"),
-                                     "kv_gb": t("KV (GB)"), "kv_gib": t("KV (GiB)"),
-                                     "state_bytes": t("State outside the pool (B)")}),
-               hide_index=True, column_config={t("KV (B)"): st.column_config.NumberColumn(format="localized"),
-                                               t("Context (tokens)"): st.column_config.NumberColumn(format="localized")})
 with right:
     st.subheader(t("Export"))
-    # The files are written when downloaded (a callable), not on every rerun: the bytes of `kvplan plan --csv`
-    st.download_button(t("Download plan CSV"), lambda result=result: to_csv_bytes(plan_frame(result)),
-                       file_name=file_name("kvplan", inputs.model_id, inputs.gpu_id, suffix=".csv"), mime=CSV_MIME,
-                       key="plan_download_csv")
-    st.download_button(t("Download plan JSON"), lambda inputs=inputs: dumps(inputs), file_name=file_name("kvplan", inputs.model_id, inputs.gpu_id, suffix=".json"),
-                       mime="application/json", key="plan_download_json",
-                       help=t("Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it."))
+    downloads = st.container()
     file_uploader(st, t("Load plan JSON"), key="plan_upload_json", on_change=_load_plan_file,
                   help=t("A plan file of at most {kib} KiB.", kib=MAX_PLAN_FILE_BYTES // 1024))
     if (upload_message := st.session_state.pop("plan_upload_message", None)) is not None:
         kind, text = upload_message
         (st.success if kind == "success" else st.error)(escape_markdown(text))
-    st.caption(t("Source: {source}", source=md(planner_message(model.source))))
-    for note in model.notes:
-        st.caption(escape_markdown(planner_message(note), keep="_"))
+
+
+def _hbm_caption(hbm_bytes: float, hbm_set: bool) -> str:
+    """The caption under the sliders, from the HBM bytes the plan itself uses (``PlanResult.hbm_bytes`` once the plan
+    is computed): the slider's rounded GiB would print another figure than the arithmetic."""
+    lo_hbm, hi_hbm = st.session_state["plan_hbm_gib_range"]
+    return (num(t("HBM {gb} GB, slider {lo} to {hi} GiB", gb=f"{to_gb(hbm_bytes):,.2f}", lo=f"{lo_hbm:,.0f}",
+                  hi=f"{hi_hbm:,.0f}") + " · "
+                + (t("{capacity} on the data sheet", capacity=get_gpu(gpu_id).vendor_capacity) if gpu_id in GPUS
+                   else t("yours, as the device reports it") if user_acc else t("custom"))
+                + ("" if hbm_set else t(", the device's reported total"))))
+
+
+def _slider_row():
+    """The HBM, hit-rate and shared-prefix sliders with their typed boxes; returns (hbm_gib, hbm_set, hit_rate,
+    shared_prefix, hbm_slot)."""
+    # HBM slider over this GPU's range (whole GiB; a custom size 1 to 1,024 GiB), the typed box for any exact value.
+    hbm_slider_max = float(max(math.ceil(device_gib), 2)) if gpu_id in GPUS or user_acc else 1024.0
+    s1, s1n, s2, s2n = st.columns([2.6, 1.2, 2.6, 1.2])
+    hbm_gib = number_slider(s1, t("HBM per GPU (GiB)"), *widened("plan_hbm_gib", 1.0, hbm_slider_max), step=0.1,
+                            key="plan_hbm_gib", decimals=1, on_change=_slider_moved, args=("plan_hbm_gib",))
+    s1n.number_input(t("HBM (GiB), typed"), min_value=0.1, max_value=MAX_HBM_GIB, step=1.0, format="%.1f",
+                     key="plan_hbm_gib_typed", on_change=_typed, args=("plan_hbm_gib",))
+    hbm_set = (gpu_id not in GPUS and user_acc is None) or bool(st.session_state.get("plan_hbm_set"))
+    hit_rate = number_slider(s2, t("Prefix hit rate"), 0.0, 1.0, step=0.01, key="plan_hit_rate",  # "0,50" in Spanish
+                             on_change=_slider_moved, args=("plan_hit_rate",),
+                             help=t("The share of each prompt read from cache, a session's own history included: it "
+                                    "saves prefill work and time to first token, never memory."))
+    s2n.number_input(t("Hit rate, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
+                     key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
+    p1, p1n, p2 = st.columns([2.6, 1.2, 3.8])
+    shared_prefix = number_slider(p1, t("Shared prefix"), 0.0, 1.0, step=0.01, key="plan_shared_prefix",
+                                  on_change=_slider_moved, args=("plan_shared_prefix",),
+                                  help=t("The share of the context common to many concurrent sessions (system prompt, "
+                                         "tool schemas), stored once per distinct prefix: it sets memory, hence "
+                                         "sessions."))
+    p1n.number_input(t("Shared prefix, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
+                     key="plan_shared_prefix_typed", on_change=_typed, args=("plan_shared_prefix",))
+    with p2:  # beside the shared prefix: what each input moves (one line), then the HBM the plan uses
+        st.caption(t("Hit rate: prefill work and time to first token. Shared prefix: memory, hence sessions."))
+        hbm_slot = st.empty()  # filled with the plan's own HBM bytes once the plan is computed
+    hbm_slot.caption(_hbm_caption(hbm_gib * GiB if hbm_set else device_gib * GiB, hbm_set))
+    return hbm_gib, hbm_set, hit_rate, shared_prefix, hbm_slot
+
+
+@st.fragment
+def _answer(share_slot):
+    """The sliders and everything they move: a slider step reruns this alone (the page's other inputs, above, are
+    fixed between whole-page runs: moving any of them reruns the page). Writes into the page's places (``sliders``,
+    ``alerts``, ``headline``, ``details``, ``downloads``) and the sidebar's share link (``share_slot``, so the link
+    follows every step). Returns (model, KV format, inputs) for the parts of the page no slider moves, or None
+    after an unexpected error (shown as one line by :func:`kvplan_app.router.page_errors`)."""
+    with page_errors("home"):
+        return _answer_run(share_slot)
+
+
+def _answer_run(share_slot):
+    """The body of :func:`_answer`."""
+    last = current_inputs()  # read again on every run: a fragment rerun follows the plan the last step set
+    with sliders:
+        hbm_gib, hbm_set, hit_rate, shared_prefix, hbm_slot = _slider_row()
+    config_model, config_key = page_config_model, page_config_key
+    # Untouched, the slider means "the device's reported total", to the byte (no hbm in the link).
+    hbm_choice = float(hbm_gib) if hbm_set else None
+    try:
+        # rebase decides what survives the change (measured figures, weights in GiB): one rule for pages and CLI
+        if user_acc_error is not None:
+            raise user_acc_error
+        inputs, notices = rebase(
+            last, model_id=model_id, gpu_id=gpu_id, accelerator=user_acc.to_link() if user_acc else None,
+            gpus_per_replica=int(gpus), attention_parallelism=attention, engine=None if engine == "none" else engine,
+            pipeline_parallel_size=int(pp), hbm_gib=hbm_choice,
+            gpu_memory_utilization=float(util), reserve_gib=float(reserve),
+            weight_format=None if weight_format == "catalog" else weight_format,
+            context_tokens=parse_tokens(context_text), output_tokens=int(output_tokens), hit_rate=float(hit_rate),
+            shared_prefix=float(shared_prefix),
+            # measured figures keep the prompt length they were measured at until either is moved by hand
+            figures_measured_at_tokens=last.figures_measured_at_tokens
+            if (float(hit_rate), float(shared_prefix)) == (last.hit_rate, last.shared_prefix) else None,
+            kv_format=kv_format, state_in_hbm=bool(state_in_hbm), decode_tokens_per_s=float(decode_tps),
+            session_decode_tokens_per_s=float(session_tps),
+            shared_prefixes=int(prefixes), pause_mean_s=float(pause), pause_distribution=pause_dist, ttl_s=float(ttl),
+            prefill_tokens_per_s=float(prefill_tps), host_ram_gib=None if host_gib is None else float(host_gib),
+            ssd_gib=None if ssd_gib is None else float(ssd_gib), host_link=host_link, ssd_link=ssd_link,
+            target_sessions_per_gpu=None if target is None else int(target),
+        )
+        result = plan(inputs)
+        hbm_slot.caption(_hbm_caption(result.hbm_bytes, hbm_set))
+        set_inputs(inputs)
+        add_notices(notices)
+        if config_error is not None:
+            raise config_error
+        if config_model is not None:  # the link keeps the catalog plan; the config's plan is shown
+            inputs, _ = rebase(inputs, model_id=config_model.id,
+                               weights_gib=None if config_weights is None else float(config_weights))
+            result = plan(inputs, config_model)
+        # A widget Streamlit recreated sends its starting value, not the plan's: never a silent change of the link.
+        add_notices(plan_widget_reset_notes(last, inputs, {
+            "model_id": model_ids[0], "gpu_id": gpu_ids[0], "gpus_per_replica": 1, "attention_parallelism": "tp",
+            "engine": None,
+            "output_tokens": 0, "kv_format": NATIVE, "hit_rate": 0.0, "shared_prefix": 0.0, "hbm_gib": st.session_state["plan_hbm_gib_range"][0],
+            "pipeline_parallel_size": 1, "shared_prefixes": 1, "pause_mean_s": 0.0, "ttl_s": 0.0,
+            "state_in_hbm": False}))
+    except PlanInputError as exc:  # may quote what the user typed: shown as text
+        alerts.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan."), keep="_"))
+        inputs = last
+        result = plan(last)
+        config_model, config_key = None, ""
+    with details:  # notices about this plan, above its details
+        show_notices()
+    if config_model is not None:  # above the headline: the figures are the config's, not the selected model's
+        alerts.info(escape_markdown(t("Planning the imported {name}; the share link carries the catalog model {model}, not "
+                                  "the config.", name=config_model.name, model=model_labels([model_id])[model_id])))
+
+    model, priced_format, _ = effective_model(inputs, config_model)
+    if (far := context_mismatch(inputs.figures_measured_at_tokens, inputs.context_tokens)):
+        alerts.warning(planner_message(far))  # beside the inputs it is about, above the answer
+    with details:
+        if result.message:
+            st.warning(escape_markdown(planner_message(result.message), keep="_"))
+        if result.kv_source == "measured" or result.usable_kv_source == "measured":
+            measured = []
+            if result.kv_source == "measured":
+                measured.append(num(t("KV bytes per token = {bytes} B (measured on {model}, {kv_format})",
+                                      bytes=f"{inputs.measured_kv_bytes_per_token:,.6g}", model=md(inputs.measured_kv_model_id),
+                                      kv_format=md(inputs.measured_kv_format))))
+            if result.usable_kv_source == "measured":
+                measured.append(t("usable KV per GPU = {bytes} (measured on {gpu})",
+                                  bytes=num(format_bytes(result.usable_kv_bytes)), gpu=md(inputs.measured_usable_kv_gpu_id)))
+            st.info(t("This plan uses measured figures: ") + "; ".join(measured) + ".")
+            if st.button(t("Use the planner's arithmetic instead"), key="plan_clear_measured"):
+                update_inputs(measured_kv_bytes_per_token=None, measured_usable_kv_gib=None)
+                st.rerun()
+
+    attention_label = inputs.attention_parallelism.upper()
+
+
+    note = planner_message(result.parallelism_note)  # the planner's sentence, numbers already per language
+    with headline:
+        numbers, chart = st.columns([1.4, 1])
+        h1, h2 = numbers.columns(2)
+        h1.metric(t("Sessions per GPU ({attention} attention)", attention=attention_label), num(format_sessions(result.sessions_per_gpu)),
+                  help=note)
+        h2.metric(t("Sessions per replica ({attention} attention)", attention=attention_label), num(f"{result.sessions_per_replica:,}"),
+                  help=t("{gpus} per replica.", gpus=tn("{n} GPU", "{n} GPUs", inputs.gpus_per_replica,
+                                                       n=f"{inputs.gpus_per_replica:,}")) + " " + note)
+        h3, h4 = numbers.columns(2)
+        h3.metric(t("Request rate per GPU"), t("undefined (no output tokens)") if result.request_rate_per_s is None
+                  else num(f"{result.request_rate_per_s:,.3g} /s"), help=t("Limited by {limit}.", limit=t(result.request_rate_limit)))
+        h4.metric(t("Usable KV per GPU") + (t(" (measured)") if result.usable_kv_source == "measured" else "")
+                  + num(f" ({to_gib(max(result.usable_kv_bytes, 0)):,.3g} GiB)"),
+                  num(f"{to_gb(max(result.usable_kv_bytes, 0)):,.3g} GB"),
+                  help=num(format_bytes(max(result.usable_kv_bytes, 0))) + ": " + t("HBM x utilization - weights - reserve."))
+        numbers.metric(t("KV per session in HBM"), num(format_bytes(result.per_session_bytes)),
+                       help=t("Per GPU: the uncached tail plus output tokens")
+                            + (t(" plus window state") if inputs.state_in_hbm and result.state_bytes_per_session else "")
+                            + t("; the shared prefix is stored once."))
+        if result.sessions_note:  # which figure the headline is (engine admission or steady state), said once
+            numbers.caption(planner_message(result.sessions_note))
+        with chart:
+            show_chart(plan_figure(memory_inputs(inputs), result.sessions_per_gpu, result.per_session_bytes,
+                              model.max_context_tokens, language(), config_key, config_model), key="plan_chart")
+        o = result.other_parallelism
+        if o is not None:  # the other attention parallelism holds a different count: say so and how to get it
+            st.info(num(t("Under {attention} attention this plan holds {per_gpu} sessions per GPU ({per_replica} per "
+                          "replica): {how}.", attention=o.attention_parallelism.upper(),
+                          per_gpu=format_sessions(o.sessions_per_gpu), per_replica=f"{o.sessions_per_replica:,}",
+                          how=planner_message(o.how))))
+        if result.launch_flags is not None:
+            st.caption(t("Launch flags that realise this plan ({engine}; MODEL is your checkpoint):",
+                         engine=ENGINE_WORDS[result.launch_flags.engine]))
+            st.code(result.launch_flags.text(multiline=True), language="bash")
+            for flag_note in result.launch_flags.notes:
+                st.caption(planner_message(flag_note))
+        else:
+            st.caption(t("Choose a serving engine (in the parallelism and memory assumptions) for the launch flags that "
+                         "realise this plan."))
+
+    with details:
+        context_kv = model.estimate(inputs.context_tokens, priced_format, result.tensor_parallel_size,
+                                    inputs.pipeline_parallel_size)
+        st.subheader(t("Details"))
+        st.caption(t("Assumes") + " " + note[0].lower() + note[1:])  # the planner's own sentence
+        m0, m1 = st.columns(2)  # two per row: "0.89 GB (0.829 GiB)" must never be cut short (3 per row was, at 1280 px)
+        m2, m3 = st.columns(2)
+        m0.metric(num(t("KV per GPU at {tokens} tokens", tokens=f"{inputs.context_tokens:,}"))
+                  + (t(" (measured)") if result.kv_source == "measured" else ""), num(format_bytes(context_kv.kv_bytes)))
+        m1.metric(t("KV per session with output (no sharing)"), num(format_bytes(result.session_kv_bytes)))
+        m2.metric(num(t("Shared prefix (stored once): {tokens} tokens", tokens=f"{result.prefix_tokens:,}")),
+                  num(format_bytes(result.shared_prefix_bytes)))
+        m3.metric(t("Usable KV per GPU") + (t(" (measured)") if result.usable_kv_source == "measured" else ""),
+                  num(format_bytes(max(result.usable_kv_bytes, 0))))
+        st.caption(num(
+            t("Per session in HBM: {bytes} (uncached tail of {tail} + {output}",
+              bytes=format_bytes(result.per_session_bytes),
+              tail=tn("{n} token", "{n} tokens", result.tail_tokens, n=f"{result.tail_tokens:,}"),
+              output=tn("{n} output token", "{n} output tokens", inputs.output_tokens, n=f"{inputs.output_tokens:,}"))
+            + (t(" + window state {bytes}", bytes=format_bytes(result.state_bytes_per_session))
+               if inputs.state_in_hbm and result.state_bytes_per_session else "")
+            + t("). KV bytes per token: {bpt} B. Weights per GPU: {weights}. HBM: {hbm} ({source}). Rate limited by {limit}.",
+                bpt=f"{result.kv_bytes_per_token:,.6g}", weights=format_bytes(result.weights_bytes_per_gpu),
+                hbm=format_bytes(result.hbm_bytes), source=t(result.hbm_source), limit=t(result.request_rate_limit))
+        ))
+        if result.state_bytes_per_session and not inputs.state_in_hbm:
+            st.caption(num(t("Window state in host RAM: {each} per session, {total} for {sessions}.",
+                             each=format_bytes(result.state_bytes_per_session), total=format_bytes(result.host_state_bytes),
+                             sessions=tn("{n} session", "{n} sessions", result.sessions_per_domain,
+                                         n=f"{result.sessions_per_domain:,}"))))
+
+        n1, n2 = st.columns(2)  # two per row: the labels fit at 1280 px in every language
+        n3, n4 = st.columns(2)
+        n5, _ = st.columns(2)
+        n1.metric(t("Miss probability (window state expired)"), num(f"{result.miss_probability:.3g}"),
+                  help=num(t("P(pause > TTL), {distribution} pauses of mean {pause}, TTL {ttl}",
+                             distribution=t(inputs.pause_distribution), pause=format_duration(inputs.pause_mean_s),
+                             ttl=format_duration(inputs.ttl_s))))
+        n2.metric(t("Replay per turn"), num(format_duration(result.replay_seconds_per_turn)),
+                  help=num(t("{expected} tokens expected ({per_miss} per miss) at {rate} tokens/s",
+                             expected=f"{result.replay_tokens_per_turn:,.3g}", per_miss=f"{result.replay_window_tokens:,}",
+                             rate=f"{inputs.prefill_tokens_per_s:,.0f}")))
+        n3.metric(t("Time to first token (resumed turn)"), num(format_duration(result.ttft_s)),
+                  help=num(t("prefill of the {tokens} prompt tokens the cache misses (hit rate {hit}) + restore (state "
+                             "reload or replay, parked tail) + one decode step",
+                             tokens=f"{result.prompt_prefill_tokens:,}", hit=f"{inputs.hit_rate:.2f}")))
+        n4.metric(t("Parked session: reload from host RAM"), num(format_duration(result.reload_from_host_s)),
+                  help=num(t("{bytes} over {link}", bytes=format_bytes(result.parked_session_bytes), link=result.host_link_id)))
+        n5.metric(t("Parked session: recompute"), num(format_duration(result.recompute_s)),
+                  help=num(t("{tokens} tokens at {rate} tokens/s", tokens=f"{result.tail_tokens + inputs.output_tokens:,}", rate=f"{inputs.prefill_tokens_per_s:,.0f}")))
+        if result.tiers is not None:
+            tiers = result.tiers
+            st.caption(num(t(
+                "Bytes per tier for {sessions} ({running} running): HBM {hbm} · host RAM {host} of {host_total} · SSD {ssd} "
+                "of {ssd_total} · evicted {evicted} · total {total}. Parked session back from SSD: {reload} ({link}); fastest "
+                "recovery: {fastest}.",
+                sessions=tn("{n} session", "{n} sessions", int(tiers.sessions), n=f"{tiers.sessions:,}"),
+                running=f"{tiers.active_sessions:,}", hbm=format_bytes(tiers.hbm_bytes), host=format_bytes(tiers.host_ram_bytes),
+                host_total=format_bytes(result.host_ram_bytes_per_gpu), ssd=format_bytes(tiers.ssd_bytes),
+                ssd_total=format_bytes(result.ssd_bytes_per_gpu), evicted=format_bytes(tiers.evicted_bytes),
+                total=format_bytes(tiers.total_bytes), reload=format_duration(result.reload_from_ssd_s), link=result.ssd_link_id,
+                fastest=t(result.fastest_recovery))))
+            if result.overflow_message:
+                (st.warning if result.overflow_action in ("reject", "evict") else st.info)(
+                    escape_markdown(planner_message(result.overflow_message), keep="_"))
+    with downloads:
+        # The files are written when downloaded (a callable), not on every rerun: the bytes of `kvplan plan --csv`
+        st.download_button(t("Download plan CSV"), lambda result=result: to_csv_bytes(plan_frame(result)),
+                           file_name=file_name("kvplan", inputs.model_id, inputs.gpu_id, suffix=".csv"),
+                           mime=CSV_MIME, key="plan_download_csv")
+        st.download_button(t("Download plan JSON"), lambda inputs=inputs: dumps(inputs),
+                           file_name=file_name("kvplan", inputs.model_id, inputs.gpu_id, suffix=".json"),
+                           mime="application/json", key="plan_download_json",
+                           help=t("Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it."))
+    render_share_link_in(share_slot)
+    return model, priced_format, inputs
+
+
+answered = _answer(share_link_slot())
+if answered is not None:  # else an unexpected error, already shown
+    model, priced_format, inputs = answered
+    with kv_box:
+        show_chart(
+            kv_figure(model, priced_format, inputs.context_tokens,
+                      max(model.max_context_tokens or 1_000_000, inputs.context_tokens), language()),
+            key="plan_kv_chart",
+        )
+    with left:
+        st.subheader(t("KV cache by context (one sequence)"))
+        table = context_table(model, kv_format=priced_format)
+        show_table(table.rename(columns={"context_tokens": t("Context (tokens)"), "kv_bytes": t("KV (B)"),
+                                         "kv_gb": t("KV (GB)"), "kv_gib": t("KV (GiB)"),
+                                         "state_bytes": t("State outside the pool (B)")}),
+                   hide_index=True, column_config={t("KV (B)"): st.column_config.NumberColumn(format="localized"),
+                                                   t("Context (tokens)"): st.column_config.NumberColumn(format="localized")})
+    with right:
+        st.caption(t("Source: {source}", source=md(planner_message(model.source))))
+        for note in model.notes:
+            st.caption(escape_markdown(planner_message(note), keep="_"))
