@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from importlib.resources import files
 
 import streamlit as st
+from streamlit.errors import FragmentHandledException
 
 from kvplan_app.i18n import DEFAULT_LANGUAGE, LANG_PARAM, LANGUAGES, SESSION_KEY, language, t
 from kvplan_app.share import close_share_slot, open_share_slot
@@ -142,6 +143,8 @@ def page_errors(page_id: str):
     """
     try:
         yield
+    except FragmentHandledException:  # a fragment's error, already shown by page_errors inside it (KVPLAN_DEBUG)
+        raise
     except Exception:  # noqa: BLE001 - any bug in a page: one line for the visitor, the traceback in the log
         ref = uuid.uuid4().hex[:12]
         LOG.exception("kvplan page %r failed (reference %s)", page_id, ref)
