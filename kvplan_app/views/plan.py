@@ -351,7 +351,17 @@ kv_box = st.expander(t("KV cache of one sequence vs context"))
 left, right = st.container(), st.container()  # one above the other: the table's five columns fit at 1280 px
 with right:
     st.subheader(t("Export"))
-    downloads = st.container()
+    # The files are written when downloaded (a callable), not on every rerun: the bytes of `kvplan plan --csv`, of
+    # the plan as the last run of `_answer` left it (a slider step reruns only that, not these buttons).
+    shown_plan: dict = {}
+    named = page_config_model.id if page_config_model is not None else model_id  # the model the plan prices
+    st.download_button(t("Download plan CSV"), lambda: to_csv_bytes(plan_frame(shown_plan["result"])),
+                       file_name=file_name("kvplan", named, gpu_id, suffix=".csv"), mime=CSV_MIME,
+                       key="plan_download_csv")
+    st.download_button(t("Download plan JSON"), lambda: dumps(shown_plan["inputs"]),
+                       file_name=file_name("kvplan", named, gpu_id, suffix=".json"),
+                       mime="application/json", key="plan_download_json",
+                       help=t("Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it."))
     file_uploader(st, t("Load plan JSON"), key="plan_upload_json", on_change=_load_plan_file,
                   help=t("A plan file of at most {kib} KiB.", kib=MAX_PLAN_FILE_BYTES // 1024))
     if (upload_message := st.session_state.pop("plan_upload_message", None)) is not None:
@@ -406,7 +416,8 @@ def _slider_row():
 def _answer(share_slot):
     """The sliders and everything they move: a slider step reruns this alone (the page's other inputs, above, are
     fixed between whole-page runs: moving any of them reruns the page). Writes into the page's places (``sliders``,
-    ``alerts``, ``headline``, ``details``, ``downloads``) and the sidebar's share link (``share_slot``, so the link
+    ``alerts``, ``headline``, ``details``), the plan
+    the download buttons write (``shown_plan``) and the sidebar's share link (``share_slot``, so the link
     follows every step). Returns (model, KV format, inputs) for the parts of the page no slider moves, or None
     after an unexpected error (shown as one line by :func:`kvplan_app.router.page_errors`)."""
     with page_errors("home"):
@@ -600,15 +611,7 @@ def _answer_run(share_slot):
             if result.overflow_message:
                 (st.warning if result.overflow_action in ("reject", "evict") else st.info)(
                     escape_markdown(planner_message(result.overflow_message), keep="_"))
-    with downloads:
-        # The files are written when downloaded (a callable), not on every rerun: the bytes of `kvplan plan --csv`
-        st.download_button(t("Download plan CSV"), lambda result=result: to_csv_bytes(plan_frame(result)),
-                           file_name=file_name("kvplan", inputs.model_id, inputs.gpu_id, suffix=".csv"),
-                           mime=CSV_MIME, key="plan_download_csv")
-        st.download_button(t("Download plan JSON"), lambda inputs=inputs: dumps(inputs),
-                           file_name=file_name("kvplan", inputs.model_id, inputs.gpu_id, suffix=".json"),
-                           mime="application/json", key="plan_download_json",
-                           help=t("Every input of this plan (docs/plan-files.md); `kvplan plan --plan FILE` reads it."))
+    shown_plan.update(inputs=inputs, result=result)  # what the download buttons write
     render_share_link_in(share_slot)
     return model, priced_format, inputs
 
