@@ -110,3 +110,17 @@ def test_engine_choice_shows_admission_flags_and_the_other_parallelism():
     assert any("vLLM's admission figure" in c.value for c in at.caption)
     at.selectbox(key="plan_engine").set_value("sglang").run()
     assert any(c.value.startswith("python -m sglang.launch_server") for c in at.code)
+
+
+def test_one_share_link_that_follows_a_slider_step():
+    """The Plan page draws the sidebar's share link from the fragment that holds its sliders (so that a step, which
+    reruns only that fragment in a browser, moves the link too); the router draws it on the other pages. Exactly one
+    link either way, carrying the slider's new value."""
+    at = _app()
+    assert len(at.sidebar.code) == 1
+    at.slider(key="plan_shared_prefix").set_value(0.73).run()
+    assert not at.exception
+    assert [c.value.count("shared=0.73") for c in at.sidebar.code] == [1]
+    at.switch_page("kvplan_app/views/model.py").run()
+    assert not at.exception
+    assert len(at.sidebar.code) == 1 and "shared=0.73" in at.sidebar.code[0].value
