@@ -40,89 +40,13 @@ from bench_many_users import cpu_s  # noqa: E402
 from harness import (  # noqa: E402
     BASE_LINK,
     ManyUsersReport,
+    ProtocolClient,
     SessionResult,
     expected_sessions,
     session_hbm_gib,
     streamlit_server,
     tree_kib,
 )
-
-METRIC = "Sessions per GPU"
-"""The headline metric's label starts with this (English page)."""
-SLIDER = "Shared prefix"
-"""The slider every session moves."""
-
-
-@dataclass
-class Page:
-    """What one session's page holds, as the server's messages built it: the last value of each metric by label,
-    the shared-prefix slider (id, fragment id), the share link's text and the address bar's query."""
-
-    metrics: dict[str, str] = field(default_factory=dict)
-    slider_id: str = ""
-    slider_fragment: str = ""
-    share_link: str = ""
-    query: str = ""
-    page_hash: str = ""
-    finished: int = 0
-    """Runs finished so far (``script_finished`` messages)."""
-
-    def read(self, msg) -> None:
-        kind = msg.WhichOneof("type")
-        if kind == "new_session":
-            self.page_hash = msg.new_session.page_script_hash
-        elif kind == "page_info_changed":
-            self.query = msg.page_info_changed.query_string
-        elif kind == "script_finished":
-            self.finished += 1
-        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-            el = msg.delta.new_element
-            what = el.WhichOneof("type")
-            if what == "metric":
-                self.metrics[el.metric.label] = el.metric.body
-            elif what == "slider" and el.slider.label == SLIDER:
-                self.slider_id, self.slider_fragment = el.slider.id, msg.delta.fragment_id
-            elif what == "code" and "hbm=" in el.code.code_text:
-                self.share_link = el.code.code_text
-
-    def figure(self) -> str | None:
-        return next((v for k, v in self.metrics.items() if k.startswith(METRIC)), None)
-
-
-class Client:
-    """One session: a websocket to the server and the page its messages draw."""
-
-    def __init__(self, ws):
-        self.ws, self.page = ws, Page()
-
-    async def rerun(self, query: str, widgets=(), fragment_id: str = "") -> None:
-        from streamlit.proto.BackMsg_pb2 import BackMsg
-
-        msg = BackMsg()
-        state = msg.rerun_script
-        state.query_string = query
-        state.page_script_hash = self.page.page_hash
-        state.fragment_id = fragment_id
-        for widget_id, value in widgets:
-            w = state.widget_states.widgets.add()
-            w.id = widget_id
-            w.double_array_value.data.extend([value])
-        await self.ws.send(msg.SerializeToString())
-
-    async def until(self, done, timeout_s: float) -> None:
-        """Read messages until ``done(page)`` holds."""
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-        deadline = time.monotonic() + timeout_s
-        while not done(self.page):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            data = await asyncio.wait_for(self.ws.recv(), left)
-            msg = ForwardMsg()
-            msg.ParseFromString(data)
-            self.page.read(msg)
-
 
 @dataclass
 class StepTimes:
@@ -143,7 +67,7 @@ async def _session(url: str, i: int, steps: int, timeout_s: float, opened: async
     waited = False
     try:
         async with websockets.connect(url, subprotocols=["streamlit"], max_size=None, open_timeout=timeout_s) as ws:
-            c = Client(ws)
+            c = ProtocolClient(ws)
             t0 = time.perf_counter()
             await c.rerun(link)
             want = expected_sessions(hbm, shared / 100)

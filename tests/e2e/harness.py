@@ -362,6 +362,91 @@ def many_users(server: Server, n: int, *, steps: int = 3, timeout_s: float = 90.
                            peak_rss_kib=tree_kib(server.proc.pid, "VmHWM"))
 
 
+# ---------------------------------------------------------------------------
+# The browser's side of Streamlit's websocket protocol (bench/bench_server_latency.py, test_fragment_rerun.py)
+# ---------------------------------------------------------------------------
+
+METRIC = "Sessions per GPU"
+"""The headline metric's label starts with this (English page)."""
+SLIDER = "Shared prefix"
+"""The slider the many-users sessions move."""
+
+
+@dataclass
+class ProtocolPage:
+    """What one session's page holds, as the server's messages built it: the last value of each metric by label,
+    the shared-prefix slider (id, fragment id), the share link's text and the address bar's query."""
+
+    metrics: dict[str, str] = field(default_factory=dict)
+    slider_id: str = ""
+    slider_fragment: str = ""
+    share_link: str = ""
+    query: str = ""
+    page_hash: str = ""
+    finished: int = 0
+    """Runs finished so far (``script_finished`` messages)."""
+    drawn: list[str] = field(default_factory=list)
+    """Every element drawn so far, as ``type: label or text`` (cleared by the caller between runs)."""
+
+    def read(self, msg) -> None:
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            self.page_hash = msg.new_session.page_script_hash
+        elif kind == "page_info_changed":
+            self.query = msg.page_info_changed.query_string
+        elif kind == "script_finished":
+            self.finished += 1
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            el = msg.delta.new_element
+            what = el.WhichOneof("type")
+            inner = getattr(el, what)
+            self.drawn.append(f"{what}: {getattr(inner, 'label', '') or getattr(inner, 'body', '')}")
+            if what == "metric":
+                self.metrics[el.metric.label] = el.metric.body
+            elif what == "slider" and el.slider.label == SLIDER:
+                self.slider_id, self.slider_fragment = el.slider.id, msg.delta.fragment_id
+            elif what == "code" and "hbm=" in el.code.code_text:
+                self.share_link = el.code.code_text
+
+    def figure(self) -> str | None:
+        return next((v for k, v in self.metrics.items() if k.startswith(METRIC)), None)
+
+
+class ProtocolClient:
+    """One session: a websocket to the server and the page its messages draw."""
+
+    def __init__(self, ws):
+        self.ws, self.page = ws, ProtocolPage()
+
+    async def rerun(self, query: str, widgets=(), fragment_id: str = "") -> None:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = query
+        state.page_script_hash = self.page.page_hash
+        state.fragment_id = fragment_id
+        for widget_id, value in widgets:
+            w = state.widget_states.widgets.add()
+            w.id = widget_id
+            w.double_array_value.data.extend([value])
+        await self.ws.send(msg.SerializeToString())
+
+    async def until(self, done, timeout_s: float) -> None:
+        """Read messages until ``done(page)`` holds."""
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        deadline = time.monotonic() + timeout_s
+        while not done(self.page):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            data = await asyncio.wait_for(self.ws.recv(), left)
+            msg = ForwardMsg()
+            msg.ParseFromString(data)
+            self.page.read(msg)
+
+
 SIZES: dict[str, tuple[int, int]] = {"1280x800": (1280, 800), "1920x1080": (1920, 1080)}
 """The viewports every page is checked at (name -> width, height)."""
 
