@@ -266,9 +266,7 @@ kv_format = c6.selectbox(t("KV format"), [NATIVE, *FORMATS], key="plan_kv_format
 
 # The page top to bottom. A slider step reruns only `_answer` (a fragment), which draws the sliders, the answer, the
 # details and the downloads into the places kept for them here: the browser redraws those, not the whole page.
-sliders = st.container()
-alerts = st.container()  # a refused input, next to the inputs and above the answer (in the first viewport)
-headline = st.container()  # the answer, above the assumptions: filled once the plan is computed
+answer_box = st.container()  # the sliders and the answer: the body of `_answer`, called into it below
 
 with st.expander(t("Parallelism, memory and throughput assumptions")):
     a1, a2, a3 = st.columns(3)
@@ -415,10 +413,9 @@ def _slider_row():
 @st.fragment
 def _answer(share_slot):
     """The sliders and everything they move: a slider step reruns this alone (the page's other inputs, above, are
-    fixed between whole-page runs: moving any of them reruns the page). Writes into the page's places (``sliders``,
-    ``alerts``, ``headline``, ``details``), the plan
-    the download buttons write (``shown_plan``) and the sidebar's share link (``share_slot``, so the link
-    follows every step). Returns (model, KV format, inputs) for the parts of the page no slider moves, or None
+    fixed between whole-page runs: moving any of them reruns the page). Its body is ``answer_box``
+    (the sliders, alerts and the headline); it writes into ``details``, the plan the download buttons write
+    (``shown_plan``) and the sidebar's share link (``share_slot``, so the link follows every step). Returns (model, KV format, inputs) for the parts of the page no slider moves, or None
     after an unexpected error (shown as one line by :func:`kvplan_app.router.page_errors`)."""
     with page_errors("home"):
         return _answer_run(share_slot)
@@ -427,8 +424,9 @@ def _answer(share_slot):
 def _answer_run(share_slot):
     """The body of :func:`_answer`."""
     last = current_inputs()  # read again on every run: a fragment rerun follows the plan the last step set
-    with sliders:
-        hbm_gib, hbm_set, hit_rate, shared_prefix, hbm_slot = _slider_row()
+    hbm_gib, hbm_set, hit_rate, shared_prefix, hbm_slot = _slider_row()
+    alerts = st.container()  # a refused input, next to the inputs and above the answer (in the first viewport)
+    headline = st.container()  # the answer, above the assumptions: filled once the plan is computed
     config_model, config_key = page_config_model, page_config_key
     # Untouched, the slider means "the device's reported total", to the byte (no hbm in the link).
     hbm_choice = float(hbm_gib) if hbm_set else None
@@ -616,7 +614,8 @@ def _answer_run(share_slot):
     return model, priced_format, inputs
 
 
-answered = _answer(share_link_slot())
+with answer_box:  # the fragment's own place (its widgets drawn in its body, not into another container)
+    answered = _answer(share_link_slot())
 if answered is not None:  # else an unexpected error, already shown
     model, priced_format, inputs = answered
     with kv_box:
