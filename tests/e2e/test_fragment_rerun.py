@@ -7,6 +7,7 @@ protocol as the front end speaks it (``harness.ProtocolClient``): no browser is 
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
@@ -34,7 +35,9 @@ async def _step(base: str):
 
 
 def test_a_slider_step_redraws_the_answer_and_the_link_not_the_page(app_server):
-    opened, page = asyncio.run(_step(app_server))
+    # its own thread: the sync Playwright of the other browser tests may hold this thread's event loop
+    with ThreadPoolExecutor(1) as pool:
+        opened, page = pool.submit(asyncio.run, _step(app_server)).result()
     # what no slider moves, drawn on opening: the title, the model and GPU boxes, the KV table (a dataframe)
     fixed = ("heading: KV-cache plan", "selectbox: Model", "selectbox: GPU", "heading: KV cache by context",
              "dataframe")
