@@ -133,11 +133,23 @@ def t(text: str, /, **values: Any) -> str:
     return translate(text, language(), **values)
 
 
-def tn(singular: str, plural: str, n: int, /, **values: Any) -> str:
+def tn(singular: str, plural: str, n: int | float, /, **values: Any) -> str:
     """The form of ``singular`` / ``plural`` for the count ``n`` in this session's language (gettext's plural
-    rule), with ``values`` put into its placeholders: ``tn("{n} line", "{n} lines", n, n=num(f"{n:,}"))``."""
-    out = translations(language()).ngettext(singular, plural, n)
+    rule), with ``values`` put into its placeholders: ``tn("{n} line", "{n} lines", n, n=num(f"{n:,}"))``.
+
+    A count that is not whole (a per-GPU share of 0.25 sessions) takes the plural, as in English and Spanish.
+    """
+    out = translations(language()).ngettext(singular, plural, plural_count(n))
     return out.format(**values) if values else out
+
+
+def plural_count(n: int | float) -> int:
+    """The whole count gettext's plural rule is asked about for ``n``: ``n`` itself when whole, else 2 (plural).
+
+    >>> plural_count(1), plural_count(1.0), plural_count(0.25), plural_count(17.875)
+    (1, 1, 2, 2)
+    """
+    return int(n) if float(n).is_integer() else 2
 
 
 def translate(text: str, lang: str, /, **values: Any) -> str:

@@ -479,10 +479,11 @@ with headline:
                           model.max_context_tokens, language(), config_key, config_model), key="plan_chart")
     o = result.other_parallelism
     if o is not None:  # the other attention parallelism holds a different count: say so and how to get it
-        st.info(num(t("Under {attention} attention this plan holds {per_gpu} sessions per GPU ({per_replica} per "
-                      "replica): {how}.", attention=o.attention_parallelism.upper(),
-                      per_gpu=format_sessions(o.sessions_per_gpu), per_replica=f"{o.sessions_per_replica:,}",
-                      how=planner_message(o.how))))
+        st.info(num(t("Under {attention} attention this plan holds {sessions} per GPU ({per_replica} per replica): "
+                      "{how}.", attention=o.attention_parallelism.upper(),
+                      sessions=tn("{n} session", "{n} sessions", o.sessions_per_gpu,
+                                  n=format_sessions(o.sessions_per_gpu)),
+                      per_replica=f"{o.sessions_per_replica:,}", how=planner_message(o.how))))
     if result.launch_flags is not None:
         st.caption(t("Launch flags that realise this plan ({engine}; MODEL is your checkpoint):",
                      engine=ENGINE_WORDS[result.launch_flags.engine]))
