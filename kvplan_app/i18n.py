@@ -310,6 +310,36 @@ def num(text: str) -> str:
     return localize_numbers(text, language())
 
 
+_GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
+"""A whole number with thousands points (``1.000``, ``2.000.000``): Spanish grouping, never a decimal point."""
+
+
+def read_number(text: str, lang: str) -> float:
+    """A number typed in ``lang`` (what :func:`localize_numbers` writes, read back).
+
+    Spanish: a decimal comma and thousands points (``1.234,5``); a point alone is a decimal point unless it groups
+    digits in threes (``0.5`` is a half, ``1.000`` is a thousand). English: a decimal point, thousands commas.
+    Exponents (``1e9``) as Python reads them.
+
+    >>> read_number("0,5", "es"), read_number("1.234,5", "es"), read_number("1.000", "es"), read_number("0.5", "es")
+    (0.5, 1234.5, 1000.0, 0.5)
+    >>> read_number("1,234.5", "en"), read_number(" 2e9 ", "es")
+    (1234.5, 2000000000.0)
+
+    Raises:
+        ValueError: not a number (``float`` cannot read it).
+    """
+    text = text.strip().replace(" ", "").replace("\u00a0", "")
+    if lang in _SEPARATORS:
+        if "," in text:
+            text = text.replace(".", "").replace(",", ".")
+        elif _GROUPED.fullmatch(text):
+            text = text.replace(".", "")
+    else:
+        text = text.replace(",", "")
+    return float(text)
+
+
 def localize_numbers(text: str, lang: str) -> str:
     """See :func:`num`; pure (no session)."""
     swap = _SEPARATORS.get(lang)

@@ -383,7 +383,7 @@ def test_an_imported_config_goes_to_the_plan_in_spanish():
         at.session_state["model_source"] = "Import config.json"
         at.run()
         at.text_area(key="model_config_text").set_value(config).run()
-        at.number_input(key="model_weights_gib").set_value(15.0).run()
+        at.text_input(key="model_weights_gib_text").set_value("15").run()
         at.button(key="model_use_on_plan").click().run()
 
     at = _open({}, "model", send)
