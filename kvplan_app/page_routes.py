@@ -18,7 +18,7 @@ from __future__ import annotations
 import gc
 import logging
 import threading
-from pathlib import Path
+from importlib.resources import files
 
 LOG = logging.getLogger("kvplan_app")
 BASE_SCRIPT = '<script>window.__streamlit={BACKEND_BASE_URL:new URL(".",location.href).href}</script>'
@@ -30,9 +30,7 @@ _installed = False
 
 def page_html() -> str:
     """Streamlit's ``index.html`` with :data:`BASE_SCRIPT` first in its ``<head>``."""
-    import streamlit
-
-    html = (Path(streamlit.__file__).parent / "static" / "index.html").read_text(encoding="utf-8")
+    html = (files("streamlit") / "static" / "index.html").read_text(encoding="utf-8")  # the package's, never a link's
     head = html.index("<head>") + len("<head>")
     return html[:head] + BASE_SCRIPT + html[head:]
 

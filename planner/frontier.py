@@ -371,7 +371,7 @@ def frontier_grid(
     if shared_prefix is None:
         shared_prefix = base.shared_prefix
     elif not (isinstance(shared_prefix, (int, float)) and math.isfinite(shared_prefix) and 0 <= shared_prefix <= 1):
-        raise PlanInputError("shared_prefix", shared_prefix, msg("a number in [0, 1]"))
+        raise PlanInputError("shared_prefix", shared_prefix, msg("a fraction of the context in [0, 1]"))
     shared_prefix = float(shared_prefix)
     if len(accs) * ctx.size * hits.size > MAX_GRID_POINTS:
         raise PlanInputError("grid", f"{len(accs):,} x {ctx.size:,} x {hits.size:,} = "
