@@ -263,8 +263,8 @@ def number_box(where, label: str, min_value: float | None = None, max_value: flo
     whatever the language and has no locale. In English it is used unchanged. In another language the box is an
     ``st.text_input`` (key ``key`` + :data:`TEXT_SUFFIX`) showing the value with that language's marks ("0,50",
     "80,0"), read back by :func:`kvplan_app.i18n.read_number`. A text that is not a number in
-    [``min_value``, ``max_value``] gets one ``st.error`` under the box naming the field, the text and the range; the
-    value, hence the plan, stays the last valid one.
+    [``min_value``, ``max_value``] gets one ``st.error`` under the box's row naming the field, the text and the range;
+    the value, hence the plan, stays the last valid one.
 
     Args:
         where: ``st`` or a column.
@@ -292,8 +292,8 @@ def number_box(where, label: str, min_value: float | None = None, max_value: flo
     kwargs.pop("step", None)
     where.text_input(label, key=text_key, on_change=_number_typed,
                      args=(key, label, min_value, max_value, value is None, lang, on_change, args), **kwargs)
-    if refused is not None:
-        where.error(refused[0])
+    if refused is not None:  # the width of the enclosing block (page, expander), under the row: a column is narrow
+        st.error(refused[0])
     return st.session_state[key]
 
 
