@@ -86,7 +86,7 @@ gpu_ids = w1.multiselect(t("Accelerators (one line each)"), list(GPUS), key="fro
 context_choices = sorted({*MAX_CONTEXT_CHOICES, int(st.session_state["frontier_max_context"])})
 max_context = w2.select_slider(t("Longest context"), context_choices, key="frontier_max_context",
                                format_func=_tokens)
-w3, w3b, w4, w5 = st.columns([1.6, 1.6, 1.5, 1])
+w3, w3b, w4, w5 = st.columns([1.45, 1.45, 1.3, 1.4])  # "Scale throughput" uncut at 1280 px
 hit_rate = number_slider(w3, t("Prefix hit rate (context and rate figures)"), 0.0, 1.0, step=0.01,
                          key="frontier_hit_rate",  # "0,50" in Spanish
                          help=t("All reused tokens, a session's own history included: prefill work, time to first "
