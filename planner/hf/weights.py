@@ -41,6 +41,7 @@ from typing import Any
 from planner.errors import MISSING, PlanInputError
 from planner.kv.pipeline import vllm_pp_partition
 from planner.messages import msg
+from planner.units import cdiv
 
 VOCAB_PADDING = 64
 """vLLM pads the vocabulary of embeddings and output head to a multiple of 64 (per rank)."""
@@ -74,6 +75,48 @@ def cuda_allocated_bytes(nbytes: int) -> int:
     return segment if segment - size <= CUDA_ALLOC_SMALL else size
 
 _DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
+
+ROTARY_CACHE_BYTES = {"gpt_oss": 4}
+"""Model types whose vLLM model builds the rotary cache in FP32 whatever the model dtype (``gpt_oss.py``,
+``OAIAttention``: ``get_rope(..., dtype=torch.float32)``; its YaRN cache has original_max_position_embeddings x
+factor = 131,072 positions, the config's max_position_embeddings)."""
+
+MXFP4_CHECKPOINT = "checkpoint"
+MXFP4_TRITON_HOPPER = "vllm-triton-hopper"
+
+MXFP4_HOPPER_VALUE_PACK = (16, 32)
+"""triton_kernels ``HopperMXValueLayout.swizzle_data`` (mma_version 3): the packed E2M1 bytes of a weight, rows x
+(inputs / 2), are padded to whole tiles of 16 rows (k_tile x warp_tile x threads x scott_trick x contig = 1 x 2 x 4 x
+2 x 1) by 32 bytes (4 x 2 x 4 x 1 x 1). The layout at triton-lang/triton 000df03e pads further (64 bytes x 256 rows,
+``HopperMXValueLayoutTransformation._padded_shape``); with it gpt-oss-20b comes to +2.4 % (TP 1) and +3.4 % (TP 2)
+against vLLM 0.19.0's logs, so the image those logs come from does not use it."""
+
+MXFP4_HOPPER_SCALE_ROWS = 2 * 8 * 2 * 8
+"""triton_kernels ``HopperMXScaleLayout.swizzle_data``: scale rows padded to 2 x num_warps x 2 x 8 (vLLM passes
+num_warps 8 without expert parallelism), scale columns to 2."""
+
+
+def _round_up(n: int, multiple: int) -> int:
+    return cdiv(n, multiple) * multiple
+
+
+def mxfp4_triton_hopper_tensors(rows: int, cols: int) -> tuple[int, int, int]:
+    """Bytes one MXFP4 expert linear of ``rows`` outputs x ``cols`` inputs holds under vLLM's Triton MXFP4 MoE backend
+    on Hopper: (swizzled E2M1 values, swizzled E8M0 scales, the checkpoint's E8M0 scales).
+
+    vLLM ``convert_to_mxfp4_moe_kernel_format`` (``vllm/model_executor/layers/fused_moe/oracle/mxfp4.py``, Triton
+    branch, read at 001eda31) swizzles weights and scales with ``_swizzle_mxfp4`` (triton_kernels Hopper layouts) and
+    deletes the layer's weights only; ``Mxfp4MoEMethod._setup_kernel`` keeps the swizzled scales in the
+    ``PrecisionConfig`` and leaves ``w13_weight_scale`` / ``w2_weight_scale`` on the layer, so the scales are held
+    twice.
+
+    >>> mxfp4_triton_hopper_tensors(2_944, 2_880)  # gpt-oss-20b gate_up at TP 2: 2,944 x 1,440 B; 3,072 x 90; 2,944 x 90
+    (4239360, 276480, 264960)
+    """
+    groups = math.ceil(cols / 32)
+    values = _round_up(rows, MXFP4_HOPPER_VALUE_PACK[0]) * _round_up(math.ceil(cols / 2), MXFP4_HOPPER_VALUE_PACK[1])
+    swizzled = _round_up(rows, MXFP4_HOPPER_SCALE_ROWS) * _round_up(groups, 2)
+    return values, swizzled, rows * groups
 
 @dataclass(frozen=True)
 class WeightClass:
@@ -259,13 +302,13 @@ def weights_refusal_reason(exc: PlanInputError) -> str:
 
 
 def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_rank: int | None = None,
-                       mxfp4_pad: int = 1, cuda_allocator: bool = False) -> CheckpointWeights:
+                       mxfp4_layout: str = "checkpoint", cuda_allocator: bool = False) -> CheckpointWeights:
     """Weight bytes of one rank of a decoder checkpoint (``pp_rank`` None = the last stage, which holds the output
     head; stages hold vLLM's split of the layers, :func:`planner.kv.pipeline.vllm_pp_partition`).
 
-    ``mxfp4_pad``: MXFP4 MoE weights' hidden and per-rank intermediate sizes are rounded up to this multiple, as
-    the engine's kernels lay them out (vLLM 0.19 on Hopper: ``mxfp4_moe_pad`` in planner/data/engine_budget.toml;
-    1 = as stored in the checkpoint).
+    ``mxfp4_layout``: how MXFP4 MoE experts sit in memory: ``"checkpoint"`` (as stored) or
+    ``"vllm-triton-hopper"`` (vLLM's Triton MXFP4 MoE backend on Hopper, :func:`mxfp4_triton_hopper_tensors`;
+    ``mxfp4_moe_layout`` in planner/data/engine_budget.toml).
 
     ``cuda_allocator``: add what PyTorch's CUDA caching allocator counts beyond the tensors' bytes
     (:func:`cuda_allocated_bytes` per tensor, the class "allocator rounding"), as vLLM's "Model loading took"
@@ -364,23 +407,35 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     if experts:
         i_rank = math.ceil(inter / tp)
         h_rank = hidden
-        if experts_only and mxfp4_pad > 1:
-            i_rank = math.ceil(i_rank / mxfp4_pad) * mxfp4_pad
-            h_rank = math.ceil(hidden / mxfp4_pad) * mxfp4_pad
-        per_expert = lin("mlp.experts", 2 * i_rank, h_rank) + lin("mlp.experts", h_rank, i_rank)
-        fused(stage_layers, ("mlp.experts", 2 * i_rank, h_rank), times=experts)
-        fused(stage_layers, ("mlp.experts", h_rank, i_rank), times=experts)
+        bias_b = wb
+        triton = experts_only and mxfp4_layout == MXFP4_TRITON_HOPPER
+        if mxfp4_layout not in (MXFP4_CHECKPOINT, MXFP4_TRITON_HOPPER):
+            raise PlanInputError("mxfp4_layout", mxfp4_layout, f"{MXFP4_CHECKPOINT} or {MXFP4_TRITON_HOPPER}")
+        if triton:
+            # vLLM mxfp4_round_up_hidden_size_and_intermediate_size, Triton branch: intermediate to 64, hidden kept;
+            # convert_to_mxfp4_moe_kernel_format casts the expert biases to FP32
+            i_rank, bias_b = _round_up(i_rank, 64), 4
+            layout = [mxfp4_triton_hopper_tensors(2 * i_rank, h_rank), mxfp4_triton_hopper_tensors(h_rank, i_rank)]
+            per_expert = sum(sum(t) for t in layout)
+            for parts_ in layout:
+                tensors.extend((experts * b, stage_layers) for b in parts_)
+        else:
+            per_expert = lin("mlp.experts", 2 * i_rank, h_rank) + lin("mlp.experts", h_rank, i_rank)
+            fused(stage_layers, ("mlp.experts", 2 * i_rank, h_rank), times=experts)
+            fused(stage_layers, ("mlp.experts", h_rank, i_rank), times=experts)
         tensors.append((hidden * experts * wb, stage_layers))
         e_params = experts * 3 * h_rank * i_rank
         e_bytes = experts * per_expert
         if model_type == "gpt_oss":
             e_params += experts * (2 * i_rank + h_rank)
-            e_bytes += experts * (2 * i_rank + h_rank) * wb
-            tensors += [(experts * 2 * i_rank * wb, stage_layers), (experts * h_rank * wb, stage_layers)]
+            e_bytes += experts * (2 * i_rank + h_rank) * bias_b
+            tensors += [(experts * 2 * i_rank * bias_b, stage_layers), (experts * h_rank * bias_b, stage_layers)]
         router = hidden * experts
+        layout_note = (" as vLLM's Triton MXFP4 backend lays them out on Hopper (swizzled copy of the scales beside "
+                       "the checkpoint's, FP32 biases)" if triton else "")
         classes.append(WeightClass("MoE experts", e_params * stage_layers, e_bytes * stage_layers,
                                    f"{stage_layers} layers x {experts} experts x 3 x hidden {h_rank:,} x intermediate "
-                                   f"{i_rank:,} per rank" + (f", {scheme.label}" if scheme else "")))
+                                   f"{i_rank:,} per rank" + (f", {scheme.label}" if scheme else "") + layout_note))
         classes.append(WeightClass("router", router * stage_layers, router * stage_layers * wb,
                                    "hidden x experts per layer, 16-bit (replicated)"))
         if shared_inter:
@@ -407,9 +462,10 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     classes.append(WeightClass("norms", norms, norms * wb, "per-layer and final RMSNorm weights (replicated)"))
     max_pos = _whole(cfg, "max_position_embeddings", 0)
     rot_dim = int(head_dim * float(cfg.get("partial_rotary_factor") or 1.0))
-    classes.append(WeightClass("rotary cache", 0, max_pos * rot_dim * wb,
-                               f"cos/sin cache: max_position_embeddings {max_pos:,} x rotary dim {rot_dim} x {wb} B"))
-    tensors.append((max_pos * rot_dim * wb, 1))
+    rb = ROTARY_CACHE_BYTES.get(model_type, wb)
+    classes.append(WeightClass("rotary cache", 0, max_pos * rot_dim * rb,
+                               f"cos/sin cache: max_position_embeddings {max_pos:,} x rotary dim {rot_dim} x {rb} B"))
+    tensors.append((max_pos * rot_dim * rb, 1))
     if cuda_allocator:
         extra = sum(n * (cuda_allocated_bytes(b) - b) for b, n in tensors if b)
         unsplit = sum(n for b, n in tensors if b and cuda_allocated_bytes(b) > b)
