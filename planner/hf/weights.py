@@ -301,6 +301,118 @@ def weights_refusal_reason(exc: PlanInputError) -> str:
     return msg("{field} is {value}; expected {allowed}", field=exc.field, value=repr(exc.value), allowed=exc.allowed)
 
 
+def _gemma4_weights(config: dict[str, Any], cfg: dict[str, Any], *, tp: int, pp: int) -> CheckpointWeights:
+    """Gemma 4 (``Gemma4ForConditionalGeneration``) as vLLM's ``gemma4.py`` and ``gemma4_mm.py`` build it, one GPU.
+
+    Per text layer (``Gemma4DecoderLayer``): attention of the layer's type (sliding: ``head_dim``,
+    ``num_key_value_heads``; full: ``global_head_dim`` and, with ``attention_k_eq_v``, ``num_global_key_value_heads``;
+    ``QKVParallelLinear`` allocates the V slot even where the checkpoint has no v_proj, K is loaded into both), q and k
+    norms; a dense gated MLP (``intermediate_size``) and, with ``enable_moe_block``, a router (``GateLinear``
+    hidden x experts, BF16, a per-dimension scale, per-expert scales) and the experts (``moe_intermediate_size``)
+    beside it; 4 RMSNorms (7 with the MoE block). Tied embeddings, a final norm, one rotary cache per layer type
+    (``get_rope`` shares equal ones): max_position_embeddings x rotary dim in the model dtype. The vision tower
+    (``vision_config``): patch projection (3 x patch^2 x hidden), a 2 x ``position_embedding_size`` x hidden position
+    table, per layer q, k, v, o and a gated MLP with 4 norms and q/k norms, the ``embed_vision`` projection to the
+    text width and the standardisation bias and scale. Linears follow the checkpoint's quantization unless its
+    ignore list names them.
+
+    Raises:
+        PlanInputError: TP or PP above 1, or per-layer input embeddings (Gemma 4 E2B/E4B), not priced here.
+    """
+    if tp != 1 or pp != 1:
+        raise PlanInputError("tensor_parallel_size x pipeline_parallel_size", tp * pp,
+                             msg("1 (Gemma 4's weights are priced on one GPU: the only public log is at TP 1)"))
+    if cfg.get("hidden_size_per_layer_input"):
+        raise PlanInputError("config.hidden_size_per_layer_input", cfg.get("hidden_size_per_layer_input"),
+                             msg("0 (per-layer input embeddings are not priced yet)"))
+    hidden, layers = _whole(cfg, "hidden_size", minimum=1), _whole(cfg, "num_hidden_layers", minimum=1)
+    heads = _whole(cfg, "num_attention_heads", minimum=1)
+    kv_heads = _whole(cfg, "num_key_value_heads", heads, minimum=1)
+    head_dim = _whole(cfg, "head_dim", hidden // heads, minimum=1)
+    g_dim = _whole(cfg, "global_head_dim", head_dim, minimum=1)
+    g_kv = _whole(cfg, "num_global_key_value_heads", kv_heads, minimum=1) if cfg.get("attention_k_eq_v") else kv_heads
+    vocab = _whole(cfg if cfg.get("vocab_size") is not None else config, "vocab_size", minimum=1)
+    inter = _whole(cfg, "intermediate_size", minimum=1)
+    dtype = str(cfg.get("torch_dtype") or config.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
+    wb = _DTYPE_BYTES.get(dtype.removeprefix("torch."), 2)
+    method, scheme, ignore, _ = quant_scheme(config)
+    types = cfg.get("layer_types") or []
+    n_full = sum(1 for t in types if t == "full_attention") if len(types) == layers else 0
+    n_slide = layers - n_full
+
+    def lin(name: str, rows: int, cols: int, prefix: str = "") -> int:
+        quantized = scheme is not None and not (
+            _matches(f"{prefix}.{name}", ignore) if prefix else _ignored(name, ignore))
+        return sum(scheme.tensor_bytes(rows, cols)) if quantized else rows * cols * wb
+
+    classes: list[WeightClass] = []
+    vpad = math.ceil(vocab / VOCAB_PADDING) * VOCAB_PADDING
+    classes.append(WeightClass("embeddings", vpad * hidden, vpad * hidden * wb,
+                               f"vocab {vocab:,} padded to 64 x hidden {hidden:,}, {wb} B (tied output head)"))
+
+    def attn(q_heads: int, kv: int, dim: int) -> tuple[int, int]:
+        q, k = q_heads * dim, kv * dim
+        params = hidden * (q + 2 * k) + q * hidden + 2 * dim
+        return params, (lin("self_attn.q_proj", q, hidden) + 2 * lin("self_attn.k_proj", k, hidden)
+                        + lin("self_attn.o_proj", hidden, q) + 2 * dim * wb)
+    s_p, s_b = attn(heads, kv_heads, head_dim)
+    f_p, f_b = attn(heads, g_kv, g_dim)
+    classes.append(WeightClass("attention", n_slide * s_p + n_full * f_p, n_slide * s_b + n_full * f_b,
+                               f"{n_slide} sliding layers x (q {heads} x {head_dim}, k and v {kv_heads} x {head_dim}) "
+                               f"+ {n_full} full layers x (q {heads} x {g_dim}, k and v {g_kv} x {g_dim}: the V slot "
+                               f"is allocated, attention_k_eq_v loads K into it) + q/k norms"
+                               + (f", {scheme.label} unless ignored" if scheme else "")))
+    mlp_b = lin("mlp.gate_proj", 2 * inter, hidden) + lin("mlp.down_proj", hidden, inter)
+    classes.append(WeightClass("MLP", 3 * hidden * inter * layers, mlp_b * layers,
+                               f"{layers} layers x 3 x hidden {hidden:,} x intermediate {inter:,} (dense, beside the "
+                               "experts)" + (f", {scheme.label} unless ignored" if scheme else "")))
+    n_norms = 4
+    if cfg.get("enable_moe_block"):
+        n_norms = 7
+        experts = _whole(cfg, "num_experts", minimum=1)
+        m_inter = _whole(cfg, "moe_intermediate_size", minimum=1)
+        e_b = experts * (lin("experts", 2 * m_inter, hidden) + lin("experts", hidden, m_inter))
+        classes.append(WeightClass("MoE experts", experts * 3 * hidden * m_inter * layers, e_b * layers,
+                                   f"{layers} layers x {experts} experts x 3 x hidden {hidden:,} x intermediate "
+                                   f"{m_inter:,}" + (f", {scheme.label}" if scheme else "")))
+        r_p = hidden * experts + hidden + experts
+        classes.append(WeightClass("router", r_p * layers, r_p * layers * wb,
+                                   "hidden x experts (GateLinear, 16-bit) + per-dimension scale + per-expert scale"))
+    norms = (n_norms * layers + 1) * hidden
+    classes.append(WeightClass("norms", norms, norms * wb, f"{n_norms} RMSNorms per layer + the final one"))
+    max_pos = _whole(cfg, "max_position_embeddings", 0)
+    rope = cfg.get("rope_parameters") if isinstance(cfg.get("rope_parameters"), dict) else {}
+    dims = {t: int(d * float((rope.get(t) or {}).get("partial_rotary_factor") or 1.0))
+            for t, d in (("sliding_attention", head_dim), ("full_attention", g_dim))
+            if (t == "full_attention" and n_full) or (t == "sliding_attention" and n_slide)}
+    classes.append(WeightClass("rotary cache", 0, sum(max_pos * d * wb for d in dims.values()),
+                               "cos/sin caches, one per layer type: max_position_embeddings "
+                               f"{max_pos:,} x rotary dim " + " + ".join(str(d) for d in dims.values()) + f" x {wb} B"))
+    vision = config.get("vision_config")
+    if isinstance(vision, dict) and vision:
+        vh = _whole(vision, "hidden_size", where="config.vision_config", minimum=1)
+        vl = _whole(vision, "num_hidden_layers", where="config.vision_config", minimum=1)
+        vheads = _whole(vision, "num_attention_heads", where="config.vision_config", minimum=1)
+        vdim = _whole(vision, "head_dim", vh // vheads, where="config.vision_config", minimum=1)
+        vkv = _whole(vision, "num_key_value_heads", vheads, where="config.vision_config", minimum=1)
+        vi = _whole(vision, "intermediate_size", where="config.vision_config", minimum=1)
+        patch = _whole(vision, "patch_size", where="config.vision_config", minimum=1)
+        pos = _whole(vision, "position_embedding_size", 0, where="config.vision_config")
+        vp = "model.vision_tower.encoder.layers.0"
+        per_layer = (lin("self_attn.q_proj", vheads * vdim, vh, vp) + 2 * lin("self_attn.k_proj", vkv * vdim, vh, vp)
+                     + lin("self_attn.o_proj", vh, vheads * vdim, vp) + lin("mlp.gate_proj", 2 * vi, vh, vp)
+                     + lin("mlp.down_proj", vh, vi, vp) + (4 * vh + 2 * vdim) * wb)
+        other = (3 * patch * patch * vh + 2 * pos * vh + (2 * vh if vision.get("standardize") else 0)) * wb
+        other += lin("embedding_projection", hidden, vh, "model.embed_vision")
+        params = vl * (vh * (vheads + 2 * vkv) * vdim + vheads * vdim * vh + 3 * vh * vi + 4 * vh + 2 * vdim)
+        params += 3 * patch * patch * vh + 2 * pos * vh + hidden * vh
+        classes.append(WeightClass("vision tower", params, vl * per_layer + other,
+                                   f"{vl} layers x (q, k, v, o {vheads} x {vdim} on {vh:,}; MLP 3 x {vh:,} x {vi:,}) + "
+                                   f"patch projection, a 2 x {pos:,} x {vh:,} position table and the projection to "
+                                   f"{hidden:,}"))
+    return CheckpointWeights(classes=tuple(classes), quant_method=method)
+
+
 def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_rank: int | None = None,
                        mxfp4_layout: str = "checkpoint", cuda_allocator: bool = False) -> CheckpointWeights:
     """Weight bytes of one rank of a decoder checkpoint (``pp_rank`` None = the last stage, which holds the output
@@ -323,13 +435,7 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
                              msg("a decoder with GQA/MHA attention (MLA and Mamba weights are not priced yet)"))
     head_dim_cfg, global_dim = cfg.get("head_dim"), cfg.get("global_head_dim")
     if cfg.get("enable_moe_block") or (global_dim is not None and global_dim != head_dim_cfg):
-        # Gemma 4 MoE: a dense MLP beside the experts in every layer, full-attention layers of another head size,
-        # and a vision tower. Priced with the classes here, nvidia/Gemma-4-26B-A4B-NVFP4 comes to 14.11 GiB where
-        # vLLM logs "Model loading took 17.89 GiB": refused rather than 21 % low.
-        raise PlanInputError("config.model_type", cfg.get("model_type"),
-                             msg("a decoder whose layers share one attention geometry and one MLP (the weights of "
-                                 "Gemma 4's dense MLP beside the experts and of its global-attention layers are not "
-                                 "priced yet)"))
+        return _gemma4_weights(config, cfg, tp=tp, pp=pp)
     hidden, layers = _whole(cfg, "hidden_size", minimum=1), _whole(cfg, "num_hidden_layers", minimum=1)
     heads = _whole(cfg, "num_attention_heads", minimum=1)
     kv_heads = _whole(cfg, "num_key_value_heads", heads, minimum=1)
