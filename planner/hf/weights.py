@@ -516,7 +516,7 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
         bias_b = wb
         triton = experts_only and mxfp4_layout == MXFP4_TRITON_HOPPER
         if mxfp4_layout not in (MXFP4_CHECKPOINT, MXFP4_TRITON_HOPPER):
-            raise PlanInputError("mxfp4_layout", mxfp4_layout, f"{MXFP4_CHECKPOINT} or {MXFP4_TRITON_HOPPER}")
+            raise ValueError(f"mxfp4_layout {mxfp4_layout!r}: {MXFP4_CHECKPOINT!r} or {MXFP4_TRITON_HOPPER!r}")
         if triton:
             # vLLM mxfp4_round_up_hidden_size_and_intermediate_size, Triton branch: intermediate to 64, hidden kept;
             # convert_to_mxfp4_moe_kernel_format casts the expert biases to FP32
