@@ -21,10 +21,11 @@ Bytes per class from ``quantization_config``: none (``torch_dtype``), ``fp8`` (1
 scale per ``weight_block_size`` block), ``compressed-tensors`` (its ``config_groups``: 8-bit int / float per
 channel or tensor, 4-bit int with one 16-bit scale per ``group_size``; ``ignore`` stays 16-bit), ``gptq`` / ``awq``
 (``bits``, ``group_size``; the output head and embeddings stay 16-bit), ``mxfp4`` (MoE experts: E2M1 + one E8M0
-per 32; ``modules_to_not_convert`` and attention stay 16-bit) and ModelOpt ``NVFP4`` (E2M1 + one E4M3 per 16;
-its two FP32 per-tensor scales per linear, a few bytes in all, are left out; ``exclude_modules`` stay 16-bit).
-A format outside these is refused by name, and so are architectures whose layers differ from these classes
-(Gemma 4: a dense MLP beside the experts, global-attention layers of another head size).
+per 32; ``modules_to_not_convert`` and attention stay 16-bit; as stored, or as vLLM's Triton backend lays them out
+on Hopper, :func:`mxfp4_triton_hopper_tensors`) and ModelOpt ``NVFP4`` (E2M1 + one E4M3 per 16; its two FP32
+per-tensor scales per linear, a few bytes in all, are left out; ``exclude_modules`` stay 16-bit). A format outside
+these is refused by name. Gemma 4 (a dense MLP beside the experts, full-attention layers of another head size, a
+vision tower) has its own classes, :func:`_gemma4_weights` (one GPU only).
 
 What vLLM logs also holds the CUDA caching allocator's rounding (``cuda_allocated_bytes``): asked for with
 ``cuda_allocator=True``, it is the class "allocator rounding".
