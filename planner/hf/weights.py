@@ -311,7 +311,8 @@ def _gemma4_weights(config: dict[str, Any], cfg: dict[str, Any], *, tp: int, pp:
     norms; a dense gated MLP (``intermediate_size``) and, with ``enable_moe_block``, a router (``GateLinear``
     hidden x experts, BF16, a per-dimension scale, per-expert scales) and the experts (``moe_intermediate_size``)
     beside it; 4 RMSNorms (7 with the MoE block). Tied embeddings, a final norm, one rotary cache per layer type
-    (``get_rope`` shares equal ones): max_position_embeddings x rotary dim in the model dtype. The vision tower
+    (``get_rope`` shares equal ones): max_position_embeddings x rotary dim in the model dtype, the whole head for
+    the "proportional" rope of full layers (``Gemma4RotaryEmbedding``). The vision tower
     (``vision_config``): patch projection (3 x patch^2 x hidden), a 2 x ``position_embedding_size`` x hidden position
     table, per layer q, k, v, o and a gated MLP with 4 norms and q/k norms, the ``embed_vision`` projection to the
     text width and the standardisation bias and scale. Linears follow the checkpoint's quantization unless its
@@ -383,7 +384,10 @@ def _gemma4_weights(config: dict[str, Any], cfg: dict[str, Any], *, tp: int, pp:
     classes.append(WeightClass("norms", norms, norms * wb, f"{n_norms} RMSNorms per layer + the final one"))
     max_pos = _whole(cfg, "max_position_embeddings", 0)
     rope = cfg.get("rope_parameters") if isinstance(cfg.get("rope_parameters"), dict) else {}
-    dims = {t: int(d * float((rope.get(t) or {}).get("partial_rotary_factor") or 1.0))
+    # vLLM's Gemma4RotaryEmbedding ("proportional", rotary_embedding/gemma4_rope.py) zero-pads the frequencies it
+    # does not rotate and builds its cache over the whole head (rotary_dim = head_size)
+    dims = {t: d if (rope.get(t) or {}).get("rope_type") == "proportional"
+            else int(d * float((rope.get(t) or {}).get("partial_rotary_factor") or 1.0))
             for t, d in (("sliding_attention", head_dim), ("full_attention", g_dim))
             if (t == "full_attention" and n_full) or (t == "sliding_attention" and n_slide)}
     classes.append(WeightClass("rotary cache", 0, sum(max_pos * d * wb for d in dims.values()),
