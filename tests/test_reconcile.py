@@ -649,3 +649,18 @@ def test_llama_31_8b_pp4_binding_stage_from_profiling_lines_llmd_planner():
         encoding="utf-8").splitlines() if "Total non KV cache memory" not in l))
     assert _row(reconcile(only_pp0, get_model("llama-3.1-8b")), "GPU KV cache size").status != "match"
 
+
+def test_llama_31_8b_pp2_binding_stage_from_profiling_lines_llmd_planner():
+    # The same campaign at PP 2 (tests/data/logs/SOURCES.md): PP0 prints "Available KV cache memory: 66.54 GiB", PP1
+    # only its profiling line, "Total non KV cache memory: 9.6GiB" (output head and sampler). get_pp_indices: 32 // 2
+    # = 16 layers per stage, 16 x 4,096 = 65,536 B per token, 1,048,576 B per block (1,024 blocks per GiB).
+    # PP1: 79.19 x 0.95 - 9.6 = 65.6305 GiB, within rounding [65.62075, 65.64025] GiB = 67,195 to 67,215 blocks =
+    # 1,075,120 to 1,075,440 tokens (printed 1,075,312 = 67,207 blocks); PP0's 66.54 GiB = 68,136 blocks: PP1 binds.
+    # Concurrency 67,207 / 512 = 131.26x.
+    rec = reconcile(_log("vllm-llmd-planner-llama-3.1-8b-pp2.txt"), get_model("llama-3.1-8b"))
+    assert _row(rec, "pipeline stages' layers").kvplan == "PP0 16, PP1 16"
+    assert _row(rec, "binding rank").engine.startswith("PP1: 79.19 GiB x 0.95 - 9.6 GiB")
+    tokens = _row(rec, "GPU KV cache size")
+    assert tokens.status == "match" and tokens.kvplan == "1,075,120 to 1,075,440"
+    assert _row(rec, "Maximum concurrency").status == "match"
+
