@@ -83,8 +83,9 @@ def test_w4a16_llama_8b():
 # (fused_moe/oracle/mxfp4.py). What that backend holds per expert and layer, read in vLLM's code:
 # mxfp4_round_up_hidden_size_and_intermediate_size rounds the per-rank intermediate size up to 64 (hidden kept);
 # convert_to_mxfp4_moe_kernel_format swizzles values and E8M0 scales with triton_kernels' Hopper layouts, casts the
-# biases to FP32 and deletes the layer's weights but not its scales (Mxfp4MoEMethod._setup_kernel keeps the swizzled
-# scales in the PrecisionConfig), so the scales are held twice. HopperMXValueLayout pads rows to 16 and bytes to 32
+# biases to FP32 and deletes the layer's weights but not its scales (the swizzled scales go into the PrecisionConfig;
+# likewise the Triton branch of Mxfp4MoEMethod.process_weights_after_loading at 007d50058a06), so the scales are held
+# twice. HopperMXValueLayout pads rows to 16 and bytes to 32
 # (nothing here), HopperMXScaleLayout pads scale rows to 256 (num_warps 8). vLLM's gpt_oss.py builds the rotary cache
 # in FP32: 131,072 x 64 x 4 B = 33,554,432. The figures below add the CUDA caching allocator's rounding (vLLM measures
 # torch.cuda.memory_allocated; test_cuda_caching_allocator_rounding).

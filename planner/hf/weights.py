@@ -107,9 +107,10 @@ def mxfp4_triton_hopper_tensors(rows: int, cols: int) -> tuple[int, int, int]:
 
     vLLM ``convert_to_mxfp4_moe_kernel_format`` (``vllm/model_executor/layers/fused_moe/oracle/mxfp4.py``, Triton
     branch, read at 001eda31) swizzles weights and scales with ``_swizzle_mxfp4`` (triton_kernels Hopper layouts) and
-    deletes the layer's weights only; ``Mxfp4MoEMethod._setup_kernel`` keeps the swizzled scales in the
-    ``PrecisionConfig`` and leaves ``w13_weight_scale`` / ``w2_weight_scale`` on the layer, so the scales are held
-    twice.
+    deletes the layer's weights only: the swizzled scales go into the ``PrecisionConfig`` while
+    ``w13_weight_scale`` / ``w2_weight_scale`` stay on the layer, so the scales are held twice (as in the Triton branch
+    of ``Mxfp4MoEMethod.process_weights_after_loading``, ``quantization/mxfp4.py`` at 007d50058a06, before the
+    oracle module).
 
     >>> mxfp4_triton_hopper_tensors(2_944, 2_880)  # gpt-oss-20b gate_up at TP 2: 2,944 x 1,440 B; 3,072 x 90; 2,944 x 90
     (4239360, 276480, 264960)
