@@ -730,3 +730,62 @@ def test_sglang_only_architecture_refused_with_its_reason():
     with pytest.raises(PlanInputError, match="block-diffusion") as exc:
         layout_from_config({**LLAMA, "architectures": ["LLaDA2MoeModelLM"]})
     assert exc.value.field == "config.architectures"
+
+
+def test_minimax_m1_lightning_and_softmax_layers():
+    # MiniMaxAI/MiniMax-M1 config.json (tests/data/configs/SOURCES.md): 80 layers, attn_type_list seven 0s then a 1,
+    # ten times: 70 lightning-attention layers, 10 softmax-attention layers; 64 heads, 8 KV heads, head_dim 128.
+    # vLLM MiniMaxText01DecoderLayer (minimax_text_01.py @ 98370df): softmax layers are Attention(num_kv_heads=8,
+    # head_dim=128), no window: 10 x 2 (K, V) x 8 x 128 x 2 B (BF16) = 40,960 B per token.
+    # Lightning layers: get_mamba_state_shape_from_config -> linear_attention_state_shape(64, TP, 128) = (64/TP, 128,
+    # 128), dtype mamba_cache_dtype "auto" = the BF16 model dtype: 64 x 128 x 128 x 2 B = 2,097,152 B per layer and
+    # sequence; x 70 = 146,800,640 B.
+    est = model_from_config(load("minimax-m1")).estimate(1000)
+    assert est.kv_bytes_per_token == 40_960
+    assert est.state_bytes_in_pool == 146_800_640
+    layout = layout_from_config(load("minimax-m1"))
+    assert layout.layer_pattern == ("N" * 7 + "F") * 10
+    # TP 8: 8 heads of state per GPU (64 / 8), one KV head per GPU (8 / 8).
+    est8 = model_from_config(load("minimax-m1")).estimate(1000, tp=8)
+    assert est8.state_bytes_in_pool == 146_800_640 // 8
+    assert est8.kv_bytes_per_token == 40_960 // 8
+
+
+def test_minimax_layer_types_spelling_and_default():
+    # Hugging Face's native MiniMaxForCausalLM spells the mix as layer_types; vLLM MiniMaxText01Model maps
+    # linear_attention -> 0, full_attention -> 1. Without any list, every layer is softmax attention.
+    cfg = {**load("minimax-m1"), "architectures": ["MiniMaxForCausalLM"], "model_type": "minimax"}
+    types = cfg.pop("attn_type_list")
+    cfg["layer_types"] = ["linear_attention" if t == 0 else "full_attention" for t in types]
+    assert model_from_config(cfg).estimate(1000).kv_bytes_per_token == 40_960
+    del cfg["layer_types"]
+    # 80 softmax layers: 80 x 2 x 8 x 128 x 2 B = 327,680 B per token, no state.
+    est = model_from_config(cfg).estimate(1000)
+    assert est.kv_bytes_per_token == 327_680
+    assert est.state_bytes_in_pool == 0
+
+
+def test_minimax_attn_type_list_of_wrong_length_refused():
+    cfg = {**load("minimax-m1"), "attn_type_list": [0, 1] * 3}
+    with pytest.raises(PlanInputError) as err:
+        layout_from_config(cfg)
+    assert err.value.field == "config.num_hidden_layers"
+    cfg = {**load("minimax-m1"), "attn_type_list": [2] * 80}
+    with pytest.raises(PlanInputError) as err:
+        layout_from_config(cfg)
+    assert err.value.field == "config.attn_type_list"
+
+
+@pytest.mark.parametrize("config", [
+    # the top level of meta-llama/Llama-3.2-11B-Vision-Instruct's config.json, language model in text_config
+    {"architectures": ["MllamaForConditionalGeneration"], "model_type": "mllama",
+     "text_config": {"model_type": "mllama_text_model", "num_hidden_layers": 40,
+                     "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38]}},
+    {"model_type": "mllama"},
+])
+def test_mllama_refused_as_vllm_no_longer_serves_it(config):
+    # vLLM registry.py @ 0002bff: _PREVIOUSLY_SUPPORTED_MODELS["MllamaForConditionalGeneration"] = "0.10.2"
+    # ("encoder-decoder models except whisper have been removed for V0 deprecation").
+    with pytest.raises(PlanInputError) as err:
+        layout_from_config(config)
+    assert "0.10.2" in str(err.value) and "_PREVIOUSLY_SUPPORTED_MODELS" in str(err.value)

@@ -44,7 +44,8 @@ from planner.hf.checkpoint import SIDECAR_KEY
 from planner.hf.quant import checkpoint_kv_format
 from planner.hf.registry import Family, TrackedConfig, resolve, unread_layout_fields
 from planner.hf.report import ConfigReader, report_rows, text
-from planner.hf.state import PARALLEL_MAMBA, linear_attention_state, mamba_state, short_conv_state
+from planner.hf.state import (PARALLEL_MAMBA, lightning_attention_state, linear_attention_state, mamba_state,
+                              short_conv_state)
 from planner.errors import PlanInputError, json_kind
 from planner.reads import DuplicateKey, json_error_text, json_text, unique_keys
 from planner.kv.formats import KVFormat, get_format
@@ -75,7 +76,7 @@ class ImportedLayout:
 
 PATTERN_LEGEND = {
     "F": msg("full attention"), "S": msg("sliding window"), "C": msg("chunked local (Llama 4)"),
-    "L": msg("linear attention (Gated DeltaNet)"),
+    "L": msg("linear attention (Gated DeltaNet)"), "N": msg("lightning attention (MiniMax linear attention state)"),
     "M": msg("Mamba (SSM state)"), "K": msg("short convolution (LFM2 conv state)"), "A": msg("MLA latent"), "D": msg("MLA latent + DSA indexer keys"),
     "Z": msg("compressed entries (DeepSeek V4)"), "W": msg("window ring only (DeepSeek V4)"),
     "s": msg("shares another layer's KV (stores none)"), "-": msg("no KV (MLP / MoE block)"),
@@ -394,7 +395,8 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
             groups.append(SlidingWindowGroup(window_tokens=window, **common))
         else:
             groups.append(ChunkedLocalGroup(chunk_tokens=chunk, **common))
-    for kind, build in (("linear", linear_attention_state), ("mamba", mamba_state), ("conv", short_conv_state)):
+    for kind, build in (("linear", linear_attention_state), ("lightning", lightning_attention_state),
+                        ("mamba", mamba_state), ("conv", short_conv_state)):
         ids = [i for i, k in enumerate(kinds) if k == kind]
         if ids:
             groups.extend(build(r, cfg, ids, model_type, *state_formats))
