@@ -40,6 +40,7 @@ from typing import Any
 
 from planner.hf.deepseek import deepseek_v4, mla
 from planner.hf.layers import layer_kinds, pattern_string
+from planner.hf.maxlen import engine_max_len
 from planner.hf.checkpoint import SIDECAR_KEY
 from planner.hf.quant import checkpoint_kv_format
 from planner.hf.registry import Family, TrackedConfig, resolve, unread_layout_fields
@@ -179,9 +180,7 @@ def layout_from_config(
 
     model_type = text(merged.get("model_type", ""), 64)
     num_layers = r.int_field("num_hidden_layers", maximum=100_000)
-    max_ctx = r.int_field("max_position_embeddings", maximum=10**9, required=False)
-    if max_ctx is None:
-        r.note("max_position_embeddings", None, "defaulted", msg("not in config: no maximum context known"))
+    max_ctx = engine_max_len(r, merged, model_type)
     fmt = _main_format(r, merged, main_format)
     for key, why in _IGNORED_BUT_RELEVANT.items():
         if merged.get(key) not in (None, 0, False):
