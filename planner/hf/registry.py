@@ -904,7 +904,8 @@ def resolve(config: dict) -> tuple[Family, str]:
     if isinstance(model_type, str) and model_type in MODEL_TYPE_REFUSALS:
         arch = MODEL_TYPE_REFUSALS[model_type]
         raise PlanInputError("config.model_type", model_type, msg("a model type kvplan prices; {arch} is refused: "
-                                                                  "{reason}", arch=arch, reason=msg(status(arch)[1])))
+                                                                  "{reason}", arch=arch, reason=msg(REFUSALS[arch]) if arch in REFUSALS
+                                                                  else msg(OTHER_REFUSALS[arch])))
     if isinstance(model_type, str) and model_type in MODEL_TYPES:
         fid = MODEL_TYPES[model_type]
         return FAMILIES[fid], msg("no architectures; model_type {value}: reader '{family}'", value=model_type,
