@@ -623,11 +623,12 @@ def test_gpt_j_6b():
 
 def test_phi3_small_is_not_served_by_the_vendored_vllm():
     # microsoft/Phi-3-small-8k-instruct (Phi3SmallForCausalLM, block-sparse attention) is not in vLLM's
-    # _TEXT_GENERATION_MODELS at the vendored commit: refused by name, nearest supported named.
+    # _TEXT_GENERATION_MODELS at the vendored commit (vLLM's _PREVIOUSLY_SUPPORTED_MODELS: up to 0.9.2); SGLang
+    # still serves it (phi3_small.py), so it has a status: refused by name, with why.
     with pytest.raises(PlanInputError) as exc:
         layout_from_config(load("phi-3-small-8k-instruct"))
     assert exc.value.field == "config.architectures"
-    assert "Phi3SmallForCausalLM" in str(exc.value) and "nearest supported: Phi3ForCausalLM" in str(exc.value)
+    assert "Phi3SmallForCausalLM" in str(exc.value) and "0.9.2" in str(exc.value)
 
 
 # --- Fields of real configs that change no KV in vLLM (were refused) or that vLLM reads (were unread) ---
@@ -714,12 +715,12 @@ def test_every_vendored_sglang_name_has_a_status():
     data = registry.vendored_sglang()
     assert data["source"]["repository"] == "sgl-project/sglang"
     names = data["architectures"]
-    assert len(names) == 5
+    assert len(names) == 53  # SGLang-only text-generation EntryClass names of sglang 0.5.23
     vllm = registry.vendored()["architectures"]
     for name, where in names.items():
         assert name not in vllm, name  # SGLang-only: not in vLLM's list at the vendored commit
         assert registry.status(name)[0] != "unknown", name
-        assert where["file"].startswith("python/sglang/srt/models/") and len(where["commit"]) == 40
+        assert where["file"].startswith("python/sglang/srt/models/") and where["entry"].startswith("EntryClass")
         assert name in where["entry"]
     doc = (ROOT / "docs" / "architectures.md").read_text(encoding="utf-8")
     for name in names:
@@ -789,3 +790,30 @@ def test_mllama_refused_as_vllm_no_longer_serves_it(config):
     with pytest.raises(PlanInputError) as err:
         layout_from_config(config)
     assert "0.10.2" in str(err.value) and "_PREVIOUSLY_SUPPORTED_MODELS" in str(err.value)
+
+
+def test_every_sglang_entry_class_listed_with_a_category_and_a_status():
+    # sglang 0.5.23 (PyPI wheel, sglang/srt/models): 225 top-level modules define EntryClass, naming 290 classes
+    # (counted from the source, SOURCES in planner/data/sglang_text_generation_models.json).
+    data = registry.vendored_sglang()
+    entries = data["entry_classes"]
+    assert len(entries) == 290
+    assert len({e["file"] for e in entries.values()}) == 225
+    vllm_names = set(registry.vendored()["architectures"])
+    for name, e in entries.items():
+        assert e["category"] in data["source"]["categories"], name
+        # "vLLM also serves it" for the text-generation dict is checked against the vendored vLLM list itself
+        assert (e["category"] == "vllm_text_generation") == (name in vllm_names), name
+    sglang_only = {n for n, e in entries.items() if e["category"] == "text_generation"}
+    assert set(data["architectures"]) == sglang_only
+    missing = [n for n in sglang_only if registry.status(n)[0] == "unknown"]
+    assert not missing, missing
+    # the SGLang-only text decoders kvplan prices are the ones newer than the vendored vLLM commit
+    assert {n for n in sglang_only if registry.status(n)[0] == "supported"} == {
+        "DeepseekV4ForCausalLM", "Gemma4ForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM"}
+
+
+def test_sglang_only_architecture_refused_with_its_reason():
+    with pytest.raises(PlanInputError) as err:
+        layout_from_config({"architectures": ["SDARForCausalLM"], "num_hidden_layers": 2})
+    assert "block-diffusion" in str(err.value)

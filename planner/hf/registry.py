@@ -744,7 +744,27 @@ MODEL_TYPE_REFUSALS: dict[str, str] = {
 }
 """``model_type`` of a refused architecture, for configs without ``architectures``."""
 
+_SGLANG_NOT_MODELLED = ("served by SGLang only (not in vLLM's registry): not modelled yet, no public config checked "
+                        "against it")
+"""The status of an SGLang-only text-generation architecture no reader has been checked against."""
+
+_SGLANG_BLOCK_DIFFUSION = ("served by SGLang only: a block-diffusion language model, not an autoregressive decoder whose "
+                           "KV grows one token at a time")
+
 SGLANG_REFUSALS = {
+    **{name: _SGLANG_NOT_MODELLED for name in (
+        "BailingMoEForCausalLM", "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "BeamForCausalLM",
+        "Cohere2MoeForCausalLM", "Dots3NoteForCausalLM", "Ernie4_5_ForCausalLM", "ExaoneMoEForCausalLM",
+        "ExaoneMoeForCausalLM", "GigaChat35ForCausalLM", "Glm4MoeLiteForCausalLM", "GlmMoeDsaForCausalLM",
+        "GraniteMoeSWAForCausalLM", "GraniteSWAForCausalLM", "HYV3ForCausalLM", "HYV4ForCausalLM",
+        "HrmTextForCausalLM", "IQuestCoderForCausalLM", "IQuestLoopCoderForCausalLM", "IQuestQ1ForCausalLM",
+        "K2HorizonForCausalLM", "KimiK3LinearForCausalLM", "LagunaForCausalLM", "MellumForCausalLM",
+        "MiMoV2ForCausalLM", "MindSporeForCausalLM", "MiniCPMSALAForCausalLM", "MiniMaxM3SparseForCausalLM",
+        "Ministral3ForCausalLM", "MuseGlimmerForCausalLM", "NanbeigeForCausalLM", "NemotronHPuzzleForCausalLM",
+        "SarvamMLAForCausalLM", "SarvamMoEForCausalLM", "Spark2_5ForCausalLM", "XllmForCausalLM", "ZayaForCausalLM",
+    )},
+    **{name: _SGLANG_BLOCK_DIFFUSION for name in ("DiffusionGemmaForBlockDiffusion", "SDARForCausalLM",
+                                                  "SDARMoeForCausalLM")},
     "Grok1ForCausalLM": "served by SGLang only (grok.py, Grok-2): not modelled yet, no public config checked against it",
     "XverseMoeForCausalLM": "served by SGLang only (xverse_moe.py): not modelled yet, no public config checked "
                             "against it",
@@ -753,9 +773,17 @@ SGLANG_REFUSALS = {
     "LLaDA2MoeModelLM": "served by SGLang only (llada2.py): a block-diffusion language model, not an autoregressive "
                         "decoder whose KV grows one token at a time",
     "Step3p5ForCausalLM": "served by SGLang only (step3p5.py): not modelled yet: Step-3.5 attention layout",
+    "TorchNativeLlamaForCausalLM": "SGLang's torch-native implementation class (torch_native_llama.py), not a "
+                                   "checkpoint's architecture: Llama checkpoints name LlamaForCausalLM",
+    "TorchNativePhi3ForCausalLM": "SGLang's torch-native implementation class (torch_native_llama.py), not a "
+                                  "checkpoint's architecture: Phi-3 checkpoints name Phi3ForCausalLM",
+    "QuantMixtralForCausalLM": "SGLang's quantized-Mixtral implementation class (mixtral_quant.py), not a "
+                               "checkpoint's architecture: Mixtral checkpoints name MixtralForCausalLM",
+    "Phi3SmallForCausalLM": "served by SGLang only (phi3_small.py; vLLM served it up to 0.9.2, registry.py "
+                            "_PREVIOUSLY_SUPPORTED_MODELS): blocksparse attention layers, not modelled",
 }
-"""Architectures SGLang serves that vLLM's vendored registry does not
-(``planner/data/sglang_text_generation_models.json``), and why kvplan refuses each."""
+"""Architectures SGLang serves that vLLM's vendored registry does not (every SGLang-only text-generation name of
+``planner/data/sglang_text_generation_models.json`` that no reader prices), and why kvplan refuses each."""
 
 OTHER_REFUSALS = {
     # vLLM's registry (registry.py @ 0002bff, _PREVIOUSLY_SUPPORTED_MODELS) lists Mllama as served up to 0.10.2 only:
@@ -763,7 +791,8 @@ OTHER_REFUSALS = {
     # for it, so no KV figure (self-attention per token, cross-attention per image) can be checked against it.
     "MllamaForConditionalGeneration": "not served by vLLM since 0.10.2 (encoder-decoder models other than Whisper "
                                       "were removed with the V0 engine; vLLM registry.py _PREVIOUSLY_SUPPORTED_MODELS): "
-                                      "its cross-attention layers (cross_attention_layers) are not modelled",
+                                      "SGLang serves it (mllama.py), but kvplan does not model its cross-attention "
+                                      "layers (cross_attention_layers)",
     "WhisperForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
     "BartForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
     "T5ForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
@@ -946,14 +975,24 @@ def markdown() -> str:
     extra = sorted(set(ARCHITECTURES) - set(names))
     sg = vendored_sglang()
     sg_src = sg["source"]
-    lines += ["", "## SGLang only", "",
-              f"Architectures [{sg_src['repository']}](https://github.com/{sg_src['repository']}) serves "
-              f"(`EntryClass` in `{sg_src['path']}`) that are not in the vLLM list above; each name with the file and "
-              "commit it was read at. " + sg_src["note"][0].upper() + sg_src["note"][1:] + ".", "",
-              "| architecture | SGLang file @ commit | status | reader or reason |", "|---|---|---|---|"]
+    entries = sg["entry_classes"]
+    counts = {c: sum(1 for e in entries.values() if e["category"] == c) for c in sg_src["categories"]}
+    lines += ["", "## SGLang", "",
+              f"Every `EntryClass` of [{sg_src['repository']}](https://github.com/{sg_src['repository']}) "
+              f"`{sg_src['path']}` at version {sg_src['version']} (tag `{sg_src['tag']}`; read from {sg_src['package']}): "
+              f"{len(entries)} names. " + sg_src["note"][0].upper() + sg_src["note"][1:] + ".", "",
+              "| category | names | meaning |", "|---|---|---|"]
+    lines += [f"| {c} | {counts[c]} | {meaning} |" for c, meaning in sg_src["categories"].items()]
+    lines += ["", "### SGLang-only text generation", "",
+              "| architecture | SGLang file | status | reader or reason |", "|---|---|---|---|"]
     for n, where in sg["architectures"].items():
         state, value = status(n)
-        lines.append(f"| `{n}` | `{where['file']}` @ `{where['commit'][:7]}` | {state} | {value or '(none)'} |")
+        lines.append(f"| `{n}` | `{where['file'].rsplit('/', 1)[1]}` | {state} | {value or '(none)'} |")
+    lines += ["", "### Every SGLang EntryClass", "", "| architecture | SGLang file | vLLM serves it | category |",
+              "|---|---|---|---|"]
+    for n, where in entries.items():
+        served = "yes" if where["category"].startswith("vllm_") else "no"
+        lines.append(f"| `{n}` | `{where['file'].rsplit('/', 1)[1]}` | {served} | {where['category']} |")
     lines.append("")
     lines += ["", "## Also read (not in the vendored list: newer than its commit, or multimodal wrappers)", "",
               "| architecture | reader |", "|---|---|"]
