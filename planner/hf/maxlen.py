@@ -14,11 +14,14 @@ vllm-project/vllm 0052a5b); :func:`engine_max_len` mirrors it for what a ``confi
    the factor (``factor``, default 1.0), and ``yarn`` first resets the length to its
    ``original_max_position_embeddings``; the length is multiplied by the factor once.
 
-Not mirrored, and said so: a ``tokenizer_config.json``'s ``model_max_length`` (vLLM takes the smaller; kvplan reads
-``config.json`` only); the 2,048-token default vLLM assumes when no key is present (kvplan reports no maximum);
-``--disable-sliding-window``; and, with ``longrope``, vLLM's *default* ``max_model_len`` (the top-level
-``original_max_position_embeddings``) while the limit stays the derived length: kvplan keeps the limit and notes the
-default.
+vLLM reads these from ``hf_text_config`` (a multimodal model's ``text_config``), as kvplan reads its merged config.
+A ``tokenizer_config.json``'s ``model_max_length`` takes part only for pooling models with absolute position
+embeddings (``ModelConfig.get_and_verify_max_len``), never for a text-generation model, so kvplan does not read it.
+
+Not mirrored, and said so: the 2,048-token default vLLM assumes when no key is present (kvplan reports no maximum and
+names that default); ``--disable-sliding-window``; and, with ``longrope``, vLLM's *default* ``max_model_len`` (the
+top-level ``original_max_position_embeddings``) while the limit stays the derived length: kvplan keeps the limit and
+notes the default.
 """
 
 from __future__ import annotations
