@@ -817,3 +817,12 @@ def test_sglang_only_architecture_refused_with_its_reason():
     with pytest.raises(PlanInputError) as err:
         layout_from_config({"architectures": ["SDARForCausalLM"], "num_hidden_layers": 2})
     assert "block-diffusion" in str(err.value)
+
+
+@pytest.mark.parametrize("model_type", ["minimax_m1", "minimax_text_01", "minimax"])
+def test_minimax_model_type_without_architectures(model_type):
+    # No architectures: the model_type names the MiniMax-Text-01 reader (vLLM serves all three through
+    # MiniMaxText01ForCausalLM); the same 40,960 B per token and 146,800,640 B of state as MiniMax-M1 above.
+    cfg = {k: v for k, v in load("minimax-m1").items() if k != "architectures"}
+    est = model_from_config({**cfg, "model_type": model_type}).estimate(1000)
+    assert (est.kv_bytes_per_token, est.state_bytes_in_pool) == (40_960, 146_800_640)
