@@ -754,16 +754,22 @@ def test_minimax_m1_lightning_and_softmax_layers():
 
 def test_minimax_layer_types_spelling_and_default():
     # Hugging Face's native MiniMaxForCausalLM spells the mix as layer_types; vLLM MiniMaxText01Model maps
-    # linear_attention -> 0, full_attention -> 1. Without any list, every layer is softmax attention.
+    # linear_attention -> 0, full_attention -> 1.
     cfg = {**load("minimax-m1"), "architectures": ["MiniMaxForCausalLM"], "model_type": "minimax"}
     types = cfg.pop("attn_type_list")
     cfg["layer_types"] = ["linear_attention" if t == 0 else "full_attention" for t in types]
     assert model_from_config(cfg).estimate(1000).kv_bytes_per_token == 40_960
     del cfg["layer_types"]
-    # 80 softmax layers: 80 x 2 x 8 x 128 x 2 B = 327,680 B per token, no state.
+    # model_type minimax without layer_types: Hugging Face MiniMaxConfig.__post_init__ fills full_attention when
+    # (i + 1) % 2, else linear_attention: 40 softmax layers, 40 lightning layers.
+    # 40 x 2 x 8 x 128 x 2 B = 163,840 B per token; 40 x 64 x 128 x 128 x 2 B = 83,886,080 B per sequence.
     est = model_from_config(cfg).estimate(1000)
-    assert est.kv_bytes_per_token == 327_680
-    assert est.state_bytes_in_pool == 0
+    assert (est.kv_bytes_per_token, est.state_bytes_in_pool) == (163_840, 83_886_080)
+    assert layout_from_config(cfg).layer_pattern == "FN" * 40
+    # The remote-code config class (model_type minimax_m1) sets no default: vLLM MiniMaxText01Model makes every
+    # layer softmax attention: 80 x 2 x 8 x 128 x 2 B = 327,680 B per token, no state.
+    est = model_from_config({**cfg, "model_type": "minimax_m1"}).estimate(1000)
+    assert (est.kv_bytes_per_token, est.state_bytes_in_pool) == (327_680, 0)
 
 
 def test_minimax_attn_type_list_of_wrong_length_refused():

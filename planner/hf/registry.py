@@ -313,10 +313,20 @@ def _minimax_text_01(cfg: dict, notes: list) -> None:
             raise PlanInputError("config.layer_types", str(raw)[:60],
                                  msg("a list of linear_attention / full_attention (vLLM MiniMaxText01Model)"))
         source, types = "layer_types", [codes[t] for t in raw]
+    if source is None and dict.get(cfg, "model_type") == "minimax":
+        # Hugging Face's own MiniMaxConfig (model_type minimax) fills layer_types when the file has none
+        # (configuration_minimax.py __post_init__: full_attention when (i + 1) % 2, else linear_attention)
+        layers = dict.get(cfg, "num_hidden_layers")
+        if isinstance(layers, int) and not isinstance(layers, bool) and layers > 0:
+            source, types = "layer_types", [1 if (i + 1) % 2 else 0 for i in range(layers)]
+            notes.append(("layer_types", None, "defaulted",
+                          msg("absent: Hugging Face MiniMaxConfig alternates full and linear attention, full first")))
     if source is None:
         notes.append(("attn_type_list", None, "defaulted",
                       msg("absent: every layer softmax attention (vLLM MiniMaxText01Model)")))
         return
+    if source != "layer_types" and cfg.get("layer_types") is not None:
+        notes.append(("layer_types", "set", "ignored", msg("{key} wins (vLLM MiniMaxText01Model)", key=source)))
     if not isinstance(types, list) or any(isinstance(t, bool) or t not in (0, 1) for t in types):
         raise PlanInputError(f"config.{source}", str(types)[:60],
                              msg("a list of 0 (lightning attention) and 1 (softmax attention), one per layer"))
@@ -547,7 +557,7 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            "get_mamba_state_dtype_from_config; layers/mamba/mamba_utils.py linear_attention_state_shape",
            ("tests/test_registry.py::test_minimax_m1_lightning_and_softmax_layers",),
            _DECODER_READS + ("attn_type_list", "decoder_attention_types"),
-           irrelevant=("rotary_dim", "postnorm", "shared_intermediate_size", "shared_moe_mode", "block",
+           irrelevant=("rotary_dim", "postnorm", "shared_intermediate_size", "shared_moe_mode", "block", "block_size",
                        # residual scales of the decoder layer (MiniMaxText01DecoderLayer): norm alpha / beta, not KV
                        "layernorm_full_attention_alpha", "layernorm_full_attention_beta",
                        "layernorm_linear_attention_alpha", "layernorm_linear_attention_beta",
