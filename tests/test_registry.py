@@ -832,3 +832,14 @@ def test_minimax_model_type_without_architectures(model_type):
     cfg = {k: v for k, v in load("minimax-m1").items() if k != "architectures"}
     est = model_from_config({**cfg, "model_type": model_type}).estimate(1000)
     assert (est.kv_bytes_per_token, est.state_bytes_in_pool) == (40_960, 146_800_640)
+
+
+def test_minimax_state_dtype_follows_mamba_cache_dtype_only():
+    # vLLM linear_attention_state_dtype(model dtype, mamba_cache_dtype): FP32 state doubles the BF16 figure,
+    # 70 x 64 x 128 x 128 x 4 B = 293,601,280 B; a chosen SSM dtype is not read (and says so).
+    from planner.kv.formats import get_format
+    est = model_from_config(load("minimax-m1"), state_format=get_format("fp32")).estimate(1000)
+    assert est.state_bytes_in_pool == 293_601_280
+    model = model_from_config(load("minimax-m1"), ssm_state_format=get_format("fp32"))
+    assert model.estimate(1000).state_bytes_in_pool == 146_800_640
+    assert any(f.field == "mamba_ssm_cache_dtype" and f.how == "ignored" for f in model.config_report)

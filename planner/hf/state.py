@@ -174,9 +174,9 @@ def lightning_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], 
     98370df) -> ``MambaStateShapeCalculator.linear_attention_state_shape(num_attention_heads, TP, head_dim)`` =
     ``(heads / TP, head_dim, head_dim)`` per layer and sequence, no conv state; its dtype
     (``get_mamba_state_dtype_from_config`` -> ``MambaStateDtypeCalculator.linear_attention_state_dtype``) is
-    ``mamba_cache_dtype``, "auto" = the model dtype (BF16 here unless chosen). SGLang keeps it in FP32
-    (``MiniMaxText01Config.minimax_cache_per_req``, python/sglang/srt/configs/minimax_text_01.py): choose fp32 to
-    price that.
+    ``mamba_cache_dtype``, "auto" = the model dtype (BF16 here unless chosen); ``mamba_ssm_cache_dtype`` is not
+    read. An earlier SGLang sized it in FP32 (``MiniMaxText01Config.minimax_cache_per_req``,
+    python/sglang/srt/configs/minimax_text_01.py); SGLang 0.5.23 no longer serves the architecture.
 
     Raises:
         PlanInputError: a state field missing or out of range, naming it.
@@ -185,6 +185,9 @@ def lightning_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], 
     heads = r.int_field("num_attention_heads", maximum=1_000_000)
     head_dim = _head_dim(r, cfg, heads)
     fmt = _conv_format(r, state_format)
+    if ssm_state_format is not None:
+        r.note("mamba_ssm_cache_dtype", ssm_state_format.id, "ignored",
+               msg("the lightning-attention state follows mamba_cache_dtype only (vLLM linear_attention_state_dtype)"))
     ids = tuple(layer_ids)
     r.note("lightning-attention state", msg("{n} layers", n=len(ids)), "derived",
            msg("heads x head_dim x head_dim = {heads} x {dim} x {dim} elements per layer and sequence, split over TP "
