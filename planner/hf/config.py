@@ -396,10 +396,10 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
             groups.append(ChunkedLocalGroup(chunk_tokens=chunk, **common))
     for kind, build in (("linear", linear_attention_state), ("mamba", mamba_state), ("conv", short_conv_state)):
         ids = [i for i, k in enumerate(kinds) if k == kind]
+        if kind == "mamba" and cfg.get(PARALLEL_MAMBA):
+            ids = list(range(num_layers))  # a Mamba2 mixer in every layer, beside any attention (Falcon-H1, Zamba2)
         if ids:
             groups.extend(build(r, cfg, ids, model_type, *state_formats))
-    if cfg.get(PARALLEL_MAMBA):
-        groups.extend(mamba_state(r, cfg, list(range(num_layers)), model_type, *state_formats))
     if kinds.count("none"):
         r.note("layers without KV", kinds.count("none"), "derived", msg("MLP / MoE blocks store no KV"))
     if not groups:

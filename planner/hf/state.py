@@ -31,12 +31,17 @@ from planner.messages import msg
 
 _DTYPES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
 PARALLEL_MAMBA = "__kvplan_parallel_mamba"
-"""Private config key: every layer also holds a Mamba2 mixer beside its attention (Falcon-H1, vLLM
-``FalconH1ParallelHybrid``), so every layer gets Mamba2 state as well as its KV."""
+"""Private config key: every layer holds a Mamba2 mixer, attention layers included (Falcon-H1, vLLM
+``FalconH1ParallelHybrid``; Zamba2, whose hybrid layers run the shared attention block before their own Mamba2 mixer,
+vLLM ``Zamba2HybridLayer``), so every layer gets Mamba2 state as well as any KV."""
 MAMBA_INNER = "__kvplan_mamba_inner"
 """Private config key a family's reader sets to ``(inner size, field to name in a refusal, how the engine derives it)`` when the engine takes
 the Mamba inner size from a field of its own (vLLM ``MambaForCausalLM``: ``intermediate_size``; ``Mamba2ForCausalLM``:
 ``expand x hidden_size``; ``FalconH1ForCausalLM``: ``mamba_d_ssm``, else ``mamba_expand x hidden_size``)."""
+MAMBA_GROUPS = "__kvplan_mamba_groups"
+"""Private config key a family's reader sets to ``(groups, how the engine fixes them)`` when the engine passes a fixed
+``n_groups`` to ``mamba2_state_shape`` instead of a config field (vLLM ``Plamo2ForCausalLM``: ``n_groups=0``, so the
+conv state holds the inner channels only)."""
 _FP32_SSM_DEFAULT = ("nemotron_h", "nemotron_h_puzzle")
 """model_types whose vLLM config hook defaults the SSM cache to float32."""
 
@@ -85,7 +90,11 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
     if any(cfg.get(k) is not None for k in ("mamba_num_heads", "mamba_n_heads")):
         heads = r.first_int(("mamba_num_heads", "mamba_n_heads"), maximum=1_000_000, need=need)
         head_dim = r.first_int(("mamba_head_dim", "mamba_d_head"), maximum=1_000_000, need=need)
-        groups = r.first_int(("n_groups", "mamba_n_groups", "mamba_num_groups"), maximum=1_000_000, need=need)
+        if cfg.get(MAMBA_GROUPS) is not None:
+            groups, how = cfg[MAMBA_GROUPS]
+            r.note("Mamba2 groups", groups, "derived", how)
+        else:
+            groups = r.first_int(("n_groups", "mamba_n_groups", "mamba_num_groups"), maximum=1_000_000, need=need)
         state = r.first_int(("ssm_state_size", "mamba_d_state", "state_size"), maximum=1_000_000, need=need)
         kernel = r.first_int(("conv_kernel", "mamba_d_conv"), minimum=2, maximum=1_000, need=need)
         inner = heads * head_dim
