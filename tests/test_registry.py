@@ -78,8 +78,8 @@ def test_unknown_architecture_names_the_nearest():
 
 
 def test_refused_architecture_says_why():
-    with pytest.raises(PlanInputError, match="shared attention") as exc:
-        layout_from_config({**LLAMA, "architectures": ["Zamba2ForCausalLM"]})
+    with pytest.raises(PlanInputError, match="looped layers") as exc:
+        layout_from_config({**LLAMA, "architectures": ["OuroForCausalLM"]})
     assert exc.value.field == "config.architectures"
     with pytest.raises(PlanInputError, match="encoder only"):
         layout_from_config({**LLAMA, "architectures": ["BertModel"]})
