@@ -88,7 +88,7 @@ def test_refused_architecture_says_why():
 def test_refused_model_type_without_architectures():
     cfg = {k: v for k, v in LLAMA.items() if k != "architectures"}
     with pytest.raises(PlanInputError) as exc:
-        layout_from_config({**cfg, "model_type": "kimi_linear"})
+        layout_from_config({**cfg, "model_type": "longcat_flash"})
     assert exc.value.field == "config.model_type"
 
 
@@ -839,3 +839,64 @@ def test_plamo2_published_architecture_name_and_step():
         with pytest.raises(PlanInputError) as exc:
             layout_from_config({**plamo2_1b(), **bad})
         assert exc.value.field == field
+
+
+# ---------------------------------------------------------------------------
+# Kimi-Linear: KDA state on linear_attn_config.kda_layers, MLA latents elsewhere
+# ---------------------------------------------------------------------------
+
+def test_kimi_linear_tiny_random_published():
+    # hyper-accel/tiny-random-kimi-linear's config.json (a partial quotation, see SOURCES.md: every key through
+    # rms_norm_eps, which holds all the cache geometry). vLLM kimi_linear.py (vllm-project/vllm @ 01d9958):
+    # KimiDecoderLayer builds KDA where is_kda_layer(i) (i + 1 in kda_layers [1, 2, 3]: layers 0-2) and MLA elsewhere
+    # (layers 3 and 4: full_attn_layers [4] is never read, and layer 5 is MLA too).
+    # MLA latent (MultiHeadLatentAttentionWrapper): kv_lora_rank + qk_rope_head_dim = 32 + 16 = 48 elements x 2 B (BF16)
+    # = 96 B per layer and token; 2 layers = 192 B per token.
+    # KDA (kda_state_shape(tp, num_heads 8, head_dim 64, conv_kernel_size 4); kda_state_dtype): q, k, v convolutions
+    # 3 x 8 x 64 x (4 - 1) x 2 B = 9,216 B; recurrent 8 x 64 x 64 x 4 B (float32) = 131,072 B; 140,288 B x 3 layers =
+    # 420,864 B per sequence.
+    model = model_from_config(load("tiny-random-kimi-linear.partial"))
+    assert model.layer_pattern == "LLLAA"
+    est = model.estimate(1000)
+    assert est.kv_bytes_per_token == 192
+    assert est.state_bytes_in_pool == 420_864
+    assert est.kv_bytes == 192 * 1000 + 420_864
+    report = {f.field: f.how for f in model.config_report}
+    assert report["linear_attn_config.full_attn_layers"] == "ignored"
+
+
+def test_kimi_linear_48b_shape():
+    # moonshotai/Kimi-Linear-48B-A3B-Instruct's cache geometry. No verbatim copy of its config.json was available to
+    # vendor, so this is a shape test: the values are those its config.json publishes as quoted, identically, by
+    # several independent public code bases (checkpoint-pinned fixtures; llama.cpp's kimi-linear.cpp maps 27 layers
+    # to the 48B-A3B), and Transformers' kimi_linear page describes the pattern (KDA in most layers, MLA every fourth):
+    # kda_layers 1-3, 5-7, ..., 25-26 (20 layers), full_attn_layers [4, 8, 12, 16, 20, 24, 27], KDA 32 heads x 128,
+    # short conv 4; kv_lora_rank 512, qk_rope_head_dim 64, mla_use_nope true, q_lora_rank null.
+    # MLA: 7 layers x (512 + 64) x 2 B = 8,064 B per token.
+    # KDA per layer: conv 3 x 32 x 128 x 3 x 2 B = 73,728 B; recurrent 32 x 128 x 128 x 4 B = 2,097,152 B;
+    # 2,170,880 B x 20 = 43,417,600 B per sequence.
+    full = [4, 8, 12, 16, 20, 24, 27]
+    cfg = {"architectures": ["KimiLinearForCausalLM"], "model_type": "kimi_linear", "num_hidden_layers": 27,
+           "hidden_size": 2304, "num_attention_heads": 32, "num_key_value_heads": 32, "head_dim": 72,
+           "kv_lora_rank": 512, "q_lora_rank": None, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+           "v_head_dim": 128, "mla_use_nope": True, "model_max_length": 1048576,
+           "linear_attn_config": {"full_attn_layers": full, "head_dim": 128,
+                                  "kda_layers": [i for i in range(1, 28) if i not in full], "num_heads": 32,
+                                  "short_conv_kernel_size": 4}}
+    est = model_from_config(cfg).estimate(1000)
+    assert est.kv_bytes_per_token == 8_064
+    assert est.state_bytes_in_pool == 43_417_600
+    # TP 2: the MLA latent is replicated (8,064 B/token per GPU); KDA heads split 16 per GPU: conv 36,864 B +
+    # recurrent 1,048,576 B = 1,085,440 B x 20 = 21,708,800 B.
+    est2 = model_from_config(cfg).estimate(1000, tp=2)
+    assert est2.kv_bytes_per_token == 8_064 and est2.state_bytes_in_pool == 21_708_800
+    # what vLLM asserts, or a nested key kvplan does not read, is refused by name
+    lac = cfg["linear_attn_config"]
+    for bad, field in (({"mla_use_nope": False}, "config.mla_use_nope"),
+                       ({"q_lora_rank": 1536}, "config.q_lora_rank"),
+                       ({"linear_attn_config": {**lac, "num_kv_heads": 8}}, "config.linear_attn_config.num_kv_heads"),
+                       ({"linear_attn_config": {**lac, "kda_layers": [0, 1]}}, "config.linear_attn_config.kda_layers"),
+                       ({"linear_attn_config": None}, "config.linear_attn_config")):
+        with pytest.raises(PlanInputError) as exc:
+            layout_from_config({**cfg, **bad})
+        assert exc.value.field == field, bad

@@ -44,7 +44,14 @@ from planner.hf.checkpoint import SIDECAR_KEY
 from planner.hf.quant import checkpoint_kv_format
 from planner.hf.registry import Family, TrackedConfig, resolve, unread_layout_fields
 from planner.hf.report import ConfigReader, report_rows, text
-from planner.hf.state import PARALLEL_MAMBA, linear_attention_state, mamba_state, short_conv_state
+from planner.hf.state import (
+    KDA_LAYERS,
+    PARALLEL_MAMBA,
+    kda_state,
+    linear_attention_state,
+    mamba_state,
+    short_conv_state,
+)
 from planner.errors import PlanInputError, json_kind
 from planner.reads import DuplicateKey, json_error_text, json_text, unique_keys
 from planner.kv.formats import KVFormat, get_format
@@ -75,7 +82,7 @@ class ImportedLayout:
 
 PATTERN_LEGEND = {
     "F": msg("full attention"), "S": msg("sliding window"), "C": msg("chunked local (Llama 4)"),
-    "L": msg("linear attention (Gated DeltaNet)"),
+    "L": msg("linear attention (Gated DeltaNet, KDA)"),
     "M": msg("Mamba (SSM state)"), "K": msg("short convolution (LFM2 conv state)"), "A": msg("MLA latent"), "D": msg("MLA latent + DSA indexer keys"),
     "Z": msg("compressed entries (DeepSeek V4)"), "W": msg("window ring only (DeepSeek V4)"),
     "s": msg("shares another layer's KV (stores none)"), "-": msg("no KV (MLP / MoE block)"),
@@ -189,6 +196,11 @@ def layout_from_config(
 
     if merged.get("compress_ratios") is not None:
         groups, pattern = deepseek_v4(r, merged, num_layers, formats, ring_in_pool)
+    elif merged.get(KDA_LAYERS) is not None:  # Kimi-Linear: MLA layers, KDA state elsewhere
+        kda_ids = set(merged[KDA_LAYERS][0])
+        groups, pattern = mla(r, merged, num_layers, fmt, tuple(i for i in range(num_layers) if i not in kda_ids))
+        groups.extend(kda_state(r, merged, state_format, ssm_state_format))
+        pattern = "".join("L" if i in kda_ids else c for i, c in enumerate(pattern))
     elif merged.get("kv_lora_rank") is not None:
         groups, pattern = mla(r, merged, num_layers, fmt)
     else:

@@ -521,6 +521,73 @@ def _plamo2(cfg: dict, notes: list) -> None:
                       msg("not read by vLLM's PLaMo 2; its attention takes the model-level sliding_window")))
 
 
+_KIMI_SRC = "vllm-project/vllm @ 01d995867291dd13119ea66cd18e3c9c9b51c50e, vllm/model_executor/models/kimi_linear.py"
+_KDA_KEYS = ("kda_layers", "full_attn_layers", "num_heads", "head_dim", "short_conv_kernel_size")
+
+
+def _kimi_linear(cfg: dict, notes: list) -> None:
+    """Kimi-Linear as vLLM builds it (kimi_linear.py, read at vllm-project/vllm 01d9958; config class
+    ``vllm/transformers_utils/configs/kimi_linear.py`` ``KimiLinearConfig``):
+
+    * ``KimiDecoderLayer``: layer ``i`` is Kimi Delta Attention when ``is_kda_layer(i)``, i.e. ``i + 1`` is in
+      ``linear_attn_config["kda_layers"]`` (1-based), else ``KimiMLAAttention``: an MLA latent of
+      ``kv_lora_rank + qk_rope_head_dim`` per token (``MultiHeadLatentAttentionWrapper``), which asserts
+      ``mla_use_nope`` true and ``q_lora_rank`` None;
+    * ``get_mamba_state_shape_from_config``: ``kda_state_shape(tp, linear_attn_config["num_heads"],
+      linear_attn_config["head_dim"], conv_kernel_size=linear_attn_config["short_conv_kernel_size"])``.
+
+    ``full_attn_layers`` must be set (``KimiLinearConfig`` asserts it) but vLLM never reads it: where it is not the
+    complement of ``kda_layers`` the report says so and ``kda_layers`` decides. Any other key of
+    ``linear_attn_config`` is refused by name."""
+    from planner.hf.state import KDA_LAYERS
+    layers = _int_or_none(cfg, "num_hidden_layers")
+    lac = cfg.get("linear_attn_config")
+    if layers is None:
+        raise PlanInputError("config.num_hidden_layers", None, msg("an integer >= 1"))
+    if not isinstance(lac, dict):
+        raise PlanInputError("config.linear_attn_config", str(lac)[:60],
+                             msg("a JSON object with kda_layers, full_attn_layers, num_heads, head_dim and "
+                                 "short_conv_kernel_size (vLLM KimiLinearForCausalLM)"))
+    for key in lac:
+        if key not in _KDA_KEYS:
+            raise PlanInputError(f"config.linear_attn_config.{key}", str(lac[key])[:60],
+                                 msg("absent: kvplan reads {keys} (vLLM KimiLinearForCausalLM) and does not know how "
+                                     "this one changes the state", keys=", ".join(_KDA_KEYS)))
+    lists = {}
+    for key in ("kda_layers", "full_attn_layers"):
+        value = lac.get(key)
+        if (not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= layers
+                                               for v in value) or len(set(value)) != len(value)):
+            raise PlanInputError(f"config.linear_attn_config.{key}", str(value)[:60],
+                                 msg("a list of distinct layer numbers in [1, {layers}] (1-based, vLLM "
+                                     "KimiLinearConfig.is_kda_layer)", layers=layers))
+        lists[key] = set(value)
+    mla_layers = set(range(1, layers + 1)) - lists["kda_layers"]
+    if lists["full_attn_layers"] != mla_layers:
+        notes.append(("linear_attn_config.full_attn_layers", str(sorted(lists["full_attn_layers"]))[:60], "ignored",
+                      msg("vLLM places layers by kda_layers alone: MLA on layers {layers} (1-based)",
+                          layers=str(sorted(mla_layers))[:60])))
+    dims = {}
+    for key, low in (("num_heads", 1), ("head_dim", 1), ("short_conv_kernel_size", 2)):
+        value = lac.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise PlanInputError(f"config.linear_attn_config.{key}", value, msg("an integer >= {low}", low=low))
+        dims[key] = value
+    if cfg.get("mla_use_nope") is not True:
+        raise PlanInputError("config.mla_use_nope", cfg.get("mla_use_nope"),
+                             msg("true: vLLM KimiMLAAttention asserts it"))
+    if cfg.get("q_lora_rank") is not None:
+        raise PlanInputError("config.q_lora_rank", cfg.get("q_lora_rank"), msg("null: vLLM KimiMLAAttention asserts it"))
+    if cfg.get("index_topk") is not None:
+        raise PlanInputError("config.index_topk", cfg.get("index_topk"),
+                             msg("absent: vLLM's Kimi-Linear has no sparse-attention indexer"))
+    ids = tuple(sorted(n - 1 for n in lists["kda_layers"]))
+    cfg[KDA_LAYERS] = (ids, dims["num_heads"], dims["head_dim"], dims["short_conv_kernel_size"])
+    notes.append(("linear_attn_config", msg("{kda} KDA, {mla} MLA layers", kda=len(ids), mla=layers - len(ids)),
+                  "read", msg("layer i is KDA when i + 1 is in kda_layers (vLLM KimiLinearConfig.is_kda_layer), "
+                              "MLA elsewhere")))
+
+
 _GPT2_ALIASES = (("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads"), ("n_embd", "hidden_size"),
                  ("n_positions", "max_position_embeddings"))
 
@@ -709,6 +776,21 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                "shared_intermediate_size", "image_feature_size", "image_proj_type", "use_predefined_initial_state",
                "tokenizer_class"),
            prepare=_plamo2),
+    Family("kimi_linear", "Kimi-Linear: Kimi Delta Attention state on linear_attn_config.kda_layers, MLA latents "
+           "(kv_lora_rank + qk_rope_head_dim) on the other layers",
+           _KIMI_SRC + " KimiDecoderLayer, KimiMLAAttention, KimiLinearForCausalLM.get_mamba_state_shape_from_config; "
+           "layers/mamba/mamba_utils.py kda_state_shape, kda_state_dtype",
+           ("tests/test_registry.py::test_kimi_linear_tiny_random_published",
+            "tests/test_registry.py::test_kimi_linear_48b_shape"),
+           ("num_hidden_layers", "linear_attn_config", "kv_lora_rank", "qk_rope_head_dim", "mla_use_nope",
+            "q_lora_rank", "num_attention_heads", "quantization_config"),
+           irrelevant=(
+               # MLA head geometry vLLM folds into the latent (the cache holds kv_lora_rank + qk_rope_head_dim); MoE
+               # layout; the position limit Kimi configs spell model_max_length
+               "num_key_value_heads", "head_dim", "qk_nope_head_dim", "v_head_dim", "num_shared_experts",
+               "num_expert_group", "use_grouped_topk", "num_experts_per_token", "moe_layer_freq",
+               "first_k_dense_replace"),
+           prepare=_kimi_linear),
     Family("gpt2", "GPT-2 / GPT-J / JAIS: n_layer, n_head, n_embd, n_positions (Hugging Face attribute_map); MHA",
            _V + "gpt2.py GPT2Attention, gpt_j.py GPTJAttention, jais.py JAISAttention",
            ("tests/test_registry.py::test_gpt2_legacy_names",),
@@ -767,7 +849,6 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
 
 REFUSALS = {
     "HCXVisionForCausalLM": "not modelled yet: multimodal wrapper (language model in a nested config)",
-    "KimiLinearForCausalLM": "not modelled yet: KDA linear attention (linear_attn_config) beside MLA layers",
     "LongcatFlashForCausalLM": "not modelled yet: two MLA blocks per layer",
     "MiniMaxForCausalLM": "not modelled yet: lightning (linear) attention state",
     "MiniMaxText01ForCausalLM": "not modelled yet: lightning (linear) attention state",
@@ -822,6 +903,7 @@ _FAMILY_OF: dict[str, tuple[str, ...]] = {
     "falcon_h1": ("FalconH1ForCausalLM",),
     "zamba2": ("Zamba2ForCausalLM",),
     "plamo2": ("Plamo2ForCausalLM",),
+    "kimi_linear": ("KimiLinearForCausalLM",),
     "gpt2": ("GPT2LMHeadModel", "GPTJForCausalLM", "JAISLMHeadModel"),
     "gpt_bigcode": ("GPTBigCodeForCausalLM",),
     "bloom": ("BloomForCausalLM",),
@@ -847,11 +929,11 @@ MODEL_TYPES: dict[str, str] = {
     "qwen3_5_text": "qwen3_next", "qwen3_5_moe_text": "qwen3_next", "lfm2": "lfm2", "lfm2_moe": "lfm2",
     "minimax_m2": "minimax_m2", "bamba": "bamba", "mamba": "mamba", "falcon_mamba": "mamba", "mamba2": "mamba",
     "falcon_h1": "falcon_h1", "minicpm3": "minicpm3", "zamba2": "zamba2", "plamo2": "plamo2",
+    "kimi_linear": "kimi_linear",
 }
 """``model_type`` -> family, for configs without ``architectures`` (other model types read as ``decoder``)."""
 
 MODEL_TYPE_REFUSALS: dict[str, str] = {
-    "kimi_linear": "KimiLinearForCausalLM",
     "minimax": "MiniMaxText01ForCausalLM", "minimax_text_01": "MiniMaxText01ForCausalLM",
     "longcat_flash": "LongcatFlashForCausalLM",
     "step3_text": "Step3TextForCausalLM",

@@ -42,6 +42,9 @@ MAMBA_GROUPS = "__kvplan_mamba_groups"
 """Private config key a family's reader sets to ``(groups, how the engine fixes them)`` when the engine passes a fixed
 ``n_groups`` to ``mamba2_state_shape`` instead of a config field (vLLM ``Plamo2ForCausalLM``: ``n_groups=0``, so the
 conv state holds the inner channels only)."""
+KDA_LAYERS = "__kvplan_kda_layers"
+"""Private config key a family's reader sets to ``(layer ids, heads, head dim, conv kernel)`` for Kimi Delta
+Attention layers (vLLM ``KimiLinearForCausalLM``: ``linear_attn_config``)."""
 _FP32_SSM_DEFAULT = ("nemotron_h", "nemotron_h_puzzle")
 """model_types whose vLLM config hook defaults the SSM cache to float32."""
 
@@ -202,3 +205,31 @@ def short_conv_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_typ
     return [StateGroup(name="short convolution state", num_layers=len(ids), layer_ids=ids, kv_format=conv_fmt,
                        role="state", num_units=dim, elements_per_unit=kernel - 1,
                        shape_note=f"conv {kernel - 1} x {dim:,} channels")]
+
+
+def kda_state(r: ConfigReader, cfg: dict, state_format: KVFormat | None,
+              ssm_state_format: KVFormat | None = None) -> list[KVGroup]:
+    """Kimi Delta Attention state of the layers in ``cfg[KDA_LAYERS]``: vLLM ``KimiLinearForCausalLM.
+    get_mamba_state_shape_from_config`` -> ``MambaStateShapeCalculator.kda_state_shape(tp, num_heads, head_dim,
+    conv_kernel_size)``: short convolutions of q, k and v, each ``(num_heads * head_dim / TP) x (K - 1)``, and a
+    recurrent state ``(num_heads / TP) x head_dim x head_dim`` per layer and sequence. Dtypes
+    (``MambaStateDtypeCalculator.kda_state_dtype``): the convolutions in ``mamba_cache_dtype`` ("auto" = the model
+    dtype), the recurrent state always float32 (``mamba_ssm_cache_dtype`` is not read)."""
+    ids, heads, head_dim, kernel = cfg[KDA_LAYERS]
+    conv_fmt = _conv_format(r, state_format)
+    if ssm_state_format is not None:
+        r.note("mamba_ssm_cache_dtype", ssm_state_format.id, "ignored",
+               msg("vLLM kda_state_dtype keeps the KDA recurrent state in float32"))
+    r.note("KDA state", msg("{n} layers", n=len(ids)), "derived",
+           msg("conv 3 (q, k, v) x H x d x (K-1) = 3 x {heads} x {head_dim} x {value}; recurrent H x d x d = {heads} x "
+               "{head_dim} x {head_dim} in float32 (vLLM kda_state_shape, kda_state_dtype)", heads=heads,
+               head_dim=head_dim, value=kernel - 1))
+    ids = tuple(ids)
+    return [
+        StateGroup(name="KDA conv state", num_layers=len(ids), layer_ids=ids, kv_format=conv_fmt, role="state",
+                   num_units=heads, elements_per_unit=3 * head_dim * (kernel - 1),
+                   shape_note=f"conv 3 x {heads} heads x {head_dim} x {kernel - 1}"),
+        StateGroup(name="KDA recurrent state", num_layers=len(ids), layer_ids=ids, kv_format=get_format("fp32"),
+                   role="state", num_units=heads, elements_per_unit=head_dim * head_dim,
+                   shape_note=f"recurrent {heads} heads x {head_dim} x {head_dim}"),
+    ]
