@@ -769,6 +769,10 @@ def test_zamba2_2_7b_instruct_v2():
     # 327,680 B; 343,808 B x 54 = 18,565,632 B.
     est2 = model_from_config(zamba2_2_7b()).estimate(1000, tp=2)
     assert est2.kv_bytes_per_token == 92_160 and est2.state_bytes_in_pool == 18_565_632
+    # vLLM's Zamba2ForCausalLM does not implement SupportsPP: ModelConfig.verify_with_parallel_config refuses PP > 1
+    with pytest.raises(PlanInputError, match="SupportsPP") as exc:
+        model_from_config(zamba2_2_7b()).estimate(1000, pp=2)
+    assert exc.value.field == "pp"
     # the config's own attention_head_dim 160 / mamba_headdim 64 agree here, but Zamba2Config recomputes them: reported
     report = {f.field: f.how for f in model.config_report}
     assert report["attention_head_dim"] == "ignored" and report["hybrid_layer_ids"] == "ignored"
@@ -820,6 +824,10 @@ def test_plamo2_1b():
     assert est.kv_bytes == 4_096 * 1000 + 4_390_912
     # past the window: 2,048 tokens x 4,096 B = 8,388,608 B + the state
     assert model_from_config(plamo2_1b()).estimate(100_000).kv_bytes == 8_388_608 + 4_390_912
+    # Plamo2ForCausalLM implements SupportsPP: PP 2 splits 16 layers 8 / 8 (get_pp_indices), 4 attention and 4 Mamba2
+    # layers a stage: 4 layers x 2,048 tokens x (2 x 1 x 128 x 2 B = 512 B) = 4,194,304 B + 4 x 548,864 B of state =
+    # 6,389,760 B per GPU at 100,000 tokens
+    assert model_from_config(plamo2_1b()).estimate(100_000, pp=2).kv_bytes == 4_194_304 + 2_195_456
     # without a sliding_window the attention layers are full attention
     full = {k: v for k, v in plamo2_1b().items() if k != "sliding_window"}
     assert model_from_config(full).layer_pattern == "MF" * 8

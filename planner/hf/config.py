@@ -78,6 +78,7 @@ class ImportedLayout:
     layer_pattern: str = ""
     num_attention_heads: int | None = None
     ignored_fields: tuple[str, ...] = ()
+    pp_refusal: str = ""
 
 
 PATTERN_LEGEND = {
@@ -210,7 +211,7 @@ def layout_from_config(
     heads = heads if isinstance(heads, int) and not isinstance(heads, bool) and heads > 0 else None
     return ImportedLayout(groups=tuple(groups), report=tuple(r.report), max_context_tokens=max_ctx,
                           model_type=model_type, layer_pattern=pattern, num_attention_heads=heads,
-                          ignored_fields=ignored)
+                          ignored_fields=ignored, pp_refusal=family.pp_refusal)
 
 
 def _legacy_names(r: ConfigReader, cfg: TrackedConfig, family: Family) -> None:
@@ -489,6 +490,7 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
                      native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern,
                      num_attention_heads=layout.num_attention_heads,
                      ignored_fields=layout.ignored_fields, checkpoint_config=config,
+                     pp_refusal=layout.pp_refusal,
                      notes=tuple(msg("config field {key} ignored at your request (--ignore-field): this figure does "
                                      "not account for it", key=k) for k in layout.ignored_fields))
 

@@ -55,6 +55,8 @@ class Family:
             canonical one is absent.
         irrelevant: fields whose names speak of layout but that this family knows do not change KV.
         prepare: an optional hook that derives canonical fields from nested ones (MPT / DBRX ``attn_config``).
+        pp_refusal: why the engine refuses pipeline parallelism for this family (its model class does not implement
+            vLLM's ``SupportsPP``); empty when it serves PP.
     """
 
     id: str
@@ -65,6 +67,7 @@ class Family:
     aliases: tuple[tuple[str, str], ...] = ()
     irrelevant: tuple[str, ...] = ()
     prepare: Callable[[dict, list], None] | None = field(default=None, compare=False, repr=False)
+    pp_refusal: str = ""
 
 
 @dataclass(frozen=True)
@@ -759,7 +762,9 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                "use_long_context", "kv_channels", "num_query_groups", "ffn_hidden_size", "use_mem_eff_path",
                "use_conv_bias", "time_step_limit", "time_step_min", "time_step_max", "time_step_floor",
                "num_logits_to_keep", "chunk_size"),
-           prepare=_zamba2),
+           prepare=_zamba2,
+           pp_refusal=msg("1: vLLM's Zamba2ForCausalLM does not implement SupportsPP, so ModelConfig."
+                          "verify_with_parallel_config raises 'Pipeline parallelism is not supported for this model'")),
     Family("plamo2", "PLaMo 2: attention every mamba_step layers (i % mamba_step == mamba_step // 2), Mamba2 "
            "state elsewhere; the model-level sliding_window on attention layers",
            _PLAMO2_SRC + " is_mamba, Plamo2AttentionMixer.__init__, Plamo2ForCausalLM.get_mamba_state_shape_from_config "
@@ -1159,6 +1164,8 @@ def markdown() -> str:
             lines.append("- legacy names: " + ", ".join(f"`{a}` -> `{b}`" for a, b in f.aliases))
         if f.irrelevant:
             lines.append("- known not to change KV: " + ", ".join(f"`{i}`" for i in f.irrelevant))
+        if f.pp_refusal:
+            lines.append(f"- pipeline parallel: only PP {f.pp_refusal}")
         lines.append("")
     lines += ["## Fields every reader knows do not change KV", "",
               ", ".join(f"`{k}`" for k in sorted(COMMON_IRRELEVANT)), "",
