@@ -790,6 +790,12 @@ def test_zamba2_geometry_refusals():
     with pytest.raises(PlanInputError) as exc:
         layout_from_config({**cfg, "mamba_layer_period": 3})  # a layout field the reader does not know
     assert exc.value.field == "config.mamba_layer_period"
+    with pytest.raises(PlanInputError) as exc:  # vLLM would window the hybrid layers' attention: not modelled here
+        layout_from_config({**cfg, "sliding_window": 4096})
+    assert exc.value.field == "config.sliding_window"
+    # use_long_context: Hugging Face Zamba2Config.__init__ sets max_position_embeddings = 16384
+    assert layout_from_config(cfg).max_context_tokens == 4096
+    assert layout_from_config({**cfg, "use_long_context": True}).max_context_tokens == 16384
 
 
 def test_zamba2_old_format_config_refused():

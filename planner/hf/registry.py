@@ -447,7 +447,14 @@ def _zamba2(cfg: dict, notes: list) -> None:
                              msg("num_attention_heads ({heads}): vLLM Zamba2Attention is multi-head attention "
                                  "(no KV-head count)", heads=heads))
     dict.__setitem__(cfg, "layer_types", ["full_attention" if b == "hybrid" else "mamba" for b in blocks])
+    if cfg.get("head_dim") is not None and cfg["head_dim"] != head:
+        notes.append(("head_dim", cfg["head_dim"], "ignored", msg("vLLM Zamba2Attention uses attention_head_dim = 2 x "
+                                                                  "hidden_size // num_attention_heads")))
     cfg["head_dim"] = head
+    if cfg.get("use_long_context") is True:
+        cfg["max_position_embeddings"] = 16384
+        notes.append(("use_long_context", True, "read", msg("Hugging Face Zamba2Config sets max_position_embeddings "
+                                                            "to 16,384")))
     cfg["num_key_value_heads"] = heads
     inner = expand * hidden
     cfg["mamba_num_heads"] = m_heads
