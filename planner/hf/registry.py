@@ -326,6 +326,14 @@ def _minicpm3(cfg: dict, notes: list) -> None:
                       rope=rope)))
 
 
+def _layer_count(cfg: dict) -> int:
+    """``num_hidden_layers`` for a reader that places layers itself, in the range the importer reads it."""
+    layers = cfg.get("num_hidden_layers")
+    if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= 100_000:
+        raise PlanInputError("config.num_hidden_layers", layers, msg("an integer in [1, 100,000]"))
+    return layers
+
+
 def _int_or_none(cfg: dict, key: str) -> int | None:
     value = cfg.get(key)
     if value is None:
@@ -413,7 +421,8 @@ def _zamba2(cfg: dict, notes: list) -> None:
     from planner.hf.state import MAMBA_INNER, PARALLEL_MAMBA
     blocks = cfg.get("layers_block_type")
     layers = cfg.get("num_hidden_layers")
-    if not isinstance(blocks, list) or not blocks or any(b not in ("mamba", "hybrid") for b in blocks):
+    if not isinstance(blocks, list) or not blocks or len(blocks) > 100_000 or any(b not in ("mamba", "hybrid")
+                                                                                  for b in blocks):
         raise PlanInputError("config.layers_block_type", str(blocks)[:60],
                              msg("a list of 'mamba' / 'hybrid', one per layer (vLLM Zamba2Model builds its layers from "
                                  "it; kvplan does not assume Zamba2Config's default pattern)"))
@@ -460,7 +469,7 @@ def _zamba2(cfg: dict, notes: list) -> None:
     cfg["mamba_num_heads"] = m_heads
     cfg["mamba_head_dim"] = inner // m_heads
     if cfg.get("mamba_ngroups") is not None:
-        cfg["n_groups"] = cfg["mamba_ngroups"]
+        cfg["n_groups"] = _int_or_none(cfg, "mamba_ngroups")
     else:
         cfg["n_groups"] = 1
         notes.append(("mamba_ngroups", 1, "defaulted", msg("absent: Hugging Face Zamba2Config's default")))
@@ -491,11 +500,9 @@ def _plamo2(cfg: dict, notes: list) -> None:
       mamba_num_heads * hidden_size_per_head, n_groups = 0, num_heads = mamba_num_heads, head_dim =
       hidden_size_per_head, state_size = mamba_d_state, conv_kernel = mamba_d_conv)``."""
     from planner.hf.state import MAMBA_GROUPS, MAMBA_INNER
-    layers, step = _int_or_none(cfg, "num_hidden_layers"), cfg.get("mamba_step")
+    layers, step = _layer_count(cfg), cfg.get("mamba_step")
     if isinstance(step, bool) or not isinstance(step, int) or step < 2:
         raise PlanInputError("config.mamba_step", step, msg("an integer >= 2 (vLLM is_mamba asserts mamba_step > 1)"))
-    if layers is None:
-        raise PlanInputError("config.num_hidden_layers", None, msg("an integer >= 1"))
     if cfg.get("mamba_enabled") is False:
         raise PlanInputError("config.mamba_enabled", False, msg("true or absent: vLLM's PLaMo 2 builds Mamba layers "
                                                                 "by mamba_step and does not read it"))
@@ -550,10 +557,8 @@ def _kimi_linear(cfg: dict, notes: list) -> None:
     complement of ``kda_layers`` the report says so and ``kda_layers`` decides. Any other key of
     ``linear_attn_config`` is refused by name."""
     from planner.hf.state import KDA_LAYERS
-    layers = _int_or_none(cfg, "num_hidden_layers")
+    layers = _layer_count(cfg)
     lac = cfg.get("linear_attn_config")
-    if layers is None:
-        raise PlanInputError("config.num_hidden_layers", None, msg("an integer >= 1"))
     if not isinstance(lac, dict):
         raise PlanInputError("config.linear_attn_config", str(lac)[:60],
                              msg("a JSON object with kda_layers, full_attn_layers, num_heads, head_dim and "
@@ -578,10 +583,11 @@ def _kimi_linear(cfg: dict, notes: list) -> None:
                       msg("vLLM places layers by kda_layers alone: MLA on layers {layers} (1-based)",
                           layers=str(sorted(mla_layers))[:60])))
     dims = {}
-    for key, low in (("num_heads", 1), ("head_dim", 1), ("short_conv_kernel_size", 2)):
+    for key, low, high in (("num_heads", 1, 1_000_000), ("head_dim", 1, 1_000_000), ("short_conv_kernel_size", 2, 1_000)):
         value = lac.get(key)
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise PlanInputError(f"config.linear_attn_config.{key}", value, msg("an integer >= {low}", low=low))
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise PlanInputError(f"config.linear_attn_config.{key}", value,
+                                 msg("an integer in [{low}, {high:,}]", low=low, high=high))
         dims[key] = value
     if cfg.get("mla_use_nope") is not True:
         raise PlanInputError("config.mla_use_nope", cfg.get("mla_use_nope"),
