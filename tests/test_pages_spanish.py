@@ -394,3 +394,15 @@ def test_an_imported_config_goes_to_the_plan_in_spanish():
     assert "subido: config.json pegado" in at.selectbox(key="plan_model_id").options
     assert any("no puede llevar el config" in w.value for w in at.sidebar.warning)
     _assert_spanish(at)
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_plan_with_an_engine_in_spanish(engine):
+    # the engine's admission figure, its launch flags and their notes, in Spanish (Llama 3.1 8B, one H100)
+    def choose(at):
+        at.selectbox(key="plan_engine").set_value(engine).run()
+
+    at = _open({"model": "llama-3.1-8b", "gpus": "1"}, "home", setup=choose)
+    _assert_spanish(at)
+    word = {"vllm": "vLLM", "sglang": "SGLang"}[engine]
+    assert any(f"la cifra de admisión de {word}" in c.value for c in at.caption)
