@@ -158,3 +158,51 @@ def test_cli_json_shows_the_sglang_figures():
     d = json.loads(out.stdout)
     assert (d["sessions_per_replica"], d["engine_max_total_num_tokens"], d["sessions_basis"]) == (
         3, 444_530, "engine admission")
+
+
+# -- log 3: the rule's F is the free memory before loading ---------------------------------------------------------
+# https://github.com/sgl-project/sglang/pull/18263 (description; a ROCm build with the PR's debug prints, one AMD GPU;
+# tests/data/logs/sglang-18263-qwen3-30b-a3b.txt):
+#   Load weight end. elapsed=19.09 s, type=Qwen3MoeForCausalLM, avail mem=230.20 GB, mem usage=56.98 GB.
+#   self.server_args.mem_fraction_static 0.911
+#   initial available_bytes 219721119039 / 204.63 GB
+# F = free before loading = 230.20 + 56.98 = 287.18 GiB; rest = 230.20 - 287.18 x (1 - 0.911) = 204.641 GiB, which
+# is F x 0.911 - 56.98 (kvplan's form); printed 219,721,119,039 B = 204.6297 GiB. Three printed figures of 0.005 GiB
+# rounding each: within 0.015 GiB. (The PR's "Case 2: candidate_kv_budget 152.88 GB" is its own change to the pool,
+# not released SGLang: 1,669,816 tokens x 98,304 B = 152.88 GiB.)
+def test_pool_rule_multiplies_the_free_memory_before_loading():
+    b = predict_sglang_budget({}, total_memory_bytes=round(287.18 * GIB), total_source="F", mem_fraction_static=0.911,
+                              weights_bytes_per_gpu=round(56.98 * GIB), before_load_bytes=0, version="0.5")
+    assert abs(b.available_kv_bytes - 219_721_119_039) <= 0.015 * GIB
+
+
+# -- log 4 (held out): TP 4 ----------------------------------------------------------------------------------------
+# https://github.com/vllm-project/vllm/issues/21348 (description, 2025-07-22; tests/data/logs/sglang-21348-...):
+#   python3 -m sglang.launch_server --model /path/to/Qwen3-235B-A22B-FP8 --tp 4 ... --mem-fraction-static 0.93
+#   KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB
+# 4 x H100. Qwen3-235B-A22B: 94 layers, 4 KV heads of 128: one per GPU at TP 4 -> 94 x 128 x 2 x 2 B = 48,128 B per
+# token; the log's pool 367,404 x 48,128 B = 17,682,419,712 B = 16.47 GiB (K + V printed 16.46).
+# kvplan (SGLang 0.5 constants; the thread's release, mid-2025, is not one kvplan calibrates): (79.19 - 0.76) x 0.93 =
+# 72.94 GiB; weights at TP 4 from the FP8 checkpoint (config.json quantization_config: fp8, e4m3, 128 x 128 blocks):
+# experts 94 x 128 x 3 x 4,096 x 384 (intermediate 1,536 / 4) x 1 B = 52.86 GiB plus FP32 block scales: 52.89 GiB as
+# planner.hf.weights prices it; attention 1.56, embeddings and head 0.58, router 0.09,
+# norms and rotary 0.01 -> 55.13 + 0.03 loader extra = 55.16 GiB; pool 72.94 - 55.16 = 17.78 GiB, +1.31 GiB (+8.0 %)
+# over the log. Explained: the memory in use before loading is measured at TP 1 only (0.76 GiB); at TP 4 NCCL and
+# the custom all-reduce buffers take more. The log implies (16.47 + 55.16) / 0.93 = 77.02 GiB free before loading,
+# 79.19 - 77.02 = 2.17 GiB in use: vLLM's measured non-torch memory at TP 4 (2.13-2.21 GiB, engine_budget.toml).
+# The plan says so in its assumptions ("not measured ... the pool may be high").
+def test_qwen3_235b_tp4_held_out_difference_is_the_unmeasured_tp4_memory():
+    import copy
+
+    config = copy.deepcopy(catalog_config("qwen3-235b-a22b"))
+    config["quantization_config"] = {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
+                                     "weight_block_size": [128, 128]}
+    b = predict_sglang_budget(config, total_memory_bytes=H100_CUDA_TOTAL, total_source="H100",
+                              mem_fraction_static=0.93, tp=4, version="0.5")
+    logged = 367_404 * 48_128
+    assert 0.07 < (b.available_kv_bytes - logged) / logged < 0.09
+    assert any("TP 4 not measured" in a for a in b.assumptions)
+    # with 2.17 GiB in use before loading (what the log implies) the pool is the log's within 0.01 GiB
+    closed = predict_sglang_budget(config, total_memory_bytes=H100_CUDA_TOTAL, total_source="H100",
+                                   mem_fraction_static=0.93, tp=4, version="0.5", before_load_bytes=round(2.17 * GIB))
+    assert abs(closed.available_kv_bytes - logged) < 0.01 * GIB
