@@ -4,8 +4,9 @@ Rules (sgl-project/sglang): the pool is ``rest_memory = free after loading - F x
 the free memory after NCCL init (``model_runner.py``, ``init_torch_distributed`` / ``profile_max_num_token``), in
 GiB (``get_available_gpu_memory`` divides by ``1 << 30``: SGLang prints "GB" for GiB); ``max_total_num_tokens =
 rest_memory x 2**30 // cell_size``; default ``max_running_requests = min(clamp(int(tokens / context_len x 512), 2048,
-4096), tokens // 2)`` (``model_runner_kv_cache_mixin.py``, ``_resolve_max_num_reqs``); a sliding-window model's
-pools: ``full = capacity x (F + S) / (F + r S)``, ``swa = full x r``, page-aligned (``HybridSWAPoolConfigurator``).
+4096), tokens // 2)`` (sgl-project/sglang@001ccef ``model_runner_kv_cache_mixin.py`` ``init_memory``, then
+``model_runner.py``); a sliding-window model's pools: ``full = capacity x (F + S) / (F + r S)``, ``swa = full x r``,
+page-aligned (``set_num_tokens_hybrid_swa``, same file).
 
 Each log: its URL, the quoted lines, the settings, the hand derivation, the prediction and the printed figure.
 """
@@ -51,7 +52,7 @@ H100_CUDA_TOTAL = 85_029_615_043  # 79.19 GiB as CUDA reports it (catalog, vLLM 
 #   (in [444,475, 444,567]: within the printed rounding; +30 tokens, +0.007 %).
 # max_running_requests: int(444,530 / 131,072 x 512) = 1,736 -> clamp to 2,048; min(2,048, 444,530 // 2) = 2,048.
 # The log prints 2,049: releases of that time sized the request pool max_num_reqs + 1 and ran
-# min(tokens // 2, req_to_token_pool.size) (tp_worker.py then), one more than today's _resolve_max_num_reqs.
+# min(tokens // 2, req_to_token_pool.size) (tp_worker.py then), one more than init_memory's pool today.
 LLAMA_DOCS_TOKENS_PRINTED = 444_500
 
 

@@ -264,7 +264,8 @@ def sglang_before_load_bytes(tp: int, version: str) -> tuple[int, str, str | Non
     if tp > 1:
         caveat = msg("memory in use before loading at TP {tp} not measured for SGLang (NCCL and all-reduce buffers "
                      "grow with TP): the TP 1 figure is used, so the pool may be high", tp=tp)
-    return int(k["before_load_gib"] * GiB), f"{k['before_load_gib']} GiB measured at TP 1 ({k['before_load_source']})", caveat
+    source = f"{k['before_load_gib']} GiB measured at TP 1 ({k['before_load_source']})"
+    return int(k["before_load_gib"] * GiB), source, caveat
 
 
 def predict_sglang_budget(config: dict, *, total_memory_bytes: int, total_source: str, mem_fraction_static: float,
@@ -274,7 +275,8 @@ def predict_sglang_budget(config: dict, *, total_memory_bytes: int, total_source
     """SGLang's KV pool per GPU: ``(total - memory in use before loading) x mem_fraction_static - weights``.
 
     SGLang (``model_runner.py``: ``init_torch_distributed`` returns the free memory after NCCL init,
-    ``min_per_gpu_memory``, which is ``total_gpu_memory`` in ``profile_max_num_token``) computes ``rest_memory =
+    ``min_per_gpu_memory``, which is ``total_gpu_memory`` in ``profile_max_num_token``,
+    ``model_runner_kv_cache_mixin.py`` at sgl-project/sglang@001ccef) computes ``rest_memory =
     free after loading - total_gpu_memory x (1 - mem_fraction_static)``; free after loading is ``total_gpu_memory -
     weights``, so the pool is ``total_gpu_memory x mem_fraction_static - weights`` with ``total_gpu_memory`` the
     free memory before loading, not the device total. ``before_load_bytes`` overrides the measured figure;

@@ -1,30 +1,27 @@
 """SGLang's admission arithmetic: its token pool, ``max_running_requests``, and full-length requests at once.
 
-Each rule as SGLang's source states it (sgl-project/sglang; the commit named on each rule):
+Each rule as SGLang's source states it (sgl-project/sglang, ``python/sglang/srt/model_executor/``):
 
-* **token pool** (``python/sglang/srt/model_executor/model_runner.py``, ``ModelRunner.profile_max_num_token``,
-  sgl-project/sglang@0005834 via ``model_runner_kv_cache_mixin.py``): ``max_total_num_tokens = rest_memory x 2**30
-  // cell_size``, ``cell_size`` the bytes one token takes in every pooled layer of one GPU (K and V heads of the
-  attention TP rank, or the MLA latent), then aligned down to ``page_size`` (``max_total_num_tokens // page_size *
-  page_size``, default page size 1).
-* **sliding-window pools** (``model_runner.py`` / ``pool_configurator.py``, ``HybridSWAPoolConfigurator``; the
-  same algebra at every commit read): with ``F`` the full-attention layers' bytes per token and ``S`` the
-  sliding-window layers', ``full_tokens = token_capacity x (F + S) / (F + r x S)`` and ``swa_tokens = full_tokens x
-  r``, ``r = --swa-full-tokens-ratio`` (default 0.8, ``server_args.py``), both aligned to the page;
-  ``max_total_num_tokens`` is then the full-attention pool's.
-* **max_running_requests** (``model_runner_kv_cache_mixin.py``, ``_resolve_max_num_reqs``; earlier
-  ``init_memory_pool`` + ``tp_worker.py``): without the flag ``min(clamp(int(max_total_num_tokens / context_len x
-  512), 2048, 4096), max_total_num_tokens // 2)``; with it, ``min(flag // dp_size, max_total_num_tokens // 2)``.
-  Releases before the 2025 refactor sized the request pool one larger and printed ``max(..., 2048) + 1`` (the
-  2025-01 docs log prints 2049).
+* **token pool**: ``model_runner_kv_cache_mixin.py`` @001ccef, ``ModelRunnerKVCacheMixin.profile_max_num_token``:
+  ``int(rest_memory x 2**30) // cell_size``, ``cell_size`` (``get_cell_size_per_token``) the bytes one token takes
+  in every pooled layer of one GPU (K and V heads of the attention TP rank, or the MLA latent); the budget,
+  ``rest_memory``, is :func:`planner.engines.budget.predict_sglang_budget`'s. Aligned down to ``page_size`` (default
+  1, ``server_args.py``).
+* **sliding-window pools**: same file, ``set_num_tokens_hybrid_swa``: with ``F`` the full-attention layers' bytes
+  per token and ``S`` the sliding-window layers', ``full_tokens = int(capacity x (F + S) / (F + r x S))`` and
+  ``swa_tokens = int(full_tokens x r)``, ``r = --swa-full-tokens-ratio`` (default 0.8, ``server_args.py``), both
+  aligned to the page; ``max_total_num_tokens`` is then the full-attention pool's.
+* **max_running_requests**: same file, ``init_memory``: the request pool holds ``min(max(int(max_total_num_tokens /
+  context_len x 512), 2048), 4096)``; ``model_runner.py`` (``ModelRunner.initialize``) then runs
+  ``min(max_total_num_tokens // 2, that pool)`` without the flag, ``min(flag // dp_size, that pool)`` with it.
+  Releases of early 2025 sized the request pool one larger and printed 2,049 where this gives 2,048.
 * **full-length requests at once** (kvplan's reading of the pools above): a request of ``M`` tokens holds ``M``
   slots of the full-attention pool; in the sliding-window pool it holds at most its window plus one prefill chunk
-  (``--chunked-prefill-size``, 8,192 by default on 80 GB-class GPUs, ``server_args.py``
-  ``_handle_gpu_memory_settings``), SGLang freeing the slots that leave the window. So at once
-  ``min(full_tokens // M, swa_tokens // min(M, window + chunk), max_running_requests)``.
+  (``--chunked-prefill-size``: 8,192 on 35-160 GB GPUs, ``server_args.py``), SGLang freeing the slots that leave
+  the window. So at once ``min(full_tokens // M, swa_tokens // min(M, window + chunk), max_running_requests)``.
 
-Layouts SGLang pools otherwise (Mamba / linear-attention state, compressed or chunked-local layers) are refused by
-name; the plan then keeps its steady state and says why.
+Layouts SGLang pools otherwise (Mamba / linear-attention state, ``handle_max_mamba_cache``; compressed or
+chunked-local layers) are refused by name; the plan then keeps its steady state and says why.
 """
 
 from __future__ import annotations
@@ -42,14 +39,14 @@ SGLANG_DEFAULT_PAGE_SIZE = 1
 """``--page-size`` default (``server_args.py``: ``page_size = 1`` unless the attention backend needs more)."""
 
 SGLANG_DEFAULT_CHUNKED_PREFILL_SIZE = 8192
-"""``--chunked-prefill-size`` SGLang picks on 80 GB-class GPUs (``server_args.py``; every H100 log read prints
-``chunked_prefill_size=8192``)."""
+"""``--chunked-prefill-size`` SGLang picks for GPUs of 35 to 160 GB (H100, H200, A100: ``server_args.py``,
+``_handle_gpu_memory_settings``); every H100 log read prints ``chunked_prefill_size=8192``."""
 
 SGLANG_DEFAULT_SWA_FULL_TOKENS_RATIO = 0.8
 """``--swa-full-tokens-ratio`` default (``server_args.py``; printed ``swa_full_tokens_ratio=0.8`` in server_args)."""
 
 REQUEST_POOL_MIN, REQUEST_POOL_MAX, REQUEST_POOL_PER_CONTEXT = 2048, 4096, 512
-"""``_resolve_max_num_reqs``: ``clamp(int(tokens / context_len x 512), 2048, 4096)``."""
+"""``init_memory``: the request pool ``clamp(int(tokens / context_len x 512), 2048, 4096)``."""
 
 
 @dataclass(frozen=True)
