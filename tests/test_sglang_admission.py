@@ -89,7 +89,7 @@ def test_max_running_requests_rule_edges():
 
 
 # -- golden log 2: the sliding-window split ------------------------------------------------------------------------
-# https://github.com/sgl-project/sglang/issues/18039 (tests/data/logs/sglang-18039-mimo-v2-flash-swa-page64.txt):
+# https://github.com/sgl-project/sglang/pull/18039 (tests/data/logs/sglang-18039-mimo-v2-flash-swa-page64.txt):
 #   python3 -m sglang.launch_server --model-path XiaomiMiMo/MiMo-V2-Flash --tp-size 4 ... --page-size 64
 #   [TP0] Use sliding window memory pool. full_layer_tokens=375360, swa_layer_tokens=300288
 # swa = int(full x 0.8) aligned to the page: int(375,360 x 0.8) = 300,288 = 4,692 x 64 -> 300,288 (printed).
@@ -207,3 +207,43 @@ def test_qwen3_235b_tp4_held_out_difference_is_the_unmeasured_tp4_memory():
     closed = predict_sglang_budget(config, total_memory_bytes=H100_CUDA_TOTAL, total_source="H100",
                                    mem_fraction_static=0.93, tp=4, version="0.5", before_load_bytes=round(2.17 * GIB))
     assert abs(closed.available_kv_bytes - logged) < 0.01 * GIB
+
+
+# -- reconcile: each SGLang log's max_running_requests and pool get a prediction --------------------------------------
+def _rows(name):
+    from pathlib import Path
+
+    from planner.engines.logs import parse_engine_log
+    from planner.engines.reconcile import reconcile
+
+    text = (Path(__file__).parent / "data" / "logs" / name).read_text(encoding="utf-8")
+    return {r.quantity: r for r in reconcile(parse_engine_log(text)).rows}
+
+
+def test_reconcile_docs_log_pool_and_running_requests():
+    # tests/data/logs/sglang-docs-2025-01-llama-3.1-8b-h100.txt (golden log 1 above): the pool from the log's own
+    # lines, (63.72 - 78.81 x 0.12) GiB // 131,072 B, lies in about [444,475, 444,567] (derived above): 444,500 printed
+    rows = _rows("sglang-docs-2025-01-llama-3.1-8b-h100.txt")
+    pool = rows["max_total_num_tokens from the log's memory lines"]
+    assert pool.status == "match" and "444,4" in pool.kvplan and "to 444,56" in pool.kvplan
+    # max_running_requests: 2,048 by today's rule, 2,049 printed: the early-2025 request pool one larger
+    running = rows["max_running_requests"]
+    assert running.engine == "2,049" and running.kvplan.endswith("= 2,048") and running.status == "differs"
+    assert "one larger" in running.cause
+
+
+def test_reconcile_running_requests_with_the_flag():
+    # https://github.com/kvcache-ai/ktransformers/issues/1870 (tests/data/logs/sglang-ktransformers-1870-...):
+    # --max-running-requests 1, --tp-size 2, no DP attention; max_total_num_tokens=580364 ->
+    # min(1 // 1, 580,364 // 2) = 1; printed "max_running_requests=1"
+    running = _rows("sglang-ktransformers-1870-qwen3.5-397b-mamba.txt")["max_running_requests"]
+    assert (running.engine, running.status) == ("1", "match")
+
+
+def test_reconcile_running_requests_unexplained_is_said():
+    # https://github.com/sgl-project/sglang/issues/29575: max_total_num_tokens=2086558, context_len=256000,
+    # max_running_requests=33 and nothing else: the default rule gives min(clamp(int(4,173.1), 2,048, 4,096) = 4,096,
+    # 1,043,279) = 4,096; 33 is not SGLang's default (a flag, or a state-pool cap the line does not show)
+    running = _rows("sglang-29575-max-total-num-tokens.txt")["max_running_requests"]
+    assert running.kvplan.endswith("= 4,096") and running.status == "differs"
+    assert "not explained" in running.cause

@@ -84,9 +84,12 @@ class SGLangAdmission:
         swa = np.floor(full * r).astype(np.int64)
         return full // page * page, swa // page * page
 
-    def max_running_requests(self, max_total_num_tokens, context_len):
-        """SGLang's default ``max_running_requests`` (numpy values)."""
+    def max_running_requests(self, max_total_num_tokens, context_len, flag: int | None = None, dp_size: int = 1):
+        """SGLang's ``max_running_requests`` per DP worker (numpy values): the default without ``flag``
+        (``--max-running-requests``), else ``min(flag // dp_size, max_total_num_tokens // 2)``."""
         tokens = np.asarray(max_total_num_tokens, dtype=np.int64)
+        if flag is not None:
+            return np.minimum(np.int64(flag // max(dp_size, 1)), tokens // 2)
         estimated = np.floor(tokens / np.asarray(context_len, dtype=np.float64) * REQUEST_POOL_PER_CONTEXT)
         estimated = np.clip(estimated.astype(np.int64), REQUEST_POOL_MIN, REQUEST_POOL_MAX)
         return np.minimum(estimated, tokens // 2)
