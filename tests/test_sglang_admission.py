@@ -247,3 +247,16 @@ def test_reconcile_running_requests_unexplained_is_said():
     running = _rows("sglang-29575-max-total-num-tokens.txt")["max_running_requests"]
     assert running.kvplan.endswith("= 4,096") and running.status == "differs"
     assert "not explained" in running.cause
+
+
+def test_no_full_length_request_fits_is_said_in_sglangs_terms():
+    # gpt-oss-20b on one H100 with a measured 1 GiB budget: 24 layers x 8 KV heads x 64 x 2 x 2 B = 49,152 B per
+    # token over both pools (12 full + 12 sliding, 24,576 B each); capacity 1,073,741,824 // 49,152 = 21,845;
+    # full = int(21,845 x 49,152 / (24,576 + 0.8 x 24,576)) = int(24,272.2) = 24,272 tokens: a 40,000-token request
+    # does not fit (0 at once), while the steady state (windows only: 12 x 2,048 x 40,000 + 12 x 2,048 x 128 =
+    # 986,185,728 B <= 1 GiB) holds 1
+    r = plan(make_inputs(model_id="gpt-oss-20b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=40_000,
+                         output_tokens=0, hit_rate=0, shared_prefix=0, measured_usable_kv_gib=1, engine="sglang"))
+    assert r.engine_max_total_num_tokens == 24_272
+    assert r.sessions_per_replica == 0 and r.steady_state_sessions_per_replica == 1
+    assert "SGLang would not run one request of 40,000 tokens on one GPU" in r.message

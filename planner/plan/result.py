@@ -326,6 +326,11 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
                       "the context, or add GPUs or HBM.", tokens=n + t, where=where,
                       need=Figure(format_figure(to_gib(adm.blocks_per_request(n + t) * adm.bytes_per_block))),
                       blocks=adm.blocks_per_request(n + t), usable=Figure(format_figure(to_gib(usable))))
+    elif sessions == 0 and a.admission.sglang is not None and int(a.steady_sessions) > 0:
+        message = msg("SGLang would not run one request of {tokens:,} tokens on {where}: its token pool holds {pool:,} "
+                      "tokens (usable KV {usable} GiB per GPU), so it caps requests at that length. Lower the context, "
+                      "or add GPUs or HBM.", tokens=n + t, where=where,
+                      pool=int(a.admission.sglang.pool_tokens(usable)[0]), usable=Figure(format_figure(to_gib(usable))))
     elif sessions == 0:
         message = msg("Not one session fits {where}: the shared prefix plus one session need {need} GiB per GPU, "
                       "usable KV is {usable} GiB per GPU.", where=where,
