@@ -412,8 +412,9 @@ def _sglang_pool_row(before: Reading, after: Reading, mfs: float, printed: int, 
     the page; the printed GiB's rounding gives a range."""
     lo = int(after.bytes_lo - before.bytes_hi * (1 - mfs)) // cell // page * page
     hi = int(after.bytes_hi - before.bytes_lo * (1 - mfs)) // cell // page * page
-    how = msg("({after} - {before} x (1 - {mfs:g})) // {cell:,} B = {range} tokens", after=after.printed,
-              before=before.printed, mfs=mfs, cell=cell, range=_range(lo, hi))
+    how = msg("({after} - {before} x (1 - {mfs:g})) // {cell:,} B = {range} tokens",
+              after=Figure(f"{after.bytes_mid / GiB:.2f} GiB"), before=Figure(f"{before.bytes_mid / GiB:.2f} GiB"),
+              mfs=mfs, cell=cell, range=_range(lo, hi))
     ok = lo <= printed <= hi
     return ReconcileRow(msg("max_total_num_tokens from the log's memory lines"), f"{printed:,}", how, _status(ok),
                         SGLANG_BUDGET if ok else msg("outside the printed rounding: the pool was capped or sized "
