@@ -160,11 +160,17 @@ def test_sglang_rule():
 
 
 def test_nothing_fits_says_the_engine_budget():
-    # gpt-oss-120b on one H100 at utilization 0.9: 71.27 GiB requested; its checkpoint alone is 68.6 GiB per GPU
-    # (36 layers x 128 MXFP4 experts), and the sampler peak (14.8 B x 1,024 x 201,088 + 1.12 x 8,192 x 2,880 x 2 B =
-    # 2.89 GiB) and 0.25 GiB non-torch leave less than nothing: the plan says so in the engine's terms
+    # gpt-oss-120b on one H100 at utilization 0.8: floor(85,029,615,043 x 0.8) = 68,023,692,034 B requested; its
+    # weights as vLLM's Triton MXFP4 backend holds them are 64.38 GiB per GPU: 36 layers x 128 experts x 14,060,160 B
+    # (the gpt-oss-20b TP 1 expert of tests/test_checkpoint_weights.py: same hidden and intermediate) = 64,789,217,280
+    # + 2 x 1,158,266,880 (embeddings, head) + 36 x 53,094,400 (attention) + 26,542,080 (router) + 420,480 (norms)
+    # + 33,554,432 (FP32 rotary) + 50,135,040 (allocator) = 69,127,801,472 B, more than requested before the sampler
+    # peak (14.8 B x 1,024 x 201,088 + 1.12 x 8,192 x 2,880 x 2 B = 2.89 GiB) and 0.25 GiB non-torch: the plan says
+    # so in the engine's terms
     r = plan(make_inputs(model_id="gpt-oss-120b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=8192,
-                         hit_rate=0, output_tokens=0, engine="vllm"))
+                         hit_rate=0, output_tokens=0, engine="vllm", gpu_memory_utilization=0.8))
+    assert r.engine_budget["requested_bytes"] == 68_023_692_034
+    assert next(t for t in r.engine_budget["terms"] if t["name"] == "weights")["bytes"] == 69_127_801_472
     assert r.usable_kv_bytes == 0 and r.sessions_per_replica == 0
     assert r.engine_budget["available_kv_bytes"] < 0
     assert "predicted KV budget" in str(r.message)

@@ -623,11 +623,12 @@ def test_gpt_j_6b():
 
 def test_phi3_small_is_not_served_by_the_vendored_vllm():
     # microsoft/Phi-3-small-8k-instruct (Phi3SmallForCausalLM, block-sparse attention) is not in vLLM's
-    # _TEXT_GENERATION_MODELS at the vendored commit: refused by name, nearest supported named.
+    # _TEXT_GENERATION_MODELS at the vendored commit (vLLM's _PREVIOUSLY_SUPPORTED_MODELS: up to 0.9.2); SGLang
+    # still serves it (phi3_small.py), so it has a status: refused by name, with why.
     with pytest.raises(PlanInputError) as exc:
         layout_from_config(load("phi-3-small-8k-instruct"))
     assert exc.value.field == "config.architectures"
-    assert "Phi3SmallForCausalLM" in str(exc.value) and "nearest supported: Phi3ForCausalLM" in str(exc.value)
+    assert "Phi3SmallForCausalLM" in str(exc.value) and "0.9.2" in str(exc.value)
 
 
 # --- Fields of real configs that change no KV in vLLM (were refused) or that vLLM reads (were unread) ---
@@ -714,12 +715,12 @@ def test_every_vendored_sglang_name_has_a_status():
     data = registry.vendored_sglang()
     assert data["source"]["repository"] == "sgl-project/sglang"
     names = data["architectures"]
-    assert len(names) == 5
+    assert len(names) == 53  # SGLang-only text-generation EntryClass names of sglang 0.5.23
     vllm = registry.vendored()["architectures"]
     for name, where in names.items():
         assert name not in vllm, name  # SGLang-only: not in vLLM's list at the vendored commit
         assert registry.status(name)[0] != "unknown", name
-        assert where["file"].startswith("python/sglang/srt/models/") and len(where["commit"]) == 40
+        assert where["file"].startswith("python/sglang/srt/models/") and where["entry"].startswith("EntryClass")
         assert name in where["entry"]
     doc = (ROOT / "docs" / "architectures.md").read_text(encoding="utf-8")
     for name in names:
@@ -730,3 +731,115 @@ def test_sglang_only_architecture_refused_with_its_reason():
     with pytest.raises(PlanInputError, match="block-diffusion") as exc:
         layout_from_config({**LLAMA, "architectures": ["LLaDA2MoeModelLM"]})
     assert exc.value.field == "config.architectures"
+
+
+def test_minimax_m1_lightning_and_softmax_layers():
+    # MiniMaxAI/MiniMax-M1 config.json (tests/data/configs/SOURCES.md): 80 layers, attn_type_list seven 0s then a 1,
+    # ten times: 70 lightning-attention layers, 10 softmax-attention layers; 64 heads, 8 KV heads, head_dim 128.
+    # vLLM MiniMaxText01DecoderLayer (minimax_text_01.py @ 98370df): softmax layers are Attention(num_kv_heads=8,
+    # head_dim=128), no window: 10 x 2 (K, V) x 8 x 128 x 2 B (BF16) = 40,960 B per token.
+    # Lightning layers: get_mamba_state_shape_from_config -> linear_attention_state_shape(64, TP, 128) = (64/TP, 128,
+    # 128), dtype mamba_cache_dtype "auto" = the BF16 model dtype: 64 x 128 x 128 x 2 B = 2,097,152 B per layer and
+    # sequence; x 70 = 146,800,640 B.
+    est = model_from_config(load("minimax-m1")).estimate(1000)
+    assert est.kv_bytes_per_token == 40_960
+    assert est.state_bytes_in_pool == 146_800_640
+    layout = layout_from_config(load("minimax-m1"))
+    assert layout.layer_pattern == ("N" * 7 + "F") * 10
+    # TP 8: 8 heads of state per GPU (64 / 8), one KV head per GPU (8 / 8).
+    est8 = model_from_config(load("minimax-m1")).estimate(1000, tp=8)
+    assert est8.state_bytes_in_pool == 146_800_640 // 8
+    assert est8.kv_bytes_per_token == 40_960 // 8
+
+
+def test_minimax_layer_types_spelling_and_default():
+    # Hugging Face's native MiniMaxForCausalLM spells the mix as layer_types; vLLM MiniMaxText01Model maps
+    # linear_attention -> 0, full_attention -> 1.
+    cfg = {**load("minimax-m1"), "architectures": ["MiniMaxForCausalLM"], "model_type": "minimax"}
+    types = cfg.pop("attn_type_list")
+    cfg["layer_types"] = ["linear_attention" if t == 0 else "full_attention" for t in types]
+    assert model_from_config(cfg).estimate(1000).kv_bytes_per_token == 40_960
+    del cfg["layer_types"]
+    # model_type minimax without layer_types: Hugging Face MiniMaxConfig.__post_init__ fills full_attention when
+    # (i + 1) % 2, else linear_attention: 40 softmax layers, 40 lightning layers.
+    # 40 x 2 x 8 x 128 x 2 B = 163,840 B per token; 40 x 64 x 128 x 128 x 2 B = 83,886,080 B per sequence.
+    est = model_from_config(cfg).estimate(1000)
+    assert (est.kv_bytes_per_token, est.state_bytes_in_pool) == (163_840, 83_886_080)
+    assert layout_from_config(cfg).layer_pattern == "FN" * 40
+    # The remote-code config class (model_type minimax_m1) sets no default: vLLM MiniMaxText01Model makes every
+    # layer softmax attention: 80 x 2 x 8 x 128 x 2 B = 327,680 B per token, no state.
+    est = model_from_config({**cfg, "model_type": "minimax_m1"}).estimate(1000)
+    assert (est.kv_bytes_per_token, est.state_bytes_in_pool) == (327_680, 0)
+
+
+def test_minimax_attn_type_list_of_wrong_length_refused():
+    cfg = {**load("minimax-m1"), "attn_type_list": [0, 1] * 3}
+    with pytest.raises(PlanInputError) as err:
+        layout_from_config(cfg)
+    assert err.value.field == "config.num_hidden_layers"
+    cfg = {**load("minimax-m1"), "attn_type_list": [2] * 80}
+    with pytest.raises(PlanInputError) as err:
+        layout_from_config(cfg)
+    assert err.value.field == "config.attn_type_list"
+
+
+@pytest.mark.parametrize("config", [
+    # the top level of meta-llama/Llama-3.2-11B-Vision-Instruct's config.json, language model in text_config
+    {"architectures": ["MllamaForConditionalGeneration"], "model_type": "mllama",
+     "text_config": {"model_type": "mllama_text_model", "num_hidden_layers": 40,
+                     "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38]}},
+    {"model_type": "mllama"},
+])
+def test_mllama_refused_as_vllm_no_longer_serves_it(config):
+    # vLLM registry.py @ 0002bff: _PREVIOUSLY_SUPPORTED_MODELS["MllamaForConditionalGeneration"] = "0.10.2"
+    # ("encoder-decoder models except whisper have been removed for V0 deprecation").
+    with pytest.raises(PlanInputError) as err:
+        layout_from_config(config)
+    assert "0.10.2" in str(err.value) and "_PREVIOUSLY_SUPPORTED_MODELS" in str(err.value)
+
+
+def test_every_sglang_entry_class_listed_with_a_category_and_a_status():
+    # sglang 0.5.23 (PyPI wheel, sglang/srt/models): 225 top-level modules define EntryClass, naming 290 classes
+    # (counted from the source, SOURCES in planner/data/sglang_text_generation_models.json).
+    data = registry.vendored_sglang()
+    entries = data["entry_classes"]
+    assert len(entries) == 290
+    assert len({e["file"] for e in entries.values()}) == 225
+    vllm_names = set(registry.vendored()["architectures"])
+    for name, e in entries.items():
+        assert e["category"] in data["source"]["categories"], name
+        # "vLLM also serves it" for the text-generation dict is checked against the vendored vLLM list itself
+        assert (e["category"] == "vllm_text_generation") == (name in vllm_names), name
+    sglang_only = {n for n, e in entries.items() if e["category"] == "text_generation"}
+    assert set(data["architectures"]) == sglang_only
+    missing = [n for n in sglang_only if registry.status(n)[0] == "unknown"]
+    assert not missing, missing
+    # the SGLang-only text decoders kvplan prices are the ones newer than the vendored vLLM commit
+    assert {n for n in sglang_only if registry.status(n)[0] == "supported"} == {
+        "DeepseekV4ForCausalLM", "Gemma4ForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM"}
+
+
+def test_sglang_only_architecture_refused_with_its_reason():
+    with pytest.raises(PlanInputError) as err:
+        layout_from_config({"architectures": ["SDARForCausalLM"], "num_hidden_layers": 2})
+    assert "block-diffusion" in str(err.value)
+
+
+@pytest.mark.parametrize("model_type", ["minimax_m1", "minimax_text_01", "minimax"])
+def test_minimax_model_type_without_architectures(model_type):
+    # No architectures: the model_type names the MiniMax-Text-01 reader (vLLM serves all three through
+    # MiniMaxText01ForCausalLM); the same 40,960 B per token and 146,800,640 B of state as MiniMax-M1 above.
+    cfg = {k: v for k, v in load("minimax-m1").items() if k != "architectures"}
+    est = model_from_config({**cfg, "model_type": model_type}).estimate(1000)
+    assert (est.kv_bytes_per_token, est.state_bytes_in_pool) == (40_960, 146_800_640)
+
+
+def test_minimax_state_dtype_follows_mamba_cache_dtype_only():
+    # vLLM linear_attention_state_dtype(model dtype, mamba_cache_dtype): FP32 state doubles the BF16 figure,
+    # 70 x 64 x 128 x 128 x 4 B = 293,601,280 B; a chosen SSM dtype is not read (and says so).
+    from planner.kv.formats import get_format
+    est = model_from_config(load("minimax-m1"), state_format=get_format("fp32")).estimate(1000)
+    assert est.state_bytes_in_pool == 293_601_280
+    model = model_from_config(load("minimax-m1"), ssm_state_format=get_format("fp32"))
+    assert model.estimate(1000).state_bytes_in_pool == 146_800_640
+    assert any(f.field == "mamba_ssm_cache_dtype" and f.how == "ignored" for f in model.config_report)

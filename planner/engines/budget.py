@@ -160,12 +160,6 @@ def _mxfp4(config: dict) -> bool:
     return str(q.get("quant_method", "")).lower() == "mxfp4"
 
 
-def _mxfp4_padding_text(config: dict, tp: int, pp: int) -> str:
-    padded = checkpoint_weights(config, tp=tp, pp=pp, mxfp4_pad=budget_constants()["vllm"]["mxfp4_moe_pad"])
-    stored = checkpoint_weights(config, tp=tp, pp=pp)
-    return f"{(padded.weight_bytes - stored.weight_bytes) / GiB:.2f} GiB"
-
-
 def vllm_non_torch_bytes(tp: int, pp: int) -> tuple[int, str, str | None]:
     """Non-torch memory vLLM 0.19 adds during profiling on one rank, its source, and a caveat (or None)."""
     k = budget_constants()["vllm"]
@@ -224,7 +218,7 @@ def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: 
         if weights_bytes_per_gpu is not None:
             w, w_src = weights_bytes_per_gpu, weights_source
         else:
-            cw = checkpoint_weights(config, tp=tp, pp=pp, pp_rank=rank, mxfp4_pad=k["mxfp4_moe_pad"],
+            cw = checkpoint_weights(config, tp=tp, pp=pp, pp_rank=rank, mxfp4_layout=k["mxfp4_moe_layout"],
                                      cuda_allocator=True)
             w = cw.weight_bytes
             w_src = "checkpoint: " + "; ".join(f"{c.name} {c.weight_bytes / GiB:.2f} GiB ({c.rule})"
@@ -247,9 +241,9 @@ def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: 
     if caveat:
         assumptions.append(caveat)
     if weights_bytes_per_gpu is None and _mxfp4(config):
-        assumptions.append(msg("MXFP4 experts priced with the padding fitted on one public log (gpt-oss-20b at TP 2, "
-                               "+1.2 %); at other TP sizes vLLM's layout may differ by up to the padding "
-                               "({pad_bytes} per GPU here)", pad_bytes=_mxfp4_padding_text(config, tp, pp)))
+        assumptions.append(msg("MXFP4 experts priced as vLLM's Triton MXFP4 backend lays them out on Hopper (swizzled "
+                               "scales beside the checkpoint's, FP32 biases); checked on two public gpt-oss-20b logs "
+                               "(TP 1 -1.3 %, TP 2 -1.7 %); other MXFP4 backends (Blackwell, Marlin) pad differently"))
     return EngineBudget(engine="vllm", version=version, available_kv_bytes=int(avail), requested_bytes=requested,
                         terms=terms, binding_rank=label, assumptions=tuple(assumptions))
 

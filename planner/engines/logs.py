@@ -106,7 +106,8 @@ KEYS: dict[str, str] = {
     "max_concurrency": "vLLM 'Maximum concurrency' (x)",
     "kv_budget": "vLLM KV budget per GPU ('Available KV cache memory', 'kv_cache_size')",
     "weights": "weights per GPU as logged (GiB, even where labelled GB)",
-    "total_gpu_memory": "vLLM total_gpu_memory (GiB)",
+    "total_gpu_memory": "vLLM total_gpu_memory (GiB; V1's 'worker init memory snapshot ... total_memory=')",
+    "non_kv_memory": "vLLM V1 'Total non KV cache memory' of one worker (GiB, its memory-profiling line)",
     "error_max_seq_len": "vLLM start-up error: the model's max seq len",
     "error_kv_tokens": "vLLM start-up error: tokens the KV cache can store (V0)",
     "error_needed": "vLLM V1 start-up error: KV cache one max-length request needs (GiB)",
@@ -188,6 +189,10 @@ _PATTERNS: tuple[_Spec, ...] = (
     _p(r"reserved for KV Cache is\s*(-?\d+(?:\.\d+)?)\s*GiB", "vllm", ("kv_budget", 1, "size")),
     _p(r"Loading model weights took\s*" + _DEC + r"\s*Gi?B", "vllm", ("weights", 1, "size")),
     _p(r"total_gpu_memory\s*[=(]\s*" + _DEC + r"\s*GiB", "vllm", ("total_gpu_memory", 1, "size")),
+    # V1 gpu_worker.py: "worker init memory snapshot: ..., total_memory=79.19GiB, ..." and, per worker,
+    # "Memory profiling takes ... Total non KV cache memory: 6.34GiB; ..." (format_gib: GiB rounded to 2 decimals)
+    _p(r"memory snapshot:.*?\btotal_memory=" + _DEC + r"\s*GiB", "vllm", ("total_gpu_memory", 1, "size")),
+    _p(r"Total non KV cache memory:\s*" + _DEC + r"\s*GiB", "vllm", ("non_kv_memory", 1, "size")),
     _p(r"max seq len \(" + _NUM + r"\) is larger than the maximum number of tokens that can be stored in KV "
        r"cache \(" + _NUM + r"\)", "vllm", ("error_max_seq_len", 1, "int"), ("error_kv_tokens", 2, "int")),
     # V1 (vllm/v1/core/kv_cache_utils.py, check_enough_kv_cache_memory / _check_enough_kv_cache_memory):

@@ -51,6 +51,7 @@ A residual kvplan cannot explain is reported as such, with its size.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 
@@ -553,6 +554,7 @@ def _mamba_cache_mode(log: EngineLog) -> Setting:
 def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, causes, refusals, mamba_mode="none"):
     rows: list[ReconcileRow] = []
     budgets = log.all("kv_budget")
+    budgets += stage_budgets_from_profiling(log, budgets)
     err_budget = log.first("error_budget")
     tokens_r, blocks_r = log.first("gpu_kv_cache_tokens"), log.first("num_gpu_blocks")
     conc, conc_m = log.first("max_concurrency"), log.first("concurrency_tokens")
@@ -802,6 +804,39 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
         causes.append(msg("vLLM's hybrid KV cache manager is off ({why}): sliding-window and chunked layers store full "
                           "KV{effect}", why=why, effect=effect))
     return rows, pool, tokens, (model, pp, per_token)
+
+
+def stage_budgets_from_profiling(log: EngineLog, printed: tuple[Reading, ...]) -> tuple[Reading, ...]:
+    """The KV budget of every worker whose 'Available KV cache memory' line the log lacks but whose memory-profiling
+    line it has: vLLM V1 prints the budget at INFO on the first worker only and each worker's
+    "Total non KV cache memory" at DEBUG (``vllm/v1/worker/gpu_worker.py``, ``determine_available_memory``:
+    available = requested - non-KV memory, requested = total_memory x gpu_memory_utilization). Both printed figures are
+    rounded to 2 decimals (``format_gib``), so the budget is a range: total +- 0.005 GiB x utilization, non-KV +-
+    0.005 GiB. Empty when the log lacks the total or the utilization.
+
+    >>> from planner.engines.logs import parse_engine_log
+    >>> log = parse_engine_log("'gpu_memory_utilization': 0.95\\n(Worker pid=1) DEBUG [gpu_worker.py:284] worker init "
+    ...     "memory snapshot: torch_peak=0.0GiB, total_memory=79.19GiB\\n(Worker_PP1 pid=2) DEBUG [gpu_worker.py:435] "
+    ...     "Memory profiling takes 9.5 seconds. Total non KV cache memory: 9.6GiB; weights memory: 7.51GiB.")
+    >>> b = stage_budgets_from_profiling(log, ())[0]
+    >>> b.rank, round(b.value, 4), b.printed
+    ('PP1', 65.6305, '79.19 GiB x 0.95 - 9.6 GiB')
+    """
+    total, util = log.first("total_gpu_memory"), log.first("gpu_memory_utilization")
+    if total is None or util is None:
+        return ()
+    have = {r.rank for r in printed}
+    u = float(util.value)
+    out: list[Reading] = []
+    for r in log.all("non_kv_memory"):
+        if not r.rank or r.rank in have or any(o.rank == r.rank for o in out):
+            continue
+        value = float(total.value) * u - float(r.value)
+        lo = math.floor(((float(total.value) - 0.005) * u - (float(r.value) + 0.005)) * GiB)
+        hi = math.ceil(((float(total.value) + 0.005) * u - (float(r.value) - 0.005)) * GiB)
+        out.append(Reading("kv_budget", value, f"{total.value:g} GiB x {u:g} - {float(r.value):g} GiB", r.line_no,
+                           "vllm", lo, hi, r.rank))
+    return tuple(out)
 
 
 def _pp_index(rank: str) -> int | None:

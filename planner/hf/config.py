@@ -40,11 +40,13 @@ from typing import Any
 
 from planner.hf.deepseek import deepseek_v4, mla
 from planner.hf.layers import layer_kinds, pattern_string
+from planner.hf.maxlen import engine_max_len
 from planner.hf.checkpoint import SIDECAR_KEY
 from planner.hf.quant import checkpoint_kv_format
 from planner.hf.registry import Family, TrackedConfig, resolve, unread_layout_fields
 from planner.hf.report import ConfigReader, report_rows, text
-from planner.hf.state import PARALLEL_MAMBA, linear_attention_state, mamba_state, short_conv_state
+from planner.hf.state import (PARALLEL_MAMBA, lightning_attention_state, linear_attention_state, mamba_state,
+                              short_conv_state)
 from planner.errors import PlanInputError, json_kind
 from planner.reads import DuplicateKey, json_error_text, json_text, unique_keys
 from planner.kv.formats import KVFormat, get_format
@@ -75,7 +77,7 @@ class ImportedLayout:
 
 PATTERN_LEGEND = {
     "F": msg("full attention"), "S": msg("sliding window"), "C": msg("chunked local (Llama 4)"),
-    "L": msg("linear attention (Gated DeltaNet)"),
+    "L": msg("linear attention (Gated DeltaNet)"), "N": msg("lightning attention (MiniMax linear attention state)"),
     "M": msg("Mamba (SSM state)"), "K": msg("short convolution (LFM2 conv state)"), "A": msg("MLA latent"), "D": msg("MLA latent + DSA indexer keys"),
     "Z": msg("compressed entries (DeepSeek V4)"), "W": msg("window ring only (DeepSeek V4)"),
     "s": msg("shares another layer's KV (stores none)"), "-": msg("no KV (MLP / MoE block)"),
@@ -178,9 +180,7 @@ def layout_from_config(
 
     model_type = text(merged.get("model_type", ""), 64)
     num_layers = r.int_field("num_hidden_layers", maximum=100_000)
-    max_ctx = r.int_field("max_position_embeddings", maximum=10**9, required=False)
-    if max_ctx is None:
-        r.note("max_position_embeddings", None, "defaulted", msg("not in config: no maximum context known"))
+    max_ctx = engine_max_len(r, merged, model_type)
     fmt = _main_format(r, merged, main_format)
     for key, why in _IGNORED_BUT_RELEVANT.items():
         if merged.get(key) not in (None, 0, False):
@@ -394,7 +394,8 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
             groups.append(SlidingWindowGroup(window_tokens=window, **common))
         else:
             groups.append(ChunkedLocalGroup(chunk_tokens=chunk, **common))
-    for kind, build in (("linear", linear_attention_state), ("mamba", mamba_state), ("conv", short_conv_state)):
+    for kind, build in (("linear", linear_attention_state), ("lightning", lightning_attention_state),
+                        ("mamba", mamba_state), ("conv", short_conv_state)):
         ids = [i for i, k in enumerate(kinds) if k == kind]
         if ids:
             groups.extend(build(r, cfg, ids, model_type, *state_formats))

@@ -293,6 +293,51 @@ def _minimax_m2(cfg: dict, notes: list) -> None:
                   msg("every layer softmax attention (vLLM MiniMaxM2ForCausalLM)")))
 
 
+def _minimax_text_01(cfg: dict, notes: list) -> None:
+    """MiniMax-Text-01 / MiniMax-M1: vLLM ``MiniMaxText01Model.__init__`` (minimax_text_01.py, read at
+    vllm-project/vllm 98370df) takes each layer's kind from ``attn_type_list``, else ``decoder_attention_types``, else
+    ``layer_types`` (``linear_attention`` 0, ``full_attention`` 1), else every layer softmax attention; 0 builds
+    ``MiniMaxText01LinearAttention`` (lightning attention: a per-sequence state, no KV), 1 builds
+    ``MiniMaxText01Attention``, whose ``Attention`` is given no sliding window (``config.sliding_window`` is not
+    applied) and ``num_key_value_heads`` KV heads of ``head_dim``."""
+    from planner.hf.layers import PER_LAYER_KINDS
+    source, types = None, None
+    for key in ("attn_type_list", "decoder_attention_types"):
+        if cfg.get(key):
+            source, types = key, cfg[key]
+            break
+    if source is None and cfg.get("layer_types") is not None:
+        raw = cfg["layer_types"]
+        codes = {"linear_attention": 0, "full_attention": 1}
+        if not isinstance(raw, list) or any(t not in codes for t in raw):
+            raise PlanInputError("config.layer_types", str(raw)[:60],
+                                 msg("a list of linear_attention / full_attention (vLLM MiniMaxText01Model)"))
+        source, types = "layer_types", [codes[t] for t in raw]
+    if source is None and dict.get(cfg, "model_type") == "minimax":
+        # Hugging Face's own MiniMaxConfig (model_type minimax) fills layer_types when the file has none
+        # (configuration_minimax.py __post_init__: full_attention when (i + 1) % 2, else linear_attention)
+        layers = dict.get(cfg, "num_hidden_layers")
+        if isinstance(layers, int) and not isinstance(layers, bool) and layers > 0:
+            source, types = "layer_types", [1 if (i + 1) % 2 else 0 for i in range(layers)]
+            notes.append(("layer_types", None, "defaulted",
+                          msg("absent: Hugging Face MiniMaxConfig alternates full and linear attention, full first")))
+    if source is None:
+        notes.append(("attn_type_list", None, "defaulted",
+                      msg("absent: every layer softmax attention (vLLM MiniMaxText01Model)")))
+        return
+    if source != "layer_types" and cfg.get("layer_types") is not None:
+        notes.append(("layer_types", "set", "ignored", msg("{key} wins (vLLM MiniMaxText01Model)", key=source)))
+    if not isinstance(types, list) or any(isinstance(t, bool) or t not in (0, 1) for t in types):
+        raise PlanInputError(f"config.{source}", str(types)[:60],
+                             msg("a list of 0 (lightning attention) and 1 (softmax attention), one per layer"))
+    kinds = ["lightning" if t == 0 else "full" for t in types]
+    dict.__setitem__(cfg, PER_LAYER_KINDS, (kinds, msg("{key}: 0 lightning attention (a per-sequence state, no KV), "
+                                                       "1 softmax attention (vLLM MiniMaxText01Model)", key=source)))
+    if cfg.get("sliding_window") is not None:
+        notes.append(("sliding_window", cfg["sliding_window"], "ignored",
+                      msg("vLLM's MiniMaxText01Attention gives its Attention no sliding window")))
+
+
 def _minicpm3(cfg: dict, notes: list) -> None:
     """MiniCPM3 compresses K/V through a latent (``kv_lora_rank``) like DeepSeek MLA, but vLLM's
     ``MiniCPM3Attention`` (minicpm3.py, read at vllm-project/vllm 009ccee) decompresses it and caches ordinary
@@ -505,6 +550,20 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                        "full_attn_alpha_factor", "full_attn_beta_factor", "linear_attn_alpha_factor",
                        "linear_attn_beta_factor"),
            prepare=_minimax_m2),
+    Family("minimax_text_01", "MiniMax-Text-01 / MiniMax-M1: lightning (linear) attention layers with a per-sequence "
+           "state and softmax attention layers, by attn_type_list",
+           "vllm-project/vllm @ 98370df, vllm/model_executor/models/minimax_text_01.py MiniMaxText01Model.__init__, "
+           "MiniMaxText01DecoderLayer.__init__, MiniMaxText01ForCausalLM.get_mamba_state_shape_from_config / "
+           "get_mamba_state_dtype_from_config; layers/mamba/mamba_utils.py linear_attention_state_shape",
+           ("tests/test_registry.py::test_minimax_m1_lightning_and_softmax_layers",),
+           _DECODER_READS + ("attn_type_list", "decoder_attention_types"),
+           irrelevant=("rotary_dim", "postnorm", "shared_intermediate_size", "shared_moe_mode", "block", "block_size",
+                       # residual scales of the decoder layer (MiniMaxText01DecoderLayer): norm alpha / beta, not KV
+                       "layernorm_full_attention_alpha", "layernorm_full_attention_beta",
+                       "layernorm_linear_attention_alpha", "layernorm_linear_attention_beta",
+                       "layernorm_mlp_alpha", "layernorm_mlp_beta", "full_attn_alpha_factor", "full_attn_beta_factor",
+                       "linear_attn_alpha_factor", "linear_attn_beta_factor"),
+           prepare=_minimax_text_01),
     Family("bamba", "Bamba: attention at attn_layer_indices, Mamba2 state elsewhere",
            _V + "bamba.py BambaModel (config.layers_block_type), BambaMixerDecoderLayer; "
            "layers/mamba/mamba_utils.py mamba2_state_shape",
@@ -606,9 +665,6 @@ REFUSALS = {
     "HCXVisionForCausalLM": "not modelled yet: multimodal wrapper (language model in a nested config)",
     "KimiLinearForCausalLM": "not modelled yet: KDA linear attention (linear_attn_config) beside MLA layers",
     "LongcatFlashForCausalLM": "not modelled yet: two MLA blocks per layer",
-    "MiniMaxForCausalLM": "not modelled yet: lightning (linear) attention state",
-    "MiniMaxText01ForCausalLM": "not modelled yet: lightning (linear) attention state",
-    "MiniMaxM1ForCausalLM": "not modelled yet: lightning (linear) attention state",
     "MistralLarge3ForCausalLM": "not modelled yet: Mistral Large 3 layout",
     "OuroForCausalLM": "not modelled yet: looped layers (each recurrence step keeps its own KV)",
     "PanguProMoEV2ForCausalLM": "not modelled yet: openPangu Pro MoE V2 attention layout",
@@ -656,6 +712,7 @@ _FAMILY_OF: dict[str, tuple[str, ...]] = {
     "lfm2": ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM"),
     "minicpm3": ("MiniCPM3ForCausalLM",),
     "minimax_m2": ("MiniMaxM2ForCausalLM",),
+    "minimax_text_01": ("MiniMaxForCausalLM", "MiniMaxText01ForCausalLM", "MiniMaxM1ForCausalLM"),
     "bamba": ("BambaForCausalLM",),
     "mamba": ("MambaForCausalLM", "FalconMambaForCausalLM", "Mamba2ForCausalLM"),
     "falcon_h1": ("FalconH1ForCausalLM",),
@@ -682,21 +739,42 @@ MODEL_TYPES: dict[str, str] = {
     "deepseek_v4": "deepseek_v4", "deepseek_v41": "deepseek_v4", "jamba": "jamba", "nemotron_h": "nemotron_h",
     "mimo_v2_flash": "mimo_v2", "qwen3_next": "qwen3_next", "qwen3_5": "qwen3_next", "qwen3_5_moe": "qwen3_next",
     "qwen3_5_text": "qwen3_next", "qwen3_5_moe_text": "qwen3_next", "lfm2": "lfm2", "lfm2_moe": "lfm2",
-    "minimax_m2": "minimax_m2", "bamba": "bamba", "mamba": "mamba", "falcon_mamba": "mamba", "mamba2": "mamba",
+    "minimax_m2": "minimax_m2", "minimax": "minimax_text_01", "minimax_text_01": "minimax_text_01",
+    "minimax_m1": "minimax_text_01", "bamba": "bamba", "mamba": "mamba", "falcon_mamba": "mamba", "mamba2": "mamba",
     "falcon_h1": "falcon_h1", "minicpm3": "minicpm3",
 }
 """``model_type`` -> family, for configs without ``architectures`` (other model types read as ``decoder``)."""
 
 MODEL_TYPE_REFUSALS: dict[str, str] = {
     "kimi_linear": "KimiLinearForCausalLM",
-    "minimax": "MiniMaxText01ForCausalLM", "minimax_text_01": "MiniMaxText01ForCausalLM",
     "zamba2": "Zamba2ForCausalLM",
     "longcat_flash": "LongcatFlashForCausalLM", "plamo2": "Plamo2ForCausalLM",
-    "step3_text": "Step3TextForCausalLM",
+    "step3_text": "Step3TextForCausalLM", "mllama": "MllamaForConditionalGeneration",
+    "mllama_text_model": "MllamaForConditionalGeneration",
 }
 """``model_type`` of a refused architecture, for configs without ``architectures``."""
 
+_SGLANG_NOT_MODELLED = ("served by SGLang only (not in vLLM's registry): not modelled yet, no public config checked "
+                        "against it")
+"""The status of an SGLang-only text-generation architecture no reader has been checked against."""
+
+_SGLANG_BLOCK_DIFFUSION = ("served by SGLang only: a block-diffusion language model, not an autoregressive decoder whose "
+                           "KV grows one token at a time")
+
 SGLANG_REFUSALS = {
+    **{name: _SGLANG_NOT_MODELLED for name in (
+        "BailingMoEForCausalLM", "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "BeamForCausalLM",
+        "Cohere2MoeForCausalLM", "Dots3NoteForCausalLM", "Ernie4_5_ForCausalLM", "ExaoneMoEForCausalLM",
+        "ExaoneMoeForCausalLM", "GigaChat35ForCausalLM", "Glm4MoeLiteForCausalLM", "GlmMoeDsaForCausalLM",
+        "GraniteMoeSWAForCausalLM", "GraniteSWAForCausalLM", "HYV3ForCausalLM", "HYV4ForCausalLM",
+        "HrmTextForCausalLM", "IQuestCoderForCausalLM", "IQuestLoopCoderForCausalLM", "IQuestQ1ForCausalLM",
+        "K2HorizonForCausalLM", "KimiK3LinearForCausalLM", "LagunaForCausalLM", "MellumForCausalLM",
+        "MiMoV2ForCausalLM", "MindSporeForCausalLM", "MiniCPMSALAForCausalLM", "MiniMaxM3SparseForCausalLM",
+        "Ministral3ForCausalLM", "MuseGlimmerForCausalLM", "NanbeigeForCausalLM", "NemotronHPuzzleForCausalLM",
+        "SarvamMLAForCausalLM", "SarvamMoEForCausalLM", "Spark2_5ForCausalLM", "XllmForCausalLM", "ZayaForCausalLM",
+    )},
+    **{name: _SGLANG_BLOCK_DIFFUSION for name in ("DiffusionGemmaForBlockDiffusion", "SDARForCausalLM",
+                                                  "SDARMoeForCausalLM")},
     "Grok1ForCausalLM": "served by SGLang only (grok.py, Grok-2): not modelled yet, no public config checked against it",
     "XverseMoeForCausalLM": "served by SGLang only (xverse_moe.py): not modelled yet, no public config checked "
                             "against it",
@@ -705,12 +783,26 @@ SGLANG_REFUSALS = {
     "LLaDA2MoeModelLM": "served by SGLang only (llada2.py): a block-diffusion language model, not an autoregressive "
                         "decoder whose KV grows one token at a time",
     "Step3p5ForCausalLM": "served by SGLang only (step3p5.py): not modelled yet: Step-3.5 attention layout",
+    "TorchNativeLlamaForCausalLM": "SGLang's torch-native implementation class (torch_native_llama.py), not a "
+                                   "checkpoint's architecture: Llama checkpoints name LlamaForCausalLM",
+    "TorchNativePhi3ForCausalLM": "SGLang's torch-native implementation class (torch_native_llama.py), not a "
+                                  "checkpoint's architecture: Phi-3 checkpoints name Phi3ForCausalLM",
+    "QuantMixtralForCausalLM": "SGLang's quantized-Mixtral implementation class (mixtral_quant.py), not a "
+                               "checkpoint's architecture: Mixtral checkpoints name MixtralForCausalLM",
+    "Phi3SmallForCausalLM": "served by SGLang only (phi3_small.py; vLLM served it up to 0.9.2, registry.py "
+                            "_PREVIOUSLY_SUPPORTED_MODELS): blocksparse attention layers, not modelled",
 }
-"""Architectures SGLang serves that vLLM's vendored registry does not
-(``planner/data/sglang_text_generation_models.json``), and why kvplan refuses each."""
+"""Architectures SGLang serves that vLLM's vendored registry does not (every SGLang-only text-generation name of
+``planner/data/sglang_text_generation_models.json`` that no reader prices), and why kvplan refuses each."""
 
 OTHER_REFUSALS = {
-    "MllamaForConditionalGeneration": "not modelled yet: cross-attention layers (cross_attention_layers)",
+    # vLLM's registry (registry.py @ 0002bff, _PREVIOUSLY_SUPPORTED_MODELS) lists Mllama as served up to 0.10.2 only:
+    # "encoder-decoder models except whisper have been removed for V0 deprecation"; the V1 engine has no model class
+    # for it, so no KV figure (self-attention per token, cross-attention per image) can be checked against it.
+    "MllamaForConditionalGeneration": "not served by vLLM since 0.10.2 (encoder-decoder models other than Whisper "
+                                      "were removed with the V0 engine; vLLM registry.py _PREVIOUSLY_SUPPORTED_MODELS): "
+                                      "SGLang serves it (mllama.py), but kvplan does not model its cross-attention "
+                                      "layers (cross_attention_layers)",
     "WhisperForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
     "BartForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
     "T5ForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
@@ -851,7 +943,8 @@ def resolve(config: dict) -> tuple[Family, str]:
     if isinstance(model_type, str) and model_type in MODEL_TYPE_REFUSALS:
         arch = MODEL_TYPE_REFUSALS[model_type]
         raise PlanInputError("config.model_type", model_type, msg("a model type kvplan prices; {arch} is refused: "
-                                                                  "{reason}", arch=arch, reason=msg(REFUSALS[arch])))
+                                                                  "{reason}", arch=arch, reason=msg(REFUSALS[arch]) if arch in REFUSALS
+                                                                  else msg(OTHER_REFUSALS[arch])))
     if isinstance(model_type, str) and model_type in MODEL_TYPES:
         fid = MODEL_TYPES[model_type]
         return FAMILIES[fid], msg("no architectures; model_type {value}: reader '{family}'", value=model_type,
@@ -892,14 +985,24 @@ def markdown() -> str:
     extra = sorted(set(ARCHITECTURES) - set(names))
     sg = vendored_sglang()
     sg_src = sg["source"]
-    lines += ["", "## SGLang only", "",
-              f"Architectures [{sg_src['repository']}](https://github.com/{sg_src['repository']}) serves "
-              f"(`EntryClass` in `{sg_src['path']}`) that are not in the vLLM list above; each name with the file and "
-              "commit it was read at. " + sg_src["note"][0].upper() + sg_src["note"][1:] + ".", "",
-              "| architecture | SGLang file @ commit | status | reader or reason |", "|---|---|---|---|"]
+    entries = sg["entry_classes"]
+    counts = {c: sum(1 for e in entries.values() if e["category"] == c) for c in sg_src["categories"]}
+    lines += ["", "## SGLang", "",
+              f"Every `EntryClass` of [{sg_src['repository']}](https://github.com/{sg_src['repository']}) "
+              f"`{sg_src['path']}` at version {sg_src['version']} (tag `{sg_src['tag']}`; read from {sg_src['package']}): "
+              f"{len(entries)} names. " + sg_src["note"][0].upper() + sg_src["note"][1:] + ".", "",
+              "| category | names | meaning |", "|---|---|---|"]
+    lines += [f"| {c} | {counts[c]} | {meaning} |" for c, meaning in sg_src["categories"].items()]
+    lines += ["", "### SGLang-only text generation", "",
+              "| architecture | SGLang file | status | reader or reason |", "|---|---|---|---|"]
     for n, where in sg["architectures"].items():
         state, value = status(n)
-        lines.append(f"| `{n}` | `{where['file']}` @ `{where['commit'][:7]}` | {state} | {value or '(none)'} |")
+        lines.append(f"| `{n}` | `{where['file'].rsplit('/', 1)[1]}` | {state} | {value or '(none)'} |")
+    lines += ["", "### Every SGLang EntryClass", "", "| architecture | SGLang file | vLLM serves it | category |",
+              "|---|---|---|---|"]
+    for n, where in entries.items():
+        served = "yes" if where["category"].startswith("vllm_") else "no"
+        lines.append(f"| `{n}` | `{where['file'].rsplit('/', 1)[1]}` | {served} | {where['category']} |")
     lines.append("")
     lines += ["", "## Also read (not in the vendored list: newer than its commit, or multimodal wrappers)", "",
               "| architecture | reader |", "|---|---|"]

@@ -167,6 +167,36 @@ def linear_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], mod
     ]
 
 
+def lightning_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: str,
+                              state_format: KVFormat | None, ssm_state_format: KVFormat | None = None) -> list[KVGroup]:
+    """Lightning-attention state of MiniMax-Text-01 / MiniMax-M1's linear layers: vLLM
+    ``MiniMaxText01ForCausalLM.get_mamba_state_shape_from_config`` (minimax_text_01.py, read at vllm-project/vllm
+    98370df) -> ``MambaStateShapeCalculator.linear_attention_state_shape(num_attention_heads, TP, head_dim)`` =
+    ``(heads / TP, head_dim, head_dim)`` per layer and sequence, no conv state; its dtype
+    (``get_mamba_state_dtype_from_config`` -> ``MambaStateDtypeCalculator.linear_attention_state_dtype``) is
+    ``mamba_cache_dtype``, "auto" = the model dtype (BF16 here unless chosen); ``mamba_ssm_cache_dtype`` is not
+    read. An earlier SGLang sized it in FP32 (``MiniMaxText01Config.minimax_cache_per_req``,
+    python/sglang/srt/configs/minimax_text_01.py); SGLang 0.5.23 no longer serves the architecture.
+
+    Raises:
+        PlanInputError: a state field missing or out of range, naming it.
+    """
+    from planner.hf.config import _head_dim  # one head-size rule (head_dim, else hidden_size / heads)
+    heads = r.int_field("num_attention_heads", maximum=1_000_000)
+    head_dim = _head_dim(r, cfg, heads)
+    fmt = _conv_format(r, state_format)
+    if ssm_state_format is not None:
+        r.note("mamba_ssm_cache_dtype", ssm_state_format.id, "ignored",
+               msg("the lightning-attention state follows mamba_cache_dtype only (vLLM linear_attention_state_dtype)"))
+    ids = tuple(layer_ids)
+    r.note("lightning-attention state", msg("{n} layers", n=len(ids)), "derived",
+           msg("heads x head_dim x head_dim = {heads} x {dim} x {dim} elements per layer and sequence, split over TP "
+               "by heads (vLLM linear_attention_state_shape)", heads=heads, dim=head_dim))
+    return [StateGroup(name="lightning attention state", num_layers=len(ids), layer_ids=ids, kv_format=fmt,
+                       role="state", num_units=heads, elements_per_unit=head_dim * head_dim,
+                       shape_note=f"state {heads} heads x {head_dim} x {head_dim}")]
+
+
 def short_conv_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: str,
                      state_format: KVFormat | None, ssm_state_format: KVFormat | None = None) -> list[KVGroup]:
     """Short-convolution state of LFM2's conv layers: vLLM ``ShortConv.get_state_shape`` ->
