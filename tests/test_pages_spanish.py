@@ -425,3 +425,15 @@ def test_imported_hybrid_configs_in_spanish(name):
     texts = [text for _, text in _texts(at)] + _cells(at)
     english = sorted({word for text in texts for word in GROUP_WORDS_EN if word in text})
     assert not english, english
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_plan_with_an_engine_in_spanish(engine):
+    # the engine's admission figure, its launch flags and their notes, in Spanish (Llama 3.1 8B, one H100)
+    def choose(at):
+        at.selectbox(key="plan_engine").set_value(engine).run()
+
+    at = _open({"model": "llama-3.1-8b", "gpus": "1"}, "home", setup=choose)
+    _assert_spanish(at)
+    word = {"vllm": "vLLM", "sglang": "SGLang"}[engine]
+    assert any(f"la cifra de admisión de {word}" in c.value for c in at.caption)
