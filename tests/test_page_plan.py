@@ -110,6 +110,9 @@ def test_engine_choice_shows_admission_flags_and_the_other_parallelism():
     assert any("vLLM's admission figure" in c.value for c in at.caption)
     at.selectbox(key="plan_engine").set_value("sglang").run()
     assert any(c.value.startswith("python -m sglang.launch_server") for c in at.code)
+    # SGLang's admission drives the headline, in words, and its flag carries the figure
+    assert any("SGLang's admission figure" in c.value for c in at.caption)
+    assert any("--max-running-requests is SGLang's admission figure" in c.value for c in at.caption)
 
 
 def _other_parallelism_note(lang: str) -> str:

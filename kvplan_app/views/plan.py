@@ -325,9 +325,10 @@ with st.expander(t("Parallelism, memory and throughput assumptions")):
                          key="plan_pipeline_parallel_size", help=t("Must divide the GPUs per replica; TP = GPUs / stages."))
     ENGINE_WORDS = {"none": t("kvplan (steady state)"), "vllm": "vLLM", "sglang": "SGLang"}
     engine = b2.selectbox(t("Serving engine"), list(ENGINE_WORDS), key="plan_engine", format_func=ENGINE_WORDS.get,
-                          help=t("With an engine, the headline is the sessions it would admit at full length and the "
-                                 "page prints its launch flags; kvplan's steady state stays beside it as the upper "
-                                 "bound."))
+                          help=t("With an engine, the headline is the sessions it would admit at full length (vLLM: "
+                                 "its maximum concurrency, blocks per full-length request; SGLang: its token pool / "
+                                 "(context + output tokens), bounded by its max_running_requests) and the page prints "
+                                 "its launch flags; kvplan's steady state stays beside it as the upper bound."))
 
 with st.expander(t("Misses, replay and tiers")):
     node = node_for(gpu_id)
