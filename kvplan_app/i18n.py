@@ -58,7 +58,7 @@ NAME_WORDS_CONTEXT = "data name words"
 NAME_WORDS: tuple[str, ...] = (
     "compressed {ratio} main", "compressed {ratio} indexer keys", "DSA indexer keys", "MLA latent",
     "{mamba} SSM state", "{mamba} conv state", "linear attention conv state", "linear attention recurrent state",
-    "fixed session state", "reported state per sequence", "full attention", "sliding window", "window ring",
+    "KDA conv state", "KDA recurrent state", "fixed session state", "reported state per sequence", "full attention", "sliding window", "window ring",
     "chunked local", "1 KV heads", "1 KV head", "{heads} KV heads",
 )
 """The vocabulary of KV group names (``planner.hf.config``, ``config_state``, ``config_deepseek``,
@@ -133,11 +133,23 @@ def t(text: str, /, **values: Any) -> str:
     return translate(text, language(), **values)
 
 
-def tn(singular: str, plural: str, n: int, /, **values: Any) -> str:
+def tn(singular: str, plural: str, n: int | float, /, **values: Any) -> str:
     """The form of ``singular`` / ``plural`` for the count ``n`` in this session's language (gettext's plural
-    rule), with ``values`` put into its placeholders: ``tn("{n} line", "{n} lines", n, n=num(f"{n:,}"))``."""
-    out = translations(language()).ngettext(singular, plural, n)
+    rule), with ``values`` put into its placeholders: ``tn("{n} line", "{n} lines", n, n=num(f"{n:,}"))``.
+
+    A count that is not whole (a per-GPU share of 0.25 sessions) takes the plural, as in English and Spanish.
+    """
+    out = translations(language()).ngettext(singular, plural, plural_count(n))
     return out.format(**values) if values else out
+
+
+def plural_count(n: int | float) -> int:
+    """The whole count gettext's plural rule is asked about for ``n``: ``n`` itself when whole, else 2 (plural).
+
+    >>> plural_count(1), plural_count(1.0), plural_count(0.25), plural_count(17.875)
+    (1, 1, 2, 2)
+    """
+    return int(n) if float(n).is_integer() else 2
 
 
 def translate(text: str, lang: str, /, **values: Any) -> str:
@@ -296,6 +308,36 @@ def num(text: str) -> str:
     '0,89 GB (0,829 GiB), 1.144 sessions'
     """
     return localize_numbers(text, language())
+
+
+_GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
+"""A whole number with thousands points (``1.000``, ``2.000.000``): Spanish grouping, never a decimal point."""
+
+
+def read_number(text: str, lang: str) -> float:
+    """A number typed in ``lang`` (what :func:`localize_numbers` writes, read back).
+
+    Spanish: a decimal comma and thousands points (``1.234,5``); a point alone is a decimal point unless it groups
+    digits in threes (``0.5`` is a half, ``1.000`` is a thousand). English: a decimal point, thousands commas.
+    Exponents (``1e9``) as Python reads them.
+
+    >>> read_number("0,5", "es"), read_number("1.234,5", "es"), read_number("1.000", "es"), read_number("0.5", "es")
+    (0.5, 1234.5, 1000.0, 0.5)
+    >>> read_number("1,234.5", "en"), read_number(" 2e9 ", "es")
+    (1234.5, 2000000000.0)
+
+    Raises:
+        ValueError: not a number (``float`` cannot read it).
+    """
+    text = text.strip().replace(" ", "").replace("\u00a0", "")
+    if lang in _SEPARATORS:
+        if "," in text:
+            text = text.replace(".", "").replace(",", ".")
+        elif _GROUPED.fullmatch(text):
+            text = text.replace(".", "")
+    else:
+        text = text.replace(",", "")
+    return float(text)
 
 
 def localize_numbers(text: str, lang: str) -> str:

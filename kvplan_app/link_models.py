@@ -175,7 +175,8 @@ MODEL_CONTEXT_MAX = 10**9
 
 class FrontierLink(BaseModel):
     """The Frontier page's link: accelerators (one line each), the context axis' right end (tokens; 0 = from the
-    plan), the hit rate (None = the plan's), the heatmap's accelerator (None = the plan's), throughput scaling."""
+    plan), the hit rate and the shared prefix (None = the plan's), the heatmap's accelerator (None = the plan's),
+    throughput scaling."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -186,6 +187,7 @@ class FrontierLink(BaseModel):
     gpus: tuple[str, ...] = ()
     max_context_tokens: int = Field(0, ge=0, le=10_000_000)
     hit_rate: float | None = Field(None, ge=0, le=1, allow_inf_nan=False)
+    shared_prefix: float | None = Field(None, ge=0, le=1, allow_inf_nan=False)
     heatmap_gpu: str | None = None
     scale_throughput: bool = True
 
@@ -426,7 +428,8 @@ LINKS: dict[str, LinkSpec] = {
                                "pp": _degree("pp"),
                                "context_tokens": lambda v: parse_tokens(v, field="m_ctx", maximum=MODEL_CONTEXT_MAX)}),
     "frontier": LinkSpec("frontier", FrontierLink, {"gpus": "fgpus", "max_context_tokens": "fctx", "hit_rate": "fhit",
-                                                    "heatmap_gpu": "fheat", "scale_throughput": "fscale"},
+                                                    "shared_prefix": "fshared", "heatmap_gpu": "fheat",
+                                                    "scale_throughput": "fscale"},
                          parsers={"gpus": _gpu_ids}),
     "traces": LinkSpec("traces", TracesLink, {"sample": "t_sample", "ttl_s": "t_ttl"}, write_none=frozenset({"ttl_s"})),
     "recommend": LinkSpec("recommend", RecommendLink, {

@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 from kvplan_app.charts.style import LEGEND_LABEL
-from kvplan_app.i18n import DEFAULT_LANGUAGE, language, localize_numbers
+from kvplan_app.i18n import DEFAULT_LANGUAGE, language, localize_numbers, read_number, t
 from kvplan_app.markdown import md, plotly_guard, plotly_needs_guard
 
 SEPARATORS: dict[str, str] = {"en": ".,", "es": ",."}
@@ -246,3 +246,78 @@ def number_slider(where, label: str, lo: float, hi: float, *, step: float, key: 
     lang = language()
     return where.select_slider(label, sorted(options), key=key,
                                format_func=lambda v: localize_numbers(f"{v:.{decimals}f}", lang), **kwargs)
+
+
+_UNSET = object()
+TEXT_SUFFIX = "_text"
+"""Key suffix of a number box's text field in a language other than English (``plan_reserve_gib_text``)."""
+_BAD_SUFFIX = "_refused"
+
+
+def number_box(where, label: str, min_value: float | None = None, max_value: float | None = None, *, key: str,
+               format: str = "%g", value: Any = _UNSET, on_change=None, args: tuple = (), **kwargs):
+    """A number typed by the user, written in the page's language; its value is the float in
+    ``st.session_state[key]`` (None when left empty, for a box whose ``value`` is None).
+
+    Streamlit's ``st.number_input`` writes its value with a printf ``format`` in the browser ("0.50", "80.0")
+    whatever the language and has no locale. In English it is used unchanged. In another language the box is an
+    ``st.text_input`` (key ``key`` + :data:`TEXT_SUFFIX`) showing the value with that language's marks ("0,50",
+    "80,0"), read back by :func:`kvplan_app.i18n.read_number`. A text that is not a number in
+    [``min_value``, ``max_value``] gets one ``st.error`` under the box's row naming the field, the text and the range;
+    the value, hence the plan, stays the last valid one.
+
+    Args:
+        where: ``st`` or a column.
+        format: printf pattern of the shown value, as ``st.number_input`` takes it.
+        value: the starting value when ``key`` holds none (None: empty).
+        on_change, args: called after a valid value is stored.
+        kwargs: passed on (``step``, ``help``, ``placeholder``); ``step`` only to ``st.number_input``.
+    """
+    if language() == DEFAULT_LANGUAGE:
+        if value is not _UNSET:
+            kwargs["value"] = value
+        return where.number_input(label, min_value=min_value, max_value=max_value, format=format, key=key,
+                                  on_change=on_change, args=args, **kwargs)
+    if key not in st.session_state:
+        st.session_state[key] = (min_value if min_value is not None else 0.0) if value is _UNSET else value
+    current = st.session_state[key]
+    lang = language()
+    text_key, bad_key = key + TEXT_SUFFIX, key + _BAD_SUFFIX
+    refused = st.session_state.get(bad_key)
+    if refused is not None and refused[1] != current:  # the value moved since (a slider): the box follows it
+        refused = None
+        st.session_state.pop(bad_key, None)
+    if refused is None:
+        st.session_state[text_key] = "" if current is None else localize_numbers(format % current, lang)
+    kwargs.pop("step", None)
+    where.text_input(label, key=text_key, on_change=_number_typed,
+                     args=(key, label, min_value, max_value, value is None, lang, on_change, args), **kwargs)
+    if refused is not None:  # the width of the enclosing block (page, expander), under the row: a column is narrow
+        st.error(refused[0])
+    return st.session_state[key]
+
+
+def _number_typed(key: str, label: str, lo: float | None, hi: float | None, may_be_empty: bool, lang: str,
+                  on_change, args: tuple) -> None:
+    """The text of a :func:`number_box` changed: store its number, or the refusal that names field, text and range."""
+    text = st.session_state.get(key + TEXT_SUFFIX, "")
+    if may_be_empty and not text.strip():
+        number = None
+    else:
+        try:
+            number = read_number(text, lang)
+        except ValueError:
+            number = math.nan
+        if not (math.isfinite(number) and (lo is None or number >= lo) and (hi is None or number <= hi)):
+            bounds = localize_numbers(f"[{_plain(lo) if lo is not None else '-∞'}, "
+                                      f"{_plain(hi) if hi is not None else '∞'}]", lang)
+            st.session_state[key + _BAD_SUFFIX] = (
+                t("{field}: “{text}” is not a number in {range}; the last valid value, {last}, is kept.",
+                  field=label, text=md(text), range=bounds, last=t("empty") if st.session_state.get(key) is None
+                  else localize_numbers(_plain(st.session_state[key]), lang)),
+                st.session_state.get(key))
+            return
+    st.session_state.pop(key + _BAD_SUFFIX, None)
+    st.session_state[key] = number
+    if on_change is not None:
+        on_change(*args)

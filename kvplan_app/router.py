@@ -25,6 +25,7 @@ from importlib.resources import files
 import streamlit as st
 from streamlit.errors import FragmentHandledException
 
+from kvplan_app import page_routes
 from kvplan_app.i18n import DEFAULT_LANGUAGE, LANG_PARAM, LANGUAGES, SESSION_KEY, language, t
 from kvplan_app.share import close_share_slot, open_share_slot
 from kvplan_app.uploads import UPLOADED_MODELS, uploader_style
@@ -89,6 +90,8 @@ def _main() -> None:
     style = TOP_SPACE_STYLE + (uploader_style(t) if language() != DEFAULT_LANGUAGE else "")
     st.html(f"<style>{style}</style>")
     page_list = pages()
+    # each page path answers Streamlit's page told the server's base, so it probes no /<page>/_stcore/ (404)
+    page_routes.install([p.url_path for p in page_list[1:]] + list(PLAN_ALIASES))
     aliases = [st.Page(VIEWS / "plan.py", title="Plan", url_path=a, visibility="hidden") for a in PLAN_ALIASES]
     nav = st.navigation([*page_list, *aliases])
     if nav.url_path in PLAN_ALIASES:  # /plan, /planner: the Plan page at its own URL, with its sidebar entry

@@ -49,7 +49,7 @@ from planner.units import parse_tokens, to_gb, to_gib
 from planner.messages import msg
 
 FRAME_COLUMNS: tuple[str, ...] = (
-    "accelerator", "gpu_id", "hbm_bytes", "usable_kv_bytes", "context_tokens", "hit_rate",
+    "accelerator", "gpu_id", "hbm_bytes", "usable_kv_bytes", "context_tokens", "hit_rate", "shared_prefix",
     "shared_prefix_bytes", "per_session_bytes", "sessions_per_gpu", "sessions_per_replica", "request_rate_per_s",
     "rate_limit", "ttft_s",
 )
@@ -217,6 +217,8 @@ class FrontierGrid:
 
     Attributes:
         inputs: the base plan (every input not on an axis).
+        shared_prefix: the share of the context stored once per replica at every point (the base plan's unless
+            :func:`frontier_grid` was given another).
         accelerators: axis 0.
         contexts: axis 1, tokens (int64).
         hit_rates: axis 2 (float64).
@@ -234,6 +236,7 @@ class FrontierGrid:
     """
 
     inputs: PlanInputs
+    shared_prefix: float
     accelerators: tuple[Accelerator, ...]
     contexts: np.ndarray
     hit_rates: np.ndarray
@@ -265,6 +268,7 @@ class FrontierGrid:
         acc = self.accelerators[gpu_index]
         return rebase(self.inputs, **acc.plan_fields,
                       context_tokens=int(self.contexts[context_index]), hit_rate=float(self.hit_rates[hit_index]),
+                      shared_prefix=self.shared_prefix,
                       decode_tokens_per_s=float(self.decode_tokens_per_s[gpu_index]),
                       prefill_tokens_per_s=float(self.prefill_tokens_per_s[gpu_index]))[0]
 
@@ -283,7 +287,8 @@ class FrontierGrid:
         return pd.DataFrame({
             "accelerator": _labels(names, G), "gpu_id": _labels(ids, G), "hbm_bytes": self.hbm_bytes[G],
             "usable_kv_bytes": self.usable_kv_bytes[G], "context_tokens": self.contexts[C],
-            "hit_rate": self.hit_rates[H], "shared_prefix_bytes": self.shared_prefix_bytes[C, H],
+            "hit_rate": self.hit_rates[H], "shared_prefix": np.full(H.size, self.shared_prefix),
+            "shared_prefix_bytes": self.shared_prefix_bytes[C, H],
             "per_session_bytes": self.per_session_bytes[C, H], "sessions_per_gpu": self.sessions_per_gpu[G, C, H],
             "sessions_per_replica": self.sessions_per_replica[G, C, H], "request_rate_per_s": rate,
             "rate_limit": pd.Categorical.from_codes(codes, ["none", "sessions", "decode throughput"]),
@@ -330,6 +335,7 @@ def frontier_grid(
     *,
     model: ModelSpec | None = None,
     scale_throughput: bool = False,
+    shared_prefix: float | None = None,
 ) -> FrontierGrid:
     """Evaluate the plan at every (accelerator, context, hit rate), with the scalar plan's code.
 
@@ -343,6 +349,9 @@ def frontier_grid(
         model: a model instead of the catalog's ``base.model_id``.
         scale_throughput: scale decode by HBM bandwidth and prefill by BF16
             FLOP/s relative to ``base.gpu_id`` (custom accelerators: unscaled).
+        shared_prefix: the share of the context stored once per replica, in
+            [0, 1], instead of ``base.shared_prefix`` (it moves sessions; the
+            hit rates move prefill and time to first token only).
 
     Raises:
         PlanInputError: unknown ids, empty axes, out-of-range values, a grid
@@ -359,6 +368,11 @@ def frontier_grid(
                                                                max_context_tokens=MAX_CONTEXT_TOKENS))
     if hits.size == 0 or not np.all(np.isfinite(hits)) or hits.min() < 0 or hits.max() > 1:
         raise PlanInputError("hit_rates", hits.tolist()[:5], msg("numbers in [0, 1]"))
+    if shared_prefix is None:
+        shared_prefix = base.shared_prefix
+    elif not (isinstance(shared_prefix, (int, float)) and math.isfinite(shared_prefix) and 0 <= shared_prefix <= 1):
+        raise PlanInputError("shared_prefix", shared_prefix, msg("a fraction of the context in [0, 1]"))
+    shared_prefix = float(shared_prefix)
     if len(accs) * ctx.size * hits.size > MAX_GRID_POINTS:
         raise PlanInputError("grid", f"{len(accs):,} x {ctx.size:,} x {hits.size:,} = "
                                      f"{len(accs) * ctx.size * hits.size:,} points",
@@ -385,7 +399,7 @@ def frontier_grid(
                 prefill[i] = base.prefill_tokens_per_s * (g.bf16_dense_flops / ref.bf16_dense_flops)
     hw = hardware_arrays(hardware, decode, prefill, shape=(len(accs), 1, 1))
 
-    a = evaluate(base, model, fmt, hw, ctx[None, :, None], base.shared_prefix, hits[None, None, :])
+    a = evaluate(base, model, fmt, hw, ctx[None, :, None], shared_prefix, hits[None, None, :])
     shape = (len(accs), ctx.size, hits.size)
 
     def full(x: np.ndarray) -> np.ndarray:
@@ -393,7 +407,7 @@ def frontier_grid(
 
     p_miss = float(miss_probability(base.pause_mean_s, base.ttl_s, base.pause_distribution))
     return FrontierGrid(
-        inputs=base, accelerators=accs, contexts=ctx, hit_rates=hits, hbm_bytes=hw.hbm_bytes.reshape(-1),
+        inputs=base, shared_prefix=shared_prefix, accelerators=accs, contexts=ctx, hit_rates=hits, hbm_bytes=hw.hbm_bytes.reshape(-1),
         usable_kv_bytes=np.broadcast_to(a.usable_kv_bytes, (len(accs), 1, 1)).reshape(-1),
         decode_tokens_per_s=decode, prefill_tokens_per_s=prefill,
         shared_prefix_bytes=np.broadcast_to(a.shared_prefix_bytes, (1, ctx.size, hits.size))[0],

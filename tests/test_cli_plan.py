@@ -111,6 +111,29 @@ def test_frontier_text(capsys):
     assert code == 0 and "17.9" in out and "tp attention" in out  # 143 per replica / 8 GPUs = 17.875
 
 
+@pytest.mark.parametrize("shared, sessions", [
+    # docs/capacity.md worked example: 100 GiB = 107,374,182,400 B all usable, 1,000,000 tokens x 890 B. Half of the
+    # context stored once: 445,000,000 B + 445,000,000 B per session -> floor(240.29) = 240; none: 890,000,000 B
+    # per session -> floor(120.64) = 120
+    ("0.5", 240), ("0", 120),
+])
+def test_frontier_shared_prefix_flag(capsys, tmp_path, shared, sessions):
+    worked = ["frontier", "--model", "deepseek-v4.1-flash", "--gpu", "custom", "--hbm-gib", "100", "--gpus", "custom:100",
+              "--gpu-memory-utilization", "1", "--weights-gib", "0", "--reserve-gib", "0", "--context", "1000000",
+              "--contexts", "1000000", "--output-tokens", "0", "--gpus-per-replica", "1", "--hit-rates", "0,0.9",
+              "--shared-prefix", shared]
+    code, out, _ = run(capsys, *worked, "--json")
+    assert code == 0
+    rows = json.loads(out)["rows"]
+    assert {(r["shared_prefix"], r["sessions_per_gpu"]) for r in rows} == {(float(shared), sessions)}
+    code, out, _ = run(capsys, *worked)
+    assert code == 0 and f"shared prefix {float(shared):g} of the context" in out
+    path = tmp_path / "grid.csv"
+    assert run(capsys, *worked, "--csv", str(path))[0] == 0
+    assert {(float(r["shared_prefix"]), float(r["sessions_per_gpu"])) for r in csv.DictReader(path.open())} == {
+        (float(shared), sessions)}
+
+
 @pytest.mark.parametrize("argv", [
     ["--gpus", "h900"], ["--gpus", "custom:-1"], ["--gpus", ""], ["--contexts", "0"], ["--contexts", "1e99"],
     ["--hit-rates", "nan"], ["--hit-rates", "2"], ["--model", "gpt-9"], ["--output-tokens", "-1"],

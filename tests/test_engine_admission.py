@@ -99,10 +99,15 @@ def test_a_layout_vllm_does_not_page_keeps_the_steady_state_and_says_why():
     assert "not modelled here: compressed" in r.sessions_note and "upper bound" in r.sessions_note
 
 
-def test_sglang_admission_is_not_modelled_and_says_so():
+def test_sglang_admission_drives_the_headline_and_says_so():
+    # measured budget 10 GiB = 10,737,418,240 B; Llama-3.1-8B 131,072 B/token -> 81,920 tokens (SGLang's
+    # profile_max_num_token divisor); 8,192-token requests (output 0): 81,920 // 8,192 = 10 at once;
+    # max_running_requests min(clamp(int(81,920 / 8,192 x 512) = 5,120 -> 4,096), 40,960) = 4,096 does not bind
     r = plan(make_inputs(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=8_192,
-                         engine="sglang"))
-    assert r.sessions_basis == "steady state" and "SGLang's admission accounting is not modelled" in r.sessions_note
+                         output_tokens=0, hit_rate=0, shared_prefix=0, measured_usable_kv_gib=10, engine="sglang"))
+    assert r.sessions_basis == "engine admission" and r.sessions_per_replica == 10
+    assert r.engine_max_total_num_tokens == 81_920 and r.engine_max_running_requests == 4_096
+    assert "SGLang's admission figure" in r.sessions_note
 
 
 def test_vllm_refusing_one_request_is_said():

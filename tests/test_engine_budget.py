@@ -142,25 +142,35 @@ def test_cli_json_carries_the_terms():
 
 
 def test_sglang_rule():
-    # SGLang profile_max_num_token (python/sglang/srt/model_executor/model_runner.py): pool = free after loading -
-    # total x (1 - mem_fraction_static) = total x mem_fraction_static - weights - memory in use before loading
-    # (not modelled: 0, said in the assumptions). Qwen3-8B: 8,190,735,360 parameters (embeddings and head
-    # 2 x 151,936 x 4,096, attention 36 x 41,943,040, MLP 36 x 3 x 4,096 x 12,288, norms 299,008 + q/k norms 9,216)
-    # x 2 B + rotary 40,960 x 128 x 2 B = 16,391,956,480 B; floor(85,029,615,043 x 0.88) = 74,826,061,237;
-    # 74,826,061,237 - 16,391,956,480 = 58,434,104,757 B
+    # SGLang (python/sglang/srt/model_executor/model_runner.py, init_torch_distributed + profile_max_num_token):
+    # pool = free after loading - F x (1 - mem_fraction_static), F the free memory before loading, so
+    # pool = (total - in use before loading) x mem_fraction_static - weights loaded. Version 0.5 constants
+    # (planner/data/engine_budget.toml, docs.sglang.ai logs of 2026-02): in use before loading 0.76 GiB =
+    # int(0.76 x 2**30) = 816,043,786 B; loader extra 0.03 GiB = 32,212,254 B.
+    # Qwen3-8B: 8,190,735,360 parameters (embeddings and head 2 x 151,936 x 4,096, attention 36 x 41,943,040,
+    # MLP 36 x 3 x 4,096 x 12,288, norms 299,008 + q/k norms 9,216) x 2 B + rotary 40,960 x 128 x 2 B =
+    # 16,391,956,480 B; + 32,212,254 = 16,424,168,734 B.
+    # free 85,029,615,043 - 816,043,786 = 84,213,571,257; floor(x 0.88) = 74,107,942,706;
+    # 74,107,942,706 - 16,424,168,734 = 57,683,773,972 B
     r = plan(make_inputs(model_id="qwen3-8b", gpu_id="h100-sxm", gpus_per_replica=1, gpu_memory_utilization=0.88,
-                         engine="sglang", engine_version="0.5.3"))
-    assert r.usable_kv_bytes == 58_434_104_757
-    assert r.engine_budget["engine_version"] == "0.5.3"
-    assert any("not calibrated" in a for a in r.engine_budget["assumptions"])
+                         engine="sglang", engine_version="0.5"))
+    assert r.usable_kv_bytes == 57_683_773_972
+    assert r.engine_budget["engine_version"] == "0.5"
+    assert [t["name"] for t in r.engine_budget["terms"]][0] == "memory in use before loading"
 
 
 def test_nothing_fits_says_the_engine_budget():
-    # gpt-oss-120b on one H100 at utilization 0.9: 71.27 GiB requested; its checkpoint alone is 68.6 GiB per GPU
-    # (36 layers x 128 MXFP4 experts), and the sampler peak (14.8 B x 1,024 x 201,088 + 1.12 x 8,192 x 2,880 x 2 B =
-    # 2.89 GiB) and 0.25 GiB non-torch leave less than nothing: the plan says so in the engine's terms
+    # gpt-oss-120b on one H100 at utilization 0.8: floor(85,029,615,043 x 0.8) = 68,023,692,034 B requested; its
+    # weights as vLLM's Triton MXFP4 backend holds them are 64.38 GiB per GPU: 36 layers x 128 experts x 14,060,160 B
+    # (the gpt-oss-20b TP 1 expert of tests/test_checkpoint_weights.py: same hidden and intermediate) = 64,789,217,280
+    # + 2 x 1,158,266,880 (embeddings, head) + 36 x 53,094,400 (attention) + 26,542,080 (router) + 420,480 (norms)
+    # + 33,554,432 (FP32 rotary) + 50,135,040 (allocator) = 69,127,801,472 B, more than requested before the sampler
+    # peak (14.8 B x 1,024 x 201,088 + 1.12 x 8,192 x 2,880 x 2 B = 2.89 GiB) and 0.25 GiB non-torch: the plan says
+    # so in the engine's terms
     r = plan(make_inputs(model_id="gpt-oss-120b", gpu_id="h100-sxm", gpus_per_replica=1, context_tokens=8192,
-                         hit_rate=0, output_tokens=0, engine="vllm"))
+                         hit_rate=0, output_tokens=0, engine="vllm", gpu_memory_utilization=0.8))
+    assert r.engine_budget["requested_bytes"] == 68_023_692_034
+    assert next(t for t in r.engine_budget["terms"] if t["name"] == "weights")["bytes"] == 69_127_801_472
     assert r.usable_kv_bytes == 0 and r.sessions_per_replica == 0
     assert r.engine_budget["available_kv_bytes"] < 0
     assert "predicted KV budget" in str(r.message)

@@ -322,3 +322,35 @@ def test_frontier_figures_are_pure_and_mark_the_plan():
     left, right = models_fig.layout.yaxis.range, models_fig.layout.yaxis2.range
     assert right[1] == pytest.approx(left[1] * 10**9 / 2**30)
     assert {t.name for t in models_fig.data if t.name} == {"DeepSeek V4.1-Flash", "Llama 3.1 8B"}
+
+
+WORKED = dict(model_id="deepseek-v4.1-flash", gpu_id="custom", hbm_gib=100, gpu_memory_utilization=1, weights_gib=0,
+              reserve_gib=0, context_tokens=1_000_000, hit_rate=0.5, shared_prefix=0.0, output_tokens=0,
+              gpus_per_replica=1)
+"""The worked example of docs/capacity.md with no shared prefix in the base plan: the grid is given its own."""
+
+
+@pytest.mark.parametrize("shared, sessions", [
+    # docs/capacity.md: 100 GiB = 107,374,182,400 B all usable (utilization 1, no weights, no reserve); DeepSeek
+    # V4.1-Flash keeps 890 B per token (docs/sources.md). Shared prefix 0.5: 500,000 x 890 = 445,000,000 B stored
+    # once, 445,000,000 B per session -> floor((107,374,182,400 - 445,000,000) / 445,000,000) = floor(240.29) = 240
+    (0.5, 240),
+    # no sharing: each session holds 1,000,000 x 890 = 890,000,000 B -> floor(107,374,182,400 / 890,000,000) = 120
+    (0.0, 120),
+])
+def test_the_grid_takes_its_own_shared_prefix(shared, sessions):
+    base = make_inputs(**WORKED)
+    grid = frontier_grid(base, [Accelerator("custom", 100)], [1_000_000], [0.0, 0.5, 0.9], shared_prefix=shared)
+    assert grid.shared_prefix == shared
+    assert grid.sessions_per_gpu[0, 0].tolist() == [sessions] * 3  # the hit rate holds no memory
+    frame = grid.frame()
+    assert frame["shared_prefix"].tolist() == [shared] * 3 and frame["sessions_per_gpu"].tolist() == [sessions] * 3
+    # the Plan page's figure for the same inputs
+    assert plan(make_inputs(**{**WORKED, "shared_prefix": shared})).sessions_per_gpu == sessions
+    assert plan(grid.inputs_at(0, 0, 1)).sessions_per_gpu == sessions
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan"), "half"])
+def test_a_bad_shared_prefix_is_refused(bad):
+    with pytest.raises(PlanInputError, match="shared_prefix"):
+        frontier_grid(make_inputs(**WORKED), ["h200"], [1_000_000], [0.5], shared_prefix=bad)

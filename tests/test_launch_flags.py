@@ -10,7 +10,9 @@ Spellings and accepted values, from the engines' sources:
   vllm-project/vllm@002f10e.
 * SGLang ``python/sglang/srt/server_args.py`` ``ServerArgs`` at sgl-project/sglang@001067f: ``tp_size``,
   ``pp_size``, ``dp_size``, ``enable_dp_attention``, ``context_length``, ``mem_fraction_static``,
-  ``max_running_requests``, ``kv_cache_dtype`` (choices listed there).
+  ``max_running_requests``, ``chunked_prefill_size`` (printed in every ``server_args=ServerArgs(...)`` log line;
+  passed as ``--chunked-prefill-size 2048`` in the public log of kvcache-ai/ktransformers#1870), ``kv_cache_dtype``
+  (choices listed there).
 """
 
 import pytest
@@ -28,7 +30,7 @@ VLLM_CACHE_DTYPES = {"auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2
                      "turboquant_3bit_nc", "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head",
                      "nvfp4", "nvfp4_4over6"}
 SGLANG_FLAGS = {"--tp-size", "--pp-size", "--dp-size", "--enable-dp-attention", "--context-length",
-                "--mem-fraction-static", "--max-running-requests", "--kv-cache-dtype"}
+                "--mem-fraction-static", "--max-running-requests", "--chunked-prefill-size", "--kv-cache-dtype"}
 SGLANG_CACHE_DTYPES = {"auto", "fp8_e5m2", "fp8_e4m3", "mxfp8", "bf16", "bfloat16", "nvfp4", "fp4_mx_block16",
                        "fp4_e2m1"}
 
@@ -85,23 +87,27 @@ def test_vllm_dp_attention_with_expert_parallel_and_seqs_per_rank():
 
 
 def test_sglang_flags_for_llama_70b_on_four_h100():
-    # Llama 3.1 70B, 4 x H100, FP8 KV, 128,000 + 1,000 tokens, hit rate 0, --engine sglang: the pool is SGLang's
-    # (profile_max_num_token): total x mem_fraction_static - weights, the total as CUDA reports it on H100
-    # (85,029,615,043 B): floor(85,029,615,043 x 0.9) = 76,526,653,538 B; weights per GPU at TP 4 from the
-    # checkpoint (config.json): embeddings and output head 128,256 x 8,192 / 4 x 2 B = 525,336,576 B each;
-    # attention 80 x (2 x 8,192 x 8,192 + 2 x 8,192 x 1,024) / 4 x 2 B = 6,039,797,760 B; MLP 80 x 3 x 8,192 x
-    # 28,672 / 4 x 2 B = 28,185,722,880 B; norms (80 x 2 + 1) x 8,192 x 2 B = 2,637,824 B; rotary cache
-    # 131,072 x 128 x 2 B = 33,554,432 B; total 35,312,386,048 B -> usable 41,214,267,490 B per GPU.
+    # Llama 3.1 70B, 4 x H100, FP8 KV, 128,000 + 1,000 tokens, hit rate 0, --engine sglang (version 0.5): the pool
+    # is SGLang's (model_runner.py, profile_max_num_token): (total - in use before loading) x mem_fraction_static -
+    # weights loaded, the total as CUDA reports it on H100 (85,029,615,043 B), in use before loading 0.76 GiB =
+    # 816,043,786 B (planner/data/engine_budget.toml): floor(84,213,571,257 x 0.9) = 75,792,214,131 B; weights per
+    # GPU at TP 4 from the checkpoint (config.json): embeddings and output head 128,256 x 8,192 / 4 x 2 B =
+    # 525,336,576 B each; attention 80 x (2 x 8,192 x 8,192 + 2 x 8,192 x 1,024) / 4 x 2 B = 6,039,797,760 B; MLP
+    # 80 x 3 x 8,192 x 28,672 / 4 x 2 B = 28,185,722,880 B; norms (80 x 2 + 1) x 8,192 x 2 B = 2,637,824 B; rotary
+    # cache 131,072 x 128 x 2 B = 33,554,432 B; total 35,312,386,048 B + loader extra 0.03 GiB = 32,212,254 B ->
+    # usable 75,792,214,131 - 35,344,598,302 = 40,447,615,829 B per GPU.
     # The engine is given the fraction its pool was predicted at: --mem-fraction-static 0.9.
-    # FP8 KV, TP 4: 80 x 2 heads x (128 + 128) x 1 B = 40,960 B/token; one session 129,000 x 40,960 =
-    # 5,283,840,000 B; 41,214,267,490 // 5,283,840,000 = 7 sessions -> --max-running-requests 7
+    # FP8 KV, TP 4: 80 x 2 heads x (128 + 128) x 1 B = 40,960 B/token; SGLang's pool 40,447,615,829 // 40,960 =
+    # 987,490 tokens; 987,490 // 129,000 = 7 full-length requests (max_running_requests min(clamp(int(987,490 /
+    # 129,000 x 512) = 3,919), 493,745) = 3,919 does not bind) -> --max-running-requests 7
     r = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, context_tokens=128_000,
                          hit_rate=0, shared_prefix=0, kv_format="fp8", engine="sglang"))
     f = r.launch_flags
     assert f.command == "python -m sglang.launch_server --model-path MODEL"
-    assert r.usable_kv_bytes == 41_214_267_490
+    assert r.usable_kv_bytes == 40_447_615_829
+    assert r.engine_max_total_num_tokens == 987_490 and r.sessions_basis == "engine admission"
     assert f.flags == ["--tp-size", "4", "--context-length", "129000", "--mem-fraction-static", "0.9",
-                       "--max-running-requests", "7", "--kv-cache-dtype", "fp8_e4m3"]
+                       "--max-running-requests", "7", "--chunked-prefill-size", "8192", "--kv-cache-dtype", "fp8_e4m3"]
     assert set(_pairs(f.flags)) <= SGLANG_FLAGS
 
 

@@ -193,3 +193,34 @@ def test_hit_rate_chart_is_log_so_hit_rate_one_does_not_flatten_the_rest():
     assert fig["layout"]["yaxis"]["dtick"] == 1  # 10 to over 1,000 sessions: one tick a decade
     plan = [tr for tr in fig["data"] if tr.get("name") == "current plan"]
     assert plan[0]["x"] == [0.5] and plan[0]["y"] == [143]
+
+
+WORKED_LINK = {"model": "deepseek-v4.1-flash", "gpu": "custom", "hbm": "100", "util": "1", "weights": "0",
+               "reserve": "0", "ctx": "1000000", "out": "0", "gpus": "1", "hit": "0.5", "shared": "0"}
+"""docs/capacity.md's worked example on one GPU, with no shared prefix on the Plan page."""
+
+
+def test_the_frontiers_own_shared_prefix_moves_sessions_and_goes_in_its_link():
+    at = _frontier_page(**WORKED_LINK)
+    # no sharing: each session holds 1,000,000 x 890 B = 890,000,000 B of 100 GiB = 107,374,182,400 B:
+    # floor(120.64) = 120 sessions (docs/capacity.md)
+    assert at.slider(key="frontier_shared_prefix").value == 0.0
+    assert _metric(at, "Sessions per GPU") == "120"
+    at.slider(key="frontier_shared_prefix").set_value(0.5).run()
+    assert not at.exception
+    # half the context stored once: 445,000,000 B + 445,000,000 B per session -> floor(240.29) = 240, the Plan
+    # page's figure at shared prefix 0.5 (tests/test_capacity.py)
+    assert _metric(at, "Sessions per GPU") == "240"
+    assert any("shared prefix 0.50" in m.value for m in at.markdown)
+    assert any("(the plan, at 0.00, holds 120)" in c.value for c in at.caption)
+    assert at.session_state["plan_inputs"].shared_prefix == 0.0  # the Plan page's input is left as it was
+    assert at.query_params["fshared"] == "0.5"
+
+
+def test_a_link_restores_the_frontiers_shared_prefix():
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.query_params.update({**WORKED_LINK, "page": "frontier", "fshared": "0.5"})
+    at.run()
+    assert not at.exception and not at.warning
+    assert at.slider(key="frontier_shared_prefix").value == 0.5
+    assert _metric(at, "Sessions per GPU") == "240"

@@ -207,3 +207,26 @@ def test_a_link_naming_an_uploaded_config_is_refused_elsewhere():
     assert not at.exception, at.exception
     assert any("uploaded-0123456789ab" in w.value.replace("\\", "") for w in at.warning)
     assert at.selectbox(key="plan_model_id").value == "deepseek-v4.1-flash"
+
+
+def test_imported_hybrids_zamba2_plamo2_kimi_linear():
+    # The registry's golden configs (tests/test_registry.py derives each figure by hand from vLLM's source), pasted
+    # into the Model page at 2,048 tokens, BF16 (defaulted):
+    # Zamba2-2.7B: 184,320 B/token x 2,048 + 37,089,792 B of Mamba2 state = 414,577,152 B = 0.415 GB (0.386 GiB);
+    # PLaMo 2 1B: 4,096 B/token x 2,048 (the window) + 4,390,912 B = 12,779,520 B = 0.0128 GB (0.0119 GiB);
+    # tiny-random Kimi-Linear: 192 B/token x 2,048 + 420,864 B of KDA state = 814,080 B = 0.000814 GB (0.000758 GiB).
+    from pathlib import Path
+    configs = Path(__file__).resolve().parent / "data" / "configs"
+    zamba2 = json.loads((configs / "zamba2-2.7b-instruct-v2.partial.config.json").read_text())
+    zamba2.update({"num_attention_heads": 32, "num_hidden_layers": 54, "num_key_value_heads": 32, "num_mem_blocks": 2})
+    plamo2 = {**json.loads((configs / "plamo-2-1b.config.json").read_text()), "architectures": ["Plamo2ForCausalLM"]}
+    kimi = json.loads((configs / "tiny-random-kimi-linear.partial.config.json").read_text())
+    at = _model_page()
+    at.radio(key="model_source").set_value("Import config.json").run()
+    at.text_input(key="model_context").set_value("2048").run()
+    for config, pool in ((zamba2, "0.415 GB (0.386 GiB)"), (plamo2, "0.0128 GB (0.0119 GiB)"),
+                         (kimi, "0.000814 GB (0.000758 GiB)")):
+        at.text_area(key="model_config_text").set_value(json.dumps(config)).run()
+        assert not at.exception, at.exception
+        assert not at.error, [e.value for e in at.error]
+        assert _metric(at, "KV per GPU (pool)") == pool

@@ -110,6 +110,27 @@ def test_engine_choice_shows_admission_flags_and_the_other_parallelism():
     assert any("vLLM's admission figure" in c.value for c in at.caption)
     at.selectbox(key="plan_engine").set_value("sglang").run()
     assert any(c.value.startswith("python -m sglang.launch_server") for c in at.code)
+    # SGLang's admission drives the headline, in words, and its flag carries the figure
+    assert any("SGLang's admission figure" in c.value for c in at.caption)
+    assert any("--max-running-requests is SGLang's admission figure" in c.value for c in at.caption)
+
+
+def _other_parallelism_note(lang: str) -> str:
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.query_params["hbm"] = "74.6"  # V4.1-Flash at 1M tokens: one session per replica under TP, one per GPU under DP
+    if lang == "es":
+        at.query_params["lang"] = "es"
+    at.run()
+    assert not at.exception
+    assert _metric(at, "Sesiones por réplica" if lang == "es" else "Sessions per replica") == "1"
+    return " ".join(i.value for i in at.info)
+
+
+def test_one_session_is_singular_in_both_languages():
+    # 74.6 GiB leaves 0.879 GiB of KV per GPU: under TP one session spans the 8 GPUs of the replica, under DP each
+    # GPU holds one whole session (8 per replica), and the page says so in the singular
+    assert "holds 1 session per GPU (8 per replica)" in _other_parallelism_note("en")
+    assert "admite 1 sesión por GPU (8 por réplica)" in _other_parallelism_note("es")
 
 
 def test_one_share_link_that_follows_a_slider_step():

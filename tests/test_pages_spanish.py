@@ -10,7 +10,9 @@ trace samples, KV group names) and public sources (cited in their own language).
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -383,7 +385,7 @@ def test_an_imported_config_goes_to_the_plan_in_spanish():
         at.session_state["model_source"] = "Import config.json"
         at.run()
         at.text_area(key="model_config_text").set_value(config).run()
-        at.number_input(key="model_weights_gib").set_value(15.0).run()
+        at.text_input(key="model_weights_gib_text").set_value("15").run()
         at.button(key="model_use_on_plan").click().run()
 
     at = _open({}, "model", send)
@@ -394,3 +396,44 @@ def test_an_imported_config_goes_to_the_plan_in_spanish():
     assert "subido: config.json pegado" in at.selectbox(key="plan_model_id").options
     assert any("no puede llevar el config" in w.value for w in at.sidebar.warning)
     _assert_spanish(at)
+
+
+def _hybrid_config(name: str) -> str:
+    """The registry's Zamba2, PLaMo 2 and Kimi-Linear golden configs (tests/data/configs, see tests/test_registry.py)."""
+    configs = Path(__file__).resolve().parent / "data" / "configs"
+    if name == "zamba2":
+        cfg = json.loads((configs / "zamba2-2.7b-instruct-v2.partial.config.json").read_text())
+        cfg.update({"num_attention_heads": 32, "num_hidden_layers": 54, "num_key_value_heads": 32,
+                    "num_mem_blocks": 2})
+    elif name == "plamo2":
+        cfg = {**json.loads((configs / "plamo-2-1b.config.json").read_text()), "architectures": ["Plamo2ForCausalLM"]}
+    else:
+        cfg = json.loads((configs / "tiny-random-kimi-linear.partial.config.json").read_text())
+    return json.dumps(cfg)
+
+
+@pytest.mark.parametrize("name", ["zamba2", "plamo2", "kimi_linear"])
+def test_imported_hybrid_configs_in_spanish(name):
+    def paste(at):
+        at.session_state["model_source"] = "Import config.json"
+        at.run()
+        at.text_area(key="model_config_text").set_value(_hybrid_config(name)).run()
+
+    at = _open({}, "model", paste)
+    assert not at.error, [e.value for e in at.error]
+    _assert_spanish(at)
+    texts = [text for _, text in _texts(at)] + _cells(at)
+    english = sorted({word for text in texts for word in GROUP_WORDS_EN if word in text})
+    assert not english, english
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_plan_with_an_engine_in_spanish(engine):
+    # the engine's admission figure, its launch flags and their notes, in Spanish (Llama 3.1 8B, one H100)
+    def choose(at):
+        at.selectbox(key="plan_engine").set_value(engine).run()
+
+    at = _open({"model": "llama-3.1-8b", "gpus": "1"}, "home", setup=choose)
+    _assert_spanish(at)
+    word = {"vllm": "vLLM", "sglang": "SGLang"}[engine]
+    assert any(f"la cifra de admisión de {word}" in c.value for c in at.caption)

@@ -622,3 +622,45 @@ def test_qwen35_35b_hybrid_tp4_vllm_36861():
     assert toks.status == "match" and toks.kvplan == "54,384 to 54,912" and "528 tokens" in toks.cause
     assert conc.status == "match" and "310 blocks per request" in conc.kvplan
     assert _row(rec, "GPU KV cache size / max_model_len").status == "engine formula"
+
+
+def test_llama_31_8b_pp4_binding_stage_from_profiling_lines_llmd_planner():
+    # vLLM 0.19.0, meta-llama/Llama-3.1-8B-Instruct at PP 4 on H100 (tests/data/logs/SOURCES.md, llm-d-planner
+    # campaign). Only PP0 prints "Available KV cache memory: 69.8 GiB"; each worker's DEBUG profiling line gives its
+    # "Total non KV cache memory" (PP0 5.43, PP1 4.4, PP2 4.4, PP3 6.34 GiB), and vLLM's budget is
+    # total_memory x utilization - non-KV (gpu_worker.py, determine_available_memory): 79.19 x 0.95 = 75.2305 GiB.
+    # get_pp_indices: 32 layers // 4 = 8 per stage, 8 x 4,096 B = 32,768 B per token per GPU, 524,288 B per block.
+    # PP3: 75.2305 - 6.34 = 68.8905 GiB, within rounding [68.88075, 68.90025] GiB = 141,067 to 141,107 blocks =
+    # 2,257,072 to 2,257,712 tokens (printed 2,257,264); PP0 69.8 GiB = 142,950 blocks, PP1 and PP2 70.8305 GiB =
+    # 145,060 blocks: PP3 binds. Concurrency 141,079 blocks / 512 per request = 275.54x.
+    log = _log("vllm-llmd-planner-llama-3.1-8b-pp4.txt")
+    assert [r.rank for r in log.all("non_kv_memory")] == ["PP2", "PP0", "PP1", "PP3"]
+    rec = reconcile(log, get_model("llama-3.1-8b"))
+    assert _row(rec, "pipeline stages' layers").kvplan == "PP0 8, PP1 8, PP2 8, PP3 8"
+    assert _row(rec, "binding rank").engine.startswith("PP3: 79.19 GiB x 0.95 - 6.34 GiB")
+    assert rec.kv_bytes_per_token_per_gpu == 32_768
+    tokens = _row(rec, "GPU KV cache size")
+    assert tokens.status == "match" and tokens.kvplan == "2,257,072 to 2,257,712"
+    assert _row(rec, "Maximum concurrency").status == "match"
+    assert PP_BINDING in rec.causes and PP_STAGES in rec.causes
+    # the printed PP0 budget alone (69.8 GiB = 2,287,200 tokens) would not explain the pool: without the profiling
+    # lines the pool is called a difference
+    only_pp0 = parse_engine_log("\n".join(l for l in (LOGS / "vllm-llmd-planner-llama-3.1-8b-pp4.txt").read_text(
+        encoding="utf-8").splitlines() if "Total non KV cache memory" not in l))
+    assert _row(reconcile(only_pp0, get_model("llama-3.1-8b")), "GPU KV cache size").status != "match"
+
+
+def test_llama_31_8b_pp2_binding_stage_from_profiling_lines_llmd_planner():
+    # The same campaign at PP 2 (tests/data/logs/SOURCES.md): PP0 prints "Available KV cache memory: 66.54 GiB", PP1
+    # only its profiling line, "Total non KV cache memory: 9.6GiB" (output head and sampler). get_pp_indices: 32 // 2
+    # = 16 layers per stage, 16 x 4,096 = 65,536 B per token, 1,048,576 B per block (1,024 blocks per GiB).
+    # PP1: 79.19 x 0.95 - 9.6 = 65.6305 GiB, within rounding [65.62075, 65.64025] GiB = 67,195 to 67,215 blocks =
+    # 1,075,120 to 1,075,440 tokens (printed 1,075,312 = 67,207 blocks); PP0's 66.54 GiB = 68,136 blocks: PP1 binds.
+    # Concurrency 67,207 / 512 = 131.26x.
+    rec = reconcile(_log("vllm-llmd-planner-llama-3.1-8b-pp2.txt"), get_model("llama-3.1-8b"))
+    assert _row(rec, "pipeline stages' layers").kvplan == "PP0 16, PP1 16"
+    assert _row(rec, "binding rank").engine.startswith("PP1: 79.19 GiB x 0.95 - 9.6 GiB")
+    tokens = _row(rec, "GPU KV cache size")
+    assert tokens.status == "match" and tokens.kvplan == "1,075,120 to 1,075,440"
+    assert _row(rec, "Maximum concurrency").status == "match"
+

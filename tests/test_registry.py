@@ -78,8 +78,8 @@ def test_unknown_architecture_names_the_nearest():
 
 
 def test_refused_architecture_says_why():
-    with pytest.raises(PlanInputError, match="shared attention") as exc:
-        layout_from_config({**LLAMA, "architectures": ["Zamba2ForCausalLM"]})
+    with pytest.raises(PlanInputError, match="looped layers") as exc:
+        layout_from_config({**LLAMA, "architectures": ["OuroForCausalLM"]})
     assert exc.value.field == "config.architectures"
     with pytest.raises(PlanInputError, match="encoder only"):
         layout_from_config({**LLAMA, "architectures": ["BertModel"]})
@@ -88,7 +88,7 @@ def test_refused_architecture_says_why():
 def test_refused_model_type_without_architectures():
     cfg = {k: v for k, v in LLAMA.items() if k != "architectures"}
     with pytest.raises(PlanInputError) as exc:
-        layout_from_config({**cfg, "model_type": "kimi_linear"})
+        layout_from_config({**cfg, "model_type": "longcat_flash"})
     assert exc.value.field == "config.model_type"
 
 
@@ -623,11 +623,12 @@ def test_gpt_j_6b():
 
 def test_phi3_small_is_not_served_by_the_vendored_vllm():
     # microsoft/Phi-3-small-8k-instruct (Phi3SmallForCausalLM, block-sparse attention) is not in vLLM's
-    # _TEXT_GENERATION_MODELS at the vendored commit: refused by name, nearest supported named.
+    # _TEXT_GENERATION_MODELS at the vendored commit (vLLM's _PREVIOUSLY_SUPPORTED_MODELS: up to 0.9.2); SGLang
+    # still serves it (phi3_small.py), so it has a status: refused by name, with why.
     with pytest.raises(PlanInputError) as exc:
         layout_from_config(load("phi-3-small-8k-instruct"))
     assert exc.value.field == "config.architectures"
-    assert "Phi3SmallForCausalLM" in str(exc.value) and "nearest supported: Phi3ForCausalLM" in str(exc.value)
+    assert "Phi3SmallForCausalLM" in str(exc.value) and "0.9.2" in str(exc.value)
 
 
 # --- Fields of real configs that change no KV in vLLM (were refused) or that vLLM reads (were unread) ---
@@ -714,12 +715,12 @@ def test_every_vendored_sglang_name_has_a_status():
     data = registry.vendored_sglang()
     assert data["source"]["repository"] == "sgl-project/sglang"
     names = data["architectures"]
-    assert len(names) == 5
+    assert len(names) == 53  # SGLang-only text-generation EntryClass names of sglang 0.5.23
     vllm = registry.vendored()["architectures"]
     for name, where in names.items():
         assert name not in vllm, name  # SGLang-only: not in vLLM's list at the vendored commit
         assert registry.status(name)[0] != "unknown", name
-        assert where["file"].startswith("python/sglang/srt/models/") and len(where["commit"]) == 40
+        assert where["file"].startswith("python/sglang/srt/models/") and where["entry"].startswith("EntryClass")
         assert name in where["entry"]
     doc = (ROOT / "docs" / "architectures.md").read_text(encoding="utf-8")
     for name in names:
@@ -730,3 +731,299 @@ def test_sglang_only_architecture_refused_with_its_reason():
     with pytest.raises(PlanInputError, match="block-diffusion") as exc:
         layout_from_config({**LLAMA, "architectures": ["LLaDA2MoeModelLM"]})
     assert exc.value.field == "config.architectures"
+
+
+def test_minimax_m1_lightning_and_softmax_layers():
+    # MiniMaxAI/MiniMax-M1 config.json (tests/data/configs/SOURCES.md): 80 layers, attn_type_list seven 0s then a 1,
+    # ten times: 70 lightning-attention layers, 10 softmax-attention layers; 64 heads, 8 KV heads, head_dim 128.
+    # vLLM MiniMaxText01DecoderLayer (minimax_text_01.py @ 98370df): softmax layers are Attention(num_kv_heads=8,
+    # head_dim=128), no window: 10 x 2 (K, V) x 8 x 128 x 2 B (BF16) = 40,960 B per token.
+    # Lightning layers: get_mamba_state_shape_from_config -> linear_attention_state_shape(64, TP, 128) = (64/TP, 128,
+    # 128), dtype mamba_cache_dtype "auto" = the BF16 model dtype: 64 x 128 x 128 x 2 B = 2,097,152 B per layer and
+    # sequence; x 70 = 146,800,640 B.
+    est = model_from_config(load("minimax-m1")).estimate(1000)
+    assert est.kv_bytes_per_token == 40_960
+    assert est.state_bytes_in_pool == 146_800_640
+    layout = layout_from_config(load("minimax-m1"))
+    assert layout.layer_pattern == ("N" * 7 + "F") * 10
+    # TP 8: 8 heads of state per GPU (64 / 8), one KV head per GPU (8 / 8).
+    est8 = model_from_config(load("minimax-m1")).estimate(1000, tp=8)
+    assert est8.state_bytes_in_pool == 146_800_640 // 8
+    assert est8.kv_bytes_per_token == 40_960 // 8
+
+
+def test_minimax_layer_types_spelling_and_default():
+    # Hugging Face's native MiniMaxForCausalLM spells the mix as layer_types; vLLM MiniMaxText01Model maps
+    # linear_attention -> 0, full_attention -> 1.
+    cfg = {**load("minimax-m1"), "architectures": ["MiniMaxForCausalLM"], "model_type": "minimax"}
+    types = cfg.pop("attn_type_list")
+    cfg["layer_types"] = ["linear_attention" if t == 0 else "full_attention" for t in types]
+    assert model_from_config(cfg).estimate(1000).kv_bytes_per_token == 40_960
+    del cfg["layer_types"]
+    # model_type minimax without layer_types: Hugging Face MiniMaxConfig.__post_init__ fills full_attention when
+    # (i + 1) % 2, else linear_attention: 40 softmax layers, 40 lightning layers.
+    # 40 x 2 x 8 x 128 x 2 B = 163,840 B per token; 40 x 64 x 128 x 128 x 2 B = 83,886,080 B per sequence.
+    est = model_from_config(cfg).estimate(1000)
+    assert (est.kv_bytes_per_token, est.state_bytes_in_pool) == (163_840, 83_886_080)
+    assert layout_from_config(cfg).layer_pattern == "FN" * 40
+    # The remote-code config class (model_type minimax_m1) sets no default: vLLM MiniMaxText01Model makes every
+    # layer softmax attention: 80 x 2 x 8 x 128 x 2 B = 327,680 B per token, no state.
+    est = model_from_config({**cfg, "model_type": "minimax_m1"}).estimate(1000)
+    assert (est.kv_bytes_per_token, est.state_bytes_in_pool) == (327_680, 0)
+
+
+def test_minimax_attn_type_list_of_wrong_length_refused():
+    cfg = {**load("minimax-m1"), "attn_type_list": [0, 1] * 3}
+    with pytest.raises(PlanInputError) as err:
+        layout_from_config(cfg)
+    assert err.value.field == "config.num_hidden_layers"
+    cfg = {**load("minimax-m1"), "attn_type_list": [2] * 80}
+    with pytest.raises(PlanInputError) as err:
+        layout_from_config(cfg)
+    assert err.value.field == "config.attn_type_list"
+
+
+@pytest.mark.parametrize("config", [
+    # the top level of meta-llama/Llama-3.2-11B-Vision-Instruct's config.json, language model in text_config
+    {"architectures": ["MllamaForConditionalGeneration"], "model_type": "mllama",
+     "text_config": {"model_type": "mllama_text_model", "num_hidden_layers": 40,
+                     "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38]}},
+    {"model_type": "mllama"},
+])
+def test_mllama_refused_as_vllm_no_longer_serves_it(config):
+    # vLLM registry.py @ 0002bff: _PREVIOUSLY_SUPPORTED_MODELS["MllamaForConditionalGeneration"] = "0.10.2"
+    # ("encoder-decoder models except whisper have been removed for V0 deprecation").
+    with pytest.raises(PlanInputError) as err:
+        layout_from_config(config)
+    assert "0.10.2" in str(err.value) and "_PREVIOUSLY_SUPPORTED_MODELS" in str(err.value)
+
+
+def test_every_sglang_entry_class_listed_with_a_category_and_a_status():
+    # sglang 0.5.23 (PyPI wheel, sglang/srt/models): 225 top-level modules define EntryClass, naming 290 classes
+    # (counted from the source, SOURCES in planner/data/sglang_text_generation_models.json).
+    data = registry.vendored_sglang()
+    entries = data["entry_classes"]
+    assert len(entries) == 290
+    assert len({e["file"] for e in entries.values()}) == 225
+    vllm_names = set(registry.vendored()["architectures"])
+    for name, e in entries.items():
+        assert e["category"] in data["source"]["categories"], name
+        # "vLLM also serves it" for the text-generation dict is checked against the vendored vLLM list itself
+        assert (e["category"] == "vllm_text_generation") == (name in vllm_names), name
+    sglang_only = {n for n, e in entries.items() if e["category"] == "text_generation"}
+    assert set(data["architectures"]) == sglang_only
+    missing = [n for n in sglang_only if registry.status(n)[0] == "unknown"]
+    assert not missing, missing
+    # the SGLang-only text decoders kvplan prices are the ones newer than the vendored vLLM commit
+    assert {n for n in sglang_only if registry.status(n)[0] == "supported"} == {
+        "DeepseekV4ForCausalLM", "Gemma4ForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM"}
+
+
+def test_sglang_only_sdar_refused_as_block_diffusion():
+    with pytest.raises(PlanInputError) as err:
+        layout_from_config({"architectures": ["SDARForCausalLM"], "num_hidden_layers": 2})
+    assert "block-diffusion" in str(err.value)
+
+
+@pytest.mark.parametrize("model_type", ["minimax_m1", "minimax_text_01", "minimax"])
+def test_minimax_model_type_without_architectures(model_type):
+    # No architectures: the model_type names the MiniMax-Text-01 reader (vLLM serves all three through
+    # MiniMaxText01ForCausalLM); the same 40,960 B per token and 146,800,640 B of state as MiniMax-M1 above.
+    cfg = {k: v for k, v in load("minimax-m1").items() if k != "architectures"}
+    est = model_from_config({**cfg, "model_type": model_type}).estimate(1000)
+    assert (est.kv_bytes_per_token, est.state_bytes_in_pool) == (40_960, 146_800_640)
+
+
+def test_minimax_state_dtype_follows_mamba_cache_dtype_only():
+    # vLLM linear_attention_state_dtype(model dtype, mamba_cache_dtype): FP32 state doubles the BF16 figure,
+    # 70 x 64 x 128 x 128 x 4 B = 293,601,280 B; a chosen SSM dtype is not read (and says so).
+    from planner.kv.formats import get_format
+    est = model_from_config(load("minimax-m1"), state_format=get_format("fp32")).estimate(1000)
+    assert est.state_bytes_in_pool == 293_601_280
+    model = model_from_config(load("minimax-m1"), ssm_state_format=get_format("fp32"))
+    assert model.estimate(1000).state_bytes_in_pool == 146_800_640
+    assert any(f.field == "mamba_ssm_cache_dtype" and f.how == "ignored" for f in model.config_report)
+
+
+# ---------------------------------------------------------------------------
+# Zamba2 and PLaMo 2: Mamba2 hybrids with vLLM's own layer placement
+# ---------------------------------------------------------------------------
+
+def zamba2_2_7b():
+    """Zyphra/Zamba2-2.7B-Instruct-v2's config.json as published up to ``n_mamba_heads`` (the vendored file, see
+    SOURCES.md), completed with the four keys that follow it in that file and size the cache, at the values of the
+    same 2.7B network's earlier published config (Zyphra/Zamba2-2.7B-instruct @ d3e3e11): 32 attention heads, 54
+    layers, 32 KV heads, 2 shared blocks."""
+    cfg = load("zamba2-2.7b-instruct-v2.partial")
+    cfg.update({"num_attention_heads": 32, "num_hidden_layers": 54, "num_key_value_heads": 32, "num_mem_blocks": 2})
+    return cfg
+
+
+def test_zamba2_2_7b_instruct_v2():
+    # vLLM zamba2.py (vllm-project/vllm @ 0527cbc): Zamba2Model builds one layer per layers_block_type entry; the 9
+    # "hybrid" ones (6, 12, 18, 24, 30, 36, 42, 47, 51) each own an Attention (Zamba2Attention.__init__: "KV cache is
+    # unique for every attention layer") of num_attention_heads = 32 heads, no KV-head count (MHA), head size
+    # attention_head_dim = 2 x hidden_size // heads = 2 x 2,560 // 32 = 160 (Hugging Face Zamba2Config.__init__).
+    # KV: 9 layers x 2 (K, V) x 32 heads x 160 x 2 B (BF16) = 184,320 B per token.
+    # Every one of the 54 layers (hybrid ones too) runs a Mamba2 mixer; get_mamba_state_shape_from_config ->
+    # mamba2_state_shape(intermediate = mamba_expand x hidden = 2 x 2,560 = 5,120, n_groups = mamba_ngroups = 1,
+    # heads = n_mamba_heads = 80, head_dim = 5,120 // 80 = 64, state = mamba_d_state = 64, conv = mamba_d_conv = 4):
+    # conv (5,120 + 2 x 1 x 64) x (4 - 1) x 2 B = 31,488 B; SSM 80 x 64 x 64 x 2 B (mamba_ssm_cache_dtype "auto" =
+    # the conv dtype, BF16) = 655,360 B; 686,848 B per layer x 54 = 37,089,792 B per sequence.
+    model = model_from_config(zamba2_2_7b())
+    est = model.estimate(1000)
+    assert est.kv_bytes_per_token == 184_320
+    assert est.state_bytes_in_pool == 37_089_792
+    assert est.kv_bytes == 184_320 * 1000 + 37_089_792
+    assert model.layer_pattern.count("F") == 9 and model.layer_pattern.count("M") == 45
+    assert [i for i, c in enumerate(model.layer_pattern) if c == "F"] == [6, 12, 18, 24, 30, 36, 42, 47, 51]
+    # TP 2: 16 heads per GPU (9 x 2 x 16 x 160 x 2 = 92,160 B/token); Mamba2 conv (5,120 + 2 x 2 x 64) / 2 = 2,688
+    # channels (extra_groups_for_head_shards: 1 group -> 2 at TP 2) x 3 x 2 B = 16,128 B, SSM 40 x 64 x 64 x 2 B =
+    # 327,680 B; 343,808 B x 54 = 18,565,632 B.
+    est2 = model_from_config(zamba2_2_7b()).estimate(1000, tp=2)
+    assert est2.kv_bytes_per_token == 92_160 and est2.state_bytes_in_pool == 18_565_632
+    # vLLM's Zamba2ForCausalLM does not implement SupportsPP: ModelConfig.verify_with_parallel_config refuses PP > 1
+    with pytest.raises(PlanInputError, match="SupportsPP") as exc:
+        model_from_config(zamba2_2_7b()).estimate(1000, pp=2)
+    assert exc.value.field == "pp"
+    # the config's own attention_head_dim 160 / mamba_headdim 64 agree here, but Zamba2Config recomputes them: reported
+    report = {f.field: f.how for f in model.config_report}
+    assert report["attention_head_dim"] == "ignored" and report["hybrid_layer_ids"] == "ignored"
+
+
+def test_zamba2_geometry_refusals():
+    cfg = zamba2_2_7b()
+    for bad, field in (({"num_key_value_heads": 8}, "config.num_key_value_heads"),  # vLLM's attention is MHA
+                       ({"num_hidden_layers": 53}, "config.num_hidden_layers"),    # one layer per entry
+                       ({"n_mamba_heads": 96}, "config.mamba_expand"),            # 5,120 // 96 x 96 != 5,120
+                       ({"layers_block_type": None}, "config.layers_block_type")):
+        with pytest.raises(PlanInputError) as exc:
+            layout_from_config({**cfg, **bad})
+        assert exc.value.field == field, bad
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**cfg, "mamba_layer_period": 3})  # a layout field the reader does not know
+    assert exc.value.field == "config.mamba_layer_period"
+    with pytest.raises(PlanInputError) as exc:  # vLLM would window the hybrid layers' attention: not modelled here
+        layout_from_config({**cfg, "sliding_window": 4096})
+    assert exc.value.field == "config.sliding_window"
+    # use_long_context: Hugging Face Zamba2Config.__init__ sets max_position_embeddings = 16384
+    assert layout_from_config(cfg).max_context_tokens == 4096
+    assert layout_from_config({**cfg, "use_long_context": True}).max_context_tokens == 16384
+
+
+def test_zamba2_old_format_config_refused():
+    # Zyphra/Zamba2-1.2B @ 4f8e85c, the pre-transformers-4.48 format ("m" / "g" layer codes, state_size,
+    # conv_dimension, expansion_factor): Hugging Face Zamba2Config, which vLLM loads it with, reads none of these and
+    # would fall back to its defaults (n_mamba_heads 8, mamba_d_state 64), which do not describe this checkpoint.
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config(load("zamba2-1.2b-4f8e85c"))
+    assert exc.value.field == "config.layers_block_type"
+
+
+def plamo2_1b():
+    """PLaMo 2 1B's published config (the vendored file, see SOURCES.md), under the architecture name pfnet's current
+    checkpoint uses and vLLM serves (Plamo2ForCausalLM; vLLM tests/models/registry.py: pfnet/plamo-2-1b)."""
+    return {**load("plamo-2-1b"), "architectures": ["Plamo2ForCausalLM"]}
+
+
+def test_plamo2_1b():
+    # vLLM plamo2.py (vllm-project/vllm @ 002fb90): is_mamba(config, i) with mamba_step 2 and 16 layers > 2 // 2:
+    # layer i is attention when i % 2 == 1, so layers 1, 3, ..., 15 (8) are attention, 8 are Mamba2.
+    # Plamo2AttentionMixer: num_key_value_heads = 1 KV head of hidden_size_per_head = 128; its Attention takes the
+    # model-level window (ModelConfig.get_sliding_window: sliding_window = 2048).
+    # KV while growing: 8 x 2 x 1 x 128 x 2 B = 4,096 B per token, up to 2,048 tokens per layer.
+    # Mamba2 (get_mamba_state_shape_from_config): intermediate = mamba_num_heads x hidden_size_per_head = 32 x 128 =
+    # 4,096, n_groups = 0, 32 heads x 128, state 64, conv 4: conv 4,096 x 3 x 2 B = 24,576 B; SSM 32 x 128 x 64 x 2 B =
+    # 524,288 B; 548,864 B per layer x 8 = 4,390,912 B per sequence.
+    model = model_from_config(plamo2_1b())
+    assert model.layer_pattern == "MS" * 8
+    est = model.estimate(1000)
+    assert est.kv_bytes_per_token == 4_096
+    assert est.state_bytes_in_pool == 4_390_912
+    assert est.kv_bytes == 4_096 * 1000 + 4_390_912
+    # past the window: 2,048 tokens x 4,096 B = 8,388,608 B + the state
+    assert model_from_config(plamo2_1b()).estimate(100_000).kv_bytes == 8_388_608 + 4_390_912
+    # Plamo2ForCausalLM implements SupportsPP: PP 2 splits 16 layers 8 / 8 (get_pp_indices), 4 attention and 4 Mamba2
+    # layers a stage: 4 layers x 2,048 tokens x (2 x 1 x 128 x 2 B = 512 B) = 4,194,304 B + 4 x 548,864 B of state =
+    # 6,389,760 B per GPU at 100,000 tokens
+    assert model_from_config(plamo2_1b()).estimate(100_000, pp=2).kv_bytes == 4_194_304 + 2_195_456
+    # without a sliding_window the attention layers are full attention
+    full = {k: v for k, v in plamo2_1b().items() if k != "sliding_window"}
+    assert model_from_config(full).layer_pattern == "MF" * 8
+    assert model_from_config(full).estimate(100_000).kv_bytes == 4_096 * 100_000 + 4_390_912
+
+
+def test_plamo2_published_architecture_name_and_step():
+    # the file as published names "PlamoForCausalLM", which vLLM's registry does not list: refused, nearest named
+    with pytest.raises(PlanInputError, match="Plamo2ForCausalLM") as exc:
+        layout_from_config(load("plamo-2-1b"))
+    assert exc.value.field == "config.architectures"
+    # mamba_step 4 on 16 layers: attention where i % 4 == 2 (2, 6, 10, 14)
+    assert model_from_config({**plamo2_1b(), "mamba_step": 4}).layer_pattern == "MMSM" * 4
+    # a short model (2 layers <= 4 // 2): attention on the last layer only
+    assert model_from_config({**plamo2_1b(), "mamba_step": 4, "num_hidden_layers": 2}).layer_pattern == "MS"
+    for bad, field in (({"mamba_step": 1}, "config.mamba_step"), ({"mamba_enabled": False}, "config.mamba_enabled")):
+        with pytest.raises(PlanInputError) as exc:
+            layout_from_config({**plamo2_1b(), **bad})
+        assert exc.value.field == field
+
+
+# ---------------------------------------------------------------------------
+# Kimi-Linear: KDA state on linear_attn_config.kda_layers, MLA latents elsewhere
+# ---------------------------------------------------------------------------
+
+def test_kimi_linear_tiny_random_published():
+    # hyper-accel/tiny-random-kimi-linear's config.json (a partial quotation, see SOURCES.md: every key through
+    # rms_norm_eps, which holds all the cache geometry). vLLM kimi_linear.py (vllm-project/vllm @ 01d9958):
+    # KimiDecoderLayer builds KDA where is_kda_layer(i) (i + 1 in kda_layers [1, 2, 3]: layers 0-2) and MLA elsewhere
+    # (layers 3 and 4: full_attn_layers [4] is never read, and layer 5 is MLA too).
+    # MLA latent (MultiHeadLatentAttentionWrapper): kv_lora_rank + qk_rope_head_dim = 32 + 16 = 48 elements x 2 B (BF16)
+    # = 96 B per layer and token; 2 layers = 192 B per token.
+    # KDA (kda_state_shape(tp, num_heads 8, head_dim 64, conv_kernel_size 4); kda_state_dtype): q, k, v convolutions
+    # 3 x 8 x 64 x (4 - 1) x 2 B = 9,216 B; recurrent 8 x 64 x 64 x 4 B (float32) = 131,072 B; 140,288 B x 3 layers =
+    # 420,864 B per sequence.
+    model = model_from_config(load("tiny-random-kimi-linear.partial"))
+    assert model.layer_pattern == "LLLAA"
+    est = model.estimate(1000)
+    assert est.kv_bytes_per_token == 192
+    assert est.state_bytes_in_pool == 420_864
+    assert est.kv_bytes == 192 * 1000 + 420_864
+    report = {f.field: f.how for f in model.config_report}
+    assert report["linear_attn_config.full_attn_layers"] == "ignored"
+
+
+def test_kimi_linear_48b_shape():
+    # moonshotai/Kimi-Linear-48B-A3B-Instruct's cache geometry. No verbatim copy of its config.json was available to
+    # vendor, so this is a shape test: the values are those its config.json publishes as quoted, identically, by
+    # several independent public code bases (checkpoint-pinned fixtures; llama.cpp's kimi-linear.cpp maps 27 layers
+    # to the 48B-A3B), and Transformers' kimi_linear page describes the pattern (KDA in most layers, MLA every fourth):
+    # kda_layers 1-3, 5-7, ..., 25-26 (20 layers), full_attn_layers [4, 8, 12, 16, 20, 24, 27], KDA 32 heads x 128,
+    # short conv 4; kv_lora_rank 512, qk_rope_head_dim 64, mla_use_nope true, q_lora_rank null.
+    # MLA: 7 layers x (512 + 64) x 2 B = 8,064 B per token.
+    # KDA per layer: conv 3 x 32 x 128 x 3 x 2 B = 73,728 B; recurrent 32 x 128 x 128 x 4 B = 2,097,152 B;
+    # 2,170,880 B x 20 = 43,417,600 B per sequence.
+    full = [4, 8, 12, 16, 20, 24, 27]
+    cfg = {"architectures": ["KimiLinearForCausalLM"], "model_type": "kimi_linear", "num_hidden_layers": 27,
+           "hidden_size": 2304, "num_attention_heads": 32, "num_key_value_heads": 32, "head_dim": 72,
+           "kv_lora_rank": 512, "q_lora_rank": None, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+           "v_head_dim": 128, "mla_use_nope": True, "model_max_length": 1048576,
+           "linear_attn_config": {"full_attn_layers": full, "head_dim": 128,
+                                  "kda_layers": [i for i in range(1, 28) if i not in full], "num_heads": 32,
+                                  "short_conv_kernel_size": 4}}
+    est = model_from_config(cfg).estimate(1000)
+    assert est.kv_bytes_per_token == 8_064
+    assert est.state_bytes_in_pool == 43_417_600
+    # TP 2: the MLA latent is replicated (8,064 B/token per GPU); KDA heads split 16 per GPU: conv 36,864 B +
+    # recurrent 1,048,576 B = 1,085,440 B x 20 = 21,708,800 B.
+    est2 = model_from_config(cfg).estimate(1000, tp=2)
+    assert est2.kv_bytes_per_token == 8_064 and est2.state_bytes_in_pool == 21_708_800
+    # what vLLM asserts, or a nested key kvplan does not read, is refused by name
+    lac = cfg["linear_attn_config"]
+    for bad, field in (({"mla_use_nope": False}, "config.mla_use_nope"),
+                       ({"q_lora_rank": 1536}, "config.q_lora_rank"),
+                       ({"linear_attn_config": {**lac, "num_kv_heads": 8}}, "config.linear_attn_config.num_kv_heads"),
+                       ({"linear_attn_config": {**lac, "kda_layers": [0, 1]}}, "config.linear_attn_config.kda_layers"),
+                       ({"linear_attn_config": None}, "config.linear_attn_config")):
+        with pytest.raises(PlanInputError) as exc:
+            layout_from_config({**cfg, **bad})
+        assert exc.value.field == field, bad

@@ -173,6 +173,7 @@ PLAN_FIGURE_TEXTS: dict[str, str] = {
     "no_fit": "this plan: no session fits at {tokens} tokens",
     "hover": SESSIONS_HOVER,
     "plan_hover": "this plan: {tokens} tokens<br>{sessions} sessions per GPU<br>per session {gb} GB ({gib} GiB)",
+    "plan_hover_one": "this plan: {tokens} tokens<br>{sessions} session per GPU<br>per session {gb} GB ({gib} GiB)",
 }
 """Words of :func:`plan_sessions_figure` (English); a page passes its own language's."""
 
@@ -224,7 +225,7 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
         fig.add_trace(go.Scatter(
             x=[plan_context_tokens], y=[plan_sessions], mode="markers", name="this plan", marker=PLAN_MARKER,
             cliponaxis=False, showlegend=False,
-            hovertemplate=loc(words["plan_hover"].format(
+            hovertemplate=loc(words["plan_hover_one" if plan_sessions == 1 else "plan_hover"].format(
                 tokens=f"{plan_context_tokens:,}", sessions=format_sessions(plan_sessions),
                 gb=f"{per_session_bytes / GB:.4g}", gib=f"{per_session_bytes / GiB:.4g}")) + "<extra></extra>"))
         label_plan(fig, plan_context_tokens, plan_sessions,

@@ -1,8 +1,10 @@
 """Frontier page: sessions per GPU and request rate over accelerators, context lengths and hit rates.
 
 Reads the shared plan (``kvplan_app.state.current_inputs``); its own widgets use
-``frontier_`` keys and its own link parameters (``fgpus``, ``fctx``, ``fhit``,
+``frontier_`` keys and its own link parameters (``fgpus``, ``fctx``, ``fhit``, ``fshared``,
 ``fheat``, ``fscale``) are :class:`kvplan_app.link_models.FrontierLink`, read and written by the codec.
+The shared prefix (memory, hence sessions) and the hit rate (prefill, time to first token, rate) start at the
+plan's and are the page's own once moved.
 All arithmetic is in ``planner.frontier`` (one vectorized grid per run).
 """
 
@@ -66,6 +68,8 @@ if "frontier_gpus" not in st.session_state:
     st.session_state["frontier_max_context"] = view.max_context_tokens or min(
         (c for c in MAX_CONTEXT_CHOICES if c >= right), default=MAX_CONTEXT_CHOICES[-1])
     st.session_state["frontier_hit_rate"] = float(view.hit_rate if view.hit_rate is not None else inputs.hit_rate)
+    st.session_state["frontier_shared_prefix"] = float(view.shared_prefix if view.shared_prefix is not None
+                                                       else inputs.shared_prefix)
     st.session_state["frontier_heatmap_gpu"] = view.heatmap_gpu or inputs.gpu_id
     st.session_state["frontier_scale"] = view.scale_throughput
 
@@ -82,9 +86,15 @@ gpu_ids = w1.multiselect(t("Accelerators (one line each)"), list(GPUS), key="fro
 context_choices = sorted({*MAX_CONTEXT_CHOICES, int(st.session_state["frontier_max_context"])})
 max_context = w2.select_slider(t("Longest context"), context_choices, key="frontier_max_context",
                                format_func=_tokens)
-w3, w4, w5 = st.columns([2, 2, 1.3])
+w3, w3b, w4, w5 = st.columns([1.45, 1.45, 1.3, 1.4])  # "Scale throughput" uncut at 1280 px
 hit_rate = number_slider(w3, t("Prefix hit rate (context and rate figures)"), 0.0, 1.0, step=0.01,
-                         key="frontier_hit_rate")  # "0,50" in Spanish
+                         key="frontier_hit_rate",  # "0,50" in Spanish
+                         help=t("All reused tokens, a session's own history included: prefill work, time to first "
+                                "token and the request rate, never memory."))
+shared_prefix = number_slider(w3b, t("Shared prefix (every figure)"), 0.0, 1.0, step=0.01,
+                              key="frontier_shared_prefix",
+                              help=t("The share of the context common to many concurrent sessions (system prompt, "
+                                     "tool schemas), stored once per replica: it sets memory, hence sessions."))
 heat_choices = list(dict.fromkeys([*gpu_ids, inputs.gpu_id]))
 if st.session_state.get("frontier_heatmap_gpu") not in heat_choices:
     st.session_state["frontier_heatmap_gpu"] = heat_choices[0]
@@ -96,13 +106,14 @@ scale = w5.checkbox(t("Scale throughput"), key="frontier_scale",
 
 # The page's own inputs go to the link.
 set_page_link("frontier", FrontierLink(gpus=tuple(gpu_ids), max_context_tokens=int(max_context),
-                                       hit_rate=float(hit_rate), heatmap_gpu=heat_gpu, scale_throughput=bool(scale)))
+                                       hit_rate=float(hit_rate), shared_prefix=float(shared_prefix),
+                                       heatmap_gpu=heat_gpu, scale_throughput=bool(scale)))
 
 try:
     accs = accelerators_for(list(dict.fromkeys([*gpu_ids, inputs.gpu_id])), inputs)
     contexts = context_axis(max_context, CONTEXT_POINTS, include=[inputs.context_tokens])
     hits = hit_rate_axis(HIT_RATE_POINTS, include=[inputs.hit_rate, hit_rate])
-    grid = frontier_grid(inputs, accs, contexts, hits, scale_throughput=scale)
+    grid = frontier_grid(inputs, accs, contexts, hits, scale_throughput=scale, shared_prefix=float(shared_prefix))
     result = plan(inputs)
 except PlanInputError as exc:
     show_error(exc)
@@ -116,8 +127,9 @@ plan_name = grid.accelerators[gi_plan].name
 
 rate_here = grid.request_rate_per_s[gi_plan, ci_plan, hi_view]
 # The headline figures are read at the plan's own context (computed even when beyond the charts' longest context).
-st.markdown(num(t("**At the plan's context, {tokens} tokens, on {gpu}, hit rate {hit}:**",
-                  tokens=f"{inputs.context_tokens:,}", gpu=md(plan_name), hit=f"{hit_rate:.2f}")))
+st.markdown(num(t("**At the plan's context, {tokens} tokens, on {gpu}, hit rate {hit}, shared prefix {shared}:**",
+                  tokens=f"{inputs.context_tokens:,}", gpu=md(plan_name), hit=f"{hit_rate:.2f}",
+                  shared=f"{grid.shared_prefix:.2f}")))
 m1, m2 = st.columns(2)
 m3, m4 = st.columns(2)
 m1.metric(t("Sessions per GPU"), num(format_sessions(grid.sessions_per_gpu[gi_plan, ci_plan, hi_view])),
@@ -128,9 +140,10 @@ m2.metric(t("Request rate per GPU"),
 m3.metric(t("Miss probability"), num(f"{result.miss_probability:.3g}"),
           help=t("Probability that a session's window state has expired when it resumes (the plan's hit rate)."))
 m4.metric(t("Time to first token"), num(format_duration(float(grid.ttft_s[gi_plan, ci_plan, hi_view]))))
-st.caption(num(t("Sessions hold the plan's shared prefix, {shared} of the context (set on the Plan page): the hit "
-                 "rate here moves prefill, time to first token and the request rate, never sessions.",
-                 shared=f"{inputs.shared_prefix:.2f}")))
+st.caption(num(t("Every figure here stores a shared prefix of {shared} of the context once per replica (the Plan "
+                 "page's: {plan_shared}); it sets sessions. The hit rate moves prefill, time to first token and the "
+                 "request rate, never sessions.", shared=f"{grid.shared_prefix:.2f}",
+                 plan_shared=f"{inputs.shared_prefix:.2f}")))
 st.caption(num(t("Current plan ({gpu}, {tokens} tokens, hit rate {hit}): {sessions} sessions per GPU ({replica} per "
                  "replica), {bytes} per session. The black diamond marks it on every figure.", gpu=md(plan_name),
                  tokens=f"{inputs.context_tokens:,}", hit=f"{inputs.hit_rate:.2f}",
@@ -154,6 +167,16 @@ def _download(frame, name: str, key: str) -> None:
                        file_name=f"kvplan-frontier-{name}.csv", mime=CSV_MIME, key=key)
 
 
+# The black diamond: the plan's accelerator, context and hit rate on this grid, hence at the page's shared prefix
+# (the plan's own figures when both shared prefixes agree: the grid is the scalar plan's code).
+plan_sessions = float(grid.sessions_per_gpu[gi_plan, ci_plan, hi_plan])
+plan_rate = float(grid.request_rate_per_s[gi_plan, ci_plan, hi_plan])
+plan_rate = None if plan_rate != plan_rate else plan_rate
+if grid.shared_prefix != inputs.shared_prefix:
+    st.caption(num(t("The black diamond is the plan's point at this page's shared prefix {shared}: {sessions} sessions "
+                     "per GPU (the plan, at {plan_shared}, holds {plan_sessions}).", shared=f"{grid.shared_prefix:.2f}",
+                     sessions=format_sessions(plan_sessions), plan_shared=f"{inputs.shared_prefix:.2f}",
+                     plan_sessions=format_sessions(result.sessions_per_gpu))))
 plan_in_range = inputs.context_tokens <= max_context
 # The context charts stop at the longest context: every plotted point is computed, none interpolated.
 shown_contexts = [i for i, c in enumerate(grid.contexts) if c <= max_context]
@@ -170,14 +193,14 @@ with left:
     st.subheader(t("Sessions per GPU vs context"))
     frame = grid.frame(hit=[hi_view], context=shown_contexts)
     show_chart(sessions_vs_context_figure(
-        frame, plan_point=(inputs.context_tokens, result.sessions_per_gpu),
+        frame, plan_point=(inputs.context_tokens, plan_sessions),
         hit_rate=float(grid.hit_rates[hi_view]), max_context_tokens=_stop_at(model, inputs),
         plan_hit_rate=plan_hit_note, tr=t), key="frontier_fig_context")
     _download(frame, "sessions-vs-context", "frontier_csv_context")
 with right:
     st.subheader(t("Sessions per GPU vs prefix hit rate"))
     frame = grid.frame(context=[ci_plan])
-    show_chart(sessions_vs_hit_rate_figure(frame, plan_point=(inputs.hit_rate, result.sessions_per_gpu),
+    show_chart(sessions_vs_hit_rate_figure(frame, plan_point=(inputs.hit_rate, plan_sessions),
                                            context_tokens=inputs.context_tokens, tr=t), key="frontier_fig_hit")
     _download(frame, "sessions-vs-hit-rate", "frontier_csv_hit")
 
@@ -189,7 +212,7 @@ with left:
         st.info(t("No output tokens in the plan: the request rate is undefined (no decode)."))
     shown_frame = frame.assign(rate_limit=frame["rate_limit"].astype(str).map(words))  # the hover's words; CSV: ids
     show_chart(request_rate_figure(
-        shown_frame, plan_point=(inputs.context_tokens, result.request_rate_per_s),
+        shown_frame, plan_point=(inputs.context_tokens, plan_rate),
         hit_rate=float(grid.hit_rates[hi_view]), max_context_tokens=_stop_at(model, inputs),
         plan_hit_rate=plan_hit_note, tr=t), key="frontier_fig_rate")
     st.caption(t("min(decode throughput / output tokens incl. replay prefill, sessions / time per request); ")

@@ -32,7 +32,7 @@ from planner.plan import plan
 from planner.units import GiB, format_bytes, gib_to_bytes, parse_tokens
 from kvplan_app.model_choices import model_label
 from kvplan_app.uploads import MAX_UPLOADED_MODELS, UPLOADED_MODELS, file_uploader, uploaded_model_id
-from kvplan_app.render import show_table
+from kvplan_app.render import number_box, show_table
 from kvplan_app.i18n import group_names_in_words, num, planner_message, t, tn, token_text, words
 from kvplan_app.link_models import ModelLink
 from kvplan_app.markdown import escape_markdown, file_name
@@ -205,7 +205,7 @@ if source != "Catalog" and model.id.startswith(UPLOADED_PREFIX):
         st.markdown(t("**Use {name} on the Plan, Frontier and Recommend pages**", name=escape_markdown(model.name)))
         u1, u2 = st.columns([1, 1], vertical_alignment="bottom")
         st.session_state.setdefault("model_weights_gib", 0.0)
-        u1.number_input(t("Weights of one replica (GiB)"), min_value=0.0, max_value=1_000_000.0, step=1.0,
+        number_box(u1, t("Weights of one replica (GiB)"), min_value=0.0, max_value=1_000_000.0, step=1.0,
                         format="%g", key="model_weights_gib",
                         help=t("A config.json has no parameter count: type the size of the checkpoint's weights "
                                "(e.g. the safetensors files' total) so the plan can subtract them."))
@@ -260,7 +260,7 @@ with st.expander(t("Engine settings (vLLM view) and KV budget"), expanded=needs_
     hybrid = e3.checkbox(t("Hybrid KV cache manager"), key="model_hybrid_manager",
                          help=t("Hybrid KV cache manager on (off e.g. with a KV connector)"))
     b1, b2 = st.columns(2)
-    budget_gib = b1.number_input(t("Available KV memory per GPU (GiB)"), min_value=0.0, max_value=1_000_000.0,
+    budget_gib = number_box(b1, t("Available KV memory per GPU (GiB)"), min_value=0.0, max_value=1_000_000.0,
                                  step=1.0, format="%g", key="model_kv_budget_gib")
     max_len_text = b2.text_input(t("max_model_len (blank: the model's maximum context)"), key="model_max_model_len",
                                  placeholder=t("needed: this model's maximum context is not known")

@@ -31,7 +31,7 @@ from planner.files.export import CSV_MIME, to_csv_bytes
 from planner.files.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
 from planner.plan.measured import context_mismatch
 from kvplan_app.uploads import file_uploader
-from kvplan_app.render import number_slider, separators, show_chart, show_table
+from kvplan_app.render import number_box, number_slider, separators, show_chart, show_table
 from planner.messages import msg
 from kvplan_app.i18n import language, num, planner_message, t, tn, token_text
 from kvplan_app.link_models import plan_widget_reset_notes
@@ -71,15 +71,15 @@ def _accelerator_form():
         a1, a2, a3, a4 = st.columns(4)
         acc_id = a1.text_input(t("Id (slug)"), key="plan_acc_id", max_chars=40)
         name = a2.text_input(t("Name"), key="plan_acc_name", max_chars=60)
-        mem = a3.number_input(t("Memory as the device reports it"), min_value=0.0, format="%g", key="plan_acc_mem",
+        mem = number_box(a3, t("Memory as the device reports it"), min_value=0.0, format="%g", key="plan_acc_mem",
                               help=t("nvidia-smi prints MiB; rocm-smi can print bytes"))
         unit = a4.selectbox(t("Unit"), ["MiB", "GiB", "bytes"], key="plan_acc_mem_unit",
                             format_func=lambda u: t("bytes") if u == "bytes" else u)
         b1, b2, b3, b4 = st.columns(4)
-        bw = b1.number_input(t("HBM bandwidth (GB/s)"), min_value=0.0, format="%g", key="plan_acc_bw")
-        tf = b2.number_input(t("Dense BF16 TFLOP/s"), min_value=0.0, format="%g", key="plan_acc_tf")
-        hl = b3.number_input(t("Host link GB/s (0 = the plan's)"), min_value=0.0, format="%g", key="plan_acc_hl")
-        price = b4.number_input(t("Price per GPU-hour (0 = not priced)"), min_value=0.0, format="%g", key="plan_acc_price")
+        bw = number_box(b1, t("HBM bandwidth (GB/s)"), min_value=0.0, format="%g", key="plan_acc_bw")
+        tf = number_box(b2, t("Dense BF16 TFLOP/s"), min_value=0.0, format="%g", key="plan_acc_tf")
+        hl = number_box(b3, t("Host link GB/s (0 = the plan's)"), min_value=0.0, format="%g", key="plan_acc_hl")
+        price = number_box(b4, t("Price per GPU-hour (0 = not priced)"), min_value=0.0, format="%g", key="plan_acc_price")
     entry = {"id": acc_id, "name": name, "hbm_bandwidth_gb_s": bw, "bf16_dense_tflops": tf}
     whole = int(mem) if float(mem).is_integer() else mem
     entry.update({"bytes": {"memory_bytes": whole}, "MiB": {"memory_mib": whole}, "GiB": {"memory_gib": mem}}[unit])
@@ -272,16 +272,16 @@ with st.expander(t("Parallelism, memory and throughput assumptions")):
     a1, a2, a3 = st.columns(3)
     util = number_slider(a1, t("GPU memory utilization"), *widened("plan_gpu_memory_utilization", 0.05, 1.0),
                          step=0.01, key="plan_gpu_memory_utilization")
-    reserve = a2.number_input(t("Runtime reserve per GPU (GiB)"), *widened("plan_reserve_gib", 0.0, 1024.0), step=0.5, format="%g",
+    reserve = number_box(a2, t("Runtime reserve per GPU (GiB)"), *widened("plan_reserve_gib", 0.0, 1024.0), step=0.5, format="%g",
                               key="plan_reserve_gib")
     catalog_weights = _model_or_none(model_id).weight_format
     weight_format = a3.selectbox(t("Weight format"), ["catalog", *WEIGHT_BYTES_PER_PARAM], key="plan_weight_format",
                                  format_func=lambda w: t("catalog ({format})", format=catalog_weights)
                                  if w == "catalog" else w)
     b1, b2, b3 = st.columns(3)
-    decode_tps = b1.number_input(t("Decode throughput per GPU (tokens/s)"), *widened("plan_decode_tokens_per_s", 1.0, 1e9),
+    decode_tps = number_box(b1, t("Decode throughput per GPU (tokens/s)"), *widened("plan_decode_tokens_per_s", 1.0, 1e9),
                                  step=100.0, format="%g", key="plan_decode_tokens_per_s")
-    session_tps = b2.number_input(t("Decode speed per session (tokens/s)"),
+    session_tps = number_box(b2, t("Decode speed per session (tokens/s)"),
                                   *widened("plan_session_decode_tokens_per_s", 0.1, 1e7),
                                   step=1.0, format="%g", key="plan_session_decode_tokens_per_s")
     state_in_hbm = b3.checkbox(t("Window state in HBM"), key="plan_state_in_hbm",
@@ -290,28 +290,29 @@ with st.expander(t("Parallelism, memory and throughput assumptions")):
                          key="plan_pipeline_parallel_size", help=t("Must divide the GPUs per replica; TP = GPUs / stages."))
     ENGINE_WORDS = {"none": t("kvplan (steady state)"), "vllm": "vLLM", "sglang": "SGLang"}
     engine = b2.selectbox(t("Serving engine"), list(ENGINE_WORDS), key="plan_engine", format_func=ENGINE_WORDS.get,
-                          help=t("With an engine, the headline is the sessions it would admit at full length and the "
-                                 "page prints its launch flags; kvplan's steady state stays beside it as the upper "
-                                 "bound."))
+                          help=t("With an engine, the headline is the sessions it would admit at full length (vLLM: "
+                                 "its maximum concurrency, blocks per full-length request; SGLang: its token pool / "
+                                 "(context + output tokens), bounded by its max_running_requests) and the page prints "
+                                 "its launch flags; kvplan's steady state stays beside it as the upper bound."))
 
 with st.expander(t("Misses, replay and tiers")):
     node = node_for(gpu_id)
     r1, r2, r3, r4 = st.columns(4)
     prefixes = r1.number_input(t("Distinct shared prefixes per GPU"), min_value=1, max_value=1_000_000, step=1,
                                key="plan_shared_prefixes", help=t("Each is stored once; sessions share them."))
-    pause = r2.number_input(t("Mean pause between turns (s)"), min_value=0.0, max_value=MAX_SECONDS, step=5.0, format="%g",
+    pause = number_box(r2, t("Mean pause between turns (s)"), min_value=0.0, max_value=MAX_SECONDS, step=5.0, format="%g",
                             key="plan_pause_mean_s", help=t("Tool calls, approvals, background jobs. 0 = no pauses."))
     pause_dist = r3.selectbox(t("Pause distribution"), ["exponential", "fixed"], key="plan_pause_distribution", format_func=t)
-    ttl = r4.number_input(t("Window-state TTL in host RAM (s)"), min_value=0.0, max_value=MAX_SECONDS, step=10.0, format="%g",
+    ttl = number_box(r4, t("Window-state TTL in host RAM (s)"), min_value=0.0, max_value=MAX_SECONDS, step=10.0, format="%g",
                           key="plan_ttl_s", help=t("DeepSeek V4.1: minute-level. 0 = never persisted (vLLM always replays)."))
     t1, t2, t3, t4 = st.columns(4)
-    prefill_tps = t1.number_input(t("Prefill throughput per GPU (tokens/s)"), *widened("plan_prefill_tokens_per_s", 1.0, 1e9),
+    prefill_tps = number_box(t1, t("Prefill throughput per GPU (tokens/s)"), *widened("plan_prefill_tokens_per_s", 1.0, 1e9),
                                   step=1000.0, format="%g", key="plan_prefill_tokens_per_s", help=t("Prices replay and recompute (assumed)."))
-    host_gib = t2.number_input(t("Host RAM per GPU (GiB)"), min_value=0.0, max_value=MAX_TIER_GIB, value=None,
+    host_gib = number_box(t2, t("Host RAM per GPU (GiB)"), min_value=0.0, max_value=MAX_TIER_GIB, value=None,
                                step=1.0, format="%g", key="plan_host_ram_gib",
                                placeholder=num(t("node: {gib} GiB", gib=f"{node.host_ram_bytes_per_gpu / GiB:,.0f}")),
                                help=t("Node RAM / GPUs per node. Empty = {node}.", node=node.name))
-    ssd_gib = t3.number_input(t("SSD per GPU (GiB)"), min_value=0.0, max_value=MAX_TIER_GIB, value=None,
+    ssd_gib = number_box(t3, t("SSD per GPU (GiB)"), min_value=0.0, max_value=MAX_TIER_GIB, value=None,
                               step=1.0, format="%g", key="plan_ssd_gib", placeholder=num(t("node: {gib} GiB", gib=f"{node.ssd_bytes_per_gpu / GiB:,.0f}")),
                               help=t("Node SSD / GPUs per node. Empty = {node}.", node=node.name))
     target = t4.number_input(t("Sessions to carry per GPU"), min_value=0, max_value=1_000_000_000, value=None, step=1,
@@ -329,7 +330,7 @@ with st.expander(t("Plan a config.json instead (not carried by the share link)")
     config_upload = file_uploader(f1, t("Hugging Face config.json"), key="plan_config_file",
                                   help=t("Read as `kvplan kv --config` reads it; the model above is set aside while "
                                          "a config is loaded."))
-    config_weights = f2.number_input(t("Weights of one replica (GiB)"), min_value=0.0, max_value=10_000_000.0,
+    config_weights = number_box(f2, t("Weights of one replica (GiB)"), min_value=0.0, max_value=10_000_000.0,
                                      value=None, step=1.0, format="%g", key="plan_config_weights_gib",
                                      placeholder=t("from the config"),
                                      help=t("Empty: the weights come from the config (the checkpoint's tensors, class "
@@ -386,23 +387,23 @@ def _slider_row():
     s1, s1n, s2, s2n = st.columns([2.6, 1.2, 2.6, 1.2])
     hbm_gib = number_slider(s1, t("HBM per GPU (GiB)"), *widened("plan_hbm_gib", 1.0, hbm_slider_max), step=0.1,
                             key="plan_hbm_gib", decimals=1, on_change=_slider_moved, args=("plan_hbm_gib",))
-    s1n.number_input(t("HBM (GiB), typed"), min_value=0.1, max_value=MAX_HBM_GIB, step=1.0, format="%.1f",
-                     key="plan_hbm_gib_typed", on_change=_typed, args=("plan_hbm_gib",))
+    number_box(s1n, t("HBM (GiB), typed"), min_value=0.1, max_value=MAX_HBM_GIB, step=1.0, format="%.1f",
+               key="plan_hbm_gib_typed", on_change=_typed, args=("plan_hbm_gib",))
     hbm_set = (gpu_id not in GPUS and user_acc is None) or bool(st.session_state.get("plan_hbm_set"))
     hit_rate = number_slider(s2, t("Prefix hit rate"), 0.0, 1.0, step=0.01, key="plan_hit_rate",  # "0,50" in Spanish
                              on_change=_slider_moved, args=("plan_hit_rate",),
                              help=t("The share of each prompt read from cache, a session's own history included: it "
                                     "saves prefill work and time to first token, never memory."))
-    s2n.number_input(t("Hit rate, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
-                     key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
+    number_box(s2n, t("Hit rate, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
+               key="plan_hit_rate_typed", on_change=_typed, args=("plan_hit_rate",))
     p1, p1n, p2 = st.columns([2.6, 1.2, 3.8])
     shared_prefix = number_slider(p1, t("Shared prefix"), 0.0, 1.0, step=0.01, key="plan_shared_prefix",
                                   on_change=_slider_moved, args=("plan_shared_prefix",),
                                   help=t("The share of the context common to many concurrent sessions (system prompt, "
                                          "tool schemas), stored once per distinct prefix: it sets memory, hence "
                                          "sessions."))
-    p1n.number_input(t("Shared prefix, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
-                     key="plan_shared_prefix_typed", on_change=_typed, args=("plan_shared_prefix",))
+    number_box(p1n, t("Shared prefix, typed"), min_value=0.0, max_value=1.0, step=0.01, format="%.2f",
+               key="plan_shared_prefix_typed", on_change=_typed, args=("plan_shared_prefix",))
     with p2:  # beside the shared prefix: what each input moves (one line), then the HBM the plan uses
         st.caption(t("Hit rate: prefill work and time to first token. Shared prefix: memory, hence sessions."))
         hbm_slot = st.empty()  # filled with the plan's own HBM bytes once the plan is computed
@@ -530,10 +531,11 @@ def _answer_run(share_slot):
                               model.max_context_tokens, language(), config_key, config_model), key="plan_chart")
         o = result.other_parallelism
         if o is not None:  # the other attention parallelism holds a different count: say so and how to get it
-            st.info(num(t("Under {attention} attention this plan holds {per_gpu} sessions per GPU ({per_replica} per "
+            st.info(num(t("Under {attention} attention this plan holds {sessions} per GPU ({per_replica} per "
                           "replica): {how}.", attention=o.attention_parallelism.upper(),
-                          per_gpu=format_sessions(o.sessions_per_gpu), per_replica=f"{o.sessions_per_replica:,}",
-                          how=planner_message(o.how))))
+                          sessions=tn("{n} session", "{n} sessions", o.sessions_per_gpu,
+                                      n=format_sessions(o.sessions_per_gpu)),
+                          per_replica=f"{o.sessions_per_replica:,}", how=planner_message(o.how))))
         if result.launch_flags is not None:
             st.caption(t("Launch flags that realise this plan ({engine}; MODEL is your checkpoint):",
                          engine=ENGINE_WORDS[result.launch_flags.engine]))

@@ -23,7 +23,7 @@ from planner.frontier import Accelerator
 from planner.kv.models import WEIGHT_BYTES_PER_PARAM
 from planner.recommend import DEFAULT_GPUS_PER_REPLICA, DEFAULT_HEADROOM, recommend, trace_hit_rate_curve
 from planner.traces import load_sample
-from kvplan_app.render import show_chart, show_table
+from kvplan_app.render import number_box, show_chart, show_table
 from kvplan_app.i18n import num, planner_message, t, tn, words
 from kvplan_app.share import root_url, share_url
 from kvplan_app.links import to_query
@@ -72,9 +72,9 @@ c1, c2, c2b = st.columns([1, 0.8, 0.8])
 c3, c4 = st.columns([1, 1.6])  # the chips on a row of their own: none cut at 1280 px
 kind = c1.radio(t("Target"), ["sessions", "requests_per_s"], key="recommend_kind",
                 format_func=lambda k: t("concurrent sessions") if k == "sessions" else t("requests per second"))
-target = c2.number_input(t("Target value"), min_value=0.001, max_value=1e12, step=10.0, format="%g",
+target = number_box(c2, t("Target value"), min_value=0.001, max_value=1e12, step=10.0, format="%g",
                          key="recommend_target")
-headroom_pct = c2b.number_input(t("Headroom (%)"), min_value=0.0, max_value=1000.0, step=5.0, format="%g",
+headroom_pct = number_box(c2b, t("Headroom (%)"), min_value=0.0, max_value=1000.0, step=5.0, format="%g",
                                 key="recommend_headroom",
                                 help=t("Every row holds at least the target plus this much (20 %: 1.2 x the target)."))
 attention = c3.multiselect(t("Attention parallelism"), ["tp", "dp"], key="recommend_attention",

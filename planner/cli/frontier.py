@@ -121,7 +121,9 @@ def run(args: argparse.Namespace) -> int:
         names = [a.name for a in grid.accelerators]
         width = max(12, *(len(n) for n in names))
         print(f"{base.model_id}: sessions per GPU (request rate per GPU, /s); output {base.output_tokens:,} tokens, "
-              f"{base.gpus_per_replica} GPUs per replica, {base.attention_parallelism} attention")
+              f"{base.gpus_per_replica} GPUs per replica, {base.attention_parallelism} attention, shared prefix "
+              f"{grid.shared_prefix:g} of the context (--shared-prefix: memory, hence sessions; the hit rates move "
+              f"prefill and the rate)")
         if base.engine is not None:  # which session figure the grid follows (PlanResult.sessions_basis)
             basis = grid.arrays.admission.basis if grid.arrays.admission is not None else "steady state"
             print(f"sessions: {'the engine admission figure' if basis == 'engine admission' else 'the steady state'} "

@@ -12,8 +12,9 @@ pipeline parallelism each stage profiles its own layers; the engine sizes every 
 (the binding rank: the last stage, which holds the output head and runs the sampler).
 
 SGLang (``python/sglang/srt/model_executor/model_runner.py``, ``profile_max_num_token``): the pool is the free
-memory after loading minus ``total x (1 - mem_fraction_static)``, i.e. ``total x mem_fraction_static - weights -
-memory in use before loading``; kvplan takes the fraction as given (its default heuristic is not modelled).
+memory after loading minus ``F x (1 - mem_fraction_static)``, ``F`` the free memory before loading, i.e. ``(total -
+memory in use before loading) x mem_fraction_static - weights``; kvplan takes the fraction as given (SGLang's
+default heuristic, by GPU memory and TP in ``server_args.py``, is not modelled).
 
 Every term is returned with its value and its source; the fitted constants live in
 ``planner/data/engine_budget.toml`` with the public measurements they come from.
@@ -159,12 +160,6 @@ def _mxfp4(config: dict) -> bool:
     return str(q.get("quant_method", "")).lower() == "mxfp4"
 
 
-def _mxfp4_padding_text(config: dict, tp: int, pp: int) -> str:
-    padded = checkpoint_weights(config, tp=tp, pp=pp, mxfp4_pad=budget_constants()["vllm"]["mxfp4_moe_pad"])
-    stored = checkpoint_weights(config, tp=tp, pp=pp)
-    return f"{(padded.weight_bytes - stored.weight_bytes) / GiB:.2f} GiB"
-
-
 def vllm_non_torch_bytes(tp: int, pp: int) -> tuple[int, str, str | None]:
     """Non-torch memory vLLM 0.19 adds during profiling on one rank, its source, and a caveat (or None)."""
     k = budget_constants()["vllm"]
@@ -223,7 +218,7 @@ def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: 
         if weights_bytes_per_gpu is not None:
             w, w_src = weights_bytes_per_gpu, weights_source
         else:
-            cw = checkpoint_weights(config, tp=tp, pp=pp, pp_rank=rank, mxfp4_pad=k["mxfp4_moe_pad"],
+            cw = checkpoint_weights(config, tp=tp, pp=pp, pp_rank=rank, mxfp4_layout=k["mxfp4_moe_layout"],
                                      cuda_allocator=True)
             w = cw.weight_bytes
             w_src = "checkpoint: " + "; ".join(f"{c.name} {c.weight_bytes / GiB:.2f} GiB ({c.rule})"
@@ -246,32 +241,72 @@ def predict_vllm_budget(config: dict, *, total_memory_bytes: int, total_source: 
     if caveat:
         assumptions.append(caveat)
     if weights_bytes_per_gpu is None and _mxfp4(config):
-        assumptions.append(msg("MXFP4 experts priced with the padding fitted on one public log (gpt-oss-20b at TP 2, "
-                               "+1.2 %); at other TP sizes vLLM's layout may differ by up to the padding "
-                               "({pad_bytes} per GPU here)", pad_bytes=_mxfp4_padding_text(config, tp, pp)))
+        assumptions.append(msg("MXFP4 experts priced as vLLM's Triton MXFP4 backend lays them out on Hopper (swizzled "
+                               "scales beside the checkpoint's, FP32 biases); checked on two public gpt-oss-20b logs "
+                               "(TP 1 -1.3 %, TP 2 -1.7 %); other MXFP4 backends (Blackwell, Marlin) pad differently"))
     return EngineBudget(engine="vllm", version=version, available_kv_bytes=int(avail), requested_bytes=requested,
                         terms=terms, binding_rank=label, assumptions=tuple(assumptions))
 
 
+def sglang_before_load_bytes(tp: int, version: str) -> tuple[int, str, str | None]:
+    """Device memory in use before SGLang loads the weights (CUDA context, NCCL), its source and a caveat (or None).
+
+    Measured as the device total CUDA reports minus the log's "Load weight begin. avail mem=X GB" (GiB).
+    """
+    k = budget_constants()["sglang"][version]
+    caveat = None
+    if tp > 1:
+        caveat = msg("memory in use before loading at TP {tp} not measured for SGLang (NCCL and all-reduce buffers "
+                     "grow with TP): the TP 1 figure is used, so the pool may be high", tp=tp)
+    source = f"{k['before_load_gib']} GiB measured at TP 1 ({k['before_load_source']})"
+    return int(k["before_load_gib"] * GiB), source, caveat
+
+
 def predict_sglang_budget(config: dict, *, total_memory_bytes: int, total_source: str, mem_fraction_static: float,
                           tp: int = 1, pp: int = 1, weights_bytes_per_gpu: int | None = None,
-                          before_load_bytes: int = 0, version: str | None = None,
+                          before_load_bytes: int | None = None, version: str | None = None,
                           weights_source: str = "set by user") -> EngineBudget:
-    """SGLang's KV pool per GPU: ``total x mem_fraction_static - weights - memory in use before loading``.
+    """SGLang's KV pool per GPU: ``(total - memory in use before loading) x mem_fraction_static - weights``.
 
-    ``before_load_bytes`` (CUDA context, NCCL) is not modelled: 0 unless given, said in the assumptions.
+    SGLang (``model_runner.py``: ``init_torch_distributed`` returns the free memory after NCCL init,
+    ``min_per_gpu_memory``, which is ``total_gpu_memory`` in ``profile_max_num_token``,
+    ``model_runner_kv_cache_mixin.py`` at sgl-project/sglang@001ccef) computes ``rest_memory =
+    free after loading - total_gpu_memory x (1 - mem_fraction_static)``; free after loading is ``total_gpu_memory -
+    weights``, so the pool is ``total_gpu_memory x mem_fraction_static - weights`` with ``total_gpu_memory`` the
+    free memory before loading, not the device total. ``before_load_bytes`` overrides the measured figure;
+    the weights are the checkpoint's plus what SGLang's loader adds (both in ``planner/data/engine_budget.toml``).
+
+    Raises:
+        PlanInputError: an uncalibrated version, or a config whose weights cannot be priced.
     """
-    w = weights_bytes_per_gpu if weights_bytes_per_gpu is not None else checkpoint_weights(
-        config, tp=tp, pp=pp).weight_bytes
-    requested = math.floor(total_memory_bytes * mem_fraction_static)
-    avail = requested - w - before_load_bytes
-    terms = (BudgetTerm("static memory (total x mem_fraction_static)", requested,
-                        f"{total_source} x {mem_fraction_static}"),
-             BudgetTerm("weights", w, weights_source if weights_bytes_per_gpu is not None else "checkpoint"),
-             BudgetTerm("memory in use before loading", before_load_bytes,
-                        "not modelled (CUDA context, NCCL): 0" if not before_load_bytes else "set by user"))
-    return EngineBudget(engine="sglang", version=_check_version("sglang", version), available_kv_bytes=int(avail), requested_bytes=requested,
-                        terms=terms, binding_rank="every rank",
-                        assumptions=(msg("SGLang pool: total x mem_fraction_static - weights (profile_max_num_token); "
-                                         "the CUDA context in use before loading is not subtracted, so the pool may "
-                                         "be up to about 1 GiB smaller; not calibrated on measurements"),))
+    version = _check_version("sglang", version)
+    k = budget_constants()["sglang"][version]
+    caveat = None
+    if before_load_bytes is None:
+        before, before_src, caveat = sglang_before_load_bytes(tp, version)
+    else:
+        before, before_src = before_load_bytes, "set by user"
+    extra = int(k["load_extra_gib"] * GiB)
+    if weights_bytes_per_gpu is not None:
+        w, w_src = weights_bytes_per_gpu, weights_source
+    else:
+        cw = checkpoint_weights(config, tp=tp, pp=pp)
+        w = cw.weight_bytes + extra
+        w_src = ("checkpoint: " + "; ".join(f"{c.name} {c.weight_bytes / GiB:.2f} GiB ({c.rule})"
+                                            for c in cw.classes if c.weight_bytes)
+                 + f"; + {k['load_extra_gib']} GiB SGLang's loader adds ({_DATA})")
+    free_before = total_memory_bytes - before
+    static = math.floor(free_before * mem_fraction_static)
+    avail = static - w
+    terms = (BudgetTerm("memory in use before loading", before, before_src + f" ({_DATA})"),
+             BudgetTerm("static memory ((total - in use before loading) x mem_fraction_static)", static,
+                         f"({total_source} - {before / GiB:.2f} GiB) x {mem_fraction_static}"),
+             BudgetTerm("weights", w, w_src))
+    assumptions = [msg("SGLang {version} pool: (total - memory in use before loading) x mem_fraction_static - "
+                       "weights (model_runner.py, profile_max_num_token); constants from public H100 start-up logs",
+                       version=version)]
+    if caveat:
+        assumptions.append(caveat)
+    return EngineBudget(engine="sglang", version=version, available_kv_bytes=int(avail), requested_bytes=static,
+                        terms=terms, binding_rank="every rank" if pp == 1 else "largest pipeline stage",
+                        assumptions=tuple(assumptions))

@@ -29,6 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planner.engines.sglang_admission import SGLANG_DEFAULT_CHUNKED_PREFILL_SIZE, SGLANG_DEFAULT_PAGE_SIZE
 from planner.engines.vllm_paging import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_NUM_BATCHED_TOKENS
 from planner.kv.models import NATIVE
 from planner.message_field import Text
@@ -38,7 +39,7 @@ LAUNCH_SOURCES = (
     "vLLM: vllm/engine/arg_utils.py (EngineArgs.add_cli_args, vLLM main), vllm/config/cache.py at "
     "vllm-project/vllm@002f10e (CacheDType, CacheConfig.kv_cache_memory_bytes); SGLang: sgl-project/sglang@001067f "
     "python/sglang/srt/server_args.py (ServerArgs: tp_size, pp_size, dp_size, enable_dp_attention, context_length, "
-    "mem_fraction_static, max_running_requests, kv_cache_dtype)"
+    "mem_fraction_static, max_running_requests, chunked_prefill_size, kv_cache_dtype)"
 )
 """Where the flag spellings and accepted values come from."""
 
@@ -122,7 +123,8 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
             rounded down to 3 decimals.
         sessions_per_engine: sessions one vLLM engine holds (the replica under tp, one DP rank under dp).
         sessions_per_replica: sessions of the replica (SGLang's ``--max-running-requests`` is for the server).
-        engine_admission: the sessions are vLLM's admission figure (its block size and chunk are then assumed).
+        engine_admission: the sessions are the engine's admission figure (vLLM: its block size and chunk are then
+            assumed; SGLang: ``--max-running-requests`` is that figure, its page size and chunk assumed).
         engine_budget: ``usable_kv_bytes`` is the engine's own predicted budget at ``gpu_memory_utilization``
             (``--engine``): the engine is then given that fraction (vLLM's ``--gpu-memory-utilization``, SGLang's
             ``--mem-fraction-static``) and computes the same budget itself; ``usable_measured`` is then False.
@@ -184,6 +186,12 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
                              "down: SGLang's static share holds weights and the KV pool, not activations",
                              value=static))
         flags += ["--max-running-requests", str(max(sessions_per_replica, 1))]
+        if engine_admission:
+            flags += ["--chunked-prefill-size", str(SGLANG_DEFAULT_CHUNKED_PREFILL_SIZE)]
+            notes.append(msg("--max-running-requests is SGLang's admission figure: the full-length requests its token "
+                             "pool holds at once at --context-length (page size {page}; a sliding-window pool holds "
+                             "each request's window plus one --chunked-prefill-size chunk)",
+                             page=SGLANG_DEFAULT_PAGE_SIZE))
         dtype, why = _kv_dtype(engine, kv_format)
         if dtype is not None:
             flags += ["--kv-cache-dtype", dtype]

@@ -51,6 +51,7 @@ A residual kvplan cannot explain is reported as such, with its size.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 
@@ -79,8 +80,9 @@ GIB_AS_GB = msg("SGLang prints GB for GiB: its sizes are divided by 1024**3 (GB 
 NO_MODEL = msg("no model: the log names none that kvplan knows, and none was given")
 """Refusal when no model is known; the CLI adds its flag (``--model``), the dashboard its own control."""
 K_AND_V = msg("SGLang lists K and V separately: the KV pool is K + V, twice the K size for equal K and V widths.")
-SGLANG_BUDGET = msg("SGLang's pool is what mem_fraction_static of total GPU memory leaves after the weights "
-                 "(the rest is for activations and CUDA graphs): a budget, not a per-token cost.")
+SGLANG_BUDGET = msg("SGLang's pool is what mem_fraction_static of the free memory before loading leaves after the "
+                    "weights (profile_max_num_token; the rest is for activations and CUDA graphs): a budget, not a "
+                    "per-token cost.")
 SGLANG_PADDING = msg("SGLang allocates size + page_size rows per pool (slot 0 takes padded tokens' writes): the "
                    "printed sizes are (#tokens + page_size) x bytes per token.")
 SGLANG_SWA = msg("SGLang keeps two pools for a sliding-window model (SWAKVPool): the sliding-window layers' pool and "
@@ -378,6 +380,48 @@ def sglang_state_bytes(model: ModelSpec, fmt: str | None, tp: int, pp: int, log:
     return conv, ssm, dtype, source
 
 
+def _sglang_running_row(log: EngineLog, printed: int, tokens: int, context_len: int) -> ReconcileRow:
+    """SGLang's printed max_running_requests beside its rule at the printed pool and context length
+    (:meth:`planner.engines.sglang_admission.SGLangAdmission.max_running_requests`)."""
+    from planner.engines.sglang_admission import REQUEST_POOL_MAX, REQUEST_POOL_MIN, SGLangAdmission
+
+    flag = log.first("sglang_max_running_flag")
+    dp = log.first("dp") if log.first("dp_attention") else None
+    dp_size = int(dp.value) if dp else 1
+    pred = int(SGLangAdmission(full_bytes_per_token=1).max_running_requests(
+        tokens, context_len, int(flag.value) if flag else None, dp_size))
+    if flag:
+        how = msg("min(--max-running-requests {flag:,} // DP {dp}, {tokens:,} // 2) = {pred:,}",
+                  flag=int(flag.value), dp=dp_size, tokens=tokens, pred=pred)
+    else:
+        how = msg("min(clamp(int({tokens:,} / {context:,} x 512), {lo:,}, {hi:,}), {tokens:,} // 2) = {pred:,}",
+                  tokens=tokens, context=context_len, pred=pred, lo=REQUEST_POOL_MIN, hi=REQUEST_POOL_MAX)
+    if printed == pred:
+        cause = msg("SGLang's rule at the printed pool and context length")
+    elif printed == pred + 1 and not flag:
+        cause = msg("differs by 1: releases of early 2025 sized the request pool one larger (max(..., {lo:,}) + 1)",
+                    lo=REQUEST_POOL_MIN)
+    else:
+        cause = msg("differs by {n:,}: not explained by SGLang's rule (a speculative or Mamba cap, or a patched "
+                    "build)", n=abs(printed - pred))
+    return ReconcileRow(msg("max_running_requests"), f"{printed:,}", how, _status(printed == pred), cause)
+
+
+def _sglang_pool_row(before: Reading, after: Reading, mfs: float, printed: int, cell: int, page: int) -> ReconcileRow:
+    """max_total_num_tokens from the log's own memory lines by SGLang's rule (``profile_max_num_token``):
+    ``rest = free after loading - free before loading x (1 - mem_fraction_static)``, ``// cell_size``, aligned to
+    the page; the printed GiB's rounding gives a range."""
+    lo = int(after.bytes_lo - before.bytes_hi * (1 - mfs)) // cell // page * page
+    hi = int(after.bytes_hi - before.bytes_lo * (1 - mfs)) // cell // page * page
+    how = msg("({after} - {before} x (1 - {mfs:g})) // {cell:,} B = {range} tokens",
+              after=Figure(f"{after.bytes_mid / GiB:.2f} GiB"), before=Figure(f"{before.bytes_mid / GiB:.2f} GiB"),
+              mfs=mfs, cell=cell, range=_range(lo, hi))
+    ok = lo <= printed <= hi
+    return ReconcileRow(msg("max_total_num_tokens from the log's memory lines"), f"{printed:,}", how, _status(ok),
+                        SGLANG_BUDGET if ok else msg("outside the printed rounding: the pool was capped or sized "
+                                                     "otherwise (--max-total-tokens, a draft model, a patched build)"))
+
+
 def _sglang_rows(log: EngineLog, sets: dict[str, int], page: int, causes: list[str], state=None):
     rows: list[ReconcileRow] = []
     allocs = []  # one per distinct "KV Cache is allocated" line (ranks print the same pools): (tokens, lo, hi, shown)
@@ -401,6 +445,13 @@ def _sglang_rows(log: EngineLog, sets: dict[str, int], page: int, causes: list[s
     if total_r and not allocs:
         rows.append(ReconcileRow(msg("tokens in the KV pool"), f"{int(total_r.value):,}", "", msg("engine only"),
                                  msg("per GPU; under TP every rank holds its share of the same tokens")))
+    running, ctx = log.first("sglang_max_running"), log.first("context_len")
+    if running and total_r and ctx and (log.first("sglang_max_running_flag") or not log.first("mamba_slots")):
+        rows.append(_sglang_running_row(log, int(running.value), int(total_r.value), int(ctx.value)))
+    before, after = log.first("sglang_free_before_load"), log.first("sglang_free_after_load")
+    mfs = log.first("mem_fraction_static")
+    if before and after and mfs and total_r and set(sets) == {"all layers"} and not log.first("mamba_slots"):
+        rows.append(_sglang_pool_row(before, after, float(mfs.value), int(total_r.value), sets["all layers"], page))
     if len(allocs) > 1 or log.first("sglang_swa_tokens"):
         causes.append(SGLANG_SWA)
     for tok, lo, hi, shown in allocs:
@@ -503,6 +554,7 @@ def _mamba_cache_mode(log: EngineLog) -> Setting:
 def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, causes, refusals, mamba_mode="none"):
     rows: list[ReconcileRow] = []
     budgets = log.all("kv_budget")
+    budgets += stage_budgets_from_profiling(log, budgets)
     err_budget = log.first("error_budget")
     tokens_r, blocks_r = log.first("gpu_kv_cache_tokens"), log.first("num_gpu_blocks")
     conc, conc_m = log.first("max_concurrency"), log.first("concurrency_tokens")
@@ -752,6 +804,39 @@ def _vllm_rows(log, model, fmt, tp, pp, block, mml, max_batched, per_token, caus
         causes.append(msg("vLLM's hybrid KV cache manager is off ({why}): sliding-window and chunked layers store full "
                           "KV{effect}", why=why, effect=effect))
     return rows, pool, tokens, (model, pp, per_token)
+
+
+def stage_budgets_from_profiling(log: EngineLog, printed: tuple[Reading, ...]) -> tuple[Reading, ...]:
+    """The KV budget of every worker whose 'Available KV cache memory' line the log lacks but whose memory-profiling
+    line it has: vLLM V1 prints the budget at INFO on the first worker only and each worker's
+    "Total non KV cache memory" at DEBUG (``vllm/v1/worker/gpu_worker.py``, ``determine_available_memory``:
+    available = requested - non-KV memory, requested = total_memory x gpu_memory_utilization). Both printed figures are
+    rounded to 2 decimals (``format_gib``), so the budget is a range: total +- 0.005 GiB x utilization, non-KV +-
+    0.005 GiB. Empty when the log lacks the total or the utilization.
+
+    >>> from planner.engines.logs import parse_engine_log
+    >>> log = parse_engine_log("'gpu_memory_utilization': 0.95\\n(Worker pid=1) DEBUG [gpu_worker.py:284] worker init "
+    ...     "memory snapshot: torch_peak=0.0GiB, total_memory=79.19GiB\\n(Worker_PP1 pid=2) DEBUG [gpu_worker.py:435] "
+    ...     "Memory profiling takes 9.5 seconds. Total non KV cache memory: 9.6GiB; weights memory: 7.51GiB.")
+    >>> b = stage_budgets_from_profiling(log, ())[0]
+    >>> b.rank, round(b.value, 4), b.printed
+    ('PP1', 65.6305, '79.19 GiB x 0.95 - 9.6 GiB')
+    """
+    total, util = log.first("total_gpu_memory"), log.first("gpu_memory_utilization")
+    if total is None or util is None:
+        return ()
+    have = {r.rank for r in printed}
+    u = float(util.value)
+    out: list[Reading] = []
+    for r in log.all("non_kv_memory"):
+        if not r.rank or r.rank in have or any(o.rank == r.rank for o in out):
+            continue
+        value = float(total.value) * u - float(r.value)
+        lo = math.floor(((float(total.value) - 0.005) * u - (float(r.value) + 0.005)) * GiB)
+        hi = math.ceil(((float(total.value) + 0.005) * u - (float(r.value) - 0.005)) * GiB)
+        out.append(Reading("kv_budget", value, f"{total.value:g} GiB x {u:g} - {float(r.value):g} GiB", r.line_no,
+                           "vllm", lo, hi, r.rank))
+    return tuple(out)
 
 
 def _pp_index(rank: str) -> int | None:

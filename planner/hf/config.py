@@ -40,11 +40,20 @@ from typing import Any
 
 from planner.hf.deepseek import deepseek_v4, mla
 from planner.hf.layers import layer_kinds, pattern_string
+from planner.hf.maxlen import engine_max_len
 from planner.hf.checkpoint import SIDECAR_KEY
 from planner.hf.quant import checkpoint_kv_format
 from planner.hf.registry import Family, TrackedConfig, resolve, unread_layout_fields
 from planner.hf.report import ConfigReader, report_rows, text
-from planner.hf.state import PARALLEL_MAMBA, linear_attention_state, mamba_state, short_conv_state
+from planner.hf.state import (
+    KDA_LAYERS,
+    PARALLEL_MAMBA,
+    kda_state,
+    lightning_attention_state,
+    linear_attention_state,
+    mamba_state,
+    short_conv_state,
+)
 from planner.errors import PlanInputError, json_kind
 from planner.reads import DuplicateKey, json_error_text, json_text, unique_keys
 from planner.kv.formats import KVFormat, get_format
@@ -71,11 +80,12 @@ class ImportedLayout:
     layer_pattern: str = ""
     num_attention_heads: int | None = None
     ignored_fields: tuple[str, ...] = ()
+    pp_refusal: str = ""
 
 
 PATTERN_LEGEND = {
     "F": msg("full attention"), "S": msg("sliding window"), "C": msg("chunked local (Llama 4)"),
-    "L": msg("linear attention (Gated DeltaNet)"),
+    "L": msg("linear attention (Gated DeltaNet, KDA)"), "N": msg("lightning attention (MiniMax linear attention state)"),
     "M": msg("Mamba (SSM state)"), "K": msg("short convolution (LFM2 conv state)"), "A": msg("MLA latent"), "D": msg("MLA latent + DSA indexer keys"),
     "Z": msg("compressed entries (DeepSeek V4)"), "W": msg("window ring only (DeepSeek V4)"),
     "s": msg("shares another layer's KV (stores none)"), "-": msg("no KV (MLP / MoE block)"),
@@ -178,9 +188,7 @@ def layout_from_config(
 
     model_type = text(merged.get("model_type", ""), 64)
     num_layers = r.int_field("num_hidden_layers", maximum=100_000)
-    max_ctx = r.int_field("max_position_embeddings", maximum=10**9, required=False)
-    if max_ctx is None:
-        r.note("max_position_embeddings", None, "defaulted", msg("not in config: no maximum context known"))
+    max_ctx = engine_max_len(r, merged, model_type)
     fmt = _main_format(r, merged, main_format)
     for key, why in _IGNORED_BUT_RELEVANT.items():
         if merged.get(key) not in (None, 0, False):
@@ -189,6 +197,11 @@ def layout_from_config(
 
     if merged.get("compress_ratios") is not None:
         groups, pattern = deepseek_v4(r, merged, num_layers, formats, ring_in_pool)
+    elif merged.get(KDA_LAYERS) is not None:  # Kimi-Linear: MLA layers, KDA state elsewhere
+        kda_ids = set(merged[KDA_LAYERS][0])
+        groups, pattern = mla(r, merged, num_layers, fmt, tuple(i for i in range(num_layers) if i not in kda_ids))
+        groups.extend(kda_state(r, merged, state_format, ssm_state_format))
+        pattern = "".join("L" if i in kda_ids else c for i, c in enumerate(pattern))
     elif merged.get("kv_lora_rank") is not None:
         groups, pattern = mla(r, merged, num_layers, fmt)
     else:
@@ -198,7 +211,7 @@ def layout_from_config(
     heads = heads if isinstance(heads, int) and not isinstance(heads, bool) and heads > 0 else None
     return ImportedLayout(groups=tuple(groups), report=tuple(r.report), max_context_tokens=max_ctx,
                           model_type=model_type, layer_pattern=pattern, num_attention_heads=heads,
-                          ignored_fields=ignored)
+                          ignored_fields=ignored, pp_refusal=family.pp_refusal)
 
 
 def _legacy_names(r: ConfigReader, cfg: TrackedConfig, family: Family) -> None:
@@ -394,12 +407,13 @@ def _attention(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat, model
             groups.append(SlidingWindowGroup(window_tokens=window, **common))
         else:
             groups.append(ChunkedLocalGroup(chunk_tokens=chunk, **common))
-    for kind, build in (("linear", linear_attention_state), ("mamba", mamba_state), ("conv", short_conv_state)):
+    for kind, build in (("linear", linear_attention_state), ("lightning", lightning_attention_state),
+                        ("mamba", mamba_state), ("conv", short_conv_state)):
         ids = [i for i, k in enumerate(kinds) if k == kind]
+        if kind == "mamba" and cfg.get(PARALLEL_MAMBA):
+            ids = list(range(num_layers))  # a Mamba2 mixer in every layer, beside any attention (Falcon-H1, Zamba2)
         if ids:
             groups.extend(build(r, cfg, ids, model_type, *state_formats))
-    if cfg.get(PARALLEL_MAMBA):
-        groups.extend(mamba_state(r, cfg, list(range(num_layers)), model_type, *state_formats))
     if kinds.count("none"):
         r.note("layers without KV", kinds.count("none"), "derived", msg("MLP / MoE blocks store no KV"))
     if not groups:
@@ -477,6 +491,7 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
                      native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern,
                      num_attention_heads=layout.num_attention_heads,
                      ignored_fields=layout.ignored_fields, checkpoint_config=config,
+                     pp_refusal=layout.pp_refusal,
                      notes=tuple(msg("config field {key} ignored at your request (--ignore-field): this figure does "
                                      "not account for it", key=k) for k in layout.ignored_fields))
 

@@ -30,8 +30,11 @@ from planner.kv.kinds import (
 from planner.messages import msg
 
 
-def mla(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat) -> tuple[list[KVGroup], str]:
-    """MLA latent groups (plus DSA indexer keys when ``index_topk`` is set) and the layer pattern.
+def mla(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat,
+        layer_ids: tuple[int, ...] | None = None) -> tuple[list[KVGroup], str]:
+    """MLA latent groups (plus DSA indexer keys when ``index_topk`` is set) and the layer pattern; ``layer_ids``
+    (default: every layer) are the MLA layers when others are not attention (Kimi-Linear's KDA layers, ``-`` in
+    the pattern here).
 
     Raises:
         PlanInputError: a missing or out-of-range field, naming it.
@@ -47,9 +50,12 @@ def mla(r: ConfigReader, cfg: dict, num_layers: int, fmt: KVFormat) -> tuple[lis
         if cfg.get("index_head_dim") is not None:
             raise PlanInputError("config.index_topk", None, msg("an integer for a model with index_head_dim: vLLM "
                                                                 "keys its sparse-attention indexer cache on index_topk"))
-        return [MLAGroup(name="MLA latent", num_layers=num_layers, layer_ids=tuple(range(num_layers)), kv_format=fmt,
-                         kv_lora_rank=rank,
-                         qk_rope_head_dim=rope)], "A" * num_layers
+        ids = tuple(range(num_layers)) if layer_ids is None else tuple(layer_ids)
+        return [MLAGroup(name="MLA latent", num_layers=len(ids), layer_ids=ids, kv_format=fmt, kv_lora_rank=rank,
+                         qk_rope_head_dim=rope)], "".join("A" if i in ids else "-" for i in range(num_layers))
+    if layer_ids is not None:
+        raise PlanInputError("config.index_topk", cfg.get("index_topk"), msg("absent: kvplan does not model DSA "
+                                                                            "indexer keys beside non-MLA layers"))
     if fmt.id.startswith("fp8") and fmt is not FP8_DS_MLA:
         r.note("kv_format", FP8_DS_MLA.id, "derived", msg("{id} chosen: vLLM stores DeepSeek V3.2 FP8 latents as fp8_ds_mla (512 FP8 + 4 FP32 scales + 64 BF16 RoPE = 656 B)", id=fmt.id))
         fmt = FP8_DS_MLA

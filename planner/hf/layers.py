@@ -28,11 +28,11 @@ from planner.hf.report import ConfigReader
 from planner.errors import PlanInputError
 from planner.messages import msg
 
-KINDS = ("full", "sliding", "chunked", "linear", "mamba", "conv", "shared", "none")
+KINDS = ("full", "sliding", "chunked", "linear", "lightning", "mamba", "conv", "shared", "none")
 """Every layer kind the importer knows."""
 
-PATTERN_CODES = {"full": "F", "sliding": "S", "chunked": "C", "linear": "L", "mamba": "M", "conv": "K", "shared": "s",
-                 "none": "-"}
+PATTERN_CODES = {"full": "F", "sliding": "S", "chunked": "C", "linear": "L", "lightning": "N", "mamba": "M", "conv": "K",
+                 "shared": "s", "none": "-"}
 """One character per kind in a per-layer pattern string."""
 
 _LAYER_TYPE_KINDS = {
@@ -89,7 +89,19 @@ model class (``mamba`` for vLLM ``MambaForCausalLM`` / ``Mamba2ForCausalLM``; ``
 mixer runs beside the attention in every layer)."""
 
 
+PER_LAYER_KINDS = "__kvplan_layer_kinds"
+"""Private config key a family's reader sets to ``(kinds, why)`` when the engine's model class decides each layer's
+kind from a field of its own (MiniMax-Text-01's ``attn_type_list``: 0 lightning, 1 softmax attention)."""
+
+
 def _read_kinds(r: ConfigReader, cfg: dict, num_layers: int, model_type: str) -> list[str]:
+    if cfg.get(PER_LAYER_KINDS) is not None:
+        kinds, why = cfg[PER_LAYER_KINDS]
+        if len(kinds) != num_layers:
+            raise PlanInputError("config.num_hidden_layers", num_layers,
+                                 msg("the length of the per-layer attention list ({n})", n=len(kinds)))
+        r.note("layer kinds", _counts(kinds), "derived", why)
+        return list(kinds)
     if cfg.get(SAME_KIND) is not None:
         kind, why = cfg[SAME_KIND]
         r.note("layer kinds", f"{num_layers} {kind}", "derived", why)

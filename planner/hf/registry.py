@@ -55,6 +55,8 @@ class Family:
             canonical one is absent.
         irrelevant: fields whose names speak of layout but that this family knows do not change KV.
         prepare: an optional hook that derives canonical fields from nested ones (MPT / DBRX ``attn_config``).
+        pp_refusal: why the engine refuses pipeline parallelism for this family (its model class does not implement
+            vLLM's ``SupportsPP``); empty when it serves PP.
     """
 
     id: str
@@ -65,6 +67,7 @@ class Family:
     aliases: tuple[tuple[str, str], ...] = ()
     irrelevant: tuple[str, ...] = ()
     prepare: Callable[[dict, list], None] | None = field(default=None, compare=False, repr=False)
+    pp_refusal: str = ""
 
 
 @dataclass(frozen=True)
@@ -293,6 +296,51 @@ def _minimax_m2(cfg: dict, notes: list) -> None:
                   msg("every layer softmax attention (vLLM MiniMaxM2ForCausalLM)")))
 
 
+def _minimax_text_01(cfg: dict, notes: list) -> None:
+    """MiniMax-Text-01 / MiniMax-M1: vLLM ``MiniMaxText01Model.__init__`` (minimax_text_01.py, read at
+    vllm-project/vllm 98370df) takes each layer's kind from ``attn_type_list``, else ``decoder_attention_types``, else
+    ``layer_types`` (``linear_attention`` 0, ``full_attention`` 1), else every layer softmax attention; 0 builds
+    ``MiniMaxText01LinearAttention`` (lightning attention: a per-sequence state, no KV), 1 builds
+    ``MiniMaxText01Attention``, whose ``Attention`` is given no sliding window (``config.sliding_window`` is not
+    applied) and ``num_key_value_heads`` KV heads of ``head_dim``."""
+    from planner.hf.layers import PER_LAYER_KINDS
+    source, types = None, None
+    for key in ("attn_type_list", "decoder_attention_types"):
+        if cfg.get(key):
+            source, types = key, cfg[key]
+            break
+    if source is None and cfg.get("layer_types") is not None:
+        raw = cfg["layer_types"]
+        codes = {"linear_attention": 0, "full_attention": 1}
+        if not isinstance(raw, list) or any(t not in codes for t in raw):
+            raise PlanInputError("config.layer_types", str(raw)[:60],
+                                 msg("a list of linear_attention / full_attention (vLLM MiniMaxText01Model)"))
+        source, types = "layer_types", [codes[t] for t in raw]
+    if source is None and dict.get(cfg, "model_type") == "minimax":
+        # Hugging Face's own MiniMaxConfig (model_type minimax) fills layer_types when the file has none
+        # (configuration_minimax.py __post_init__: full_attention when (i + 1) % 2, else linear_attention)
+        layers = dict.get(cfg, "num_hidden_layers")
+        if isinstance(layers, int) and not isinstance(layers, bool) and layers > 0:
+            source, types = "layer_types", [1 if (i + 1) % 2 else 0 for i in range(layers)]
+            notes.append(("layer_types", None, "defaulted",
+                          msg("absent: Hugging Face MiniMaxConfig alternates full and linear attention, full first")))
+    if source is None:
+        notes.append(("attn_type_list", None, "defaulted",
+                      msg("absent: every layer softmax attention (vLLM MiniMaxText01Model)")))
+        return
+    if source != "layer_types" and cfg.get("layer_types") is not None:
+        notes.append(("layer_types", "set", "ignored", msg("{key} wins (vLLM MiniMaxText01Model)", key=source)))
+    if not isinstance(types, list) or any(isinstance(t, bool) or t not in (0, 1) for t in types):
+        raise PlanInputError(f"config.{source}", str(types)[:60],
+                             msg("a list of 0 (lightning attention) and 1 (softmax attention), one per layer"))
+    kinds = ["lightning" if t == 0 else "full" for t in types]
+    dict.__setitem__(cfg, PER_LAYER_KINDS, (kinds, msg("{key}: 0 lightning attention (a per-sequence state, no KV), "
+                                                       "1 softmax attention (vLLM MiniMaxText01Model)", key=source)))
+    if cfg.get("sliding_window") is not None:
+        notes.append(("sliding_window", cfg["sliding_window"], "ignored",
+                      msg("vLLM's MiniMaxText01Attention gives its Attention no sliding window")))
+
+
 def _minicpm3(cfg: dict, notes: list) -> None:
     """MiniCPM3 compresses K/V through a latent (``kv_lora_rank``) like DeepSeek MLA, but vLLM's
     ``MiniCPM3Attention`` (minicpm3.py, read at vllm-project/vllm 009ccee) decompresses it and caches ordinary
@@ -321,6 +369,14 @@ def _minicpm3(cfg: dict, notes: list) -> None:
                   msg("vLLM MiniCPM3Attention decompresses the latent (kv_lora_rank {rank}) and caches per-head K "
                       "and V of qk_nope_head_dim + qk_rope_head_dim = {nope} + {rope}", rank=rank, nope=nope,
                       rope=rope)))
+
+
+def _layer_count(cfg: dict) -> int:
+    """``num_hidden_layers`` for a reader that places layers itself, in the range the importer reads it."""
+    layers = cfg.get("num_hidden_layers")
+    if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= 100_000:
+        raise PlanInputError("config.num_hidden_layers", layers, msg("an integer in [1, 100,000]"))
+    return layers
 
 
 def _int_or_none(cfg: dict, key: str) -> int | None:
@@ -389,6 +445,208 @@ def _falcon_h1(cfg: dict, notes: list) -> None:
                                                       expand=expand, hidden=hidden))
     cfg[SAME_KIND] = ("full", msg("every layer attention with a Mamba2 mixer beside it (vLLM FalconH1ParallelHybrid)"))
     cfg[PARALLEL_MAMBA] = True
+
+
+_ZAMBA2_SRC = ("vllm-project/vllm @ 0527cbc72b5fd504640c649ceefbb2da8e1827da, vllm/model_executor/models/zamba2.py")
+
+
+def _zamba2(cfg: dict, notes: list) -> None:
+    """Zamba2 as vLLM builds it (zamba2.py, read at vllm-project/vllm 0527cbc; config class: Hugging Face
+    ``Zamba2Config``, whose ``__init__`` recomputes ``attention_head_dim``, ``attention_hidden_size``,
+    ``mamba_headdim`` and ``hybrid_layer_ids`` whatever config.json says):
+
+    * ``Zamba2Model.__init__`` builds one layer per ``layers_block_type`` entry: ``hybrid`` a ``Zamba2HybridLayer``
+      (a shared attention block, then the layer's own Mamba2 mixer), ``mamba`` a ``Zamba2MambaDecoderLayer``;
+    * ``Zamba2Attention.__init__`` gives every hybrid layer its own ``Attention`` ("KV cache is unique for every
+      attention layer", though the weights are shared over ``num_mem_blocks`` blocks), with ``num_attention_heads``
+      heads of ``attention_head_dim = 2 * hidden_size // num_attention_heads`` and no KV-head count: MHA;
+    * ``Zamba2ForCausalLM.get_mamba_state_shape_from_config``: ``mamba2_state_shape(intermediate_size =
+      mamba_expand * hidden_size, n_groups = mamba_ngroups, num_heads = n_mamba_heads, head_dim = mamba_headdim,
+      state_size = mamba_d_state, conv_kernel = mamba_d_conv)``, in every layer."""
+    from planner.hf.state import MAMBA_INNER, PARALLEL_MAMBA
+    blocks = cfg.get("layers_block_type")
+    layers = cfg.get("num_hidden_layers")
+    if not isinstance(blocks, list) or not blocks or len(blocks) > 100_000 or any(b not in ("mamba", "hybrid")
+                                                                                  for b in blocks):
+        raise PlanInputError("config.layers_block_type", str(blocks)[:60],
+                             msg("a list of 'mamba' / 'hybrid', one per layer (vLLM Zamba2Model builds its layers from "
+                                 "it; kvplan does not assume Zamba2Config's default pattern)"))
+    if layers is not None and layers != len(blocks):
+        raise PlanInputError("config.num_hidden_layers", layers,
+                             msg("the length of layers_block_type ({n}): vLLM Zamba2Model builds one layer per entry",
+                                 n=len(blocks)))
+    if cfg.get("layer_types") is not None:
+        raise PlanInputError("config.layer_types", str(cfg["layer_types"])[:60],
+                             msg("absent: vLLM's Zamba2 reads layers_block_type"))
+    heads, hidden = _int_or_none(cfg, "num_attention_heads"), _int_or_none(cfg, "hidden_size")
+    m_heads, expand = _int_or_none(cfg, "n_mamba_heads"), _int_or_none(cfg, "mamba_expand")
+    for key, value in (("num_attention_heads", heads), ("hidden_size", hidden), ("n_mamba_heads", m_heads),
+                       ("mamba_expand", expand)):
+        if value is None:
+            raise PlanInputError(f"config.{key}", None, msg("an integer >= 1: vLLM's Zamba2 sizes its attention and "
+                                                            "Mamba2 state by it"))
+    if (2 * hidden) % heads:
+        raise PlanInputError("config.num_attention_heads", heads,
+                             msg("a divisor of 2 x hidden_size ({value:,}): vLLM Zamba2Attention raises otherwise",
+                                 value=2 * hidden))
+    head = 2 * hidden // heads
+    for key in ("attention_head_dim", "attention_hidden_size", "mamba_headdim", "hybrid_layer_ids"):
+        if cfg.get(key) is not None:
+            notes.append((key, str(cfg[key])[:40], "ignored",
+                          msg("Hugging Face Zamba2Config recomputes it from hidden_size, num_attention_heads, "
+                              "mamba_expand, n_mamba_heads and layers_block_type")))
+    kv = cfg.get("num_key_value_heads")
+    if kv is not None and kv != heads:
+        raise PlanInputError("config.num_key_value_heads", kv,
+                             msg("num_attention_heads ({heads}): vLLM Zamba2Attention is multi-head attention "
+                                 "(no KV-head count)", heads=heads))
+    dict.__setitem__(cfg, "layer_types", ["full_attention" if b == "hybrid" else "mamba" for b in blocks])
+    if cfg.get("head_dim") is not None and cfg["head_dim"] != head:
+        notes.append(("head_dim", cfg["head_dim"], "ignored", msg("vLLM Zamba2Attention uses attention_head_dim = 2 x "
+                                                                  "hidden_size // num_attention_heads")))
+    cfg["head_dim"] = head
+    if cfg.get("use_long_context") is True:
+        cfg["max_position_embeddings"] = 16384
+        notes.append(("use_long_context", True, "read", msg("Hugging Face Zamba2Config sets max_position_embeddings "
+                                                            "to 16,384")))
+    cfg["num_key_value_heads"] = heads
+    inner = expand * hidden
+    cfg["mamba_num_heads"] = m_heads
+    cfg["mamba_head_dim"] = inner // m_heads
+    if cfg.get("mamba_ngroups") is not None:
+        cfg["n_groups"] = _int_or_none(cfg, "mamba_ngroups")
+    else:
+        cfg["n_groups"] = 1
+        notes.append(("mamba_ngroups", 1, "defaulted", msg("absent: Hugging Face Zamba2Config's default")))
+    cfg[MAMBA_INNER] = (inner, "mamba_expand", msg("mamba_expand x hidden_size = {expand} x {hidden:,} (vLLM "
+                                                   "Zamba2ForCausalLM)", expand=expand, hidden=hidden))
+    cfg[PARALLEL_MAMBA] = True
+    hybrid = blocks.count("hybrid")
+    notes.append(("layers_block_type", msg("{hybrid} hybrid, {mamba} mamba", hybrid=hybrid, mamba=len(blocks) - hybrid),
+                  "read", msg("every layer a Mamba2 mixer; each hybrid layer also attention with its own KV, MHA at "
+                              "2 x hidden_size / num_attention_heads = {head} (vLLM Zamba2HybridLayer)", head=head)))
+    if cfg.get("num_mem_blocks") is not None:
+        notes.append(("num_mem_blocks", cfg["num_mem_blocks"], "read",
+                      msg("shared attention weights only: vLLM keeps one KV cache per hybrid layer")))
+
+
+_PLAMO2_SRC = "vllm-project/vllm @ 002fb90788ae749626fb09c6272f0cb604de46b6, vllm/model_executor/models/plamo2.py"
+
+
+def _plamo2(cfg: dict, notes: list) -> None:
+    """PLaMo 2 as vLLM builds it (plamo2.py, read at vllm-project/vllm 002fb90):
+
+    * ``is_mamba(config, i)``: with ``mamba_step > 1``, layer ``i`` is attention when ``i % mamba_step ==
+      mamba_step // 2`` (only the last layer when ``num_hidden_layers <= mamba_step // 2``), else a Mamba2 mixer;
+    * ``Plamo2AttentionMixer``: ``num_key_value_heads`` KV heads of ``hidden_size_per_head``, an ``Attention``
+      without a per-layer window, so vLLM's model-level window applies (``ModelConfig.get_sliding_window``: the
+      config's ``sliding_window``); ``attention_window_size`` is never read;
+    * ``Plamo2ForCausalLM.get_mamba_state_shape_from_config``: ``mamba2_state_shape(intermediate_size =
+      mamba_num_heads * hidden_size_per_head, n_groups = 0, num_heads = mamba_num_heads, head_dim =
+      hidden_size_per_head, state_size = mamba_d_state, conv_kernel = mamba_d_conv)``."""
+    from planner.hf.state import MAMBA_GROUPS, MAMBA_INNER
+    layers, step = _layer_count(cfg), cfg.get("mamba_step")
+    if isinstance(step, bool) or not isinstance(step, int) or step < 2:
+        raise PlanInputError("config.mamba_step", step, msg("an integer >= 2 (vLLM is_mamba asserts mamba_step > 1)"))
+    if cfg.get("mamba_enabled") is False:
+        raise PlanInputError("config.mamba_enabled", False, msg("true or absent: vLLM's PLaMo 2 builds Mamba layers "
+                                                                "by mamba_step and does not read it"))
+    if cfg.get("layer_types") is not None:
+        raise PlanInputError("config.layer_types", str(cfg["layer_types"])[:60],
+                             msg("absent: vLLM's PLaMo 2 places its layers by mamba_step"))
+    per_head, m_heads = _int_or_none(cfg, "hidden_size_per_head"), _int_or_none(cfg, "mamba_num_heads")
+    for key, value in (("hidden_size_per_head", per_head), ("mamba_num_heads", m_heads)):
+        if value is None:
+            raise PlanInputError(f"config.{key}", None, msg("an integer >= 1: vLLM's PLaMo 2 sizes its attention "
+                                                            "and Mamba2 state by it"))
+    if layers <= step // 2:
+        mamba = [i != layers - 1 for i in range(layers)]
+    else:
+        mamba = [i % step != step // 2 for i in range(layers)]
+    attn = "sliding_attention" if cfg.get("sliding_window") is not None else "full_attention"
+    dict.__setitem__(cfg, "layer_types", ["mamba" if m else attn for m in mamba])
+    if cfg.get("head_dim") is not None and cfg["head_dim"] != per_head:
+        notes.append(("head_dim", cfg["head_dim"], "ignored", msg("vLLM Plamo2ForCausalLM sets head_dim to "
+                                                                          "hidden_size_per_head")))
+    cfg["head_dim"] = per_head
+    cfg["mamba_head_dim"] = per_head
+    cfg[MAMBA_INNER] = (m_heads * per_head, "mamba_num_heads",
+                        msg("mamba_num_heads x hidden_size_per_head = {heads} x {per_head} (vLLM Plamo2ForCausalLM)",
+                            heads=m_heads, per_head=per_head))
+    cfg[MAMBA_GROUPS] = (0, msg("vLLM Plamo2ForCausalLM passes n_groups=0: the conv state holds the inner channels "
+                                "only"))
+    notes.append(("mamba_step", step, "read",
+                  msg("{attn} attention layers (i % {step} == {half}), {mamba} Mamba2 layers (vLLM is_mamba)",
+                      attn=mamba.count(False), step=step, half=step // 2, mamba=mamba.count(True))))
+    if cfg.get("attention_window_size") is not None:
+        notes.append(("attention_window_size", cfg["attention_window_size"], "ignored",
+                      msg("not read by vLLM's PLaMo 2; its attention takes the model-level sliding_window")))
+
+
+_KIMI_SRC = "vllm-project/vllm @ 01d995867291dd13119ea66cd18e3c9c9b51c50e, vllm/model_executor/models/kimi_linear.py"
+_KDA_KEYS = ("kda_layers", "full_attn_layers", "num_heads", "head_dim", "short_conv_kernel_size")
+
+
+def _kimi_linear(cfg: dict, notes: list) -> None:
+    """Kimi-Linear as vLLM builds it (kimi_linear.py, read at vllm-project/vllm 01d9958; config class
+    ``vllm/transformers_utils/configs/kimi_linear.py`` ``KimiLinearConfig``):
+
+    * ``KimiDecoderLayer``: layer ``i`` is Kimi Delta Attention when ``is_kda_layer(i)``, i.e. ``i + 1`` is in
+      ``linear_attn_config["kda_layers"]`` (1-based), else ``KimiMLAAttention``: an MLA latent of
+      ``kv_lora_rank + qk_rope_head_dim`` per token (``MultiHeadLatentAttentionWrapper``), which asserts
+      ``mla_use_nope`` true and ``q_lora_rank`` None;
+    * ``get_mamba_state_shape_from_config``: ``kda_state_shape(tp, linear_attn_config["num_heads"],
+      linear_attn_config["head_dim"], conv_kernel_size=linear_attn_config["short_conv_kernel_size"])``.
+
+    ``full_attn_layers`` must be set (``KimiLinearConfig`` asserts it) but vLLM never reads it: where it is not the
+    complement of ``kda_layers`` the report says so and ``kda_layers`` decides. Any other key of
+    ``linear_attn_config`` is refused by name."""
+    from planner.hf.state import KDA_LAYERS
+    layers = _layer_count(cfg)
+    lac = cfg.get("linear_attn_config")
+    if not isinstance(lac, dict):
+        raise PlanInputError("config.linear_attn_config", str(lac)[:60],
+                             msg("a JSON object with kda_layers, full_attn_layers, num_heads, head_dim and "
+                                 "short_conv_kernel_size (vLLM KimiLinearForCausalLM)"))
+    for key in lac:
+        if key not in _KDA_KEYS:
+            raise PlanInputError(f"config.linear_attn_config.{key}", str(lac[key])[:60],
+                                 msg("absent: kvplan reads {keys} (vLLM KimiLinearForCausalLM) and does not know how "
+                                     "this one changes the state", keys=", ".join(_KDA_KEYS)))
+    lists = {}
+    for key in ("kda_layers", "full_attn_layers"):
+        value = lac.get(key)
+        if (not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= layers
+                                               for v in value) or len(set(value)) != len(value)):
+            raise PlanInputError(f"config.linear_attn_config.{key}", str(value)[:60],
+                                 msg("a list of distinct layer numbers in [1, {layers}] (1-based, vLLM "
+                                     "KimiLinearConfig.is_kda_layer)", layers=layers))
+        lists[key] = set(value)
+    mla_layers = set(range(1, layers + 1)) - lists["kda_layers"]
+    if lists["full_attn_layers"] != mla_layers:
+        notes.append(("linear_attn_config.full_attn_layers", str(sorted(lists["full_attn_layers"]))[:60], "ignored",
+                      msg("vLLM places layers by kda_layers alone: MLA on layers {layers} (1-based)",
+                          layers=str(sorted(mla_layers))[:60])))
+    dims = {}
+    for key, low, high in (("num_heads", 1, 1_000_000), ("head_dim", 1, 1_000_000), ("short_conv_kernel_size", 2, 1_000)):
+        value = lac.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise PlanInputError(f"config.linear_attn_config.{key}", value,
+                                 msg("an integer in [{low}, {high:,}]", low=low, high=high))
+        dims[key] = value
+    if cfg.get("mla_use_nope") is not True:
+        raise PlanInputError("config.mla_use_nope", cfg.get("mla_use_nope"),
+                             msg("true: vLLM KimiMLAAttention asserts it"))
+    if cfg.get("q_lora_rank") is not None:
+        raise PlanInputError("config.q_lora_rank", cfg.get("q_lora_rank"), msg("null: vLLM KimiMLAAttention asserts it"))
+    if cfg.get("index_topk") is not None:
+        raise PlanInputError("config.index_topk", cfg.get("index_topk"),
+                             msg("absent: vLLM's Kimi-Linear has no sparse-attention indexer"))
+    ids = tuple(sorted(n - 1 for n in lists["kda_layers"]))
+    cfg[KDA_LAYERS] = (ids, dims["num_heads"], dims["head_dim"], dims["short_conv_kernel_size"])
+    notes.append(("linear_attn_config", msg("{kda} KDA, {mla} MLA layers", kda=len(ids), mla=layers - len(ids)),
+                  "read", msg("layer i is KDA when i + 1 is in kda_layers (vLLM KimiLinearConfig.is_kda_layer), "
+                              "MLA elsewhere")))
 
 
 _GPT2_ALIASES = (("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads"), ("n_embd", "hidden_size"),
@@ -505,6 +763,20 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                        "full_attn_alpha_factor", "full_attn_beta_factor", "linear_attn_alpha_factor",
                        "linear_attn_beta_factor"),
            prepare=_minimax_m2),
+    Family("minimax_text_01", "MiniMax-Text-01 / MiniMax-M1: lightning (linear) attention layers with a per-sequence "
+           "state and softmax attention layers, by attn_type_list",
+           "vllm-project/vllm @ 98370df, vllm/model_executor/models/minimax_text_01.py MiniMaxText01Model.__init__, "
+           "MiniMaxText01DecoderLayer.__init__, MiniMaxText01ForCausalLM.get_mamba_state_shape_from_config / "
+           "get_mamba_state_dtype_from_config; layers/mamba/mamba_utils.py linear_attention_state_shape",
+           ("tests/test_registry.py::test_minimax_m1_lightning_and_softmax_layers",),
+           _DECODER_READS + ("attn_type_list", "decoder_attention_types"),
+           irrelevant=("rotary_dim", "postnorm", "shared_intermediate_size", "shared_moe_mode", "block", "block_size",
+                       # residual scales of the decoder layer (MiniMaxText01DecoderLayer): norm alpha / beta, not KV
+                       "layernorm_full_attention_alpha", "layernorm_full_attention_beta",
+                       "layernorm_linear_attention_alpha", "layernorm_linear_attention_beta",
+                       "layernorm_mlp_alpha", "layernorm_mlp_beta", "full_attn_alpha_factor", "full_attn_beta_factor",
+                       "linear_attn_alpha_factor", "linear_attn_beta_factor"),
+           prepare=_minimax_text_01),
     Family("bamba", "Bamba: attention at attn_layer_indices, Mamba2 state elsewhere",
            _V + "bamba.py BambaModel (config.layers_block_type), BambaMixerDecoderLayer; "
            "layers/mamba/mamba_utils.py mamba2_state_shape",
@@ -546,6 +818,56 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "qk_rope_head_dim", "kv_lora_rank", "v_head_dim", "head_dim", "num_key_value_heads"),
            irrelevant=("q_lora_rank", "dim_model_base", "scale_depth", "scale_emb"),
            prepare=_minicpm3),
+    Family("zamba2", "Zamba2: a Mamba2 mixer in every layer; hybrid layers (layers_block_type) also run a shared "
+           "attention block with their own KV (MHA at 2 x hidden_size / num_attention_heads)",
+           _ZAMBA2_SRC + " Zamba2Model.__init__, Zamba2Attention.__init__, Zamba2MambaDecoderLayer, "
+           "Zamba2ForCausalLM.get_mamba_state_shape_from_config; layers/mamba/mamba_utils.py mamba2_state_shape",
+           ("tests/test_registry.py::test_zamba2_2_7b_instruct_v2",
+            "tests/test_registry.py::test_zamba2_old_format_config_refused"),
+           ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "layers_block_type",
+            "n_mamba_heads", "mamba_expand", "mamba_ngroups", "mamba_d_state", "mamba_d_conv", "num_mem_blocks",
+            "max_position_embeddings", "quantization_config"),
+           irrelevant=(
+               # LoRA adapters on the shared blocks, RoPE switches, Megatron leftovers (HF Zamba2Config sets kv_channels
+               # = hidden_size // heads and num_query_groups = heads; vLLM's zamba2.py reads neither)
+               "adapter_rank", "use_shared_attention_adapter", "use_shared_mlp_adapter", "use_mem_rope",
+               "use_long_context", "kv_channels", "num_query_groups", "ffn_hidden_size", "use_mem_eff_path",
+               "use_conv_bias", "time_step_limit", "time_step_min", "time_step_max", "time_step_floor",
+               "num_logits_to_keep", "chunk_size"),
+           prepare=_zamba2,
+           pp_refusal=msg("1: vLLM's Zamba2ForCausalLM does not implement SupportsPP, so ModelConfig."
+                          "verify_with_parallel_config raises 'Pipeline parallelism is not supported for this model'")),
+    Family("plamo2", "PLaMo 2: attention every mamba_step layers (i % mamba_step == mamba_step // 2), Mamba2 "
+           "state elsewhere; the model-level sliding_window on attention layers",
+           _PLAMO2_SRC + " is_mamba, Plamo2AttentionMixer.__init__, Plamo2ForCausalLM.get_mamba_state_shape_from_config "
+           "(n_groups=0); layers/mamba/mamba_utils.py mamba2_state_shape",
+           ("tests/test_registry.py::test_plamo2_1b",),
+           ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "hidden_size_per_head",
+            "mamba_step", "mamba_enabled", "mamba_num_heads", "mamba_d_state", "mamba_d_conv", "sliding_window",
+            "attention_window_size", "max_position_embeddings", "quantization_config"),
+           irrelevant=(
+               # FP8 training knobs of PFN's checkpoint code (linear layers' format and group), unused MoE / sparse /
+               # image fields; none is read by vLLM's plamo2.py
+               "linear_type", "group_size", "fp8_accum_dtype", "eval_attention_n_bit", "eval_mlp_n_bit",
+               "capacity_factor", "n_expert", "k_expert", "sparse_step", "sparse_intermediate_size",
+               "shared_intermediate_size", "image_feature_size", "image_proj_type", "use_predefined_initial_state",
+               "tokenizer_class"),
+           prepare=_plamo2),
+    Family("kimi_linear", "Kimi-Linear: Kimi Delta Attention state on linear_attn_config.kda_layers, MLA latents "
+           "(kv_lora_rank + qk_rope_head_dim) on the other layers",
+           _KIMI_SRC + " KimiDecoderLayer, KimiMLAAttention, KimiLinearForCausalLM.get_mamba_state_shape_from_config; "
+           "layers/mamba/mamba_utils.py kda_state_shape, kda_state_dtype",
+           ("tests/test_registry.py::test_kimi_linear_tiny_random_published",
+            "tests/test_registry.py::test_kimi_linear_48b_shape"),
+           ("num_hidden_layers", "linear_attn_config", "kv_lora_rank", "qk_rope_head_dim", "mla_use_nope",
+            "q_lora_rank", "num_attention_heads", "quantization_config"),
+           irrelevant=(
+               # MLA head geometry vLLM folds into the latent (the cache holds kv_lora_rank + qk_rope_head_dim); MoE
+               # layout; the position limit Kimi configs spell model_max_length
+               "num_key_value_heads", "head_dim", "qk_nope_head_dim", "v_head_dim", "num_shared_experts",
+               "num_expert_group", "use_grouped_topk", "num_experts_per_token", "moe_layer_freq",
+               "first_k_dense_replace"),
+           prepare=_kimi_linear),
     Family("gpt2", "GPT-2 / GPT-J / JAIS: n_layer, n_head, n_embd, n_positions (Hugging Face attribute_map); MHA",
            _V + "gpt2.py GPT2Attention, gpt_j.py GPTJAttention, jais.py JAISAttention",
            ("tests/test_registry.py::test_gpt2_legacy_names",),
@@ -604,18 +926,12 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
 
 REFUSALS = {
     "HCXVisionForCausalLM": "not modelled yet: multimodal wrapper (language model in a nested config)",
-    "KimiLinearForCausalLM": "not modelled yet: KDA linear attention (linear_attn_config) beside MLA layers",
     "LongcatFlashForCausalLM": "not modelled yet: two MLA blocks per layer",
-    "MiniMaxForCausalLM": "not modelled yet: lightning (linear) attention state",
-    "MiniMaxText01ForCausalLM": "not modelled yet: lightning (linear) attention state",
-    "MiniMaxM1ForCausalLM": "not modelled yet: lightning (linear) attention state",
     "MistralLarge3ForCausalLM": "not modelled yet: Mistral Large 3 layout",
     "OuroForCausalLM": "not modelled yet: looped layers (each recurrence step keeps its own KV)",
     "PanguProMoEV2ForCausalLM": "not modelled yet: openPangu Pro MoE V2 attention layout",
-    "Plamo2ForCausalLM": "not modelled yet: Mamba hybrid layout of PLaMo 2",
     "Plamo3ForCausalLM": "not modelled yet: PLaMo 3 sliding-window pattern",
     "Step3TextForCausalLM": "not modelled yet: Step3 attention groups (num_attention_groups)",
-    "Zamba2ForCausalLM": "not modelled yet: shared attention blocks (Zamba2) with Mamba2 state",
 }
 """vLLM text-generation architectures kvplan refuses, and why."""
 
@@ -656,9 +972,13 @@ _FAMILY_OF: dict[str, tuple[str, ...]] = {
     "lfm2": ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM"),
     "minicpm3": ("MiniCPM3ForCausalLM",),
     "minimax_m2": ("MiniMaxM2ForCausalLM",),
+    "minimax_text_01": ("MiniMaxForCausalLM", "MiniMaxText01ForCausalLM", "MiniMaxM1ForCausalLM"),
     "bamba": ("BambaForCausalLM",),
     "mamba": ("MambaForCausalLM", "FalconMambaForCausalLM", "Mamba2ForCausalLM"),
     "falcon_h1": ("FalconH1ForCausalLM",),
+    "zamba2": ("Zamba2ForCausalLM",),
+    "plamo2": ("Plamo2ForCausalLM",),
+    "kimi_linear": ("KimiLinearForCausalLM",),
     "gpt2": ("GPT2LMHeadModel", "GPTJForCausalLM", "JAISLMHeadModel"),
     "gpt_bigcode": ("GPTBigCodeForCausalLM",),
     "bloom": ("BloomForCausalLM",),
@@ -682,21 +1002,41 @@ MODEL_TYPES: dict[str, str] = {
     "deepseek_v4": "deepseek_v4", "deepseek_v41": "deepseek_v4", "jamba": "jamba", "nemotron_h": "nemotron_h",
     "mimo_v2_flash": "mimo_v2", "qwen3_next": "qwen3_next", "qwen3_5": "qwen3_next", "qwen3_5_moe": "qwen3_next",
     "qwen3_5_text": "qwen3_next", "qwen3_5_moe_text": "qwen3_next", "lfm2": "lfm2", "lfm2_moe": "lfm2",
-    "minimax_m2": "minimax_m2", "bamba": "bamba", "mamba": "mamba", "falcon_mamba": "mamba", "mamba2": "mamba",
-    "falcon_h1": "falcon_h1", "minicpm3": "minicpm3",
+    "minimax_m2": "minimax_m2", "minimax": "minimax_text_01", "minimax_text_01": "minimax_text_01",
+    "minimax_m1": "minimax_text_01", "bamba": "bamba", "mamba": "mamba", "falcon_mamba": "mamba", "mamba2": "mamba",
+    "falcon_h1": "falcon_h1", "minicpm3": "minicpm3", "zamba2": "zamba2", "plamo2": "plamo2",
+    "kimi_linear": "kimi_linear",
 }
 """``model_type`` -> family, for configs without ``architectures`` (other model types read as ``decoder``)."""
 
 MODEL_TYPE_REFUSALS: dict[str, str] = {
-    "kimi_linear": "KimiLinearForCausalLM",
-    "minimax": "MiniMaxText01ForCausalLM", "minimax_text_01": "MiniMaxText01ForCausalLM",
-    "zamba2": "Zamba2ForCausalLM",
-    "longcat_flash": "LongcatFlashForCausalLM", "plamo2": "Plamo2ForCausalLM",
-    "step3_text": "Step3TextForCausalLM",
+    "longcat_flash": "LongcatFlashForCausalLM",
+    "step3_text": "Step3TextForCausalLM", "mllama": "MllamaForConditionalGeneration",
+    "mllama_text_model": "MllamaForConditionalGeneration",
 }
 """``model_type`` of a refused architecture, for configs without ``architectures``."""
 
+_SGLANG_NOT_MODELLED = ("served by SGLang only (not in vLLM's registry): not modelled yet, no public config checked "
+                        "against it")
+"""The status of an SGLang-only text-generation architecture no reader has been checked against."""
+
+_SGLANG_BLOCK_DIFFUSION = ("served by SGLang only: a block-diffusion language model, not an autoregressive decoder whose "
+                           "KV grows one token at a time")
+
 SGLANG_REFUSALS = {
+    **{name: _SGLANG_NOT_MODELLED for name in (
+        "BailingMoEForCausalLM", "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "BeamForCausalLM",
+        "Cohere2MoeForCausalLM", "Dots3NoteForCausalLM", "Ernie4_5_ForCausalLM", "ExaoneMoEForCausalLM",
+        "ExaoneMoeForCausalLM", "GigaChat35ForCausalLM", "Glm4MoeLiteForCausalLM", "GlmMoeDsaForCausalLM",
+        "GraniteMoeSWAForCausalLM", "GraniteSWAForCausalLM", "HYV3ForCausalLM", "HYV4ForCausalLM",
+        "HrmTextForCausalLM", "IQuestCoderForCausalLM", "IQuestLoopCoderForCausalLM", "IQuestQ1ForCausalLM",
+        "K2HorizonForCausalLM", "KimiK3LinearForCausalLM", "LagunaForCausalLM", "MellumForCausalLM",
+        "MiMoV2ForCausalLM", "MindSporeForCausalLM", "MiniCPMSALAForCausalLM", "MiniMaxM3SparseForCausalLM",
+        "Ministral3ForCausalLM", "MuseGlimmerForCausalLM", "NanbeigeForCausalLM", "NemotronHPuzzleForCausalLM",
+        "SarvamMLAForCausalLM", "SarvamMoEForCausalLM", "Spark2_5ForCausalLM", "XllmForCausalLM", "ZayaForCausalLM",
+    )},
+    **{name: _SGLANG_BLOCK_DIFFUSION for name in ("DiffusionGemmaForBlockDiffusion", "SDARForCausalLM",
+                                                  "SDARMoeForCausalLM")},
     "Grok1ForCausalLM": "served by SGLang only (grok.py, Grok-2): not modelled yet, no public config checked against it",
     "XverseMoeForCausalLM": "served by SGLang only (xverse_moe.py): not modelled yet, no public config checked "
                             "against it",
@@ -705,12 +1045,26 @@ SGLANG_REFUSALS = {
     "LLaDA2MoeModelLM": "served by SGLang only (llada2.py): a block-diffusion language model, not an autoregressive "
                         "decoder whose KV grows one token at a time",
     "Step3p5ForCausalLM": "served by SGLang only (step3p5.py): not modelled yet: Step-3.5 attention layout",
+    "TorchNativeLlamaForCausalLM": "SGLang's torch-native implementation class (torch_native_llama.py), not a "
+                                   "checkpoint's architecture: Llama checkpoints name LlamaForCausalLM",
+    "TorchNativePhi3ForCausalLM": "SGLang's torch-native implementation class (torch_native_llama.py), not a "
+                                  "checkpoint's architecture: Phi-3 checkpoints name Phi3ForCausalLM",
+    "QuantMixtralForCausalLM": "SGLang's quantized-Mixtral implementation class (mixtral_quant.py), not a "
+                               "checkpoint's architecture: Mixtral checkpoints name MixtralForCausalLM",
+    "Phi3SmallForCausalLM": "served by SGLang only (phi3_small.py; vLLM served it up to 0.9.2, registry.py "
+                            "_PREVIOUSLY_SUPPORTED_MODELS): blocksparse attention layers, not modelled",
 }
-"""Architectures SGLang serves that vLLM's vendored registry does not
-(``planner/data/sglang_text_generation_models.json``), and why kvplan refuses each."""
+"""Architectures SGLang serves that vLLM's vendored registry does not (every SGLang-only text-generation name of
+``planner/data/sglang_text_generation_models.json`` that no reader prices), and why kvplan refuses each."""
 
 OTHER_REFUSALS = {
-    "MllamaForConditionalGeneration": "not modelled yet: cross-attention layers (cross_attention_layers)",
+    # vLLM's registry (registry.py @ 0002bff, _PREVIOUSLY_SUPPORTED_MODELS) lists Mllama as served up to 0.10.2 only:
+    # "encoder-decoder models except whisper have been removed for V0 deprecation"; the V1 engine has no model class
+    # for it, so no KV figure (self-attention per token, cross-attention per image) can be checked against it.
+    "MllamaForConditionalGeneration": "not served by vLLM since 0.10.2 (encoder-decoder models other than Whisper "
+                                      "were removed with the V0 engine; vLLM registry.py _PREVIOUSLY_SUPPORTED_MODELS): "
+                                      "SGLang serves it (mllama.py), but kvplan does not model its cross-attention "
+                                      "layers (cross_attention_layers)",
     "WhisperForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
     "BartForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
     "T5ForConditionalGeneration": "encoder-decoder (not a decoder-only text model)",
@@ -851,7 +1205,8 @@ def resolve(config: dict) -> tuple[Family, str]:
     if isinstance(model_type, str) and model_type in MODEL_TYPE_REFUSALS:
         arch = MODEL_TYPE_REFUSALS[model_type]
         raise PlanInputError("config.model_type", model_type, msg("a model type kvplan prices; {arch} is refused: "
-                                                                  "{reason}", arch=arch, reason=msg(REFUSALS[arch])))
+                                                                  "{reason}", arch=arch, reason=msg(REFUSALS[arch]) if arch in REFUSALS
+                                                                  else msg(OTHER_REFUSALS[arch])))
     if isinstance(model_type, str) and model_type in MODEL_TYPES:
         fid = MODEL_TYPES[model_type]
         return FAMILIES[fid], msg("no architectures; model_type {value}: reader '{family}'", value=model_type,
@@ -892,14 +1247,24 @@ def markdown() -> str:
     extra = sorted(set(ARCHITECTURES) - set(names))
     sg = vendored_sglang()
     sg_src = sg["source"]
-    lines += ["", "## SGLang only", "",
-              f"Architectures [{sg_src['repository']}](https://github.com/{sg_src['repository']}) serves "
-              f"(`EntryClass` in `{sg_src['path']}`) that are not in the vLLM list above; each name with the file and "
-              "commit it was read at. " + sg_src["note"][0].upper() + sg_src["note"][1:] + ".", "",
-              "| architecture | SGLang file @ commit | status | reader or reason |", "|---|---|---|---|"]
+    entries = sg["entry_classes"]
+    counts = {c: sum(1 for e in entries.values() if e["category"] == c) for c in sg_src["categories"]}
+    lines += ["", "## SGLang", "",
+              f"Every `EntryClass` of [{sg_src['repository']}](https://github.com/{sg_src['repository']}) "
+              f"`{sg_src['path']}` at version {sg_src['version']} (tag `{sg_src['tag']}`; read from {sg_src['package']}): "
+              f"{len(entries)} names. " + sg_src["note"][0].upper() + sg_src["note"][1:] + ".", "",
+              "| category | names | meaning |", "|---|---|---|"]
+    lines += [f"| {c} | {counts[c]} | {meaning} |" for c, meaning in sg_src["categories"].items()]
+    lines += ["", "### SGLang-only text generation", "",
+              "| architecture | SGLang file | status | reader or reason |", "|---|---|---|---|"]
     for n, where in sg["architectures"].items():
         state, value = status(n)
-        lines.append(f"| `{n}` | `{where['file']}` @ `{where['commit'][:7]}` | {state} | {value or '(none)'} |")
+        lines.append(f"| `{n}` | `{where['file'].rsplit('/', 1)[1]}` | {state} | {value or '(none)'} |")
+    lines += ["", "### Every SGLang EntryClass", "", "| architecture | SGLang file | vLLM serves it | category |",
+              "|---|---|---|---|"]
+    for n, where in entries.items():
+        served = "yes" if where["category"].startswith("vllm_") else "no"
+        lines.append(f"| `{n}` | `{where['file'].rsplit('/', 1)[1]}` | {served} | {where['category']} |")
     lines.append("")
     lines += ["", "## Also read (not in the vendored list: newer than its commit, or multimodal wrappers)", "",
               "| architecture | reader |", "|---|---|"]
@@ -915,6 +1280,8 @@ def markdown() -> str:
             lines.append("- legacy names: " + ", ".join(f"`{a}` -> `{b}`" for a, b in f.aliases))
         if f.irrelevant:
             lines.append("- known not to change KV: " + ", ".join(f"`{i}`" for i in f.irrelevant))
+        if f.pp_refusal:
+            lines.append(f"- pipeline parallel: only PP {f.pp_refusal}")
         lines.append("")
     lines += ["## Fields every reader knows do not change KV", "",
               ", ".join(f"`{k}`" for k in sorted(COMMON_IRRELEVANT)), "",

@@ -31,12 +31,20 @@ from planner.messages import msg
 
 _DTYPES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
 PARALLEL_MAMBA = "__kvplan_parallel_mamba"
-"""Private config key: every layer also holds a Mamba2 mixer beside its attention (Falcon-H1, vLLM
-``FalconH1ParallelHybrid``), so every layer gets Mamba2 state as well as its KV."""
+"""Private config key: every layer holds a Mamba2 mixer, attention layers included (Falcon-H1, vLLM
+``FalconH1ParallelHybrid``; Zamba2, whose hybrid layers run the shared attention block before their own Mamba2 mixer,
+vLLM ``Zamba2HybridLayer``), so every layer gets Mamba2 state as well as any KV."""
 MAMBA_INNER = "__kvplan_mamba_inner"
 """Private config key a family's reader sets to ``(inner size, field to name in a refusal, how the engine derives it)`` when the engine takes
 the Mamba inner size from a field of its own (vLLM ``MambaForCausalLM``: ``intermediate_size``; ``Mamba2ForCausalLM``:
 ``expand x hidden_size``; ``FalconH1ForCausalLM``: ``mamba_d_ssm``, else ``mamba_expand x hidden_size``)."""
+MAMBA_GROUPS = "__kvplan_mamba_groups"
+"""Private config key a family's reader sets to ``(groups, how the engine fixes them)`` when the engine passes a fixed
+``n_groups`` to ``mamba2_state_shape`` instead of a config field (vLLM ``Plamo2ForCausalLM``: ``n_groups=0``, so the
+conv state holds the inner channels only)."""
+KDA_LAYERS = "__kvplan_kda_layers"
+"""Private config key a family's reader sets to ``(layer ids, heads, head dim, conv kernel)`` for Kimi Delta
+Attention layers (vLLM ``KimiLinearForCausalLM``: ``linear_attn_config``)."""
 _FP32_SSM_DEFAULT = ("nemotron_h", "nemotron_h_puzzle")
 """model_types whose vLLM config hook defaults the SSM cache to float32."""
 
@@ -85,7 +93,11 @@ def mamba_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: st
     if any(cfg.get(k) is not None for k in ("mamba_num_heads", "mamba_n_heads")):
         heads = r.first_int(("mamba_num_heads", "mamba_n_heads"), maximum=1_000_000, need=need)
         head_dim = r.first_int(("mamba_head_dim", "mamba_d_head"), maximum=1_000_000, need=need)
-        groups = r.first_int(("n_groups", "mamba_n_groups", "mamba_num_groups"), maximum=1_000_000, need=need)
+        if cfg.get(MAMBA_GROUPS) is not None:
+            groups, how = cfg[MAMBA_GROUPS]
+            r.note("Mamba2 groups", groups, "derived", how)
+        else:
+            groups = r.first_int(("n_groups", "mamba_n_groups", "mamba_num_groups"), maximum=1_000_000, need=need)
         state = r.first_int(("ssm_state_size", "mamba_d_state", "state_size"), maximum=1_000_000, need=need)
         kernel = r.first_int(("conv_kernel", "mamba_d_conv"), minimum=2, maximum=1_000, need=need)
         inner = heads * head_dim
@@ -167,6 +179,36 @@ def linear_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], mod
     ]
 
 
+def lightning_attention_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: str,
+                              state_format: KVFormat | None, ssm_state_format: KVFormat | None = None) -> list[KVGroup]:
+    """Lightning-attention state of MiniMax-Text-01 / MiniMax-M1's linear layers: vLLM
+    ``MiniMaxText01ForCausalLM.get_mamba_state_shape_from_config`` (minimax_text_01.py, read at vllm-project/vllm
+    98370df) -> ``MambaStateShapeCalculator.linear_attention_state_shape(num_attention_heads, TP, head_dim)`` =
+    ``(heads / TP, head_dim, head_dim)`` per layer and sequence, no conv state; its dtype
+    (``get_mamba_state_dtype_from_config`` -> ``MambaStateDtypeCalculator.linear_attention_state_dtype``) is
+    ``mamba_cache_dtype``, "auto" = the model dtype (BF16 here unless chosen); ``mamba_ssm_cache_dtype`` is not
+    read. An earlier SGLang sized it in FP32 (``MiniMaxText01Config.minimax_cache_per_req``,
+    python/sglang/srt/configs/minimax_text_01.py); SGLang 0.5.23 no longer serves the architecture.
+
+    Raises:
+        PlanInputError: a state field missing or out of range, naming it.
+    """
+    from planner.hf.config import _head_dim  # one head-size rule (head_dim, else hidden_size / heads)
+    heads = r.int_field("num_attention_heads", maximum=1_000_000)
+    head_dim = _head_dim(r, cfg, heads)
+    fmt = _conv_format(r, state_format)
+    if ssm_state_format is not None:
+        r.note("mamba_ssm_cache_dtype", ssm_state_format.id, "ignored",
+               msg("the lightning-attention state follows mamba_cache_dtype only (vLLM linear_attention_state_dtype)"))
+    ids = tuple(layer_ids)
+    r.note("lightning-attention state", msg("{n} layers", n=len(ids)), "derived",
+           msg("heads x head_dim x head_dim = {heads} x {dim} x {dim} elements per layer and sequence, split over TP "
+               "by heads (vLLM linear_attention_state_shape)", heads=heads, dim=head_dim))
+    return [StateGroup(name="lightning attention state", num_layers=len(ids), layer_ids=ids, kv_format=fmt,
+                       role="state", num_units=heads, elements_per_unit=head_dim * head_dim,
+                       shape_note=f"state {heads} heads x {head_dim} x {head_dim}")]
+
+
 def short_conv_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_type: str,
                      state_format: KVFormat | None, ssm_state_format: KVFormat | None = None) -> list[KVGroup]:
     """Short-convolution state of LFM2's conv layers: vLLM ``ShortConv.get_state_shape`` ->
@@ -193,3 +235,31 @@ def short_conv_state(r: ConfigReader, cfg: dict, layer_ids: list[int], model_typ
     return [StateGroup(name="short convolution state", num_layers=len(ids), layer_ids=ids, kv_format=conv_fmt,
                        role="state", num_units=dim, elements_per_unit=kernel - 1,
                        shape_note=f"conv {kernel - 1} x {dim:,} channels")]
+
+
+def kda_state(r: ConfigReader, cfg: dict, state_format: KVFormat | None,
+              ssm_state_format: KVFormat | None = None) -> list[KVGroup]:
+    """Kimi Delta Attention state of the layers in ``cfg[KDA_LAYERS]``: vLLM ``KimiLinearForCausalLM.
+    get_mamba_state_shape_from_config`` -> ``MambaStateShapeCalculator.kda_state_shape(tp, num_heads, head_dim,
+    conv_kernel_size)``: short convolutions of q, k and v, each ``(num_heads * head_dim / TP) x (K - 1)``, and a
+    recurrent state ``(num_heads / TP) x head_dim x head_dim`` per layer and sequence. Dtypes
+    (``MambaStateDtypeCalculator.kda_state_dtype``): the convolutions in ``mamba_cache_dtype`` ("auto" = the model
+    dtype), the recurrent state always float32 (``mamba_ssm_cache_dtype`` is not read)."""
+    ids, heads, head_dim, kernel = cfg[KDA_LAYERS]
+    conv_fmt = _conv_format(r, state_format)
+    if ssm_state_format is not None:
+        r.note("mamba_ssm_cache_dtype", ssm_state_format.id, "ignored",
+               msg("vLLM kda_state_dtype keeps the KDA recurrent state in float32"))
+    r.note("KDA state", msg("{n} layers", n=len(ids)), "derived",
+           msg("conv 3 (q, k, v) x H x d x (K-1) = 3 x {heads} x {head_dim} x {value}; recurrent H x d x d = {heads} x "
+               "{head_dim} x {head_dim} in float32 (vLLM kda_state_shape, kda_state_dtype)", heads=heads,
+               head_dim=head_dim, value=kernel - 1))
+    ids = tuple(ids)
+    return [
+        StateGroup(name="KDA conv state", num_layers=len(ids), layer_ids=ids, kv_format=conv_fmt, role="state",
+                   num_units=heads, elements_per_unit=3 * head_dim * (kernel - 1),
+                   shape_note=f"conv 3 x {heads} heads x {head_dim} x {kernel - 1}"),
+        StateGroup(name="KDA recurrent state", num_layers=len(ids), layer_ids=ids, kv_format=get_format("fp32"),
+                   role="state", num_units=heads, elements_per_unit=head_dim * head_dim,
+                   shape_note=f"recurrent {heads} heads x {head_dim} x {head_dim}"),
+    ]

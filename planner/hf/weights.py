@@ -21,10 +21,11 @@ Bytes per class from ``quantization_config``: none (``torch_dtype``), ``fp8`` (1
 scale per ``weight_block_size`` block), ``compressed-tensors`` (its ``config_groups``: 8-bit int / float per
 channel or tensor, 4-bit int with one 16-bit scale per ``group_size``; ``ignore`` stays 16-bit), ``gptq`` / ``awq``
 (``bits``, ``group_size``; the output head and embeddings stay 16-bit), ``mxfp4`` (MoE experts: E2M1 + one E8M0
-per 32; ``modules_to_not_convert`` and attention stay 16-bit) and ModelOpt ``NVFP4`` (E2M1 + one E4M3 per 16;
-its two FP32 per-tensor scales per linear, a few bytes in all, are left out; ``exclude_modules`` stay 16-bit).
-A format outside these is refused by name, and so are architectures whose layers differ from these classes
-(Gemma 4: a dense MLP beside the experts, global-attention layers of another head size).
+per 32; ``modules_to_not_convert`` and attention stay 16-bit; as stored, or as vLLM's Triton backend lays them out
+on Hopper, :func:`mxfp4_triton_hopper_tensors`) and ModelOpt ``NVFP4`` (E2M1 + one E4M3 per 16; its two FP32
+per-tensor scales per linear, a few bytes in all, are left out; ``exclude_modules`` stay 16-bit). A format outside
+these is refused by name. Gemma 4 (a dense MLP beside the experts, full-attention layers of another head size, a
+vision tower) has its own classes, :func:`_gemma4_weights` (one GPU only).
 
 What vLLM logs also holds the CUDA caching allocator's rounding (``cuda_allocated_bytes``): asked for with
 ``cuda_allocator=True``, it is the class "allocator rounding".
@@ -41,6 +42,7 @@ from typing import Any
 from planner.errors import MISSING, PlanInputError
 from planner.kv.pipeline import vllm_pp_partition
 from planner.messages import msg
+from planner.units import cdiv
 
 VOCAB_PADDING = 64
 """vLLM pads the vocabulary of embeddings and output head to a multiple of 64 (per rank)."""
@@ -74,6 +76,49 @@ def cuda_allocated_bytes(nbytes: int) -> int:
     return segment if segment - size <= CUDA_ALLOC_SMALL else size
 
 _DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
+
+ROTARY_CACHE_BYTES = {"gpt_oss": 4}
+"""Model types whose vLLM model builds the rotary cache in FP32 whatever the model dtype (``gpt_oss.py``,
+``OAIAttention``: ``get_rope(..., dtype=torch.float32)``; its YaRN cache has original_max_position_embeddings x
+factor = 131,072 positions, the config's max_position_embeddings)."""
+
+MXFP4_CHECKPOINT = "checkpoint"
+MXFP4_TRITON_HOPPER = "vllm-triton-hopper"
+
+MXFP4_HOPPER_VALUE_PACK = (16, 32)
+"""triton_kernels ``HopperMXValueLayout.swizzle_data`` (mma_version 3): the packed E2M1 bytes of a weight, rows x
+(inputs / 2), are padded to whole tiles of 16 rows (k_tile x warp_tile x threads x scott_trick x contig = 1 x 2 x 4 x
+2 x 1) by 32 bytes (4 x 2 x 4 x 1 x 1). The layout at triton-lang/triton 000df03e pads further (64 bytes x 256 rows,
+``HopperMXValueLayoutTransformation._padded_shape``); with it gpt-oss-20b comes to +2.4 % (TP 1) and +3.4 % (TP 2)
+against vLLM 0.19.0's logs, so the image those logs come from does not use it."""
+
+MXFP4_HOPPER_SCALE_ROWS = 2 * 8 * 2 * 8
+"""triton_kernels ``HopperMXScaleLayout.swizzle_data``: scale rows padded to 2 x num_warps x 2 x 8 (vLLM passes
+num_warps 8 without expert parallelism), scale columns to 2."""
+
+
+def _round_up(n: int, multiple: int) -> int:
+    return cdiv(n, multiple) * multiple
+
+
+def mxfp4_triton_hopper_tensors(rows: int, cols: int) -> tuple[int, int, int]:
+    """Bytes one MXFP4 expert linear of ``rows`` outputs x ``cols`` inputs holds under vLLM's Triton MXFP4 MoE backend
+    on Hopper: (swizzled E2M1 values, swizzled E8M0 scales, the checkpoint's E8M0 scales).
+
+    vLLM ``convert_to_mxfp4_moe_kernel_format`` (``vllm/model_executor/layers/fused_moe/oracle/mxfp4.py``, Triton
+    branch, read at 001eda31) swizzles weights and scales with ``_swizzle_mxfp4`` (triton_kernels Hopper layouts) and
+    deletes the layer's weights only: the swizzled scales go into the ``PrecisionConfig`` while
+    ``w13_weight_scale`` / ``w2_weight_scale`` stay on the layer, so the scales are held twice (as in the Triton branch
+    of ``Mxfp4MoEMethod.process_weights_after_loading``, ``quantization/mxfp4.py`` at 007d50058a06, before the
+    oracle module).
+
+    >>> mxfp4_triton_hopper_tensors(2_944, 2_880)  # gpt-oss-20b gate_up at TP 2: 2,944 x 1,440 B; 3,072 x 90; 2,944 x 90
+    (4239360, 276480, 264960)
+    """
+    groups = math.ceil(cols / 32)
+    values = _round_up(rows, MXFP4_HOPPER_VALUE_PACK[0]) * _round_up(math.ceil(cols / 2), MXFP4_HOPPER_VALUE_PACK[1])
+    swizzled = _round_up(rows, MXFP4_HOPPER_SCALE_ROWS) * _round_up(groups, 2)
+    return values, swizzled, rows * groups
 
 @dataclass(frozen=True)
 class WeightClass:
@@ -258,14 +303,130 @@ def weights_refusal_reason(exc: PlanInputError) -> str:
     return msg("{field} is {value}; expected {allowed}", field=exc.field, value=repr(exc.value), allowed=exc.allowed)
 
 
+def _gemma4_weights(config: dict[str, Any], cfg: dict[str, Any], *, tp: int, pp: int) -> CheckpointWeights:
+    """Gemma 4 (``Gemma4ForConditionalGeneration``) as vLLM's ``gemma4.py`` and ``gemma4_mm.py`` build it, one GPU.
+
+    Per text layer (``Gemma4DecoderLayer``): attention of the layer's type (sliding: ``head_dim``,
+    ``num_key_value_heads``; full: ``global_head_dim`` and, with ``attention_k_eq_v``, ``num_global_key_value_heads``;
+    ``QKVParallelLinear`` allocates the V slot even where the checkpoint has no v_proj, K is loaded into both), q and k
+    norms; a dense gated MLP (``intermediate_size``) and, with ``enable_moe_block``, a router (``GateLinear``
+    hidden x experts, BF16, a per-dimension scale, per-expert scales) and the experts (``moe_intermediate_size``)
+    beside it; 4 RMSNorms (7 with the MoE block). Tied embeddings, a final norm, one rotary cache per layer type
+    (``get_rope`` shares equal ones): max_position_embeddings x rotary dim in the model dtype, the whole head for
+    the "proportional" rope of full layers (``Gemma4RotaryEmbedding``). The vision tower
+    (``vision_config``): patch projection (3 x patch^2 x hidden), a 2 x ``position_embedding_size`` x hidden position
+    table, per layer q, k, v, o and a gated MLP with 4 norms and q/k norms, the ``embed_vision`` projection to the
+    text width and the standardisation bias and scale. Linears follow the checkpoint's quantization unless its
+    ignore list names them.
+
+    Raises:
+        PlanInputError: TP or PP above 1, or per-layer input embeddings (Gemma 4 E2B/E4B), not priced here.
+    """
+    if tp != 1 or pp != 1:
+        raise PlanInputError("tensor_parallel_size x pipeline_parallel_size", tp * pp,
+                             msg("1 (Gemma 4's weights are priced on one GPU: the only public log is at TP 1)"))
+    if cfg.get("hidden_size_per_layer_input"):
+        raise PlanInputError("config.hidden_size_per_layer_input", cfg.get("hidden_size_per_layer_input"),
+                             msg("0 (per-layer input embeddings are not priced yet)"))
+    hidden, layers = _whole(cfg, "hidden_size", minimum=1), _whole(cfg, "num_hidden_layers", minimum=1)
+    heads = _whole(cfg, "num_attention_heads", minimum=1)
+    kv_heads = _whole(cfg, "num_key_value_heads", heads, minimum=1)
+    head_dim = _whole(cfg, "head_dim", hidden // heads, minimum=1)
+    g_dim = _whole(cfg, "global_head_dim", head_dim, minimum=1)
+    g_kv = _whole(cfg, "num_global_key_value_heads", kv_heads, minimum=1) if cfg.get("attention_k_eq_v") else kv_heads
+    vocab = _whole(cfg if cfg.get("vocab_size") is not None else config, "vocab_size", minimum=1)
+    inter = _whole(cfg, "intermediate_size", minimum=1)
+    dtype = str(cfg.get("torch_dtype") or config.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
+    wb = _DTYPE_BYTES.get(dtype.removeprefix("torch."), 2)
+    method, scheme, ignore, _ = quant_scheme(config)
+    types = cfg.get("layer_types") or []
+    n_full = sum(1 for t in types if t == "full_attention") if len(types) == layers else 0
+    n_slide = layers - n_full
+
+    def lin(name: str, rows: int, cols: int, prefix: str = "") -> int:
+        quantized = scheme is not None and not (
+            _matches(f"{prefix}.{name}", ignore) if prefix else _ignored(name, ignore))
+        return sum(scheme.tensor_bytes(rows, cols)) if quantized else rows * cols * wb
+
+    classes: list[WeightClass] = []
+    vpad = math.ceil(vocab / VOCAB_PADDING) * VOCAB_PADDING
+    classes.append(WeightClass("embeddings", vpad * hidden, vpad * hidden * wb,
+                               f"vocab {vocab:,} padded to 64 x hidden {hidden:,}, {wb} B (tied output head)"))
+
+    def attn(q_heads: int, kv: int, dim: int) -> tuple[int, int]:
+        q, k = q_heads * dim, kv * dim
+        params = hidden * (q + 2 * k) + q * hidden + 2 * dim
+        return params, (lin("self_attn.q_proj", q, hidden) + 2 * lin("self_attn.k_proj", k, hidden)
+                        + lin("self_attn.o_proj", hidden, q) + 2 * dim * wb)
+    s_p, s_b = attn(heads, kv_heads, head_dim)
+    f_p, f_b = attn(heads, g_kv, g_dim)
+    classes.append(WeightClass("attention", n_slide * s_p + n_full * f_p, n_slide * s_b + n_full * f_b,
+                               f"{n_slide} sliding layers x (q {heads} x {head_dim}, k and v {kv_heads} x {head_dim}) "
+                               f"+ {n_full} full layers x (q {heads} x {g_dim}, k and v {g_kv} x {g_dim}: the V slot "
+                               f"is allocated, attention_k_eq_v loads K into it) + q/k norms"
+                               + (f", {scheme.label} unless ignored" if scheme else "")))
+    mlp_b = lin("mlp.gate_proj", 2 * inter, hidden) + lin("mlp.down_proj", hidden, inter)
+    classes.append(WeightClass("MLP", 3 * hidden * inter * layers, mlp_b * layers,
+                               f"{layers} layers x 3 x hidden {hidden:,} x intermediate {inter:,} (dense, beside the "
+                               "experts)" + (f", {scheme.label} unless ignored" if scheme else "")))
+    n_norms = 4
+    if cfg.get("enable_moe_block"):
+        n_norms = 7
+        experts = _whole(cfg, "num_experts", minimum=1)
+        m_inter = _whole(cfg, "moe_intermediate_size", minimum=1)
+        e_b = experts * (lin("experts", 2 * m_inter, hidden) + lin("experts", hidden, m_inter))
+        classes.append(WeightClass("MoE experts", experts * 3 * hidden * m_inter * layers, e_b * layers,
+                                   f"{layers} layers x {experts} experts x 3 x hidden {hidden:,} x intermediate "
+                                   f"{m_inter:,}" + (f", {scheme.label}" if scheme else "")))
+        r_p = hidden * experts + hidden + experts
+        classes.append(WeightClass("router", r_p * layers, r_p * layers * wb,
+                                   "hidden x experts (GateLinear, 16-bit) + per-dimension scale + per-expert scale"))
+    norms = (n_norms * layers + 1) * hidden
+    classes.append(WeightClass("norms", norms, norms * wb, f"{n_norms} RMSNorms per layer + the final one"))
+    max_pos = _whole(cfg, "max_position_embeddings", 0)
+    rope = cfg.get("rope_parameters") if isinstance(cfg.get("rope_parameters"), dict) else {}
+    # vLLM's Gemma4RotaryEmbedding ("proportional", rotary_embedding/gemma4_rope.py) zero-pads the frequencies it
+    # does not rotate and builds its cache over the whole head (rotary_dim = head_size)
+    dims = {t: d if (rope.get(t) or {}).get("rope_type") == "proportional"
+            else int(d * float((rope.get(t) or {}).get("partial_rotary_factor") or 1.0))
+            for t, d in (("sliding_attention", head_dim), ("full_attention", g_dim))
+            if (t == "full_attention" and n_full) or (t == "sliding_attention" and n_slide)}
+    classes.append(WeightClass("rotary cache", 0, sum(max_pos * d * wb for d in dims.values()),
+                               "cos/sin caches, one per layer type: max_position_embeddings "
+                               f"{max_pos:,} x rotary dim " + " + ".join(str(d) for d in dims.values()) + f" x {wb} B"))
+    vision = config.get("vision_config")
+    if isinstance(vision, dict) and vision:
+        vh = _whole(vision, "hidden_size", where="config.vision_config", minimum=1)
+        vl = _whole(vision, "num_hidden_layers", where="config.vision_config", minimum=1)
+        vheads = _whole(vision, "num_attention_heads", where="config.vision_config", minimum=1)
+        vdim = _whole(vision, "head_dim", vh // vheads, where="config.vision_config", minimum=1)
+        vkv = _whole(vision, "num_key_value_heads", vheads, where="config.vision_config", minimum=1)
+        vi = _whole(vision, "intermediate_size", where="config.vision_config", minimum=1)
+        patch = _whole(vision, "patch_size", where="config.vision_config", minimum=1)
+        pos = _whole(vision, "position_embedding_size", 0, where="config.vision_config")
+        vp = "model.vision_tower.encoder.layers.0"
+        per_layer = (lin("self_attn.q_proj", vheads * vdim, vh, vp) + 2 * lin("self_attn.k_proj", vkv * vdim, vh, vp)
+                     + lin("self_attn.o_proj", vh, vheads * vdim, vp) + lin("mlp.gate_proj", 2 * vi, vh, vp)
+                     + lin("mlp.down_proj", vh, vi, vp) + (4 * vh + 2 * vdim) * wb)
+        other = (3 * patch * patch * vh + 2 * pos * vh + (2 * vh if vision.get("standardize") else 0)) * wb
+        other += lin("embedding_projection", hidden, vh, "model.embed_vision")
+        params = vl * (vh * (vheads + 2 * vkv) * vdim + vheads * vdim * vh + 3 * vh * vi + 4 * vh + 2 * vdim)
+        params += 3 * patch * patch * vh + 2 * pos * vh + hidden * vh
+        classes.append(WeightClass("vision tower", params, vl * per_layer + other,
+                                   f"{vl} layers x (q, k, v, o {vheads} x {vdim} on {vh:,}; MLP 3 x {vh:,} x {vi:,}) + "
+                                   f"patch projection, a 2 x {pos:,} x {vh:,} position table and the projection to "
+                                   f"{hidden:,}"))
+    return CheckpointWeights(classes=tuple(classes), quant_method=method)
+
+
 def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_rank: int | None = None,
-                       mxfp4_pad: int = 1, cuda_allocator: bool = False) -> CheckpointWeights:
+                       mxfp4_layout: str = "checkpoint", cuda_allocator: bool = False) -> CheckpointWeights:
     """Weight bytes of one rank of a decoder checkpoint (``pp_rank`` None = the last stage, which holds the output
     head; stages hold vLLM's split of the layers, :func:`planner.kv.pipeline.vllm_pp_partition`).
 
-    ``mxfp4_pad``: MXFP4 MoE weights' hidden and per-rank intermediate sizes are rounded up to this multiple, as
-    the engine's kernels lay them out (vLLM 0.19 on Hopper: ``mxfp4_moe_pad`` in planner/data/engine_budget.toml;
-    1 = as stored in the checkpoint).
+    ``mxfp4_layout``: how MXFP4 MoE experts sit in memory: ``"checkpoint"`` (as stored) or
+    ``"vllm-triton-hopper"`` (vLLM's Triton MXFP4 MoE backend on Hopper, :func:`mxfp4_triton_hopper_tensors`;
+    ``mxfp4_moe_layout`` in planner/data/engine_budget.toml).
 
     ``cuda_allocator``: add what PyTorch's CUDA caching allocator counts beyond the tensors' bytes
     (:func:`cuda_allocated_bytes` per tensor, the class "allocator rounding"), as vLLM's "Model loading took"
@@ -280,13 +441,7 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
                              msg("a decoder with GQA/MHA attention (MLA and Mamba weights are not priced yet)"))
     head_dim_cfg, global_dim = cfg.get("head_dim"), cfg.get("global_head_dim")
     if cfg.get("enable_moe_block") or (global_dim is not None and global_dim != head_dim_cfg):
-        # Gemma 4 MoE: a dense MLP beside the experts in every layer, full-attention layers of another head size,
-        # and a vision tower. Priced with the classes here, nvidia/Gemma-4-26B-A4B-NVFP4 comes to 14.11 GiB where
-        # vLLM logs "Model loading took 17.89 GiB": refused rather than 21 % low.
-        raise PlanInputError("config.model_type", cfg.get("model_type"),
-                             msg("a decoder whose layers share one attention geometry and one MLP (the weights of "
-                                 "Gemma 4's dense MLP beside the experts and of its global-attention layers are not "
-                                 "priced yet)"))
+        return _gemma4_weights(config, cfg, tp=tp, pp=pp)
     hidden, layers = _whole(cfg, "hidden_size", minimum=1), _whole(cfg, "num_hidden_layers", minimum=1)
     heads = _whole(cfg, "num_attention_heads", minimum=1)
     kv_heads = _whole(cfg, "num_key_value_heads", heads, minimum=1)
@@ -364,23 +519,35 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     if experts:
         i_rank = math.ceil(inter / tp)
         h_rank = hidden
-        if experts_only and mxfp4_pad > 1:
-            i_rank = math.ceil(i_rank / mxfp4_pad) * mxfp4_pad
-            h_rank = math.ceil(hidden / mxfp4_pad) * mxfp4_pad
-        per_expert = lin("mlp.experts", 2 * i_rank, h_rank) + lin("mlp.experts", h_rank, i_rank)
-        fused(stage_layers, ("mlp.experts", 2 * i_rank, h_rank), times=experts)
-        fused(stage_layers, ("mlp.experts", h_rank, i_rank), times=experts)
+        bias_b = wb
+        triton = experts_only and mxfp4_layout == MXFP4_TRITON_HOPPER
+        if mxfp4_layout not in (MXFP4_CHECKPOINT, MXFP4_TRITON_HOPPER):
+            raise ValueError(f"mxfp4_layout {mxfp4_layout!r}: {MXFP4_CHECKPOINT!r} or {MXFP4_TRITON_HOPPER!r}")
+        if triton:
+            # vLLM mxfp4_round_up_hidden_size_and_intermediate_size, Triton branch: intermediate to 64, hidden kept;
+            # convert_to_mxfp4_moe_kernel_format casts the expert biases to FP32
+            i_rank, bias_b = _round_up(i_rank, 64), 4
+            layout = [mxfp4_triton_hopper_tensors(2 * i_rank, h_rank), mxfp4_triton_hopper_tensors(h_rank, i_rank)]
+            per_expert = sum(sum(t) for t in layout)
+            for parts_ in layout:
+                tensors.extend((experts * b, stage_layers) for b in parts_)
+        else:
+            per_expert = lin("mlp.experts", 2 * i_rank, h_rank) + lin("mlp.experts", h_rank, i_rank)
+            fused(stage_layers, ("mlp.experts", 2 * i_rank, h_rank), times=experts)
+            fused(stage_layers, ("mlp.experts", h_rank, i_rank), times=experts)
         tensors.append((hidden * experts * wb, stage_layers))
         e_params = experts * 3 * h_rank * i_rank
         e_bytes = experts * per_expert
         if model_type == "gpt_oss":
             e_params += experts * (2 * i_rank + h_rank)
-            e_bytes += experts * (2 * i_rank + h_rank) * wb
-            tensors += [(experts * 2 * i_rank * wb, stage_layers), (experts * h_rank * wb, stage_layers)]
+            e_bytes += experts * (2 * i_rank + h_rank) * bias_b
+            tensors += [(experts * 2 * i_rank * bias_b, stage_layers), (experts * h_rank * bias_b, stage_layers)]
         router = hidden * experts
+        layout_note = (" as vLLM's Triton MXFP4 backend lays them out on Hopper (swizzled copy of the scales beside "
+                       "the checkpoint's, FP32 biases)" if triton else "")
         classes.append(WeightClass("MoE experts", e_params * stage_layers, e_bytes * stage_layers,
                                    f"{stage_layers} layers x {experts} experts x 3 x hidden {h_rank:,} x intermediate "
-                                   f"{i_rank:,} per rank" + (f", {scheme.label}" if scheme else "")))
+                                   f"{i_rank:,} per rank" + (f", {scheme.label}" if scheme else "") + layout_note))
         classes.append(WeightClass("router", router * stage_layers, router * stage_layers * wb,
                                    "hidden x experts per layer, 16-bit (replicated)"))
         if shared_inter:
@@ -407,9 +574,10 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     classes.append(WeightClass("norms", norms, norms * wb, "per-layer and final RMSNorm weights (replicated)"))
     max_pos = _whole(cfg, "max_position_embeddings", 0)
     rot_dim = int(head_dim * float(cfg.get("partial_rotary_factor") or 1.0))
-    classes.append(WeightClass("rotary cache", 0, max_pos * rot_dim * wb,
-                               f"cos/sin cache: max_position_embeddings {max_pos:,} x rotary dim {rot_dim} x {wb} B"))
-    tensors.append((max_pos * rot_dim * wb, 1))
+    rb = ROTARY_CACHE_BYTES.get(model_type, wb)
+    classes.append(WeightClass("rotary cache", 0, max_pos * rot_dim * rb,
+                               f"cos/sin cache: max_position_embeddings {max_pos:,} x rotary dim {rot_dim} x {rb} B"))
+    tensors.append((max_pos * rot_dim * rb, 1))
     if cuda_allocator:
         extra = sum(n * (cuda_allocated_bytes(b) - b) for b, n in tensors if b)
         unsplit = sum(n for b, n in tensors if b and cuda_allocated_bytes(b) > b)

@@ -90,6 +90,8 @@ class ModelSpec:
             ``VLLM_PP_LAYER_PARTITION``); None = vLLM's ``get_pp_indices`` split.
         checkpoint_config: the config.json an imported model was read from (its weights and the engine
             budget are priced from it); None for catalog models (their shipped config is looked up by id).
+        pp_refusal: the allowed value and the engine's reason when it refuses pipeline parallelism for this
+            architecture (vLLM: the model class does not implement ``SupportsPP``); empty when PP is served.
     """
 
     id: str
@@ -108,6 +110,7 @@ class ModelSpec:
     pp_layer_partition: tuple[int, ...] | None = None
     ignored_fields: tuple[str, ...] = ()
     checkpoint_config: dict | None = field(default=None, repr=False, compare=False)
+    pp_refusal: str = ""
 
     # -- layout -------------------------------------------------------------
     def layout(self, kv_format: str | None = None) -> tuple[KVGroup, ...]:
@@ -140,6 +143,8 @@ class ModelSpec:
         pp = check_tp("pp", pp)
         if pp == 1:
             return pp
+        if self.pp_refusal:
+            raise PlanInputError("pp", pp, self.pp_refusal)
         if self.uses_coefficient(kv_format) and not self._coefficient_explained():
             raise PlanInputError("pp", pp, msg("1 for {id}: only its bytes per token are known, not its layers",
                                                id=self.id))

@@ -24,6 +24,9 @@ never memory), ``T`` output tokens and ``K`` distinct shared prefixes:
 * sessions per domain ``= floor((usable - K * shared) / per_session)`` when at
   least ``K`` sessions fit, else ``floor(usable / (shared + per_session))``:
   the *steady state* (windows only, the upper bound);
+* with ``engine="sglang"``: ``min(pool_tokens // (N+T), max_running_requests)``
+  (:class:`planner.engines.sglang_admission.SGLangAdmission`; a sliding-window pool
+  holds each request's window plus one prefill chunk);
 * with ``engine="vllm"`` the sessions are vLLM's *admission figure* instead:
   ``floor(num_blocks / blocks_per_request(N+T))``, full-length requests it admits at
   once (:class:`planner.engines.capacity.VLLMAdmission`; a sliding-window layer
@@ -49,6 +52,7 @@ import numpy as np
 
 from planner.catalog.tiers import reload_seconds
 from planner.engines.capacity import VLLMAdmission, vllm_admission
+from planner.engines.sglang_admission import SGLangAdmission, sglang_admission
 from planner.errors import MISSING, PlanInputError
 from planner.hf.weights import checkpoint_weights, weights_refusal_reason
 from planner.messages import msg
@@ -283,11 +287,13 @@ class Admission:
     Attributes:
         basis: "steady state" (kvplan's windows-only model) or "engine admission".
         vllm: vLLM's admission arithmetic when it drives the sessions, else None.
+        sglang: SGLang's admission arithmetic when it drives the sessions, else None.
         reason: why the steady state drives them with an engine named ("" otherwise).
     """
 
     basis: Literal["steady state", "engine admission"]
     vllm: VLLMAdmission | None = None
+    sglang: SGLangAdmission | None = None
     reason: str = ""
 
 
@@ -298,14 +304,19 @@ def engine_admission(inputs: PlanInputs, model: ModelSpec, kv_format: str, split
     at that length (:func:`planner.engines.capacity.vllm_admission`'s ``num_tokens``).
 
     vLLM: :func:`planner.engines.capacity.vllm_admission` at its defaults (block
-    size 16, ``max_num_batched_tokens`` 8192; the launch flags set both). SGLang's
-    admission and layouts vLLM's paging is not modelled for keep the steady state,
-    with the reason.
+    size 16, ``max_num_batched_tokens`` 8192; the launch flags set both). SGLang:
+    :func:`planner.engines.sglang_admission.sglang_admission` at its defaults (page
+    size 1, chunked prefill 8192, ``--swa-full-tokens-ratio`` 0.8). Layouts an
+    engine's pools are not modelled for keep the steady state, with the reason.
     """
     if inputs.engine is None:
         return Admission("steady state")
     if inputs.engine == "sglang":
-        return Admission("steady state", reason=msg("SGLang's admission accounting is not modelled"))
+        try:
+            return Admission("engine admission", sglang=sglang_admission(model, kv_format, split.tp, split.pp))
+        except PlanInputError as exc:
+            return Admission("steady state", reason=msg("SGLang's admission is modelled for {what}",
+                                                         what=exc.allowed))
     try:
         return Admission("engine admission", vllm=vllm_admission(model, kv_format, split.tp, split.pp,
                                                                  num_tokens=max(int(request_tokens), 1)))
@@ -377,6 +388,8 @@ def evaluate(inputs: PlanInputs, model: ModelSpec, kv_format: str, hw: HardwareA
             return admission.vllm if split.pp == 1 else vllm_admission(model, fmt, split.tp, split.pp, num_tokens=m)
 
         sessions = np.minimum(admitted_sessions(at_length, usable, total), MAX_SESSIONS_PER_GPU)
+    elif admission.sglang is not None:
+        sessions = np.minimum(admission.sglang.admitted(usable, total), MAX_SESSIONS_PER_GPU)
     else:
         sessions = steady
     per_gpu = sessions / np.float64(split.domain_gpus)

@@ -83,7 +83,7 @@ def _dp_attention_weights(config: dict, width: int, pp: int) -> tuple[int | None
     from planner.engines.budget import budget_constants
 
     try:
-        cw = checkpoint_weights(config, tp=1, pp=pp, mxfp4_pad=budget_constants()["vllm"]["mxfp4_moe_pad"])
+        cw = checkpoint_weights(config, tp=1, pp=pp, mxfp4_layout=budget_constants()["vllm"]["mxfp4_moe_layout"])
     except PlanInputError as exc:
         return None, "", weights_refusal_reason(exc)
     experts = sum(c.weight_bytes for c in cw.classes if c.name == "MoE experts")

@@ -110,7 +110,8 @@ class PlanInputs(BaseModel):
     engine: Engine | None = Field(
         None, description="serving engine: vllm or sglang. Its own KV budget replaces HBM x utilization - weights - "
                           "reserve (vllm: its predicted 'Available KV cache memory' per GPU, the binding rank under "
-                          "PP; sglang: total x mem_fraction_static - weights), the headline is its admission figure "
+                          "PP; sglang: (total - memory in use before loading) x mem_fraction_static - weights), the "
+                          "headline is its admission figure "
                           "and its launch flags are printed; None = kvplan's generic budget and steady state")
     pipeline_parallel_size: int = Field(1, ge=1, le=MAX_GPUS_PER_REPLICA,
                                         description="pipeline stages per replica (splits layers); divides "

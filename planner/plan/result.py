@@ -107,7 +107,13 @@ class PlanResult(BaseModel):
     engine_blocks_per_request: int | None = Field(
         None, description="blocks one full-length request (context + output tokens) takes (vLLM)")
     engine_max_concurrency: float | None = Field(
-        None, description="vLLM's 'Maximum concurrency' per KV domain: engine_num_blocks / engine_blocks_per_request")
+        None, description="vLLM's 'Maximum concurrency' per KV domain: engine_num_blocks / engine_blocks_per_request; "
+                          "SGLang: engine_max_total_num_tokens / (context + output tokens)")
+    engine_max_total_num_tokens: int | None = Field(
+        None, description="SGLang's max_total_num_tokens per KV domain for usable_kv_bytes (its full-attention pool "
+                          "for a sliding-window model); None without the SGLang admission model")
+    engine_max_running_requests: int | None = Field(
+        None, description="SGLang's default max_running_requests at --context-length = context + output tokens")
     sessions_note: Text = Field("", description="both session figures in words, and which one drives the plan")
     launch_flags: LaunchFlags | None = Field(None, description="the named engine's command line that realises this "
                                                                "plan (None without an engine)")
@@ -320,6 +326,11 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
                       "the context, or add GPUs or HBM.", tokens=n + t, where=where,
                       need=Figure(format_figure(to_gib(adm.blocks_per_request(n + t) * adm.bytes_per_block))),
                       blocks=adm.blocks_per_request(n + t), usable=Figure(format_figure(to_gib(usable))))
+    elif sessions == 0 and a.admission.sglang is not None and int(a.steady_sessions) > 0:
+        message = msg("SGLang would not run one request of {tokens:,} tokens on {where}: its token pool holds {pool:,} "
+                      "tokens (usable KV {usable} GiB per GPU), so it caps requests at that length. Lower the context, "
+                      "or add GPUs or HBM.", tokens=n + t, where=where,
+                      pool=int(a.admission.sglang.pool_tokens(usable)[0]), usable=Figure(format_figure(to_gib(usable))))
     elif sessions == 0:
         message = msg("Not one session fits {where}: the shared prefix plus one session need {need} GiB per GPU, "
                       "usable KV is {usable} GiB per GPU.", where=where,
@@ -368,12 +379,18 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
     steady = int(a.steady_sessions)
     steady_gpu = steady if split.domain_gpus == 1 else steady / split.domain_gpus
     steady_replica = steady * split.domains_per_replica
-    engine_blocks = per_request = concurrency = None
+    engine_blocks = per_request = concurrency = pool_tokens = max_running = None
     if a.admission.vllm is not None:
         adm = a.admission.vllm
         engine_blocks, per_request = adm.num_blocks(usable), adm.blocks_per_request(n + t)
         concurrency = engine_blocks / per_request
-    note = sessions_note(inputs, a.admission, where, sessions, steady, engine_blocks, per_request, concurrency)
+    elif a.admission.sglang is not None:
+        full, _ = a.admission.sglang.pool_tokens(usable)
+        pool_tokens = int(full)
+        max_running = int(a.admission.sglang.max_running_requests(pool_tokens, n + t))
+        concurrency = pool_tokens / (n + t)
+    note = sessions_note(inputs, a.admission, where, sessions, steady, engine_blocks, per_request, concurrency,
+                         usable_bytes=usable)
     replica = int(a.sessions_per_replica)
     flags = None
     if inputs.engine is not None:
@@ -385,7 +402,7 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
                              weights_bytes_per_gpu=weights, engine_budget=hw.engine_budget is not None,
                              hbm_bytes=hw.hbm_bytes, sessions_per_engine=sessions if inputs.attention_parallelism == "dp"
                              else replica, sessions_per_replica=replica,
-                             engine_admission=a.admission.vllm is not None)
+                             engine_admission=a.admission.basis == "engine admission")
     other = other_parallelism(inputs, given_model, per_gpu) if compare else None
     copies = min(k, sessions)
     return PlanResult(
@@ -405,7 +422,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
         sessions_per_domain=sessions, sessions_per_gpu=per_gpu, sessions_per_replica=int(a.sessions_per_replica),
         sessions_basis=a.admission.basis, steady_state_sessions_per_replica=steady_replica,
         steady_state_sessions_per_gpu=steady_gpu, engine_num_blocks=engine_blocks,
-        engine_blocks_per_request=per_request, engine_max_concurrency=concurrency, sessions_note=note,
+        engine_blocks_per_request=per_request, engine_max_concurrency=concurrency,
+        engine_max_total_num_tokens=pool_tokens, engine_max_running_requests=max_running, sessions_note=note,
         launch_flags=flags, other_parallelism=other,
         time_per_request_s=time_per_request, request_rate_per_s=rate, request_rate_limit=limit, message=message,
         prefix_copies=copies, shared_prefixes_bytes=copies * shared, state_parked=parked_state,
@@ -459,7 +477,8 @@ def other_parallelism(inputs: PlanInputs, model: ModelSpec | None, sessions_per_
 
 
 def sessions_note(inputs: PlanInputs, admission: Admission, where: str, sessions: int, steady: int,
-                  num_blocks: int | None, per_request: int | None, concurrency: float | None) -> str:
+                  num_blocks: int | None, per_request: int | None, concurrency: float | None,
+                  usable_bytes: int = 0) -> str:
     """Both session figures in words, and which one the plan follows (said once, here).
 
     ``where`` is the KV domain in words; counts are per domain.
@@ -478,6 +497,25 @@ def sessions_note(inputs: PlanInputs, admission: Admission, where: str, sessions
         if inputs.hit_rate > 0:
             note = msg("{note} vLLM's figure reserves every request's whole prefix; requests that share a cached "
                        "prefix take fewer new blocks, so more may run.", note=note)
+        return note
+    if admission.sglang is not None:
+        g = admission.sglang
+        full, swa = g.pool_tokens(usable_bytes)
+        running = int(g.max_running_requests(full, n))
+        note = msg("Sessions are SGLang's admission figure: {sessions:,} full-length requests of {tokens:,} tokens at "
+                   "once on {where} (its token pool of {pool:,} tokens / {tokens:,} = {concurrency:.2f}, bounded by "
+                   "its default max_running_requests of {running:,} at --context-length {tokens:,}). kvplan's steady "
+                   "state (windows only) holds {steady:,}: the upper bound. The headline, the frontier, recommend and "
+                   "the CSV use the admission figure.", sessions=sessions, tokens=n, where=where, pool=int(full),
+                   concurrency=concurrency or 0.0, running=running, steady=steady)
+        if g.swa_bytes_per_token:
+            note = msg("{note} Sliding-window layers: a second pool of {swa:,} tokens (--swa-full-tokens-ratio "
+                       "{ratio:g}), where each request holds at most its window of {window:,} plus one prefill chunk "
+                       "of {chunk:,} tokens.", note=note, swa=int(swa), ratio=g.swa_full_tokens_ratio,
+                       window=g.window_tokens, chunk=g.chunked_prefill_size)
+        if inputs.hit_rate > 0:
+            note = msg("{note} Requests that share a cached prefix (RadixAttention) take fewer new pool slots, so "
+                       "more may run.", note=note)
         return note
     if inputs.engine is not None:
         return msg("Sessions are kvplan's steady state (windows only), the upper bound of what {engine} admits: "

@@ -88,7 +88,8 @@ def streamlit_server(log_path: Path, extra_args: tuple[str, ...] = (), port: int
     port = port or free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none", *extra_args]
+           "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
+           "--server.scriptHealthCheckEnabled", "true", *extra_args]
     with open(log_path, "w") as log:
         # its own process group: stopping the server stops what it started (job-pool workers) with it
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -96,6 +97,9 @@ def streamlit_server(log_path: Path, extra_args: tuple[str, ...] = (), port: int
     try:
         try:
             wait_healthy(f"{base}/_stcore/health", proc)
+            # one run of the app script before any browser: it registers the page paths' routes
+            # (kvplan_app.page_routes), as the first visitor's session would, so no first page load probes a sub-path
+            wait_healthy(f"{base}/_stcore/script-health-check", proc)
         except Exception as exc:
             raise RuntimeError(f"streamlit did not start ({exc}); log:\n{log_path.read_text()[-3000:]}") from None
         yield Server(base=base, proc=proc, log_path=log_path)

@@ -1,7 +1,8 @@
 """Pages that follow each other and precise controls, in Chromium.
 
 * The Model page starts from the Plan page's model, KV format, GPUs per replica (as TP) and context.
-* A value typed beside the HBM slider moves the slider and the numbers.
+* A value typed beside the HBM slider moves the slider and the numbers; in Spanish it is typed with a decimal comma
+  and no number box shows a decimal point.
 * The probe's "Run the probe" stays disabled until the CPU run is confirmed (on a server without a GPU).
 
 Expected numbers: DeepSeek V4.1-Flash stores 890 B per token (its model card). With 200 GiB all for KV,
@@ -68,6 +69,33 @@ def test_typed_hbm_moves_the_slider_and_the_numbers(app_server, page1280):
     box.press("Enter")
     expect(_sessions(page)).to_have_text("481")
     expect(page.get_by_role("slider", name="HBM per GPU (GiB)")).to_have_value("200")
+
+
+NUMBER_BOXES_JS = """() => [...document.querySelectorAll('[data-testid=stNumberInput] input, [data-testid=stTextInput] input')]
+    .map(e => (e.getAttribute('aria-label') || '') + ' = ' + e.value)"""
+
+
+def test_spanish_number_boxes_write_a_decimal_comma(app_server, page1280):
+    """Under ?lang=es no number box shows a decimal point ("0.50"), and a typed decimal comma is read as English
+    reads the point. Hand arithmetic: 200.5 GiB = 215,285,235,712 B all for KV; (215,285,235,712 - 445,000,000)
+    // 445,000,000 = 482 sessions per GPU (482.79)."""
+    from playwright.sync_api import expect
+
+    page = page1280
+    page.goto(f"{app_server}/?" + urlencode({**LINK, "lang": "es"}))
+    sessions = page.get_by_test_id("stMetric").filter(has_text="Sesiones por GPU").get_by_test_id("stMetricValue")
+    expect(sessions).to_have_text("240")
+    for expander in page.get_by_test_id("stExpander").all():  # the boxes inside the assumptions too
+        expander.locator("summary").click()
+    expect(page.get_by_role("textbox", name="Pausa media entre turnos (s)")).to_be_visible()
+    boxes = page.evaluate(NUMBER_BOXES_JS)
+    assert len(boxes) > 10 and not [b for b in boxes if re.search(r"\d\.\d", b)], boxes
+    expect(page.get_by_role("textbox", name="Prefijo compartido escrito")).to_have_value("0,50")
+    box = page.get_by_role("textbox", name="HBM (GiB), escrita")
+    box.fill("200,5")
+    box.press("Enter")
+    expect(sessions).to_have_text("482")
+    expect(box).to_have_value("200,5")
 
 
 def test_probe_button_waits_for_the_confirmation(app_server, page1280):

@@ -6,7 +6,7 @@ then reads the page as the browser built it:
 
 * no request left the app's origin (the trap, the font host, anything else), and the trap saw none;
 * no ``<img>`` and no ``<a>`` (HTML or the SVG links Plotly draws) whose target came from the payload;
-* no response of 400 or more from the app, except the one Streamlit's front end makes by design (below);
+* no response of 400 or more from the app (Streamlit's base-URL probe of a sub-path page included, below);
 * the payload shows as text where the page shows it at all (its visible text, or an input's value).
 
 Payloads: a Markdown image, link and autolink, an HTML image (closed and unterminated), a Plotly link
@@ -18,9 +18,10 @@ Payloads: a Markdown image, link and autolink, an HTML image (closed and untermi
 ``test_fuzz_links`` draws pages, sizes, parameters and payloads with Hypothesis (derandomized in CI, see
 tests/conftest.py); ``test_hostile_uploads`` puts payloads in every uploader's file name and fields.
 
-Streamlit's own probe: on a page at a sub-path (``/model``), the front end first asks ``/model/_stcore/health`` and
-``/model/_stcore/host-config`` (its candidate base URLs are the page's path, then its parent) and gets 404 before it
-finds ``/_stcore/...``. Those two, same origin and fixed by Streamlit, are the only 404s allowed.
+Streamlit's own probe: on a page at a sub-path (``/model``), the front end would first ask ``/model/_stcore/health``
+and ``/model/_stcore/host-config`` (its candidate base URLs are the page's path, then its parent) and get 404 before it
+finds ``/_stcore/...``. The page paths are served with the server's base set (``kvplan_app.page_routes``), so it
+asks the root only: no 404 is allowed.
 """
 
 from __future__ import annotations
@@ -48,8 +49,6 @@ PAGES = ("", "model", "traces", "frontier", "context", "recommend", "reconcile",
 """Every page's path ("" is the Plan page, at /)."""
 SHOWS_ACCELERATOR = {"", "traces", "frontier", "context", "recommend"}
 """Pages that show the link's accelerator (the Plan page in its name box)."""
-STREAMLIT_PROBE = re.compile(r"/[a-z]+/_stcore/(health|host-config)$")
-"""Streamlit's base-URL probe on a sub-path page (see the module docstring)."""
 
 PAYLOADS = {
     "markdown image": "X ![i](http://127.0.0.1:{port}/md.png)",
@@ -152,7 +151,7 @@ def _problems(seen: dict, base: str, trap_port: int, payload: str | None) -> lis
     outside = [u for u in seen["requests"] if not u.startswith((base + "/", "data:", "blob:"))]
     if outside:
         out.append(f"requests to another origin: {outside[:5]}")
-    bad = [(s, u) for s, u in seen["errors"] if u.startswith(base) and not STREAMLIT_PROBE.search(u.split("?")[0])]
+    bad = [(s, u) for s, u in seen["errors"] if u.startswith(base)]
     if bad:
         out.append(f"error responses from the app: {bad[:5]}")
     port = f":{trap_port}"
