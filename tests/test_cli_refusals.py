@@ -75,3 +75,17 @@ def test_a_sample_rate_that_keeps_no_block_is_refused() -> None:
     proc = _kvplan("trace", "sample:conversation", "--sample-rate", "1e-300", "--sweep")
     assert proc.returncode == 2
     assert proc.stderr.strip() == "kvplan: error: argument --sample-rate: '1e-300' is not in [1e-06, 1]"
+
+
+@pytest.mark.parametrize("flag, value, allowed", [
+    # PlanInputs: context_tokens in [1, 100,000,000], output_tokens in [0, 100,000,000] (the field ranges);
+    # a token count outside them is out of range, not "not a whole number"
+    ("--context", "-5", "[1, 100,000,000]"), ("--context", "1e30", "[1, 100,000,000]"),
+    ("--output-tokens", "-1", "[0, 100,000,000]"),
+])
+def test_a_token_count_out_of_range_names_the_range(flag: str, value: str, allowed: str) -> None:
+    proc = _kvplan("plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", flag, value)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and flag in lines[0] and repr(value) in lines[0] and allowed in lines[0]
+    assert "not a whole number" not in lines[0]

@@ -86,6 +86,22 @@ def test_vllm_dp_attention_with_expert_parallel_and_seqs_per_rank():
     assert p["--max-num-seqs"] == str(r.sessions_per_domain) and r.sessions_per_replica == 8 * r.sessions_per_domain
 
 
+def test_vllm_dp_attention_of_a_dense_model_has_no_expert_parallel():
+    # Llama 3.1 70B's config.json (planner/data/models, meta-llama/Llama-3.1-70B) has no num_local_experts /
+    # num_experts / n_routed_experts: a dense model, whose vLLM DP ranks are replicas; --enable-expert-parallel
+    # applies to MoE layers only, so it is not printed, neither in the DP plan's flags nor in the TP plan's
+    # pointer to DP. DeepSeek V3 (n_routed_experts 256) keeps it (the test above).
+    r = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, attention_parallelism="dp",
+                         context_tokens=32_000, hit_rate=0, shared_prefix=0, engine="vllm"))
+    p = _pairs(r.launch_flags.flags)
+    assert p["--data-parallel-size"] == "4" and p["--tensor-parallel-size"] == "1"
+    assert "--enable-expert-parallel" not in p
+    assert any("dense model" in n for n in r.launch_flags.notes)
+    t = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, context_tokens=32_000,
+                         hit_rate=0, shared_prefix=0, engine="vllm"))
+    assert t.other_parallelism.how == "vLLM --data-parallel-size 4 --tensor-parallel-size 1"
+
+
 def test_sglang_flags_for_llama_70b_on_four_h100():
     # Llama 3.1 70B, 4 x H100, FP8 KV, 128,000 + 1,000 tokens, hit rate 0, --engine sglang (version 0.5): the pool
     # is SGLang's (model_runner.py, profile_max_num_token): (total - in use before loading) x mem_fraction_static -

@@ -62,7 +62,8 @@ def _converter(field: str):
             try:
                 return parse_tokens(text, field=field, minimum=-(10**15), maximum=10**15)
             except PlanInputError:
-                raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (e.g. 8, 1e6, 128k)") from None
+                rng = field_range(PlanInputs, field) or "a whole number"
+                raise argparse.ArgumentTypeError(f"{text!r} is not allowed; expected {rng} (e.g. 8, 1e6, 128k)") from None
         if kind is float:
             return finite_number(text)
         return text

@@ -105,7 +105,8 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
                  pipeline_parallel_size: int, request_tokens: int, kv_format: str, hit_rate: float,
                  gpu_memory_utilization: float, usable_kv_bytes: int, usable_measured: bool, weights_bytes_per_gpu: int,
                  hbm_bytes: int, sessions_per_engine: int, sessions_per_replica: int,
-                 engine_admission: bool = False, engine_budget: bool = False) -> LaunchFlags:
+                 engine_admission: bool = False, engine_budget: bool = False,
+                 mixture_of_experts: bool | None = None) -> LaunchFlags:
     """The flags that realise a plan on ``engine``.
 
     Args:
@@ -128,6 +129,8 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
         engine_budget: ``usable_kv_bytes`` is the engine's own predicted budget at ``gpu_memory_utilization``
             (``--engine``): the engine is then given that fraction (vLLM's ``--gpu-memory-utilization``, SGLang's
             ``--mem-fraction-static``) and computes the same budget itself; ``usable_measured`` is then False.
+        mixture_of_experts: the model has routed experts (from its config.json; None: not known). vLLM's
+            ``--enable-expert-parallel`` is printed under DP attention unless the model is known to be dense.
     """
     pp = pipeline_parallel_size
     width = gpus_per_replica // pp  # GPUs per pipeline stage
@@ -136,10 +139,16 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
     if engine == "vllm":
         command = "vllm serve MODEL"
         if attention_parallelism == "dp" and width > 1:
-            flags += ["--data-parallel-size", str(width), "--tensor-parallel-size", "1", "--enable-expert-parallel"]
-            notes.append(msg("DP attention: {width} data-parallel ranks of one GPU each hold whole sessions; "
-                             "--enable-expert-parallel splits a mixture-of-experts model's experts over them (a dense "
-                             "model runs as {width} replicas)", width=width))
+            flags += ["--data-parallel-size", str(width), "--tensor-parallel-size", "1"]
+            if mixture_of_experts is False:
+                notes.append(msg("DP attention: {width} data-parallel ranks of one GPU each hold whole sessions; "
+                                 "a dense model (no routed experts in its config.json) runs as {width} replicas, "
+                                 "so no expert parallelism", width=width))
+            else:
+                flags += ["--enable-expert-parallel"]
+                notes.append(msg("DP attention: {width} data-parallel ranks of one GPU each hold whole sessions; "
+                                 "--enable-expert-parallel splits a mixture-of-experts model's experts over them (a "
+                                 "dense model runs as {width} replicas)", width=width))
         else:
             flags += ["--tensor-parallel-size", str(width)]
         if pp > 1:

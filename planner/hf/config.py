@@ -239,7 +239,9 @@ def _no_field_unread(r: ConfigReader, cfg: TrackedConfig, family: Family,
             raise PlanInputError(f"config.{key}", text(dict.__getitem__(cfg, key), 60),
                                  msg("a field the '{family}' reader reads or knows does not change KV: its name "
                                      "speaks of the KV layout and kvplan would price the model without it (accept "
-                                     "it with --ignore-field {key})", family=family.id, key=key))
+                                     "it with --ignore-field {key} on the command line, or by naming it under "
+                                     "\"Accept config fields kvplan does not model\" on the Model page)",
+                                     family=family.id, key=key))
     for key in ignore_fields:
         state = msg("present and not modelled") if key in unread else msg("not a field kvplan would refuse")
         r.note(key, state, "ignored", msg("accepted at your request (--ignore-field): the figure does not account "

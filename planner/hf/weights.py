@@ -419,6 +419,22 @@ def _gemma4_weights(config: dict[str, Any], cfg: dict[str, Any], *, tp: int, pp:
     return CheckpointWeights(classes=tuple(classes), quant_method=method)
 
 
+EXPERT_COUNT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
+"""config.json fields that count a model's routed experts (Mixtral / Qwen MoE / DeepSeek spellings, as the
+engines' model files read them)."""
+
+
+def routed_experts_key(cfg: dict) -> str | None:
+    """The field of ``cfg`` (a text config) that counts its routed experts, or None for a dense model."""
+    return next((k for k in EXPERT_COUNT_KEYS if cfg.get(k)), None)
+
+
+def has_routed_experts(config: dict) -> bool:
+    """Whether a config.json (its ``text_config`` when nested) describes a mixture-of-experts model."""
+    cfg = config.get("text_config") or config
+    return isinstance(cfg, dict) and routed_experts_key(cfg) is not None
+
+
 def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_rank: int | None = None,
                        mxfp4_layout: str = "checkpoint", cuda_allocator: bool = False) -> CheckpointWeights:
     """Weight bytes of one rank of a decoder checkpoint (``pp_rank`` None = the last stage, which holds the output
@@ -452,7 +468,7 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     method, scheme, ignore, experts_only = quant_scheme(config)
     model_type = str(cfg.get("model_type", ""))
 
-    expert_key = next((k for k in ("num_local_experts", "num_experts", "n_routed_experts") if cfg.get(k)), None)
+    expert_key = routed_experts_key(cfg)
     experts = _whole(cfg, expert_key, minimum=1) if expert_key else 0
     if experts and cfg.get("moe_intermediate_size") is not None:
         inter = _whole(cfg, "moe_intermediate_size", minimum=1)

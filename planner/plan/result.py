@@ -275,6 +275,20 @@ def _kv_bytes_per_token(model: ModelSpec, n: int, fmt: str, tp: int, pp: int) ->
     return _slope(_Same(model), n, fmt, tp, pp)
 
 
+def _mixture_of_experts(inputs: PlanInputs, model: ModelSpec | None) -> bool | None:
+    """Whether the planned model has routed experts, from its config.json (an imported model's own, else the
+    catalog's); None when no config is known."""
+    from planner.catalog.entries import catalog_config
+    from planner.hf.weights import has_routed_experts
+
+    try:
+        spec = model if model is not None else get_model(inputs.model_id)
+        config = spec.checkpoint_config if spec.checkpoint_config is not None else catalog_config(spec.id)
+    except PlanInputError:  # not a catalog model, and no config of its own
+        return None
+    return has_routed_experts(config)
+
+
 def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = True) -> PlanResult:
     """Evaluate one plan: :func:`planner.plan.core.evaluate` on 0-d values, with its messages.
 
@@ -402,7 +416,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
                              weights_bytes_per_gpu=weights, engine_budget=hw.engine_budget is not None,
                              hbm_bytes=hw.hbm_bytes, sessions_per_engine=sessions if inputs.attention_parallelism == "dp"
                              else replica, sessions_per_replica=replica,
-                             engine_admission=a.admission.basis == "engine admission")
+                             engine_admission=a.admission.basis == "engine admission",
+                             mixture_of_experts=_mixture_of_experts(inputs, given_model))
     other = other_parallelism(inputs, given_model, per_gpu) if compare else None
     copies = min(k, sessions)
     return PlanResult(
@@ -442,9 +457,13 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
     )
 
 
-def _switch_words(engine: str | None, to: str, width: int) -> str:
-    """The flags that switch a replica of ``width`` GPUs per stage to attention parallelism ``to``, in words."""
-    if to == "dp":
+def _switch_words(engine: str | None, to: str, width: int, mixture_of_experts: bool | None = None) -> str:
+    """The flags that switch a replica of ``width`` GPUs per stage to attention parallelism ``to``, in words
+    (``--enable-expert-parallel`` unless the model is known to be dense, as :func:`launch_flags` prints it)."""
+    if to == "dp" and mixture_of_experts is False:
+        vllm = msg("vLLM --data-parallel-size {width} --tensor-parallel-size 1", width=width)
+        sglang = msg("SGLang --tp-size {width} --dp-size {width} --enable-dp-attention", width=width)
+    elif to == "dp":
         vllm = msg("vLLM --data-parallel-size {width} --tensor-parallel-size 1 --enable-expert-parallel", width=width)
         sglang = msg("SGLang --tp-size {width} --dp-size {width} --enable-dp-attention", width=width)
     else:
@@ -473,7 +492,8 @@ def other_parallelism(inputs: PlanInputs, model: ModelSpec | None, sessions_per_
         return None
     return OtherParallelism(attention_parallelism=to, sessions_per_gpu=alt.sessions_per_gpu,
                             sessions_per_replica=alt.sessions_per_replica, sessions_basis=alt.sessions_basis,
-                            how=_switch_words(inputs.engine, to, width), launch_flags=alt.launch_flags)
+                            how=_switch_words(inputs.engine, to, width, _mixture_of_experts(inputs, model)),
+                            launch_flags=alt.launch_flags)
 
 
 def sessions_note(inputs: PlanInputs, admission: Admission, where: str, sessions: int, steady: int,
@@ -486,14 +506,23 @@ def sessions_note(inputs: PlanInputs, admission: Admission, where: str, sessions
     n = inputs.context_tokens + inputs.output_tokens
     if admission.vllm is not None:
         s = admission.vllm.settings
-        note = msg("Sessions are vLLM's admission figure: {sessions:,} full-length requests of {tokens:,} tokens at "
-                   "once on {where} (its maximum concurrency, {num_blocks:,} blocks / {per_request:,} per request = "
-                   "{concurrency:.2f}x; a sliding-window layer holds its window plus one prefill chunk of "
-                   "{batched:,} tokens, in blocks of {block} tokens). kvplan's steady state (windows only) holds "
-                   "{steady:,}: the upper bound. The headline, the frontier, recommend and the CSV use the admission "
-                   "figure.", sessions=sessions, tokens=n, where=where, num_blocks=num_blocks,
-                   per_request=per_request, concurrency=concurrency, batched=s.max_num_batched_tokens,
-                   block=s.block_size, steady=steady)
+        windowed = any(t.kind in ("sliding", "chunked") for t in admission.vllm.paging.types)
+        if windowed:
+            note = msg("Sessions are vLLM's admission figure: {sessions:,} full-length requests of {tokens:,} tokens "
+                       "at once on {where} (its maximum concurrency, {num_blocks:,} blocks / {per_request:,} per "
+                       "request = {concurrency:.2f}x; a sliding-window layer holds its window plus one prefill chunk "
+                       "of {batched:,} tokens, in blocks of {block} tokens). kvplan's steady state (windows only) "
+                       "holds {steady:,}: the upper bound. The headline, the frontier, recommend and the CSV use the "
+                       "admission figure.", sessions=sessions, tokens=n, where=where, num_blocks=num_blocks,
+                       per_request=per_request, concurrency=concurrency, batched=s.max_num_batched_tokens,
+                       block=s.block_size, steady=steady)
+        else:
+            note = msg("Sessions are vLLM's admission figure: {sessions:,} full-length requests of {tokens:,} tokens "
+                       "at once on {where} (its maximum concurrency, {num_blocks:,} blocks / {per_request:,} per "
+                       "request = {concurrency:.2f}x, in blocks of {block} tokens). kvplan's steady state holds "
+                       "{steady:,}: the upper bound. The headline, the frontier, recommend and the CSV use the "
+                       "admission figure.", sessions=sessions, tokens=n, where=where, num_blocks=num_blocks,
+                       per_request=per_request, concurrency=concurrency, block=s.block_size, steady=steady)
         if inputs.hit_rate > 0:
             note = msg("{note} vLLM's figure reserves every request's whole prefix; requests that share a cached "
                        "prefix take fewer new blocks, so more may run.", note=note)
