@@ -26,6 +26,8 @@ BASE_SCRIPT = '<script>window.__streamlit={BACKEND_BASE_URL:new URL(".",location
 
 _lock = threading.Lock()
 _installed = False
+_no_server = False
+"""Set when the first look found no server in this process (AppTest, bare mode): the objects are not scanned again."""
 
 
 def page_html() -> str:
@@ -41,21 +43,23 @@ def _running_app():
         from starlette.applications import Starlette
     except ImportError:  # pragma: no cover - Streamlit's server needs it
         return None
-    apps = [o for o in gc.get_objects() if isinstance(o, Starlette)]
+    # type(), not isinstance(): a dead weakref.proxy among the objects raises ReferenceError on __class__
+    apps = [o for o in gc.get_objects() if issubclass(type(o), Starlette)]
     return apps[0] if len(apps) == 1 else None
 
 
 def install(page_paths: list[str]) -> bool:
     """Register a GET route for each of ``page_paths`` (url paths, no slashes) on the running server, once per
     process; True when they are (now or before)."""
-    global _installed
-    if _installed:
-        return True
+    global _installed, _no_server
+    if _installed or _no_server:
+        return _installed
     with _lock:
-        if _installed:
-            return True
+        if _installed or _no_server:
+            return _installed
         app = _running_app()
-        if app is None:
+        if app is None:  # no server in this process (AppTest, bare mode): not looked for again
+            _no_server = True
             return False
         from starlette.responses import HTMLResponse
         from starlette.routing import Route

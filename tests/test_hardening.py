@@ -192,12 +192,13 @@ def test_cli_frontier_csv_is_the_export_bytes(capfdbinary):
 
 @pytest.fixture
 def downloads(monkeypatch):
-    """Every st.download_button call a page makes: (label, bytes, file_name, mime)."""
+    """Every st.download_button call a page makes: (label, data, file_name, mime); ``data`` as given (bytes, or the
+    callable Streamlit calls on a click: call it after the run, when the page has drawn everything it reads)."""
     seen = []
     original = streamlit.download_button
 
     def record(label, data, file_name=None, mime=None, **kwargs):
-        seen.append((label, data() if callable(data) else data, file_name, mime))
+        seen.append((label, data, file_name, mime))
         return original(label, data, file_name=file_name, mime=mime, **kwargs)
 
     monkeypatch.setattr(streamlit, "download_button", record)
@@ -217,7 +218,8 @@ def test_each_pages_csv_download_is_the_documented_contract(downloads, page, col
     at.switch_page(page)
     at.run()
     assert not at.exception, [e.message for e in at.exception]
-    csvs = [(label, data, name, mime) for label, data, name, mime in downloads if str(name).endswith(".csv")]
+    csvs = [(label, data() if callable(data) else data, name, mime) for label, data, name, mime in downloads
+            if str(name).endswith(".csv")]
     assert csvs, f"{page} offers no CSV"
     if isinstance(columns, dict):   # a page with several CSVs: each file name has its contract
         assert {name for _, _, name, _ in csvs} == set(columns), page
