@@ -76,7 +76,7 @@ if "frontier_gpus" not in st.session_state:
 
 def _tokens(n: int) -> str:
     if n % 1_000_000 == 0:
-        return f"{n // 1_000_000}M"
+        return f"{n // 1_000_000}m"  # vLLM human_readable_int: 1m = 1,000,000 (1M = 1,048,576)
     return f"{n // 1_000}k" if n % 1_000 == 0 else f"{n:,}"
 
 
