@@ -38,6 +38,7 @@ from planner.catalog.accelerators import UserAccelerator, accelerator_from_link
 from planner.catalog.entries import GPUS, GPUSpec, get_gpu
 from planner.errors import PlanInputError
 from planner.kv.models import ModelSpec
+from planner.kv.notes import past_maximum_note
 from planner.monotone import largest_fitting
 from planner.plan.core import PlanArrays, evaluate, miss_probability
 from planner.plan.lengths import growing_bytes_array, log_token_grid, per_length
@@ -233,6 +234,7 @@ class FrontierGrid:
         miss_probability: P(pause > TTL) for a parked window state (one figure for the grid).
         scale_throughput: whether throughputs were scaled per accelerator.
         arrays: every figure of :func:`planner.plan.core.evaluate`, broadcast.
+        model: the model the grid was planned with (its maximum context for :meth:`past_maximum_notes`).
     """
 
     inputs: PlanInputs
@@ -254,6 +256,7 @@ class FrontierGrid:
     miss_probability: float
     scale_throughput: bool
     arrays: PlanArrays
+    model: ModelSpec | None = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -310,6 +313,17 @@ class FrontierGrid:
             for c in range(num_contexts):
                 for h in range(0, num_hits, rows):
                     yield self.frame(gpu=[g], context=[c], hit=slice(h, h + rows))
+
+    def past_maximum_note(self, context_index: int, what: str = msg("Context + output")) -> str:
+        """The plan's own sentence (:func:`planner.kv.notes.past_maximum_note` on context + output, ``what``
+        naming them) when the context at ``context_index`` passes the model's maximum context, else ""."""
+        if self.model is None:
+            return ""
+        return past_maximum_note(self.model, int(self.contexts[context_index]) + self.inputs.output_tokens, what)
+
+    def past_maximum_notes(self) -> tuple[str, ...]:
+        """One sentence per context on axis 1 the model cannot serve (its points are computed all the same)."""
+        return tuple(n for n in (self.past_maximum_note(i) for i in range(self.shape[1])) if n)
 
     def nearest_context(self, tokens: int) -> int:
         """Index of the context length nearest to ``tokens``."""
@@ -414,7 +428,7 @@ def frontier_grid(
         per_session_bytes=np.broadcast_to(a.per_session_bytes, (1, ctx.size, hits.size))[0],
         sessions_per_gpu=full(a.sessions_per_gpu), sessions_per_replica=full(a.sessions_per_replica),
         request_rate_per_s=full(a.request_rate_per_s), limited_by_sessions=full(a.limited_by_sessions),
-        ttft_s=full(a.ttft_s), miss_probability=p_miss, scale_throughput=scale_throughput, arrays=a,
+        ttft_s=full(a.ttft_s), miss_probability=p_miss, scale_throughput=scale_throughput, arrays=a, model=model,
     )
 
 

@@ -63,6 +63,7 @@ from planner.traces.stack import (
 from planner.catalog.entries import get_model
 from planner.errors import PlanInputError
 from planner.frontier import Accelerator, frontier_grid
+from planner.kv.notes import past_maximum_note
 from planner.units import format_figure
 from planner.messages import Figure, msg
 
@@ -131,6 +132,8 @@ class Recommendation:
         inputs: the plan inputs of the first ``verify`` rows (same order), for share links and ``kvplan plan``.
         searched: configurations evaluated; infeasible: those where nothing fits.
         refused: what was asked for but not searched, with the reason.
+        notes: what the plan itself warns of for every row (context + output past the model's maximum
+            context: the rows are computed, the model cannot serve them), as :func:`planner.plan.plan` does.
     """
 
     target_kind: str
@@ -141,6 +144,7 @@ class Recommendation:
     searched: int
     infeasible: int
     refused: tuple[str, ...]
+    notes: tuple[str, ...] = ()
 
 
 def _check_target(kind: str, value: float) -> float:
@@ -215,6 +219,7 @@ def recommend(
         if not (isinstance(acc_price, (int, float)) and math.isfinite(acc_price) and acc_price >= 0):
             raise PlanInputError("prices", acc_price, msg("finite numbers >= 0 per GPU-hour"))
     model = get_model(base.model_id)
+    notes = tuple(n for n in (past_maximum_note(model, base.context_tokens + base.output_tokens),) if n)
     price = np.array([_price(a, prices) for a in accelerators], dtype=np.float64)
     names = [a.name for a in accelerators]
     ids = [a.user.id if a.user is not None else a.gpu_id for a in accelerators]
@@ -244,7 +249,7 @@ def recommend(
         frame.insert(2, "gpu_id", np.array(ids, dtype=object)[frame["acc_index"].to_numpy()])
     if frame.empty:
         return Recommendation(target_kind, target, headroom, pd.DataFrame(columns=list(COLUMNS)), (), n_configs,
-                              infeasible, refused)
+                              infeasible, refused, notes)
     frame["target"] = target
     frame["required"] = required
     frame["shared_prefix"] = base.shared_prefix
@@ -264,7 +269,7 @@ def recommend(
     frame["replicas_no_sharing"] = pd.array([r for r, _ in no_sharing], dtype="Int64")
     frame["total_gpus_no_sharing"] = pd.array([g for _, g in no_sharing], dtype="Int64")
     return Recommendation(target_kind, target, headroom, frame[list(COLUMNS)], inputs, n_configs, infeasible,
-                          refused)
+                          refused, notes)
 
 
 def assumptions(inputs: PlanInputs) -> str:

@@ -151,3 +151,38 @@ def test_readme_llama_70b_example_states_its_hit_rate(capsys):
         code, out, _ = run(capsys, "plan", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--gpus-per-replica",
                            "4", "--context", "128k", "--shared-prefix", shared, "--json")
         assert code == 0 and json.loads(out)["sessions_per_replica"] == want
+
+
+# Llama 3.1 70B's maximum context: max_position_embeddings = 131,072 in its config.json
+# (https://huggingface.co/meta-llama/Llama-3.1-70B/blob/main/config.json). A 1m context plus the default 1,000 output
+# tokens (PlanInputs.output_tokens) is 1,001,000 tokens; 128k + 1,000 = 129,000 tokens fits.
+PAST_70B = "Context + output (1,001,000 tokens) exceeds Llama 3.1 70B's maximum context (131,072 tokens)"
+
+
+def test_recommend_says_the_model_cannot_serve_the_context(capsys):
+    argv = ["recommend", "--model", "llama-3.1-70b", "--context", "1m", "--sessions", "1000", "--gpus", "b200"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    lines = out.splitlines()
+    assert PAST_70B in lines[1] and "the model cannot serve it" in lines[1]  # at the top, before the first row
+    code, out, _ = run(capsys, *argv, "--json")
+    notes = json.loads(out)["notes"]
+    assert code == 0 and len(notes) == 1 and PAST_70B in notes[0]
+    code, out, _ = run(capsys, "recommend", "--model", "llama-3.1-70b", "--context", "128k", "--sessions", "1000",
+                       "--gpus", "b200", "--json")
+    assert code == 0 and json.loads(out)["notes"] == []
+
+
+def test_frontier_says_which_contexts_the_model_cannot_serve(capsys):
+    argv = ["frontier", "--model", "llama-3.1-70b", "--gpus", "h100-sxm,h200", "--contexts", "32k,128k",
+            "--hit-rates", "0,0.5"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    notes = [line for line in out.splitlines() if line.startswith("note:")]
+    # the plan's own 1,000,000-token row only: 32k and 128k (+ 1,000 output) fit in 131,072 tokens
+    assert len(notes) == 1 and PAST_70B in notes[0] and "the model cannot serve it" in notes[0]
+    code, out, _ = run(capsys, *argv, "--json")
+    notes = json.loads(out)["notes"]
+    assert code == 0 and len(notes) == 1 and PAST_70B in notes[0]
+    code, out, _ = run(capsys, *argv[:-4], "--context", "128k", "--contexts", "32k", "--hit-rates", "0", "--json")
+    assert code == 0 and json.loads(out)["notes"] == []

@@ -100,3 +100,15 @@ def test_the_top_row_states_its_assumptions_and_the_no_sharing_answer():
     assert any("Assumes: hit rate 0.5" in m and "shared prefix 0.5" in m for m in shown)
     assert any("48 GPUs (6 replicas)" in i.value for i in at.info)
     assert any("Headroom 31.7%" in s.value and "at least 20%" in s.value for s in at.success)
+
+
+def test_a_context_past_the_models_maximum_is_said_above_the_rows():
+    # Llama 3.1 70B: max_position_embeddings = 131,072 (its config.json on Hugging Face); the link's 1,000,000
+    # tokens + the default 1,000 output tokens = 1,001,000 tokens, which it cannot serve (as the Plan page says)
+    at = _page(model="llama-3.1-70b", ctx="1000000")
+    warnings = [w.value.replace("\\", "") for w in at.warning]
+    assert any("Context + output (1,001,000 tokens) exceeds Llama 3.1 70B's maximum context (131,072 tokens)" in w
+               and "the model cannot serve it" in w for w in warnings), warnings
+    assert any("plan link" in d.value.columns for d in at.dataframe)  # the rows are still computed, as on Plan
+    at = _page(model="llama-3.1-70b", ctx="32000")
+    assert not any("maximum context" in w.value for w in at.warning)

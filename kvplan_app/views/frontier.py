@@ -25,11 +25,12 @@ from kvplan_app.charts.frontier import (
     sessions_vs_hit_rate_figure,
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
+from planner.messages import msg
 from planner.units import format_bytes, format_duration
 from kvplan_app.render import number_slider, show_chart
-from kvplan_app.i18n import language, num, t, tn, words
+from kvplan_app.i18n import language, num, planner_message, t, tn, words
 from kvplan_app.link_models import FrontierLink
-from kvplan_app.markdown import md, plotly_text
+from kvplan_app.markdown import escape_markdown, md, plotly_text
 from kvplan_app.notices import show_error
 from kvplan_app.state import current_inputs, page_link, set_page_link
 from kvplan_app.model_choices import model_label
@@ -124,6 +125,15 @@ ci_plan = grid.nearest_context(inputs.context_tokens)
 hi_plan = grid.nearest_hit_rate(inputs.hit_rate)
 hi_view = grid.nearest_hit_rate(hit_rate)
 plan_name = grid.accelerators[gi_plan].name
+
+# The plan's own warning (kvplan plan says the same) for its context, and for the charts' longest one.
+past_maximum = [grid.past_maximum_note(ci_plan)]
+if max_context > inputs.context_tokens:
+    past_maximum.append(grid.past_maximum_note(grid.nearest_context(max_context),
+                                               msg("The charts' longest context + output")))
+for note in past_maximum:
+    if note:
+        st.warning(escape_markdown(planner_message(note), keep="_"))
 
 rate_here = grid.request_rate_per_s[gi_plan, ci_plan, hi_view]
 # The headline figures are read at the plan's own context (computed even when beyond the charts' longest context).

@@ -144,6 +144,8 @@ except PlanInputError as exc:
     st.error(escape_markdown(planner_message(exc), keep="_"))
     st.stop()
 
+for note in rec.notes:  # the plan's own warning (every row: the model cannot serve this context)
+    st.warning(escape_markdown(planner_message(note), keep="_"))
 for why in rec.refused:
     st.warning(escape_markdown(planner_message(why), keep="_"))
 st.caption(num(t("{searched} configurations searched, {infeasible} hold nothing; the first {rows} rows are checked by "

@@ -107,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
                  for f in dataclasses.fields(grid.arrays) if isinstance(getattr(grid.arrays, f.name), np.ndarray)}
         head = json.dumps({"model_id": base.model_id, "inputs": base.model_dump(mode="json"),
                            "attention_parallelism": base.attention_parallelism,
-                           "scale_throughput": args.scale_throughput, "miss_probability": grid.miss_probability,
+                           "scale_throughput": args.scale_throughput, "notes": list(grid.past_maximum_notes()),
+                           "miss_probability": grid.miss_probability,
                            "columns": list(FRAME_COLUMNS)}, allow_nan=False)
         out = sys.stdout
         out.write(head[:-1] + ', "rows": [')  # the rows in chunks: memory bounded whatever the grid's size
@@ -124,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
               f"{base.gpus_per_replica} GPUs per replica, {base.attention_parallelism} attention, shared prefix "
               f"{grid.shared_prefix:g} of the context (--shared-prefix: memory, hence sessions; the hit rates move "
               f"prefill and the rate)")
+        for note in grid.past_maximum_notes():  # the plan's own warning for each context the model cannot serve
+            print(f"note: {note}")
         if base.engine is not None:  # which session figure the grid follows (PlanResult.sessions_basis)
             basis = grid.arrays.admission.basis if grid.arrays.admission is not None else "steady state"
             print(f"sessions: {'the engine admission figure' if basis == 'engine admission' else 'the steady state'} "

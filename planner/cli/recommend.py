@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
                           "hit_rate": "from the trace" if curve is not None else base.hit_rate,
                           "shared_prefix": base.shared_prefix, "trace": args.trace, "searched": rec.searched,
                           "infeasible": rec.infeasible,
-                          "refused": list(rec.refused), "columns": list(COLUMNS), "rows": rows},
+                          "refused": list(rec.refused), "notes": list(rec.notes), "columns": list(COLUMNS), "rows": rows},
                          indent=2, allow_nan=False, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
         return 0
     unit = "sessions" if kind == "sessions" else "requests/s"
@@ -157,6 +157,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{base.model_id}, {base.context_tokens:,} tokens, {hit}, shared prefix {base.shared_prefix:g}: target "
           f"{value:,.6g} {unit} with {rec.headroom:.0%} headroom (at least {value * (1 + rec.headroom):,.6g}); "
           f"{rec.searched:,} configurations searched, {rec.infeasible:,} hold nothing")
+    for note in rec.notes:  # the plan's own warning, beside every row it concerns
+        print(f"  note: {note}")
     for why in rec.refused:
         print(f"  not searched: {why}")
     if top.empty:
