@@ -74,8 +74,8 @@ def test_a_typed_comma_sets_the_same_value_as_english():
     assert not at.error
 
     english = _open("home", "en")
-    english.number_input(key="plan_hit_rate_typed").set_value(0.6).run()
-    english.number_input(key="plan_shared_prefix_typed").set_value(0.25).run()
+    english.text_input(key="plan_hit_rate_typed_text").set_value("0.6").run()
+    english.text_input(key="plan_shared_prefix_typed_text").set_value("0.25").run()
     mine, theirs = at.session_state["plan_inputs"], english.session_state["plan_inputs"]
     assert (mine.hit_rate, mine.shared_prefix) == (theirs.hit_rate, theirs.shared_prefix)
 
