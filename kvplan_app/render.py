@@ -250,7 +250,7 @@ def number_slider(where, label: str, lo: float, hi: float, *, step: float, key: 
 
 _UNSET = object()
 TEXT_SUFFIX = "_text"
-"""Key suffix of a number box's text field in a language other than English (``plan_reserve_gib_text``)."""
+"""Key suffix of a number box's text field (``plan_reserve_gib_text``)."""
 _BAD_SUFFIX = "_refused"
 
 

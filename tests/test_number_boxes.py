@@ -166,3 +166,21 @@ def test_the_hbm_box_shows_the_value_the_plan_uses(lang, typed, shown_text):
     assert at.session_state["plan_inputs"].hbm_gib == 0.25
     at.run()  # a later run writes the box from the value again
     assert at.text_input(key="plan_hbm_gib_typed" + TEXT_SUFFIX).value == shown_text
+
+
+@pytest.mark.parametrize("text, number", [
+    ("1.024", 1.024), ("1,024", 1024.0), ("1,234.5", 1234.5), ("-2,000", -2000.0), (" 0.25 ", 0.25), ("1e9", 1e9),
+])
+def test_english_reading(text, number):
+    """English writes a decimal point and groups thousands with commas (the US/UK convention)."""
+    from kvplan_app.i18n import read_number
+
+    assert read_number(text, "en") == number
+
+
+@pytest.mark.parametrize("text", ["0,5", "1,5", "1,02", "1,0245", ",5", "1,,024", "abc", ""])
+def test_english_refuses_a_comma_that_does_not_group_thousands(text):
+    from kvplan_app.i18n import read_number
+
+    with pytest.raises(ValueError):
+        read_number(text, "en")
