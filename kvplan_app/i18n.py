@@ -313,21 +313,29 @@ def num(text: str) -> str:
 _GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
 """A whole number with thousands points (``1.000``, ``2.000.000``): Spanish grouping, never a decimal point."""
 
+_GROUPED_EN = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")
+"""A number with thousands commas (``1,024``, ``1,234.5``): English grouping, the only place a comma may stand."""
+
 
 def read_number(text: str, lang: str) -> float:
     """A number typed in ``lang`` (what :func:`localize_numbers` writes, read back).
 
     Spanish: a decimal comma and thousands points (``1.234,5``); a point alone is a decimal point unless it groups
-    digits in threes (``0.5`` is a half, ``1.000`` is a thousand). English: a decimal point, thousands commas.
+    digits in threes (``0.5`` is a half, ``1.000`` is a thousand).
+    English: a decimal point (``1.024`` is 1.024); a comma only groups digits in threes before any point
+    (``1,024`` is 1024, ``1,234.5`` is 1234.5), so ``0,5`` or ``1,5`` is refused rather than read as 5 or 15.
     Exponents (``1e9``) as Python reads them.
 
     >>> read_number("0,5", "es"), read_number("1.234,5", "es"), read_number("1.000", "es"), read_number("0.5", "es")
     (0.5, 1234.5, 1000.0, 0.5)
-    >>> read_number("1,234.5", "en"), read_number(" 2e9 ", "es")
-    (1234.5, 2000000000.0)
+    >>> read_number("1,234.5", "en"), read_number("1.024", "en"), read_number("1,024", "en"), read_number(" 2e9 ", "es")
+    (1234.5, 1.024, 1024.0, 2000000000.0)
+    >>> read_number("0,5", "en")
+    Traceback (most recent call last):
+    ValueError: a comma groups digits in threes in English: '0,5'
 
     Raises:
-        ValueError: not a number (``float`` cannot read it).
+        ValueError: not a number (``float`` cannot read it, or an English comma that does not group thousands).
     """
     text = text.strip().replace(" ", "").replace("\u00a0", "")
     if lang in _SEPARATORS:
@@ -335,7 +343,9 @@ def read_number(text: str, lang: str) -> float:
             text = text.replace(".", "").replace(",", ".")
         elif _GROUPED.fullmatch(text):
             text = text.replace(".", "")
-    else:
+    elif "," in text:
+        if not _GROUPED_EN.fullmatch(text):
+            raise ValueError(f"a comma groups digits in threes in English: {text!r}")
         text = text.replace(",", "")
     return float(text)
 

@@ -250,7 +250,7 @@ def number_slider(where, label: str, lo: float, hi: float, *, step: float, key: 
 
 _UNSET = object()
 TEXT_SUFFIX = "_text"
-"""Key suffix of a number box's text field in a language other than English (``plan_reserve_gib_text``)."""
+"""Key suffix of a number box's text field (``plan_reserve_gib_text``)."""
 _BAD_SUFFIX = "_refused"
 
 
@@ -260,24 +260,20 @@ def number_box(where, label: str, min_value: float | None = None, max_value: flo
     ``st.session_state[key]`` (None when left empty, for a box whose ``value`` is None).
 
     Streamlit's ``st.number_input`` writes its value with a printf ``format`` in the browser ("0.50", "80.0")
-    whatever the language and has no locale. In English it is used unchanged. In another language the box is an
-    ``st.text_input`` (key ``key`` + :data:`TEXT_SUFFIX`) showing the value with that language's marks ("0,50",
-    "80,0"), read back by :func:`kvplan_app.i18n.read_number`. A text that is not a number in
-    [``min_value``, ``max_value``] gets one ``st.error`` under the box's row naming the field, the text and the range;
-    the value, hence the plan, stays the last valid one.
+    whatever the language, has no locale, and on a bad text (``abc``, ``0,5``, out of range) silently clamps or
+    keeps a stale value. So in every language the box is an ``st.text_input`` (key ``key`` + :data:`TEXT_SUFFIX`)
+    showing the value with that language's marks ("0.50" in English, "0,50" in Spanish; see :func:`_box_text`),
+    read back by :func:`kvplan_app.i18n.read_number` (English: ``1.024`` is 1.024, ``1,024`` is 1024, ``0,5`` is
+    refused). A text that is not a number in [``min_value``, ``max_value``] gets one ``st.error`` under the box's row
+    naming the field, the text and the range; the value, hence the plan, stays the last valid one.
 
     Args:
         where: ``st`` or a column.
-        format: printf pattern of the shown value, as ``st.number_input`` takes it.
+        format: printf pattern of the shown value; more decimals are shown when it would round the value.
         value: the starting value when ``key`` holds none (None: empty).
         on_change, args: called after a valid value is stored.
-        kwargs: passed on (``step``, ``help``, ``placeholder``); ``step`` only to ``st.number_input``.
+        kwargs: passed on (``help``, ``placeholder``); ``step`` is dropped (a text box has no arrows).
     """
-    if language() == DEFAULT_LANGUAGE:
-        if value is not _UNSET:
-            kwargs["value"] = value
-        return where.number_input(label, min_value=min_value, max_value=max_value, format=format, key=key,
-                                  on_change=on_change, args=args, **kwargs)
     if key not in st.session_state:
         st.session_state[key] = (min_value if min_value is not None else 0.0) if value is _UNSET else value
     current = st.session_state[key]
@@ -288,13 +284,30 @@ def number_box(where, label: str, min_value: float | None = None, max_value: flo
         refused = None
         st.session_state.pop(bad_key, None)
     if refused is None:
-        st.session_state[text_key] = "" if current is None else localize_numbers(format % current, lang)
+        st.session_state[text_key] = "" if current is None else localize_numbers(_box_text(current, format), lang)
     kwargs.pop("step", None)
     where.text_input(label, key=text_key, on_change=_number_typed,
                      args=(key, label, min_value, max_value, value is None, lang, on_change, args), **kwargs)
     if refused is not None:  # the width of the enclosing block (page, expander), under the row: a column is narrow
         st.error(refused[0])
     return st.session_state[key]
+
+
+def _box_text(value: float, format: str) -> str:
+    """``value`` written with ``format``, or with as many decimals as it needs (at most 10) when ``format`` would
+    round it: the box shows the number the plan uses (0.25 under "%.1f" is "0.25", never "0.2").
+
+    >>> _box_text(0.25, "%.1f"), _box_text(5.0, "%.1f"), _box_text(0.255, "%.2f"), _box_text(123456789.0, "%g")
+    ('0.25', '5.0', '0.255', '123456789')
+    """
+    text = format % value
+    if float(text) == value:
+        return text
+    for digits in range(11):
+        text = f"{value:.{digits}f}"
+        if float(text) == value:
+            return text
+    return repr(float(value))
 
 
 def _number_typed(key: str, label: str, lo: float | None, hi: float | None, may_be_empty: bool, lang: str,

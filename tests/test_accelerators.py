@@ -160,9 +160,9 @@ def test_page_accelerator_travels_in_the_link_and_reproduces_the_plan():
     at.selectbox(key="plan_gpu_id").set_value("yours").run()
     at.text_input(key="plan_acc_id").set_value("h20").run()
     at.text_input(key="plan_acc_name").set_value("NVIDIA H20").run()
-    at.number_input(key="plan_acc_mem").set_value(97_871.0).run()
-    at.number_input(key="plan_acc_bw").set_value(4_000.0).run()
-    at.number_input(key="plan_acc_tf").set_value(148.0).run()
+    at.text_input(key="plan_acc_mem_text").set_value("97871").run()
+    at.text_input(key="plan_acc_bw_text").set_value("4000").run()
+    at.text_input(key="plan_acc_tf_text").set_value("148.0").run()
     assert not at.exception and not at.error
     sessions, usable = _metric(at, "Sessions per GPU"), _metric(at, "Usable KV")
     acc = at.query_params["acc"]
@@ -182,7 +182,7 @@ def test_page_bad_accelerator_value_is_one_error_and_keeps_the_plan():
     at = _plan_app()
     at.selectbox(key="plan_gpu_id").set_value("yours").run()  # the form's example accelerator: a valid plan
     before = _metric(at, "Sessions per GPU")
-    at.number_input(key="plan_acc_tf").set_value(0.0).run()
+    at.text_input(key="plan_acc_tf_text").set_value("0.0").run()
     assert not at.exception
     assert any("bf16_dense_tflops" in e.value for e in at.error)
     assert _metric(at, "Sessions per GPU") == before

@@ -74,8 +74,8 @@ def test_a_typed_comma_sets_the_same_value_as_english():
     assert not at.error
 
     english = _open("home", "en")
-    english.number_input(key="plan_hit_rate_typed").set_value(0.6).run()
-    english.number_input(key="plan_shared_prefix_typed").set_value(0.25).run()
+    english.text_input(key="plan_hit_rate_typed_text").set_value("0.6").run()
+    english.text_input(key="plan_shared_prefix_typed_text").set_value("0.25").run()
     mine, theirs = at.session_state["plan_inputs"], english.session_state["plan_inputs"]
     assert (mine.hit_rate, mine.shared_prefix) == (theirs.hit_rate, theirs.shared_prefix)
 
@@ -105,3 +105,82 @@ def test_a_thousands_point_and_an_empty_optional_box():
     at.text_input(key="plan_host_ram_gib_text").set_value("").run()  # empty: the node's figure again
     assert not at.error
     assert at.session_state["plan_host_ram_gib"] is None
+
+
+# A user's link (the Plan page, English unless ``lang`` is given): Llama 3.1 70B on four H100 SXM, 128k context.
+LINK = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "4", "ctx": "128k"}
+
+
+def _linked(lang: str = "en") -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    for key, value in {**LINK, "lang": lang}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.mark.parametrize("key, label, text, bounds", [
+    # the hit rate and shared prefix are fractions in [0, 1] (kvplan_app/views/plan.py, min_value/max_value)
+    ("plan_hit_rate_typed", "Hit rate, typed", "0,5", "[0, 1]"),
+    ("plan_hit_rate_typed", "Hit rate, typed", "abc", "[0, 1]"),
+    ("plan_hit_rate_typed", "Hit rate, typed", "-1", "[0, 1]"),
+    ("plan_shared_prefix_typed", "Shared prefix, typed", "1e9", "[0, 1]"),
+    # HBM: at least 0.1 GiB, at most MAX_HBM_GIB = 100,000 GiB (planner/plan/inputs.py)
+    ("plan_hbm_gib_typed", "HBM (GiB), typed", "abc", "[0.1, 100,000]"),
+    ("plan_hbm_gib_typed", "HBM (GiB), typed", "0,5", "[0.1, 100,000]"),
+])
+def test_a_bad_english_text_is_one_error_and_the_plan_stays(key, label, text, bounds):
+    """English used to read "0,5" as 5, "abc" as the minimum, and keep "-1" shown over a stale plan."""
+    at = _linked()
+    before = at.session_state["plan_inputs"]
+    at.text_input(key=key + TEXT_SUFFIX).set_value(text).run()
+    assert not at.exception
+    errors = [shown(e.value) for e in at.error]
+    assert len(errors) == 1, errors
+    assert label in errors[0] and f"“{text}”" in errors[0] and bounds in errors[0], errors[0]
+    assert at.session_state["plan_inputs"] == before
+    assert at.text_input(key=key + TEXT_SUFFIX).value == text  # the text stays, next to its error
+    assert not [i.value for i in at.info if "Link parameter" in i.value]
+    assert not [w.value for w in at.warning if "Link parameter" in w.value]
+
+
+def test_english_decimal_point_and_thousands_comma():
+    """English: "1.024" is 1.024 (it used to show and use 1.0), "1,024" is 1024."""
+    at = _linked()
+    at.text_input(key="plan_hbm_gib_typed" + TEXT_SUFFIX).set_value("1.024").run()
+    assert not at.error
+    assert at.session_state["plan_inputs"].hbm_gib == 1.024
+    assert at.text_input(key="plan_hbm_gib_typed" + TEXT_SUFFIX).value == "1.024"
+    at.text_input(key="plan_hbm_gib_typed" + TEXT_SUFFIX).set_value("1,024").run()
+    assert not at.error
+    assert at.session_state["plan_inputs"].hbm_gib == 1024.0
+
+
+@pytest.mark.parametrize("lang, typed, shown_text", [("en", "0.25", "0.25"), ("es", "0,25", "0,25")])
+def test_the_hbm_box_shows_the_value_the_plan_uses(lang, typed, shown_text):
+    """The HBM box's format is "%.1f"; 0.25 GiB used to show as "0,2" while the plan and link used 0.25."""
+    at = _linked(lang)
+    at.text_input(key="plan_hbm_gib_typed" + TEXT_SUFFIX).set_value(typed).run()
+    assert not at.error
+    assert at.session_state["plan_inputs"].hbm_gib == 0.25
+    at.run()  # a later run writes the box from the value again
+    assert at.text_input(key="plan_hbm_gib_typed" + TEXT_SUFFIX).value == shown_text
+
+
+@pytest.mark.parametrize("text, number", [
+    ("1.024", 1.024), ("1,024", 1024.0), ("1,234.5", 1234.5), ("-2,000", -2000.0), (" 0.25 ", 0.25), ("1e9", 1e9),
+])
+def test_english_reading(text, number):
+    """English writes a decimal point and groups thousands with commas (the US/UK convention)."""
+    from kvplan_app.i18n import read_number
+
+    assert read_number(text, "en") == number
+
+
+@pytest.mark.parametrize("text", ["0,5", "1,5", "1,02", "1,0245", ",5", "1,,024", "abc", ""])
+def test_english_refuses_a_comma_that_does_not_group_thousands(text):
+    from kvplan_app.i18n import read_number
+
+    with pytest.raises(ValueError):
+        read_number(text, "en")

@@ -51,7 +51,7 @@ def test_starts_from_the_plan():
     assert at.number_input(key="model_tp").value == 2
     assert at.text_input(key="model_context").value == "128,000"
     # usable KV = 100 GiB x utilization 1 - weights 0 - reserve 0 = 100 GiB: the budget, not a fixed 40 GiB
-    assert at.number_input(key="model_kv_budget_gib").value == 100.0
+    assert at.session_state["model_kv_budget_gib"] == 100.0
 
 
 def test_changing_format_changes_total():
@@ -95,7 +95,7 @@ def test_engine_and_capacity_blocks_render_for_llama():
     at = _model_page()
     at.selectbox(key="model_catalog_id").set_value("llama-3.1-8b").run()
     at.text_input(key="model_max_model_len").set_value("20000").run()
-    at.number_input(key="model_kv_budget_gib").set_value(3.8125).run()
+    at.text_input(key="model_kv_budget_gib_text").set_value("3.8125").run()
     assert not at.exception
     # 3.8125 GiB // (16 x 4,096 B x 32 layers = 2 MiB) = 1,952 blocks (github.com/vllm-project/vllm/issues/10517)
     assert _metric(at, "KV blocks") == "1,952"
@@ -162,7 +162,7 @@ def test_says_the_plan_gave_its_inputs_and_offers_its_own():
     assert not at.exception, at.exception
     assert at.number_input(key="model_tp").value == 1
     assert at.number_input(key="model_pp").value == 1
-    assert at.number_input(key="model_kv_budget_gib").value == 40.0
+    assert at.session_state["model_kv_budget_gib"] == 40.0
     # Qwen3 8B config.json: max_position_embeddings 40960 (planner/data/models/qwen3-8b.config.json, from its
     # Hugging Face repository): the page's own context is the model's maximum
     assert at.text_input(key="model_context").value == "40,960"
@@ -177,7 +177,7 @@ def test_imported_config_goes_to_plan_frontier_and_recommend():
     at.radio(key="model_source").set_value("Import config.json").run()
     at.text_area(key="model_config_text").set_value(json.dumps(LLAMA_8B_CONFIG)).run()
     assert at.button(key="model_use_on_plan").disabled  # no weights typed yet: a config has no parameter count
-    at.number_input(key="model_weights_gib").set_value(16.0).run()
+    at.text_input(key="model_weights_gib_text").set_value("16.0").run()
     at.button(key="model_use_on_plan").click().run()
     assert not at.exception, at.exception
     assert any("uploaded: pasted config.json" in s.value.replace("\\", "") for s in at.success)

@@ -73,8 +73,8 @@ def test_caption_names_the_model_not_its_id():
 
 def test_the_link_carries_every_input_and_reproduces_the_search_after_a_restart():
     at = _page(model="llama-3.1-70b", ctx="32000")
-    at.number_input(key="recommend_target").set_value(2000.0).run()
-    at.number_input(key="recommend_headroom").set_value(50.0).run()
+    at.text_input(key="recommend_target_text").set_value("2000.0").run()
+    at.text_input(key="recommend_headroom_text").set_value("50.0").run()
     at.multiselect(key="recommend_gpus").set_value(["h200", "b200"]).run()
     at.multiselect(key="recommend_kv").set_value(["fp8"]).run()
     assert not at.exception
@@ -83,8 +83,8 @@ def test_the_link_carries_every_input_and_reproduces_the_search_after_a_restart(
     first = next(d.value for d in at.dataframe if "plan link" in d.value.columns)
     # a fresh server (a new AppTest) opened at that link: the same inputs, the same table
     again = _page(**query)
-    assert again.number_input(key="recommend_target").value == 2000.0
-    assert again.number_input(key="recommend_headroom").value == 50.0
+    assert again.session_state["recommend_target"] == 2000.0
+    assert again.session_state["recommend_headroom"] == 50.0
     table = next(d.value for d in again.dataframe if "plan link" in d.value.columns)
     cols = ["accelerator", "gpus_per_replica", "attention", "kv_format", "total_gpus", "headroom"]
     assert table[cols].head(10).equals(first[cols].head(10))

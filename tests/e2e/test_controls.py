@@ -64,11 +64,29 @@ def test_typed_hbm_moves_the_slider_and_the_numbers(app_server, page1280):
     page = page1280
     page.goto(f"{app_server}/?" + urlencode(LINK))
     expect(_sessions(page)).to_have_text("240")
-    box = page.get_by_role("spinbutton", name="HBM (GiB), typed")
+    box = page.get_by_role("textbox", name="HBM (GiB), typed")
     box.fill("200")
     box.press("Enter")
     expect(_sessions(page)).to_have_text("481")
     expect(page.get_by_role("slider", name="HBM per GPU (GiB)")).to_have_value("200")
+
+
+def test_a_bad_english_text_in_a_typed_box_is_one_error(app_server, page1280):
+    """English "0,5" in the hit-rate box used to be read as 5 (clamped) or 05; now it is one error naming the field,
+    the text and the range, and the figures stay those of the link."""
+    from playwright.sync_api import expect
+
+    page = page1280
+    page.goto(f"{app_server}/?" + urlencode(LINK))
+    expect(_sessions(page)).to_have_text("240")
+    box = page.get_by_role("textbox", name="Hit rate, typed")
+    box.fill("0,5")
+    box.press("Enter")
+    error = page.get_by_test_id("stAlertContentError")
+    expect(error).to_have_count(1)
+    expect(error).to_contain_text("Hit rate, typed: “0,5” is not a number in [0, 1]")
+    expect(box).to_have_value("0,5")
+    expect(_sessions(page)).to_have_text("240")
 
 
 NUMBER_BOXES_JS = """() => [...document.querySelectorAll('[data-testid=stNumberInput] input, [data-testid=stTextInput] input')]
