@@ -237,15 +237,29 @@ def number_slider(where, label: str, lo: float, hi: float, *, step: float, key: 
         decimals: digits after the decimal mark shown.
         kwargs: passed on (``on_change``, ``args``, ``help``).
     """
+    current = st.session_state.get(key)
+    if current is not None:  # a link or a typed box may set a value off the steps: show it whole (0.25, not 0.3)
+        decimals = _shown_decimals(float(current), decimals)
     if language() == DEFAULT_LANGUAGE:
         return where.slider(label, min_value=lo, max_value=hi, step=step, key=key, format=f"%.{decimals}f", **kwargs)
     count = int(round((hi - lo) / step))
     options = {round(lo + i * step, 10) for i in range(count + 1)}
-    if st.session_state.get(key) is not None:
-        options.add(float(st.session_state[key]))
+    if current is not None:
+        options.add(float(current))
     lang = language()
     return where.select_slider(label, sorted(options), key=key,
                                format_func=lambda v: localize_numbers(f"{v:.{decimals}f}", lang), **kwargs)
+
+
+def _shown_decimals(value: float, decimals: int, most: int = 10) -> int:
+    """Digits after the decimal mark that show ``value`` unrounded: at least ``decimals``, at most ``most``.
+
+    >>> _shown_decimals(0.25, 1), _shown_decimals(0.5, 2), _shown_decimals(80.0, 1)
+    (2, 2, 1)
+    """
+    while decimals < most and round(value, decimals) != value:
+        decimals += 1
+    return decimals
 
 
 _UNSET = object()

@@ -184,3 +184,18 @@ def test_english_refuses_a_comma_that_does_not_group_thousands(text):
 
     with pytest.raises(ValueError):
         read_number(text, "en")
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_hbm_slider_shows_the_value_the_plan_uses(lang):
+    # the HBM slider steps by 0.1 and shows one decimal; 0.25 GiB typed in its box sits off the steps, and its
+    # thumb read "0.3" (English "%.1f") or "0,2" (Spanish) while the plan used 0.25
+    at = _linked(lang)
+    at.text_input(key="plan_hbm_gib_typed" + TEXT_SUFFIX).set_value("0.25" if lang == "en" else "0,25").run()
+    at.run()
+    assert at.session_state["plan_inputs"].hbm_gib == 0.25
+    if lang == "en":
+        assert at.slider(key="plan_hbm_gib").proto.format == "%.2f"
+    else:
+        shown = list(at.select_slider(key="plan_hbm_gib").proto.options)
+        assert "0,25" in shown  # every option at two decimals while the value needs them ("0,20", "0,25", "0,30")
