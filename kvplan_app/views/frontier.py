@@ -25,7 +25,6 @@ from kvplan_app.charts.frontier import (
     sessions_vs_hit_rate_figure,
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
-from planner.messages import msg
 from planner.units import format_bytes, format_duration
 from kvplan_app.render import number_slider, show_chart
 from kvplan_app.i18n import language, num, planner_message, t, tn, words
@@ -126,14 +125,10 @@ hi_plan = grid.nearest_hit_rate(inputs.hit_rate)
 hi_view = grid.nearest_hit_rate(hit_rate)
 plan_name = grid.accelerators[gi_plan].name
 
-# The plan's own warning (kvplan plan says the same) for its context, and for the charts' longest one.
-past_maximum = [grid.past_maximum_note(ci_plan)]
-if max_context > inputs.context_tokens:
-    past_maximum.append(grid.past_maximum_note(grid.nearest_context(max_context),
-                                               msg("The charts' longest context + output")))
-for note in past_maximum:
-    if note:
-        st.warning(escape_markdown(planner_message(note), keep="_"))
+# The plan's own warning (kvplan plan says the same) for its context; the charts mark the model's maximum along
+# their context axis themselves (a dashed segment past it), so a longest context chosen past it is no warning.
+if past_maximum := grid.past_maximum_note(ci_plan):
+    st.warning(escape_markdown(planner_message(past_maximum), keep="_"))
 
 rate_here = grid.request_rate_per_s[gi_plan, ci_plan, hi_view]
 # The headline figures are read at the plan's own context (computed even when beyond the charts' longest context).
