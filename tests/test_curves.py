@@ -121,3 +121,35 @@ def test_gb_vs_context_curves_stop_at_each_models_maximum():
     past = kv_vs_context_models_figure(frame, max_context_tokens={"DeepSeek LLM 67B (\"DeepSeek-V1\")": 4_096},
                                        past_max=True)
     assert [t.line.dash for t in past.data if t.name] == ["solid", "dash"]
+
+
+CURVE_VARIANTS = [
+    dict(model_id="deepseek-v4.1-flash", gpu_id="h200"),
+    dict(model_id="gemma-3-27b", gpu_id="h100-sxm", engine="vllm", output_tokens=1_000),  # sliding windows, admission
+    dict(model_id="gpt-oss-120b", gpu_id="h200", gpus_per_replica=2, engine="sglang"),
+    dict(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=8, attention_parallelism="dp", output_tokens=500),
+    dict(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, pipeline_parallel_size=2, engine="vllm"),
+    dict(model_id="jamba-1.5-mini", gpu_id="h100-sxm", engine="vllm", pause_mean_s=60.0, ttl_s=30.0),  # state per session
+    dict(model_id="qwen3-8b", gpu_id="h100-sxm", gpus_per_replica=1, measured_kv_bytes_per_token=150_000, measured_kv_model_id="qwen3-8b",
+         measured_kv_format="native", figures_measured_at_tokens=None),
+    dict(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus_per_replica=1, target_sessions_per_gpu=500, output_tokens=200),
+]
+
+
+@pytest.mark.parametrize("variant", CURVE_VARIANTS, ids=lambda v: "-".join(str(x) for x in v.values())[:60])
+def test_every_point_of_the_curve_is_the_plan_at_that_length(variant):
+    # The curve is one array evaluation; each of its points must be what plan() answers at that length, on every
+    # path (engine admission, pipeline stages, DP attention, measured figures, windows, tiers).
+    contexts = [1_000, 3_000, 8_192, 32_768, 100_000, 131_072]
+    inputs = make_inputs(context_tokens=8_192, hit_rate=0.3, shared_prefix=0.2, **variant)
+    frame = sessions_by_context(inputs, contexts)
+    from planner.plan import plan
+
+    for row, n in zip(frame.itertuples(), contexts):
+        r = plan(inputs.model_copy(update={"context_tokens": n}), compare=False)
+        assert (row.sessions_per_gpu, row.sessions_per_replica, row.per_session_bytes) == (
+            r.sessions_per_gpu, r.sessions_per_replica, r.per_session_bytes), n
+        if r.request_rate_per_s is None:
+            assert np.isnan(row.request_rate_per_s)
+        else:
+            assert row.request_rate_per_s == r.request_rate_per_s, n

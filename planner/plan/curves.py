@@ -1,8 +1,9 @@
 """One plan along the context axis: every other input held, :func:`planner.plan.plan` at each length.
 
-The Plan page's chart places the plan on this curve. Each point is a full
-``plan()`` (about 0.2 ms), so measured figures, tiers and the rate limit are
-the plan's own: the curve passes through the plan's numbers by construction.
+The Plan page's chart places the plan on this curve. The curve is the arithmetic of
+``plan()`` itself (:func:`planner.plan.result.plan_arrays`) evaluated once over an
+array of lengths, so measured figures, engine admission and the rate limit are the
+plan's own: the curve passes through the plan's numbers by construction.
 
 Column contract of :func:`sessions_by_context` (one row per length):
 ``context_tokens, sessions_per_gpu, sessions_per_replica, per_session_bytes,
@@ -16,7 +17,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from planner.plan import MAX_CONTEXT_TOKENS, PlanInputs, PlanResult, plan
+from planner.plan import MAX_CONTEXT_TOKENS, PlanInputs
+from planner.plan.result import plan_arrays
 from planner.errors import PlanInputError
 from planner.kv.models import ModelSpec
 from planner.plan.lengths import log_token_grid
@@ -27,7 +29,7 @@ CURVE_COLUMNS: tuple[str, ...] = ("context_tokens", "sessions_per_gpu", "session
 """Columns of :func:`sessions_by_context`."""
 
 MAX_CURVE_POINTS = 400
-"""Most context lengths one curve evaluates (each is one plan)."""
+"""Most context lengths one curve evaluates."""
 
 
 def curve_contexts(max_tokens: int, *, min_tokens: int = 1_000, num_points: int = 48,
@@ -77,13 +79,13 @@ def sessions_by_context(inputs: PlanInputs, contexts: Sequence[int] | np.ndarray
     if ctx.min() < 1 or ctx.max() > MAX_CONTEXT_TOKENS:
         raise PlanInputError("contexts", int(ctx.max()), msg("token counts in [1, {max_context_tokens:,}]",
                                                              max_context_tokens=MAX_CONTEXT_TOKENS))
-    results: list[PlanResult] = [plan(inputs.model_copy(update={"context_tokens": int(n)}), model, compare=False)
-                                  for n in ctx]
+    # one evaluation over every length: the scalar plan's own arithmetic (plan_arrays), on an array
+    a, _, _, _, _ = plan_arrays(inputs, model, ctx)
+    per_gpu = a.sessions if a.split.domain_gpus == 1 else a.sessions_per_gpu
     return pd.DataFrame({
         "context_tokens": ctx,
-        "sessions_per_gpu": np.array([r.sessions_per_gpu for r in results], dtype=np.float64),
-        "sessions_per_replica": np.array([r.sessions_per_replica for r in results], dtype=np.int64),
-        "per_session_bytes": np.array([r.per_session_bytes for r in results], dtype=np.int64),
-        "request_rate_per_s": np.array([np.nan if r.request_rate_per_s is None else r.request_rate_per_s
-                                        for r in results], dtype=np.float64),
+        "sessions_per_gpu": np.broadcast_to(per_gpu, ctx.shape).astype(np.float64),
+        "sessions_per_replica": np.broadcast_to(a.sessions_per_replica, ctx.shape).astype(np.int64),
+        "per_session_bytes": np.broadcast_to(a.per_session_bytes, ctx.shape).astype(np.int64),
+        "request_rate_per_s": np.broadcast_to(a.request_rate_per_s, ctx.shape).astype(np.float64),
     })

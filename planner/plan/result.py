@@ -289,6 +289,29 @@ def _mixture_of_experts(inputs: PlanInputs, model: ModelSpec | None) -> bool | N
     return has_routed_experts(config)
 
 
+def plan_arrays(inputs: PlanInputs, model: ModelSpec | None, context_tokens):
+    """The arithmetic of :func:`plan` at one or many context lengths: its checks, its model and its accelerator,
+    then :func:`planner.plan.core.evaluate` with ``context_tokens`` (an int or an int64 array of token counts in
+    [1, MAX_CONTEXT_TOKENS]) in place of ``inputs.context_tokens``; every other input is the plan's.
+
+    Returns:
+        (arrays, model, kv_format, kv_source, hardware): :class:`planner.plan.core.PlanArrays` shaped like
+        ``context_tokens``, the model that prices KV (measured coefficient applied), its KV format, where its
+        KV bytes per token come from, and the resolved accelerator.
+
+    Raises:
+        PlanInputError: as :func:`plan`.
+    """
+    if (why := usable_binding_mismatch(inputs)) is not None:
+        raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
+                             msg("a figure measured with this plan's GPU and weights ({why})", why=why))
+    priced, fmt, kv_source = effective_model(inputs, model)
+    hw = resolve_hardware(inputs, model=model)
+    a = evaluate(inputs, priced, fmt, hardware_arrays([hw], inputs.decode_tokens_per_s, inputs.prefill_tokens_per_s),
+                 context_tokens, inputs.shared_prefix, inputs.hit_rate)
+    return a, priced, fmt, kv_source, hw
+
+
 def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = True) -> PlanResult:
     """Evaluate one plan: :func:`planner.plan.core.evaluate` on 0-d values, with its messages.
 
@@ -303,14 +326,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
             take, or a measured figure bound to other inputs (call
             :func:`planner.plan.rebase` first).
     """
-    if (why := usable_binding_mismatch(inputs)) is not None:
-        raise PlanInputError("measured_usable_kv_gib", inputs.measured_usable_kv_gib,
-                             msg("a figure measured with this plan's GPU and weights ({why})", why=why))
     given_model = model
-    model, fmt, kv_source = effective_model(inputs, model)
-    hw = resolve_hardware(inputs, model=given_model)
-    a = evaluate(inputs, model, fmt, hardware_arrays([hw], inputs.decode_tokens_per_s, inputs.prefill_tokens_per_s),
-                 inputs.context_tokens, inputs.shared_prefix, inputs.hit_rate)
+    a, model, fmt, kv_source, hw = plan_arrays(inputs, model, inputs.context_tokens)
     split = a.split
     weights = a.weights_bytes_per_gpu
     usable, shared, per = int(a.usable_kv_bytes), int(a.shared_prefix_bytes), int(a.per_session_bytes)
