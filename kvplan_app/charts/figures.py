@@ -206,7 +206,13 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
     sessions = np.where(sessions > 0, sessions, np.nan)
     inside = ctx <= (max_context_tokens or ctx.max())
     hover = words["hover"] + "<extra></extra>"
-    fig = go.Figure()
+    # the layout given whole to the constructor: update_layout walks every key path (about 4 ms a call)
+    fig = go.Figure(layout=dict(
+        xaxis=dict(type="log", title=words["x_title"], **LOG_TICKS),
+        yaxis=dict(type="log", title=title or words["y_title"], **LOG_COUNT_TICKS),
+        hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=LEGEND_ABOVE, height=280,
+        separators=separators,
+    ))
     for part, dash, name in ((inside, "solid", words["curve"]), (~inside, "dash", words["past_max"])):
         if not part.any():
             continue
@@ -233,12 +239,6 @@ def plan_sessions_figure(frame, *, plan_context_tokens: int, plan_sessions: floa
                    y_log=True, x_range=x_range, below=True)
     else:
         legend_label(fig, loc(words["no_fit"].format(tokens=f"{plan_context_tokens:,}")))
-    fig.update_layout(
-        xaxis=dict(type="log", title=words["x_title"], **LOG_TICKS),
-        yaxis=dict(type="log", title=title or words["y_title"], **LOG_COUNT_TICKS),
-        hovermode="closest", margin=dict(l=10, r=10, t=30, b=10), legend=LEGEND_ABOVE, height=280,
-        separators=separators,
-    )
     return fig
 
 
