@@ -278,15 +278,28 @@ def _kv_bytes_per_token(model: ModelSpec, n: int, fmt: str, tp: int, pp: int) ->
 def _mixture_of_experts(inputs: PlanInputs, model: ModelSpec | None) -> bool | None:
     """Whether the planned model has routed experts, from its config.json (an imported model's own, else the
     catalog's); None when no config is known."""
-    from planner.catalog.entries import catalog_config
     from planner.hf.weights import has_routed_experts
 
     try:
         spec = model if model is not None else get_model(inputs.model_id)
-        config = spec.checkpoint_config if spec.checkpoint_config is not None else catalog_config(spec.id)
+    except PlanInputError:
+        return None
+    if spec.checkpoint_config is not None:
+        return has_routed_experts(spec.checkpoint_config)
+    return _catalog_routed_experts(spec.id)
+
+
+@functools.lru_cache(maxsize=256)
+def _catalog_routed_experts(model_id: str) -> bool | None:
+    """:func:`planner.hf.weights.has_routed_experts` of a catalog model's shipped config.json (remembered:
+    the shipped files do not change); None for an id without one."""
+    from planner.catalog.entries import catalog_config
+    from planner.hf.weights import has_routed_experts
+
+    try:
+        return has_routed_experts(catalog_config(model_id))
     except PlanInputError:  # not a catalog model, and no config of its own
         return None
-    return has_routed_experts(config)
 
 
 def plan_arrays(inputs: PlanInputs, model: ModelSpec | None, context_tokens):
