@@ -190,3 +190,18 @@ def test_the_readme_shows_the_flags_the_cli_prints():
     s = plan(make_inputs(model_id="llama-3.1-70b", gpu_id="h100-sxm", gpus_per_replica=4, context_tokens=128_000,
                          hit_rate=0, shared_prefix=0, kv_format="fp8", engine="sglang"))
     assert r.launch_flags.text() in readme and s.launch_flags.text() in readme
+
+
+def test_the_prefill_chunk_note_only_for_models_with_windowed_layers():
+    # vLLM's sliding-window rule (vllm/v1/kv_cache_interface.py SlidingWindowSpec.max_memory_usage_bytes) adds
+    # max_num_batched_tokens to the window; full attention (FullAttentionSpec) reserves cdiv(max_model_len,
+    # block_size) blocks whatever the chunk. Gemma 3 27B has sliding-window layers (sliding_window 1024 in its
+    # config.json); Llama 3.1 8B has none.
+    def notes(model_id):
+        r = plan(make_inputs(model_id=model_id, gpu_id="h200", gpus_per_replica=1, engine="vllm",
+                             context_tokens=32_000))
+        return " ".join(str(n) for n in r.launch_flags.notes)
+
+    assert "sliding-window layer reserves its window" in notes("gemma-3-27b")
+    llama = notes("llama-3.1-8b")
+    assert "window" not in llama and "--block-size 16 is what the admission figure assumes" in llama

@@ -106,7 +106,7 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
                  gpu_memory_utilization: float, usable_kv_bytes: int, usable_measured: bool, weights_bytes_per_gpu: int,
                  hbm_bytes: int, sessions_per_engine: int, sessions_per_replica: int,
                  engine_admission: bool = False, engine_budget: bool = False,
-                 mixture_of_experts: bool | None = None) -> LaunchFlags:
+                 mixture_of_experts: bool | None = None, windowed_layers: bool = True) -> LaunchFlags:
     """The flags that realise a plan on ``engine``.
 
     Args:
@@ -131,6 +131,8 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
             ``--mem-fraction-static``) and computes the same budget itself; ``usable_measured`` is then False.
         mixture_of_experts: the model has routed experts (from its config.json; None: not known). vLLM's
             ``--enable-expert-parallel`` is printed under DP attention unless the model is known to be dense.
+        windowed_layers: vLLM pages some layers as sliding-window or chunked-local (they reserve their window plus
+            one prefill chunk of ``--max-num-batched-tokens``); False: the chunk does not move the admission figure.
     """
     pp = pipeline_parallel_size
     width = gpus_per_replica // pp  # GPUs per pipeline stage
@@ -163,9 +165,13 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
         flags += ["--max-num-seqs", str(max(sessions_per_engine, 1)),
                   "--max-num-batched-tokens", str(DEFAULT_MAX_NUM_BATCHED_TOKENS), "--block-size", str(DEFAULT_BLOCK_SIZE)]
         if engine_admission:
-            notes.append(msg("--max-num-batched-tokens {batched} and --block-size {block} are what the admission "
-                             "figure assumes (a sliding-window layer reserves its window plus one such prefill chunk)",
-                             batched=DEFAULT_MAX_NUM_BATCHED_TOKENS, block=DEFAULT_BLOCK_SIZE))
+            if windowed_layers:
+                notes.append(msg("--max-num-batched-tokens {batched} and --block-size {block} are what the admission "
+                                 "figure assumes (a sliding-window layer reserves its window plus one such prefill "
+                                 "chunk)", batched=DEFAULT_MAX_NUM_BATCHED_TOKENS, block=DEFAULT_BLOCK_SIZE))
+            else:
+                notes.append(msg("--block-size {block} is what the admission figure assumes (a request takes whole "
+                                 "blocks)", block=DEFAULT_BLOCK_SIZE))
         dtype, why = _kv_dtype(engine, kv_format)
         if dtype is not None:
             flags += ["--kv-cache-dtype", dtype]

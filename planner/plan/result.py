@@ -447,7 +447,10 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
                              hbm_bytes=hw.hbm_bytes, sessions_per_engine=sessions if inputs.attention_parallelism == "dp"
                              else replica, sessions_per_replica=replica,
                              engine_admission=a.admission.basis == "engine admission",
-                             mixture_of_experts=_mixture_of_experts(inputs, given_model))
+                             mixture_of_experts=_mixture_of_experts(inputs, given_model),
+                             windowed_layers=a.admission.vllm is None or any(
+                                 t.spec.vllm_kind in ("sliding", "chunked") and not t.converted
+                                 for t in a.admission.vllm.paging.types))
     other = other_parallelism(inputs, given_model, per_gpu) if compare else None
     copies = min(k, sessions)
     return PlanResult(
