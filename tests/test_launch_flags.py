@@ -205,3 +205,18 @@ def test_the_prefill_chunk_note_only_for_models_with_windowed_layers():
     assert "sliding-window layer reserves its window" in notes("gemma-3-27b")
     llama = notes("llama-3.1-8b")
     assert "window" not in llama and "--block-size 16 is what the admission figure assumes" in llama
+
+
+@pytest.mark.parametrize("engine, words", [("vllm", "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"),
+                                           ("sglang", "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")])
+def test_a_length_past_the_models_maximum_says_the_engine_will_not_start(engine, words):
+    # Llama 3.1 8B: max_position_embeddings 131,072 (its config.json; rope_type llama3 does not scale it in vLLM's
+    # _get_and_verify_max_len). 200,000 + 0 output tokens > 131,072: vLLM raises at start-up without the override,
+    # SGLang likewise without its own; 100,000 tokens start as printed.
+    def notes(context_tokens):
+        r = plan(make_inputs(model_id="llama-3.1-8b", gpu_id="h200", gpus_per_replica=1, engine=engine,
+                             context_tokens=context_tokens, output_tokens=0))
+        return " ".join(str(n) for n in r.launch_flags.notes)
+
+    assert words in notes(200_000) and "131,072 tokens" in notes(200_000)
+    assert words not in notes(100_000)

@@ -106,7 +106,8 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
                  gpu_memory_utilization: float, usable_kv_bytes: int, usable_measured: bool, weights_bytes_per_gpu: int,
                  hbm_bytes: int, sessions_per_engine: int, sessions_per_replica: int,
                  engine_admission: bool = False, engine_budget: bool = False,
-                 mixture_of_experts: bool | None = None, windowed_layers: bool = True) -> LaunchFlags:
+                 mixture_of_experts: bool | None = None, windowed_layers: bool = True,
+                 model_max_tokens: int | None = None) -> LaunchFlags:
     """The flags that realise a plan on ``engine``.
 
     Args:
@@ -133,6 +134,8 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
             ``--enable-expert-parallel`` is printed under DP attention unless the model is known to be dense.
         windowed_layers: vLLM pages some layers as sliding-window or chunked-local (they reserve their window plus
             one prefill chunk of ``--max-num-batched-tokens``); False: the chunk does not move the admission figure.
+        model_max_tokens: the model's maximum length as vLLM derives it (None: unknown); a ``request_tokens`` past it
+            gets a note: both engines refuse to start with a longer ``--max-model-len`` / ``--context-length``.
     """
     pp = pipeline_parallel_size
     width = gpus_per_replica // pp  # GPUs per pipeline stage
@@ -179,6 +182,11 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
             notes.append(why)
         if hit_rate > 0:
             flags += ["--enable-prefix-caching"]
+        if model_max_tokens is not None and request_tokens > model_max_tokens:
+            notes.append(msg("vLLM refuses to start with --max-model-len {tokens:,} above the maximum it derives for "
+                             "this model ({maximum:,} tokens; vllm/config/model.py _get_and_verify_max_len) unless "
+                             "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, and the model was not trained for that length",
+                             tokens=request_tokens, maximum=model_max_tokens))
     else:
         command = "python -m sglang.launch_server --model-path MODEL"
         flags += ["--tp-size", str(width)]
@@ -212,6 +220,12 @@ def launch_flags(engine: Literal["vllm", "sglang"], *, attention_parallelism: st
             flags += ["--kv-cache-dtype", dtype]
         else:
             notes.append(why)
+        if model_max_tokens is not None and request_tokens > model_max_tokens:
+            notes.append(msg("SGLang refuses to start with --context-length {tokens:,} above the length it derives "
+                             "from the model's config ({maximum:,} tokens as vLLM derives it; "
+                             "sglang/srt/configs/model_config.py ModelConfig) unless "
+                             "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 is set, and the model was not trained for "
+                             "that length", tokens=request_tokens, maximum=model_max_tokens))
     if sessions_per_replica <= 0:
         notes.append(msg("not one session fits: the session limit is printed as 1, and the engine may refuse to "
                          "start"))

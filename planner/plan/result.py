@@ -450,7 +450,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
                              mixture_of_experts=_mixture_of_experts(inputs, given_model),
                              windowed_layers=a.admission.vllm is None or any(
                                  t.spec.vllm_kind in ("sliding", "chunked") and not t.converted
-                                 for t in a.admission.vllm.paging.types))
+                                 for t in a.admission.vllm.paging.types),
+                             model_max_tokens=model.max_context_tokens)
     other = other_parallelism(inputs, given_model, per_gpu) if compare else None
     copies = min(k, sessions)
     return PlanResult(
