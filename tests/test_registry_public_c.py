@@ -117,3 +117,31 @@ def test_cli_prints_a_large_per_token_figure_whole(tmp_path):
                          capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert "KV bytes per token: 2,097,152 B per GPU" in out
     assert "e+06" not in out
+
+
+def test_telechat_published_spelling_is_not_vllms():
+    # Tele-AI's own TeleChat configs (Tele-AI/Telechat models/7B, Tele-AI/TeleChat2 model/115B) name the remote class
+    # "TelechatForCausalLM"; vLLM's registry (the vendored _TEXT_GENERATION_MODELS) has "TeleChatForCausalLM" and
+    # "TeleChat2ForCausalLM" only, and its lookup is by exact name, so kvplan refuses the spelling and names the nearest.
+    for name in ("telechat-7b", "telechat2-115b"):
+        with pytest.raises(PlanInputError, match="nearest supported: TeleChatForCausalLM") as exc:
+            model_from_config(load(name))
+        assert exc.value.field == "config.architectures"
+
+
+def test_telechat2_115b_geometry_with_flash_attn():
+    # Tele-AI/TeleChat2 model/115B/config.json under vLLM's name TeleChat2ForCausalLM (every other key as published).
+    # vLLM TeleChat2Model.__init__ (telechat2.py) maps n_layer -> num_hidden_layers (96) and n_head ->
+    # num_attention_heads (64) and builds LlamaModel: LlamaAttention with num_key_value_heads = 8 KV heads of
+    # hidden_size // num_attention_heads = 8,192 / 64 = 128. 2 x 96 x 8 x 128 x 2 B = 393,216 B/token.
+    # Maximum: seq_length 8,192 (the only one of vLLM's possible_keys present). "flash_attn": true is the remote
+    # code's kernel switch, read by neither telechat2.py nor vLLM's Telechat2Config: accepted, not refused.
+    config = {**load("telechat2-115b"), "architectures": ["TeleChat2ForCausalLM"]}
+    model = model_from_config(config)
+    assert model.estimate(8_192).kv_bytes_per_token == 393_216
+    assert model.max_context_tokens == 8_192
+    assert model.layer_pattern == "F" * 96
+    assert not model.ignored_fields
+    # TP 16: 64 heads split 4 per GPU; 8 KV heads < 16 -> replicated, one per GPU (16 % 8 == 0):
+    # 2 x 96 x 1 x 128 x 2 B = 49,152 B/token per GPU.
+    assert model.estimate(8_192, tp=16).kv_bytes_per_token == 49_152

@@ -921,7 +921,11 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            _V + "telechat2.py TeleChat2Model.__init__",
            ("tests/test_registry.py::test_gpt2_legacy_names (same aliases)",),
            ("n_layer", "n_head", "hidden_size", "num_key_value_heads"),
-           aliases=(("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads"))),
+           aliases=(("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads")),
+           # TeleChat checkpoints carry "flash_attn": true, the remote code's attention-kernel switch; vLLM's
+           # TeleChat2Model (telechat2.py, a LlamaModel) and its Telechat2Config (transformers_utils/configs/
+           # telechat2.py) never read it: the cache is LlamaAttention's, whatever kernel the remote code picks
+           irrelevant=("flash_attn",)),
 )}
 
 REFUSALS = {
