@@ -145,3 +145,21 @@ def test_telechat2_115b_geometry_with_flash_attn():
     # TP 16: 64 heads split 4 per GPU; 8 KV heads < 16 -> replicated, one per GPU (16 % 8 == 0):
     # 2 x 96 x 1 x 128 x 2 B = 49,152 B/token per GPU.
     assert model.estimate(8_192, tp=16).kv_bytes_per_token == 49_152
+
+
+def test_learned_attention_sinks_refused_by_name():
+    # openPangu's sink attention (vLLM openpangu.py OpenPanguSinkAttention -> StaticSinkAttention) keeps
+    # param_sink_number sink tokens per layer in the KV cache, with K of qk_nope_dim + qk_rope_dim and V of v_channels:
+    # not modelled, so a positive count is refused by name; 0 means no sinks and the plain attention is priced.
+    base = {"architectures": ["PanguEmbeddedForCausalLM"], "model_type": "PanguEmbedded", "num_hidden_layers": 34,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4_096,
+            "max_position_embeddings": 32_768}
+    with pytest.raises(PlanInputError) as exc:
+        model_from_config({**base, "param_sink_number": 128, "param_sink_with_value": True})
+    assert exc.value.field == "config.param_sink_number"
+    # 2 x 34 x 8 x (4,096 / 32 = 128) x 2 B = 139,264 B/token with no sinks.
+    assert model_from_config({**base, "param_sink_number": 0}).estimate(1_000).kv_bytes_per_token == 139_264
+    # any other sink field is a layout field the decoder does not read: refused by name
+    with pytest.raises(PlanInputError) as exc:
+        model_from_config({**base, "param_sink_with_value": True})
+    assert exc.value.field == "config.param_sink_with_value"
