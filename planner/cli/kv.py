@@ -34,7 +34,8 @@ from planner.errors import PlanInputError
 from planner.kv.notes import past_maximum_note, window_cap
 from planner.messages import msg
 from planner.kv.models import NATIVE, ModelSpec, coefficient_model
-from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, format_bytes, gib_to_bytes, to_gb, to_gib
+from planner.units import (MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, format_bytes, format_figure, gib_to_bytes, to_gb,
+                           to_gib)
 
 MAX_BUDGET_GIB = 1_000_000.0
 """Largest --kv-budget-gib accepted (far above any device)."""
@@ -192,7 +193,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"{model.name}: {est.context_tokens:,} tokens, KV format {args.kv_format}, TP {est.tp}, PP {est.pp}")
     ignored = (f"; ignoring config field {', '.join(model.ignored_fields)} (--ignore-field)"
                if model.ignored_fields else "")
-    print(f"  KV bytes per token: {est.kv_bytes_per_token:,.6g} B per GPU at this length ({est.basis}{ignored})")
+    # format_figure, not "{:,.6g}": from 1,000,000 B/token (an MHA model of 64+ layers) "g" turned to scientific
+    # notation and rounded the figure (2,097,152 printed as 2.09715e+06)
+    print(f"  KV bytes per token: {format_figure(est.kv_bytes_per_token, 6)} B per GPU at this length ({est.basis}{ignored})")
     if cap_w is not None:
         print(f"  sliding window:     {cap_w.sentence}, per GPU")
     if est.state_bytes_in_pool:

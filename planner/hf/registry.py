@@ -94,6 +94,7 @@ def _decoder(cfg: dict, notes: list) -> None:
     _hunyuan_head_dim(cfg, notes)
     _afmoe_global_every(cfg, notes)
     _kv_channels(cfg, notes)
+    _param_sinks(cfg, notes)
 
 
 _HUNYUAN = ("HunYuanDenseV1ForCausalLM", "HunYuanMoEV1ForCausalLM")
@@ -145,6 +146,25 @@ def _kv_channels(cfg: dict, notes: list) -> None:
                                                             "num_attention_heads = {head}): kvplan cannot tell which "
                                                             "one the weights follow", head=head))
     notes.append(("kv_channels", kvc, "read", msg("equals the head size vLLM uses ({head})", head=head)))
+
+
+def _param_sinks(cfg: dict, notes: list) -> None:
+    """openPangu's learned attention sinks (``param_sink_number``, with ``param_sink_with_value``, ``qk_nope_dim``,
+    ``qk_rope_dim``, ``v_channels``): vLLM's ``OpenPanguSinkAttention`` (openpangu.py) builds a
+    ``StaticSinkAttention`` that keeps ``param_sink_number`` sink tokens per layer in the KV cache, with K of
+    ``qk_nope_dim + qk_rope_dim`` and V of ``v_channels`` per head. kvplan does not model that layer, so it refuses a
+    positive ``param_sink_number`` by name rather than price the config as plain attention; 0 means no sinks."""
+    value = cfg.get("param_sink_number")
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise PlanInputError("config.param_sink_number", value, msg("an integer >= 0"))
+    if value:
+        raise PlanInputError("config.param_sink_number", value,
+                             msg("0 or absent: learned attention sinks (vLLM StaticSinkAttention, openPangu sink "
+                                 "attention) keep sink tokens in every layer's KV cache, with their own K and V head "
+                                 "sizes, and are not modelled yet"))
+    notes.append(("param_sink_number", 0, "read", msg("no learned attention sinks")))
 
 
 def _attn_config(cfg: dict, notes: list) -> None:
@@ -659,8 +679,10 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            _V + "llama.py LlamaAttention.__init__ (and qwen2.py, qwen3.py, mixtral.py, gpt_oss.py, granitemoehybrid.py)",
            ("tests/test_kv.py (llama-3.1-8b/70b/405b, qwen2.5, qwen3-8b, mistral-7b, mixtral, gpt-oss)",
             "tests/test_config_import.py", "tests/test_registry.py::test_phi3_mini_4k_sliding_window_every_layer",
-            "tests/test_registry.py::test_kv_channels_and_max_attn_value_not_false_refusals (shapes)"),
-           _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels"), aliases=(("num_layers", "num_hidden_layers"),),
+            "tests/test_registry.py::test_kv_channels_and_max_attn_value_not_false_refusals (shapes)",
+            "tests/test_registry_public_c.py (Qwen1.5-MoE-A2.7B, StableLM-3B-4E1T, StableLM-2-Zephyr-1.6B, Orion-14B, "
+            "StarCoder2-7B, MiMo-7B)"),
+           _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels", "param_sink_number"), aliases=(("num_layers", "num_hidden_layers"),),
            irrelevant=(
                # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
                "max_attn_value",
@@ -919,9 +941,14 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            irrelevant=("kv_channels", "use_logn_attn", "use_dynamic_ntk", "use_flash_attn", "softmax_in_fp32")),
     Family("telechat", "TeleChat 2: n_layer, n_head (vLLM TeleChat2Model sets the attribute map)",
            _V + "telechat2.py TeleChat2Model.__init__",
-           ("tests/test_registry.py::test_gpt2_legacy_names (same aliases)",),
+           ("tests/test_registry.py::test_gpt2_legacy_names (same aliases)",
+            "tests/test_registry_public_c.py::test_telechat2_115b_geometry_with_flash_attn"),
            ("n_layer", "n_head", "hidden_size", "num_key_value_heads"),
-           aliases=(("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads"))),
+           aliases=(("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads")),
+           # TeleChat checkpoints carry "flash_attn": true, the remote code's attention-kernel switch; vLLM's
+           # TeleChat2Model (telechat2.py, a LlamaModel) and its Telechat2Config (transformers_utils/configs/
+           # telechat2.py) never read it: the cache is LlamaAttention's, whatever kernel the remote code picks
+           irrelevant=("flash_attn",)),
 )}
 
 REFUSALS = {
@@ -1080,7 +1107,7 @@ OTHER_REFUSALS = {
 # ---------------------------------------------------------------------------
 
 LAYOUT_WORDS = re.compile(r"layer|attn|attention|head|kv|window|block|state|conv|ssm|mamba|linear|sparse|index|"
-                          r"shar(e|ing)|cross|group|rank|chunk|compress", re.IGNORECASE)
+                          r"shar(e|ing)|cross|group|rank|chunk|compress|sink", re.IGNORECASE)
 """Words that make a field's name speak of the cache layout."""
 
 IRRELEVANT_WORDS = re.compile(r"dropout|pdrop|bias|norm|_eps|epsilon|initializer|init_|multiplier|softcap|"
