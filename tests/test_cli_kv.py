@@ -187,3 +187,22 @@ def test_cli_unknown_layout_field_and_architecture_exit_2_with_one_line(tmp_path
     out = json.loads(proc.stdout)
     assert proc.returncode == 0 and out["kv_bytes_per_token"] == 131_072
     assert out["ignored_fields"] == ["cross_attention_layers"]
+
+
+def test_window_sentence_prints_a_large_per_token_figure_whole(tmp_path):
+    # A Mistral-architecture config written here: 64 layers, 64 KV heads of 8,192 / 64 = 128, a 4,096-token window on
+    # every layer (vLLM MistralForCausalLM = LlamaForCausalLM; cache_config.sliding_window applies to all layers).
+    # 2 x 64 x 64 x 128 x 2 B = 2,097,152 B/token inside the window, 0 past it. "{:,.6g}" printed "2.09715e+06".
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    cfg = {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "num_hidden_layers": 64,
+           "num_attention_heads": 64, "num_key_value_heads": 64, "hidden_size": 8_192, "sliding_window": 4_096,
+           "max_position_embeddings": 32_768}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    out = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config", str(path), "--context", "8192"],
+                         capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], check=True).stdout
+    assert "2,097,152 B/token inside the 4,096-token window" in out
+    assert "e+06" not in out

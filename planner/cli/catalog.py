@@ -8,7 +8,7 @@ import json
 from planner.catalog.entries import GPUS, models
 from planner.cli.args import add_accelerators_flag, user_accelerators
 from planner.kv.notes import window_cap
-from planner.units import format_bytes, to_gib
+from planner.units import format_bytes, format_figure, to_gib
 
 LONG_CONTEXT_TOKENS = 1_000_000
 """Length at which the listed slope is taken: windows are full, only growing KV counts."""
@@ -51,7 +51,7 @@ def run_models(args: argparse.Namespace) -> int:
         for r in rows:
             capped = format_bytes(r["window_capped_bytes"]) if r["window_capped_bytes"] else "none"
             max_ctx = f"{r['max_context_tokens']:,}" if r["max_context_tokens"] else "unknown"
-            print(f"{r['id']:<22} {r['kv_bytes_per_token_short']:>19,.6g} {r['kv_bytes_per_token']:>21,.6g} "
+            print(f"{r['id']:<22} {format_figure(r['kv_bytes_per_token_short'], 6):>19} {format_figure(r['kv_bytes_per_token'], 6):>21} "
                   f"{capped:>24}  {max_ctx:>11}  {r['name']}")
     return 0
 

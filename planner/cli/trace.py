@@ -358,7 +358,7 @@ def _print_text(data, trace, summary, conc, hits, per_token, args) -> None:
         if data["capacity_bytes"] is not None:
             size += f" = {format_bytes(data['capacity_bytes'])}"
         if per_token is not None:
-            size += f" at {per_token:,.6g} B/token ({args.model})"
+            size += f" at {format_figure(per_token, 6)} B/token ({args.model})"
         ttl = "none" if args.ttl_s is None else f"{args.ttl_s:g} s"
         print(f"  cache: {size}; TTL {ttl}; eviction: {POLICY_LABELS[args.eviction_policy]}")
         print(f"  block hit rate: {hits.block_hit_rate:.1%}   token hit rate: {hits.token_hit_rate:.1%}")

@@ -18,8 +18,8 @@ from planner.errors import PlanInputError
 from planner.kv.formats import get_format
 from planner.kv.kinds import KVEstimate, KVGroup, StateGroup, check_tokens, check_tp, group_bytes
 from planner.kv.pipeline import check_tp_heads, stage_ranges, vllm_pp_partition
-from planner.messages import msg
-from planner.units import EiB
+from planner.messages import Figure, msg
+from planner.units import EiB, format_figure
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `kvplan kv` never loads it
     import pandas as pd
@@ -503,9 +503,11 @@ def coefficient_check(model: ModelSpec) -> CoefficientCheck:
     total = terms[0] if terms else None
     for term in terms[1:]:
         total = msg("{sum} + {term}", sum=total, term=term)  # a Message each: the group names can be translated
-    text = msg("{terms} = {arch:,.6g} B/token", terms=total, arch=arch) if terms else msg("no growing groups known")
+    # format_figure, not "{:,.6g}": from 1,000,000 B/token "g" turns to scientific notation and rounds the figure
+    text = (msg("{terms} = {arch} B/token", terms=total, arch=Figure(format_figure(arch, 6))) if terms
+            else msg("no growing groups known"))
     if reported is not None:
-        text = msg("{text}; reported {reported:,.6g} B/token", text=text, reported=reported)
+        text = msg("{text}; reported {reported} B/token", text=text, reported=Figure(format_figure(reported, 6)))
     return CoefficientCheck(reported=reported, architecture=arch,
                             matches=reported is not None and abs(arch - reported) < 0.5, explanation=text)
 
@@ -540,9 +542,10 @@ def how_computed(model: ModelSpec, context_tokens: int, kv_format: str | None = 
         chk = coefficient_check(model)
         scale = (msg(" x {coefficient_scale:.4g} (largest PP stage)", coefficient_scale=model._coefficient_scale(pp))
                  if pp > 1 else "")
-        lines.append(msg("Growing KV uses the reported coefficient: ceil({reported_kv_bytes_per_token:,.6g} "
+        lines.append(msg("Growing KV uses the reported coefficient: ceil({reported_kv_bytes_per_token} "
                          "B/token{scale} x {n:,}) = {growing_bytes:,} B. Architecture check: {explanation}.",
-                         reported_kv_bytes_per_token=model.reported_kv_bytes_per_token, scale=scale, n=n,
+                         reported_kv_bytes_per_token=Figure(format_figure(model.reported_kv_bytes_per_token, 6)),
+                         scale=scale, n=n,
                          growing_bytes=model.growing_bytes(n, kv_format, tp, pp), explanation=chk.explanation))
     lines.append(msg("Total in the pool per GPU: {kv_bytes:,} B; per replica ({gpus:,} GPU): "
                      "{kv_bytes_per_replica:,} B; outside the pool: {state_bytes:,} B per session." if tp * pp == 1 else

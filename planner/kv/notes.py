@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.messages import msg
+from planner.messages import Figure, msg
 from planner.kv.models import ModelSpec
+from planner.units import format_figure
 
 
 @dataclass(frozen=True)
@@ -35,12 +36,12 @@ class WindowCap:
     def sentence(self) -> str:
         """One line, e.g. "131,072 B/token inside the 4,096-token window; the window caps
         the KV at 4,096 tokens (0 B/token past it)"."""
-        template = ("{inside:,.6g} B/token inside the {w:,}-token window; the window caps the KV at {w:,} tokens "
-                    "({past:,.6g} B/token past it)" if self.kv_bytes_per_token_past_window == 0 else
-                    "{inside:,.6g} B/token inside the {w:,}-token window; the window caps the windowed layers' KV at "
-                    "{w:,} tokens ({past:,.6g} B/token past it)")
-        return msg(template, inside=self.kv_bytes_per_token_in_window, w=self.window_tokens,
-                   past=self.kv_bytes_per_token_past_window)
+        template = ("{inside} B/token inside the {w:,}-token window; the window caps the KV at {w:,} tokens "
+                    "({past} B/token past it)" if self.kv_bytes_per_token_past_window == 0 else
+                    "{inside} B/token inside the {w:,}-token window; the window caps the windowed layers' KV at "
+                    "{w:,} tokens ({past} B/token past it)")
+        return msg(template, inside=Figure(format_figure(self.kv_bytes_per_token_in_window, 6)),
+                   w=self.window_tokens, past=Figure(format_figure(self.kv_bytes_per_token_past_window, 6)))
 
 
 def window_cap(model: ModelSpec, kv_format: str | None = None, tp: int = 1, pp: int = 1) -> WindowCap | None:

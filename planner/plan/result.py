@@ -199,7 +199,7 @@ def effective_model(inputs: PlanInputs, model: ModelSpec | None = None) -> tuple
                                  id=model.id, tp=tp))
     # The measurement prices growing KV in the chosen format; window and state groups keep the layout.
     measured = replace(model, groups=model.layout(fmt), reported_kv_bytes_per_token=inputs.measured_kv_bytes_per_token,
-                       native_format_label=f"{fmt}, measured: {inputs.measured_kv_bytes_per_token:,.6g} B/token")
+                       native_format_label=f"{fmt}, measured: {format_figure(inputs.measured_kv_bytes_per_token, 6)} B/token")
     return measured, NATIVE, "measured"
 
 

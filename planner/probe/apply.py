@@ -20,6 +20,7 @@ from planner.errors import PlanInputError
 from planner.kv.models import NATIVE, ModelSpec
 from planner.probe.result import ProbeResult
 from planner.messages import msg
+from planner.units import format_figure
 
 
 def measured_model(result: ProbeResult) -> ModelSpec:
@@ -37,7 +38,7 @@ def measured_model(result: ProbeResult) -> ModelSpec:
                                  "bytes / tokens at one length is not a per-token slope", choices=", ".join(capped)))
     if result.measured_bytes_per_token <= 0:
         raise PlanInputError("measured_bytes_per_token", result.measured_bytes_per_token, msg("a positive number"))
-    label = (f"{result.kv_format}, measured on {result.device_name}: {result.measured_bytes_per_token:,.6g} B/token "
+    label = (f"{result.kv_format}, measured on {result.device_name}: {format_figure(result.measured_bytes_per_token, 6)} B/token "
              f"({result.num_tokens:,}-token pool, {result.timestamp:%Y-%m-%d})")
     return replace(model, groups=groups, reported_kv_bytes_per_token=result.measured_bytes_per_token,
                    native_format_label=label,
