@@ -43,7 +43,8 @@ from planner.hf.layers import layer_kinds, pattern_string
 from planner.hf.maxlen import engine_max_len
 from planner.hf.checkpoint import SIDECAR_KEY
 from planner.hf.quant import checkpoint_kv_format
-from planner.hf.registry import Family, TrackedConfig, resolve, unread_layout_fields
+from planner.hf.public_goldens import PUBLIC_CONFIG_GOLDENS
+from planner.hf.registry import Family, TrackedConfig, resolve, status, unread_layout_fields
 from planner.hf.report import ConfigReader, report_rows, text
 from planner.hf.state import (
     KDA_LAYERS,
@@ -495,7 +496,22 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
                      ignored_fields=layout.ignored_fields, checkpoint_config=config,
                      pp_refusal=layout.pp_refusal,
                      notes=tuple(msg("config field {key} ignored at your request (--ignore-field): this figure does "
-                                     "not account for it", key=k) for k in layout.ignored_fields))
+                                     "not account for it", key=k) for k in layout.ignored_fields)
+                     + unchecked_architecture_notes(config))
+
+
+def unchecked_architecture_notes(config: dict) -> tuple[str, ...]:
+    """One note when the config's architecture is supported but no published config of it has been checked
+    against vLLM's figures (:data:`planner.hf.public_goldens.PUBLIC_CONFIG_GOLDENS`): its figure rests on the
+    reader's rules alone, and the user should know. Empty otherwise (no ``architectures``, or a checked one)."""
+    archs = config.get("architectures") if isinstance(config, dict) else None
+    if not isinstance(archs, list) or not archs or not isinstance(archs[0], str):
+        return ()
+    state, family = status(archs[0])
+    if state != "supported" or archs[0] in PUBLIC_CONFIG_GOLDENS:
+        return ()
+    return (msg("no published config of {name} has been checked against vLLM yet: this figure follows the "
+                "'{family}' reader's rules (docs/architectures.md)", name=archs[0][:100], family=family),)
 
 
 CONFIG_MODEL_PREFIX = "config:"

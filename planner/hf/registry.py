@@ -32,6 +32,7 @@ from importlib import resources
 from typing import Any, Callable
 
 from planner.errors import PlanInputError
+from planner.hf.public_goldens import PUBLIC_CONFIG_GOLDENS
 from planner.messages import msg
 
 VLLM_COMMIT = "0002bff0b6cb36a3c8a17364de3303664463c412"
@@ -1245,6 +1246,14 @@ def resolve(config: dict) -> tuple[Family, str]:
 # The generated table
 # ---------------------------------------------------------------------------
 
+def _public(name: str, state: str) -> str:
+    """The real public configs behind ``name`` for the table ("no public config checked yet" when none)."""
+    if state != "supported":
+        return ""
+    entries = PUBLIC_CONFIG_GOLDENS.get(name)
+    return ", ".join(f"`{e}`" for e in entries) if entries else "no public config checked yet"
+
+
 def markdown() -> str:
     """``docs/architectures.md``: every vendored vLLM name with its status, then the families."""
     data = vendored()
@@ -1266,11 +1275,16 @@ def markdown() -> str:
     names = data["architectures"]
     supported = [n for n in names if status(n)[0] == "supported"]
     refused = [n for n in names if status(n)[0] == "refused"]
-    lines += [f"{len(names)} names: {len(supported)} supported, {len(refused)} refused.", "",
-              "| architecture | vLLM module | status | reader or reason |", "|---|---|---|---|"]
+    checked = [n for n in supported if n in PUBLIC_CONFIG_GOLDENS]
+    lines += [f"{len(names)} names: {len(supported)} supported, {len(refused)} refused. {len(checked)} of the "
+              f"{len(supported)} supported names are checked against a real public config (the last column: a file "
+              "of `tests/data/configs` or of the catalogue `planner/data/models`, whose SOURCES.md says where it was "
+              "copied from, or a test quoting one); the others rest on their reader's golden tests, written from the "
+              "vLLM source and model cards (\"no public config checked yet\").", "",
+              "| architecture | vLLM module | status | reader or reason | real public config |", "|---|---|---|---|---|"]
     for n, (module, _cls) in names.items():
         state, value = status(n)
-        lines.append(f"| `{n}` | `{module}` | {state} | {value or '(none)'} |")
+        lines.append(f"| `{n}` | `{module}` | {state} | {value or '(none)'} | {_public(n, state)} |")
     extra = sorted(set(ARCHITECTURES) - set(names))
     sg = vendored_sglang()
     sg_src = sg["source"]
@@ -1294,8 +1308,8 @@ def markdown() -> str:
         lines.append(f"| `{n}` | `{where['file'].rsplit('/', 1)[1]}` | {served} | {where['category']} |")
     lines.append("")
     lines += ["", "## Also read (not in the vendored list: newer than its commit, or multimodal wrappers)", "",
-              "| architecture | reader |", "|---|---|"]
-    lines += [f"| `{n}` | {ARCHITECTURES[n]} |" for n in extra]
+              "| architecture | reader | real public config |", "|---|---|---|"]
+    lines += [f"| `{n}` | {ARCHITECTURES[n]} | {_public(n, 'supported')} |" for n in extra]
     lines += ["", "## Also refused", "", "| architecture | reason |", "|---|---|"]
     lines += [f"| `{n}` | {r} |" for n, r in sorted(OTHER_REFUSALS.items())]
     lines += ["", "## Readers", ""]

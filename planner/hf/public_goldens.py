@@ -1,0 +1,72 @@
+"""Which real public ``config.json`` holds each supported architecture's golden test.
+
+A supported architecture is priced by a reader (:mod:`planner.hf.registry`); this table says which published
+configs its figures were checked against, by hand, from vLLM's source. An entry names either a config file kept in
+the repository (``<stem>`` of ``tests/data/configs/<stem>.config.json`` or of the catalogue's
+``planner/data/models/<stem>.config.json``; ``tests/data/configs/SOURCES.md`` and ``planner/data/models/SOURCES.md``
+give where each was copied from) or a test that quotes a published config in full (``tests/<file>.py::<test>``).
+
+An architecture absent from the table is priced by a reader whose golden tests use shapes written from the vLLM
+source and model cards, not a published config of that architecture: ``docs/architectures.md`` says so beside it.
+A config published under a spelling vLLM does not serve (TeleChat's ``TelechatForCausalLM``, PLaMo 2's
+``PlamoForCausalLM``) is listed under the name its test reads it as; the test
+also checks that the published spelling is refused.
+
+``tests/test_public_goldens.py`` checks every entry: the file exists and declares that architecture (or is one of
+those renamed), or the test exists; and every config file in the repository is listed (or is a refusal test).
+"""
+
+from __future__ import annotations
+
+PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
+    # the catalogue (planner/data/models)
+    "LlamaForCausalLM": ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "deepseek-llm-67b"),
+    "MistralForCausalLM": ("mistral-7b-v0.1",),
+    "MixtralForCausalLM": ("mixtral-8x7b-v0.1",),
+    "Qwen2ForCausalLM": ("qwen2.5-7b", "qwen2.5-72b", "qwen2-0.5b"),
+    "Qwen3ForCausalLM": ("qwen3-8b",),
+    "Qwen3MoeForCausalLM": ("qwen3-235b-a22b",),
+    "GptOssForCausalLM": ("gpt-oss-20b", "gpt-oss-120b"),
+    "Gemma2ForCausalLM": ("gemma-2-9b",),
+    "Gemma3ForCausalLM": ("gemma-3-27b",),
+    "Gemma4ForConditionalGeneration": ("gemma-4-26b-a4b", "gemma-4-26b-a4b-nvfp4"),
+    "DeepseekV2ForCausalLM": ("deepseek-v2",),
+    "DeepseekV3ForCausalLM": ("deepseek-v3",),
+    "DeepseekV32ForCausalLM": ("deepseek-v3.2",),
+    "DeepseekV4ForCausalLM": ("deepseek-v4-flash", "deepseek-v4-pro"),
+    "DeepseekV41ForCausalLM": ("deepseek-v4.1-flash",),
+    "JambaForCausalLM": ("jamba-1.5-mini",),
+    "NemotronHForCausalLM": ("nemotron-h-8b",),
+    "MiMoV2FlashForCausalLM": ("mimo-v2-flash",),
+    # tests/data/configs
+    "GPT2LMHeadModel": ("gpt2",),
+    "GPTJForCausalLM": ("gpt-j-6b",),
+    "ChatGLMModel": ("chatglm3-6b",),
+    "FalconForCausalLM": ("falcon-7b-instruct",),
+    "FalconMambaForCausalLM": ("falcon-mamba-7b",),
+    "MambaForCausalLM": ("mamba-2.8b-hf",),
+    "Mamba2ForCausalLM": ("mamba-codestral-7b-v0.1",),
+    "DeciLMForCausalLM": ("llama-3_3-nemotron-super-49b-v1",),
+    "MPTForCausalLM": ("mpt-7b",),
+    "Olmo2ForCausalLM": ("olmo-2-1124-7b",),
+    "PhiForCausalLM": ("phi-2",),
+    "Phi3ForCausalLM": ("phi-3-mini-4k-instruct", "phi-3-mini-128k-instruct", "phi-3-medium-4k-instruct",
+                        "phi-3-medium-128k-instruct"),
+    "MiniMaxM1ForCausalLM": ("minimax-m1",),
+    "Zamba2ForCausalLM": ("zamba2-2.7b-instruct-v2.partial",),
+    "Plamo2ForCausalLM": ("plamo-2-1b",),
+    "KimiLinearForCausalLM": ("tiny-random-kimi-linear.partial",),
+    "Qwen2MoeForCausalLM": ("qwen1.5-moe-a2.7b-chat",),
+    "StableLmForCausalLM": ("stablelm-3b-4e1t", "stablelm-2-zephyr-1_6b"),
+    "OrionForCausalLM": ("orion-14b",),
+    "Starcoder2ForCausalLM": ("starcoder2-7b",),
+    "MiMoForCausalLM": ("mimo-7b.partial",),
+    "TeleChat2ForCausalLM": ("telechat2-115b",),
+    # configs quoted in full inside a test
+    "FalconH1ForCausalLM": ("tests/test_registry.py::test_falcon_h1_0_5b",),
+}
+"""Supported architecture -> the real public configs its golden tests read (config stems or test ids)."""
+
+REFUSAL_CONFIGS: frozenset[str] = frozenset({"phi-3-small-8k-instruct", "zamba2-1.2b-4f8e85c", "telechat-7b"})
+"""Real public configs kept as refusal tests (an architecture vLLM does not serve at the vendored commit, a format its
+config class does not read, a published spelling vLLM's registry lacks): they hold no architecture's figures."""
