@@ -163,3 +163,14 @@ def test_learned_attention_sinks_refused_by_name():
     with pytest.raises(PlanInputError) as exc:
         model_from_config({**base, "param_sink_with_value": True})
     assert exc.value.field == "config.param_sink_with_value"
+
+
+def test_telechat_without_kv_heads_is_refused_as_vllm_cannot_build_it():
+    # Tele-AI's TeleChat-7B config (Tele-AI/Telechat models/7B) has no num_key_value_heads. Under vLLM's name
+    # TeleChatForCausalLM, vLLM's Telechat2Config (transformers_utils/configs/telechat2.py) sets the attribute to None,
+    # LlamaDecoderLayer passes getattr(config, "num_key_value_heads", heads) = None and LlamaAttention.__init__
+    # compares None >= tp_size: the model cannot be built, so kvplan refuses rather than price it as MHA.
+    config = {**load("telechat-7b"), "architectures": ["TeleChatForCausalLM"]}
+    with pytest.raises(PlanInputError) as exc:
+        model_from_config(config)
+    assert exc.value.field == "config.num_key_value_heads"

@@ -168,6 +168,20 @@ def _param_sinks(cfg: dict, notes: list) -> None:
     notes.append(("param_sink_number", 0, "read", msg("no learned attention sinks")))
 
 
+def _telechat(cfg: dict, notes: list) -> None:
+    """TeleChat's KV heads: vLLM's ``Telechat2Config.__init__`` (vllm/transformers_utils/configs/telechat2.py, read at
+    vllm-project/vllm 1209261) sets ``num_key_value_heads = kwargs.pop("num_key_value_heads", None)``, so a config
+    without it carries ``None``, which ``LlamaDecoderLayer`` (llama.py) passes on as ``getattr(config,
+    "num_key_value_heads", num_attention_heads)`` (the attribute exists, so the MHA default never applies) and
+    ``LlamaAttention.__init__`` then compares ``None >= tp_size``: the engine cannot build the model. kvplan refuses
+    the config by name rather than price it as MHA."""
+    value = dict.get(cfg, "num_key_value_heads")
+    if value is None:
+        raise PlanInputError("config.num_key_value_heads", None,
+                             msg("an integer >= 1: vLLM's Telechat2Config sets it to None when the config omits it, "
+                                 "and LlamaAttention cannot be built without it"))
+
+
 def _attn_config(cfg: dict, notes: list) -> None:
     """MPT / DBRX keep their KV heads in ``attn_config.kv_n_heads`` (vLLM ``MPTAttention.__init__``:
     ``kv_n_heads`` if present else the attention heads; ``DbrxAttention.__init__``: ``attn_config.kv_n_heads``)."""
@@ -949,7 +963,8 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            # TeleChat checkpoints carry "flash_attn": true, the remote code's attention-kernel switch; vLLM's
            # TeleChat2Model (telechat2.py, a LlamaModel) and its Telechat2Config (transformers_utils/configs/
            # telechat2.py) never read it: the cache is LlamaAttention's, whatever kernel the remote code picks
-           irrelevant=("flash_attn",)),
+           irrelevant=("flash_attn",),
+           prepare=_telechat),
 )}
 
 REFUSALS = {
