@@ -261,3 +261,47 @@ def test_ignore_names_of_multimodal_checkpoints():
     q["exclude_modules"] = ["lm_head"]
     attn = next(c for c in checkpoint_weights(_llama(q)).classes if c.name == "attention")
     assert attn.weight_bytes == 754_974_720
+
+
+def _public(name: str) -> dict:
+    import json
+    from pathlib import Path
+    return json.loads((Path(__file__).parent / "data" / "configs" / f"{name}.config.json").read_text())
+
+
+@pytest.mark.parametrize(("name", "field"), [
+    # microsoft/phi-2: vLLM PhiMLP is fc1 / fc2 (no gate). The gated rule would add 32 layers x 2,560 x 10,240 =
+    # 838,860,800 parameters (1.68 GB in FP16) to its 2.78 B: 7,235,638,272 B where the checkpoint holds about 5.56 GB.
+    ("phi-2", "config.model_type"),
+    # bigcode/starcoder2-7b: Starcoder2MLP c_fc / c_proj, no gate
+    ("starcoder2-7b", "config.model_type"),
+    # MiniMax-M1: lightning-attention layers (attn_type_list 0) hold q, k, v for every head, an output gate and a norm
+    ("minimax-m1", "config.attn_type_list"),
+    # Llama-3.3-Nemotron-Super-49B: per-block FFN widths and no-op attention (block_configs)
+    ("llama-3_3-nemotron-super-49b-v1", "config.block_configs"),
+])
+def test_weights_the_gated_decoder_rule_would_misprice_are_refused(name, field):
+    with pytest.raises(PlanInputError) as exc:
+        checkpoint_weights(_public(name))
+    assert exc.value.field == field
+
+
+@pytest.mark.parametrize(("extra", "field"), [
+    ({"first_k_dense_replace": 1}, "config.first_k_dense_replace"),  # DeepSeek-MoE: dense first layers
+    ({"n_shared_experts": 2}, "config.n_shared_experts"),  # shared experts beside the routed ones
+    ({"decoder_sparse_step": 2}, "config.decoder_sparse_step"),  # MoE on every 2nd layer only
+    ({"mlp_only_layers": [0, 1]}, "config.mlp_only_layers"),
+    ({"layer_types": ["linear_attention"] * 32}, "config.layer_types"),
+    ({"use_cla": True}, "config.use_cla"),
+])
+def test_layouts_not_priced_are_refused_by_field(extra, field):
+    with pytest.raises(PlanInputError) as exc:
+        checkpoint_weights({**_llama(), **extra})
+    assert exc.value.field == field
+
+
+def test_neutral_layout_values_still_price():
+    # the same Llama 3.1 8B bytes as test_bf16_llama_8b with every neutral value spelled out
+    neutral = {"first_k_dense_replace": 0, "n_shared_experts": 0, "decoder_sparse_step": 1, "mlp_only_layers": [],
+               "use_cla": False, "layer_types": ["full_attention"] * 32}
+    assert checkpoint_weights({**_llama(), **neutral}).weight_bytes == 16_094_076_928

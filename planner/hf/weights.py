@@ -27,6 +27,10 @@ per-tensor scales per linear, a few bytes in all, are left out; ``exclude_module
 these is refused by name. Gemma 4 (a dense MLP beside the experts, full-attention layers of another head size, a
 vision tower) has its own classes, :func:`_gemma4_weights` (one GPU only).
 
+Refused rather than priced with these classes (:func:`_refuse_unpriced_layout`): an MLP that is not gated
+(:data:`UNGATED_MLP_MODEL_TYPES`), and layouts whose layers differ (dense layers or shared experts beside MoE ones,
+linear attention, per-layer block configurations; :data:`_LAYOUT_FIELDS_NOT_PRICED`, ``layer_types``).
+
 What vLLM logs also holds the CUDA caching allocator's rounding (``cuda_allocated_bytes``): asked for with
 ``cuda_allocator=True``, it is the class "allocator rounding".
 """
@@ -435,6 +439,65 @@ def has_routed_experts(config: dict) -> bool:
     return isinstance(cfg, dict) and routed_experts_key(cfg) is not None
 
 
+UNGATED_MLP_MODEL_TYPES = frozenset({
+    "phi", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "gpt_neox", "falcon", "RefinedWeb", "RefinedWebModel",
+    "bloom", "mpt", "opt", "persimmon", "jais", "nemotron", "arcee", "apertus", "qwen"})
+"""Model types whose MLP is not the gated ``gate, up, down`` of ``intermediate_size`` these classes price. vLLM's
+model files (vllm/model_executor/models/): ``PhiMLP`` fc1 / fc2, ``Starcoder2MLP`` c_fc / c_proj, ``GPT2MLP``,
+``GPTBigMLP``, ``GPTJMLP``, ``GPTNeoXMLP``, ``FalconMLP``, ``BloomMLP``, ``MPTMLP``, ``OPTDecoderLayer`` fc1 / fc2,
+``PersimmonMLP``, ``JAISMLP`` (of ``n_inner``), ``NemotronMLP``, ``ArceeMLP`` and ``ApertusMLP`` (up and down only,
+no gate), ``QWenMLP`` (two halves of ``intermediate_size // 2``). Their weights are refused, never priced with the
+gated rule (which overstates Phi-2's by 30 %)."""
+
+_LAYOUT_FIELDS_NOT_PRICED: dict[str, tuple] = {
+    # per-layer or hybrid layouts: layers whose tensors differ from a GQA/MHA decoder layer
+    **dict.fromkeys(("attn_type_list", "linear_attn_config", "linear_num_key_heads", "full_attention_interval",
+                     "hybrid_override_pattern", "hybrid_layer_pattern", "layers_block_type", "block_configs",
+                     "compress_ratios", "altup_num_inputs", "conv_L_cache", "use_cla", "parallel_attn_mlp_res",
+                     "mlp_only_layers"), ()),
+    # mixture-of-experts layouts with dense layers or shared experts beside the routed ones: counts (neutral 0) and
+    # periods (neutral 1: every layer alike)
+    **dict.fromkeys(("first_k_dense_replace", "n_shared_experts", "num_shared_experts"), (0,)),
+    **dict.fromkeys(("moe_layer_freq", "interleave_moe_layer_step", "decoder_sparse_step", "moe_layer_frequency"),
+                    (1,)),
+}
+"""Config fields that, set to anything but their neutral value (absent, null, false, an empty list, or the value
+given here), describe layers whose tensors these classes do not price (dense MLPs beside MoE layers, shared experts,
+linear attention, per-layer block configurations...): the weights are refused by the field's name."""
+
+_NEUTRAL_LAYER_TYPES = frozenset({"full_attention", "sliding_attention"})
+
+
+def _refuse_unpriced_layout(cfg: dict) -> None:
+    """Refuse a text config whose weights the GQA/MHA decoder classes would misprice, naming the field.
+
+    Raises:
+        PlanInputError: ``config.model_type`` in :data:`UNGATED_MLP_MODEL_TYPES`, a field of
+            :data:`_LAYOUT_FIELDS_NOT_PRICED` set, or ``config.layer_types`` naming a layer other than full or
+            sliding-window attention.
+    """
+    model_type = cfg.get("model_type")
+    if isinstance(model_type, str) and model_type in UNGATED_MLP_MODEL_TYPES:
+        raise PlanInputError("config.model_type", model_type,
+                             msg("a decoder whose MLP is gated (gate, up, down of intermediate_size); the weights of "
+                                 "{model_type} (another MLP in vLLM's model file) are not priced yet",
+                                 model_type=model_type))
+    for key, neutral in _LAYOUT_FIELDS_NOT_PRICED.items():
+        value = cfg.get(key)
+        if value is None or value is False or value in ([], {}, "") or (
+                not isinstance(value, bool) and isinstance(value, (int, float)) and value in neutral):
+            continue
+        raise PlanInputError(f"config.{key}", str(value)[:60],
+                             msg("absent: a layout whose tensors differ from layer to layer (dense and MoE layers, "
+                                 "shared experts, linear attention, per-layer blocks) is not priced yet"))
+    types = cfg.get("layer_types")
+    if isinstance(types, list) and any(t not in _NEUTRAL_LAYER_TYPES for t in types):
+        other = next(t for t in types if t not in _NEUTRAL_LAYER_TYPES)
+        raise PlanInputError("config.layer_types", str(other)[:40],
+                             msg("full_attention or sliding_attention on every layer: the weights of other layer "
+                                 "kinds are not priced yet"))
+
+
 def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_rank: int | None = None,
                        mxfp4_layout: str = "checkpoint", cuda_allocator: bool = False) -> CheckpointWeights:
     """Weight bytes of one rank of a decoder checkpoint (``pp_rank`` None = the last stage, which holds the output
@@ -458,6 +521,7 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     head_dim_cfg, global_dim = cfg.get("head_dim"), cfg.get("global_head_dim")
     if cfg.get("enable_moe_block") or (global_dim is not None and global_dim != head_dim_cfg):
         return _gemma4_weights(config, cfg, tp=tp, pp=pp)
+    _refuse_unpriced_layout(cfg)
     hidden, layers = _whole(cfg, "hidden_size", minimum=1), _whole(cfg, "num_hidden_layers", minimum=1)
     heads = _whole(cfg, "num_attention_heads", minimum=1)
     kv_heads = _whole(cfg, "num_key_value_heads", heads, minimum=1)
