@@ -70,13 +70,13 @@ def test_unchecked_architecture_is_said_beside_the_figure(tmp_path):
     # ArceeForCausalLM: supported by the decoder reader, no published config of it checked yet (the table has none)
     assert "ArceeForCausalLM" not in PUBLIC_CONFIG_GOLDENS
     model = model_from_config({"architectures": ["ArceeForCausalLM"], **shape})
-    assert any("no published config of ArceeForCausalLM" in n for n in model.notes)
+    assert any("No published config of ArceeForCausalLM" in n for n in model.notes)
     # LlamaForCausalLM is checked (the catalogue's Llama 3.1 configs): no such note; nor without architectures
-    assert not any("no published config" in n for n in model_from_config({"architectures": ["LlamaForCausalLM"],
+    assert not any("No published config" in n for n in model_from_config({"architectures": ["LlamaForCausalLM"],
                                                                           **shape}).notes)
-    assert not any("no published config" in n for n in model_from_config(shape).notes)
+    assert not any("No published config" in n for n in model_from_config(shape).notes)
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"architectures": ["ArceeForCausalLM"], **shape}))
     out = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config", str(path), "--context", "1024"],
                          capture_output=True, text=True, cwd=ROOT, check=True).stdout
-    assert "no published config of ArceeForCausalLM has been checked against vLLM yet" in out
+    assert "No published config of ArceeForCausalLM has been checked against vLLM yet" in out

@@ -510,7 +510,7 @@ def unchecked_architecture_notes(config: dict) -> tuple[str, ...]:
     state, family = status(archs[0])
     if state != "supported" or archs[0] in PUBLIC_CONFIG_GOLDENS:
         return ()
-    return (msg("no published config of {name} has been checked against vLLM yet: this figure follows the "
+    return (msg("No published config of {name} has been checked against vLLM yet: this figure follows the "
                 "'{family}' reader's rules (docs/architectures.md)", name=archs[0][:100], family=family),)
 
 
