@@ -62,6 +62,9 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "Starcoder2ForCausalLM": ("starcoder2-7b",),
     "MiMoForCausalLM": ("mimo-7b.partial",),
     "TeleChat2ForCausalLM": ("telechat2-115b",),
+    "CohereForCausalLM": ("aya-23-8b",),
+    "BaichuanForCausalLM": ("baichuan2-7b.partial",),
+    "DeepseekForCausalLM": ("deepseek-moe-16b.partial",),
     # configs quoted in full inside a test
     "FalconH1ForCausalLM": ("tests/test_registry.py::test_falcon_h1_0_5b",),
 }

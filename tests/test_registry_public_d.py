@@ -1,0 +1,96 @@
+"""Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
+SOURCES.md), second batch: Cohere (Aya 23), Baichuan 2, DeepSeek-MoE, GLM-4.5, EXAONE.
+
+Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
+next to the number; "vLLM 0.34.0" is the released wheel, commit g62d4bc3c7, and "vLLM 0.23.0" the last release that
+still serves Baichuan, commit g0fc695fc6) and from vLLM's maximum-length rule: the smallest of the ``possible_keys``
+present, then ``model_max_length`` when set (``derive_max_model_len_and_key``,
+vllm/transformers_utils/model_arch_config_convertor.py), then the RoPE factor (``_get_and_verify_max_len``,
+vllm/config/model.py). BF16 is two bytes per element; every layer stores K and V (the factor 2).
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.errors import PlanInputError
+from planner.hf import registry
+from planner.hf.config import model_from_config
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "tests" / "data" / "configs"
+
+
+def load(name):
+    return json.loads((CONFIGS / f"{name}.config.json").read_text())
+
+
+# (file, architecture, B/token at TP 1, maximum context, layer pattern). Derivations:
+GOLDEN = [
+    # CohereForAI/aya-23-8B (CohereForCausalLM). vLLM 0.34.0 CohereAttention.__init__ (commandr.py): num_kv_heads =
+    # num_key_value_heads = 8; the config has no head_dim, so hidden_size // num_attention_heads = 4,096 / 32 = 128;
+    # the config class is CohereConfig, so self.v1 is true and no layer gets a window (only Cohere2 slides).
+    # use_qk_norm false (a norm on q and k, no cache change). 2 x 32 layers x 8 x 128 x 2 B = 131,072 B/token;
+    # maximum: max_position_embeddings 8,192 (no model_max_length in this config).
+    ("aya-23-8b", "CohereForCausalLM", 131_072, 8_192, "F" * 32),
+    # Baichuan2-7B (partial config). vLLM 0.23.0 BaichuanForCausalLM.__init__ (baichuan.py): hidden_size == 4096, so
+    # position_embedding "ROPE" (the 13B models take ALiBi, no cache change); BaiChuanAttention.__init__: MHA, the
+    # QKVParallelLinear is built with total_num_heads as the KV heads (32), head_dim = hidden_size // heads =
+    # 4,096 / 32 = 128. 2 x 32 x 32 x 128 x 2 B = 524,288 B/token. Maximum: max_position_embeddings 4,096 and
+    # model_max_length 4,096 (both in vLLM's possible_keys; model_max_length then wins, the same 4,096) = 4,096.
+    ("baichuan2-7b.partial", "BaichuanForCausalLM", 524_288, 4_096, "F" * 32),
+    # deepseek-moe-16b (partial config). vLLM 0.34.0 DeepseekForCausalLM is DeepseekV2ForCausalLM (deepseek_v2.py);
+    # DeepseekV2DecoderLayer.__init__: model_type "deepseek" -> use_mha -> DeepseekAttention: num_kv_heads =
+    # num_key_value_heads = 16, head_dim = hidden_size // num_attention_heads = 2,048 / 16 = 128, a plain Attention
+    # (no rswa_window in the config). MoE (64 routed + 2 shared experts, first_k_dense_replace 1) changes no KV.
+    # 2 x 28 x 16 x 128 x 2 B = 229,376 B/token; max_position_embeddings 4,096, rope_scaling null.
+    ("deepseek-moe-16b.partial", "DeepseekForCausalLM", 229_376, 4_096, "F" * 28),
+]
+
+
+@pytest.mark.parametrize(("name", "arch", "per_token", "max_context", "pattern"), GOLDEN,
+                         ids=[g[0] for g in GOLDEN])
+def test_public_config_kv_per_token(name, arch, per_token, max_context, pattern):
+    config = load(name)
+    assert config["architectures"] == [arch]
+    assert registry.status(arch) == ("supported", "decoder")
+    model = model_from_config(config)
+    assert model.estimate(max_context).kv_bytes_per_token == per_token
+    assert model.estimate(max_context).kv_bytes == per_token * max_context
+    assert model.max_context_tokens == max_context
+    assert model.layer_pattern == pattern
+    assert not model.ignored_fields
+
+
+def test_aya_23_8b_tensor_parallel():
+    model = model_from_config(load("aya-23-8b"))
+    # TP 8: 32 heads % 8 == 0; 8 KV heads / 8 = 1 per GPU (CohereAttention: max(1, 8 // 8)):
+    # 2 x 32 x 1 x 128 x 2 B = 16,384 B/token per GPU.
+    assert model.estimate(8_192, tp=8).kv_bytes_per_token == 16_384
+    # TP 16: 32 % 16 == 0; 8 KV heads < 16 -> replicated (16 % 8 == 0), one per GPU: 16,384 B/token per GPU again.
+    assert model.estimate(8_192, tp=16).kv_bytes_per_token == 16_384
+    # TP 3: vLLM ModelConfig.verify_with_parallel_config: 32 attention heads not divisible by 3.
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(8_192, tp=3)
+
+
+def test_baichuan2_7b_tensor_parallel():
+    model = model_from_config(load("baichuan2-7b.partial"))
+    # TP 4: BaiChuanAttention asserts total_num_heads % tp == 0 (32 % 4); 32 / 4 = 8 heads (K and V) per GPU:
+    # 2 x 32 x 8 x 128 x 2 B = 131,072 B/token per GPU.
+    assert model.estimate(4_096, tp=4).kv_bytes_per_token == 131_072
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(4_096, tp=6)
+
+
+def test_deepseek_moe_16b_tensor_parallel():
+    model = model_from_config(load("deepseek-moe-16b.partial"))
+    # TP 8: 16 KV heads / 8 = 2 per GPU: 2 x 28 x 2 x 128 x 2 B = 28,672 B/token per GPU.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 28_672
+    # TP 16: 16 heads / 16 = 1 per GPU (DeepseekAttention: max(1, 16 // 16)): 2 x 28 x 1 x 128 x 2 B = 14,336.
+    assert model.estimate(4_096, tp=16).kv_bytes_per_token == 14_336
+    with pytest.raises(PlanInputError, match=r"attention heads \(16\)"):
+        model.estimate(4_096, tp=3)
