@@ -94,3 +94,33 @@ def test_deepseek_moe_16b_tensor_parallel():
     assert model.estimate(4_096, tp=16).kv_bytes_per_token == 14_336
     with pytest.raises(PlanInputError, match=r"attention heads \(16\)"):
         model.estimate(4_096, tp=3)
+
+
+def test_ernie_4_5_0_3b_published_spelling_is_not_vllms():
+    # baidu/ERNIE-4.5-0.3B-Base-PT's remote-code config names the class "Ernie4_5_ForCausalLM"; vLLM's registry
+    # (0.34.0 _TEXT_GENERATION_MODELS, and the vendored list) has "Ernie4_5ForCausalLM" and "Ernie4_5_MoeForCausalLM"
+    # only, looked up by exact name, so kvplan refuses the published spelling (SGLang serves it).
+    with pytest.raises(PlanInputError, match="Ernie4_5_ForCausalLM") as exc:
+        model_from_config(load("ernie-4.5-0.3b-base-pt"))
+    assert exc.value.field == "config.architectures"
+
+
+def test_ernie_4_5_0_3b_under_vllms_name():
+    # The same published config under vLLM's name Ernie4_5ForCausalLM (every other key as published). vLLM 0.34.0
+    # ernie45.py: Ernie4_5ForCausalLM is a LlamaForCausalLM; LlamaAttention.__init__ (llama.py): head_dim =
+    # getattr(config, "head_dim", None) or hidden_size // heads -> the config's 128 (not 1,024 / 16 = 64),
+    # num_kv_heads = num_key_value_heads = 2. 2 x 18 layers x 2 x 128 x 2 B = 18,432 B/token.
+    # Maximum: max_position_embeddings 131,072, no RoPE scaling.
+    config = {**load("ernie-4.5-0.3b-base-pt"), "architectures": ["Ernie4_5ForCausalLM"]}
+    assert registry.status("Ernie4_5ForCausalLM") == ("supported", "decoder")
+    model = model_from_config(config)
+    assert model.estimate(131_072).kv_bytes_per_token == 18_432
+    assert model.max_context_tokens == 131_072
+    assert model.layer_pattern == "F" * 18
+    assert not model.ignored_fields
+    # TP 4: 16 heads % 4 == 0; 2 KV heads < 4 -> replicated (4 % 2 == 0), one per GPU:
+    # 2 x 18 x 1 x 128 x 2 B = 9,216 B/token per GPU.
+    assert model.estimate(4_096, tp=4).kv_bytes_per_token == 9_216
+    # TP 3: 16 attention heads not divisible by 3 (vLLM ModelConfig.verify_with_parallel_config).
+    with pytest.raises(PlanInputError, match=r"attention heads \(16\)"):
+        model.estimate(4_096, tp=3)
