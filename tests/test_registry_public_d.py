@@ -48,6 +48,12 @@ GOLDEN = [
     # (no rswa_window in the config). MoE (64 routed + 2 shared experts, first_k_dense_replace 1) changes no KV.
     # 2 x 28 x 16 x 128 x 2 B = 229,376 B/token; max_position_embeddings 4,096, rope_scaling null.
     ("deepseek-moe-16b.partial", "DeepseekForCausalLM", 229_376, 4_096, "F" * 28),
+    # inclusionAI Ling-lite (the config.json inclusionAI publishes for it). vLLM 0.34.0 BailingAttention.__init__
+    # (bailing_moe.py): num_kv_heads = num_key_value_heads = 4, head_dim = config.head_dim or hidden_size //
+    # num_attention_heads = 2,048 / 16 = 128, an Attention with no per-layer window. MoE (64 experts, 2 shared) and
+    # norm_head (a norm of the LM head's weight) change no KV. 2 x 28 x 4 x 128 x 2 B = 57,344 B/token;
+    # max_position_embeddings 16,384, rope_scaling null.
+    ("ling-lite", "BailingMoeForCausalLM", 57_344, 16_384, "F" * 28),
 ]
 
 
@@ -124,3 +130,13 @@ def test_ernie_4_5_0_3b_under_vllms_name():
     # TP 3: 16 attention heads not divisible by 3 (vLLM ModelConfig.verify_with_parallel_config).
     with pytest.raises(PlanInputError, match=r"attention heads \(16\)"):
         model.estimate(4_096, tp=3)
+
+
+def test_ling_lite_tensor_parallel():
+    model = model_from_config(load("ling-lite"))
+    # TP 4: 16 heads % 4 == 0; 4 KV heads / 4 = 1 per GPU: 2 x 28 x 1 x 128 x 2 B = 14,336 B/token per GPU.
+    assert model.estimate(16_384, tp=4).kv_bytes_per_token == 14_336
+    # TP 8: 4 KV heads < 8 -> replicated, one per GPU (BailingAttention: max(1, 4 // 8)): 14,336 again.
+    assert model.estimate(16_384, tp=8).kv_bytes_per_token == 14_336
+    with pytest.raises(PlanInputError, match=r"attention heads \(16\)"):
+        model.estimate(16_384, tp=3)
