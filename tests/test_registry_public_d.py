@@ -54,6 +54,13 @@ GOLDEN = [
     # norm_head (a norm of the LM head's weight) change no KV. 2 x 28 x 4 x 128 x 2 B = 57,344 B/token;
     # max_position_embeddings 16,384, rope_scaling null.
     ("ling-lite", "BailingMoeForCausalLM", 57_344, 16_384, "F" * 28),
+    # zai-org/GLM-4.5-Air (partial: the config as transformers printed it). vLLM 0.34.0 Glm4MoeDecoderLayer builds
+    # Glm4MoeAttention (glm4_moe.py) with num_kv_heads = num_key_value_heads = 8 and head_dim = config.head_dim = 128
+    # (not hidden_size / heads = 4,096 / 96), an Attention with no window; partial_rotary_factor 0.5 rotates half of
+    # each head, no cache change. Glm4MoeModel makes num_hidden_layers = 46 layers; the num_nextn_predict_layers = 1
+    # MTP layer is loaded only as a speculative draft (Glm4MoeMTP), not by the served model.
+    # 2 x 46 x 8 x 128 x 2 B = 188,416 B/token; max_position_embeddings 131,072, rope_scaling null.
+    ("glm-4.5-air.partial", "Glm4MoeForCausalLM", 188_416, 131_072, "F" * 46),
 ]
 
 
@@ -140,3 +147,14 @@ def test_ling_lite_tensor_parallel():
     assert model.estimate(16_384, tp=8).kv_bytes_per_token == 14_336
     with pytest.raises(PlanInputError, match=r"attention heads \(16\)"):
         model.estimate(16_384, tp=3)
+
+
+def test_glm_4_5_air_tensor_parallel():
+    model = model_from_config(load("glm-4.5-air.partial"))
+    # TP 8: 96 heads % 8 == 0; 8 KV heads / 8 = 1 per GPU: 2 x 46 x 1 x 128 x 2 B = 23,552 B/token per GPU.
+    assert model.estimate(131_072, tp=8).kv_bytes_per_token == 23_552
+    # TP 16: 96 % 16 == 0; 8 KV heads < 16 -> replicated (16 % 8 == 0), one per GPU: 23,552 again.
+    assert model.estimate(131_072, tp=16).kv_bytes_per_token == 23_552
+    # TP 5: 96 attention heads not divisible by 5.
+    with pytest.raises(PlanInputError, match=r"attention heads \(96\)"):
+        model.estimate(131_072, tp=5)
