@@ -61,6 +61,12 @@ GOLDEN = [
     # MTP layer is loaded only as a speculative draft (Glm4MoeMTP), not by the served model.
     # 2 x 46 x 8 x 128 x 2 B = 188,416 B/token; max_position_embeddings 131,072, rope_scaling null.
     ("glm-4.5-air.partial", "Glm4MoeForCausalLM", 188_416, 131_072, "F" * 46),
+    # LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct (partial: the config as transformers printed it). The layer count is
+    # num_layers, which Hugging Face ExaoneConfig.attribute_map maps to num_hidden_layers (32). vLLM 0.34.0
+    # ExaoneAttention.__init__ (exaone.py): num_kv_heads = num_key_value_heads = 8; no head_dim in the config, so
+    # hidden_size // num_attention_heads = 4,096 / 32 = 128; no window. 2 x 32 x 8 x 128 x 2 B = 131,072 B/token;
+    # max_position_embeddings 4,096, rope_scaling null.
+    ("exaone-3.0-7.8b-instruct.partial", "ExaoneForCausalLM", 131_072, 4_096, "F" * 32),
 ]
 
 
@@ -158,3 +164,11 @@ def test_glm_4_5_air_tensor_parallel():
     # TP 5: 96 attention heads not divisible by 5.
     with pytest.raises(PlanInputError, match=r"attention heads \(96\)"):
         model.estimate(131_072, tp=5)
+
+
+def test_exaone_3_0_tensor_parallel():
+    model = model_from_config(load("exaone-3.0-7.8b-instruct.partial"))
+    # TP 8: 32 heads % 8 == 0; 8 KV heads / 8 = 1 per GPU: 2 x 32 x 1 x 128 x 2 B = 16,384 B/token per GPU.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 16_384
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(4_096, tp=3)
