@@ -172,3 +172,44 @@ def test_exaone_3_0_tensor_parallel():
     assert model.estimate(4_096, tp=8).kv_bytes_per_token == 16_384
     with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
         model.estimate(4_096, tp=3)
+
+
+def exaone_4_0_32b():
+    # NVIDIA TensorRT-LLM's EXAONE 4.0 test quotes the EXAONE-4.0-32B config with two values lowered for the test and
+    # says so beside each: "num_hidden_layers": 4  # "we use 4 instead of 64(all layers)", and "sliding_window": 4
+    # # "we use 4 instead of 4096". The file keeps the quote; the published values are put back here.
+    return {**load("exaone-4.0-32b.partial"), "num_hidden_layers": 64, "sliding_window": 4_096}
+
+
+def test_exaone_4_0_32b_hybrid_windows():
+    # vLLM 0.34.0 Exaone4Attention.__init__ (exaone4.py): a layer slides when config.layer_types[i] ==
+    # "sliding_attention", with config.sliding_window (4,096, no +1); Hugging Face Exaone4Config.__post_init__ builds
+    # layer_types from the integer sliding_window_pattern 4: layer i slides when (i + 1) % 4 != 0 -> 48 sliding and
+    # 16 full layers, every fourth global. num_kv_heads = num_key_value_heads = 8, head_dim = the config's 128.
+    # Per layer per token 2 x 8 x 128 x 2 B = 4,096 B; inside the window all 64 layers grow: 64 x 4,096 =
+    # 262,144 B/token. At 131,072 tokens: 16 full layers x 131,072 x 4,096 B = 8,589,934,592 B plus 48 sliding layers
+    # x 4,096 tokens x 4,096 B = 805,306,368 B: 9,395,240,960 B.
+    # Maximum: max_position_embeddings 131,072; rope_type llama3 is not multiplied (vLLM _get_and_verify_max_len).
+    config = exaone_4_0_32b()
+    assert config["architectures"] == ["Exaone4ForCausalLM"]
+    assert registry.status("Exaone4ForCausalLM") == ("supported", "decoder")
+    model = model_from_config(config)
+    assert model.layer_pattern == "SSSF" * 16
+    assert model.estimate(1_000).kv_bytes_per_token == 262_144
+    assert model.estimate(1_000).kv_bytes == 262_144_000
+    assert model.estimate(131_072).kv_bytes == 9_395_240_960
+    assert model.max_context_tokens == 131_072
+    assert not model.ignored_fields
+    # TP 8: 40 heads % 8 == 0; 8 KV heads / 8 = 1 per GPU: 64 x 2 x 1 x 128 x 2 B = 32,768 B/token inside the window.
+    assert model.estimate(1_000, tp=8).kv_bytes_per_token == 32_768
+    # TP 16: 40 attention heads not divisible by 16 (vLLM ModelConfig.verify_with_parallel_config).
+    with pytest.raises(PlanInputError, match=r"attention heads \(40\)"):
+        model.estimate(1_000, tp=16)
+
+
+def test_exaone_4_0_as_quoted_four_layers():
+    # The quote as written (4 layers, window 4): layers 0-2 slide, layer 3 is global. At 100 tokens: the full layer
+    # holds 100 x 4,096 B = 409,600 B and the three sliding layers 4 tokens each, 3 x 4 x 4,096 B = 49,152 B.
+    model = model_from_config(load("exaone-4.0-32b.partial"))
+    assert model.layer_pattern == "SSSF"
+    assert model.estimate(100).kv_bytes == 458_752
