@@ -67,6 +67,17 @@ GOLDEN = [
     # hidden_size // num_attention_heads = 4,096 / 32 = 128; no window. 2 x 32 x 8 x 128 x 2 B = 131,072 B/token;
     # max_position_embeddings 4,096, rope_scaling null.
     ("exaone-3.0-7.8b-instruct.partial", "ExaoneForCausalLM", 131_072, 4_096, "F" * 32),
+    # ibm-granite/granite-3.3-8b-instruct. vLLM 0.34.0 GraniteAttention.__init__ (granite.py): num_kv_heads =
+    # num_key_value_heads = 8; no head_dim in the config, so hidden_size // num_attention_heads = 4,096 / 32 = 128;
+    # no layer_types, so no layer slides (granite.py's per-layer window needs layer_types). The four muP multipliers
+    # scale activations and logits, not the cache. 2 x 40 x 8 x 128 x 2 B = 163,840 B/token;
+    # max_position_embeddings 131,072, rope_scaling null.
+    ("granite-3.3-8b-instruct", "GraniteForCausalLM", 163_840, 131_072, "F" * 40),
+    # ibm-granite/granite-3.1-3b-a800m-instruct (partial: the fields a public planner quotes). vLLM 0.34.0
+    # GraniteMoeAttention.__init__ (granitemoe.py): num_kv_heads = num_key_value_heads = 8, head_dim = hidden_size //
+    # num_attention_heads = 1,536 / 24 = 64 (this class never reads a head_dim key). 40 experts change no KV.
+    # 2 x 32 x 8 x 64 x 2 B = 65,536 B/token; max_position_embeddings 131,072.
+    ("granite-3.1-3b-a800m-instruct.partial", "GraniteMoeForCausalLM", 65_536, 131_072, "F" * 32),
 ]
 
 
@@ -213,3 +224,21 @@ def test_exaone_4_0_as_quoted_four_layers():
     model = model_from_config(load("exaone-4.0-32b.partial"))
     assert model.layer_pattern == "SSSF"
     assert model.estimate(100).kv_bytes == 458_752
+
+
+def test_granite_tensor_parallel():
+    dense = model_from_config(load("granite-3.3-8b-instruct"))
+    # TP 8: 32 heads % 8 == 0; 8 KV heads / 8 = 1 per GPU: 2 x 40 x 1 x 128 x 2 B = 20,480 B/token per GPU.
+    assert dense.estimate(4_096, tp=8).kv_bytes_per_token == 20_480
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        dense.estimate(4_096, tp=3)
+    moe = model_from_config(load("granite-3.1-3b-a800m-instruct.partial"))
+    # TP 8: 24 heads % 8 == 0; 8 KV heads / 8 = 1 per GPU: 2 x 32 x 1 x 64 x 2 B = 8,192 B/token per GPU.
+    assert moe.estimate(4_096, tp=8).kv_bytes_per_token == 8_192
+    # TP 16: 24 attention heads not divisible by 16 (ModelConfig.verify_with_parallel_config).
+    with pytest.raises(PlanInputError, match=r"attention heads \(24\)"):
+        moe.estimate(4_096, tp=16)
+    # TP 3: 24 % 3 == 0, but the 8 KV heads split neither evenly nor as replicas (GraniteMoeAttention asserts
+    # total_num_kv_heads % tp_size == 0 when there are at least as many KV heads as ranks).
+    with pytest.raises(PlanInputError, match="8 KV heads"):
+        moe.estimate(4_096, tp=3)

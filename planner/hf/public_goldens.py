@@ -69,6 +69,8 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "Glm4MoeForCausalLM": ("glm-4.5-air.partial",),
     "ExaoneForCausalLM": ("exaone-3.0-7.8b-instruct.partial",),
     "Exaone4ForCausalLM": ("exaone-4.0-32b.partial",),
+    "GraniteForCausalLM": ("granite-3.3-8b-instruct",),
+    "GraniteMoeForCausalLM": ("granite-3.1-3b-a800m-instruct.partial",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test
