@@ -1,5 +1,6 @@
 """Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
-SOURCES.md), second batch: Cohere (Aya 23), Baichuan 2, DeepSeek-MoE, GLM-4.5, EXAONE.
+SOURCES.md), second batch: Cohere (Aya 23), Baichuan 2, DeepSeek-MoE, ERNIE 4.5, Ling, GLM-4.5, EXAONE 3 and 4,
+Granite and Granite MoE.
 
 Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
 next to the number; "vLLM 0.34.0" is the released wheel, commit g62d4bc3c7, and "vLLM 0.23.0" the last release that
