@@ -62,11 +62,23 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "Starcoder2ForCausalLM": ("starcoder2-7b",),
     "MiMoForCausalLM": ("mimo-7b.partial",),
     "TeleChat2ForCausalLM": ("telechat2-115b",),
+    "CohereForCausalLM": ("aya-23-8b",),
+    "BaichuanForCausalLM": ("baichuan2-7b.partial",),
+    "DeepseekForCausalLM": ("deepseek-moe-16b.partial",),
+    "BailingMoeForCausalLM": ("ling-lite",),
+    "Glm4MoeForCausalLM": ("glm-4.5-air.partial",),
+    "ExaoneForCausalLM": ("exaone-3.0-7.8b-instruct.partial",),
+    "Exaone4ForCausalLM": ("exaone-4.0-32b.partial",),
+    "GraniteForCausalLM": ("granite-3.3-8b-instruct",),
+    "GraniteMoeForCausalLM": ("granite-3.1-3b-a800m-instruct.partial",),
+    # configs read under vLLM's name by a test (the published spelling is a refusal config)
+    "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test
     "FalconH1ForCausalLM": ("tests/test_registry.py::test_falcon_h1_0_5b",),
 }
 """Supported architecture -> the real public configs its golden tests read (config stems or test ids)."""
 
-REFUSAL_CONFIGS: frozenset[str] = frozenset({"phi-3-small-8k-instruct", "zamba2-1.2b-4f8e85c", "telechat-7b"})
+REFUSAL_CONFIGS: frozenset[str] = frozenset({"phi-3-small-8k-instruct", "zamba2-1.2b-4f8e85c", "telechat-7b",
+                                             "ernie-4.5-0.3b-base-pt"})
 """Real public configs kept as refusal tests (an architecture vLLM does not serve at the vendored commit, a format its
 config class does not read, a published spelling vLLM's registry lacks): they hold no architecture's figures."""
