@@ -696,7 +696,9 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "tests/test_config_import.py", "tests/test_registry.py::test_phi3_mini_4k_sliding_window_every_layer",
             "tests/test_registry.py::test_kv_channels_and_max_attn_value_not_false_refusals (shapes)",
             "tests/test_registry_public_c.py (Qwen1.5-MoE-A2.7B, StableLM-3B-4E1T, StableLM-2-Zephyr-1.6B, Orion-14B, "
-            "StarCoder2-7B, MiMo-7B)"),
+            "StarCoder2-7B, MiMo-7B)",
+            "tests/test_registry_public_d.py (Aya 23 8B, Baichuan2-7B, deepseek-moe-16b, ERNIE-4.5-0.3B, Ling-lite, "
+            "GLM-4.5-Air, EXAONE-3.0-7.8B, EXAONE-4.0-32B, Granite 3.3 8B, Granite 3.1 3B-A800M)"),
            _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels", "param_sink_number"), aliases=(("num_layers", "num_hidden_layers"),),
            irrelevant=(
                # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
