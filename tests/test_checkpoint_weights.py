@@ -305,3 +305,13 @@ def test_neutral_layout_values_still_price():
     neutral = {"first_k_dense_replace": 0, "n_shared_experts": 0, "decoder_sparse_step": 1, "mlp_only_layers": [],
                "use_cla": False, "layer_types": ["full_attention"] * 32}
     assert checkpoint_weights({**_llama(), **neutral}).weight_bytes == 16_094_076_928
+
+
+def test_aya_23_8b_cohere_ties_and_has_one_norm_per_layer():
+    # CohereForAI/aya-23-8b (tests/data/configs, FP16). vLLM CohereForCausalLM (commandr.py) computes logits with the
+    # embeddings (no lm_head, whatever tie_word_embeddings says; the config omits it) and CohereDecoderLayer has one
+    # input_layernorm (attention and MLP in parallel). Parameters: embeddings 256,000 x 4,096 = 1,048,576,000 (256,000
+    # is a multiple of 64: no padding); attention 32 x (2 x 4,096 x 4,096 + 2 x 4,096 x 1,024) = 1,342,177,280;
+    # MLP 32 x 3 x 4,096 x 14,336 = 5,637,144,576; norms (32 + 1) x 4,096 = 135,168: 8,028,033,024 x 2 B =
+    # 16,056,066,048 B, + the rotary cache 8,192 x 128 x 2 B = 2,097,152 B -> 16,058,163,200 B.
+    assert checkpoint_weights(_public("aya-23-8b")).weight_bytes == 16_058_163_200

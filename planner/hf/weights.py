@@ -289,7 +289,15 @@ TIED_DEFAULTS = {"llama": False, "mistral": False, "mixtral": False, "qwen2": Fa
 (``LlamaConfig``, ``Qwen2Config``, ... False; ``Gemma*Config`` True)."""
 
 
+ALWAYS_TIED_MODEL_TYPES = frozenset({"cohere", "cohere2"})
+"""Model types whose output head vLLM always shares with the embeddings, whatever ``tie_word_embeddings`` says:
+``CohereForCausalLM`` (vllm/model_executor/models/commandr.py) computes logits with ``self.model.embed_tokens`` and
+builds no ``lm_head``."""
+
+
 def _tied(cfg: dict, config: dict, model_type: str) -> bool:
+    if model_type in ALWAYS_TIED_MODEL_TYPES:
+        return True
     for c in (cfg, config):
         if c.get("tie_word_embeddings") is not None:
             return bool(c["tie_word_embeddings"])
@@ -646,9 +654,10 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
         classes.append(WeightClass("MLP", 3 * hidden * i_rank * stage_layers, mb * stage_layers,
                                    f"{stage_layers} layers x 3 x hidden {hidden:,} x intermediate {inter:,} / TP {tp}"
                                    + (f", {scheme.label}" if scheme else "")))
-    norms = (2 * hidden) * stage_layers + (hidden if last else 0)
-    if model_type in ("gemma2", "gemma3", "gemma3_text"):
-        norms *= 2  # pre- and post-feedforward norms as well
+    # per layer: input and post-attention norms; Gemma 2/3 add pre- and post-feedforward norms (Gemma2DecoderLayer);
+    # Cohere runs attention and MLP in parallel from one input_layernorm (CohereDecoderLayer, commandr.py)
+    per_layer = 4 if model_type in ("gemma2", "gemma3", "gemma3_text") else 1 if model_type in ("cohere", "cohere2") else 2
+    norms = per_layer * hidden * stage_layers + (hidden if last else 0)
     if model_type in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"):
         norms += 2 * head_dim * stage_layers  # q_norm, k_norm
     classes.append(WeightClass("norms", norms, norms * wb, "per-layer and final RMSNorm weights (replicated)"))
