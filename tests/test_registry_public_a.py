@@ -1,0 +1,93 @@
+"""Golden values of real public configs of hybrid and special-attention architectures (tests/data/configs,
+SOURCES.md): Llama 4, MiniMax-M2 and others.
+
+Each figure is derived by hand from the vLLM model file of the architecture (the class, the commit read and the
+factors are written next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``,
+vllm/config/model.py: the smallest of the length keys present, times the RoPE factor unless the rope_type is su,
+longrope or llama3). BF16 is two bytes per element; every attention layer stores K and V (the factor 2).
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from planner.errors import PlanInputError
+from planner.hf import registry
+from planner.hf.config import model_from_config
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "tests" / "data" / "configs"
+
+
+def load(name):
+    return json.loads((CONFIGS / f"{name}.config.json").read_text())
+
+
+# (file, architecture, family, B/token at TP 1 inside every window, maximum context, layer pattern). Derivations:
+GOLDEN = [
+    # MiniMaxAI/MiniMax-M2.7. vLLM MiniMaxM2DecoderLayer (minimax_m2.py, read at vllm-project/vllm 01d9958) builds
+    # MiniMaxM2Attention on every layer with num_kv_heads = num_key_value_heads = 8 and head_dim = the config's 128
+    # (hidden_size // heads = 3,072 / 48 = 64 would be wrong: head_dim wins, "head_dim or ..."); the decoder layer
+    # passes no attn_window_size, so Attention gets per_layer_sliding_window None; attn_type_list is 62 ones
+    # (softmax attention). The MTP modules (num_mtp_modules 3) are skipped by the main model's load_weights.
+    # 2 x 62 layers x 8 x 128 x 2 B = 253,952 B/token; max_position_embeddings 204,800, no RoPE scaling.
+    ("minimax-m2.7", "MiniMaxM2ForCausalLM", "minimax_m2", 253_952, 204_800, "F" * 62),
+]
+
+
+@pytest.mark.parametrize(("name", "arch", "family", "per_token", "max_context", "pattern"), GOLDEN,
+                         ids=[g[0] for g in GOLDEN])
+def test_public_config_kv_per_token(name, arch, family, per_token, max_context, pattern):
+    config = load(name)
+    assert config["architectures"] == [arch]
+    assert registry.status(arch) == ("supported", family)
+    model = model_from_config(config)
+    assert model.estimate(1_000).kv_bytes_per_token == per_token
+    assert model.estimate(1_000).kv_bytes == per_token * 1_000
+    assert model.max_context_tokens == max_context
+    assert model.layer_pattern == pattern
+
+
+def test_minimax_m2_7_tensor_parallel():
+    model = model_from_config(load("minimax-m2.7"))
+    # TP 8: 48 heads % 8 == 0; 8 KV heads / 8 = 1 per GPU: 2 x 62 x 1 x 128 x 2 B = 31,744 B/token per GPU.
+    assert model.estimate(1_000, tp=8).kv_bytes_per_token == 31_744
+    # TP 16: 48 % 16 == 0; 8 KV heads < 16, replicated (16 % 8 == 0), one per GPU: 31,744 B/token per GPU.
+    assert model.estimate(1_000, tp=16).kv_bytes_per_token == 31_744
+    # TP 32: 48 % 32 != 0, refused as vLLM ModelConfig.verify_with_parallel_config refuses it.
+    with pytest.raises(PlanInputError, match=r"attention heads \(48\)"):
+        model.estimate(1_000, tp=32)
+
+
+def test_llama_4_scout_chunked_and_global_layers():
+    # meta-llama/Llama-4-Scout-17B-16E-Instruct (partial: the keys vendored; the text model is all there).
+    # vLLM reads hf_text_config = text_config. Llama4Attention.__init__ (llama4.py, read at vllm-project/vllm
+    # 0303cbd): nope = no_rope_layers[layer_idx] == 0; use_chunked_local_attn = not nope and attention_chunk_size,
+    # so RoPE layers build ChunkedLocalAttention(attention_chunk_size = 8,192) and NoPE layers a plain Attention.
+    # The config has no no_rope_layers: transformers' Llama4TextConfig fills it from no_rope_layer_interval
+    # (default 4): int((i + 1) % 4 != 0), so layers 3, 7, ..., 47 (12) are NoPE / global and 36 are chunked.
+    # num_kv_heads = 8, head_dim = the config's 128: per layer per token 2 x 8 x 128 x 2 B = 4,096 B.
+    config = load("llama-4-scout-17b-16e-instruct.partial")
+    assert config["architectures"] == ["Llama4ForConditionalGeneration"]
+    assert registry.status("Llama4ForConditionalGeneration") == ("supported", "llama4")
+    model = model_from_config(config)
+    assert model.layer_pattern == "CCCF" * 12
+    # inside one chunk every layer holds every token: 48 x 4,096 = 196,608 B/token
+    assert model.estimate(1_000).kv_bytes == 196_608 * 1_000
+    assert model.estimate(8_192).kv_bytes == 196_608 * 8_192  # 1,610,612,736
+    # at 100,000 tokens the 36 chunked layers hold one chunk of 8,192 tokens and the 12 global layers all:
+    # 12 x 4,096 x 100,000 + 36 x 4,096 x 8,192 = 4,915,200,000 + 1,207,959,552 = 6,123,159,552 B
+    assert model.estimate(100_000).kv_bytes == 6_123_159_552
+    # Maximum: max_position_embeddings 10,485,760; rope_scaling is llama3, which _get_and_verify_max_len does not
+    # multiply by its factor (16): 10,485,760.
+    assert model.max_context_tokens == 10_485_760
+
+
+def test_llama_4_scout_tensor_parallel():
+    model = model_from_config(load("llama-4-scout-17b-16e-instruct.partial"))
+    # TP 8: 40 heads % 8 == 0; 8 KV heads / 8 = 1 per GPU: 48 x 2 x 1 x 128 x 2 B = 24,576 B/token per GPU.
+    assert model.estimate(1_000, tp=8).kv_bytes_per_token == 24_576
+    # TP 16: 40 % 16 != 0; vLLM refuses (and Llama4Attention asserts total_num_heads % tp_size == 0).
+    with pytest.raises(PlanInputError, match=r"attention heads \(40\)"):
+        model.estimate(1_000, tp=16)
