@@ -91,3 +91,37 @@ def test_llama_4_scout_tensor_parallel():
     # TP 16: 40 % 16 != 0; vLLM refuses (and Llama4Attention asserts total_num_heads % tp_size == 0).
     with pytest.raises(PlanInputError, match=r"attention heads \(40\)"):
         model.estimate(1_000, tp=16)
+
+
+def test_qwen3_next_80b_kv_and_gated_deltanet_state():
+    # Qwen3-Next-80B-A3B-Instruct as nvidia/Qwen3-Next-80B-A3B-Instruct-NVFP4 publishes it (partial: a public
+    # transcription; the NVFP4 weight recipe changes no cache: no kv_cache_scheme). vLLM Qwen3NextForCausalLM
+    # (qwen3_next.py, read at vllm-project/vllm 002d607) builds Qwen3NextAttention on the full_attention layers
+    # (layer_types: every 4th, (i + 1) % 4 == 0, 12 of 48) with num_key_value_heads = 2 KV heads of head_dim 256
+    # (attn_output_gate doubles q, not K/V), and Qwen3NextGatedDeltaNet elsewhere (36 layers, no KV).
+    config = load("qwen3-next-80b-a3b-instruct-nvfp4.partial")
+    assert config["architectures"] == ["Qwen3NextForCausalLM"]
+    assert registry.status("Qwen3NextForCausalLM") == ("supported", "qwen3_next")
+    model = model_from_config(config)
+    assert model.layer_pattern == "LLLF" * 12
+    # KV: 2 x 12 x 2 x 256 x 2 B = 24,576 B/token
+    assert model.estimate(1_000).kv_bytes_per_token == 24_576
+    # State per sequence, get_mamba_state_shape_from_config -> MambaStateShapeCalculator.gated_delta_net_state_shape
+    # (layers/mamba/mamba_utils.py): conv (2 x 16 x 128 + 32 x 128 = 8,192) x (linear_conv_kernel_dim 4 - 1 = 3),
+    # recurrent 32 x 128 x 128; both BF16 (mamba_cache_dtype / mamba_ssm_cache_dtype "auto" = the model dtype):
+    # 8,192 x 3 x 2 + 32 x 128 x 128 x 2 = 49,152 + 1,048,576 = 1,097,728 B per layer; x 36 = 39,518,208 B.
+    assert model.estimate(1_000).kv_bytes == 24_576 * 1_000 + 39_518_208
+    # Maximum: max_position_embeddings 262,144; rope_scaling null.
+    assert model.max_context_tokens == 262_144
+
+
+def test_qwen3_next_80b_tensor_parallel():
+    model = model_from_config(load("qwen3-next-80b-a3b-instruct-nvfp4.partial"))
+    # TP 2: 2 KV heads / 2 = 1 per GPU: 2 x 12 x 1 x 256 x 2 B = 12,288 B/token; state halves (divide(8,192, 2) =
+    # 4,096 conv channels, 16 value heads): 4,096 x 3 x 2 + 16 x 128 x 128 x 2 = 548,864 B x 36 = 19,759,104 B.
+    assert model.estimate(1_000, tp=2).kv_bytes == 12_288 * 1_000 + 19_759_104
+    # TP 8: 2 KV heads < 8, replicated (8 % 2 == 0), one per GPU: still 12,288 B/token.
+    assert model.estimate(1_000, tp=8).kv_bytes_per_token == 12_288
+    # TP 3: 16 attention heads % 3 != 0 (and vLLM's divide() of the 8,192 conv channels fails): refused.
+    with pytest.raises(PlanInputError):
+        model.estimate(1_000, tp=3)
