@@ -125,3 +125,38 @@ def test_qwen3_next_80b_tensor_parallel():
     # TP 3: 16 attention heads % 3 != 0 (and vLLM's divide() of the 8,192 conv channels fails): refused.
     with pytest.raises(PlanInputError):
         model.estimate(1_000, tp=3)
+
+
+def test_lfm2_5_1_2b_attention_and_short_conv_state():
+    # FlameF0X/LFM2.5-1.2B-Distilled-Claude-4.6, a public fine-tune of LiquidAI/LFM2.5-1.2B-Thinking (the LFM2 1.2B
+    # network: 16 layers, 6 attention). vLLM Lfm2Model.get_layer (lfm2.py, read at vllm-project/vllm 055e47c):
+    # layer_types[i] == "full_attention" builds Lfm2AttentionDecoderLayer, else Lfm2ShortConvDecoderLayer (no KV).
+    # Lfm2Attention: num_kv_heads = num_key_value_heads = 8, head_dim = hidden_size // num_attention_heads =
+    # 2,048 / 32 = 64, no window. KV: 2 x 6 x 8 x 64 x 2 B = 12,288 B/token (torch_dtype float16: also 2 B).
+    config = load("lfm2.5-1.2b-distilled-claude-4.6")
+    assert config["architectures"] == ["Lfm2ForCausalLM"]
+    assert registry.status("Lfm2ForCausalLM") == ("supported", "lfm2")
+    model = model_from_config(config)
+    assert model.layer_pattern == "KKFKKFKKFKFKFKFK"
+    assert model.estimate(1_000).kv_bytes_per_token == 12_288
+    # State: Lfm2ForCausalLM.get_mamba_state_shape_from_config -> short_conv_state_shape(tp, conv_dim 2,048,
+    # conv_L_cache 3) = (3 - 1) x 2,048 per layer and sequence, in the model dtype: 2 x 2,048 x 2 B = 8,192 B;
+    # x 10 conv layers = 81,920 B.
+    assert model.estimate(1_000).kv_bytes == 12_288 * 1_000 + 81_920
+    # Maximum: max_position_embeddings 128,000; rope_parameters rope_type default (no factor).
+    assert model.max_context_tokens == 128_000
+    # Training and tooling keys (unsloth_version, model_name, use_pos_enc, conv_use_xavier_init, block_*) change
+    # no cache and are not refused.
+    assert not model.ignored_fields
+
+
+def test_lfm2_5_1_2b_tensor_parallel():
+    model = model_from_config(load("lfm2.5-1.2b-distilled-claude-4.6"))
+    # TP 8: 32 heads % 8 == 0; 8 KV heads / 8 = 1: 2 x 6 x 1 x 64 x 2 B = 1,536 B/token; conv state
+    # divide(2,048, 8) = 256 channels: 2 x 256 x 2 B = 1,024 B x 10 = 10,240 B.
+    assert model.estimate(1_000, tp=8).kv_bytes == 1_536 * 1_000 + 10_240
+    # TP 16: 8 KV heads < 16, replicated (16 % 8 == 0): 1,536 B/token; state 2 x 128 x 2 B x 10 = 5,120 B.
+    assert model.estimate(1_000, tp=16).kv_bytes == 1_536 * 1_000 + 5_120
+    # TP 3: 32 heads % 3 != 0 (and vLLM's divide(2,048, 3) fails): refused.
+    with pytest.raises(PlanInputError):
+        model.estimate(1_000, tp=3)
