@@ -160,3 +160,39 @@ def test_lfm2_5_1_2b_tensor_parallel():
     # TP 3: 32 heads % 3 != 0 (and vLLM's divide(2,048, 3) fails): refused.
     with pytest.raises(PlanInputError):
         model.estimate(1_000, tp=3)
+
+
+def test_granite_4_0_h_350m_attention_and_mamba2_state():
+    # ibm-granite/granite-4.0-h-350m (partial: a trimmed public quotation with no architectures key, so the class
+    # the Hub file names, GraniteMoeHybridForCausalLM, is added here). vLLM GraniteMoeHybridModel.get_layer
+    # (granitemoehybrid.py, read at vllm-project/vllm 0195c9e): layer_types "attention" builds
+    # GraniteMoeHybridAttention, "mamba" a Mamba2 mixer (no KV). Attention at 10, 13, 17, 27 (4 of 32):
+    # head_dim = hidden_size // num_attention_heads = 768 / 12 = 64, num_key_value_heads = 4, no window
+    # (position_embedding_type "nope": no rotary). KV: 2 x 4 x 4 x 64 x 2 B = 4,096 B/token.
+    config = {**load("granite-4.0-h-350m.partial"), "architectures": ["GraniteMoeHybridForCausalLM"]}
+    assert registry.status("GraniteMoeHybridForCausalLM")[0] == "supported"
+    model = model_from_config(config)
+    assert model.layer_pattern == "M" * 10 + "F" + "MM" + "F" + "MMM" + "F" + "M" * 9 + "F" + "MMMM"
+    assert model.estimate(1_000).kv_bytes_per_token == 4_096
+    # State: get_mamba_state_shape_from_config -> mamba2_state_shape(intermediate_size = mamba_expand x hidden_size
+    # = 2 (Hugging Face GraniteMoeHybridConfig's default; the quotation has no mamba_expand) x 768 = 1,536,
+    # n_groups 1, heads 48, head_dim 32, state 128, conv kernel 4): conv (1,536 + 2 x 1 x 128) x 3 = 5,376,
+    # temporal 48 x 32 x 128 = 196,608 elements, BF16: (5,376 + 196,608) x 2 B = 403,968 B; x 28 Mamba layers
+    # = 11,311,104 B per sequence.
+    assert model.estimate(1_000).kv_bytes == 4_096 * 1_000 + 11_311_104
+    # Maximum: max_position_embeddings 32,768, no RoPE scaling.
+    assert model.max_context_tokens == 32_768
+
+
+def test_granite_4_0_h_350m_tensor_parallel():
+    model = model_from_config({**load("granite-4.0-h-350m.partial"), "architectures": ["GraniteMoeHybridForCausalLM"]})
+    # TP 2: 4 KV heads / 2 = 2: 2 x 4 x 2 x 64 x 2 B = 2,048 B/token. mamba2_state_shape at TP 2: one group is
+    # replicated to two (extra_groups_for_head_shards(1, 2) = 1): conv (1,536 + 2 x 2 x 128) / 2 = 1,024 x 3,
+    # temporal 24 x 32 x 128: (3,072 + 98,304) x 2 B = 202,752 B x 28 = 5,677,056 B.
+    assert model.estimate(1_000, tp=2).kv_bytes == 2_048 * 1_000 + 5_677_056
+    # TP 4: 1 KV head per GPU: 1,024 B/token; conv (1,536 + 2 x 4 x 128) / 4 = 640 x 3, temporal 12 x 32 x 128:
+    # (1,920 + 49,152) x 2 B = 102,144 B x 28 = 2,860,032 B.
+    assert model.estimate(1_000, tp=4).kv_bytes == 1_024 * 1_000 + 2_860_032
+    # TP 8: 12 attention heads % 8 != 0 (GraniteMoeHybridAttention asserts it): refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(12\)"):
+        model.estimate(1_000, tp=8)
