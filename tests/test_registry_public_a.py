@@ -196,3 +196,43 @@ def test_granite_4_0_h_350m_tensor_parallel():
     # TP 8: 12 attention heads % 8 != 0 (GraniteMoeHybridAttention asserts it): refused.
     with pytest.raises(PlanInputError, match=r"attention heads \(12\)"):
         model.estimate(1_000, tp=8)
+
+
+def test_gemma_2b_multi_query():
+    # google/gemma-2b (GemmaForCausalLM). vLLM GemmaAttention (gemma.py): num_kv_heads = num_key_value_heads = 1 (MQA),
+    # head_dim = the config's 256, no window. 2 x 18 x 1 x 256 x 2 B = 18,432 B/token; max_position_embeddings
+    # 8,192, rope_scaling null.
+    config = load("gemma-2b")
+    assert config["architectures"] == ["GemmaForCausalLM"]
+    assert registry.status("GemmaForCausalLM") == ("supported", "gemma")
+    model = model_from_config(config)
+    assert model.layer_pattern == "F" * 18
+    assert model.estimate(4_096).kv_bytes == 18_432 * 4_096
+    assert model.max_context_tokens == 8_192
+    # TP 4: 8 heads % 4 == 0; the one KV head is replicated (4 % 1 == 0): 18,432 B/token on every GPU.
+    assert model.estimate(4_096, tp=4).kv_bytes_per_token == 18_432
+    # TP 3: 8 % 3 != 0, refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(8\)"):
+        model.estimate(4_096, tp=3)
+
+
+def test_gemma_3_1b_it_local_and_global_layers():
+    # google/gemma-3-1b-it (Gemma3ForCausalLM, model_type gemma3_text). vLLM Gemma3Attention.__init__ (gemma3.py, read
+    # at vllm-project/vllm 004dc92): is_sliding = bool((layer_idx + 1) % sliding_window_pattern), pattern 6, so
+    # layers 5, 11, 17, 23 (4) are global and 22 are local with the 512-token window (later vLLM reads the same split
+    # from transformers' layer_types, which Gemma3TextConfig builds by the same rule). num_kv_heads = 1, head_dim
+    # 256: per layer per token 2 x 1 x 256 x 2 B = 1,024 B.
+    config = load("gemma-3-1b-it")
+    assert config["architectures"] == ["Gemma3ForCausalLM"]
+    model = model_from_config(config)
+    assert model.layer_pattern == ("S" * 5 + "F") * 4 + "SS"
+    # inside the window every layer holds every token: 26 x 1,024 = 26,624 B/token
+    assert model.estimate(500).kv_bytes == 26_624 * 500
+    # at 32,768 tokens: 4 x 1,024 x 32,768 + 22 x 1,024 x 512 = 134,217,728 + 11,534,336 = 145,752,064 B
+    assert model.estimate(32_768).kv_bytes == 145_752_064
+    # Maximum: max_position_embeddings 32,768 (a gemma3 model_type is never rescaled; rope_scaling is null anyway).
+    assert model.max_context_tokens == 32_768
+    # TP 2: 4 heads % 2 == 0; one KV head replicated: the same 1,024 B per layer per token per GPU.
+    assert model.estimate(500, tp=2).kv_bytes == 26_624 * 500
+    with pytest.raises(PlanInputError, match=r"attention heads \(4\)"):
+        model.estimate(500, tp=3)
