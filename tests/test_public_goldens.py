@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DIRS = (ROOT / "tests" / "data" / "configs", ROOT / "planner" / "data" / "models")
 # published spellings vLLM's registry lacks, read by their tests under vLLM's name (each test also checks the refusal)
 RENAMED = {"telechat2-115b": "TelechatForCausalLM", "plamo-2-1b": "PlamoForCausalLM"}
+# partial quotations that omit `architectures`, read by their tests under the class they add
+UNNAMED = {"granite-4.0-h-350m.partial"}
 
 
 def config_path(stem):
@@ -30,7 +32,8 @@ def test_file_configs_declare_their_architecture():
                 continue
             config = json.loads(config_path(entry).read_text())
             archs = config.get("architectures") or config.get("text_config", {}).get("architectures")
-            assert archs == [arch] or archs == [RENAMED.get(entry)], (entry, archs, arch)
+            assert archs == [arch] or archs == [RENAMED.get(entry)] or (archs is None and entry in UNNAMED), (
+                entry, archs, arch)
             checked += 1
     assert checked >= 50
 

@@ -10,7 +10,8 @@ An architecture absent from the table is priced by a reader whose golden tests u
 source and model cards, not a published config of that architecture: ``docs/architectures.md`` says so beside it.
 A config published under a spelling vLLM does not serve (TeleChat's ``TelechatForCausalLM``, PLaMo 2's
 ``PlamoForCausalLM``) is listed under the name its test reads it as; the test
-also checks that the published spelling is refused.
+also checks that the published spelling is refused. A partial quotation without ``architectures`` (Granite 4.0-H
+350M's) is listed under the class its test adds.
 
 ``tests/test_public_goldens.py`` checks every entry: the file exists and declares that architecture (or is one of
 those renamed), or the test exists; and every config file in the repository is listed (or is a refusal test).
@@ -28,7 +29,7 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "Qwen3MoeForCausalLM": ("qwen3-235b-a22b",),
     "GptOssForCausalLM": ("gpt-oss-20b", "gpt-oss-120b"),
     "Gemma2ForCausalLM": ("gemma-2-9b",),
-    "Gemma3ForCausalLM": ("gemma-3-27b",),
+    "Gemma3ForCausalLM": ("gemma-3-27b", "gemma-3-1b-it"),
     "Gemma4ForConditionalGeneration": ("gemma-4-26b-a4b", "gemma-4-26b-a4b-nvfp4"),
     "DeepseekV2ForCausalLM": ("deepseek-v2",),
     "DeepseekV3ForCausalLM": ("deepseek-v3",),
@@ -71,6 +72,12 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "Exaone4ForCausalLM": ("exaone-4.0-32b.partial",),
     "GraniteForCausalLM": ("granite-3.3-8b-instruct",),
     "GraniteMoeForCausalLM": ("granite-3.1-3b-a800m-instruct.partial",),
+    "GraniteMoeHybridForCausalLM": ("granite-4.0-h-350m.partial",),
+    "Llama4ForConditionalGeneration": ("llama-4-scout-17b-16e-instruct.partial",),
+    "MiniMaxM2ForCausalLM": ("minimax-m2.7",),
+    "Qwen3NextForCausalLM": ("qwen3-next-80b-a3b-instruct-nvfp4.partial",),
+    "Lfm2ForCausalLM": ("lfm2.5-1.2b-distilled-claude-4.6",),
+    "GemmaForCausalLM": ("gemma-2b",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test
