@@ -236,3 +236,51 @@ def test_gemma_3_1b_it_local_and_global_layers():
     assert model.estimate(500, tp=2).kv_bytes == 26_624 * 500
     with pytest.raises(PlanInputError, match=r"attention heads \(4\)"):
         model.estimate(500, tp=3)
+
+
+# Qwen3.5 configs carry mtp_num_hidden_layers (1), the MTP draft layer. vLLM's served model builds num_hidden_layers
+# layers by layer_types and skips every "mtp." weight (qwen3_5.py Qwen3_5Model.load_weights, read at
+# vllm-project/vllm 00def4f); only the speculative draft model loads it. kvplan refused the field by name (a layout
+# word) until the qwen3_next family declared it irrelevant.
+
+
+def test_qwen3_5_35b_a3b_kv_and_fp32_recurrent_state():
+    # Qwen/Qwen3.5-35B-A3B (Qwen3_5MoeForConditionalGeneration; vLLM reads hf_text_config = text_config).
+    # Qwen3_5Model (qwen3_5.py, 00def4f): layer_types "full_attention" (every 4th, 10 of 40) builds Qwen3NextAttention
+    # with num_key_value_heads = 2 KV heads of head_dim 256; "linear_attention" a GatedDeltaNetAttention (no KV).
+    # KV: 2 x 10 x 2 x 256 x 2 B = 20,480 B/token.
+    config = load("qwen3.5-35b-a3b")
+    assert config["architectures"] == ["Qwen3_5MoeForConditionalGeneration"]
+    assert registry.status("Qwen3_5MoeForConditionalGeneration") == ("supported", "qwen3_next")
+    model = model_from_config(config)  # mtp_num_hidden_layers accepted (see above)
+    assert not model.ignored_fields
+    assert model.layer_pattern == "LLLF" * 10
+    assert model.estimate(1_000).kv_bytes_per_token == 20_480
+    # State: gated_delta_net_state_shape: conv (2 x 16 x 128 + 32 x 128 = 8,192) x 3 in BF16 = 49,152 B; recurrent
+    # 32 x 128 x 128 = 524,288 elements in float32, because vLLM's Qwen3_5ForConditionalGenerationConfig
+    # (model_executor/models/config.py) sets mamba_ssm_cache_dtype "auto" to the config's mamba_ssm_dtype "float32":
+    # 2,097,152 B. (49,152 + 2,097,152) x 30 layers = 64,389,120 B per sequence.
+    assert model.estimate(1_000).kv_bytes == 20_480 * 1_000 + 64_389_120
+    # Maximum: max_position_embeddings 262,144; rope_parameters rope_type default (mrope sections, no factor).
+    assert model.max_context_tokens == 262_144
+    # TP 2: 1 KV head per GPU: 10,240 B/token; conv 4,096 x 3 x 2 B = 24,576, recurrent 16 x 128 x 128 x 4 B =
+    # 1,048,576: x 30 = 32,194,560 B.
+    assert model.estimate(1_000, tp=2).kv_bytes == 10_240 * 1_000 + 32_194_560
+
+
+def test_qwen3_5_27b_dense_kv_and_state_tensor_parallel():
+    # Qwen/Qwen3.5-27B (Qwen3_5ForConditionalGeneration): 64 layers, 16 full attention with 4 KV heads of 256.
+    # KV: 2 x 16 x 4 x 256 x 2 B = 65,536 B/token. State: conv (2 x 16 x 128 + 48 x 128 = 10,240) x 3 x 2 B =
+    # 61,440 B; recurrent 48 x 128 x 128 x 4 B (float32, as above) = 3,145,728 B; x 48 layers = 153,944,064 B.
+    config = load("qwen3.5-27b")
+    assert config["architectures"] == ["Qwen3_5ForConditionalGeneration"]
+    model = model_from_config(config)
+    assert model.layer_pattern == "LLLF" * 16
+    assert model.estimate(1_000).kv_bytes == 65_536 * 1_000 + 153_944_064
+    assert model.max_context_tokens == 262_144
+    # TP 8: 24 heads % 8 == 0; 4 KV heads < 8, replicated (8 % 4 == 0): 16,384 B/token; state divided by 8:
+    # 1,280 x 3 x 2 B = 7,680 + 6 x 128 x 128 x 4 B = 393,216: 400,896 B x 48 = 19,243,008 B.
+    assert model.estimate(1_000, tp=8).kv_bytes == 16_384 * 1_000 + 19_243_008
+    # TP 3: 4 KV heads neither split over nor replicated to 3 (and divide(10,240, 3) fails): refused.
+    with pytest.raises(PlanInputError):
+        model.estimate(1_000, tp=3)

@@ -76,6 +76,8 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "Llama4ForConditionalGeneration": ("llama-4-scout-17b-16e-instruct.partial",),
     "MiniMaxM2ForCausalLM": ("minimax-m2.7",),
     "Qwen3NextForCausalLM": ("qwen3-next-80b-a3b-instruct-nvfp4.partial",),
+    "Qwen3_5ForConditionalGeneration": ("qwen3.5-27b",),
+    "Qwen3_5MoeForConditionalGeneration": ("qwen3.5-35b-a3b",),
     "Lfm2ForCausalLM": ("lfm2.5-1.2b-distilled-claude-4.6",),
     "GemmaForCausalLM": ("gemma-2b",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)

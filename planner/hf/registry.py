@@ -774,7 +774,12 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            ("tests/test_hybrids.py (Qwen3-Next shape)",),
            _DECODER_READS + ("full_attention_interval", "linear_num_key_heads", "linear_num_value_heads",
                              "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim"),
-           irrelevant=("decoder_sparse_step", "mlp_only_layers", "shared_expert_intermediate_size")),
+           irrelevant=("decoder_sparse_step", "mlp_only_layers", "shared_expert_intermediate_size",
+                       # the MTP draft layers Qwen3.5 configs declare: vLLM's served model builds num_hidden_layers
+                       # layers by layer_types and skips every "mtp." weight (qwen3_5.py Qwen3_5Model.load_weights,
+                       # read at vllm-project/vllm 00def4f; qwen3_next.py maps "mtp." to None); only the separate
+                       # speculative draft model (qwen3_5_mtp.py) loads them, so they hold no KV of the served model
+                       "mtp_num_hidden_layers")),
     Family("nemotron_nas", "Nemotron-NAS / DeciLM: block_configs, per-layer KV heads "
            "(num_attention_heads // n_heads_in_group), no-op attention stores no KV",
            "vllm-project/vllm @ 00bd149, vllm/model_executor/models/nemotron_nas.py DeciLMDecoderLayer.__init__ "
