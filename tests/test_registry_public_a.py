@@ -284,3 +284,16 @@ def test_qwen3_5_27b_dense_kv_and_state_tensor_parallel():
     # TP 3: 4 KV heads neither split over nor replicated to 3 (and divide(10,240, 3) fails): refused.
     with pytest.raises(PlanInputError):
         model.estimate(1_000, tp=3)
+
+
+def test_llama_4_maverick_same_cache_shorter_context():
+    # meta-llama/Llama-4-Maverick-17B-128E-Instruct (partial, as vendored): the text model of Scout with 128 experts
+    # on every other layer (interleave_moe_layer_step 2, MoE: no KV) and use_qk_norm false (no cache change).
+    # Same Llama4Attention geometry: 36 chunked (8,192) + 12 NoPE global layers, 8 KV heads of 128: 4,096 B per layer
+    # per token; 12 x 4,096 x 100,000 + 36 x 4,096 x 8,192 = 6,123,159,552 B at 100,000 tokens.
+    model = model_from_config(load("llama-4-maverick-17b-128e-instruct.partial"))
+    assert model.layer_pattern == "CCCF" * 12
+    assert model.estimate(1_000).kv_bytes == 196_608 * 1_000
+    assert model.estimate(100_000).kv_bytes == 6_123_159_552
+    # Maximum: max_position_embeddings 1,048,576, rope_scaling null.
+    assert model.max_context_tokens == 1_048_576
