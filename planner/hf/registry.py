@@ -698,7 +698,8 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "tests/test_registry_public_c.py (Qwen1.5-MoE-A2.7B, StableLM-3B-4E1T, StableLM-2-Zephyr-1.6B, Orion-14B, "
             "StarCoder2-7B, MiMo-7B)",
             "tests/test_registry_public_d.py (Aya 23 8B, Baichuan2-7B, deepseek-moe-16b, ERNIE-4.5-0.3B, Ling-lite, "
-            "GLM-4.5-Air, EXAONE-3.0-7.8B, EXAONE-4.0-32B, Granite 3.3 8B, Granite 3.1 3B-A800M)"),
+            "GLM-4.5-Air, EXAONE-3.0-7.8B, EXAONE-4.0-32B, Granite 3.3 8B, Granite 3.1 3B-A800M)",
+            "tests/test_registry_public_a.py (Granite 4.0-H 350M)"),
            _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels", "param_sink_number"), aliases=(("num_layers", "num_hidden_layers"),),
            irrelevant=(
                # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
@@ -718,14 +719,16 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            prepare=_decoder),
     Family("gemma", "Gemma 1-4: alternating local / global layers, global geometry, shared KV layers",
            _V + "gemma2.py Gemma2Attention, gemma3.py Gemma3Attention, gemma3n.py Gemma3nAttention, gemma4.py Gemma4DecoderLayer",
-           ("tests/test_kv.py (gemma-2-9b, gemma-3-27b)", "tests/test_hybrids.py (gemma-4-26b-a4b)"),
+           ("tests/test_kv.py (gemma-2-9b, gemma-3-27b)", "tests/test_hybrids.py (gemma-4-26b-a4b)",
+            "tests/test_registry_public_a.py (Gemma 2B, Gemma 3 1B-it)"),
            _DECODER_READS + ("sliding_window_pattern", "global_head_dim", "num_global_key_value_heads",
                              "attention_k_eq_v", "num_kv_shared_layers"),
            irrelevant=("query_pre_attn_scalar", "use_bidirectional_attention", "activation_sparsity_pattern", "altup_active_idx",
                        "altup_num_inputs", "laurel_rank", "hidden_size_per_layer_input", "vocab_size_per_layer_input")),
     Family("llama4", "Llama 4: chunked local attention on RoPE layers, global NoPE layers",
            _V + "llama4.py Llama4Attention.__init__",
-           ("tests/test_config_import.py (Llama 4 chunked)",),
+           ("tests/test_config_import.py (Llama 4 chunked)",
+            "tests/test_registry_public_a.py (Llama 4 Scout, Llama 4 Maverick)"),
            _DECODER_READS + ("attention_chunk_size", "no_rope_layers", "no_rope_layer_interval"),
            irrelevant=("interleave_moe_layer_step", "attn_temperature_tuning", "moe_layers")),
     Family("mla", "DeepSeek MLA latents (V2 / V3), DSA indexer keys (V3.2)",
@@ -771,7 +774,8 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                        "attention_value_scale")),
     Family("qwen3_next", "Qwen3-Next / Qwen3.5: Gated DeltaNet every layer but each full_attention_interval-th",
            _V + "qwen3_next.py Qwen3NextGatedDeltaNet; layers/mamba/mamba_utils.py gated_delta_net_state_shape",
-           ("tests/test_hybrids.py (Qwen3-Next shape)",),
+           ("tests/test_hybrids.py (Qwen3-Next shape)",
+            "tests/test_registry_public_a.py (Qwen3-Next-80B-A3B, Qwen3.5-35B-A3B, Qwen3.5-27B)"),
            _DECODER_READS + ("full_attention_interval", "linear_num_key_heads", "linear_num_value_heads",
                              "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim"),
            irrelevant=("decoder_sparse_step", "mlp_only_layers", "shared_expert_intermediate_size",
@@ -790,7 +794,7 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
     Family("lfm2", "LFM2: attention layers by layer_types / full_attn_idxs, short-convolution state elsewhere",
            _V + "lfm2.py Lfm2Model (attention at full_attn_idxs), layers/mamba/short_conv.py ShortConv.get_state_shape; "
            "layers/mamba/mamba_utils.py short_conv_state_shape",
-           ("tests/test_registry.py::test_lfm2_short_conv",),
+           ("tests/test_registry.py::test_lfm2_short_conv", "tests/test_registry_public_a.py (LFM2.5-1.2B)"),
            _DECODER_READS + ("conv_L_cache", "conv_dim", "full_attn_idxs"),
            aliases=(("num_heads", "num_attention_heads"),),
            irrelevant=("conv_bias", "block_dim", "block_ff_dim", "block_multiple_of", "block_ffn_dim_multiplier",
@@ -799,7 +803,7 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                        "conv_use_xavier_init", "num_dense_layers", "use_expert_bias")),
     Family("minimax_m2", "MiniMax-M2: the decoder, with attn_type_list all softmax attention",
            _V + "minimax_m2.py MiniMaxM2DecoderLayer (MiniMaxM2Attention on every layer)",
-           ("tests/test_registry.py::test_minimax_m2_attn_type_list",),
+           ("tests/test_registry.py::test_minimax_m2_attn_type_list", "tests/test_registry_public_a.py (MiniMax-M2.7)"),
            _DECODER_READS + ("attn_type_list",),
            irrelevant=("mtp_transformer_layers", "num_mtp_modules", "use_mtp", "qk_norm_type", "rotary_dim",
                        # residual scales of the MiniMax decoder layer (vLLM minimax_text_01.py
