@@ -153,3 +153,18 @@ def test_ignore_field_plans_a_config_kv_would_take_with_it(tmp_path, capsys):
     # a catalog model reads its own fields: the flag is refused there
     assert main(["plan", "--model", "llama-3.1-8b", "--ignore-field", "x"]) == 2
     assert "only with --config" in capsys.readouterr().err
+
+
+def test_default_gpus_per_replica_refused_says_which_flag(capsys):
+    # bigcode/starcoder2-7b has 36 attention heads: vLLM refuses TP 8 (36 % 8 != 0). Without --gpus-per-replica the 8
+    # is kvplan's default, so the one line says which flag changes it; with the flag given, the plain refusal.
+    path = Path(__file__).parent / "data" / "configs" / "starcoder2-7b.config.json"
+    assert main(["plan", "--config", str(path), "--context", "4096", "--weights-gib", "14"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "attention heads (36)" in err and "set --gpus-per-replica" in err
+    assert main(["plan", "--config", str(path), "--context", "4096", "--weights-gib", "14",
+                 "--gpus-per-replica", "8"]) == 2
+    err = capsys.readouterr().err
+    assert "attention heads (36)" in err and "set --gpus-per-replica" not in err
+    assert main(["plan", "--config", str(path), "--context", "4096", "--weights-gib", "14",
+                 "--gpus-per-replica", "4", "--json"]) == 0

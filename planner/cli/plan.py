@@ -30,7 +30,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from planner.cli.plan_inputs import add_input_flags, inputs_from_args
+from planner.cli.plan_inputs import add_input_flags, given_fields, inputs_from_args
 from planner.errors import PlanInputError
 from planner.files.export import to_csv_bytes
 from planner.hf.config import MAX_CONFIG_BYTES, plan_model_from_config
@@ -98,7 +98,16 @@ def run(args: argparse.Namespace) -> int:
         model = plan_model_from_config(config, name, source=str(args.config),
                                        ignore_fields=tuple(getattr(args, "ignore_field", ()) or ()))
         args.model_id = model.id
-    result = plan(inputs_from_args(args), model)
+    inputs = inputs_from_args(args)
+    try:
+        result = plan(inputs, model)
+    except PlanInputError as exc:
+        if exc.field == "tp" and "gpus_per_replica" not in given_fields(args):
+            # the user set no TP: the refused 8 is the default GPUs per replica, which the flag changes
+            raise PlanInputError("tp", exc.value, f"{exc.allowed} (the default --gpus-per-replica "
+                                                  f"{inputs.gpus_per_replica} is refused for this model: set "
+                                                  "--gpus-per-replica)") from None
+        raise
     if getattr(args, "save_file", None) is not None:
         save_plan_file(args.save_file, result.inputs)
     if args.csv is not None:
