@@ -1,0 +1,92 @@
+"""Golden values of real public configs of architectures without one so far (tests/data/configs, SOURCES.md).
+
+Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
+next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py, with the
+keys of ``derive_max_model_len_and_key``, vllm/transformers_utils/model_arch_config_convertor.py: the smallest of
+max_position_embeddings, n_positions, max_seq_len, seq_length, model_max_length, max_target_positions,
+max_sequence_length, max_seq_length, seq_len present). BF16 is two bytes per element; every layer stores K and V
+(the factor 2). vLLM model files read at vllm-project/vllm 2758bed7fb2f428f00ebb90ac75ba7cb95173856 and checked
+against a recent tree (same head count, head size and KV-head rules).
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from planner.errors import PlanInputError
+from planner.hf import registry
+from planner.hf.config import model_from_config
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "tests" / "data" / "configs"
+
+
+def load(name):
+    return json.loads((CONFIGS / f"{name}.config.json").read_text())
+
+
+# (file, architecture, family, B/token at TP 1, maximum context, layer pattern). Derivations:
+GOLDEN = [
+    # bigcode/gpt_bigcode-santacoder. vLLM GPTBigCodeAttention.__init__ (gpt_bigcode.py): head_dim = hidden_size //
+    # total_num_heads = n_embd 2,048 / n_head 16 = 128; multi_query true -> total_num_kv_heads = 1 (one KV head).
+    # 24 layers (n_layer), each a GPTBigCodeBlock with one Attention, no window.
+    # 2 x 24 x 1 x 128 x 2 B = 12,288 B/token. Maximum: n_positions 2,048 (GPTBigCodeConfig maps
+    # max_position_embeddings to it; the only length key present; runner_max_sequence_length is not one of them).
+    ("gpt_bigcode-santacoder", "GPTBigCodeForCausalLM", "gpt_bigcode", 12_288, 2_048, "F" * 24),
+    # Qwen/Qwen-1_8B (Qwen v1, remote code). vLLM QWenAttention.__init__ (qwen.py): head_dim = hidden_size //
+    # total_num_heads = 2,048 / 16 = 128 (= the config's kv_channels 128), MHA: Attention(num_heads, head_dim)
+    # with no num_kv_heads, so 16 KV heads; 24 QWenBlock layers. use_dynamic_ntk / use_logn_attn change the
+    # attention scores, not the cache. 2 x 24 x 16 x 128 x 2 B = 196,608 B/token.
+    # Maximum: the smallest of max_position_embeddings 8,192 and seq_length 8,192 = 8,192.
+    ("qwen-1_8b", "QWenLMHeadModel", "qwen1", 196_608, 8_192, "F" * 24),
+    # togethercomputer RedPajama-INCITE 3B v1 (GPTNeoXForCausalLM). vLLM GPTNeoXAttention.__init__ (gpt_neox.py):
+    # head_size = hidden_size // total_num_heads = 2,560 / 32 = 80, MHA (Attention(num_heads, head_size) with no
+    # num_kv_heads: 32 KV heads); 32 GPTNeoXLayer layers; rotary_pct 1.0 rotates all 80 dims, no cache change.
+    # 2 x 32 x 32 x 80 x 2 B = 327,680 B/token. Maximum: max_position_embeddings 2,048.
+    ("redpajama-incite-3b-v1", "GPTNeoXForCausalLM", "decoder", 327_680, 2_048, "F" * 32),
+]
+
+
+@pytest.mark.parametrize(("name", "arch", "family", "per_token", "max_context", "pattern"), GOLDEN,
+                         ids=[g[0] for g in GOLDEN])
+def test_public_config_kv_per_token(name, arch, family, per_token, max_context, pattern):
+    config = load(name)
+    assert config["architectures"] == [arch]
+    assert registry.status(arch) == ("supported", family)
+    model = model_from_config(config)
+    assert model.estimate(max_context).kv_bytes_per_token == per_token
+    assert model.estimate(max_context).kv_bytes == per_token * max_context
+    assert model.max_context_tokens == max_context
+    assert model.layer_pattern == pattern
+    assert not model.ignored_fields
+
+
+def test_santacoder_single_kv_head_is_replicated_across_tp():
+    # vLLM GPTBigCodeAttention: with multi_query the per-GPU num_kv_heads is 1 whatever the TP degree (the one KV
+    # head is replicated; QKVParallelLinear with total_num_kv_heads 1); num_heads = 16 // tp.
+    # TP 4: 2 x 24 x 1 x 128 x 2 B = 12,288 B/token per GPU, the TP-1 figure.
+    model = model_from_config(load("gpt_bigcode-santacoder"))
+    assert model.estimate(2_048, tp=4).kv_bytes_per_token == 12_288
+    # TP 3: "Total number of attention heads (16) must be divisible by tensor parallel size (3)"
+    # (ModelConfig.verify_with_parallel_config); GPTBigCodeAttention also asserts it.
+    with pytest.raises(PlanInputError, match=r"attention heads \(16\)"):
+        model.estimate(2_048, tp=3)
+
+
+def test_qwen_1_8b_tensor_parallel():
+    # TP 8: 16 heads / 8 = 2 per GPU (QWenAttention: total_num_heads // tp), 2 KV heads each:
+    # 2 x 24 x 2 x 128 x 2 B = 24,576 B/token per GPU.
+    model = model_from_config(load("qwen-1_8b"))
+    assert model.estimate(8_192, tp=8).kv_bytes_per_token == 24_576
+    with pytest.raises(PlanInputError, match=r"attention heads \(16\)"):
+        model.estimate(8_192, tp=3)
+
+
+def test_redpajama_3b_tensor_parallel():
+    # TP 8: 32 heads / 8 = 4 per GPU: 2 x 32 x 4 x 80 x 2 B = 40,960 B/token per GPU.
+    model = model_from_config(load("redpajama-incite-3b-v1"))
+    assert model.estimate(2_048, tp=8).kv_bytes_per_token == 40_960
+    # TP 3: 32 % 3 != 0, refused as vLLM refuses it.
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(2_048, tp=3)
