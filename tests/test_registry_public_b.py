@@ -90,3 +90,68 @@ def test_redpajama_3b_tensor_parallel():
     # TP 3: 32 % 3 != 0, refused as vLLM refuses it.
     with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
         model.estimate(2_048, tp=3)
+
+
+# ---------------------------------------------------------------------------
+# Nemotron-H (NemotronHForCausalLM): attention KV plus Mamba2 state per sequence
+# ---------------------------------------------------------------------------
+# vLLM nemotron_h.py: hybrid_override_pattern gives one block per layer ("M" Mamba2, "*" attention, "-" MLP,
+# "E" MoE; only "*" caches KV, only "M" holds state). NemotronHAttention: head_dim = config.head_dim when present,
+# else hidden_size // num_attention_heads; num_kv_heads = max(1, num_key_value_heads // tp) (replicated when fewer
+# than TP). NemotronHForCausalLM.get_mamba_state_shape_from_config -> mamba2_state_shape (layers/mamba/mamba_utils.py):
+# intermediate = mamba_num_heads x mamba_head_dim, conv state (conv_kernel - 1) x (intermediate + 2 x n_groups x
+# ssm_state_size) / tp in the model dtype (BF16), SSM state (mamba_num_heads / tp) x mamba_head_dim x ssm_state_size
+# in mamba_ssm_cache_dtype, which NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype (models/config.py) takes
+# from the config, float32 when absent.
+
+
+def test_nemotron_h_56b_base_8k():
+    # nvidia/Nemotron-H-56B-Base-8K: the pattern has 118 blocks, 10 "*" and 54 "M".
+    # Attention: 8 KV heads, head_dim = 8,192 / 64 = 128 (no head_dim key; attention_head_dim 128 agrees):
+    # 10 x 2 x 8 x 128 x 2 B = 40,960 B/token. State per Mamba layer: intermediate 256 x 64 = 16,384;
+    # conv 3 x (16,384 + 2 x 8 x 256 = 20,480) x 2 B = 122,880 B; SSM 256 x 64 x 256 x 4 B (float32, no
+    # mamba_ssm_cache_dtype key) = 16,777,216 B; 54 x 16,900,096 = 912,605,184 B per sequence.
+    # Maximum: max_position_embeddings 8,192.
+    # time_step_rank 512 is not read by vLLM's nemotron_h.py (a Mamba1 dt rank): accepted, not ignored silently.
+    model = model_from_config(load("nemotron-h-56b-base-8k"))
+    assert registry.status("NemotronHForCausalLM") == ("supported", "nemotron_h")
+    est = model.estimate(8_192)
+    assert est.kv_bytes_per_token == 40_960
+    assert est.state_bytes_in_pool == 912_605_184
+    assert est.kv_bytes == 40_960 * 8_192 + 912_605_184
+    assert model.max_context_tokens == 8_192
+    assert model.layer_pattern.count("F") == 10 and model.layer_pattern.count("M") == 54
+    assert len(model.layer_pattern) == 118
+    assert not model.ignored_fields
+    # TP 8: 8 KV heads / 8 = 1: 10 x 2 x 1 x 128 x 2 B = 5,120 B/token per GPU. 8 groups % 8 == 0 (no extra
+    # groups): conv 20,480 / 8 = 2,560 x 3 x 2 B = 15,360 B; SSM 256 / 8 = 32 x 64 x 256 x 4 B = 2,097,152 B;
+    # 54 x 2,112,512 = 114,075,648 B per sequence per GPU.
+    est8 = model.estimate(8_192, tp=8)
+    assert (est8.kv_bytes_per_token, est8.state_bytes_in_pool) == (5_120, 114_075_648)
+    # TP 3: 64 heads % 3 != 0 and the conv state does not split evenly: vLLM cannot build it.
+    with pytest.raises(PlanInputError):
+        model.estimate(8_192, tp=3)
+
+
+def test_nemotron_3_nano_30b_a3b():
+    # nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16: 52 blocks, 6 "*", 23 "M", 23 "E" (MoE, no cache).
+    # Attention: head_dim 128 from the config (not 2,688 / 32 = 84), 2 KV heads:
+    # 6 x 2 x 2 x 128 x 2 B = 6,144 B/token. State per Mamba layer: intermediate 64 x 64 = 4,096;
+    # conv 3 x (4,096 + 2 x 8 x 128 = 6,144) x 2 B = 36,864 B; SSM 64 x 64 x 128 x 4 B (mamba_ssm_cache_dtype
+    # "float32") = 2,097,152 B; 23 x 2,134,016 = 49,082,368 B per sequence. Maximum: max_position_embeddings 262,144.
+    model = model_from_config(load("nvidia-nemotron-3-nano-30b-a3b-bf16"))
+    est = model.estimate(4_096)
+    assert est.kv_bytes_per_token == 6_144
+    assert est.state_bytes_in_pool == 49_082_368
+    assert model.max_context_tokens == 262_144
+    assert model.layer_pattern.count("F") == 6 and model.layer_pattern.count("M") == 23
+    assert not model.ignored_fields
+    # TP 4: 32 heads / 4 = 8; 2 KV heads < 4 -> replicated, 1 per GPU (4 % 2 == 0): 6 x 2 x 1 x 128 x 2 B =
+    # 3,072 B/token. 8 groups % 4 == 0: conv 6,144 / 4 = 1,536 x 3 x 2 B = 9,216 B; SSM 16 x 64 x 128 x 4 B =
+    # 524,288 B; 23 x 533,504 = 12,270,592 B per sequence per GPU.
+    est4 = model.estimate(4_096, tp=4)
+    assert (est4.kv_bytes_per_token, est4.state_bytes_in_pool) == (3_072, 12_270_592)
+    # TP 3: 32 heads % 3 != 0; and extra_groups_for_head_shards(8, 3) = 3 - 8 leaves 3 groups: conv channels
+    # 4,096 + 2 x 3 x 128 = 4,864, not divisible by 3 (vLLM's divide asserts).
+    with pytest.raises(PlanInputError):
+        model.estimate(4_096, tp=3)

@@ -762,9 +762,13 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            ("tests/test_hybrids.py (nemotron-h-8b)",),
            _DECODER_READS + ("hybrid_override_pattern", "mamba_num_heads", "mamba_head_dim", "n_groups",
                              "ssm_state_size", "conv_kernel"),
+           # time_step_rank (published in Nemotron-H-56B-Base-8K's config) is a Mamba1 dt-projection rank: vLLM's
+           # nemotron_h.py never reads it (NemotronHConfig keeps it in **kwargs) and mamba2_state_shape takes no
+           # such argument, so it changes neither the weights vLLM builds nor the state it caches.
            irrelevant=("mamba_hidden_act", "mamba_proj_bias", "use_mamba_kernels", "mamba_chunk_size",
                        "time_step_limit", "time_step_min", "time_step_max", "time_step_floor", "chunk_size",
-                       "rescale_prenorm_residual", "residual_in_fp32", "use_conv_bias", "mamba_dt_rank")),
+                       "rescale_prenorm_residual", "residual_in_fp32", "use_conv_bias", "mamba_dt_rank",
+                       "time_step_rank")),
     Family("mimo_v2", "MiMo-V2: hybrid_layer_pattern of full and sliding layers with their own geometry",
            _V + "mimo_v2_flash.py MiMoV2FlashDecoderLayer",
            ("tests/test_hybrids.py (mimo-v2-flash)",),
