@@ -45,6 +45,15 @@ GOLDEN = [
     # num_kv_heads: 32 KV heads); 32 GPTNeoXLayer layers; rotary_pct 1.0 rotates all 80 dims, no cache change.
     # 2 x 32 x 32 x 80 x 2 B = 327,680 B/token. Maximum: max_position_embeddings 2,048.
     ("redpajama-incite-3b-v1", "GPTNeoXForCausalLM", "decoder", 327_680, 2_048, "F" * 32),
+    # facebook/opt-125m. vLLM OPTDecoderLayer (opt.py) builds OPTAttention(embed_dim = hidden_size, num_heads =
+    # num_attention_heads): head_dim = embed_dim // total_num_heads = 768 / 12 = 64, MHA (Attention with no
+    # num_kv_heads: 12 KV heads); 12 layers. 2 x 12 x 12 x 64 x 2 B = 36,864 B/token.
+    # Maximum: max_position_embeddings 2,048.
+    ("opt-125m", "OPTForCausalLM", "decoder", 36_864, 2_048, "F" * 12),
+    # facebook/opt-350m: same class; 1,024 / 16 = 64, 16 KV heads, 24 layers. word_embed_proj_dim 512 sizes only
+    # project_in / project_out (OPTDecoder) and do_layer_norm_before false only moves the layer norms: no cache change.
+    # 2 x 24 x 16 x 64 x 2 B = 98,304 B/token. Maximum: max_position_embeddings 2,048.
+    ("opt-350m", "OPTForCausalLM", "decoder", 98_304, 2_048, "F" * 24),
 ]
 
 
@@ -155,3 +164,37 @@ def test_nemotron_3_nano_30b_a3b():
     # 4,096 + 2 x 3 x 128 = 4,864, not divisible by 3 (vLLM's divide asserts).
     with pytest.raises(PlanInputError):
         model.estimate(4_096, tp=3)
+
+
+def test_opt_tensor_parallel():
+    # opt-125m TP 4: 12 heads / 4 = 3 per GPU: 2 x 12 x 3 x 64 x 2 B = 9,216 B/token per GPU.
+    model = model_from_config(load("opt-125m"))
+    assert model.estimate(2_048, tp=4).kv_bytes_per_token == 9_216
+    # TP 8: 12 % 8 != 0: "Total number of attention heads (12) must be divisible by tensor parallel size (8)".
+    with pytest.raises(PlanInputError, match=r"attention heads \(12\)"):
+        model.estimate(2_048, tp=8)
+    # opt-350m TP 8: 16 / 8 = 2 per GPU: 2 x 24 x 2 x 64 x 2 B = 12,288 B/token per GPU.
+    assert model_from_config(load("opt-350m")).estimate(2_048, tp=8).kv_bytes_per_token == 12_288
+
+
+def test_bloom_560m_alibi_mha_and_no_length_key():
+    # bigscience/bloom-560m (a partial quotation: see SOURCES.md). vLLM BloomAttention.__init__ (bloom.py):
+    # total_num_heads = n_head 16, head_dim = hidden_size // total_num_heads = 1,024 / 16 = 64, MHA (Attention with
+    # no num_kv_heads: 16 KV heads); ALiBi slopes change scores, not the cache; n_layer 24 BloomBlock layers.
+    # 2 x 24 x 16 x 64 x 2 B = 98,304 B/token.
+    config = load("bloom-560m.partial")
+    assert config["architectures"] == ["BloomForCausalLM"]
+    assert registry.status("BloomForCausalLM") == ("supported", "bloom")
+    model = model_from_config(config)
+    assert model.estimate(1_000).kv_bytes_per_token == 98_304
+    assert model.layer_pattern == "F" * 24
+    assert not model.ignored_fields
+    # No length key of vLLM's list is in the config (ALiBi, no position table): vLLM takes the tokenizer's
+    # model_max_length when tokenizer_config.json has one, else assumes 2,048 with a warning
+    # (_get_and_verify_max_len). The config alone does not fix it, so kvplan states no maximum.
+    assert model.max_context_tokens is None
+    # TP 8: 16 / 8 = 2 heads per GPU: 2 x 24 x 2 x 64 x 2 B = 12,288 B/token per GPU.
+    assert model.estimate(1_000, tp=8).kv_bytes_per_token == 12_288
+    # TP 3: 16 % 3 != 0 (BloomAttention asserts it; ModelConfig.verify_with_parallel_config refuses it first).
+    with pytest.raises(PlanInputError, match=r"attention heads \(16\)"):
+        model.estimate(1_000, tp=3)
