@@ -198,3 +198,29 @@ def test_bloom_560m_alibi_mha_and_no_length_key():
     # TP 3: 16 % 3 != 0 (BloomAttention asserts it; ModelConfig.verify_with_parallel_config refuses it first).
     with pytest.raises(PlanInputError, match=r"attention heads \(16\)"):
         model.estimate(1_000, tp=3)
+
+
+def test_dbrx_instruct_gqa_under_the_mpt_reader():
+    # databricks/dbrx-instruct as re-published by mlx-community (dbrx-instruct-4bit; a partial quotation, see
+    # SOURCES.md). vLLM DbrxAttention.__init__ (dbrx.py): total_num_heads = n_heads 48, head_dim = d_model //
+    # total_num_heads = 6,144 / 48 = 128, total_num_kv_heads = attn_config.kv_n_heads = 8 (num_kv_heads =
+    # max(1, 8 // tp), replicated when fewer than TP); n_layers 40 DbrxBlock layers, no window. clip_qkv clamps
+    # the projections and the 16-expert MoE (ffn_config) has no cache.
+    # 2 x 40 x 8 x 128 x 2 B = 163,840 B/token. Maximum: max_seq_len 32,768 (the only length key present).
+    config = load("dbrx-instruct-4bit-mlx.partial")
+    assert config["architectures"] == ["DbrxForCausalLM"]
+    assert registry.status("DbrxForCausalLM") == ("supported", "mpt")
+    model = model_from_config(config)
+    assert model.estimate(32_768).kv_bytes_per_token == 163_840
+    assert model.max_context_tokens == 32_768
+    assert model.layer_pattern == "F" * 40
+    assert not model.ignored_fields
+    # "quantization" is MLX's weight-format block (mlx-community adds it); vLLM reads quantization_config, not it,
+    # and it has no bearing on the cache: the figure is the same without it.
+    bare = {k: v for k, v in config.items() if k != "quantization"}
+    assert model_from_config(bare).estimate(32_768).kv_bytes_per_token == 163_840
+    # TP 16: 48 heads / 16 = 3; 8 KV heads < 16 -> one per GPU (16 % 8 == 0): 2 x 40 x 1 x 128 x 2 B = 20,480 B/token.
+    assert model.estimate(32_768, tp=16).kv_bytes_per_token == 20_480
+    # TP 5: 48 % 5 != 0, refused as vLLM refuses it.
+    with pytest.raises(PlanInputError, match=r"attention heads \(48\)"):
+        model.estimate(32_768, tp=5)
