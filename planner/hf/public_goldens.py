@@ -37,7 +37,7 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "DeepseekV4ForCausalLM": ("deepseek-v4-flash", "deepseek-v4-pro"),
     "DeepseekV41ForCausalLM": ("deepseek-v4.1-flash",),
     "JambaForCausalLM": ("jamba-1.5-mini",),
-    "NemotronHForCausalLM": ("nemotron-h-8b",),
+    "NemotronHForCausalLM": ("nemotron-h-8b", "nemotron-h-56b-base-8k", "nvidia-nemotron-3-nano-30b-a3b-bf16"),
     "MiMoV2FlashForCausalLM": ("mimo-v2-flash",),
     # tests/data/configs
     "GPT2LMHeadModel": ("gpt2",),
@@ -81,6 +81,12 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "Qwen3_5MoeForConditionalGeneration": ("qwen3.5-35b-a3b",),
     "Lfm2ForCausalLM": ("lfm2.5-1.2b-distilled-claude-4.6",),
     "GemmaForCausalLM": ("gemma-2b",),
+    "GPTBigCodeForCausalLM": ("gpt_bigcode-santacoder",),
+    "QWenLMHeadModel": ("qwen-1_8b",),
+    "GPTNeoXForCausalLM": ("redpajama-incite-3b-v1",),
+    "OPTForCausalLM": ("opt-125m", "opt-350m"),
+    "BloomForCausalLM": ("bloom-560m.partial",),
+    "DbrxForCausalLM": ("dbrx-instruct-4bit-mlx.partial",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test
