@@ -5,8 +5,8 @@ next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_l
 keys of ``derive_max_model_len_and_key``, vllm/transformers_utils/model_arch_config_convertor.py: the smallest of
 max_position_embeddings, n_positions, max_seq_len, seq_length, model_max_length, max_target_positions,
 max_sequence_length, max_seq_length, seq_len present). BF16 is two bytes per element; every layer stores K and V
-(the factor 2). vLLM model files read at vllm-project/vllm 2758bed7fb2f428f00ebb90ac75ba7cb95173856 and checked
-against a recent tree (same head count, head size and KV-head rules).
+(the factor 2). vLLM source read in the vLLM 0.23.0 tree (vllm/_version.py: commit 0fc695fc6); gpt_bigcode.py also
+at vllm-project/vllm 2758bed7fb2f428f00ebb90ac75ba7cb95173856, with the same head size and multi-query rule.
 """
 
 import json
