@@ -1,0 +1,112 @@
+"""Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
+SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5 and MiniCPM (dense and MoE).
+
+Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
+next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py): the
+smallest of the ``possible_keys`` present, then the RoPE factor of any ``rope_scaling`` whose type is not ``su``,
+``longrope`` or ``llama3`` (``dynamic`` is scaled). BF16 is two bytes per element; every layer stores K and V (the
+factor 2).
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.errors import PlanInputError
+from planner.hf import registry
+from planner.hf.config import model_from_config
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "tests" / "data" / "configs"
+
+
+def load(name):
+    return json.loads((CONFIGS / f"{name}.config.json").read_text())
+
+
+# (file, architecture, B/token at TP 1, maximum context, layer pattern). Derivations:
+GOLDEN = [
+    # InternLM 7B (mlc-llm preset "internlm"). vLLM's registry serves InternLMForCausalLM with llama.py's
+    # LlamaForCausalLM: LlamaDecoderLayer passes num_kv_heads = getattr(config, "num_key_value_heads",
+    # num_attention_heads) = 32 (the config has no num_key_value_heads: MHA), and LlamaAttention's head_dim =
+    # getattr(config, "head_dim", hidden_size // num_attention_heads) = 4,096 / 32 = 128; "bias": true only adds
+    # q/k/v/o biases (LlamaDecoderLayer: attention_bias or bias). 2 x 32 layers x 32 x 128 x 2 B = 524,288 B/token;
+    # maximum: max_position_embeddings 2,048, no RoPE scaling.
+    ("internlm-7b", "InternLMForCausalLM", 524_288, 2_048, "F" * 32),
+    # InternLM2 7B (mlc-llm preset "internlm2"). vLLM InternLM2Attention.__init__ (internlm2.py, read at
+    # vllm-project/vllm 0531c22): num_kv_heads = config.num_key_value_heads = 8, head_dim = hidden_size //
+    # total_num_heads = 4,096 / 32 = 128, one Attention per layer, no window. 2 x 32 x 8 x 128 x 2 B = 131,072 B/token;
+    # maximum: max_position_embeddings 32,768, rope_scaling null.
+    ("internlm2-7b", "InternLM2ForCausalLM", 131_072, 32_768, "F" * 32),
+    # InternLM2.5 7B (mlc-llm preset "internlm2_5_7b"): the same geometry, 131,072 B/token; rope_scaling
+    # {"type": "dynamic", "factor": 2.0}: "dynamic" is not su / longrope / llama3, so vLLM multiplies the length by
+    # the factor: 32,768 x 2.0 = 65,536.
+    ("internlm2_5-7b", "InternLM2ForCausalLM", 131_072, 65_536, "F" * 32),
+    # MiniCPM-2B 128k (mlc-llm preset "minicpm_2b"). vLLM MiniCPMAttention.__init__ (minicpm.py, read at
+    # vllm-project/vllm 00db011): num_kv_heads = config.num_key_value_heads = 36, head_dim = hidden_size //
+    # total_num_heads = 2,304 / 36 = 64. 2 x 40 x 36 x 64 x 2 B = 368,640 B/token. Maximum: max_position_embeddings
+    # 65,536 (max_length 131,072 is a generation setting, not one of vLLM's possible_keys) x dynamic factor 4.0 =
+    # 262,144.
+    ("minicpm-2b-128k", "MiniCPMForCausalLM", 368_640, 262_144, "F" * 40),
+    # MiniCPM-2B-sft-bf16 (mlc-llm preset "minicpm_2b_sft_bf16"): the same attention, 368,640 B/token;
+    # max_position_embeddings 4,096, no rope_scaling; tie_word_embeddings changes weights only.
+    ("minicpm-2b-sft-bf16", "MiniCPMForCausalLM", 368_640, 4_096, "F" * 40),
+    # MiniCPM-MoE-8x2B (mlc-llm preset "minicpm-moe-8x2b"): MiniCPMDecoderLayer builds MiniCPMMoE when num_experts
+    # (8) > 0, the FFN only; the attention is the same: 368,640 B/token; max_position_embeddings 4,096.
+    ("minicpm-moe-8x2b", "MiniCPMForCausalLM", 368_640, 4_096, "F" * 40),
+]
+
+
+@pytest.mark.parametrize(("name", "arch", "per_token", "max_context", "pattern"), GOLDEN,
+                         ids=[g[0] for g in GOLDEN])
+def test_public_config_kv_per_token(name, arch, per_token, max_context, pattern):
+    config = load(name)
+    assert config["architectures"] == [arch]
+    assert registry.status(arch) == ("supported", "decoder")
+    model = model_from_config(config)
+    assert model.estimate(max_context).kv_bytes_per_token == per_token
+    assert model.estimate(max_context).kv_bytes == per_token * max_context
+    assert model.max_context_tokens == max_context
+    assert model.layer_pattern == pattern
+    assert not model.ignored_fields
+
+
+def test_internlm_7b_tensor_parallel():
+    # TP 2: 32 heads % 2 == 0; 32 KV heads / 2 = 16 per GPU: 2 x 32 x 16 x 128 x 2 B = 262,144 B/token per GPU.
+    model = model_from_config(load("internlm-7b"))
+    assert model.estimate(2_048, tp=2).kv_bytes_per_token == 262_144
+    # TP 3: 32 % 3 != 0, refused as vLLM's verify_with_parallel_config refuses it.
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(2_048, tp=3)
+
+
+def test_internlm2_5_7b_tensor_parallel():
+    model = model_from_config(load("internlm2_5-7b"))
+    # TP 8: 32 heads / 8 = 4; 8 KV heads / 8 = 1 per GPU (InternLM2Attention: max(1, 8 // 8)):
+    # 2 x 32 x 1 x 128 x 2 B = 16,384 B/token per GPU.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 16_384
+    # TP 16: 32 % 16 == 0; 8 KV heads < 16, so replicated (16 % 8 == 0), still one per GPU: 16,384 B/token per GPU.
+    assert model.estimate(4_096, tp=16).kv_bytes_per_token == 16_384
+    # TP 6: 32 % 6 != 0, refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(4_096, tp=6)
+
+
+def test_minicpm_2b_tensor_parallel():
+    model = model_from_config(load("minicpm-2b-128k"))
+    # TP 4: 36 heads / 4 = 9, and 36 KV heads / 4 = 9 per GPU: 2 x 40 x 9 x 64 x 2 B = 92,160 B/token per GPU.
+    assert model.estimate(4_096, tp=4).kv_bytes_per_token == 92_160
+    # TP 8: 36 % 8 != 0: vLLM refuses ("Total number of attention heads (36) must be divisible by tensor parallel
+    # size (8)"); so does kvplan.
+    with pytest.raises(PlanInputError, match=r"attention heads \(36\)"):
+        model.estimate(4_096, tp=8)
+
+
+def test_minicpm_2b_cli_kv():
+    out = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config",
+                          str(CONFIGS / "minicpm-2b-128k.config.json"), "--context", "4096"],
+                         capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert "KV bytes per token: 368,640 B per GPU" in out
