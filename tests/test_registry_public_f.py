@@ -35,28 +35,28 @@ GOLDEN = [
     # getattr(config, "head_dim", hidden_size // num_attention_heads) = 4,096 / 32 = 128; "bias": true only adds
     # q/k/v/o biases (LlamaDecoderLayer: attention_bias or bias). 2 x 32 layers x 32 x 128 x 2 B = 524,288 B/token;
     # maximum: max_position_embeddings 2,048, no RoPE scaling.
-    ("internlm-7b", "InternLMForCausalLM", 524_288, 2_048, "F" * 32),
+    ("internlm-7b.partial", "InternLMForCausalLM", 524_288, 2_048, "F" * 32),
     # InternLM2 7B (mlc-llm preset "internlm2"). vLLM InternLM2Attention.__init__ (internlm2.py, read at
     # vllm-project/vllm 0531c22): num_kv_heads = config.num_key_value_heads = 8, head_dim = hidden_size //
     # total_num_heads = 4,096 / 32 = 128, one Attention per layer, no window. 2 x 32 x 8 x 128 x 2 B = 131,072 B/token;
     # maximum: max_position_embeddings 32,768, rope_scaling null.
-    ("internlm2-7b", "InternLM2ForCausalLM", 131_072, 32_768, "F" * 32),
+    ("internlm2-7b.partial", "InternLM2ForCausalLM", 131_072, 32_768, "F" * 32),
     # InternLM2.5 7B (mlc-llm preset "internlm2_5_7b"): the same geometry, 131,072 B/token; rope_scaling
     # {"type": "dynamic", "factor": 2.0}: "dynamic" is not su / longrope / llama3, so vLLM multiplies the length by
     # the factor: 32,768 x 2.0 = 65,536.
-    ("internlm2_5-7b", "InternLM2ForCausalLM", 131_072, 65_536, "F" * 32),
+    ("internlm2_5-7b.partial", "InternLM2ForCausalLM", 131_072, 65_536, "F" * 32),
     # MiniCPM-2B 128k (mlc-llm preset "minicpm_2b"). vLLM MiniCPMAttention.__init__ (minicpm.py, read at
     # vllm-project/vllm 00db011): num_kv_heads = config.num_key_value_heads = 36, head_dim = hidden_size //
     # total_num_heads = 2,304 / 36 = 64. 2 x 40 x 36 x 64 x 2 B = 368,640 B/token. Maximum: max_position_embeddings
     # 65,536 (max_length 131,072 is a generation setting, not one of vLLM's possible_keys) x dynamic factor 4.0 =
     # 262,144.
-    ("minicpm-2b-128k", "MiniCPMForCausalLM", 368_640, 262_144, "F" * 40),
+    ("minicpm-2b-128k.partial", "MiniCPMForCausalLM", 368_640, 262_144, "F" * 40),
     # MiniCPM-2B-sft-bf16 (mlc-llm preset "minicpm_2b_sft_bf16"): the same attention, 368,640 B/token;
     # max_position_embeddings 4,096, no rope_scaling; tie_word_embeddings changes weights only.
-    ("minicpm-2b-sft-bf16", "MiniCPMForCausalLM", 368_640, 4_096, "F" * 40),
+    ("minicpm-2b-sft-bf16.partial", "MiniCPMForCausalLM", 368_640, 4_096, "F" * 40),
     # MiniCPM-MoE-8x2B (mlc-llm preset "minicpm-moe-8x2b"): MiniCPMDecoderLayer builds MiniCPMMoE when num_experts
     # (8) > 0, the FFN only; the attention is the same: 368,640 B/token; max_position_embeddings 4,096.
-    ("minicpm-moe-8x2b", "MiniCPMForCausalLM", 368_640, 4_096, "F" * 40),
+    ("minicpm-moe-8x2b.partial", "MiniCPMForCausalLM", 368_640, 4_096, "F" * 40),
 ]
 
 
@@ -76,7 +76,7 @@ def test_public_config_kv_per_token(name, arch, per_token, max_context, pattern)
 
 def test_internlm_7b_tensor_parallel():
     # TP 2: 32 heads % 2 == 0; 32 KV heads / 2 = 16 per GPU: 2 x 32 x 16 x 128 x 2 B = 262,144 B/token per GPU.
-    model = model_from_config(load("internlm-7b"))
+    model = model_from_config(load("internlm-7b.partial"))
     assert model.estimate(2_048, tp=2).kv_bytes_per_token == 262_144
     # TP 3: 32 % 3 != 0, refused as vLLM's verify_with_parallel_config refuses it.
     with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
@@ -84,7 +84,7 @@ def test_internlm_7b_tensor_parallel():
 
 
 def test_internlm2_5_7b_tensor_parallel():
-    model = model_from_config(load("internlm2_5-7b"))
+    model = model_from_config(load("internlm2_5-7b.partial"))
     # TP 8: 32 heads / 8 = 4; 8 KV heads / 8 = 1 per GPU (InternLM2Attention: max(1, 8 // 8)):
     # 2 x 32 x 1 x 128 x 2 B = 16,384 B/token per GPU.
     assert model.estimate(4_096, tp=8).kv_bytes_per_token == 16_384
@@ -96,7 +96,7 @@ def test_internlm2_5_7b_tensor_parallel():
 
 
 def test_minicpm_2b_tensor_parallel():
-    model = model_from_config(load("minicpm-2b-128k"))
+    model = model_from_config(load("minicpm-2b-128k.partial"))
     # TP 4: 36 heads / 4 = 9, and 36 KV heads / 4 = 9 per GPU: 2 x 40 x 9 x 64 x 2 B = 92,160 B/token per GPU.
     assert model.estimate(4_096, tp=4).kv_bytes_per_token == 92_160
     # TP 8: 36 % 8 != 0: vLLM refuses ("Total number of attention heads (36) must be divisible by tensor parallel
@@ -107,6 +107,6 @@ def test_minicpm_2b_tensor_parallel():
 
 def test_minicpm_2b_cli_kv():
     out = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config",
-                          str(CONFIGS / "minicpm-2b-128k.config.json"), "--context", "4096"],
+                          str(CONFIGS / "minicpm-2b-128k.partial.config.json"), "--context", "4096"],
                          capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert "KV bytes per token: 368,640 B per GPU" in out
