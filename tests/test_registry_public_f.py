@@ -1,5 +1,5 @@
 """Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
-SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5 and MiniCPM (dense and MoE).
+SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5, MiniCPM (dense and MoE) and Qwen3-MoE.
 
 Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
 next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py): the
@@ -57,6 +57,12 @@ GOLDEN = [
     # MiniCPM-MoE-8x2B (mlc-llm preset "minicpm-moe-8x2b"): MiniCPMDecoderLayer builds MiniCPMMoE when num_experts
     # (8) > 0, the FFN only; the attention is the same: 368,640 B/token; max_position_embeddings 4,096.
     ("minicpm-moe-8x2b.partial", "MiniCPMForCausalLM", 368_640, 4_096, "F" * 40),
+    # Qwen/Qwen3-30B-A3B (Qwen3MoeForCausalLM). vLLM Qwen3MoeDecoderLayer (qwen3_moe.py, read at vllm-project/vllm
+    # 002456d) passes num_kv_heads = config.num_key_value_heads = 4 and head_dim = getattr(config, "head_dim") = 128
+    # (not hidden_size // heads = 2,048 / 32 = 64) to Qwen3MoeAttention, one Attention per layer, no window
+    # (sliding_window null, use_sliding_window false). The MoE (128 experts, 8 per token) is the FFN only.
+    # 2 x 48 x 4 x 128 x 2 B = 98,304 B/token; maximum: max_position_embeddings 40,960, rope_scaling null.
+    ("qwen3-30b-a3b", "Qwen3MoeForCausalLM", 98_304, 40_960, "F" * 48),
 ]
 
 
@@ -110,3 +116,14 @@ def test_minicpm_2b_cli_kv():
                           str(CONFIGS / "minicpm-2b-128k.partial.config.json"), "--context", "4096"],
                          capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert "KV bytes per token: 368,640 B per GPU" in out
+
+
+def test_qwen3_30b_a3b_tensor_parallel():
+    model = model_from_config(load("qwen3-30b-a3b"))
+    # TP 4: 32 heads / 4 = 8; 4 KV heads / 4 = 1 per GPU: 2 x 48 x 1 x 128 x 2 B = 24,576 B/token per GPU.
+    assert model.estimate(4_096, tp=4).kv_bytes_per_token == 24_576
+    # TP 8: 32 / 8 = 4 heads; 4 KV heads < 8, replicated (8 % 4 == 0), one per GPU: 24,576 B/token per GPU.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 24_576
+    # TP 3: 32 % 3 != 0, refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(4_096, tp=3)
