@@ -1,5 +1,5 @@
 """Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
-SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5, MiniCPM (dense and MoE) and Qwen3-MoE.
+SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5, MiniCPM (dense and MoE), Qwen3-MoE and OLMo.
 
 Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
 next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py): the
@@ -63,6 +63,12 @@ GOLDEN = [
     # (sliding_window null, use_sliding_window false). The MoE (128 experts, 8 per token) is the FFN only.
     # 2 x 48 x 4 x 128 x 2 B = 98,304 B/token; maximum: max_position_embeddings 40,960, rope_scaling null.
     ("qwen3-30b-a3b", "Qwen3MoeForCausalLM", 98_304, 40_960, "F" * 48),
+    # allenai/OLMo-1B-hf (partial: the architecture keys a public test quotes). vLLM OlmoAttention.__init__ (olmo.py,
+    # read at vllm-project/vllm 4ae0583): total_num_heads = num_attention_heads = 16, head_dim = hidden_size //
+    # total_num_heads = 2,048 / 16 = 128, QKVParallelLinear and Attention built from the query heads alone (MHA: 16
+    # K/V heads; num_key_value_heads 16 agrees). clip_qkv null only clamps activations. 2 x 16 x 16 x 128 x 2 B =
+    # 131,072 B/token; maximum: max_position_embeddings 2,048.
+    ("olmo-1b-hf.partial", "OlmoForCausalLM", 131_072, 2_048, "F" * 16),
 ]
 
 
@@ -127,3 +133,22 @@ def test_qwen3_30b_a3b_tensor_parallel():
     # TP 3: 32 % 3 != 0, refused.
     with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
         model.estimate(4_096, tp=3)
+
+
+def test_olmo_1b_tensor_parallel():
+    model = model_from_config(load("olmo-1b-hf.partial"))
+    # TP 4: 16 heads / 4 = 4 per GPU, and OLMo's K/V heads are its query heads: 2 x 16 x 4 x 128 x 2 B =
+    # 32,768 B/token per GPU.
+    assert model.estimate(2_048, tp=4).kv_bytes_per_token == 32_768
+    # TP 3: 16 % 3 != 0 (OlmoAttention asserts total_num_heads % tp == 0), refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(16\)"):
+        model.estimate(2_048, tp=3)
+
+
+def test_olmo_grouped_query_heads_refused():
+    # vLLM OlmoAttention never reads num_key_value_heads: it caches 16 K/V heads and cannot load weights with fewer,
+    # so the GQA figure (2 x 16 x 8 x 128 x 2 B = 65,536 B/token) would price a model vLLM does not serve: refused.
+    config = {**load("olmo-1b-hf.partial"), "num_key_value_heads": 8}
+    with pytest.raises(PlanInputError) as exc:
+        model_from_config(config)
+    assert exc.value.field == "config.num_key_value_heads"
