@@ -1,5 +1,5 @@
 """Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
-SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5, MiniCPM (dense and MoE), Qwen3-MoE and OLMo.
+SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5, MiniCPM (dense and MoE), Qwen3-MoE, OLMo, Persimmon and HunYuan dense.
 
 Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
 next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py): the
@@ -69,6 +69,19 @@ GOLDEN = [
     # K/V heads; num_key_value_heads 16 agrees). clip_qkv null only clamps activations. 2 x 16 x 16 x 128 x 2 B =
     # 131,072 B/token; maximum: max_position_embeddings 2,048.
     ("olmo-1b-hf.partial", "OlmoForCausalLM", 131_072, 2_048, "F" * 16),
+    # adept/persimmon-8b-base (partial: the keys of a public snapshot). vLLM PersimmonAttention.__init__
+    # (persimmon.py): total_num_heads = num_attention_heads = 64, head_dim = hidden_size // total_num_heads =
+    # 4,096 / 64 = 64, QKVParallelLinear and Attention from the query heads alone (MHA: 64 K/V heads;
+    # num_key_value_heads 64 agrees). qk_layernorm normalises q and k, no cache change.
+    # 2 x 36 x 64 x 64 x 2 B = 589,824 B/token; maximum: max_position_embeddings 16,384, rope_scaling null.
+    ("persimmon-8b-base.partial", "PersimmonForCausalLM", 589_824, 16_384, "F" * 36),
+    # Tencent Hunyuan-MT 7B (HunYuanDenseV1ForCausalLM). vLLM HunYuanAttention.__init__ (hunyuan_v1.py, read at
+    # vllm-project/vllm 00f8d44): head_dim = config.head_dim = 128 (set and non-zero, so attention_head_dim 128 is
+    # not consulted); HunYuanDecoderLayer passes num_kv_heads = num_key_value_heads = 8; no use_cla, so
+    # _get_cla_factor is 1 and every layer is a DECODER attention with its own KV. 2 x 32 x 8 x 128 x 2 B =
+    # 131,072 B/token. Maximum: max_position_embeddings 32,768 x rope_scaling "dynamic" factor 1.0 = 32,768 (alpha
+    # changes the RoPE base only).
+    ("hunyuan-mt-7b", "HunYuanDenseV1ForCausalLM", 131_072, 32_768, "F" * 32),
 ]
 
 
@@ -152,3 +165,25 @@ def test_olmo_grouped_query_heads_refused():
     with pytest.raises(PlanInputError) as exc:
         model_from_config(config)
     assert exc.value.field == "config.num_key_value_heads"
+
+
+def test_persimmon_8b_tensor_parallel_and_gqa_refused():
+    model = model_from_config(load("persimmon-8b-base.partial"))
+    # TP 8: 64 heads / 8 = 8 per GPU, K/V heads = query heads: 2 x 36 x 8 x 64 x 2 B = 73,728 B/token per GPU.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 73_728
+    # TP 6: 64 % 6 != 0 (PersimmonAttention asserts total_num_heads % tp == 0), refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(64\)"):
+        model.estimate(4_096, tp=6)
+    # PersimmonAttention never reads num_key_value_heads (MHA only): a smaller count is refused, not priced as GQA.
+    with pytest.raises(PlanInputError) as exc:
+        model_from_config({**load("persimmon-8b-base.partial"), "num_key_value_heads": 8})
+    assert exc.value.field == "config.num_key_value_heads"
+
+
+def test_hunyuan_mt_7b_tensor_parallel():
+    model = model_from_config(load("hunyuan-mt-7b"))
+    # TP 8: 32 heads / 8 = 4; 8 KV heads / 8 = 1 per GPU: 2 x 32 x 1 x 128 x 2 B = 16,384 B/token per GPU.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 16_384
+    # TP 3: 32 % 3 != 0 (HunYuanAttention asserts total_num_heads % tp_size == 0), refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(4_096, tp=3)
