@@ -1,5 +1,5 @@
 """Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
-SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5, MiniCPM (dense and MoE), Qwen3-MoE, OLMo, Persimmon and HunYuan dense.
+SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5, MiniCPM (dense and MoE), Qwen3-MoE, OLMo, Persimmon, HunYuan dense and Seed-OSS.
 
 Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
 next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py): the
@@ -187,3 +187,26 @@ def test_hunyuan_mt_7b_tensor_parallel():
     # TP 3: 32 % 3 != 0 (HunYuanAttention asserts total_num_heads % tp_size == 0), refused.
     with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
         model.estimate(4_096, tp=3)
+
+
+def test_seed_oss_36b():
+    # ByteDance-Seed Seed-OSS-36B geometry (partial config: the 15 keys a public test decodes; no "architectures" key
+    # is quoted, so the class vLLM serves model_type seed_oss with, SeedOssForCausalLM, is added here).
+    # vLLM SeedOssDecoderLayer (seed_oss.py, read at vllm-project/vllm 055e47c) passes num_kv_heads =
+    # num_key_value_heads = 8 and head_dim = config.head_dim = 128 (not 5,120 / 80 = 64) to SeedOssAttention, one
+    # DECODER Attention per layer, no window. 2 x 64 x 8 x 128 x 2 B = 262,144 B/token. Maximum:
+    # max_position_embeddings 524,288; rope_scaling {"rope_type": "default"} has no factor (1.0): 524,288.
+    config = {**load("seed-oss-36b.partial"), "architectures": ["SeedOssForCausalLM"]}
+    assert registry.status("SeedOssForCausalLM") == ("supported", "decoder")
+    model = model_from_config(config)
+    assert model.estimate(4_096).kv_bytes_per_token == 262_144
+    assert model.max_context_tokens == 524_288
+    assert model.layer_pattern == "F" * 64
+    assert not model.ignored_fields
+    # TP 8: 80 / 8 = 10 heads; 8 KV heads / 8 = 1 per GPU: 2 x 64 x 1 x 128 x 2 B = 32,768 B/token per GPU.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 32_768
+    # TP 16: 80 / 16 = 5; 8 KV heads < 16, replicated (16 % 8 == 0), one per GPU: 32,768 B/token per GPU.
+    assert model.estimate(4_096, tp=16).kv_bytes_per_token == 32_768
+    # TP 32: 80 % 32 != 0 (SeedOssAttention asserts total_num_heads % tp_size == 0), refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(80\)"):
+        model.estimate(4_096, tp=32)
