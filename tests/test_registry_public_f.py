@@ -1,5 +1,5 @@
 """Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
-SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5, MiniCPM (dense and MoE), Qwen3-MoE, OLMo, Persimmon, HunYuan dense and Seed-OSS.
+SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5, MiniCPM (dense and MoE), Qwen3-MoE, OLMo, Persimmon, HunYuan dense, Seed-OSS and OLMoE.
 
 Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
 next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py): the
@@ -82,6 +82,12 @@ GOLDEN = [
     # 131,072 B/token. Maximum: max_position_embeddings 32,768 x rope_scaling "dynamic" factor 1.0 = 32,768 (alpha
     # changes the RoPE base only).
     ("hunyuan-mt-7b", "HunYuanDenseV1ForCausalLM", 131_072, 32_768, "F" * 32),
+    # An OLMoE-1B-7B config.json (_name_or_path "step23842-hf", a converted training checkpoint of the 16-layer,
+    # 64-expert OLMoE). vLLM OlmoeAttention.__init__ (olmoe.py, read at vllm-project/vllm 048a32c): num_kv_heads =
+    # config.num_key_value_heads = 16, head_dim = hidden_size // total_num_heads = 2,048 / 16 = 128 (OLMoE never reads a
+    # head_dim key); q_norm / k_norm and clip_qkv null change no cache; the MoE (64 experts, 8 per token) is the FFN.
+    # 2 x 16 x 16 x 128 x 2 B = 131,072 B/token; maximum: max_position_embeddings 4,096, rope_scaling null.
+    ("olmoe-1b-7b-step23842", "OlmoeForCausalLM", 131_072, 4_096, "F" * 16),
 ]
 
 
@@ -210,3 +216,12 @@ def test_seed_oss_36b():
     # TP 32: 80 % 32 != 0 (SeedOssAttention asserts total_num_heads % tp_size == 0), refused.
     with pytest.raises(PlanInputError, match=r"attention heads \(80\)"):
         model.estimate(4_096, tp=32)
+
+
+def test_olmoe_tensor_parallel():
+    model = model_from_config(load("olmoe-1b-7b-step23842"))
+    # TP 8: 16 heads / 8 = 2, 16 KV heads / 8 = 2 per GPU: 2 x 16 x 2 x 128 x 2 B = 16,384 B/token per GPU.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 16_384
+    # TP 3: 16 % 3 != 0 (OlmoeAttention asserts total_num_heads % tp_size == 0), refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(16\)"):
+        model.estimate(4_096, tp=3)
