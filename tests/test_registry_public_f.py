@@ -1,5 +1,5 @@
 """Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
-SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5, MiniCPM (dense and MoE), Qwen3-MoE, OLMo, Persimmon, HunYuan dense, Seed-OSS and OLMoE.
+SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5, MiniCPM (dense and MoE), Qwen3-MoE, OLMo, Persimmon, HunYuan dense, Seed-OSS, OLMoE and Nemotron.
 
 Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
 next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py): the
@@ -88,6 +88,12 @@ GOLDEN = [
     # head_dim key); q_norm / k_norm and clip_qkv null change no cache; the MoE (64 experts, 8 per token) is the FFN.
     # 2 x 16 x 16 x 128 x 2 B = 131,072 B/token; maximum: max_position_embeddings 4,096, rope_scaling null.
     ("olmoe-1b-7b-step23842", "OlmoeForCausalLM", 131_072, 4_096, "F" * 16),
+    # Nemotron-4 4B (NVIDIA TensorRT-LLM's Nemotron_4_4B_CONFIG). vLLM NemotronAttention.__init__ (nemotron.py):
+    # num_kv_heads = num_key_value_heads = 8, head_dim = getattr(config, "head_dim", None) or hidden_size //
+    # num_attention_heads = 3,072 / 24 = 128, which kv_channels 128 repeats (accepted as equal); partial_rotary_factor
+    # 0.5 rotates 64 of the 128 dims, no cache change. 2 x 32 x 8 x 128 x 2 B = 131,072 B/token; maximum:
+    # max_position_embeddings 4,096.
+    ("nemotron-4-4b", "NemotronForCausalLM", 131_072, 4_096, "F" * 32),
 ]
 
 
@@ -225,3 +231,16 @@ def test_olmoe_tensor_parallel():
     # TP 3: 16 % 3 != 0 (OlmoeAttention asserts total_num_heads % tp_size == 0), refused.
     with pytest.raises(PlanInputError, match=r"attention heads \(16\)"):
         model.estimate(4_096, tp=3)
+
+
+def test_nemotron_4_4b_tensor_parallel():
+    model = model_from_config(load("nemotron-4-4b"))
+    # TP 8: 24 heads / 8 = 3; 8 KV heads / 8 = 1 per GPU: 2 x 32 x 1 x 128 x 2 B = 16,384 B/token per GPU.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 16_384
+    # TP 3: 24 % 3 == 0, but 8 KV heads >= 3 and 8 % 3 != 0: NemotronAttention asserts
+    # total_num_kv_heads % tp_size == 0 (and QKVParallelLinear's divide() would fail), so vLLM refuses it.
+    with pytest.raises(PlanInputError, match=r"8 KV heads"):
+        model.estimate(4_096, tp=3)
+    # TP 16: 24 % 16 != 0, refused by verify_with_parallel_config.
+    with pytest.raises(PlanInputError, match=r"attention heads \(24\)"):
+        model.estimate(4_096, tp=16)
