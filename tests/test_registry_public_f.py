@@ -34,7 +34,8 @@ GOLDEN = [
     # num_attention_heads) = 32 (the config has no num_key_value_heads: MHA), and LlamaAttention's head_dim =
     # getattr(config, "head_dim", hidden_size // num_attention_heads) = 4,096 / 32 = 128; "bias": true only adds
     # q/k/v/o biases (LlamaDecoderLayer: attention_bias or bias). 2 x 32 layers x 32 x 128 x 2 B = 524,288 B/token;
-    # maximum: max_position_embeddings 2,048, no RoPE scaling.
+    # maximum: max_position_embeddings 2,048, no RoPE scaling. (vLLM's vendored registry at 0002bff still lists
+    # InternLMForCausalLM; later registries move it to _PREVIOUSLY_SUPPORTED_MODELS, last served by vLLM 0.23.0.)
     ("internlm-7b.partial", "InternLMForCausalLM", 524_288, 2_048, "F" * 32),
     # InternLM2 7B (mlc-llm preset "internlm2"). vLLM InternLM2Attention.__init__ (internlm2.py, read at
     # vllm-project/vllm 0531c22): num_kv_heads = config.num_key_value_heads = 8, head_dim = hidden_size //
