@@ -1,5 +1,5 @@
 """Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
-SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5, MiniCPM (dense and MoE), Qwen3-MoE, OLMo, Persimmon, HunYuan dense, Seed-OSS, OLMoE and Nemotron.
+SOURCES.md), batch F: InternLM, InternLM2 / InternLM2.5, MiniCPM (dense and MoE), Qwen3-MoE, OLMo, Persimmon, HunYuan dense, Seed-OSS, OLMoE, Nemotron and openPangu-Embedded.
 
 Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
 next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py): the
@@ -95,6 +95,12 @@ GOLDEN = [
     # 0.5 rotates 64 of the 128 dims, no cache change. 2 x 32 x 8 x 128 x 2 B = 131,072 B/token; maximum:
     # max_position_embeddings 4,096.
     ("nemotron-4-4b", "NemotronForCausalLM", 131_072, 4_096, "F" * 32),
+    # openPangu-Embedded-7B (V1.1; partial: the PanguEmbeddedConfig transformers 4.53.2 printed). vLLM
+    # OpenPanguEmbeddedAttention.__init__ (openpangu.py): num_kv_heads = num_key_value_heads = 8, head_dim =
+    # getattr(config, "head_dim", None) or hidden_size // total_num_heads = 4,096 / 32 = 128 (the printed module tree
+    # agrees: k_proj 4,096 -> 1,024 = 8 x 128); no param_sink_number, so the plain Attention, no window (no
+    # interleaved_sliding_window). 2 x 34 x 8 x 128 x 2 B = 139,264 B/token; maximum: max_position_embeddings 32,768.
+    ("openpangu-embedded-7b.partial", "PanguEmbeddedForCausalLM", 139_264, 32_768, "F" * 34),
 ]
 
 
@@ -245,3 +251,13 @@ def test_nemotron_4_4b_tensor_parallel():
     # TP 16: 24 % 16 != 0, refused by verify_with_parallel_config.
     with pytest.raises(PlanInputError, match=r"attention heads \(24\)"):
         model.estimate(4_096, tp=16)
+
+
+def test_openpangu_embedded_7b_tensor_parallel():
+    model = model_from_config(load("openpangu-embedded-7b.partial"))
+    # TP 16: 32 / 16 = 2 heads; 8 KV heads < 16 and 16 % 8 == 0, so replicated, one per GPU
+    # (OpenPanguEmbeddedAttention: max(1, 8 // 16)): 2 x 34 x 1 x 128 x 2 B = 17,408 B/token per GPU.
+    assert model.estimate(4_096, tp=16).kv_bytes_per_token == 17_408
+    # TP 3: 32 % 3 != 0 ("total_num_heads 32 is not divisible by tp_size 3"), refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(4_096, tp=3)
