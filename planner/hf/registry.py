@@ -96,6 +96,7 @@ def _decoder(cfg: dict, notes: list) -> None:
     _afmoe_global_every(cfg, notes)
     _kv_channels(cfg, notes)
     _param_sinks(cfg, notes)
+    _mha_only_kv_heads(cfg)
 
 
 _HUNYUAN = ("HunYuanDenseV1ForCausalLM", "HunYuanMoEV1ForCausalLM")
@@ -116,6 +117,25 @@ def _hunyuan_head_dim(cfg: dict, notes: list) -> None:
                                                                "HunYuanAttention)")))
     else:
         notes.append(("attention_head_dim", value, "ignored", msg("head_dim is set and wins (vLLM HunYuanAttention)")))
+
+
+_MHA_ONLY = {"OlmoForCausalLM": "OlmoAttention", "PersimmonForCausalLM": "PersimmonAttention"}
+
+
+def _mha_only_kv_heads(cfg: dict) -> None:
+    """OLMo and Persimmon are multi-head only in vLLM: ``OlmoAttention.__init__`` (olmo.py, read at vllm-project/vllm
+    4ae0583) and ``PersimmonAttention.__init__`` (persimmon.py) build ``QKVParallelLinear(hidden_size, head_dim,
+    total_num_heads)`` and ``Attention(num_heads, head_dim)`` from ``num_attention_heads`` alone, never reading
+    ``num_key_value_heads``, so every layer caches as many K/V heads as query heads. A config whose
+    ``num_key_value_heads`` differs (grouped-query weights) cannot be loaded by those classes; kvplan refuses it
+    rather than price the smaller GQA cache."""
+    archs = dict.get(cfg, "architectures")
+    kv, heads = dict.get(cfg, "num_key_value_heads"), dict.get(cfg, "num_attention_heads")
+    if not isinstance(archs, list) or not archs or archs[0] not in _MHA_ONLY or kv is None or kv == heads:
+        return
+    raise PlanInputError("config.num_key_value_heads", kv,
+                         msg("equal to num_attention_heads ({heads}) or absent: vLLM's {cls} caches one K/V head per "
+                             "query head and cannot load grouped-query weights", heads=heads, cls=_MHA_ONLY[archs[0]]))
 
 
 def _afmoe_global_every(cfg: dict, notes: list) -> None:
