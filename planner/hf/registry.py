@@ -719,7 +719,11 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "StarCoder2-7B, MiMo-7B)",
             "tests/test_registry_public_d.py (Aya 23 8B, Baichuan2-7B, deepseek-moe-16b, ERNIE-4.5-0.3B, Ling-lite, "
             "GLM-4.5-Air, EXAONE-3.0-7.8B, EXAONE-4.0-32B, Granite 3.3 8B, Granite 3.1 3B-A800M)",
-            "tests/test_registry_public_a.py (Granite 4.0-H 350M)"),
+            "tests/test_registry_public_a.py (Granite 4.0-H 350M)",
+            "tests/test_registry_public_b.py (RedPajama-INCITE 3B, OPT-125M, OPT-350M)",
+            "tests/test_registry_public_f.py (InternLM 7B, InternLM2 / 2.5 7B, MiniCPM-2B, MiniCPM-MoE-8x2B, "
+            "Qwen3-30B-A3B, OLMo-1B, Persimmon-8B, Hunyuan-MT 7B, Seed-OSS-36B, OLMoE-1B-7B, Nemotron-4 4B, "
+            "openPangu-Embedded-7B)"),
            _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels", "param_sink_number"), aliases=(("num_layers", "num_hidden_layers"),),
            irrelevant=(
                # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
@@ -779,7 +783,8 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                        "mamba_proj_bias", "use_mamba_kernels")),
     Family("nemotron_h", "Nemotron-H: hybrid_override_pattern of Mamba2, attention and MLP blocks",
            _V + "nemotron_h.py NemotronHForCausalLM; layers/mamba/mamba_utils.py mamba2_state_shape",
-           ("tests/test_hybrids.py (nemotron-h-8b)",),
+           ("tests/test_hybrids.py (nemotron-h-8b)",
+            "tests/test_registry_public_b.py (Nemotron-H-56B, Nemotron-3-Nano-30B-A3B)"),
            _DECODER_READS + ("hybrid_override_pattern", "mamba_num_heads", "mamba_head_dim", "n_groups",
                              "ssm_state_size", "conv_kernel"),
            # time_step_rank (published in Nemotron-H-56B-Base-8K's config) is a Mamba1 dt-projection rank: vLLM's
@@ -948,13 +953,13 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                        "n_ctx", "rotary_dim")),
     Family("gpt_bigcode", "GPTBigCode (StarCoder 1): GPT-2 names; multi_query -> one KV head",
            _V + "gpt_bigcode.py GPTBigCodeAttention.__init__",
-           ("tests/test_registry.py::test_gpt_bigcode_multi_query",),
+           ("tests/test_registry.py::test_gpt_bigcode_multi_query", "tests/test_registry_public_b.py (SantaCoder)"),
            ("n_layer", "n_head", "n_embd", "n_positions", "multi_query"), aliases=_GPT2_ALIASES,
            irrelevant=("scale_attn_weights", "attention_softmax_in_fp32", "scale_attention_softmax_in_fp32", "n_ctx"),
            prepare=_gpt_bigcode),
     Family("bloom", "BLOOM: n_layer, n_head, n_embed (Hugging Face BloomConfig attribute_map); MHA, ALiBi",
            _V + "bloom.py BloomAttention.__init__",
-           ("tests/test_registry.py::test_bloom_legacy_names",),
+           ("tests/test_registry.py::test_bloom_legacy_names", "tests/test_registry_public_b.py (BLOOM-560M)"),
            ("n_layer", "n_head", "hidden_size", "n_embed"),
            aliases=(("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads"), ("n_embed", "hidden_size")),
            irrelevant=("apply_residual_connection_post_layernorm", "slow_but_exact", "pretraining_tp")),
@@ -968,7 +973,8 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            prepare=_falcon),
     Family("mpt", "MPT / DBRX: n_layers, n_heads, d_model, max_seq_len, attn_config.kv_n_heads",
            _V + "mpt.py MPTAttention.__init__, dbrx.py DbrxAttention.__init__",
-           ("tests/test_registry.py::test_mpt_legacy_names",),
+           ("tests/test_registry.py::test_mpt_legacy_names", "tests/test_registry.py::test_mpt_7b_real_config",
+            "tests/test_registry_public_b.py (DBRX Instruct)"),
            ("n_layers", "n_heads", "d_model", "max_seq_len", "attn_config"),
            aliases=(("n_layers", "num_hidden_layers"), ("n_heads", "num_attention_heads"), ("d_model", "hidden_size"),
                     ("max_seq_len", "max_position_embeddings")),
@@ -985,7 +991,7 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            prepare=_chatglm),
     Family("qwen1", "Qwen (v1, QWenLMHeadModel): MHA, seq_length",
            _V + "qwen.py QWenAttention.__init__",
-           ("tests/test_registry.py::test_qwen1_mha",),
+           ("tests/test_registry.py::test_qwen1_mha", "tests/test_registry_public_b.py (Qwen-1.8B)"),
            ("num_hidden_layers", "num_attention_heads", "hidden_size", "seq_length"),
            aliases=(("seq_length", "max_position_embeddings"),),
            irrelevant=("kv_channels", "use_logn_attn", "use_dynamic_ntk", "use_flash_attn", "softmax_in_fp32")),
