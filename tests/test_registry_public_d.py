@@ -11,8 +11,6 @@ vllm/config/model.py). BF16 is two bytes per element; every layer stores K and V
 """
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
