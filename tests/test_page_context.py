@@ -48,3 +48,18 @@ def test_moving_the_context_slider_keeps_rendering():
     assert not at.exception
     at.multiselect(key="context_models").set_value(["qwen3-8b"]).run()
     assert not at.exception
+
+
+def test_a_linked_user_accelerator_plans_every_catalog_model_in_the_fits_table():
+    # A user-defined accelerator arrives as gpu=custom + acc=...; the table's "usable KV" column plans each model on
+    # it. It used to plan on the accelerator's own id (not a catalog GPU), fail, and say "unknown (no parameter
+    # count)" for models whose weights the catalog knows.
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.query_params.update({"gpu": "custom", "acc": "id:x1~name:X1~mem:102625181696~bw:4000~tf:148"})
+    at.run()
+    at.switch_page("kvplan_app/views/context.py")
+    at.run()
+    assert not at.exception and not at.error
+    fits = next(d.value for d in at.table if "Model" in d.value.columns)
+    usable = fits.iloc[:, -1].tolist()
+    assert usable and not any(str(v).startswith(("unknown", "not planned")) for v in usable), usable

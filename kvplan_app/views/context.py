@@ -16,7 +16,7 @@ from planner.errors import PlanInputError
 from planner.files.export import CSV_MIME, to_csv_bytes
 from kvplan_app.charts.figures import kv_vs_context_models_figure
 from planner.frontier import context_axis, kv_context_frame, longest_context_that_fits
-from planner.units import format_bytes
+from planner.units import format_bytes, format_figure
 from kvplan_app.markdown import escape_markdown, md, plotly_text
 from kvplan_app.state import current_inputs
 from kvplan_app.render import show_chart, show_table
@@ -119,15 +119,18 @@ with st.container():
     for m in chosen:
         rows.append({
             t("Model"): m.name,
-            t("KV per token at 1M tokens (B)"): num(f"{m.estimate(1_000_000, 'native').kv_bytes_per_token:,.6g}"),
+            t("KV per token at 1M tokens (B)"): num(format_figure(m.estimate(1_000_000, "native").kv_bytes_per_token,
+                                                                  6)),
             t("Longest context in {gpu} HBM (tokens)", gpu=gpu.name): num(_fits_text(m, gpu.hbm_bytes)),
         })
         try:  # this model's own weights on the plan's GPUs per replica, the plan's reserve and utilization
-            own = plan(rebase(inputs, model_id=m.id, gpu_id=gpu_id, hbm_gib=None, weights_gib=None,
-                              weight_format=None, kv_format="native")[0])
+            own = plan(rebase(inputs, model_id=m.id, gpu_id="custom" if yours else gpu_id,  # a user accelerator
+                              accelerator=inputs.accelerator if yours else None,  # is planned as "custom"
+                              hbm_gib=None, weights_gib=None, weight_format=None, kv_format="native")[0])
             fits = _fits_text(m, max(own.usable_kv_bytes, 0))
-        except PlanInputError:
-            fits = t("unknown (no parameter count)")
+        except PlanInputError as exc:  # the reason, in words: a missing parameter count, or what else refused it
+            fits = (t("unknown (no parameter count)") if exc.field == "weights_gib"
+                    else t("not planned: {error}", error=planner_message(exc)))
         rows[-1][t("Longest context in usable KV (tokens)")] = num(fits)
     show_table(rows, hide_index=True, static=True)  # a few rows of words: they wrap, none is cut at 1280 px
     st.caption(num(t("{gpu}: {bytes} ({how}). Usable KV: each model's weights (catalog format) over {gpus} per "
