@@ -145,3 +145,15 @@ def test_one_share_link_that_follows_a_slider_step():
     at.switch_page("kvplan_app/views/model.py").run()
     assert not at.exception
     assert len(at.sidebar.code) == 1 and "shared=0.73" in at.sidebar.code[0].value
+
+
+def test_a_huge_typed_hbm_keeps_the_headline_in_fixed_point():
+    # 99,999 GiB typed: usable KV = 99,999 x 0.9 - weights - reserve is tens of thousands of GB; "{:,.3g}" printed it
+    # "9.66e+04 GB (8.99e+04 GiB)". Three significant digits stay, written whole.
+    from kvplan_app.render import TEXT_SUFFIX
+    at = _app()
+    at.text_input(key="plan_hbm_gib_typed" + TEXT_SUFFIX).set_value("99999").run()
+    assert not at.exception and not at.error
+    usable = next(m for m in at.metric if m.label.startswith("Usable KV per GPU"))
+    assert "e+" not in usable.label and "e+" not in usable.value, (usable.label, usable.value)
+    assert usable.value.endswith(" GB") and "," in usable.value

@@ -17,7 +17,7 @@ from kvplan_app.charts.frontier import SESSIONS_HOVER
 from kvplan_app.charts.style import (LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, PLAN_MARKER, english, label_plan,
                                     legend_label, mark_plan, mark_x, mark_y)
 from kvplan_app.markdown import plotly_text
-from planner.units import GB, GiB
+from planner.units import GB, GiB, format_figure
 
 MIN_CURVE_TOKENS = 1_000
 """Left end of the GB-vs-context curve (1k tokens)."""
@@ -68,7 +68,7 @@ def kv_vs_context_figure(
             customdata=[[b / GiB, b]], showlegend=False,
             hovertemplate=tr("this plan: %{x:,} tokens<br>%{y:.4g} GB<br>%{customdata[0]:.4g} GiB") + "<extra></extra>",
         ))
-        label_plan(fig, marker_tokens, b / GB, tr("this plan: {gb} GB ({gib} GiB) at {tokens} tokens").format(gb=f"{b / GB:.3g}", gib=f"{b / GiB:.3g}", tokens=f"{marker_tokens:,}"),
+        label_plan(fig, marker_tokens, b / GB, tr("this plan: {gb} GB ({gib} GiB) at {tokens} tokens").format(gb=format_figure(b / GB, 3), gib=format_figure(b / GiB, 3), tokens=f"{marker_tokens:,}"),
                    x_range=(float(grid.min()), float(grid.max())))
     if hbm_line_bytes is not None and hbm_line_bytes > 0:
         mark_y(fig, hbm_line_bytes / GB, f"{hbm_label} {hbm_line_bytes / GB:.4g} GB ({hbm_line_bytes / GiB:.4g} GiB)",
@@ -142,7 +142,7 @@ def kv_vs_context_models_figure(
         mark_plan(fig, marker[0], gb,
                    tr("plan: {tokens} tokens, {gb} GB ({gib} GiB)").format(tokens=f"{marker[0]:,}", gb=f"{gb:.4g}",
                                                                          gib=f"{gib:.4g}"),
-                   tr("this plan: {gb} GB ({gib} GiB)").format(gb=f"{gb:.3g}", gib=f"{gib:.3g}"),
+                   tr("this plan: {gb} GB ({gib} GiB)").format(gb=format_figure(gb, 3), gib=format_figure(gib, 3)),
                    log_x=True, log_y=False, x_range=x_range, tr=tr)
     y_max_gb = top * 1.08 / GB
     fig.add_trace(go.Scatter(x=[None], y=[None], yaxis="y2", showlegend=False, hoverinfo="skip"))

@@ -13,7 +13,7 @@ from kvplan_app.charts.style import (LEGEND_ABOVE, LOG_COUNT_TICKS, LOG_TICKS, P
                                     legend_label, mark_plan, mark_x, mark_y)
 from planner.plan.result import format_sessions
 from kvplan_app.markdown import plotly_text
-from planner.units import GB, GiB
+from planner.units import GB, GiB, format_figure
 
 SESSIONS_HOVER = ("%{x:,} tokens<br>%{y:,.2~f} sessions per GPU<br>per session %{customdata[0]:.4g} GB "
                   "(%{customdata[1]:.4g} GiB)")
@@ -169,7 +169,7 @@ def request_rate_figure(frame, *, plan_point: tuple[int, float | None] | None = 
         mark_plan(fig, plan_point[0], rate,
                    tr("plan: {tokens} tokens, {rate} requests/s").format(tokens=f"{plan_point[0]:,}", rate=f"{rate or 0:,.4g}"),
                    _plan_label(tr("this plan: rate undefined") if rate is None
-                               else tr("this plan: {rate} /s").format(rate=f"{rate:,.3g}"), plan_hit_rate, tr),
+                               else tr("this plan: {rate} /s").format(rate=format_figure(rate, 3)), plan_hit_rate, tr),
                    log_x=True, log_y=True, x_range=x_range, below=True, tr=tr)
     title = (tr("Requests/s per GPU") if hit_rate is None
              else tr("Requests/s per GPU at hit rate {hit_rate}").format(hit_rate=f"{hit_rate:.2f}"))

@@ -25,7 +25,7 @@ from kvplan_app.charts.frontier import (
     sessions_vs_hit_rate_figure,
 )
 from planner.frontier import accelerators_for, context_axis, frontier_grid, hit_rate_axis
-from planner.units import format_bytes, format_duration
+from planner.units import format_bytes, format_duration, format_figure
 from kvplan_app.render import number_slider, show_chart
 from kvplan_app.i18n import language, num, planner_message, t, tn, words
 from kvplan_app.link_models import FrontierLink
@@ -141,8 +141,8 @@ m1.metric(t("Sessions per GPU"), num(format_sessions(grid.sessions_per_gpu[gi_pl
           help=num(t("{gpu}, {tokens} tokens, hit rate {hit}.", gpu=md(plan_name), tokens=f"{inputs.context_tokens:,}",
                      hit=f"{hit_rate:.2f}")))
 m2.metric(t("Request rate per GPU"),
-          t("undefined (no output tokens)") if rate_here != rate_here else num(f"{rate_here:,.3g} /s"))
-m3.metric(t("Miss probability"), num(f"{result.miss_probability:.3g}"),
+          t("undefined (no output tokens)") if rate_here != rate_here else num(f"{format_figure(rate_here, 3)} /s"))
+m3.metric(t("Miss probability"), num(format_figure(result.miss_probability, 3)),
           help=t("Probability that a session's window state has expired when it resumes (the plan's hit rate)."))
 m4.metric(t("Time to first token"), num(format_duration(float(grid.ttft_s[gi_plan, ci_plan, hi_view]))))
 st.caption(num(t("Every figure here stores a shared prefix of {shared} of the context once per replica (the Plan "

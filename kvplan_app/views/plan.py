@@ -26,7 +26,7 @@ from kvplan_app.charts.figures import PLAN_FIGURE_TEXTS, kv_vs_context_figure, p
 from planner.kv.formats import FORMATS
 from planner.kv.models import NATIVE, WEIGHT_BYTES_PER_PARAM
 from planner.catalog.tiers import AUTO, HOST_LINKS, LINKS, SSD_LINKS, node_for
-from planner.units import GiB, format_bytes, format_duration, parse_tokens, to_gb, to_gib
+from planner.units import GiB, format_bytes, format_duration, format_figure, parse_tokens, to_gb, to_gib
 from planner.files.export import CSV_MIME, to_csv_bytes
 from planner.files.planfile import MAX_PLAN_FILE_BYTES, dumps, loads
 from planner.plan.measured import context_mismatch
@@ -515,10 +515,10 @@ def _answer_run(share_slot):
                                                        n=f"{inputs.gpus_per_replica:,}")) + " " + note)
         h3, h4 = numbers.columns(2)
         h3.metric(t("Request rate per GPU"), t("undefined (no output tokens)") if result.request_rate_per_s is None
-                  else num(f"{result.request_rate_per_s:,.3g} /s"), help=t("Limited by {limit}.", limit=t(result.request_rate_limit)))
+                  else num(f"{format_figure(result.request_rate_per_s, 3)} /s"), help=t("Limited by {limit}.", limit=t(result.request_rate_limit)))
         h4.metric(t("Usable KV per GPU") + (t(" (measured)") if result.usable_kv_source == "measured" else "")
-                  + num(f" ({to_gib(max(result.usable_kv_bytes, 0)):,.3g} GiB)"),
-                  num(f"{to_gb(max(result.usable_kv_bytes, 0)):,.3g} GB"),
+                  + num(f" ({format_figure(to_gib(max(result.usable_kv_bytes, 0)), 3)} GiB)"),
+                  num(f"{format_figure(to_gb(max(result.usable_kv_bytes, 0)), 3)} GB"),
                   help=num(format_bytes(max(result.usable_kv_bytes, 0))) + ": " + t("HBM x utilization - weights - reserve."))
         numbers.metric(t("KV per session in HBM"), num(format_bytes(result.per_session_bytes)),
                        help=t("Per GPU: the uncached tail plus output tokens")
@@ -580,13 +580,13 @@ def _answer_run(share_slot):
         n1, n2 = st.columns(2)  # two per row: the labels fit at 1280 px in every language
         n3, n4 = st.columns(2)
         n5, _ = st.columns(2)
-        n1.metric(t("Miss probability (window state expired)"), num(f"{result.miss_probability:.3g}"),
+        n1.metric(t("Miss probability (window state expired)"), num(format_figure(result.miss_probability, 3)),
                   help=num(t("P(pause > TTL), {distribution} pauses of mean {pause}, TTL {ttl}",
                              distribution=t(inputs.pause_distribution), pause=format_duration(inputs.pause_mean_s),
                              ttl=format_duration(inputs.ttl_s))))
         n2.metric(t("Replay per turn"), num(format_duration(result.replay_seconds_per_turn)),
                   help=num(t("{expected} tokens expected ({per_miss} per miss) at {rate} tokens/s",
-                             expected=f"{result.replay_tokens_per_turn:,.3g}", per_miss=f"{result.replay_window_tokens:,}",
+                             expected=format_figure(result.replay_tokens_per_turn, 3), per_miss=f"{result.replay_window_tokens:,}",
                              rate=f"{inputs.prefill_tokens_per_s:,.0f}")))
         n3.metric(t("Time to first token (resumed turn)"), num(format_duration(result.ttft_s)),
                   help=num(t("prefill of the {tokens} prompt tokens the cache misses (hit rate {hit}) + restore (state "

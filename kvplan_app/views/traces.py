@@ -25,7 +25,7 @@ from planner.traces.trace import FORMATS, MOONCAKE_BLOCK_TOKENS
 from planner.traces.kv_events import MAX_METRICS_BYTES
 from planner.traces.prompts import MAX_TOKENIZER_BYTES, MAX_TOKENIZER_CONFIG_BYTES
 from planner.traces.rows import MAX_BLOCK_TOKENS
-from planner.units import MB, format_bytes, format_duration
+from planner.units import MB, format_bytes, format_duration, format_figure
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import show_chart
 from kvplan_app.i18n import language, num, planner_message, t, tn, words
@@ -301,7 +301,7 @@ summary = analysis.summary
 m1, m2, m3 = st.columns(3)
 m1.metric(t("Requests"), num(f"{summary.num_requests:,}"))
 m2.metric(t("Duration"), num(format_duration(summary.duration_s)))
-m3.metric(t("Mean arrival rate"), num(f"{summary.mean_rate_per_s:,.3g} /s"))
+m3.metric(t("Mean arrival rate"), num(f"{format_figure(summary.mean_rate_per_s, 3)} /s"))
 m4, m5, m6 = st.columns(3)
 m4.metric(t("Prompt tokens, median"), num(f"{summary.input_tokens.p50:,.0f}"))
 m5.metric(t("Prompt tokens, mean"), num(f"{summary.input_tokens.mean:,.0f}"))
@@ -324,7 +324,7 @@ def show_traffic():
                  "session), queueing ignored: peak {peak}, mean {mean} requests in flight across the whole trace. One "
                  "replica of the plan ({gpus} GPUs, {attention} attention) holds {replica} sessions ({sessions} per "
                  "GPU): the dashed line.", speed=num(f"{inputs.session_decode_tokens_per_s:g}"),
-                 peak=num(f"{analysis.peak_concurrent_requests:,}"), mean=num(f"{analysis.mean_concurrent_requests:.3g}"),
+                 peak=num(f"{analysis.peak_concurrent_requests:,}"), mean=num(format_figure(analysis.mean_concurrent_requests, 3)),
                  gpus=num(f"{inputs.gpus_per_replica:,}"), replica=num(f"{result.sessions_per_replica:,}"),
                  sessions=num(format_sessions(result.sessions_per_gpu)), attention=result.attention_parallelism))
 
