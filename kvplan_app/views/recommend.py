@@ -149,7 +149,8 @@ for note in rec.notes:  # the plan's own warning (every row: the model cannot se
 for why in rec.refused:
     st.warning(escape_markdown(planner_message(why), keep="_"))
 st.caption(num(t("{searched} configurations searched, {infeasible} hold nothing; the first {rows} rows are checked by "
-                 "the plan itself.", searched=f"{rec.searched:,}", infeasible=f"{rec.infeasible:,}", rows=VERIFY_ROWS)))
+                 "the plan itself.", searched=f"{rec.searched:,}", infeasible=f"{rec.infeasible:,}",
+                 rows=f"{min(VERIFY_ROWS, len(rec.frame)):,}")))  # no more rows than the table has
 if rec.frame.empty:
     st.info(t("No configuration meets the target: add accelerators, GPUs per replica or KV formats."))
     st.stop()
