@@ -350,10 +350,10 @@ h3.metric(t("Cache (usable KV per GPU)"), num(format_bytes(capacity_blocks * blo
 h4.metric(t("Unlimited-cache token hit rate"), num(f"{unlimited.token_hit_rate:.1%}"))
 st.caption(t("Eviction: {policy}. A request looks up the cache as it was before it, then its blocks are touched "
              "tail first.", policy=t(POLICY_LABELS[hits.eviction_policy])))
-st.caption(t("{model}: {per_token} B per token at the trace's mean prompt ({tokens} tokens), {block_tokens}-token "
+st.caption(t("{model}: {per_token} B per token at the trace's mean prompt rounded up ({tokens} tokens), {block_tokens}-token "
              "blocks of {block_bytes} B: {blocks} blocks fit. TTL: {ttl}. Every reuse in the trace hits from "
              "{saturation} blocks up, {saturation_bytes}.", model=md(result.model_name),
-             per_token=num(f"{kv_per_token:,.6g}"), tokens=num(f"{analysis.typical_context_tokens:,}"),
+             per_token=num(format_figure(kv_per_token, 6)), tokens=num(f"{analysis.typical_context_tokens:,}"),
              block_tokens=num(f"{analysis.block_tokens:,}"), block_bytes=num(f"{block_bytes:,.0f}"),
              blocks=num(f"{capacity_blocks:,}"), ttl=ttl_label(ttl_s), saturation=num(f"{analysis.saturation_blocks:,}"),
              saturation_bytes=num(format_bytes(analysis.saturation_blocks * block_bytes))))
