@@ -1,7 +1,9 @@
-"""Golden values of real public configs (Apertus, LFM2-MoE) read by the generic readers (tests/data/configs, SOURCES.md).
+"""Golden values of real public configs (Apertus, LFM2-MoE, Grok-1) read by the generic readers (tests/data/configs,
+SOURCES.md).
 
-Each figure is derived by hand from the vLLM model file of the architecture (read in the vLLM 0.34.0 source,
-commit 62d4bc3c7; the class and the factors are written next to the number) and from vLLM's maximum-length rule
+Each figure is derived by hand from the vLLM model file of the architecture (apertus.py, lfm2_moe.py and grok1.py read
+in the vLLM 0.23.0 source, commit 0fc695fc6; apertus.py and lfm2_moe.py unchanged on these lines at 0.34.0, commit
+62d4bc3c7; the class and the factors are written next to the number) and from vLLM's maximum-length rule
 (``_get_and_verify_max_len``, vllm/config/model.py). BF16 is two bytes per element; every attention layer stores K
 and V (the factor 2).
 """
@@ -92,8 +94,39 @@ def test_lfm2_8b_a1b_tensor_parallel():
         model.estimate(1_000, tp=3)
 
 
-@pytest.mark.parametrize(("name", "per_token"), [("apertus-8b.partial", "131,072"), ("lfm2-8b-a1b.partial", "12,288")])
+@pytest.mark.parametrize(("name", "per_token"), [("apertus-8b.partial", "131,072"), ("lfm2-8b-a1b.partial", "12,288"),
+                                                ("grok-1.partial", "262,144")])
 def test_cli_kv_on_the_public_files(name, per_token):
     out = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config", str(CONFIGS / f"{name}.config.json"),
                           "--context", "4096"], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert f"KV bytes per token: {per_token} B per GPU" in out
+
+
+def test_grok_1_kv_per_token_and_maximum():
+    # xAI Grok-1 in its Hugging Face form (hpcai-tech/grok-1; partial: the dict a public converter quotes,
+    # architectures included). vLLM Grok1Attention.__init__ (grok1.py, read at vLLM 0.23.0, commit 0fc695fc6):
+    # total_num_kv_heads = num_key_value_heads = 8, head_dim = hidden_size // total_num_heads = 6,144 / 48 = 128,
+    # an Attention with no window. attn_output_multiplier (the softmax scale), max_attn_value (a logit cap),
+    # embedding / output multipliers and the 8-expert MoE change no cache.
+    # 2 x 64 layers x 8 x 128 x 2 B = 262,144 B/token. Maximum: max_position_embeddings 8,192, no rope_scaling.
+    config = load("grok-1.partial")
+    assert config["architectures"] == ["Grok1ModelForCausalLM"]
+    assert registry.status("Grok1ModelForCausalLM") == ("supported", "decoder")
+    model = model_from_config(config)
+    assert model.estimate(8_192).kv_bytes_per_token == 262_144
+    assert model.estimate(8_192).kv_bytes == 262_144 * 8_192
+    assert model.max_context_tokens == 8_192
+    assert model.layer_pattern == "F" * 64
+    assert not model.ignored_fields
+
+
+def test_grok_1_tensor_parallel():
+    model = model_from_config(load("grok-1.partial"))
+    # TP 8: 48 heads % 8 == 0; Grok1Attention: 8 KV heads >= 8, max(1, 8 // 8) = 1 per GPU:
+    # 2 x 64 x 1 x 128 x 2 B = 32,768 B/token per GPU.
+    assert model.estimate(8_192, tp=8).kv_bytes_per_token == 32_768
+    # TP 16: 48 % 16 == 0; 8 KV heads < 16, replicated (16 % 8 == 0), one per GPU: 32,768 B/token.
+    assert model.estimate(8_192, tp=16).kv_bytes_per_token == 32_768
+    # TP 32: "Total number of attention heads (48) must be divisible by tensor parallel size (32)".
+    with pytest.raises(PlanInputError, match=r"attention heads \(48\)"):
+        model.estimate(8_192, tp=32)

@@ -99,6 +99,7 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "SeedOssForCausalLM": ("seed-oss-36b.partial",),
     "ApertusForCausalLM": ("apertus-8b.partial",),
     "Lfm2MoeForCausalLM": ("lfm2-8b-a1b.partial",),
+    "Grok1ModelForCausalLM": ("grok-1.partial",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test
