@@ -723,7 +723,8 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "tests/test_registry_public_b.py (RedPajama-INCITE 3B, OPT-125M, OPT-350M)",
             "tests/test_registry_public_f.py (InternLM 7B, InternLM2 / 2.5 7B, MiniCPM-2B, MiniCPM-MoE-8x2B, "
             "Qwen3-30B-A3B, OLMo-1B, Persimmon-8B, Hunyuan-MT 7B, Seed-OSS-36B, OLMoE-1B-7B, Nemotron-4 4B, "
-            "openPangu-Embedded-7B)"),
+            "openPangu-Embedded-7B)",
+            "tests/test_registry_public_i.py (Apertus-8B, Grok-1)"),
            _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels", "param_sink_number"), aliases=(("num_layers", "num_hidden_layers"),),
            irrelevant=(
                # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
@@ -823,7 +824,8 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
     Family("lfm2", "LFM2: attention layers by layer_types / full_attn_idxs, short-convolution state elsewhere",
            _V + "lfm2.py Lfm2Model (attention at full_attn_idxs), layers/mamba/short_conv.py ShortConv.get_state_shape; "
            "layers/mamba/mamba_utils.py short_conv_state_shape",
-           ("tests/test_registry.py::test_lfm2_short_conv", "tests/test_registry_public_a.py (LFM2.5-1.2B)"),
+           ("tests/test_registry.py::test_lfm2_short_conv", "tests/test_registry_public_a.py (LFM2.5-1.2B)",
+            "tests/test_registry_public_i.py (LFM2-8B-A1B)"),
            _DECODER_READS + ("conv_L_cache", "conv_dim", "full_attn_idxs"),
            aliases=(("num_heads", "num_attention_heads"),),
            irrelevant=("conv_bias", "block_dim", "block_ff_dim", "block_multiple_of", "block_ffn_dim_multiplier",
