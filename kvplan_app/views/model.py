@@ -327,7 +327,7 @@ headers = {
     "group": t("Group"), "layers": t("Layers (model)"), "layers_per_gpu": t("Layers per GPU"),
     "kv_heads_per_gpu": t("KV heads per GPU"), "channels": t("Head dim / channels"), "kv_format": t("Format"),
     "entry_bytes": t("Entry (B)"), "tokens_per_entry": t("Tokens per entry"),
-    "bytes_per_token": t("B per token (growing)"), "entries": num(t("Entries at {tokens}", tokens=f"{context:,}")),
+    "bytes_per_token": t("B per token (while growing)"), "entries": num(t("Entries at {tokens}", tokens=f"{context:,}")),
     "bytes": num(t("Bytes at {tokens}", tokens=f"{context:,}")), "growth": t("Capped or growing"),
     "in_pool": t("In the HBM pool"), "replicated_on_tp": t("Replicated on TP")}
 # Three tables of a few columns each (one would scroll sideways at 1280 px); a missing value (no KV heads in a Mamba
@@ -341,7 +341,10 @@ for title, part, key in (
          "model_breakdown_context")):
     st.markdown("**" + escape_markdown(title) + "**")
     shown_part = table[part].assign(**{c: table[c].map(words) for c in ("group", "growth") if c in part})
-    show_table(shown_part.rename(columns=headers), hide_index=True, key=key, placeholder="—")
+    counts = {headers[c]: st.column_config.NumberColumn(format="localized")  # 1,000,000 with separators
+              for c in ("layers", "layers_per_gpu", "kv_heads_per_gpu", "entry_bytes", "tokens_per_entry",
+                        "bytes_per_token", "entries", "bytes") if c in part}
+    show_table(shown_part.rename(columns=headers), hide_index=True, key=key, placeholder="—", column_config=counts)
 st.caption(t("Layers of each group: {groups}.", groups="; ".join(
     f"{words(g)}: {ids}" for g, ids in zip(table["group"], table["layer_ids"]))))
 st.download_button(t("Download the breakdown (CSV)"), to_csv_bytes(table), mime=CSV_MIME, key="model_breakdown_csv",
