@@ -1,0 +1,74 @@
+"""Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
+SOURCES.md), batch H: HunYuan MoE (Hunyuan-A13B).
+
+Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
+next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py): the
+smallest of the ``possible_keys`` present, then the RoPE factor of any ``rope_scaling`` whose type is not ``su``,
+``longrope`` or ``llama3`` (``dynamic`` is scaled). BF16 is two bytes per element; every layer stores K and V (the
+factor 2).
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.errors import PlanInputError
+from planner.hf import registry
+from planner.hf.config import model_from_config
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "tests" / "data" / "configs"
+
+
+def load(name):
+    return json.loads((CONFIGS / f"{name}.config.json").read_text())
+
+
+# (file, architecture, B/token at TP 1, maximum context, layer pattern). Derivations:
+GOLDEN = [
+    # Tencent Hunyuan-A13B (HunYuanMoEV1ForCausalLM; the config.json of Tencent's Hunyuan-A13B GitHub release).
+    # vLLM HunYuanAttention.__init__ (hunyuan_v1.py, read at vllm-project/vllm 00f8d44): no head_dim key, so
+    # head_dim = config.attention_head_dim = 128; HunYuanDecoderLayer passes num_kv_heads = num_key_value_heads = 8;
+    # use_cla false, so _get_cla_factor is 1 (cla_share_factor 2 is not consulted) and every layer is a DECODER
+    # attention with its own KV; use_mla false (kv_lora_rank null). The MoE (64 experts, top-8, one shared expert per
+    # layer) is the FFN. 2 x 32 x 8 x 128 x 2 B = 131,072 B/token. Maximum: max_position_embeddings 32,768 x
+    # rope_scaling "dynamic" factor 1.0 = 32,768 (alpha 1,000 changes the RoPE base only).
+    ("hunyuan-a13b", "HunYuanMoEV1ForCausalLM", 131_072, 32_768, "F" * 32),
+]
+
+
+@pytest.mark.parametrize(("name", "arch", "per_token", "max_context", "pattern"), GOLDEN,
+                         ids=[g[0] for g in GOLDEN])
+def test_public_config_kv_per_token(name, arch, per_token, max_context, pattern):
+    config = load(name)
+    assert config["architectures"] == [arch]
+    assert registry.status(arch) == ("supported", "decoder")
+    model = model_from_config(config)
+    assert model.estimate(max_context).kv_bytes_per_token == per_token
+    assert model.estimate(max_context).kv_bytes == per_token * max_context
+    assert model.max_context_tokens == max_context
+    assert model.layer_pattern == pattern
+    assert not model.ignored_fields
+
+
+def test_hunyuan_a13b_tensor_parallel():
+    model = model_from_config(load("hunyuan-a13b"))
+    # TP 8: 32 heads / 8 = 4; 8 KV heads / 8 = 1 per GPU (HunYuanAttention: max(1, 8 // 8)):
+    # 2 x 32 x 1 x 128 x 2 B = 16,384 B/token per GPU.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 16_384
+    # TP 16: 32 % 16 == 0; 8 KV heads < 16, replicated (16 % 8 == 0), one per GPU: 16,384 B/token per GPU
+    # (HunYuanSparseMoeBlock only refuses TP above num_experts = 64).
+    assert model.estimate(4_096, tp=16).kv_bytes_per_token == 16_384
+    # TP 3: 32 % 3 != 0 (HunYuanAttention asserts total_num_heads % tp_size == 0), refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(4_096, tp=3)
+
+
+@pytest.mark.parametrize("name", [g[0] for g in GOLDEN])
+def test_public_config_cli_kv(name):
+    out = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config", str(CONFIGS / f"{name}.config.json"),
+                          "--context", "4096"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
