@@ -1,5 +1,5 @@
 """Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
-SOURCES.md), batch H: HunYuan MoE (Hunyuan-A13B).
+SOURCES.md), batch H: HunYuan MoE (Hunyuan-A13B), InternLM3.
 
 Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
 next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py): the
@@ -37,6 +37,13 @@ GOLDEN = [
     # layer) is the FFN. 2 x 32 x 8 x 128 x 2 B = 131,072 B/token. Maximum: max_position_embeddings 32,768 x
     # rope_scaling "dynamic" factor 1.0 = 32,768 (alpha 1,000 changes the RoPE base only).
     ("hunyuan-a13b", "HunYuanMoEV1ForCausalLM", 131_072, 32_768, "F" * 32),
+    # InternLM3-8B-Instruct (partial: the 16 keys a public test quotes as the "real InternLM3 configuration"). vLLM's
+    # registry serves InternLM3ForCausalLM with llama.py's LlamaForCausalLM (registry.py: ("llama",
+    # "LlamaForCausalLM")): LlamaDecoderLayer passes num_kv_heads = num_key_value_heads = 2 and LlamaAttention takes
+    # head_dim = getattr(config, "head_dim", hidden_size // num_attention_heads) = 128 (here also 4,096 / 32); bias /
+    # qkv_bias false add no biases; one DECODER Attention per layer, no window. 2 x 48 x 2 x 128 x 2 B =
+    # 49,152 B/token. Maximum: max_position_embeddings 32,768 x rope_scaling "dynamic" factor 6.0 = 196,608.
+    ("internlm3-8b-instruct.partial", "InternLM3ForCausalLM", 49_152, 196_608, "F" * 48),
 ]
 
 
@@ -63,6 +70,18 @@ def test_hunyuan_a13b_tensor_parallel():
     # (HunYuanSparseMoeBlock only refuses TP above num_experts = 64).
     assert model.estimate(4_096, tp=16).kv_bytes_per_token == 16_384
     # TP 3: 32 % 3 != 0 (HunYuanAttention asserts total_num_heads % tp_size == 0), refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(4_096, tp=3)
+
+
+def test_internlm3_8b_tensor_parallel():
+    model = model_from_config(load("internlm3-8b-instruct.partial"))
+    # TP 2: 32 heads / 2 = 16; 2 KV heads / 2 = 1 per GPU: 2 x 48 x 1 x 128 x 2 B = 24,576 B/token per GPU.
+    assert model.estimate(4_096, tp=2).kv_bytes_per_token == 24_576
+    # TP 8: 32 / 8 = 4; 2 KV heads < 8, replicated (LlamaAttention: 8 % 2 == 0, max(1, 2 // 8) = 1 per GPU):
+    # 24,576 B/token per GPU, the KV cache no longer shrinks past TP 2.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 24_576
+    # TP 3: 32 % 3 != 0, refused as vLLM's verify_with_parallel_config refuses it.
     with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
         model.estimate(4_096, tp=3)
 

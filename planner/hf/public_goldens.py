@@ -90,6 +90,7 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "HunYuanDenseV1ForCausalLM": ("hunyuan-mt-7b",),
     "HunYuanMoEV1ForCausalLM": ("hunyuan-a13b",),
     "InternLMForCausalLM": ("internlm-7b.partial",),
+    "InternLM3ForCausalLM": ("internlm3-8b-instruct.partial",),
     "InternLM2ForCausalLM": ("internlm2-7b.partial", "internlm2_5-7b.partial"),
     "MiniCPMForCausalLM": ("minicpm-2b-128k.partial", "minicpm-2b-sft-bf16.partial", "minicpm-moe-8x2b.partial"),
     "NemotronForCausalLM": ("nemotron-4-4b",),
