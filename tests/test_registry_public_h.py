@@ -1,5 +1,5 @@
 """Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
-SOURCES.md), batch H: HunYuan MoE (Hunyuan-A13B), InternLM3.
+SOURCES.md), batch H: HunYuan MoE (Hunyuan-A13B), InternLM3, ERNIE 4.5 MoE.
 
 Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
 next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py): the
@@ -44,6 +44,14 @@ GOLDEN = [
     # qkv_bias false add no biases; one DECODER Attention per layer, no window. 2 x 48 x 2 x 128 x 2 B =
     # 49,152 B/token. Maximum: max_position_embeddings 32,768 x rope_scaling "dynamic" factor 6.0 = 196,608.
     ("internlm3-8b-instruct.partial", "InternLM3ForCausalLM", 49_152, 196_608, "F" * 48),
+    # ERNIE-4.5-21B-A3B (partial: FastDeploy's test copy of the checkpoint config, its test-only quantization_config
+    # left out). vLLM Ernie4_5_MoeDecoderLayer (ernie45_moe.py, read at vllm-project/vllm 0028a75) passes num_kv_heads
+    # = num_key_value_heads = 4 and head_dim = getattr(config, "head_dim", None) = None, so Ernie4_5_MoeAttention takes
+    # hidden_size // num_heads = 2,560 / 20 = 128; one Attention per layer, no window; the MoE (64 experts, top-6,
+    # 2 shared, from layer 1) is the FFN; num_nextn_predict_layers 1 is an MTP head whose weights
+    # Ernie4_5_MoeModel.load_weights skips ("mtp" in name), so it adds no cached layer. 2 x 28 x 4 x 128 x 2 B =
+    # 57,344 B/token. Maximum: max_position_embeddings 131,072, no rope_scaling.
+    ("ernie-4.5-21b-a3b.partial", "Ernie4_5_MoeForCausalLM", 57_344, 131_072, "F" * 28),
 ]
 
 
@@ -84,6 +92,21 @@ def test_internlm3_8b_tensor_parallel():
     # TP 3: 32 % 3 != 0, refused as vLLM's verify_with_parallel_config refuses it.
     with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
         model.estimate(4_096, tp=3)
+
+
+def test_ernie_4_5_21b_a3b_tensor_parallel():
+    model = model_from_config(load("ernie-4.5-21b-a3b.partial"))
+    # TP 4: 20 heads / 4 = 5; 4 KV heads / 4 = 1 per GPU: 2 x 28 x 1 x 128 x 2 B = 14,336 B/token per GPU.
+    assert model.estimate(4_096, tp=4).kv_bytes_per_token == 14_336
+    # TP 20: 20 % 20 == 0; 4 KV heads < 20 and 20 % 4 == 0, replicated, one per GPU: 14,336 B/token per GPU
+    # (below moe_num_experts = 64, which Ernie4_5_MoeMoE requires).
+    assert model.estimate(4_096, tp=20).kv_bytes_per_token == 14_336
+    # TP 8: 20 % 8 != 0, refused (ModelConfig.verify_with_parallel_config).
+    with pytest.raises(PlanInputError, match=r"attention heads \(20\)"):
+        model.estimate(4_096, tp=8)
+    # TP 5: 20 % 5 == 0, but 4 KV heads < 5 and 5 % 4 != 0: Ernie4_5_MoeAttention asserts tp_size % num_kv_heads == 0.
+    with pytest.raises(PlanInputError, match="4 KV heads"):
+        model.estimate(4_096, tp=5)
 
 
 @pytest.mark.parametrize("name", [g[0] for g in GOLDEN])

@@ -99,6 +99,7 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "PanguEmbeddedForCausalLM": ("openpangu-embedded-7b.partial",),
     "PersimmonForCausalLM": ("persimmon-8b-base.partial",),
     "SeedOssForCausalLM": ("seed-oss-36b.partial",),
+    "Ernie4_5_MoeForCausalLM": ("ernie-4.5-21b-a3b.partial",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test
