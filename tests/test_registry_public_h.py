@@ -1,5 +1,5 @@
 """Golden values of real public configs of architectures the generic 'decoder' reader prices (tests/data/configs,
-SOURCES.md), batch H: HunYuan MoE (Hunyuan-A13B), InternLM3, ERNIE 4.5 MoE.
+SOURCES.md), batch H: HunYuan MoE (Hunyuan-A13B), InternLM3, ERNIE 4.5 MoE, GLM-4 (0414).
 
 Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
 next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py): the
@@ -107,6 +107,33 @@ def test_ernie_4_5_21b_a3b_tensor_parallel():
     # TP 5: 20 % 5 == 0, but 4 KV heads < 5 and 5 % 4 != 0: Ernie4_5_MoeAttention asserts tp_size % num_kv_heads == 0.
     with pytest.raises(PlanInputError, match="4 KV heads"):
         model.estimate(4_096, tp=5)
+
+
+def test_glm_4_9b_0414():
+    # zai-org/GLM-4-9B-0414 (partial: the 12 architecture keys a public Go test quotes as its "realConfig", citing
+    # huggingface.co/zai-org/GLM-4-9B-0414; no "architectures" key is quoted, so the class vLLM serves model_type glm4
+    # with, Glm4ForCausalLM, is added here). vLLM Glm4DecoderLayer (glm4.py, read at vllm-project/vllm 055e47c) passes
+    # num_kv_heads = num_key_value_heads = 2 and head_dim = getattr(config, "head_dim", None) = 128 to Glm4Attention
+    # (head_dim or hidden_size // num_heads); one DECODER Attention per layer, no window; partial_rotary_factor 0.5
+    # rotates 64 of the 128 dims and the extra post-attention / post-MLP norms change no cache.
+    # 2 x 40 x 2 x 128 x 2 B = 40,960 B/token.
+    config = {**load("glm-4-9b-0414.partial"), "architectures": ["Glm4ForCausalLM"]}
+    assert registry.status("Glm4ForCausalLM") == ("supported", "decoder")
+    model = model_from_config(config)
+    assert model.estimate(4_096).kv_bytes_per_token == 40_960
+    assert model.estimate(4_096).kv_bytes == 40_960 * 4_096
+    assert model.layer_pattern == "F" * 40
+    assert not model.ignored_fields
+    # The quotation holds none of vLLM's possible_keys for the length (the published file's max_position_embeddings
+    # is not quoted), so no maximum is stated.
+    assert model.max_context_tokens is None
+    # TP 2: 32 heads / 2 = 16; 2 KV heads / 2 = 1 per GPU: 2 x 40 x 1 x 128 x 2 B = 20,480 B/token per GPU.
+    assert model.estimate(4_096, tp=2).kv_bytes_per_token == 20_480
+    # TP 8: 32 / 8 = 4; 2 KV heads < 8, replicated (8 % 2 == 0), one per GPU: 20,480 B/token per GPU.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 20_480
+    # TP 3: 32 % 3 != 0 (Glm4Attention asserts total_num_heads % tp_size == 0), refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(4_096, tp=3)
 
 
 @pytest.mark.parametrize("name", [g[0] for g in GOLDEN])

@@ -11,7 +11,7 @@ source and model cards, not a published config of that architecture: ``docs/arch
 A config published under a spelling vLLM does not serve (TeleChat's ``TelechatForCausalLM``, PLaMo 2's
 ``PlamoForCausalLM``) is listed under the name its test reads it as; the test
 also checks that the published spelling is refused. A partial quotation without ``architectures`` (Granite 4.0-H
-350M's) is listed under the class its test adds.
+350M's, GLM-4-9B-0414's) is listed under the class its test adds.
 
 ``tests/test_public_goldens.py`` checks every entry: the file exists and declares that architecture (or is one of
 those renamed), or the test exists; and every config file in the repository is listed (or is a refusal test).
@@ -100,6 +100,7 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "PersimmonForCausalLM": ("persimmon-8b-base.partial",),
     "SeedOssForCausalLM": ("seed-oss-36b.partial",),
     "Ernie4_5_MoeForCausalLM": ("ernie-4.5-21b-a3b.partial",),
+    "Glm4ForCausalLM": ("glm-4-9b-0414.partial",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test
