@@ -11,7 +11,7 @@ source and model cards, not a published config of that architecture: ``docs/arch
 A config published under a spelling vLLM does not serve (TeleChat's ``TelechatForCausalLM``, PLaMo 2's
 ``PlamoForCausalLM``) is listed under the name its test reads it as; the test
 also checks that the published spelling is refused. A partial quotation without ``architectures`` (Granite 4.0-H
-350M's) is listed under the class its test adds.
+350M's, GLM-4-9B-0414's) is listed under the class its test adds.
 
 ``tests/test_public_goldens.py`` checks every entry: the file exists and declares that architecture (or is one of
 those renamed), or the test exists; and every config file in the repository is listed (or is a refusal test).
@@ -88,7 +88,9 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "BloomForCausalLM": ("bloom-560m.partial",),
     "DbrxForCausalLM": ("dbrx-instruct-4bit-mlx.partial",),
     "HunYuanDenseV1ForCausalLM": ("hunyuan-mt-7b",),
+    "HunYuanMoEV1ForCausalLM": ("hunyuan-a13b",),
     "InternLMForCausalLM": ("internlm-7b.partial",),
+    "InternLM3ForCausalLM": ("internlm3-8b-instruct.partial",),
     "InternLM2ForCausalLM": ("internlm2-7b.partial", "internlm2_5-7b.partial"),
     "MiniCPMForCausalLM": ("minicpm-2b-128k.partial", "minicpm-2b-sft-bf16.partial", "minicpm-moe-8x2b.partial"),
     "NemotronForCausalLM": ("nemotron-4-4b",),
@@ -100,6 +102,8 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "ApertusForCausalLM": ("apertus-8b.partial",),
     "Lfm2MoeForCausalLM": ("lfm2-8b-a1b.partial",),
     "Grok1ModelForCausalLM": ("grok-1.partial",),
+    "Ernie4_5_MoeForCausalLM": ("ernie-4.5-21b-a3b.partial",),
+    "Glm4ForCausalLM": ("glm-4-9b-0414.partial",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test

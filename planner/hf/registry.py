@@ -724,7 +724,8 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "tests/test_registry_public_f.py (InternLM 7B, InternLM2 / 2.5 7B, MiniCPM-2B, MiniCPM-MoE-8x2B, "
             "Qwen3-30B-A3B, OLMo-1B, Persimmon-8B, Hunyuan-MT 7B, Seed-OSS-36B, OLMoE-1B-7B, Nemotron-4 4B, "
             "openPangu-Embedded-7B)",
-            "tests/test_registry_public_i.py (Apertus-8B, Grok-1)"),
+            "tests/test_registry_public_i.py (Apertus-8B, Grok-1)",
+            "tests/test_registry_public_h.py (Hunyuan-A13B, InternLM3-8B, ERNIE-4.5-21B-A3B, GLM-4-9B-0414)"),
            _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels", "param_sink_number"), aliases=(("num_layers", "num_hidden_layers"),),
            irrelevant=(
                # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
