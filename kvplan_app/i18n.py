@@ -283,7 +283,8 @@ def group_names_in_words(message: object) -> object:
     language (:func:`words`), for :func:`planner_message`; anything else as it is."""
     if not isinstance(message, Message) or isinstance(message, PydanticRule):
         return message
-    values = {k: words(v) if k in _GROUP_FIELDS and isinstance(v, str) else group_names_in_words(v)
+    values = {k: words(v) if k in _GROUP_FIELDS and isinstance(v, str) and not isinstance(v, Message)
+              else group_names_in_words(v)
               for k, v in message.values.items()}
     return Message(message.template, **values)
 

@@ -437,3 +437,14 @@ def test_plan_with_an_engine_in_spanish(engine):
     _assert_spanish(at)
     word = {"vllm": "vLLM", "sglang": "SGLang"}[engine]
     assert any(f"la cifra de admisión de {word}" in c.value for c in at.caption)
+
+
+def test_plan_parallelism_note_names_kv_groups_in_spanish():
+    # DeepSeek V4.1-Flash at TP 8: the note lists the one-head entries replicated on every rank. Their names come
+    # from the planner inside a nested sentence ("what"); they used to stay in English ("compressed 1/1 main").
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.query_params["lang"] = "es"
+    at.run()
+    assert not at.exception
+    note = next(c.value for c in at.caption if c.value.startswith("Supone"))
+    assert "principal comprimida 1/1" in note and "compressed" not in note, note

@@ -33,7 +33,7 @@ from planner.plan.measured import context_mismatch
 from kvplan_app.uploads import file_uploader
 from kvplan_app.render import number_box, number_slider, separators, show_chart, show_table
 from planner.messages import msg
-from kvplan_app.i18n import language, num, planner_message, t, tn, token_text
+from kvplan_app.i18n import group_names_in_words, language, num, planner_message, t, tn, token_text
 from kvplan_app.link_models import plan_widget_reset_notes
 from kvplan_app.model_choices import model_ids as model_choice_ids, model_labels
 from kvplan_app.markdown import escape_markdown, file_name, md
@@ -504,7 +504,7 @@ def _answer_run(share_slot):
     attention_label = inputs.attention_parallelism.upper()
 
 
-    note = planner_message(result.parallelism_note)  # the planner's sentence, numbers already per language
+    note = planner_message(group_names_in_words(result.parallelism_note))  # the planner's sentence, numbers already per language
     with headline:
         numbers, chart = st.columns([1.4, 1])
         h1, h2 = numbers.columns(2)
