@@ -14,7 +14,8 @@ DIRS = (ROOT / "tests" / "data" / "configs", ROOT / "planner" / "data" / "models
 # published spellings vLLM's registry lacks, read by their tests under vLLM's name (each test also checks the refusal)
 RENAMED = {"telechat2-115b": "TelechatForCausalLM", "plamo-2-1b": "PlamoForCausalLM"}
 # partial quotations that omit `architectures`, read by their tests under the class they add
-UNNAMED = {"granite-4.0-h-350m.partial", "seed-oss-36b.partial", "lfm2-8b-a1b.partial"}
+UNNAMED = {"granite-4.0-h-350m.partial", "seed-oss-36b.partial", "lfm2-8b-a1b.partial",
+           "gemma-3-12b-it-unsloth.partial"}
 
 
 def config_path(stem):

@@ -100,6 +100,9 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "ApertusForCausalLM": ("apertus-8b.partial",),
     "Lfm2MoeForCausalLM": ("lfm2-8b-a1b.partial",),
     "Grok1ModelForCausalLM": ("grok-1.partial",),
+    "LlavaForConditionalGeneration": ("llava-1.5-7b-hf",),
+    "Qwen2_5_VLForConditionalGeneration": ("qwen2.5-vl-7b-instruct-qwen-image-te",),
+    "Gemma3ForConditionalGeneration": ("gemma-3-12b-it-unsloth.partial",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test

@@ -740,6 +740,10 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                "use_embedding_sharing", "use_parallel_block",
                # AFMoE group-limited routing (vLLM AfmoeMoE): which expert groups a token may use, not the KV
                "num_limited_groups",
+               # LLaVA's ignore_index (transformers LlavaConfig: the label the training loss skips, -100): vLLM
+               # LlavaForConditionalGeneration (llava.py, read at 0004c54) never reads it; its language model is
+               # init_vllm_registered_model(hf_config=config.text_config), sized by the text config alone
+               "ignore_index",
            ),
            prepare=_decoder),
     Family("gemma", "Gemma 1-4: alternating local / global layers, global geometry, shared KV layers",
