@@ -157,3 +157,24 @@ def test_mistral_small_3_1_24b():
     # TP 3: 32 % 3 != 0, refused as vLLM refuses it.
     with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
         model.estimate(4_096, tp=3)
+
+
+def test_qwen3_vl_4b():
+    # A Qwen3-VL-4B config.json (transformers 4.57.0.dev0, text_config nested). vLLM Qwen3VLForConditionalGeneration
+    # (qwen3_vl.py) builds Qwen3LLMForCausalLM(vllm_config.with_hf_config(config.text_config)): Qwen3Attention with
+    # num_key_value_heads 8 KV heads of the explicit head_dim 128 on 36 layers, no window.
+    # 2 x 36 x 8 x 128 x 2 B = 147,456 B/token. Maximum: max_position_embeddings 262,144; rope_scaling is the
+    # interleaved M-RoPE split with rope_type "default" and no factor (vLLM's factor stays 1.0).
+    config = load("qwen3-vl-4b")
+    assert config["architectures"] == ["Qwen3VLForConditionalGeneration"]
+    assert registry.status("Qwen3VLForConditionalGeneration") == ("supported", "decoder")
+    model = model_from_config(config)
+    assert model.estimate(4_096).kv_bytes_per_token == 147_456
+    assert model.max_context_tokens == 262_144
+    assert model.layer_pattern == "F" * 36
+    assert not model.ignored_fields
+    # TP 8: 32 heads 4 per GPU, 8 KV heads 1 per GPU: 2 x 36 x 1 x 128 x 2 B = 18,432 B/token per GPU.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 18_432
+    # TP 3: 32 % 3 != 0, refused as vLLM refuses it.
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(4_096, tp=3)
