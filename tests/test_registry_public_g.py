@@ -178,3 +178,25 @@ def test_qwen3_vl_4b():
     # TP 3: 32 % 3 != 0, refused as vLLM refuses it.
     with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
         model.estimate(4_096, tp=3)
+
+
+def test_qwen3_vl_30b_a3b_instruct():
+    # Qwen/Qwen3-VL-30B-A3B-Instruct. vLLM Qwen3VLMoeForConditionalGeneration (qwen3_vl_moe.py) runs a Qwen3 MoE
+    # language model of config.text_config: Qwen3MoeAttention with num_key_value_heads 4 KV heads of the explicit
+    # head_dim 128 on 48 layers, no window; the 128 experts change no KV.
+    # 2 x 48 x 4 x 128 x 2 B = 98,304 B/token. Maximum: max_position_embeddings 262,144 (rope_type "default", no factor).
+    config = load("qwen3-vl-30b-a3b-instruct")
+    assert config["architectures"] == ["Qwen3VLMoeForConditionalGeneration"]
+    assert registry.status("Qwen3VLMoeForConditionalGeneration") == ("supported", "decoder")
+    model = model_from_config(config)
+    assert model.estimate(4_096).kv_bytes_per_token == 98_304
+    assert model.max_context_tokens == 262_144
+    assert model.layer_pattern == "F" * 48
+    assert not model.ignored_fields
+    # TP 4: 4 KV heads 1 per GPU: 2 x 48 x 1 x 128 x 2 B = 24,576 B/token per GPU. TP 8: 4 KV heads < 8, replicated
+    # (8 % 4 == 0), still one per GPU: 24,576 B/token per GPU.
+    assert model.estimate(4_096, tp=4).kv_bytes_per_token == 24_576
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 24_576
+    # TP 3: 32 % 3 != 0, refused as vLLM refuses it.
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(4_096, tp=3)
