@@ -92,6 +92,12 @@ def test_text_config_defaults_only_where_read():
     with pytest.raises(PlanInputError) as exc:
         model_from_config(config)
     assert exc.value.field == "config.num_hidden_layers"
+    # An explicit null is not absent: LlamaConfig(num_hidden_layers=None) keeps None and the model cannot be built.
+    config = load("llava-1.5-7b-hf")
+    config["text_config"]["num_hidden_layers"] = None
+    with pytest.raises(PlanInputError) as exc:
+        model_from_config(config)
+    assert exc.value.field == "config.num_hidden_layers"
     # A top-level value does not stand in for what the nested LlamaConfig defaults: vLLM reads the text config only.
     config = {**load("llava-1.5-7b-hf"), "num_hidden_layers": 40}
     assert model_from_config(config).layer_pattern == "F" * 32

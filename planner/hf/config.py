@@ -238,7 +238,7 @@ def _text_config_defaults(r: ConfigReader, merged: TrackedConfig, text_cfg: dict
     model_type = text_cfg.get("model_type")
     defaults = _TEXT_CONFIG_DEFAULTS.get(model_type) if isinstance(model_type, str) else None
     for key, value in (defaults or {}).items():
-        if text_cfg.get(key) is None:
+        if key not in text_cfg:  # absent only: an explicit null reaches the config class as None, never the default
             dict.__setitem__(merged, key, value)
             r.note(key, value, "defaulted", msg("absent from text_config: the default of transformers' {cls} config, "
                                                 "as vLLM reads it", cls=model_type))
