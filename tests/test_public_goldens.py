@@ -15,7 +15,7 @@ DIRS = (ROOT / "tests" / "data" / "configs", ROOT / "planner" / "data" / "models
 RENAMED = {"telechat2-115b": "TelechatForCausalLM", "plamo-2-1b": "PlamoForCausalLM"}
 # partial quotations that omit `architectures`, read by their tests under the class they add
 UNNAMED = {"granite-4.0-h-350m.partial", "seed-oss-36b.partial", "lfm2-8b-a1b.partial",
-           "glm-4-9b-0414.partial"}
+           "glm-4-9b-0414.partial", "gemma-3-12b-it-unsloth.partial"}
 
 
 def config_path(stem):

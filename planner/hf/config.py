@@ -180,6 +180,7 @@ def layout_from_config(
     r.note("architecture", family.id, "read", chosen)
     if isinstance(config.get("text_config"), dict):
         r.note("text_config", "merged", "read", msg("language-model fields read from text_config"))
+        _text_config_defaults(r, merged, config["text_config"])
     for used in config.get(SIDECAR_KEY) or ():
         r.note("checkpoint sidecar", used, "read")
     _legacy_names(r, merged, family)
@@ -213,6 +214,34 @@ def layout_from_config(
     return ImportedLayout(groups=tuple(groups), report=tuple(r.report), max_context_tokens=max_ctx,
                           model_type=model_type, layer_pattern=pattern, num_attention_heads=heads,
                           ignored_fields=ignored, pp_refusal=family.pp_refusal)
+
+
+_TEXT_CONFIG_DEFAULTS: dict[str, dict[str, int]] = {
+    # transformers LlamaConfig (src/transformers/models/llama/configuration_llama.py, read at huggingface/transformers
+    # 008e574): hidden_size 4096, num_hidden_layers 32, num_attention_heads 32, max_position_embeddings 2048;
+    # num_key_value_heads None -> num_attention_heads and head_dim None -> hidden_size // num_attention_heads, which
+    # kvplan derives the same way. llava-hf/llava-1.5-7b-hf's text_config names none of the four.
+    "llama": {"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+              "max_position_embeddings": 2048},
+}
+"""Class defaults of a nested ``text_config``, by its ``model_type``.
+
+A multimodal config (transformers ``LlavaConfig``) builds its language model's config as
+``CONFIG_MAPPING[text_config["model_type"]](**text_config)``, so a key the nested dict omits takes that class's
+default; vLLM reads that object (``ModelConfig.hf_text_config``; ``LlavaForConditionalGeneration.__init__``,
+vllm/model_executor/models/llava.py, passes ``config.text_config`` to ``init_vllm_registered_model``), never the
+top level. Only classes whose defaults were read are listed; any other omission stays a refusal."""
+
+
+def _text_config_defaults(r: ConfigReader, merged: TrackedConfig, text_cfg: dict) -> None:
+    """Fill what a nested ``text_config`` omits with its config class's defaults, each reported as defaulted."""
+    model_type = text_cfg.get("model_type")
+    defaults = _TEXT_CONFIG_DEFAULTS.get(model_type) if isinstance(model_type, str) else None
+    for key, value in (defaults or {}).items():
+        if key not in text_cfg:  # absent only: an explicit null reaches the config class as None, never the default
+            dict.__setitem__(merged, key, value)
+            r.note(key, value, "defaulted", msg("absent from text_config: the default of transformers' {cls} config, "
+                                                "as vLLM reads it", cls=model_type))
 
 
 def _legacy_names(r: ConfigReader, cfg: TrackedConfig, family: Family) -> None:

@@ -104,6 +104,12 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "Grok1ModelForCausalLM": ("grok-1.partial",),
     "Ernie4_5_MoeForCausalLM": ("ernie-4.5-21b-a3b.partial",),
     "Glm4ForCausalLM": ("glm-4-9b-0414.partial",),
+    "LlavaForConditionalGeneration": ("llava-1.5-7b-hf",),
+    "Qwen2_5_VLForConditionalGeneration": ("qwen2.5-vl-7b-instruct-qwen-image-te",),
+    "Gemma3ForConditionalGeneration": ("gemma-3-12b-it-unsloth.partial",),
+    "Mistral3ForConditionalGeneration": ("mistral-small-3.1-24b-instruct-2503.partial",),
+    "Qwen3VLForConditionalGeneration": ("qwen3-vl-4b",),
+    "Qwen3VLMoeForConditionalGeneration": ("qwen3-vl-30b-a3b-instruct",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test

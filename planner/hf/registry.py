@@ -725,7 +725,9 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "Qwen3-30B-A3B, OLMo-1B, Persimmon-8B, Hunyuan-MT 7B, Seed-OSS-36B, OLMoE-1B-7B, Nemotron-4 4B, "
             "openPangu-Embedded-7B)",
             "tests/test_registry_public_i.py (Apertus-8B, Grok-1)",
-            "tests/test_registry_public_h.py (Hunyuan-A13B, InternLM3-8B, ERNIE-4.5-21B-A3B, GLM-4-9B-0414)"),
+            "tests/test_registry_public_h.py (Hunyuan-A13B, InternLM3-8B, ERNIE-4.5-21B-A3B, GLM-4-9B-0414)",
+            "tests/test_registry_public_g.py (LLaVA-1.5-7B, Qwen2.5-VL-7B, Mistral-Small-3.1-24B, Qwen3-VL-4B, "
+            "Qwen3-VL-30B-A3B: text configs nested in multimodal wrappers)"),
            _DECODER_READS + ("use_cla", "cla_share_factor", "kv_channels", "param_sink_number"), aliases=(("num_layers", "num_hidden_layers"),),
            irrelevant=(
                # Grok-1's max_attn_value caps attention scores (vLLM grok1.py: tanh(x / cap) * cap), never the KV
@@ -741,12 +743,16 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
                "use_embedding_sharing", "use_parallel_block",
                # AFMoE group-limited routing (vLLM AfmoeMoE): which expert groups a token may use, not the KV
                "num_limited_groups",
+               # LLaVA's ignore_index (transformers LlavaConfig: the label the training loss skips, -100): vLLM
+               # LlavaForConditionalGeneration (llava.py, read at 0004c54) never reads it; its language model is
+               # init_vllm_registered_model(hf_config=config.text_config), sized by the text config alone
+               "ignore_index",
            ),
            prepare=_decoder),
     Family("gemma", "Gemma 1-4: alternating local / global layers, global geometry, shared KV layers",
            _V + "gemma2.py Gemma2Attention, gemma3.py Gemma3Attention, gemma3n.py Gemma3nAttention, gemma4.py Gemma4DecoderLayer",
            ("tests/test_kv.py (gemma-2-9b, gemma-3-27b)", "tests/test_hybrids.py (gemma-4-26b-a4b)",
-            "tests/test_registry_public_a.py (Gemma 2B, Gemma 3 1B-it)"),
+            "tests/test_registry_public_a.py (Gemma 2B, Gemma 3 1B-it)", "tests/test_registry_public_g.py (Gemma 3 12B-it)"),
            _DECODER_READS + ("sliding_window_pattern", "global_head_dim", "num_global_key_value_heads",
                              "attention_k_eq_v", "num_kv_shared_layers"),
            irrelevant=("query_pre_attn_scalar", "use_bidirectional_attention", "activation_sparsity_pattern", "altup_active_idx",
