@@ -206,3 +206,13 @@ def test_window_sentence_prints_a_large_per_token_figure_whole(tmp_path):
                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], check=True).stdout
     assert "2,097,152 B/token inside the 4,096-token window" in out
     assert "e+06" not in out
+
+
+def test_zero_per_token_past_every_window_says_why(capsys):
+    # Mistral 7B v0.1: a 4,096-token window on all 32 layers; at 32,000 tokens another token adds 0 B, and the pool
+    # holds 32 x 4,096 x 2 x 8 x 128 x 2 B = 536,870,912 B. The 0 is explained on its own line.
+    from planner.cli import main
+    assert main(["kv", "--model", "mistral-7b-v0.1", "--context", "32k"]) == 0
+    out = capsys.readouterr().out
+    assert "KV bytes per token: 0 B per GPU at this length" in out and "window is full" in out
+    assert "536,870,912 B" in out

@@ -195,7 +195,10 @@ def run(args: argparse.Namespace) -> int:
                if model.ignored_fields else "")
     # format_figure, not "{:,.6g}": from 1,000,000 B/token (an MHA model of 64+ layers) "g" turned to scientific
     # notation and rounded the figure (2,097,152 printed as 2.09715e+06)
-    print(f"  KV bytes per token: {format_figure(est.kv_bytes_per_token, 6)} B per GPU at this length ({est.basis}{ignored})")
+    full = ("; every layer's window is full, so one more token adds nothing: the pool bytes below are the total"
+            if est.kv_bytes_per_token == 0 and est.kv_bytes > 0 else "")
+    print(f"  KV bytes per token: {format_figure(est.kv_bytes_per_token, 6)} B per GPU at this length "
+          f"({est.basis}{ignored}{full})")
     if cap_w is not None:
         print(f"  sliding window:     {cap_w.sentence}, per GPU")
     if est.state_bytes_in_pool:
