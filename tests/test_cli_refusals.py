@@ -89,3 +89,12 @@ def test_a_token_count_out_of_range_names_the_range(flag: str, value: str, allow
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and flag in lines[0] and repr(value) in lines[0] and allowed in lines[0]
     assert "not a whole number" not in lines[0]
+
+
+@pytest.mark.parametrize("command", ["kv", "plan", "reconcile"])
+def test_empty_config_path_is_refused_as_empty(command, capsys):
+    # Path("") reads as "."; the error named '.' where the user gave nothing
+    from planner.cli import main
+    assert main([command, "--config", ""]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--config: '' is not allowed" in err and "'.'" not in err

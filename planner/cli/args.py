@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from pathlib import Path
 
 from planner.errors import PlanInputError, number_text, short_repr
 from planner.units import MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, parse_tokens
@@ -76,6 +77,13 @@ def bounded_float(lo: float, hi: float, *, lo_open: bool = False):
         return value
 
     return convert
+
+
+def config_path(text: str) -> Path:
+    """A ``--config`` value as a path; an empty one is refused by argparse (``Path("")`` would read as ``.``)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("'' is not allowed; expected a config.json or a checkpoint directory")
+    return Path(text)
 
 
 def add_accelerators_flag(parser: argparse.ArgumentParser) -> None:

@@ -13,10 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict, replace
-from pathlib import Path
 
 from planner.catalog.entries import get_model, model_with_state_formats
-from planner.cli.args import bounded_float, context_tokens_arg, nonneg_int, positive_int
+from planner.cli.args import bounded_float, config_path, context_tokens_arg, nonneg_int, positive_int
 from planner.hf.checkpoint import read_checkpoint
 from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, pattern_legend
 from planner.engines.capacity import (
@@ -47,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="KV-cache bytes of one sequence, per GPU.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", help="catalog model id (kvplan models)")
-    src.add_argument("--config", type=Path, help="a Hugging Face config.json, or a checkpoint directory (config.json "
+    src.add_argument("--config", type=config_path, help="a Hugging Face config.json, or a checkpoint directory (config.json "
                                                  "and the sidecars the engine reads, e.g. hf_quant_config.json)")
     p.add_argument("--ignore-field", action="append", default=[], metavar="NAME",
                    help="accept a config field kvplan does not model (repeatable); the result says so")

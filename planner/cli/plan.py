@@ -30,6 +30,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from planner.cli.args import config_path
 from planner.cli.plan_inputs import add_input_flags, given_fields, inputs_from_args
 from planner.errors import PlanInputError
 from planner.files.export import to_csv_bytes
@@ -47,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Plan KV capacity (figures per GPU unless named per replica; the attention "
                                    "parallelism they assume is printed with them).")
     add_input_flags(p)
-    p.add_argument("--config", type=Path, default=None,
+    p.add_argument("--config", type=config_path, default=None,
                    help="plan a Hugging Face config.json or checkpoint directory (read as `kvplan kv --config` reads "
                         "it) instead of --model; "
                         "its weights come from the checkpoint's config (--weights-gib where they cannot be derived)")
@@ -138,7 +139,9 @@ def run(args: argparse.Namespace) -> int:
                   f"{format_sessions(result.steady_state_sessions_per_gpu)} per GPU (upper bound)")
             print(f"  sessions basis:      {result.sessions_note}")
         rate = "undefined" if result.request_rate_per_s is None else f"{format_figure(result.request_rate_per_s, 4)} /s"
-        print(f"  request rate per GPU: {rate} (limited by {result.request_rate_limit})")
+        limit = ("no output tokens, so no decode" if result.request_rate_per_s is None
+                 else f"limited by {result.request_rate_limit}")
+        print(f"  request rate per GPU: {rate} ({limit})")
         print(f"  miss probability:    {format_figure(result.miss_probability, 4)} (pause {i.pause_mean_s:g} s {i.pause_distribution}, "
               f"TTL {i.ttl_s:g} s)")
         print(f"  replay per turn:     {format_figure(result.replay_tokens_per_turn, 4)} tokens, {format_figure(result.replay_seconds_per_turn, 4)} s "

@@ -63,7 +63,8 @@ def _converter(field: str):
                 return parse_tokens(text, field=field, minimum=-(10**15), maximum=10**15)
             except PlanInputError:
                 rng = field_range(PlanInputs, field) or "a whole number"
-                raise argparse.ArgumentTypeError(f"{text!r} is not allowed; expected {rng} (e.g. 8, 1e6, 128k)") from None
+                hint = " (e.g. 8k, 1e6, 128K)" if "tokens" in field else ""  # suffixes are for token counts
+                raise argparse.ArgumentTypeError(f"{text!r} is not allowed; expected {rng}{hint}") from None
         if kind is float:
             return finite_number(text)
         return text

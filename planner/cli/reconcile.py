@@ -16,7 +16,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from planner.catalog.entries import get_model
-from planner.cli.args import positive_int
+from planner.cli.args import config_path, positive_int
 from planner.engines.logs import MAX_LOG_BYTES, parse_engine_log
 from planner.errors import PlanInputError
 from planner.engines.reconcile import NO_MODEL, pair_summary, reconcile
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Engine start-up log vs kvplan: tokens, blocks, GiB, bytes per token per GPU.")
     p.add_argument("logs", nargs="+", type=Path, metavar="LOGFILE", help="start-up log(s), text ('-' for stdin)")
     p.add_argument("--model", help="catalog model id (default: the model the log names, when in the catalog)")
-    p.add_argument("--config", type=Path, help="a config.json instead of a catalog model")
+    p.add_argument("--config", type=config_path, help="a config.json instead of a catalog model")
     p.add_argument("--tp", type=positive_int(1024, "GPUs"), help="tensor-parallel size (default: the log's, else 1)")
     p.add_argument("--pp", type=positive_int(1024, "pipeline stages"),
                    help="pipeline-parallel size (default: the log's, else 1)")
