@@ -315,3 +315,12 @@ def test_aya_23_8b_cohere_ties_and_has_one_norm_per_layer():
     # MLP 32 x 3 x 4,096 x 14,336 = 5,637,144,576; norms (32 + 1) x 4,096 = 135,168: 8,028,033,024 x 2 B =
     # 16,056,066,048 B, + the rotary cache 8,192 x 128 x 2 B = 2,097,152 B -> 16,058,163,200 B.
     assert checkpoint_weights(_public("aya-23-8b")).weight_bytes == 16_058_163_200
+
+
+def test_exaone_legacy_layer_count_is_read_as_the_registry_maps_it():
+    # LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct (tests/data/configs, partial): num_layers 32 (ExaoneConfig's attribute map
+    # -> num_hidden_layers). vLLM ExaoneForCausalLM: q, k, v, out_proj; gated c_fc_0 / c_fc_1 / c_proj; ln_1, ln_2, ln_f.
+    # Embeddings and untied head 2 x 102,400 x 4,096 = 838,860,800; attention 32 x (2 x 4,096^2 + 2 x 4,096 x 1,024)
+    # = 1,342,177,280; MLP 32 x 3 x 4,096 x 14,336 = 5,637,144,576; norms 65 x 4,096 = 266,240: 7,818,448,896 x 2 B
+    # = 15,636,897,792 B + rotary cache 4,096 x 128 x 2 B = 1,048,576 B -> 15,637,946,368 B.
+    assert checkpoint_weights(_public("exaone-3.0-7.8b-instruct.partial")).weight_bytes == 15_637_946_368

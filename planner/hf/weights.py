@@ -506,6 +506,21 @@ def _refuse_unpriced_layout(cfg: dict) -> None:
                                  "kinds are not priced yet"))
 
 
+def _canonical_names(config: dict, cfg: dict) -> dict:
+    """``cfg`` with the canonical names of the legacy fields its architecture's reader maps (EXAONE's ``num_layers``
+    -> ``num_hidden_layers``: :attr:`planner.hf.registry.Family.aliases`, the engine's config-class attribute map)
+    filled in where the canonical one is absent; ``cfg`` itself when nothing maps or the architecture is unknown."""
+    from planner.hf.registry import resolve  # the registry's reader, as the KV import chose it
+
+    try:
+        family, _ = resolve({"architectures": config.get("architectures"), "model_type": cfg.get("model_type")})
+    except PlanInputError:
+        return cfg
+    filled = {canonical: cfg[legacy] for legacy, canonical in family.aliases
+              if cfg.get(canonical) is None and cfg.get(legacy) is not None}
+    return {**cfg, **filled} if filled else cfg
+
+
 def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_rank: int | None = None,
                        mxfp4_layout: str = "checkpoint", cuda_allocator: bool = False) -> CheckpointWeights:
     """Weight bytes of one rank of a decoder checkpoint (``pp_rank`` None = the last stage, which holds the output
@@ -522,7 +537,7 @@ def checkpoint_weights(config: dict[str, Any], *, tp: int = 1, pp: int = 1, pp_r
     Raises:
         PlanInputError: a field is missing, or the architecture (MLA, Mamba, non-gated MLP) is not priced here.
     """
-    cfg = config.get("text_config") or config
+    cfg = _canonical_names(config, config.get("text_config") or config)
     if cfg.get("kv_lora_rank") or cfg.get("ssm_state_size") or cfg.get("mamba_d_state"):
         raise PlanInputError("config.model_type", cfg.get("model_type"),
                              msg("a decoder with GQA/MHA attention (MLA and Mamba weights are not priced yet)"))
