@@ -58,7 +58,8 @@ NAME_WORDS_CONTEXT = "data name words"
 NAME_WORDS: tuple[str, ...] = (
     "compressed {ratio} main", "compressed {ratio} indexer keys", "DSA indexer keys", "MLA latent",
     "{mamba} SSM state", "{mamba} conv state", "linear attention conv state", "linear attention recurrent state",
-    "KDA conv state", "KDA recurrent state", "fixed session state", "reported state per sequence", "full attention", "sliding window", "window ring",
+    "KDA conv state", "KDA recurrent state", "lightning attention state", "short convolution state",
+    "fixed session state", "reported state per sequence", "full attention", "sliding window", "window ring",
     "chunked local", "1 KV heads", "1 KV head", "{heads} KV heads",
 )
 """The vocabulary of KV group names (``planner.hf.config``, ``config_state``, ``config_deepseek``,

@@ -216,3 +216,13 @@ def test_zero_per_token_past_every_window_says_why(capsys):
     out = capsys.readouterr().out
     assert "KV bytes per token: 0 B per GPU at this length" in out and "window is full" in out
     assert "536,870,912 B" in out
+
+
+def test_zero_per_token_of_an_attention_free_model_names_state_not_windows(capsys):
+    # state-spaces/mamba-2.8b-hf: no attention layer, so no per-token KV; the pool is the Mamba state alone
+    from pathlib import Path
+    from planner.cli import main
+    path = Path(__file__).parent / "data" / "configs" / "mamba-2.8b-hf.config.json"
+    assert main(["kv", "--config", str(path), "--context", "4096"]) == 0
+    out = capsys.readouterr().out
+    assert "no layer keeps per-token KV" in out and "window" not in out.split("\n")[1]

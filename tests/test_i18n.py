@@ -210,3 +210,14 @@ def test_the_catalogue_module_imports_no_page_state():
 @pytest.mark.parametrize("path", ["kvplan_app/i18n.py", "kvplan_app/pydantic_rules.py", "kvplan_app/router.py"])
 def test_translation_modules_stay_small(path):
     assert len((ROOT / path).read_text(encoding="utf-8").splitlines()) <= 500
+
+
+def test_every_state_group_name_is_translated():
+    # the state groups' names (planner/hf/state.py) are data: the Spanish pages translate their words
+    import re
+    from pathlib import Path
+    source = (Path(__file__).resolve().parents[1] / "planner" / "hf" / "state.py").read_text()
+    names = set(re.findall(r'StateGroup\(name="([^"]+)"', source))
+    assert "lightning attention state" in names and "short convolution state" in names
+    for name in names:
+        assert translate_words(name, "es") != name, name

@@ -230,3 +230,20 @@ def test_imported_hybrids_zamba2_plamo2_kimi_linear():
         assert not at.exception, at.exception
         assert not at.error, [e.value for e in at.error]
         assert _metric(at, "KV per GPU (pool)") == pool
+
+
+def test_state_rows_have_no_per_token_figure():
+    # MiniMax-M1 (tests/data/configs): 70 lightning-attention layers keep one state per sequence (vLLM
+    # linear_attention_state_shape); that state is bytes per session, so the per-token table shows none for it.
+    from pathlib import Path
+    config = (Path(__file__).parent / "data" / "configs" / "minimax-m1.config.json").read_text()
+    at = _model_page()
+    at.radio(key="model_source").set_value("Import config.json").run()
+    at.text_area(key="model_config_text").set_value(config).run()
+    assert not at.exception and not at.error
+    per_token = next(d.value for d in at.dataframe if "B per token (while growing)" in d.value.columns)
+    state = per_token[per_token["Group"] == "lightning attention state"]
+    assert len(state) == 1 and state["B per token (while growing)"].isna().all()
+    assert state["Capped or growing"].tolist() == ["per session (constant)"]
+    full = per_token[per_token["Group"] == "full attention"]
+    assert full["B per token (while growing)"].tolist() == [40_960]  # 10 layers x 2 x 8 x 128 x 2 B

@@ -341,6 +341,11 @@ for title, part, key in (
          "model_breakdown_context")):
     st.markdown("**" + escape_markdown(title) + "**")
     shown_part = table[part].assign(**{c: table[c].map(words) for c in ("group", "growth") if c in part})
+    state = table["role"] == "state"  # a per-session state: its bytes are per sequence, not per token
+    if "bytes_per_token" in part:
+        shown_part.loc[state, "bytes_per_token"] = None
+    if "growth" in part:
+        shown_part.loc[state, "growth"] = t("per session (constant)")
     counts = {headers[c]: st.column_config.NumberColumn(format="localized")  # 1,000,000 with separators
               for c in ("layers", "layers_per_gpu", "kv_heads_per_gpu", "entry_bytes", "tokens_per_entry",
                         "bytes_per_token", "entries", "bytes") if c in part}

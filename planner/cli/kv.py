@@ -194,8 +194,9 @@ def run(args: argparse.Namespace) -> int:
                if model.ignored_fields else "")
     # format_figure, not "{:,.6g}": from 1,000,000 B/token (an MHA model of 64+ layers) "g" turned to scientific
     # notation and rounded the figure (2,097,152 printed as 2.09715e+06)
-    full = ("; every layer's window is full, so one more token adds nothing: the pool bytes below are the total"
-            if est.kv_bytes_per_token == 0 and est.kv_bytes > 0 else "")
+    full = ("" if est.kv_bytes_per_token or not est.kv_bytes else
+            "; every layer's window is full, so one more token adds nothing: the pool bytes below are the total"
+            if cap_w is not None else "; no layer keeps per-token KV: the pool bytes below are per-sequence state")
     print(f"  KV bytes per token: {format_figure(est.kv_bytes_per_token, 6)} B per GPU at this length "
           f"({est.basis}{ignored}{full})")
     if cap_w is not None:
