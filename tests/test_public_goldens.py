@@ -7,15 +7,10 @@ from pathlib import Path
 import pytest
 
 from planner.hf import registry
-from planner.hf.public_goldens import PUBLIC_CONFIG_GOLDENS, REFUSAL_CONFIGS
+from planner.hf.public_goldens import PUBLIC_CONFIG_GOLDENS, PUBLISHED_SPELLINGS, REFUSAL_CONFIGS, UNNAMED_QUOTATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 DIRS = (ROOT / "tests" / "data" / "configs", ROOT / "planner" / "data" / "models")
-# published spellings vLLM's registry lacks, read by their tests under vLLM's name (each test also checks the refusal)
-RENAMED = {"telechat2-115b": "TelechatForCausalLM", "plamo-2-1b": "PlamoForCausalLM"}
-# partial quotations that omit `architectures`, read by their tests under the class they add
-UNNAMED = {"granite-4.0-h-350m.partial", "seed-oss-36b.partial", "lfm2-8b-a1b.partial",
-           "glm-4-9b-0414.partial", "gemma-3-12b-it-unsloth.partial"}
 
 
 def config_path(stem):
@@ -33,7 +28,7 @@ def test_file_configs_declare_their_architecture():
                 continue
             config = json.loads(config_path(entry).read_text())
             archs = config.get("architectures") or config.get("text_config", {}).get("architectures")
-            assert archs == [arch] or archs == [RENAMED.get(entry)] or (archs is None and entry in UNNAMED), (
+            assert archs == [arch] or archs == [PUBLISHED_SPELLINGS.get(entry)] or (archs is None and entry in UNNAMED_QUOTATIONS), (
                 entry, archs, arch)
             checked += 1
     assert checked >= 50

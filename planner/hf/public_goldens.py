@@ -121,3 +121,12 @@ REFUSAL_CONFIGS: frozenset[str] = frozenset({"phi-3-small-8k-instruct", "zamba2-
                                              "ernie-4.5-0.3b-base-pt"})
 """Real public configs kept as refusal tests (an architecture vLLM does not serve at the vendored commit, a format its
 config class does not read, a published spelling vLLM's registry lacks): they hold no architecture's figures."""
+
+PUBLISHED_SPELLINGS: dict[str, str] = {"telechat2-115b": "TelechatForCausalLM", "plamo-2-1b": "PlamoForCausalLM"}
+"""Config files whose published ``architectures`` is a spelling vLLM's registry lacks (so kvplan refuses the file as
+published, naming the nearest supported class); their tests read them under vLLM's name and also check that refusal."""
+
+UNNAMED_QUOTATIONS: frozenset[str] = frozenset({
+    "granite-4.0-h-350m.partial", "seed-oss-36b.partial", "lfm2-8b-a1b.partial", "glm-4-9b-0414.partial",
+    "gemma-3-12b-it-unsloth.partial"})
+"""Partial quotations that omit ``architectures``; their tests add the class they list under."""

@@ -32,7 +32,7 @@ from importlib import resources
 from typing import Any, Callable
 
 from planner.errors import PlanInputError
-from planner.hf.public_goldens import PUBLIC_CONFIG_GOLDENS
+from planner.hf.public_goldens import PUBLIC_CONFIG_GOLDENS, PUBLISHED_SPELLINGS, UNNAMED_QUOTATIONS
 from planner.messages import msg
 
 VLLM_COMMIT = "0002bff0b6cb36a3c8a17364de3303664463c412"
@@ -1317,7 +1317,10 @@ def _public(name: str, state: str) -> str:
         return ""
     entries = PUBLIC_CONFIG_GOLDENS.get(name)
     if entries:
-        return ", ".join(f"`{e}`" for e in entries)
+        return ", ".join(f"`{e}`" + (f" (published as `{PUBLISHED_SPELLINGS[e]}`, which vLLM does not serve: refused "
+                                     "as published, read under vLLM's name)" if e in PUBLISHED_SPELLINGS else
+                                     " (a quotation without `architectures`)" if e in UNNAMED_QUOTATIONS else "")
+                         for e in entries)
     names = vendored()["architectures"]
     served_by = names.get(name)
     same = [n for n, where in names.items() if where == served_by and n in PUBLIC_CONFIG_GOLDENS]
