@@ -34,7 +34,7 @@ SINKS = {"markdown", "caption", "info", "warning", "error", "success", "subheade
 TEXT_KWARGS = {"label", "help", "body"}
 ESCAPERS = {"md", "escape_markdown", "code_span"}
 """kvplan_app.markdown's helpers for a Markdown sink."""
-SAFE_CALLS = ESCAPERS | {"t", "tn", "num", "words", "planner_message", "format_bytes", "format_duration",
+SAFE_CALLS = ESCAPERS | {"t", "tn", "num", "words", "planner_message", "format_bytes", "format_duration", "format_figure",
                          "format_sessions", "to_gib", "to_gb", "str.upper", "upper", "lower", "int", "float", "len",
                          "ttl_label", "_tokens", "_fits_text", "_engine_missing"}
 """Calls whose result an f-string may place in a sink: product text, numbers, or already escaped text."""
