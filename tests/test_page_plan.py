@@ -157,3 +157,15 @@ def test_a_huge_typed_hbm_keeps_the_headline_in_fixed_point():
     usable = next(m for m in at.metric if m.label.startswith("Usable KV per GPU"))
     assert "e+" not in usable.label and "e+" not in usable.value, (usable.label, usable.value)
     assert usable.value.endswith(" GB") and "," in usable.value
+
+
+def test_a_tp_refusal_says_which_box_to_change():
+    # Llama 3.1 8B has 32 attention heads: vLLM refuses TP 3 (32 % 3 != 0). The error keeps the last valid plan and
+    # names the GPUs-per-replica box, the TP the refusal is about.
+    at = _app()
+    at.selectbox(key="plan_model_id").set_value("llama-3.1-8b").run()
+    at.number_input(key="plan_gpus_per_replica").set_value(3).run()
+    assert not at.exception
+    from markdown_text import shown
+    errors = [shown(e.value) for e in at.error]
+    assert any("attention heads (32)" in e and "GPUs per replica" in e for e in errors), errors

@@ -471,7 +471,9 @@ def _answer_run(share_slot):
             "pipeline_parallel_size": 1, "shared_prefixes": 1, "pause_mean_s": 0.0, "ttl_s": 0.0,
             "state_in_hbm": False}))
     except PlanInputError as exc:  # may quote what the user typed: shown as text
-        alerts.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan."), keep="_"))
+        hint = (" " + t("Set 'GPUs per replica' to a TP size the engine accepts for this model.")
+                if exc.field == "tp" else "")  # the TP a refusal names is the GPUs-per-replica box
+        alerts.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan.") + hint, keep="_"))
         inputs = last
         result = plan(last)
         config_model, config_key = None, ""
