@@ -226,3 +226,13 @@ def test_zero_per_token_of_an_attention_free_model_names_state_not_windows(capsy
     assert main(["kv", "--config", str(path), "--context", "4096"]) == 0
     out = capsys.readouterr().out
     assert "no layer keeps per-token KV" in out and "window" not in out.split("\n")[1]
+
+
+def test_chunked_local_attention_is_not_called_a_sliding_window(capsys):
+    # Llama 4 Scout: 36 chunked-local layers (8,192-token chunks) and 12 global ones; the capped-layers line says so
+    from pathlib import Path
+    from planner.cli import main
+    path = Path(__file__).parent / "data" / "configs" / "llama-4-scout-17b-16e-instruct.partial.config.json"
+    assert main(["kv", "--config", str(path), "--context", "32k"]) == 0
+    out = capsys.readouterr().out
+    assert "chunked / window:" in out and "sliding window:" not in out

@@ -200,7 +200,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  KV bytes per token: {format_figure(est.kv_bytes_per_token, 6)} B per GPU at this length "
           f"({est.basis}{ignored}{full})")
     if cap_w is not None:
-        print(f"  sliding window:     {cap_w.sentence}, per GPU")
+        chunked = "C" in (model.layer_pattern or "")  # Llama 4's chunked local attention caps KV as a window does
+        print(f"  {'chunked / window:' if chunked else 'sliding window:  '}   {cap_w.sentence}, per GPU")
     if est.state_bytes_in_pool:
         print(f"  state per sequence: {est.state_bytes_in_pool:,} B = {format_bytes(est.state_bytes_in_pool)} per GPU, "
               "in the pool, constant in length (counted once per session)")
