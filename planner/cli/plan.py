@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  time to first token: {format_figure(result.ttft_s, 4)} s")
         t = result.tiers
         if t is not None:
-            print(f"  tiers ({t.sessions:,} sessions): HBM {format_bytes(t.hbm_bytes)}, host RAM "
+            print(f"  tiers ({t.sessions:,} session{'' if t.sessions == 1 else 's'}): HBM {format_bytes(t.hbm_bytes)}, host RAM "
                   f"{format_bytes(t.host_ram_bytes)}, SSD {format_bytes(t.ssd_bytes)}, evicted "
                   f"{format_bytes(t.evicted_bytes)}; overflow: {t.action}")
         print(f"  parked session back: host RAM {format_figure(result.reload_from_host_s, 4)} s ({result.host_link_id}), SSD "
