@@ -148,6 +148,7 @@ with st.container():
                                          "state_bytes": t("Window state outside the pool (B)")}),
                hide_index=True, key="context_published_table",
                column_config={t("Context (tokens)"): st.column_config.NumberColumn(format="localized"),
-                              t("KV (B)"): st.column_config.NumberColumn(format="localized")})
+                              t("KV (B)"): st.column_config.NumberColumn(format="localized"),
+                              t("Window state outside the pool (B)"): st.column_config.NumberColumn(format="localized")})
     st.caption(num(t("890 B per token (DeepSeek V4.1 report, quoted in docs/sources.md) x tokens: 100k -> 0.089 GB, "
                      "250k -> 0.2225 GB, 500k -> 0.445 GB, 1M -> 0.89 GB (0.829 GiB).")))
