@@ -1027,3 +1027,16 @@ def test_kimi_linear_48b_shape():
         with pytest.raises(PlanInputError) as exc:
             layout_from_config({**cfg, **bad})
         assert exc.value.field == field, bad
+
+
+def test_sidecar_without_producer_sets_no_kv_format_and_says_so(tmp_path, capsys):
+    # An hf_quant_config.json with no quant_method and no ModelOpt producer: vLLM's ModelConfig sets quant_method only
+    # for producer "modelopt", so the KV stays the model dtype. Llama-3.3-Nemotron-Super-49B: 49 attention layers x 2 x
+    # 8 KV heads x 128 x 2 B = 200,704 B/token in BF16 (an FP8 KV would be 100,352), and the CLI says why.
+    from planner.cli import main
+    (tmp_path / "config.json").write_text((CONFIGS / "llama-3_3-nemotron-super-49b-v1.config.json").read_text())
+    (tmp_path / "hf_quant_config.json").write_text(json.dumps({"quantization": {"kv_cache_quant_algo": "FP8"}}))
+    assert main(["kv", "--config", str(tmp_path), "--context", "100k"]) == 0
+    out = capsys.readouterr().out
+    assert "KV bytes per token: 200,704 B" in out
+    assert "no quant_method and no ModelOpt producer, so no KV format is taken from it" in out

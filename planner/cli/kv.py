@@ -182,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
                     "window_note": cap_w.sentence})
     notes = [n for n in (past_maximum_note(model, est.context_tokens, msg("Context")),) if n]
     notes.extend(model.notes if args.config is not None else ())
+    notes.extend(f"checkpoint sidecar: {row.value}" for row in (model.config_report or ())
+                 if row.field == "checkpoint sidecar")  # which file beside config.json set (or not) the KV format
     if cap is not None and args.max_model_len is None and cap.max_model_len != est.context_tokens:
         notes.append(f"vLLM's capacity figures are for {cap.max_model_len:,}-token requests (the model's maximum "
                      f"context; set --max-model-len), not {est.context_tokens:,}.")

@@ -55,7 +55,11 @@ def with_sidecars(config: dict[str, Any], sidecars: dict[str, dict[str, Any]]) -
         if q.get("quant_method") is None and isinstance(producer, dict) and producer.get("name") == "modelopt":
             q["quant_method"] = "modelopt"
         out["quantization_config"] = q
-        used.append(msg("{name} (as quantization_config, vLLM get_config)", name=name))
+        if q.get("quant_method") is None:  # vLLM's quantization rules key on quant_method (or ModelOpt's producer)
+            used.append(msg("{name} (as quantization_config, vLLM get_config; it names no quant_method and no "
+                            "ModelOpt producer, so no KV format is taken from it)", name=name))
+        else:
+            used.append(msg("{name} (as quantization_config, vLLM get_config)", name=name))
     if used:
         out[SIDECAR_KEY] = used
     return out
