@@ -635,7 +635,9 @@ if answered is not None:  # else an unexpected error, already shown
                                          "kv_gb": t("KV (GB)"), "kv_gib": t("KV (GiB)"),
                                          "state_bytes": t("State outside the pool (B)")}),
                    hide_index=True, column_config={t("KV (B)"): st.column_config.NumberColumn(format="localized"),
-                                                   t("Context (tokens)"): st.column_config.NumberColumn(format="localized")})
+                                                   t("Context (tokens)"): st.column_config.NumberColumn(format="localized"),
+                                                   t("State outside the pool (B)"):
+                                                       st.column_config.NumberColumn(format="localized")})
     with right:
         st.caption(t("Source: {source}", source=md(planner_message(model.source))))
         for note in model.notes:
