@@ -236,3 +236,16 @@ def test_chunked_local_attention_is_not_called_a_sliding_window(capsys):
     assert main(["kv", "--config", str(path), "--context", "32k"]) == 0
     out = capsys.readouterr().out
     assert "chunked / window:" in out and "sliding window:" not in out
+
+
+def test_native_format_is_resolved_in_the_header_and_json(capsys, tmp_path):
+    # "native" is a word, not a format: the header says what it resolved to. QWEN3_4B carries no KV dtype and no
+    # quantization config, so vLLM's kv_cache_dtype "auto" follows the model dtype: 2 bytes, shown as bf16
+    path = write(tmp_path, QWEN3_4B)
+    code, out, _ = run(capsys, "kv", "--config", path, "--context", "1024")
+    assert code == 0
+    assert "KV format native = bf16 (the checkpoint's or the engine's 'auto')" in out.splitlines()[0]
+    assert kv_json(capsys, "--config", path, "--context", "1024")["native_kv_format"].startswith("bf16 ")
+    # an explicit format is printed as given
+    code, out, _ = run(capsys, "kv", "--config", path, "--context", "1024", "--kv-format", "fp8")
+    assert "KV format fp8," in out.splitlines()[0]

@@ -132,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         "model_id": est.model_id,
         "context_tokens": est.context_tokens,
         "kv_format": args.kv_format,
+        "native_kv_format": str(model.native_format_label),  # what "native" means for this model, as `catalog` says
         "tp": est.tp,
         "pp": est.pp,
         "kv_bytes_per_token": est.kv_bytes_per_token,
@@ -191,7 +192,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out, allow_nan=False))
         return 0
-    print(f"{model.name}: {est.context_tokens:,} tokens, KV format {args.kv_format}, TP {est.tp}, PP {est.pp}")
+    shown = (f"{NATIVE} = {model.native_format_label}" if args.kv_format == NATIVE  # say what "native" resolved to
+             else args.kv_format)
+    print(f"{model.name}: {est.context_tokens:,} tokens, KV format {shown}, TP {est.tp}, PP {est.pp}")
     ignored = (f"; ignoring config field {', '.join(model.ignored_fields)} (--ignore-field)"
                if model.ignored_fields else "")
     # format_figure, not "{:,.6g}": from 1,000,000 B/token (an MHA model of 64+ layers) "g" turned to scientific
