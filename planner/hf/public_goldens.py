@@ -110,6 +110,8 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "Mistral3ForConditionalGeneration": ("mistral-small-3.1-24b-instruct-2503.partial",),
     "Qwen3VLForConditionalGeneration": ("qwen3-vl-4b",),
     "Qwen3VLMoeForConditionalGeneration": ("qwen3-vl-30b-a3b-instruct",),
+    "LLaMAForCausalLM": ("llama-7b-hf", "llama-13b-hf"),
+    "AquilaForCausalLM": ("aquila2-34b.partial",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test
