@@ -725,6 +725,7 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "Qwen3-30B-A3B, OLMo-1B, Persimmon-8B, Hunyuan-MT 7B, Seed-OSS-36B, OLMoE-1B-7B, Nemotron-4 4B, "
             "openPangu-Embedded-7B)",
             "tests/test_registry_public_i.py (Apertus-8B, Grok-1)",
+            "tests/test_registry_public_y.py (LLaMA-7B, LLaMA-13B, Aquila2-34B)",
             "tests/test_registry_public_h.py (Hunyuan-A13B, InternLM3-8B, ERNIE-4.5-21B-A3B, GLM-4-9B-0414)",
             "tests/test_registry_public_g.py (LLaVA-1.5-7B, Qwen2.5-VL-7B, Mistral-Small-3.1-24B, Qwen3-VL-4B, "
             "Qwen3-VL-30B-A3B: text configs nested in multimodal wrappers)"),
