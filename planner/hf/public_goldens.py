@@ -112,6 +112,8 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "Qwen3VLMoeForConditionalGeneration": ("qwen3-vl-30b-a3b-instruct",),
     "LLaMAForCausalLM": ("llama-7b-hf", "llama-13b-hf"),
     "AquilaForCausalLM": ("aquila2-34b.partial",),
+    "PhiMoEForCausalLM": ("phi-3.5-moe-instruct",),
+    "MiniCPM3ForCausalLM": ("minicpm3-4b",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test
