@@ -726,6 +726,7 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "openPangu-Embedded-7B)",
             "tests/test_registry_public_i.py (Apertus-8B, Grok-1)",
             "tests/test_registry_public_y.py (LLaMA-7B, LLaMA-13B, Aquila2-34B)",
+            "tests/test_registry_public_q.py (Phi-3.5-MoE-instruct)",
             "tests/test_registry_public_h.py (Hunyuan-A13B, InternLM3-8B, ERNIE-4.5-21B-A3B, GLM-4-9B-0414)",
             "tests/test_registry_public_g.py (LLaVA-1.5-7B, Qwen2.5-VL-7B, Mistral-Small-3.1-24B, Qwen3-VL-4B, "
             "Qwen3-VL-30B-A3B: text configs nested in multimodal wrappers)"),
@@ -900,7 +901,8 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            "(MHA at qk_nope_head_dim + qk_rope_head_dim)",
            "vllm-project/vllm @ 009ccee, vllm/model_executor/models/minicpm3.py MiniCPM3Attention.__init__ / forward "
            "(V padded to qk_head_dim)",
-           ("tests/test_registry.py::test_minicpm3_per_head_kv (model-card shape; no full public config.json copy found)",),
+           ("tests/test_registry.py::test_minicpm3_per_head_kv (model-card shape)",
+            "tests/test_registry_public_q.py (MiniCPM3-4B)"),
            ("num_hidden_layers", "num_attention_heads", "hidden_size", "max_position_embeddings", "qk_nope_head_dim",
             "qk_rope_head_dim", "kv_lora_rank", "v_head_dim", "head_dim", "num_key_value_heads"),
            irrelevant=("q_lora_rank", "dim_model_base", "scale_depth", "scale_emb"),
