@@ -150,6 +150,19 @@ def test_nvfp4_linear_rule():
     assert w.weight_bytes == 6_061_301_760
 
 
+def test_older_modelopt_sidecar_layout_is_read_under_quantization():
+    # ModelOpt <= 0.29 writes hf_quant_config.json with its fields under "quantization" (vLLM
+    # ModelOptQuantConfigBase.from_config reads them there). NVFP4 there prices as NVFP4 at top level (6,061,301,760 B,
+    # above); FP8 there is refused naming the nested field and its real value, not "MODELOPT".
+    nested = {"quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.19.0"},
+              "quantization": {"quant_algo": "NVFP4", "group_size": 16, "exclude_modules": ["lm_head"]}}
+    assert checkpoint_weights(_llama(nested)).weight_bytes == 6_061_301_760
+    fp8 = {**nested, "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}}
+    with pytest.raises(PlanInputError) as e:
+        checkpoint_weights(_llama(fp8))
+    assert e.value.field == "quantization_config.quantization.quant_algo" and e.value.value == "FP8"
+
+
 def test_ignored_modules_stay_16_bit():
     # compressed-tensors W8A8 with attention left out by a regular expression (as checkpoints write
     # "re:.*self_attn.*"): attention's 32 x (4,096 x 6,144 + 4,096 x 4,096) = 1,342,177,280 weights take 2 B instead

@@ -247,12 +247,16 @@ def quant_scheme(cfg: dict) -> tuple[str, _Scheme | None, list[str], bool]:
         return (method, _Scheme("MXFP4 (E2M1 + E8M0 per 32)", 4, 1, group=32),
                 list(q.get("modules_to_not_convert") or []), True)
     if method == "modelopt" or "nvfp4" in method:
-        algo = str(q.get("quant_algo", method)).upper()
+        # ModelOpt <= 0.29 (hf_quant_config.json) nests its fields under "quantization", as vLLM's
+        # ModelOptQuantConfigBase.from_config reads them (vllm/model_executor/layers/quantization/modelopt.py)
+        nested = isinstance(q.get("quantization"), dict)
+        mq, where = (q["quantization"], "quantization_config.quantization") if nested else (q, "quantization_config")
+        algo = str(mq.get("quant_algo", method)).upper()
         if algo != "NVFP4":
-            raise PlanInputError("quantization_config.quant_algo", algo, msg("NVFP4 (the only ModelOpt format priced)"))
-        group = _whole(q, "group_size", 16, where="quantization_config", minimum=1)
+            raise PlanInputError(f"{where}.quant_algo", algo, msg("NVFP4 (the only ModelOpt format priced)"))
+        group = _whole(mq, "group_size", 16, where=where, minimum=1)
         return ("nvfp4", _Scheme(f"NVFP4 (E2M1 + E4M3 per {group})", 4, 1, group=group),
-                list(q.get("exclude_modules") or q.get("ignore") or []), False)
+                list(mq.get("exclude_modules") or mq.get("ignore") or []), False)
     raise PlanInputError("quantization_config.quant_method", method or None,
                          msg("one of fp8, compressed-tensors, gptq, awq, mxfp4, modelopt NVFP4"))
 
