@@ -1,6 +1,7 @@
 """Plan page: a model on an accelerator, sliders for HBM, prefix hit rate and shared prefix."""
 
 import hashlib
+import json
 import math
 
 import streamlit as st
@@ -20,6 +21,7 @@ from planner.plan import (
 from planner.catalog.accelerators import accelerator_from_dict, accelerator_from_link
 from planner.catalog.entries import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
+from planner.hf.checkpoint import config_from_files
 from planner.hf.config import MAX_CONFIG_BYTES, plan_model_from_config
 from planner.plan.curves import curve_contexts, memory_inputs, sessions_by_context
 from kvplan_app.charts.figures import PLAN_FIGURE_TEXTS, kv_vs_context_figure, plan_sessions_figure
@@ -43,6 +45,7 @@ from kvplan_app.share import render_share_link_in, share_link_slot
 from kvplan_app.state import add_notices, current_inputs, load_inputs, set_inputs, update_inputs
 
 YOURS = "yours"  # the GPU choice that opens the user-defined accelerator form
+LAST_CONFIG_PLAN = "plan_config_last_valid"  # (model, key, weights) of the last config whose plan was shown
 
 
 def _model_or_none(model_id: str):
@@ -325,9 +328,10 @@ with st.expander(t("Misses, replay and tiers")):
                             format_func=lambda k: f"auto ({LINKS[node.ssd_link].name})" if k == AUTO else LINKS[k].name)
 
 with st.expander(t("Plan a config.json instead (not carried by the share link)"),
-                 expanded=st.session_state.get("plan_config_file") is not None):
+                 expanded=bool(st.session_state.get("plan_config_file"))):
     f1, f2 = st.columns([2, 1])
-    config_upload = file_uploader(f1, t("Hugging Face config.json"), key="plan_config_file",
+    config_upload = file_uploader(f1, t("Upload a config.json (with hf_quant_config.json if the checkpoint has one)"),
+                                  key="plan_config_file", accept_multiple_files=True,
                                   help=t("Read as `kvplan kv --config` reads it; the model above is set aside while "
                                          "a config is loaded."))
     config_weights = number_box(f2, t("Weights of one replica (GiB)"), min_value=0.0, max_value=10_000_000.0,
@@ -337,11 +341,15 @@ with st.expander(t("Plan a config.json instead (not carried by the share link)")
                                             "by class, as the engine loads them); needed only where they cannot be "
                                             "derived, and the plan then names the missing field."))
 page_config_model, page_config_key, config_error = None, "", None
-if config_upload is not None:
-    config_bytes = config_upload.getvalue()[: MAX_CONFIG_BYTES + 1]
+config_files = [(u.name, u.getvalue()[: MAX_CONFIG_BYTES + 1]) for u in (config_upload or [])]
+if not config_files:  # the upload was removed: no earlier config is the "last valid plan" any more
+    st.session_state.pop(LAST_CONFIG_PLAN, None)
+else:
     try:
-        page_config_model = plan_model_from_config(config_bytes, config_upload.name)
-        page_config_key = hashlib.sha256(config_bytes).hexdigest()
+        # one config.json and the sidecars vLLM reads beside it (hf_quant_config.json), as `kvplan plan --config DIR`
+        config, config_name = config_from_files(config_files)
+        page_config_model = plan_model_from_config(config, config_name)
+        page_config_key = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
     except PlanInputError as exc:
         config_error = exc
 
@@ -412,6 +420,23 @@ def _slider_row():
 
 
 @st.fragment
+def _last_valid_plan(last):
+    """The plan shown under a refused input: the last config's plan while a config upload is on the page (a bad
+    file uploaded over a good one keeps the good one's figures), else the last valid plan of the inputs.
+
+    Returns (inputs, result, config model or None, config key)."""
+    kept = st.session_state.get(LAST_CONFIG_PLAN) if config_files else None
+    if kept is not None:
+        kept_model, kept_key, kept_weights = kept
+        try:
+            inputs, _ = rebase(last, model_id=kept_model.id,
+                               weights_gib=None if kept_weights is None else float(kept_weights))
+            return inputs, plan(inputs, kept_model), kept_model, kept_key
+        except PlanInputError:  # the inputs moved since: the catalog plan, as with no config
+            st.session_state.pop(LAST_CONFIG_PLAN, None)
+    return last, plan(last), None, ""
+
+
 def _answer(share_slot):
     """The sliders and everything they move: a slider step reruns this alone (the page's other inputs, above, are
     fixed between whole-page runs: moving any of them reruns the page). Its body is ``answer_box``
@@ -463,6 +488,8 @@ def _answer_run(share_slot):
             inputs, _ = rebase(inputs, model_id=config_model.id,
                                weights_gib=None if config_weights is None else float(config_weights))
             result = plan(inputs, config_model)
+            # the config's plan is the last valid one until the upload is removed: a later bad upload keeps it
+            st.session_state[LAST_CONFIG_PLAN] = (config_model, config_key, config_weights)
         # A widget Streamlit recreated sends its starting value, not the plan's: never a silent change of the link.
         add_notices(plan_widget_reset_notes(last, inputs, {
             "model_id": model_ids[0], "gpu_id": gpu_ids[0], "gpus_per_replica": 1, "attention_parallelism": "tp",
@@ -474,14 +501,16 @@ def _answer_run(share_slot):
         hint = (" " + t("Set 'GPUs per replica' to a TP size the engine accepts for this model.")
                 if exc.field == "tp" else "")  # the TP a refusal names is the GPUs-per-replica box
         alerts.error(escape_markdown(planner_message(exc) + ". " + t("Showing the last valid plan.") + hint, keep="_"))
-        inputs = last
-        result = plan(last)
-        config_model, config_key = None, ""
+        inputs, result, config_model, config_key = _last_valid_plan(last)
     with details:  # notices about this plan, above its details
         show_notices()
     if config_model is not None:  # above the headline: the figures are the config's, not the selected model's
         alerts.info(escape_markdown(t("Planning the imported {name}; the share link carries the catalog model {model}, not "
                                   "the config.", name=config_model.name, model=model_labels([model_id])[model_id])))
+    elif config_files:  # the upload has no valid plan yet: the figures below are not the config's, say whose they are
+        alerts.warning(escape_markdown(t("The uploaded config has no valid plan yet: the figures below are the "
+                                         "catalog model {model}'s, not the config's.",
+                                         model=model_labels([inputs.model_id])[inputs.model_id])))
 
     model, priced_format, _ = effective_model(inputs, config_model)
     if (far := context_mismatch(inputs.figures_measured_at_tokens, inputs.context_tokens)):
