@@ -249,3 +249,11 @@ def test_native_format_is_resolved_in_the_header_and_json(capsys, tmp_path):
     # an explicit format is printed as given
     code, out, _ = run(capsys, "kv", "--config", path, "--context", "1024", "--kv-format", "fp8")
     assert "KV format fp8," in out.splitlines()[0]
+
+
+def test_native_format_of_a_model_without_attention_kv_says_so(capsys):
+    # falcon-mamba-7b: every layer is Mamba (state only), so "native" resolves to no KV format at all, never "None"
+    code, out, _ = run(capsys, "kv", "--config", os.path.join(os.path.dirname(__file__), "data", "configs",
+                                                              "falcon-mamba-7b.config.json"), "--context", "1000")
+    assert code == 0
+    assert "KV format native = none: no layer keeps attention KV," in out.splitlines()[0]

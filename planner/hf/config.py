@@ -516,8 +516,9 @@ def model_from_config(config: dict[str, Any], *, name: str = "imported config", 
     layout = layout_from_config(config, main_format=main_format, state_format=state_format,
                                 ssm_state_format=ssm_state_format, ignore_fields=ignore_fields)
     main = next((g.kv_format.id for g in layout.groups if g.role == "main"), None)
-    label = main_format.id if main_format is not None else msg("{main} (the checkpoint's or the engine's 'auto')",
-                                                                  main=main)
+    label = (main_format.id if main_format is not None
+             else msg("none: no layer keeps attention KV") if main is None  # a pure state model (Mamba)
+             else msg("{main} (the checkpoint's or the engine's 'auto')", main=main))
     return ModelSpec(id=model_id, name=str(name)[:80], groups=layout.groups,
                      max_context_tokens=layout.max_context_tokens, source=source,
                      native_format_label=label, config_report=layout.report, layer_pattern=layout.layer_pattern,
