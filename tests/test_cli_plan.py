@@ -177,3 +177,15 @@ def test_frontier_at_the_plans_own_point_equals_kvplan_plan(capsys, flags):
             compared += 1
     assert compared >= 20
     assert got["plan"]["usable_measured"] == (want["usable_kv_source"] == "measured")
+
+
+def test_plan_text_states_the_usable_kv_assumptions(capsys):
+    # custom accelerator of 100 GiB at utilization 0.9, 10 GiB of weights, 2 GiB reserve:
+    # 100 x 0.9 - 10 - 2 = 78 GiB = 83,751,862,272 B = 83.8 GB; each term is printed beside the figure
+    code, out, _ = run(capsys, "plan", "--gpu", "custom", "--hbm-gib", "100", "--gpu-memory-utilization", "0.9",
+                       "--weights-gib", "10", "--reserve-gib", "2", "--gpus-per-replica", "1")
+    assert code == 0
+    line = next(l for l in out.splitlines() if l.startswith("  usable KV per GPU:"))
+    assert line == ("  usable KV per GPU:   83.8 GB (78 GiB) = HBM 107.4 GB (100.0 GiB) x utilization 0.9 - weights "
+                    "10.7 GB (10 GiB) - reserve 2.15 GB (2 GiB)")
+    assert "(1 GPU per replica)" in out.splitlines()[0]

@@ -79,3 +79,22 @@ def test_unchecked_architecture_is_said_beside_the_figure(tmp_path):
     out = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config", str(path), "--context", "1024"],
                          capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert "No published config of ArceeForCausalLM has been checked against vLLM yet" in out
+
+
+def test_unchecked_architecture_is_said_beside_the_plan(tmp_path, capsys):
+    # the same caveat in `kvplan plan --config`: a line of its text and `model_notes` in --json
+    from planner.cli import main
+    shape = {"architectures": ["ArceeForCausalLM"], "num_hidden_layers": 4, "num_attention_heads": 8,
+             "num_key_value_heads": 8, "hidden_size": 512, "max_position_embeddings": 4096}
+    assert "ArceeForCausalLM" not in PUBLIC_CONFIG_GOLDENS
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(shape))
+    argv = ["plan", "--config", str(path), "--gpu", "h200", "--gpus-per-replica", "1", "--context", "1024",
+            "--weights-gib", "1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "(1 GPU per replica)" in out.splitlines()[0]
+    assert "  note: No published config of ArceeForCausalLM has been checked against vLLM yet" in out
+    assert main([*argv, "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["model_notes"]
+    assert len(notes) == 1 and notes[0].startswith("No published config of ArceeForCausalLM")

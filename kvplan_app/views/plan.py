@@ -22,7 +22,7 @@ from planner.catalog.accelerators import accelerator_from_dict, accelerator_from
 from planner.catalog.entries import GPUS, get_gpu, get_model, models
 from planner.errors import PlanInputError
 from planner.hf.checkpoint import config_from_files
-from planner.hf.config import MAX_CONFIG_BYTES, plan_model_from_config
+from planner.hf.config import CONFIG_MODEL_PREFIX, MAX_CONFIG_BYTES, plan_model_from_config
 from planner.plan.curves import curve_contexts, memory_inputs, sessions_by_context
 from kvplan_app.charts.figures import PLAN_FIGURE_TEXTS, kv_vs_context_figure, plan_sessions_figure
 from planner.kv.formats import FORMATS
@@ -507,6 +507,8 @@ def _answer_run(share_slot):
     if config_model is not None:  # above the headline: the figures are the config's, not the selected model's
         alerts.info(escape_markdown(t("Planning the imported {name}; the share link carries the catalog model {model}, not "
                                   "the config.", name=config_model.name, model=model_labels([model_id])[model_id])))
+        for note in config_model.notes:  # caveats of the imported figures (unchecked architecture, fields ignored)
+            alerts.warning(escape_markdown(planner_message(note), keep="_"))
     elif config_files:  # the upload has no valid plan yet: the figures below are not the config's, say whose they are
         alerts.warning(escape_markdown(t("The uploaded config has no valid plan yet: the figures below are the "
                                          "catalog model {model}'s, not the config's.",
@@ -669,5 +671,5 @@ if answered is not None:  # else an unexpected error, already shown
                                                        st.column_config.NumberColumn(format="localized")})
     with right:
         st.caption(t("Source: {source}", source=md(planner_message(model.source))))
-        for note in model.notes:
+        for note in (model.notes if not model.id.startswith(CONFIG_MODEL_PREFIX) else ()):  # a config's: above
             st.caption(escape_markdown(planner_message(note), keep="_"))

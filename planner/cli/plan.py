@@ -117,13 +117,18 @@ def run(args: argparse.Namespace) -> int:
         print(result.model_dump_json())
     elif args.csv is None or str(args.csv) != "-":
         i = result.inputs
-        print(f"{result.model_name} on {result.gpu_name} ({i.gpus_per_replica} GPUs per replica), "
+        gpus = f"{i.gpus_per_replica} GPU{'' if i.gpus_per_replica == 1 else 's'} per replica"
+        print(f"{result.model_name} on {result.gpu_name} ({gpus}), "
               f"{i.context_tokens:,} tokens, hit rate {i.hit_rate:g} (prefill), shared prefix {i.shared_prefix:g} "
               f"(memory)")
         if result.ignored_config_fields:
             print(f"  ignoring config field {', '.join(result.ignored_config_fields)} (--ignore-field): no figure "
                   "accounts for it")
-        print(f"  usable KV per GPU:   {format_bytes(max(result.usable_kv_bytes, 0))}")
+        how = ""
+        if result.usable_kv_source == "computed":  # the assumptions behind the figure, beside it
+            how = (f" = HBM {format_bytes(result.hbm_bytes)} x utilization {i.gpu_memory_utilization:g} - weights "
+                   f"{format_bytes(result.weights_bytes_per_gpu)} - reserve {format_bytes(result.reserve_bytes)}")
+        print(f"  usable KV per GPU:   {format_bytes(max(result.usable_kv_bytes, 0))}{how}")
         if result.engine_budget is not None:
             b = result.engine_budget
             print(f"  engine budget:       {b['engine']} {b['engine_version']}, {b['binding_rank']}: "
@@ -164,6 +169,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"  launch:              {result.launch_flags.text()}")
             for note in result.launch_flags.notes:
                 print(f"    ({note})")
+        for note in result.model_notes:  # the imported config's caveats; fields it ignores are said above
+            if not any(field in note for field in result.ignored_config_fields):
+                print(f"  note: {note}")
         if result.message:
             print(f"  note: {result.message}")
         if (far := context_mismatch(i.figures_measured_at_tokens, i.context_tokens)):

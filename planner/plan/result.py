@@ -64,6 +64,9 @@ class PlanResult(BaseModel):
     ignored_config_fields: list[str] = Field(
         default_factory=list, description="an imported config's fields accepted unread (--ignore-field): no figure "
                                           "accounts for them")
+    model_notes: list[str] = Field(
+        default_factory=list, description="caveats of the model's figures: an imported config's architecture not yet "
+                                          "checked against a published config, the fields --ignore-field accepted")
     gpu_name: str
     attention_parallelism: AttentionParallelism = Field(description="the parallelism every figure assumes")
     tensor_parallel_size: int = Field(description="TP degree the KV is split at (1 under dp)")
@@ -455,7 +458,8 @@ def plan(inputs: PlanInputs, model: ModelSpec | None = None, *, compare: bool = 
     other = other_parallelism(inputs, given_model, per_gpu) if compare else None
     copies = min(k, sessions)
     return PlanResult(
-        inputs=inputs, model_name=model.name, ignored_config_fields=list(model.ignored_fields), gpu_name=hw.gpu_name,
+        inputs=inputs, model_name=model.name, ignored_config_fields=list(model.ignored_fields),
+        model_notes=[str(n) for n in model.notes], gpu_name=hw.gpu_name,
         attention_parallelism=inputs.attention_parallelism, tensor_parallel_size=split.tp,
         kv_domain_gpus=split.domain_gpus, parallelism_note=parallelism_note(inputs, model, fmt),
         hbm_bytes=hw.hbm_bytes, hbm_source=hw.hbm_source, kv_source=kv_source,
