@@ -257,3 +257,10 @@ def test_native_format_of_a_model_without_attention_kv_says_so(capsys):
                                                               "falcon-mamba-7b.config.json"), "--context", "1000")
     assert code == 0
     assert "KV format native = none: no layer keeps attention KV," in out.splitlines()[0]
+
+
+def test_pp_refusal_names_the_config_not_an_internal_id(capsys, tmp_path):
+    # Qwen3-4B shape: 36 layers, so at most 36 pipeline stages; the refusal names the file the user gave
+    code, _, err = run(capsys, "kv", "--config", write(tmp_path, QWEN3_4B, "qwen3-4b.json"), "--pp", "64")
+    assert code == 2
+    assert "at most 36 (one layer per pipeline stage; qwen3-4b.json has 36)" in err and "custom" not in err

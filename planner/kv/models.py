@@ -125,7 +125,7 @@ class ModelSpec:
         fmt = get_format(kv_format)
         if not any(g.role == "main" for g in self.groups):
             raise PlanInputError("kv_format", kv_format,
-                                 msg("'native' for {id}: only its reported coefficient is known", id=self.id))
+                                 msg("'native' for {id}: only its reported coefficient is known", id=self.name))
         return tuple(g.with_format(fmt) if g.role == "main" else g for g in self.groups)
 
     def uses_coefficient(self, kv_format: str | None) -> bool:
@@ -147,11 +147,11 @@ class ModelSpec:
             raise PlanInputError("pp", pp, self.pp_refusal)
         if self.uses_coefficient(kv_format) and not self._coefficient_explained():
             raise PlanInputError("pp", pp, msg("1 for {id}: only its bytes per token are known, not its layers",
-                                               id=self.id))
+                                               id=self.name))  # the name the user knows (a config's file name)
         layers = self.num_hidden_layers
         if layers and pp > layers:
             raise PlanInputError("pp", pp, msg("at most {layers} (one layer per pipeline stage; {id} has {layers})",
-                                               layers=layers, id=self.id))
+                                               layers=layers, id=self.name))
         return pp
 
     @property
