@@ -264,3 +264,18 @@ def test_pp_refusal_names_the_config_not_an_internal_id(capsys, tmp_path):
     code, _, err = run(capsys, "kv", "--config", write(tmp_path, QWEN3_4B, "qwen3-4b.json"), "--pp", "64")
     assert code == 2
     assert "at most 36 (one layer per pipeline stage; qwen3-4b.json has 36)" in err and "custom" not in err
+
+
+def test_a_defaulted_field_is_said_beside_the_figure(capsys, tmp_path):
+    # Qwen3-4B shape without num_key_value_heads: vLLM's config class defaults it to num_attention_heads (MHA):
+    # 2 x 36 x 32 x 128 x 2 B = 589,824 B/token, and the text says so on the line after the figure
+    cfg = {k: v for k, v in QWEN3_4B.items() if k != "num_key_value_heads"}
+    path = write(tmp_path, cfg)
+    code, out, _ = run(capsys, "kv", "--config", path, "--context", "1000")
+    lines = out.splitlines()
+    assert code == 0 and "KV bytes per token: 589,824 B" in lines[1]
+    assert lines[2] == "  assumed:            num_key_value_heads = 32 (absent or null: MHA, one KV head per attention head)"
+    assert kv_json(capsys, "--config", path, "--context", "1000")["assumed_fields"] == [
+        "num_key_value_heads = 32 (absent or null: MHA, one KV head per attention head)"]
+    # the full config says nothing is assumed (its KV format is named on the first line, not here)
+    assert kv_json(capsys, "--config", write(tmp_path, QWEN3_4B, "full.json"), "--context", "1000")["assumed_fields"] == []

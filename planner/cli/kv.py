@@ -32,6 +32,7 @@ from planner.kv.pipeline import parse_partition
 from planner.errors import PlanInputError
 from planner.kv.notes import past_maximum_note, window_cap
 from planner.messages import msg
+from planner.hf.report import assumed_fields
 from planner.kv.models import NATIVE, ModelSpec, coefficient_model
 from planner.units import (MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, format_bytes, format_figure, gib_to_bytes, to_gb,
                            to_gib)
@@ -132,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
         "model_id": est.model_id,
         "context_tokens": est.context_tokens,
         "kv_format": args.kv_format,
-        "native_kv_format": str(model.native_format_label),  # what "native" means for this model, as `catalog` says
+        "native_kv_format": str(model.native_format_label),
+        "assumed_fields": assumed_fields(model.config_report),  # fields the config did not give: defaults taken  # what "native" means for this model, as `catalog` says
         "tp": est.tp,
         "pp": est.pp,
         "kv_bytes_per_token": est.kv_bytes_per_token,
@@ -204,6 +206,8 @@ def run(args: argparse.Namespace) -> int:
             if cap_w is not None else "; no layer keeps per-token KV: the pool bytes below are per-sequence state")
     print(f"  KV bytes per token: {format_figure(est.kv_bytes_per_token, 6)} B per GPU at this length "
           f"({est.basis}{ignored}{full})")
+    for sentence in assumed_fields(model.config_report):  # what the config did not say, beside the figure
+        print(f"  assumed:            {sentence}")
     if cap_w is not None:
         chunked = "C" in (model.layer_pattern or "")  # Llama 4's chunked local attention caps KV as a window does
         print(f"  {'chunked / window:' if chunked else 'sliding window:  '}   {cap_w.sentence}, per GPU")

@@ -36,6 +36,7 @@ from planner.errors import PlanInputError
 from planner.files.export import to_csv_bytes
 from planner.hf.config import MAX_CONFIG_BYTES, plan_model_from_config
 from planner.hf.checkpoint import read_checkpoint
+from planner.hf.report import assumed_fields
 from planner.plan import format_sessions, plan, plan_frame
 from planner.plan.measured import context_mismatch
 from planner.files.planfile import save as save_plan_file
@@ -121,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{result.model_name} on {result.gpu_name} ({gpus}), "
               f"{i.context_tokens:,} tokens, hit rate {i.hit_rate:g} (prefill), shared prefix {i.shared_prefix:g} "
               f"(memory)")
+        for sentence in assumed_fields(model.config_report if model is not None else None):
+            print(f"  assumed: {sentence}")  # what the imported config did not say, beside the figures
         if result.ignored_config_fields:
             print(f"  ignoring config field {', '.join(result.ignored_config_fields)} (--ignore-field): no figure "
                   "accounts for it")

@@ -99,3 +99,15 @@ def text(value: object, limit: int) -> str:
 def report_rows(report: tuple[ConfigField, ...]) -> list[dict[str, str]]:
     """The import report as rows ``field, value, how, note`` (values as text, for tables)."""
     return [{"field": f.field, "value": text(f.value, 120), "how": f.how, "note": f.note} for f in report]
+
+
+def assumed_fields(report) -> list[str]:
+    """The import report's defaulted fields as sentences, to print beside the figure: ``field = value (why)``.
+
+    ``kv_format`` is left out: the figure's own line names the KV format "native" resolved to.
+
+    Args:
+        report: a model's ``config_report`` (None for a catalog or coefficient model: no sentence).
+    """
+    return [f"{row.field} = {row.value} ({row.note})" if row.note else f"{row.field} = {row.value}"
+            for row in (report or ()) if row.how == "defaulted" and row.field != "kv_format"]
