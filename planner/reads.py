@@ -170,4 +170,6 @@ def json_error_text(exc: ValueError) -> str:
     if isinstance(exc, json.JSONDecodeError):
         reason = JSON_REASONS.get(exc.msg, exc.msg)
         return msg("line {line:,}, column {column:,}: {reason}", line=exc.lineno, column=exc.colno, reason=reason)
+    if isinstance(exc, RecursionError):  # Python's own words name its internals, not the file
+        return msg("RecursionError: nested too deeply for the parser")
     return f"{type(exc).__name__}: {exc}"[:160]

@@ -1040,3 +1040,11 @@ def test_sidecar_without_producer_sets_no_kv_format_and_says_so(tmp_path, capsys
     out = capsys.readouterr().out
     assert "KV bytes per token: 200,704 B" in out
     assert "no quant_method and no ModelOpt producer, so no KV format is taken from it" in out
+
+
+def test_unknown_architecture_far_from_every_name_gets_no_misleading_suggestion():
+    # "FooBarForCausalLM" shares only the "ForCausalLM" suffix with supported names: no nearest is named
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**LLAMA, "architectures": ["FooBarForCausalLM"]})
+    assert exc.value.field == "config.architectures"
+    assert "none is close to it" in str(exc.value) and "nearest" not in str(exc.value)

@@ -1293,10 +1293,17 @@ def resolve(config: dict) -> tuple[Family, str]:
                       if name in SGLANG_REFUSALS else msg(OTHER_REFUSALS[name]))
             raise PlanInputError("config.architectures", name, msg("an architecture kvplan prices; {name} is refused: "
                                                                    "{reason}", name=name, reason=reason))
-        near = difflib.get_close_matches(name, list(ARCHITECTURES), n=1, cutoff=0.0)
+        # a suggestion only when a supported name is close (a misspelling); a far one would mislead
+        # (the names share "ForCausalLM": the model's own part, before "For", must be close too)
+        near = [a for a in difflib.get_close_matches(name, [a for a in ARCHITECTURES if status(a)[0] == "supported"],
+                                                     n=3, cutoff=0.75)
+                if difflib.SequenceMatcher(None, name.split("For")[0], a.split("For")[0]).ratio() >= 0.6][:1]
+        if near:
+            raise PlanInputError("config.architectures", name,
+                                 msg("an architecture kvplan knows (nearest supported: {near}); see "
+                                     "docs/architectures.md", near=near[0]))
         raise PlanInputError("config.architectures", name,
-                             msg("an architecture kvplan knows (nearest supported: {near}); see docs/architectures.md",
-                                 near=near[0] if near else "LlamaForCausalLM"))
+                             msg("an architecture kvplan knows (none is close to it); see docs/architectures.md"))
     model_type = config.get("model_type")
     if isinstance(model_type, str) and model_type in MODEL_TYPE_REFUSALS:
         arch = MODEL_TYPE_REFUSALS[model_type]
