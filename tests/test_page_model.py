@@ -247,3 +247,16 @@ def test_state_rows_have_no_per_token_figure():
     assert state["Capped or growing"].tolist() == ["per session (constant)"]
     full = per_token[per_token["Group"] == "full attention"]
     assert full["B per token (while growing)"].tolist() == [40_960]  # 10 layers x 2 x 8 x 128 x 2 B
+
+
+def test_a_link_with_model_inputs_is_not_credited_to_the_plan():
+    # /model?m_tp=1&m_ctx=128000 with the default plan (8 GPUs per replica, 1,000,000 tokens): the boxes take the
+    # link's TP 1 and 128,000 tokens, and the banner says so instead of claiming the plan's TP 8 and context
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    for key, value in {"page": "model", "m_tp": "1", "m_ctx": "128000"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    assert at.number_input(key="model_tp").value == 1
+    notice = " ".join(i.value for i in at.info)
+    assert "start from the share link" in notice and "TP 8" not in notice and "1,000,000" not in notice, notice

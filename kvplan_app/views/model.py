@@ -60,6 +60,10 @@ def _use_own_defaults() -> None:
     st.session_state.update(_own_defaults(st.session_state.get("model_current") or get_model(
         st.session_state["model_catalog_id"])))
     st.session_state["model_origin"] = None
+    st.session_state[FROM_LINK] = False
+
+
+FROM_LINK = "model_inputs_from_link"  # the share link set some of the inputs (model, format, TP, PP, context)
 
 
 def _from_plan(inputs) -> dict:
@@ -111,8 +115,10 @@ if "model_link_read" not in st.session_state:
                          ("pp", "model_pp")):
         if getattr(link, name) is not None:
             st.session_state[widget] = getattr(link, name)
+            st.session_state[FROM_LINK] = True
     if link.context_tokens is not None:
         st.session_state["model_context"] = f"{link.context_tokens:,}"
+        st.session_state[FROM_LINK] = True
 show_link_warnings()
 
 plan_inputs = current_inputs()
@@ -124,6 +130,7 @@ plan_origin = (plan_inputs.model_id, plan_inputs.gpu_id, plan_inputs.gpus_per_re
 if st.session_state.get("model_plan_seen") not in (None, plan_seen):  # the plan changed on another page: follow it
     st.session_state.update(from_plan)
     st.session_state["model_origin"] = plan_origin
+    st.session_state[FROM_LINK] = False
 if "model_plan_seen" not in st.session_state and "model_origin" not in st.session_state:
     st.session_state["model_origin"] = plan_origin  # first visit: the widgets below start from the plan
 st.session_state["model_plan_seen"] = plan_seen
@@ -226,10 +233,15 @@ origin = st.session_state.get("model_origin")
 if origin is not None:  # the inputs below came from the Plan page: say so, and offer this page's own
     o_model, o_gpu, o_gpus, o_context, o_tp, o_budget = origin
     o_gpu_name = GPUS[o_gpu].name if o_gpu in GPUS else t("a custom accelerator")
-    note = t("These inputs start from the Plan page: TP {tp} (its GPUs per replica: {gpus}), context {tokens} "
-             "tokens, and a KV budget of {gib} GiB per GPU, the usable KV of {plan_model} on {gpu}.", tp=o_tp,
-             gpus=o_gpus, tokens=num(f"{o_context:,}"), gib=num(f"{o_budget:g}"), plan_model=model_label(o_model),
-             gpu=o_gpu_name)  # numbers localized one by one: a model name ("Llama 3.1 70B") is not a number
+    if st.session_state.get(FROM_LINK):  # the link's TP and context, the plan's budget: say which is which
+        note = t("These inputs start from the share link (TP, PP, KV format, context) and, for the KV budget, from "
+                 "the Plan page: {gib} GiB per GPU, the usable KV of {plan_model} on {gpu}.",
+                 gib=num(f"{o_budget:g}"), plan_model=model_label(o_model), gpu=o_gpu_name)
+    else:
+        note = t("These inputs start from the Plan page: TP {tp} (its GPUs per replica: {gpus}), context {tokens} "
+                 "tokens, and a KV budget of {gib} GiB per GPU, the usable KV of {plan_model} on {gpu}.", tp=o_tp,
+                 gpus=o_gpus, tokens=num(f"{o_context:,}"), gib=num(f"{o_budget:g}"), plan_model=model_label(o_model),
+                 gpu=o_gpu_name)  # numbers localized one by one: a model name ("Llama 3.1 70B") is not a number
     if o_model != model.id:
         note += " " + t("That budget is what {plan_model}'s weights leave, not {model}'s.",
                         plan_model=model_label(o_model), model=model.name)
