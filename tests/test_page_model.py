@@ -260,3 +260,20 @@ def test_a_link_with_model_inputs_is_not_credited_to_the_plan():
     assert at.number_input(key="model_tp").value == 1
     notice = " ".join(i.value for i in at.info)
     assert "start from the share link" in notice and "TP 8" not in notice and "1,000,000" not in notice, notice
+
+
+def test_an_imported_config_with_derivable_weights_goes_to_the_plan_without_typing_them():
+    # Llama-3.1-8B's full config.json (the catalogue's copy): its BF16 weights derive class by class,
+    # 6,979,321,856 linear weights x 2 B + 2 x 128,256 x 4,096 x 2 B + norms 532,480 + rotary 33,554,432
+    # = 16,094,076,928 B = 14.99 GiB (tests/test_checkpoint_weights.py; vLLM logs "Model loading took 14.99 GiB")
+    from pathlib import Path
+    config = (Path(__file__).resolve().parents[1] / "planner" / "data" / "models" / "llama-3.1-8b.config.json")
+    at = _plan_link_then_model_page({"gpus": "1"})
+    at.radio(key="model_source").set_value("Import config.json").run()
+    at.text_area(key="model_config_text").set_value(config.read_text()).run()
+    box = at.text_input(key="model_weights_gib_text")
+    assert box.value in ("", None) and box.placeholder == "from the config: 14.99 GiB"
+    assert not at.button(key="model_use_on_plan").disabled
+    at.button(key="model_use_on_plan").click().run()
+    assert not at.exception, at.exception
+    assert any("The plan now uses" in s.value for s in at.success)

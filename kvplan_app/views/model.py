@@ -12,6 +12,7 @@ import streamlit as st
 from planner.catalog.entries import GPUS, UPLOADED_PREFIX, get_model, models, session_models
 from planner.hf.checkpoint import config_from_files
 from planner.hf.config import MAX_CONFIG_BYTES, model_from_config, pattern_legend, report_rows
+from planner.hf.weights import checkpoint_weights
 from planner.engines.capacity import (
     BUDGET_MOVES,
     DEFAULT_BLOCK_SIZE,
@@ -198,7 +199,8 @@ def _use_on_plan(imported) -> None:
     kept = {k: v for k, v in st.session_state.get(UPLOADED_MODELS, {}).items() if k != imported.id}
     kept[imported.id] = imported
     st.session_state[UPLOADED_MODELS] = dict(list(kept.items())[-MAX_UPLOADED_MODELS:])
-    weights = float(st.session_state["model_weights_gib"])
+    typed = st.session_state.get("model_weights_gib")
+    weights = None if typed is None else float(typed)  # empty: the plan derives them from the config
     try:
         with session_models(st.session_state[UPLOADED_MODELS]):
             update_inputs(model_id=imported.id, weights_gib=weights)
@@ -211,13 +213,22 @@ if source != "Catalog" and model.id.startswith(UPLOADED_PREFIX):
     with st.container(border=True):
         st.markdown(t("**Use {name} on the Plan, Frontier and Recommend pages**", name=escape_markdown(model.name)))
         u1, u2 = st.columns([1, 1], vertical_alignment="bottom")
-        st.session_state.setdefault("model_weights_gib", 0.0)
+        derived_gib = None  # the checkpoint's weights, class by class, as the plan derives them when none is typed
+        if model.checkpoint_config is not None:
+            try:
+                derived_gib = checkpoint_weights(model.checkpoint_config).weight_bytes / GiB
+            except PlanInputError:
+                pass  # not derivable (the plan would name the missing field): the user types them
         number_box(u1, t("Weights of one replica (GiB)"), min_value=0.0, max_value=1_000_000.0, step=1.0,
-                        format="%g", key="model_weights_gib",
-                        help=t("A config.json has no parameter count: type the size of the checkpoint's weights "
-                               "(e.g. the safetensors files' total) so the plan can subtract them."))
+                        format="%g", key="model_weights_gib", value=None,
+                        placeholder=num(t("from the config: {gib} GiB", gib=f"{derived_gib:,.2f}"))
+                        if derived_gib is not None else t("needed: not derivable from this config"),
+                        help=t("Empty: the checkpoint's weights derived from the config, where they can be; else type "
+                               "the size of the checkpoint's weights (e.g. the safetensors files' total) so the plan "
+                               "can subtract them."))
+        typed = st.session_state.get("model_weights_gib")
         u2.button(t("Use on the plan pages"), key="model_use_on_plan", on_click=_use_on_plan, args=(model,),
-                  disabled=float(st.session_state["model_weights_gib"]) <= 0)
+                  disabled=(derived_gib is None and not typed))
         if st.session_state.get("model_sent") == model.id:
             st.success(t("The plan now uses {name} (its choice reads \"uploaded: {name}\"); its figures come from the "
                          "same planner functions as a catalog model's.", name=escape_markdown(model.name)))
