@@ -192,17 +192,17 @@ def weights_per_gpu(inputs: PlanInputs, model: ModelSpec) -> int:
         if inputs.weight_format is not None:
             raise PlanInputError("weights_gib", MISSING, msg(
                 "the weights of one replica in GiB (--weights-gib): weight format {fmt} needs a parameter count, "
-                "and {id} carries none", fmt=inputs.weight_format, id=model.id))
+                "and {id} carries none", fmt=inputs.weight_format, id=model.name))
         if model.checkpoint_config is not None:
             try:
                 return cdiv(checkpoint_weights(model.checkpoint_config).weight_bytes, inputs.gpus_per_replica)
             except PlanInputError as exc:
                 raise PlanInputError("weights_gib", MISSING, msg(
                     "the weights of one replica in GiB (--weights-gib): {id}'s checkpoint weights cannot be "
-                    "derived from its config ({why})", id=model.id, why=weights_refusal_reason(exc))) from None
+                    "derived from its config ({why})", id=model.name, why=weights_refusal_reason(exc))) from None
         raise PlanInputError("weights_gib", MISSING, msg("the weights of one replica in GiB (--weights-gib): {id} carries "
                                                       "no parameter count (a config.json gives none), so its weights "
-                                                      "cannot be derived", id=model.id))
+                                                      "cannot be derived", id=model.name))  # the name the user knows
     return cdiv(model.weights_bytes(inputs.weight_format), inputs.gpus_per_replica)
 
 
