@@ -16,8 +16,10 @@ LEGEND_ABOVE = dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x
 PLAN_MARKER = dict(size=14, symbol="diamond", color="black", line=dict(width=1, color="white"))
 """How the current plan is marked on every figure (drawn over the axes' edge, never half clipped)."""
 
-LOG_TICKS = dict(dtick=1, tickformat="~s")
-"""Log token axes: one labelled tick per decade (1k, 10k, 100k, 1M), no "2" and "5" minor labels."""
+LOG_TICKS = dict(dtick=1, tickformat=",d")
+"""Log token axes: one labelled tick per decade written in full (1,000, 10,000, 1,000,000), no "2" and "5" minor
+labels. Never SI suffixes: Plotly's "1M" is 10^6, while kvplan's token inputs read "1M" as 2^20 (as vLLM's
+human_readable_int) and "1m" as 10^6."""
 LOG_COUNT_TICKS = dict(dtick=1, tickformat=",~r")
 """Log axes of counts and rates: one tick per decade written in full (0.1, 1, 10, 1,000), never "100m"."""
 
