@@ -66,27 +66,27 @@ def test_unchecked_architecture_is_said_beside_the_figure(tmp_path):
     from planner.hf.config import model_from_config
     shape = {"num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 8, "hidden_size": 512,
              "max_position_embeddings": 4096}
-    # ArceeForCausalLM: supported by the decoder reader, no published config of it checked yet (the table has none)
-    assert "ArceeForCausalLM" not in PUBLIC_CONFIG_GOLDENS
-    model = model_from_config({"architectures": ["ArceeForCausalLM"], **shape})
-    assert any("No published config of ArceeForCausalLM" in n for n in model.notes)
+    # Fairseq2LlamaForCausalLM: read by the decoder reader, no published config of it checked yet (none in the table)
+    assert "Fairseq2LlamaForCausalLM" not in PUBLIC_CONFIG_GOLDENS
+    model = model_from_config({"architectures": ["Fairseq2LlamaForCausalLM"], **shape})
+    assert any("No published config of Fairseq2LlamaForCausalLM" in n for n in model.notes)
     # LlamaForCausalLM is checked (the catalogue's Llama 3.1 configs): no such note; nor without architectures
     assert not any("No published config" in n for n in model_from_config({"architectures": ["LlamaForCausalLM"],
                                                                           **shape}).notes)
     assert not any("No published config" in n for n in model_from_config(shape).notes)
     path = tmp_path / "config.json"
-    path.write_text(json.dumps({"architectures": ["ArceeForCausalLM"], **shape}))
+    path.write_text(json.dumps({"architectures": ["Fairseq2LlamaForCausalLM"], **shape}))
     out = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config", str(path), "--context", "1024"],
                          capture_output=True, text=True, cwd=ROOT, check=True).stdout
-    assert "No published config of ArceeForCausalLM has been checked against vLLM yet" in out
+    assert "No published config of Fairseq2LlamaForCausalLM has been checked against vLLM yet" in out
 
 
 def test_unchecked_architecture_is_said_beside_the_plan(tmp_path, capsys):
     # the same caveat in `kvplan plan --config`: a line of its text and `model_notes` in --json
     from planner.cli import main
-    shape = {"architectures": ["ArceeForCausalLM"], "num_hidden_layers": 4, "num_attention_heads": 8,
+    shape = {"architectures": ["Fairseq2LlamaForCausalLM"], "num_hidden_layers": 4, "num_attention_heads": 8,
              "num_key_value_heads": 8, "hidden_size": 512, "max_position_embeddings": 4096}
-    assert "ArceeForCausalLM" not in PUBLIC_CONFIG_GOLDENS
+    assert "Fairseq2LlamaForCausalLM" not in PUBLIC_CONFIG_GOLDENS
     path = tmp_path / "config.json"
     path.write_text(json.dumps(shape))
     argv = ["plan", "--config", str(path), "--gpu", "h200", "--gpus-per-replica", "1", "--context", "1024",
@@ -94,7 +94,7 @@ def test_unchecked_architecture_is_said_beside_the_plan(tmp_path, capsys):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "(1 GPU per replica)" in out.splitlines()[0]
-    assert "  note: No published config of ArceeForCausalLM has been checked against vLLM yet" in out
+    assert "  note: No published config of Fairseq2LlamaForCausalLM has been checked against vLLM yet" in out
     assert main([*argv, "--json"]) == 0
     notes = json.loads(capsys.readouterr().out)["model_notes"]
-    assert len(notes) == 1 and notes[0].startswith("No published config of ArceeForCausalLM")
+    assert len(notes) == 1 and notes[0].startswith("No published config of Fairseq2LlamaForCausalLM")

@@ -114,6 +114,12 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "AquilaForCausalLM": ("aquila2-34b.partial",),
     "PhiMoEForCausalLM": ("phi-3.5-moe-instruct",),
     "MiniCPM3ForCausalLM": ("minicpm3-4b",),
+    "GlmForCausalLM": ("glm-4-9b-chat-hf",),
+    "ArceeForCausalLM": ("austral-afm-sft",),
+    "Dots1ForCausalLM": ("dots.llm1.base-pr4",),
+    "FlexOlmoForCausalLM": ("tiny-random-flexolmo",),
+    "AfmoeForCausalLM": ("tiny-random-trinity",),
+    "BambaForCausalLM": ("bamba-9b",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test

@@ -872,7 +872,12 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            _DECODER_READS + ("attn_layer_indices", "mamba_n_heads", "mamba_d_head", "mamba_n_groups",
                              "mamba_d_state", "mamba_d_conv", "mamba_expand"),
            irrelevant=("mamba_conv_bias", "mamba_proj_bias", "mamba_chunk_size", "mamba_dt_rank",
-                       "num_logits_to_keep", "z_loss_coefficient")),
+                       "num_logits_to_keep", "z_loss_coefficient",
+                       # transformers' switch between its CUDA Mamba kernels and the torch path (ibm-fms/Bamba-9B
+                       # publishes it): vLLM bamba.py (BambaMixerDecoderLayer, BambaForCausalLM._get_mamba_cache_shape,
+                       # read at vllm-project/vllm 017597e) never reads it; the state it caches is sized by
+                       # mamba_expand, mamba_n_groups, mamba_n_heads, mamba_d_head, mamba_d_state and mamba_d_conv
+                       "use_mamba_kernels")),
     Family("mamba", "Mamba / Falcon-Mamba (Mamba1) and Mamba2: attention-free, Mamba state in every layer, no KV",
            _V + "mamba.py MambaForCausalLM.get_mamba_state_shape_from_config (intermediate_size, state_size, "
            "conv_kernel), mamba2.py Mamba2ForCausalLM.get_mamba_state_shape_from_config (expand x hidden_size, "
