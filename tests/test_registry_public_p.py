@@ -1,4 +1,4 @@
-"""Golden values of real public configs of AFMoE, Arcee, Bamba, dots.llm1, FlexOlmo and GLM (tests/data/configs).
+"""Golden values of real public configs of AFMoE, Arcee, Arctic, Bamba, dots.llm1, FlexOlmo, GLM (tests/data/configs).
 
 Each config is a Hugging Face Hub ``config.json`` (tests/data/configs/SOURCES.md says which page it was read from and
 how it was written back). Each figure is derived by hand from the vLLM model file of the architecture (the class and
@@ -46,6 +46,11 @@ GOLDEN = [
     # (flex_olmo.py, an OlmoeAttention): num_key_value_heads = 2 KV heads of hidden_size // num_attention_heads =
     # 64 / 4 = 16. 2 x 2 x 2 x 16 x 2 B = 256 B/token; max_position_embeddings 4,096.
     ("tiny-random-flexolmo", "FlexOlmoForCausalLM", 256, 4_096, "F" * 2),
+    # Snowflake/snowflake-arctic-instruct. vLLM ArcticAttention (arctic.py, read at 00db011): num_key_value_heads = 8
+    # KV heads of hidden_size // num_attention_heads = 7,168 / 56 = 128 on all 35 layers (the residual MoE and
+    # parallel_attn_mlp_res change weights and dataflow, not the KV). 2 x 35 x 8 x 128 x 2 B = 143,360 B/token.
+    # Maximum: the smallest of max_position_embeddings 4,096 and max_sequence_length 4,096 = 4,096.
+    ("snowflake-arctic-instruct", "ArcticForCausalLM", 143_360, 4_096, "F" * 35),
 ]
 
 
@@ -88,6 +93,15 @@ def test_dots_llm1_tensor_parallel():
     assert model.estimate(4_096, tp=8).kv_bytes_per_token == 126_976
     with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
         model.estimate(4_096, tp=3)
+
+
+def test_arctic_instruct_tensor_parallel():
+    model = model_from_config(load("snowflake-arctic-instruct"))
+    # TP 8: 56 heads / 8 = 7; 8 KV heads / 8 = 1 per GPU: 2 x 35 x 1 x 128 x 2 B = 17,920 B/token per GPU.
+    assert model.estimate(4_096, tp=8).kv_bytes_per_token == 17_920
+    # TP 16: 56 % 16 != 0, refused as vLLM refuses it.
+    with pytest.raises(PlanInputError, match=r"attention heads \(56\)"):
+        model.estimate(4_096, tp=16)
 
 
 def test_tiny_flexolmo_tensor_parallel():
