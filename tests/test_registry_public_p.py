@@ -191,3 +191,24 @@ def test_cli_kv_and_plan_run_on_the_public_configs(name):
     kv = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config", str(path), "--context", "4096"],
                         capture_output=True, text=True, cwd=ROOT)
     assert kv.returncode == 0, kv.stderr
+
+
+def test_tiny_cohere2_both_layers_slide():
+    # trl-internal-testing/tiny-Cohere2ForCausalLM (TRL's test checkpoint; the Command R7B / Command A files of
+    # CohereLabs are gated and were not found whole). vLLM CohereAttention (commandr.py): head_dim = hidden_size //
+    # num_attention_heads = 8 / 4 = 2, num_key_value_heads 2; a Cohere2 layer is windowed (sliding_window 4,096) where
+    # layer_types says "sliding_attention", here both layers (with _sliding_window_pattern 4, (i + 1) % 4 != 0 for
+    # i = 0, 1 says the same). Per layer per token 2 x 2 x 2 x 2 B = 16 B; 2 layers = 32 B/token under the window.
+    config = load("tiny-cohere2")
+    assert config["architectures"] == ["Cohere2ForCausalLM"]
+    model = model_from_config(config)
+    assert model.layer_pattern == "SS"
+    assert not model.ignored_fields
+    assert model.estimate(1_000).kv_bytes == 32_000
+    # max_position_embeddings 8,192: each layer keeps 4,096 tokens: 2 x 4,096 x 16 B = 131,072 B.
+    assert model.max_context_tokens == 8_192
+    assert model.estimate(8_192).kv_bytes == 131_072
+    # TP 2: 4 heads / 2, 2 KV heads / 2 = 1 per GPU: 2 x 1 x 2 x 2 x 2 B = 16 B/token per GPU.
+    assert model.estimate(1_000, tp=2).kv_bytes == 16_000
+    with pytest.raises(PlanInputError, match=r"attention heads \(4\)"):
+        model.estimate(1_000, tp=3)
