@@ -187,7 +187,7 @@ def test_tiny_trinity_layer_types_decide_the_window():
 
 @pytest.mark.parametrize("name", ["glm-4-9b-chat-hf", "bamba-9b"])
 def test_cli_kv_runs_on_the_public_configs(name):
-    # `kvplan plan` needs --weights-gib for Bamba (no weights formula for its family); GLM-4 runs it too (report)
+    # (`kvplan plan --config` runs on GLM-4-9B-Chat-hf; on Bamba-9B it asks for --weights-gib: no weights formula)
     path = CONFIGS / f"{name}.config.json"
     kv = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config", str(path), "--context", "4096"],
                         capture_output=True, text=True, cwd=ROOT)
