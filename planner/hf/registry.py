@@ -727,6 +727,8 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "tests/test_registry_public_i.py (Apertus-8B, Grok-1)",
             "tests/test_registry_public_y.py (LLaMA-7B, LLaMA-13B, Aquila2-34B)",
             "tests/test_registry_public_q.py (Phi-3.5-MoE-instruct)",
+            "tests/test_registry_public_p.py (GLM-4-9B-Chat-hf, Austral AFM-4.5B SFT, Snowflake Arctic Instruct, "
+            "dots.llm1.base, tiny-random FlexOlmo, tiny-random Trinity, tiny Cohere2)",
             "tests/test_registry_public_h.py (Hunyuan-A13B, InternLM3-8B, ERNIE-4.5-21B-A3B, GLM-4-9B-0414)",
             "tests/test_registry_public_g.py (LLaVA-1.5-7B, Qwen2.5-VL-7B, Mistral-Small-3.1-24B, Qwen3-VL-4B, "
             "Qwen3-VL-30B-A3B: text configs nested in multimodal wrappers)"),
@@ -868,7 +870,7 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
     Family("bamba", "Bamba: attention at attn_layer_indices, Mamba2 state elsewhere",
            _V + "bamba.py BambaModel (config.layers_block_type), BambaMixerDecoderLayer; "
            "layers/mamba/mamba_utils.py mamba2_state_shape",
-           ("tests/test_registry.py::test_bamba_attn_layer_indices",),
+           ("tests/test_registry.py::test_bamba_attn_layer_indices", "tests/test_registry_public_p.py (Bamba-9B)"),
            _DECODER_READS + ("attn_layer_indices", "mamba_n_heads", "mamba_d_head", "mamba_n_groups",
                              "mamba_d_state", "mamba_d_conv", "mamba_expand"),
            irrelevant=("mamba_conv_bias", "mamba_proj_bias", "mamba_chunk_size", "mamba_dt_rank",
