@@ -213,3 +213,27 @@ def test_tiny_cohere2_both_layers_slide():
     assert model.estimate(1_000, tp=2).kv_bytes == 16_000
     with pytest.raises(PlanInputError, match=r"attention heads \(4\)"):
         model.estimate(1_000, tp=3)
+
+
+def test_command_r7b_layer_switch_is_read_as_vllm_reads_it():
+    # huihui-ai/c4ai-command-r7b-12-2024-abliterated: Command R7B's own config (its _name_or_path), which carries
+    # layer_switch 4 beside sliding_window_pattern 4. vLLM CohereAttention.__init__ (commandr.py) windows layer i when
+    # (i + 1) % sliding_window_pattern != 0 and never reads layer_switch: layers 3, 7, ..., 31 are full (8), the other
+    # 24 keep sliding_window 4,096 tokens. head_dim = hidden_size // num_attention_heads = 4,096 / 32 = 128; 8 KV
+    # heads: 2 x 8 x 128 x 2 B = 4,096 B per layer per token.
+    # Under the window: 32 x 4,096 = 131,072 B/token. At 8,192 tokens (max_position_embeddings; no model_max_length):
+    # full 8 x 4,096 x 8,192 = 268,435,456 + sliding 24 x 4,096 x 4,096 = 402,653,184 -> 671,088,640 B;
+    # past the window each token adds the full layers' 8 x 4,096 = 32,768 B.
+    config = load("c4ai-command-r7b-12-2024-abliterated")
+    assert config["layer_switch"] == 4
+    model = model_from_config(config)
+    assert model.layer_pattern == "SSSF" * 8
+    assert not model.ignored_fields
+    assert model.max_context_tokens == 8_192
+    assert model.estimate(4_096).kv_bytes == 131_072 * 4_096
+    assert model.estimate(8_192).kv_bytes == 671_088_640
+    assert model.estimate(8_192).kv_bytes_per_token == 32_768
+    # TP 8: 32 heads / 8 and 8 KV heads / 8 = 1 per GPU: 671,088,640 / 8 = 83,886,080 B per GPU; TP 3 is refused
+    assert model.estimate(8_192, tp=8).kv_bytes == 83_886_080
+    with pytest.raises(PlanInputError, match=r"attention heads \(32\)"):
+        model.estimate(8_192, tp=3)

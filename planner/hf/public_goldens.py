@@ -121,7 +121,7 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "AfmoeForCausalLM": ("tiny-random-trinity",),
     "BambaForCausalLM": ("bamba-9b",),
     "ArcticForCausalLM": ("snowflake-arctic-instruct",),
-    "Cohere2ForCausalLM": ("tiny-cohere2",),
+    "Cohere2ForCausalLM": ("c4ai-command-r7b-12-2024-abliterated", "tiny-cohere2"),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test

@@ -1211,6 +1211,10 @@ COMMON_IRRELEVANT = frozenset({
     "mamba_chunk_size", "chunk_size", "layerdrop",
     # Cohere2: vLLM's commandr.py slides every layer but each sliding_window_pattern-th, whatever this says
     "order_of_interleaved_layers",
+    # Cohere2 (Command R7B's published config carries layer_switch 4 beside sliding_window_pattern 4): vLLM
+    # CohereAttention.__init__ (commandr.py) windows a layer by sliding_window_pattern or layer_types alone and never
+    # reads layer_switch
+    "layer_switch",
 })
 """Fields every family knows do not change KV (or that every reader reads)."""
 
