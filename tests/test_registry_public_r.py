@@ -1,4 +1,5 @@
-"""Golden values of real public configs: Qwen2-VL (2B and 7B Instruct) and XVERSE-7B (tests/data/configs, SOURCES.md).
+"""Golden values of real public configs: Qwen2-VL (2B and 7B Instruct), XVERSE-7B and Falcon-40B's original RW config
+(tests/data/configs, SOURCES.md).
 
 Each figure is derived by hand from the vLLM model file of the architecture (the class and the factors are written
 next to the number) and from vLLM's maximum-length rule (``_get_and_verify_max_len``, vllm/config/model.py). BF16
@@ -96,3 +97,45 @@ def test_cli_kv_on_the_published_file(name, per_token):
     out = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config", str(CONFIGS / f"{name}.config.json"),
                           "--context", "4096"], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert f"{per_token:,} B per GPU" in out
+
+
+def test_falcon_40b_original_rw_config():
+    # tiiuae/falcon-40b's first config (RWForCausalLM, model_type "RefinedWeb", transformers 4.27.4). vLLM's registry
+    # serves RWForCausalLM with FalconForCausalLM (falcon.py) and reads model_type RefinedWeb with its own RWConfig
+    # (vllm/transformers_utils/configs/falcon.py): attribute_map num_attention_heads -> n_head = 128,
+    # num_kv_heads -> n_head_kv = 8, num_hidden_layers -> n_layer = 60; __init__ sets new_decoder_architecture = True
+    # because hidden_size == 8,192 ("Hack for falcon-40b"). FalconAttention.__init__: new_decoder_architecture ->
+    # total_num_kv_heads = num_kv_heads = 8; head_dim = hidden_size // n_head = 8,192 / 128 = 64.
+    # 2 x 60 x 8 x 64 x 2 B = 122,880 B/token.
+    config = load("falcon-40b-rw")
+    assert config["architectures"] == ["RWForCausalLM"]
+    model = model_from_config(config)
+    assert model.layer_pattern == "F" * 60
+    assert model.estimate(2_048).kv_bytes_per_token == 122_880
+    # No max_position_embeddings nor any other of vLLM's possible_keys: vLLM would fall back to 2,048 tokens;
+    # kvplan names no maximum rather than assume one.
+    assert model.max_context_tokens is None
+    # TP 8: 128 heads 16 per GPU, 8 KV heads 1 per GPU: 2 x 60 x 1 x 64 x 2 B = 15,360 B/token.
+    assert model.estimate(2_048, tp=8).kv_bytes_per_token == 15_360
+    # TP 3: 128 % 3 != 0, refused.
+    with pytest.raises(PlanInputError, match=r"attention heads \(128\)"):
+        model.estimate(2_048, tp=3)
+
+
+def test_rw_config_new_decoder_follows_vllms_width_rule():
+    # vLLM RWConfig.__init__ (model_type RefinedWeb and RefinedWebModel alike): new_decoder_architecture is forced
+    # True when hidden_size == 8,192 and otherwise keeps the config's value (default False); multi_query defaults
+    # True. Shapes written from that source (not published configs):
+    # RefinedWeb at hidden 256, 4 heads, 2 layers, no new_decoder_architecture: multi_query -> 1 KV head of
+    # 256 / 4 = 64: 2 x 2 x 1 x 64 x 2 B = 512 B/token (not the new decoder's MHA).
+    small = {"architectures": ["RWForCausalLM"], "model_type": "RefinedWeb", "n_layer": 2, "n_head": 4,
+             "hidden_size": 256}
+    assert model_from_config(small).estimate(100).kv_bytes_per_token == 512
+    # RefinedWebModel at hidden 8,192, 128 heads, n_head_kv 8, 2 layers: the new decoder, 8 KV heads of 64:
+    # 2 x 2 x 8 x 64 x 2 B = 4,096 B/token.
+    wide = {"architectures": ["RWForCausalLM"], "model_type": "RefinedWebModel", "n_layer": 2, "n_head": 128,
+            "n_head_kv": 8, "hidden_size": 8_192}
+    assert model_from_config(wide).estimate(100).kv_bytes_per_token == 4_096
+    # An explicit new_decoder_architecture false at 8,192 is overridden by vLLM's RWConfig: still 122,880 B/token.
+    forced = {**load("falcon-40b-rw"), "new_decoder_architecture": False}
+    assert model_from_config(forced).estimate(100).kv_bytes_per_token == 122_880

@@ -247,10 +247,14 @@ def _falcon(cfg: dict, notes: list) -> None:
         return
     if cfg.get("num_kv_heads") is None and cfg.get("n_head_kv") is not None:
         cfg["num_kv_heads"] = cfg["n_head_kv"]  # RW configs spell it n_head_kv (vLLM RWConfig)
-    if cfg.get("new_decoder_architecture") is None and cfg.get("model_type") == "RefinedWeb":
-        cfg["new_decoder_architecture"] = True  # Falcon-40B's RW config: the new decoder (vLLM RWConfig)
-        notes.append(("new_decoder_architecture", True, "derived", msg("model_type RefinedWeb (Falcon-40B's RW "
-                                                                       "config): the new decoder architecture")))
+    if cfg.get("model_type") in ("RefinedWeb", "RefinedWebModel") and cfg.get("hidden_size") == 8192:
+        # vLLM reads these model_types with its own RWConfig (vllm/transformers_utils/configs/falcon.py), whose
+        # __init__ sets new_decoder_architecture = True whenever hidden_size == 8192 ("Hack for falcon-40b"),
+        # whatever the config says; any other width keeps the config's value (default false).
+        cfg["new_decoder_architecture"] = True
+        notes.append(("new_decoder_architecture", True, "derived", msg("vLLM's RWConfig (model_type RefinedWeb or "
+                                                                       "RefinedWebModel) takes the new decoder "
+                                                                       "architecture when hidden_size is 8,192")))
     new = cfg.get("new_decoder_architecture", False)
     mq = cfg.get("multi_query", True)
     for key, value in (("new_decoder_architecture", new), ("multi_query", mq)):
