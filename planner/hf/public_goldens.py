@@ -122,6 +122,9 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "BambaForCausalLM": ("bamba-9b",),
     "ArcticForCausalLM": ("snowflake-arctic-instruct",),
     "Cohere2ForCausalLM": ("c4ai-command-r7b-12-2024-abliterated", "tiny-cohere2"),
+    "Qwen2VLForConditionalGeneration": ("qwen2-vl-2b-instruct", "qwen2-vl-7b-instruct"),
+    "XverseForCausalLM": ("xverse-7b",),
+    "RWForCausalLM": ("falcon-40b-rw",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test

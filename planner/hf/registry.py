@@ -247,10 +247,14 @@ def _falcon(cfg: dict, notes: list) -> None:
         return
     if cfg.get("num_kv_heads") is None and cfg.get("n_head_kv") is not None:
         cfg["num_kv_heads"] = cfg["n_head_kv"]  # RW configs spell it n_head_kv (vLLM RWConfig)
-    if cfg.get("new_decoder_architecture") is None and cfg.get("model_type") == "RefinedWeb":
-        cfg["new_decoder_architecture"] = True  # Falcon-40B's RW config: the new decoder (vLLM RWConfig)
-        notes.append(("new_decoder_architecture", True, "derived", msg("model_type RefinedWeb (Falcon-40B's RW "
-                                                                       "config): the new decoder architecture")))
+    if cfg.get("model_type") in ("RefinedWeb", "RefinedWebModel") and cfg.get("hidden_size") == 8192:
+        # vLLM reads these model_types with its own RWConfig (vllm/transformers_utils/configs/falcon.py), whose
+        # __init__ sets new_decoder_architecture = True whenever hidden_size == 8192 ("Hack for falcon-40b"),
+        # whatever the config says; any other width keeps the config's value (default false).
+        cfg["new_decoder_architecture"] = True
+        notes.append(("new_decoder_architecture", True, "derived", msg("vLLM's RWConfig (model_type RefinedWeb or "
+                                                                       "RefinedWebModel) takes the new decoder "
+                                                                       "architecture when hidden_size is 8,192")))
     new = cfg.get("new_decoder_architecture", False)
     mq = cfg.get("multi_query", True)
     for key, value in (("new_decoder_architecture", new), ("multi_query", mq)):
@@ -727,6 +731,7 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "tests/test_registry_public_i.py (Apertus-8B, Grok-1)",
             "tests/test_registry_public_y.py (LLaMA-7B, LLaMA-13B, Aquila2-34B)",
             "tests/test_registry_public_q.py (Phi-3.5-MoE-instruct)",
+            "tests/test_registry_public_r.py (Qwen2-VL-2B / 7B-Instruct, XVERSE-7B)",
             "tests/test_registry_public_p.py (GLM-4-9B-Chat-hf, Austral AFM-4.5B SFT, Snowflake Arctic Instruct, "
             "dots.llm1.base, tiny-random FlexOlmo, tiny-random Trinity, tiny Cohere2)",
             "tests/test_registry_public_h.py (Hunyuan-A13B, InternLM3-8B, ERNIE-4.5-21B-A3B, GLM-4-9B-0414)",
@@ -984,7 +989,7 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            irrelevant=("apply_residual_connection_post_layernorm", "slow_but_exact", "pretraining_tp")),
     Family("falcon", "Falcon / RW: new_decoder_architecture -> num_kv_heads; multi_query -> 1 KV head",
            _V + "falcon.py FalconAttention.__init__",
-           ("tests/test_registry.py::test_falcon_7b_multi_query",),
+           ("tests/test_registry.py::test_falcon_7b_multi_query", "tests/test_registry_public_r.py (Falcon-40B RW)"),
            ("num_hidden_layers", "n_layer", "num_attention_heads", "n_head", "hidden_size", "num_kv_heads",
             "n_head_kv", "multi_query", "new_decoder_architecture"),
            aliases=(("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads")),
