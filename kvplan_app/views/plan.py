@@ -19,7 +19,7 @@ from planner.plan import (
     rebase,
 )
 from planner.catalog.accelerators import accelerator_from_dict, accelerator_from_link
-from planner.catalog.entries import GPUS, get_gpu, get_model, models
+from planner.catalog.entries import GPUS, get_gpu, get_model
 from planner.errors import PlanInputError
 from planner.hf.checkpoint import config_from_files
 from planner.hf.config import CONFIG_MODEL_PREFIX, MAX_CONFIG_BYTES, plan_model_from_config
