@@ -36,6 +36,9 @@ GOLDEN = [
     # output_logits_scale, JAISAttention attn_scale_power), not KV. 12 heads of 1,536 / 12 = 128, 18 layers:
     # 2 x 18 x 12 x 128 x 2 B = 110,592 B/token; n_positions 2,048.
     ("jais-family-590m", "JAISLMHeadModel", 110_592, 2_048, "F" * 18),
+    # core42/jais-30b-v1: same class; 56 heads of 7,168 / 56 = 128, 48 layers:
+    # 2 x 48 x 56 x 128 x 2 B = 1,376,256 B/token; n_positions 2,048.
+    ("jais-30b-v1", "JAISLMHeadModel", 1_376_256, 2_048, "F" * 48),
 ]
 
 
@@ -69,6 +72,14 @@ def test_jais_family_590m_tensor_parallel():
     assert model.estimate(2_048, tp=4).kv_bytes_per_token == 27_648
     with pytest.raises(PlanInputError, match=r"attention heads \(12\)"):
         model.estimate(2_048, tp=8)
+
+
+def test_jais_30b_tensor_parallel():
+    # TP 8: 56 / 8 = 7 heads per GPU: 2 x 48 x 7 x 128 x 2 B = 172,032 B/token per GPU; TP 16: 56 % 16 != 0, refused.
+    model = model_from_config(load("jais-30b-v1"))
+    assert model.estimate(2_048, tp=8).kv_bytes_per_token == 172_032
+    with pytest.raises(PlanInputError, match=r"attention heads \(56\)"):
+        model.estimate(2_048, tp=16)
 
 
 def test_olmo3_190m_sliding_layers():

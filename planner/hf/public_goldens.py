@@ -125,7 +125,7 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "Qwen2VLForConditionalGeneration": ("qwen2-vl-2b-instruct", "qwen2-vl-7b-instruct"),
     "XverseForCausalLM": ("xverse-7b",),
     "RWForCausalLM": ("falcon-40b-rw",),
-    "JAISLMHeadModel": ("jais-13b", "jais-family-590m"),
+    "JAISLMHeadModel": ("jais-13b", "jais-family-590m", "jais-30b-v1"),
     "Olmo3ForCausalLM": ("olmo3-190m-zh-continue",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
