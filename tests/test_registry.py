@@ -1048,3 +1048,17 @@ def test_unknown_architecture_far_from_every_name_gets_no_misleading_suggestion(
         layout_from_config({**LLAMA, "architectures": ["FooBarForCausalLM"]})
     assert exc.value.field == "config.architectures"
     assert "none is close to it" in str(exc.value) and "nearest" not in str(exc.value)
+
+
+def test_olmo2_head_dim_other_than_hidden_over_heads_is_refused():
+    # vLLM Olmo2Attention (olmo2.py, serving Olmo2ForCausalLM and Olmo3ForCausalLM) sizes heads hidden_size //
+    # num_attention_heads = 4,096 / 32 = 128 and never reads head_dim: a config saying 64 is refused by name, one
+    # saying 128 (or none) is read: 2 x 32 layers x 32 KV heads x 128 x 2 B = 524,288 B/token
+    shape = {"architectures": ["Olmo2ForCausalLM"], "num_hidden_layers": 32, "num_attention_heads": 32,
+             "num_key_value_heads": 32, "hidden_size": 4096, "max_position_embeddings": 4096}
+    with pytest.raises(PlanInputError) as exc:
+        layout_from_config({**shape, "head_dim": 64})
+    assert exc.value.field == "config.head_dim" and exc.value.value == 64
+    from planner.hf.config import model_from_config
+    assert model_from_config({**shape, "head_dim": 128}).estimate(1).kv_bytes_per_token == 524_288
+    assert model_from_config({**shape, "architectures": ["Olmo3ForCausalLM"]}).estimate(1).kv_bytes_per_token == 524_288

@@ -97,6 +97,25 @@ def _decoder(cfg: dict, notes: list) -> None:
     _kv_channels(cfg, notes)
     _param_sinks(cfg, notes)
     _mha_only_kv_heads(cfg)
+    _olmo2_head_dim(cfg)
+
+
+_OLMO2 = ("Olmo2ForCausalLM", "Olmo3ForCausalLM")
+
+
+def _olmo2_head_dim(cfg: dict) -> None:
+    """OLMo 2 and OLMo 3: vLLM ``Olmo2Attention.__init__`` (olmo2.py, read at vllm-project/vllm 028aedf; it serves
+    both) sizes each head ``hidden_size // num_attention_heads`` and never reads ``head_dim``. A config whose
+    ``head_dim`` says otherwise has weights that class cannot load; kvplan refuses it rather than price either size."""
+    archs = dict.get(cfg, "architectures")
+    head_dim, hidden, heads = (dict.get(cfg, k) for k in ("head_dim", "hidden_size", "num_attention_heads"))
+    if (not isinstance(archs, list) or not archs or archs[0] not in _OLMO2 or head_dim is None
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (head_dim, hidden, heads))):
+        return
+    if head_dim != hidden // heads:
+        raise PlanInputError("config.head_dim", head_dim,
+                             msg("absent or hidden_size / num_attention_heads ({derived}): vLLM's Olmo2Attention "
+                                 "sizes each head that way and never reads head_dim", derived=hidden // heads))
 
 
 _HUNYUAN = ("HunYuanDenseV1ForCausalLM", "HunYuanMoEV1ForCausalLM")
@@ -732,6 +751,7 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
             "tests/test_registry_public_y.py (LLaMA-7B, LLaMA-13B, Aquila2-34B)",
             "tests/test_registry_public_q.py (Phi-3.5-MoE-instruct)",
             "tests/test_registry_public_r.py (Qwen2-VL-2B / 7B-Instruct, XVERSE-7B)",
+            "tests/test_registry_public_s.py (an Olmo 3 190M)",
             "tests/test_registry_public_p.py (GLM-4-9B-Chat-hf, Austral AFM-4.5B SFT, Snowflake Arctic Instruct, "
             "dots.llm1.base, tiny-random FlexOlmo, tiny-random Trinity, tiny Cohere2)",
             "tests/test_registry_public_h.py (Hunyuan-A13B, InternLM3-8B, ERNIE-4.5-21B-A3B, GLM-4-9B-0414)",
@@ -971,7 +991,8 @@ FAMILIES: dict[str, Family] = {f.id: f for f in (
            prepare=_kimi_linear),
     Family("gpt2", "GPT-2 / GPT-J / JAIS: n_layer, n_head, n_embd, n_positions (Hugging Face attribute_map); MHA",
            _V + "gpt2.py GPT2Attention, gpt_j.py GPTJAttention, jais.py JAISAttention",
-           ("tests/test_registry.py::test_gpt2_legacy_names",),
+           ("tests/test_registry.py::test_gpt2_legacy_names",
+            "tests/test_registry_public_s.py (JAIS-13B, JAIS-30B v1, JAIS-family-590M)"),
            ("n_layer", "n_head", "n_embd", "n_positions"), aliases=_GPT2_ALIASES,
            irrelevant=("scale_attn_weights", "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn",
                        "n_ctx", "rotary_dim")),
