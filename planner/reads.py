@@ -119,7 +119,8 @@ class DuplicateKey(Exception):
 def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     """The one ``json.loads`` ``object_pairs_hook`` of every JSON reader (plan files, ``config.json``, JSONL trace
     rows): a JSON object, refused when a key appears twice (``json`` would keep the last copy silently; RFC 8259
-    section 4 leaves duplicate names to the parser).
+    section 4 leaves duplicate names to the parser). ``config.json`` reaches it through
+    ``planner.hf.config._config_keys``, which first folds copies of a key that carry the same value.
 
     Raises:
         DuplicateKey: a key given twice.

@@ -108,6 +108,30 @@ def pattern_legend(pattern: str) -> str:
     return legend
 
 
+def _same_json(a: Any, b: Any) -> bool:
+    """Two parsed JSON values are the same value of the same JSON type (``1`` is not ``1.0`` nor ``true``)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def _config_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``unique_keys`` for config.json, except that a key repeated with the same value is read once: transformers
+    loads a config with Python's ``json.loads`` (``PretrainedConfig._dict_from_json_file``), where the last copy
+    wins, and identical copies leave nothing to disagree on (BAAI/Aquila-7B's published config.json gives
+    ``"model_type": "aquila"`` twice). Copies that differ are still refused."""
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen and not _same_json(seen[key], value):
+            raise DuplicateKey(key)
+        seen[key] = value
+    return unique_keys(list(seen.items()))
+
+
 def parse_config_text(text_or_bytes: str | bytes, source: str = "config.json") -> dict[str, Any]:
     """Parse config.json text into a dict; ``source`` names the file in errors.
 
@@ -120,7 +144,7 @@ def parse_config_text(text_or_bytes: str | bytes, source: str = "config.json") -
                                  max_config_bytes=MAX_CONFIG_BYTES))
     text = json_text(text_or_bytes, "config", source)
     try:
-        data = json.loads(text, object_pairs_hook=unique_keys)
+        data = json.loads(text, object_pairs_hook=_config_keys)
     except DuplicateKey as exc:
         raise PlanInputError("duplicate key", exc.key, msg("each key once (JSON parsers disagree on which copy wins)")
                              ) from None

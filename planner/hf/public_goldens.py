@@ -127,6 +127,12 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "RWForCausalLM": ("falcon-40b-rw",),
     "JAISLMHeadModel": ("jais-13b", "jais-family-590m", "jais-30b-v1"),
     "Olmo3ForCausalLM": ("olmo3-190m-zh-continue",),
+    "StableLMEpochForCausalLM": ("stablelm-3b-4e1t-epoch",),
+    "BaiChuanForCausalLM": ("baichuan-7b-sft",),
+    "AquilaModel": ("aquila-7b",),
+    "ChatGLMForConditionalGeneration": ("pica-v1",),
+    "GritLM": ("gritlm-7b-vllm",),
+    "SolarForCausalLM": ("solar-pro-preview-instruct",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test
@@ -135,7 +141,7 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
 """Supported architecture -> the real public configs its golden tests read (config stems or test ids)."""
 
 REFUSAL_CONFIGS: frozenset[str] = frozenset({"phi-3-small-8k-instruct", "zamba2-1.2b-4f8e85c", "telechat-7b",
-                                             "ernie-4.5-0.3b-base-pt"})
+                                             "ernie-4.5-0.3b-base-pt", "sea-lion-7b-instruct-research"})
 """Real public configs kept as refusal tests (an architecture vLLM does not serve at the vendored commit, a format its
 config class does not read, a published spelling vLLM's registry lacks): they hold no architecture's figures."""
 

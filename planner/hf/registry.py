@@ -96,6 +96,7 @@ def _decoder(cfg: dict, notes: list) -> None:
     _afmoe_global_every(cfg, notes)
     _kv_channels(cfg, notes)
     _param_sinks(cfg, notes)
+    _stablelm_epoch_num_heads(cfg, notes)
     _mha_only_kv_heads(cfg)
     _olmo2_head_dim(cfg)
 
@@ -188,6 +189,22 @@ def _kv_channels(cfg: dict, notes: list) -> None:
     notes.append(("kv_channels", kvc, "read", msg("equals the head size vLLM uses ({head})", head=head)))
 
 
+def _stablelm_epoch_num_heads(cfg: dict, notes: list) -> None:
+    """StableLM's remote-code configs (``StableLMEpochForCausalLM``, e.g. stabilityai/stablelm-3b-4e1t before its
+    transformers-native upload) carry ``num_heads`` beside ``num_attention_heads``. vLLM ``StablelmAttention.__init__``
+    (stablelm.py, read at vllm-project/vllm 0531c22) takes ``total_num_heads = config.num_attention_heads`` and
+    ``total_num_key_value_heads = config.num_key_value_heads`` and never reads ``num_heads``. kvplan accepts it for
+    that architecture when it equals ``num_attention_heads``; elsewhere, or when the two differ, it stays unread,
+    so refused."""
+    archs = dict.get(cfg, "architectures")
+    value = dict.get(cfg, "num_heads")
+    if (value is None or not isinstance(archs, list) or archs[:1] != ["StableLMEpochForCausalLM"]
+            or value != dict.get(cfg, "num_attention_heads")):
+        return  # probed without marking the field read: elsewhere it stays unread, so refused
+    notes.append(("num_heads", cfg.get("num_heads"), "ignored",
+                  msg("equals num_attention_heads; vLLM StablelmAttention reads num_attention_heads")))
+
+
 def _param_sinks(cfg: dict, notes: list) -> None:
     """openPangu's learned attention sinks (``param_sink_number``, with ``param_sink_with_value``, ``qk_nope_dim``,
     ``qk_rope_dim``, ``v_channels``): vLLM's ``OpenPanguSinkAttention`` (openpangu.py) builds a
@@ -229,6 +246,7 @@ def _attn_config(cfg: dict, notes: list) -> None:
         return
     if not isinstance(ac, dict):
         raise PlanInputError("config.attn_config", type(ac).__name__, msg("a JSON object"))
+    _mpt_buildable(cfg, ac)
     for key, value in ac.items():
         if key == "kv_n_heads":
             if cfg.get("num_key_value_heads") is None and value is not None:
@@ -242,6 +260,30 @@ def _attn_config(cfg: dict, notes: list) -> None:
                                                    "grouped_query_attention", None):
             raise PlanInputError("config.attn_config.attn_type", value,
                                  msg("multihead_attention, multiquery_attention or grouped_query_attention"))
+
+
+def _mpt_buildable(cfg: dict, ac: dict) -> None:
+    """MPT configs vLLM cannot build: ``MPTAttention.__init__`` (mpt.py, read at vllm-project/vllm 02d799b) asserts
+    ``not config.attn_config.prefix_lm`` and ``config.attn_config.alibi`` (its attention always carries ALiBi slopes,
+    with no rotary or learned-position path), and ``MPTModel.__init__`` asserts ``config.embedding_fraction == 1.0``.
+    kvplan refuses an MPT config that sets any of them otherwise (e.g. SEA-LION 7B: ``alibi`` false,
+    ``embedding_fraction`` 0.1) rather than price a model the engine cannot load. DBRX (``DbrxAttention``) reads its
+    own ``attn_config`` and is not checked here."""
+    archs = dict.get(cfg, "architectures")
+    arch = archs[0] if isinstance(archs, list) and archs else None
+    if arch not in ("MptForCausalLM", "MPTForCausalLM") and not (arch is None and dict.get(cfg, "model_type") == "mpt"):
+        return
+    if ac.get("alibi") is False:
+        raise PlanInputError("config.attn_config.alibi", False,
+                             msg("true: vLLM's MPT attention (MPTAttention) asserts ALiBi and cannot build an MPT "
+                                 "without it"))
+    if ac.get("prefix_lm") is True:
+        raise PlanInputError("config.attn_config.prefix_lm", True,
+                             msg("false or absent: vLLM's MPT attention (MPTAttention) asserts it is off"))
+    fraction = dict.get(cfg, "embedding_fraction")
+    if fraction is not None and fraction != 1:
+        raise PlanInputError("config.embedding_fraction", cfg.get("embedding_fraction"),
+                             msg("1.0 or absent: vLLM's MPTModel asserts embedding_fraction == 1.0"))
 
 
 def _gpt_bigcode(cfg: dict, notes: list) -> None:
