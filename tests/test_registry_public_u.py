@@ -51,6 +51,10 @@ GOLDEN = [
     # pre_seq_len 128 (P-tuning v2's prefix encoder in the remote code) is never read by vLLM's ChatGLM classes.
     # 2 x 28 x 2 x 128 x 2 B = 28,672 B/token; maximum: seq_length 32,768 (in vLLM's possible_keys).
     ("pica-v1", "ChatGLMForConditionalGeneration", 28_672, 32_768, "F" * 28),
+    # CofeAI/Tele-FLM (52B; TeleFLMForCausalLM). vLLM teleflm.py TeleFLMForCausalLM(LlamaForCausalLM): muP only scales
+    # the embeddings and logits (input_mult, output_mult / mup_scale_factor); LlamaAttention: num_key_value_heads 64,
+    # head_dim = 8,192 / 64 = 128. 2 x 64 x 64 x 128 x 2 B = 2,097,152 B/token; max_position_embeddings 4,096.
+    ("tele-flm", "TeleFLMForCausalLM", 2_097_152, 4_096, "F" * 64),
 ]
 
 
@@ -93,6 +97,11 @@ def test_tensor_parallel_splits():
             model.estimate(2_048, tp=3)
     # ChatGLM2 (PICA-V1), TP 4: 2 KV heads < 4, so GLMAttention replicates: max(1, 2 // 4) = 1 per GPU:
     # 2 x 28 x 1 x 128 x 2 B = 14,336 B/token; TP 2: 1 per GPU, the same figure.
+    # Tele-FLM, TP 8: 64 KV heads / 8 = 8 per GPU: 2 x 64 x 8 x 128 x 2 B = 262,144 B/token; TP 3 refused (64 % 3).
+    flm = model_from_config(load("tele-flm"))
+    assert flm.estimate(4_096, tp=8).kv_bytes_per_token == 262_144
+    with pytest.raises(PlanInputError, match=r"attention heads \(64\)"):
+        flm.estimate(4_096, tp=3)
     glm = model_from_config(load("pica-v1"))
     assert glm.estimate(4_096, tp=4).kv_bytes_per_token == 14_336
     assert glm.estimate(4_096, tp=2).kv_bytes_per_token == 14_336
