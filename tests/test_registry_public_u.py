@@ -196,3 +196,28 @@ def test_aquila_7b_repeated_identical_key_is_read_once(tmp_path):
     out = subprocess.run([sys.executable, "-m", "planner.cli", "kv", "--config", str(path), "--context", "2048"],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 2 and "duplicate key" in out.stderr and "model_type" in out.stderr
+
+
+def test_tinygemma4_text_only_gemma4():
+    # ApexDevelopment/tinygemma4, a tiny text-only Gemma 4 checkpoint (Gemma4ForCausalLM, model_type gemma4_text; no
+    # whole text-only export of a Google Gemma 4 config was found). vLLM gemma4.py (read at 001cabc):
+    # Gemma4DecoderLayer takes head_dim = global_head_dim (32) on full_attention layers and head_dim (32) on
+    # sliding ones; num_kv_heads = num_key_value_heads = 1 (num_global_key_value_heads is used only when
+    # attention_k_eq_v is true; it is false here, and both are 1); Gemma4Attention gives sliding layers
+    # per_layer_sliding_window = sliding_window = 128; num_kv_shared_layers 0, so no layer shares another's KV.
+    # layer_types: 9 sliding, 3 full (every fourth). Per layer per token 2 x 1 x 32 x 2 B = 128 B.
+    config = load("tinygemma4")
+    assert config["architectures"] == ["Gemma4ForCausalLM"]
+    model = model_from_config(config)
+    assert model.layer_pattern == "SSSF" * 3
+    # 100 tokens (inside the window): 12 x 128 x 100 = 153,600 B.
+    assert model.estimate(100).kv_bytes == 153_600
+    # 1,000 tokens: full 3 x 128 x 1,000 = 384,000; sliding 9 x 128 x 128 = 147,456; total 531,456 B.
+    assert model.estimate(1_000).kv_bytes == 531_456
+    # 2,048 tokens (max_position_embeddings): 3 x 128 x 2,048 + 147,456 = 933,888 B.
+    assert model.estimate(2_048).kv_bytes == 933_888
+    assert model.max_context_tokens == 2_048
+    # TP 2: 4 heads % 2 == 0; 1 KV head < 2, replicated: the same 128 B per layer per GPU.
+    assert model.estimate(100, tp=2).kv_bytes == 153_600
+    with pytest.raises(PlanInputError, match=r"attention heads \(4\)"):
+        model.estimate(100, tp=3)
