@@ -221,3 +221,23 @@ def test_tinygemma4_text_only_gemma4():
     assert model.estimate(100, tp=2).kv_bytes == 153_600
     with pytest.raises(PlanInputError, match=r"attention heads \(4\)"):
         model.estimate(100, tp=3)
+
+
+def test_phogpt2_mpt_transformers_native_spelling():
+    # lam2/phogpt2, a PhoGPT-4B (vinai) MPT re-saved by transformers 4.56 under its native spelling MptForCausalLM.
+    # vLLM mpt.py (read at 02d799b): MPTAttention: total_num_heads = n_heads = 24, head_dim = d_model // n_heads =
+    # 3,072 / 24 = 128, total_num_kv_heads = total_num_heads (attn_config has no kv_n_heads); attn_config.alibi true,
+    # prefix_lm false and embedding_fraction 1.0 pass the engine's asserts. 2 x 32 x 24 x 128 x 2 B = 393,216 B/token;
+    # maximum: max_seq_len 8,192 (in vLLM's possible_keys).
+    config = load("phogpt2")
+    assert config["architectures"] == ["MptForCausalLM"]
+    model = model_from_config(config)
+    assert model.layer_pattern == "F" * 32
+    assert model.estimate(8_192).kv_bytes_per_token == 393_216
+    assert model.max_context_tokens == 8_192
+    # TP 8: 24 / 8 = 3 KV heads per GPU: 2 x 32 x 3 x 128 x 2 B = 49,152 B/token; TP 3: 8 per GPU: 131,072 B/token.
+    assert model.estimate(1_000, tp=8).kv_bytes_per_token == 49_152
+    assert model.estimate(1_000, tp=3).kv_bytes_per_token == 131_072
+    # TP 16: vLLM ModelConfig.verify_with_parallel_config: 24 heads not divisible by 16.
+    with pytest.raises(PlanInputError, match=r"attention heads \(24\)"):
+        model.estimate(1_000, tp=16)

@@ -135,6 +135,7 @@ PUBLIC_CONFIG_GOLDENS: dict[str, tuple[str, ...]] = {
     "SolarForCausalLM": ("solar-pro-preview-instruct",),
     "TeleFLMForCausalLM": ("tele-flm",),
     "Gemma4ForCausalLM": ("tinygemma4",),
+    "MptForCausalLM": ("phogpt2",),
     # configs read under vLLM's name by a test (the published spelling is a refusal config)
     "Ernie4_5ForCausalLM": ("tests/test_registry_public_d.py::test_ernie_4_5_0_3b_under_vllms_name",),
     # configs quoted in full inside a test
