@@ -8,7 +8,7 @@ cited commit in ``planner/data/vllm_text_generation_models.json``, has a status 
   tests (real public configs, derivations written by hand next to the numbers) that hold it;
 * **refused**: a :class:`Refusal` says why ("encoder only", "not modelled yet: <what>").
 
-An architecture that is in neither list is refused with the nearest supported name. A config without
+An architecture that is in neither list is refused, naming the nearest supported one when it is close. A config without
 ``architectures`` is looked up by ``model_type``; with neither, it is read as the generic decoder (a report
 line says so).
 
