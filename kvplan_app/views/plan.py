@@ -419,7 +419,6 @@ def _slider_row():
     return hbm_gib, hbm_set, hit_rate, shared_prefix, hbm_slot
 
 
-@st.fragment
 def _last_valid_plan(last):
     """The plan shown under a refused input: the last config's plan while a config upload is on the page (a bad
     file uploaded over a good one keeps the good one's figures), else the last valid plan of the inputs.
@@ -437,6 +436,7 @@ def _last_valid_plan(last):
     return last, plan(last), None, ""
 
 
+@st.fragment
 def _answer(share_slot):
     """The sliders and everything they move: a slider step reruns this alone (the page's other inputs, above, are
     fixed between whole-page runs: moving any of them reruns the page). Its body is ``answer_box``
